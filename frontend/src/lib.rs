@@ -1,0 +1,10 @@
+//! ptxr's frontend: PTX text to a checked module, with diagnostics. It knows nothing of LLVM and
+//! does no I/O: callers hand it source text and get back data plus diagnostics.
+
+pub mod diagnostic;
+pub mod span;
+pub mod syntax;
+pub mod vocabulary;
+
+pub use diagnostic::{Code, Diagnostic, Severity};
+pub use span::{Span, Spanned};

@@ -1,0 +1,236 @@
+//! The syntax tree: what the parser read, with a span on every node, before any checking.
+//!
+//! Instructions are kept in a generic form (opcode, dotted modifiers, operands) so that every
+//! instruction PTX has, including ones ptxr cannot lower yet, parses; the semantic pass decodes
+//! them into typed instructions. Names are kept as written (`%r1`, `$L__BB0_2`, `saxpy_param_0`).
+
+use crate::span::{Span, Spanned};
+use crate::vocabulary::{ScalarType, StateSpace};
+
+/// A whole `.ptx` file.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub directives: Vec<Directive>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Directive {
+    /// `.version 7.8`
+    Version { major: u32, minor: u32, span: Span },
+    /// `.target sm_80, texmode_independent, debug`
+    Target { targets: Vec<Spanned<String>>, span: Span },
+    /// `.address_size 64`
+    AddressSize { bits: u32, span: Span },
+    /// `.file 1 "kernel.cu"` (timestamps and sizes are accepted and dropped).
+    File { index: u32, path: String, span: Span },
+    /// A module-scope variable: `.global .align 4 .b8 table[16] = {...};`
+    Variable(VariableDeclaration),
+    /// `.entry` or `.func`, declared or defined.
+    Function(Function),
+    /// A `.section` block (DWARF data and the like), kept as its name and raw text.
+    Section { name: String, span: Span },
+    /// `.pragma "nounroll";` at module scope.
+    Pragma { text: String, span: Span },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    Visible,
+    Extern,
+    Weak,
+    Common,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// `.entry`: a kernel.
+    Entry,
+    /// `.func`: a device function.
+    Func,
+}
+
+/// `.maxntid 256, 1, 1` and the other performance-tuning directives of a function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionAttribute {
+    /// The directive without its dot: `maxntid`, `reqntid`, `minnctapersm`, `maxnreg`, `noreturn`, ...
+    pub name: Spanned<String>,
+    pub values: Vec<u64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub linkage: Option<Spanned<Linkage>>,
+    pub kind: FunctionKind,
+    pub name: Spanned<String>,
+    /// `.func (.param .b32 retval) name (...)`: the return parameters.
+    pub return_parameters: Vec<Parameter>,
+    pub parameters: Vec<Parameter>,
+    pub attributes: Vec<FunctionAttribute>,
+    /// `None` for a declaration (`.extern .func f(...);`).
+    pub body: Option<Block>,
+    pub span: Span,
+}
+
+/// One kernel or function parameter: `.param .u64 .ptr .global .align 8 name` or `.reg .b32 x`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameter {
+    pub state_space: Spanned<StateSpace>,
+    pub ty: Spanned<ScalarType>,
+    /// `.align N`
+    pub align: Option<u32>,
+    /// `.ptr` with its optional state space (`.ptr .global`).
+    pub pointer: Option<PointerAttribute>,
+    pub name: Spanned<String>,
+    /// `name[16]`: the element count of an array parameter (`.param .b8 agg[16]`).
+    pub array: Option<u32>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointerAttribute {
+    pub state_space: Option<StateSpace>,
+    pub align: Option<u32>,
+}
+
+/// `{ ... }`: a function body or a nested scope.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub statements: Vec<Statement>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// `.reg .b32 %r<10>;`, `.shared .align 4 .b8 buffer[256];`, `.local ...`
+    Declaration(VariableDeclaration),
+    /// `$L__BB0_2:`
+    Label(Spanned<String>),
+    Instruction(Instruction),
+    /// A nested `{ ... }` scope.
+    Block(Block),
+    /// `.loc 1 12 5` (kept for debug information).
+    Location { file: u32, line: u32, column: u32, span: Span },
+    /// `.pragma "nounroll";`
+    Pragma { text: String, span: Span },
+}
+
+/// A declaration of one or more names in one state space with one type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariableDeclaration {
+    pub linkage: Option<Spanned<Linkage>>,
+    pub state_space: Spanned<StateSpace>,
+    pub align: Option<u32>,
+    /// `.v2`/`.v4`: a vector variable.
+    pub vector: Option<u32>,
+    pub ty: Spanned<ScalarType>,
+    pub names: Vec<DeclaredName>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredName {
+    pub name: Spanned<String>,
+    /// `%r<10>`: declares `%r0` to `%r9`.
+    pub range: Option<u32>,
+    /// `buffer[4][8]`; `None` for an unsized dimension (`.extern .shared .b8 dyn[];`).
+    pub array_dimensions: Vec<Option<u32>>,
+    pub initializer: Option<Initializer>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initializer {
+    /// A constant expression or an address.
+    Expression(Spanned<Expression>),
+    /// `{ a, b, { c, d } }`
+    List(Vec<Initializer>, Span),
+}
+
+/// Constant expressions as they appear in initializers and address offsets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expression {
+    Integer(i128),
+    /// A float literal kept as its IEEE bits and width (`0f3F800000` is 32-bit, `0d...` and
+    /// decimal literals are 64-bit).
+    Float { bits: u64, double: bool },
+    /// A variable or function name: its address.
+    Symbol(String),
+    /// `generic(name)`
+    Generic(String),
+    /// `mask(name)` (and similar function-like forms), kept by name.
+    Call { function: String, arguments: Vec<Spanned<Expression>> },
+    Unary { operator: UnaryOperator, operand: Box<Spanned<Expression>> },
+    Binary { operator: BinaryOperator, left: Box<Spanned<Expression>>, right: Box<Spanned<Expression>> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOperator {
+    Negate,
+    BitNot,
+    LogicalNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOperator {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Remainder,
+    ShiftLeft,
+    ShiftRight,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+/// `@%p` or `@!%p` in front of an instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guard {
+    pub negated: bool,
+    pub predicate: Spanned<String>,
+    pub span: Span,
+}
+
+/// One instruction in generic form: `@%p1 ld.global.nc.b32 %r8, [%rd6+4];` has the guard,
+/// the opcode `ld`, the modifiers `global`, `nc`, `b32` (without dots) and two operands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    pub guard: Option<Guard>,
+    pub opcode: Spanned<String>,
+    pub modifiers: Vec<Spanned<String>>,
+    pub operands: Vec<Operand>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand {
+    pub kind: OperandKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperandKind {
+    /// A register, variable, label, function or special register name, with an optional member
+    /// (`%tid.x` is `%tid` with member `x`; `%v1.y` a vector component).
+    Name { name: String, member: Option<String> },
+    /// An integer literal (any base, with optional `U` suffix) or a constant expression of them.
+    Integer(i128),
+    /// A float literal: `0f3F800000` (32-bit), `0d3FF0000000000000` or `1.5` (64-bit).
+    Float { bits: u64, double: bool },
+    /// `[base]`, `[base+offset]`, `[offset]`: a memory address.
+    Address { base: Option<Spanned<String>>, offset: i64 },
+    /// `{%r1, %r2}`: a vector operand.
+    Vector(Vec<Operand>),
+    /// `(%r1, %r2)`: the argument or return list of `call`.
+    List(Vec<Operand>),
+    /// `[tex, {x, y}]` and other bracketed lists that are not a single address.
+    Bracketed(Vec<Operand>),
+    /// `!%p`: a negated predicate operand.
+    Not(Box<Operand>),
+    /// `%p|%q`: the two predicate destinations of `setp`.
+    PredicatePair(Box<Operand>, Box<Operand>),
+    /// `_`: the sink operand.
+    Sink,
+}

@@ -1,0 +1,8 @@
+//! From PTX text to the syntax tree: a hand-written lexer, then a chumsky parser with recovery.
+
+pub mod ast;
+mod lexer;
+mod parser;
+
+pub use lexer::{lex, Token, TokenKind};
+pub use parser::parse;

@@ -1,0 +1,157 @@
+//! PTX special registers (ISA 7.8 chapter 10) that ptxr knows by name.
+
+use std::fmt;
+
+/// The `.x`/`.y`/`.z` component of a three-dimensional special register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dimension {
+    X,
+    Y,
+    Z,
+}
+
+impl Dimension {
+    pub fn from_ptx(name: &str) -> Option<Dimension> {
+        Some(match name {
+            "x" => Dimension::X,
+            "y" => Dimension::Y,
+            "z" => Dimension::Z,
+            _ => return None,
+        })
+    }
+
+    pub fn index(self) -> u32 {
+        match self {
+            Dimension::X => 0,
+            Dimension::Y => 1,
+            Dimension::Z => 2,
+        }
+    }
+
+    pub const ALL: [Dimension; 3] = [Dimension::X, Dimension::Y, Dimension::Z];
+}
+
+impl fmt::Display for Dimension {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Dimension::X => "x",
+            Dimension::Y => "y",
+            Dimension::Z => "z",
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SpecialRegister {
+    /// `%tid`: the thread's index within its CTA.
+    ThreadId(Dimension),
+    /// `%ntid`: the CTA's size.
+    ThreadCount(Dimension),
+    /// `%ctaid`: the CTA's index within the grid.
+    CtaId(Dimension),
+    /// `%nctaid`: the grid's size in CTAs.
+    CtaCount(Dimension),
+    /// `%laneid`: the thread's lane within its warp.
+    LaneId,
+    /// `%warpid`: the warp's index within its CTA (an identifier, not stable over time).
+    WarpId,
+    /// `%nwarpid`: the maximum number of warps per CTA.
+    WarpCount,
+    /// `%clock`: a 32-bit cycle counter.
+    Clock,
+    /// `%clock64`: a 64-bit cycle counter.
+    Clock64,
+}
+
+impl SpecialRegister {
+    /// Reads the name (with `%`) and the optional `.x`/`.y`/`.z` member; `None` for names that
+    /// are not special registers or that miss or misuse the dimension.
+    pub fn from_ptx(name: &str, member: Option<&str>) -> Option<SpecialRegister> {
+        let dimension = member.and_then(Dimension::from_ptx);
+        let with_dimension = |make: fn(Dimension) -> SpecialRegister| match (member, dimension) {
+            (Some(_), Some(dimension)) => Some(make(dimension)),
+            _ => None,
+        };
+        let scalar = |register: SpecialRegister| if member.is_none() { Some(register) } else { None };
+        match name {
+            "%tid" => with_dimension(SpecialRegister::ThreadId),
+            "%ntid" => with_dimension(SpecialRegister::ThreadCount),
+            "%ctaid" => with_dimension(SpecialRegister::CtaId),
+            "%nctaid" => with_dimension(SpecialRegister::CtaCount),
+            "%laneid" => scalar(SpecialRegister::LaneId),
+            "%warpid" => scalar(SpecialRegister::WarpId),
+            "%nwarpid" => scalar(SpecialRegister::WarpCount),
+            "%clock" => scalar(SpecialRegister::Clock),
+            "%clock64" => scalar(SpecialRegister::Clock64),
+            _ => None,
+        }
+    }
+
+    /// True for names that PTX reserves for special registers, known to ptxr or not.
+    pub fn is_reserved_name(name: &str) -> bool {
+        matches!(
+            name,
+            "%tid"
+                | "%ntid"
+                | "%ctaid"
+                | "%nctaid"
+                | "%laneid"
+                | "%warpid"
+                | "%nwarpid"
+                | "%smid"
+                | "%nsmid"
+                | "%gridid"
+                | "%lanemask_eq"
+                | "%lanemask_le"
+                | "%lanemask_lt"
+                | "%lanemask_ge"
+                | "%lanemask_gt"
+                | "%clock"
+                | "%clock64"
+                | "%globaltimer"
+                | "%globaltimer_lo"
+                | "%globaltimer_hi"
+                | "%dynamic_smem_size"
+                | "%total_smem_size"
+                | "%is_explicit_cluster"
+                | "%clusterid"
+                | "%nclusterid"
+                | "%cluster_ctaid"
+                | "%cluster_nctaid"
+                | "%cluster_ctarank"
+                | "%cluster_nctarank"
+                | "%aggr_smem_size"
+                | "%reserved_smem_offset_begin"
+                | "%reserved_smem_offset_end"
+                | "%reserved_smem_offset_cap"
+                | "%reserved_smem_offset_0"
+                | "%reserved_smem_offset_1"
+                | "%current_graph_exec"
+        ) || name.starts_with("%envreg")
+            || name.starts_with("%pm")
+    }
+
+    /// The register's value type: 64-bit for the 64-bit counters, 32-bit otherwise.
+    pub fn bits(self) -> u32 {
+        match self {
+            SpecialRegister::Clock64 => 64,
+            _ => 32,
+        }
+    }
+}
+
+impl fmt::Display for SpecialRegister {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecialRegister::ThreadId(dimension) => write!(formatter, "%tid.{dimension}"),
+            SpecialRegister::ThreadCount(dimension) => write!(formatter, "%ntid.{dimension}"),
+            SpecialRegister::CtaId(dimension) => write!(formatter, "%ctaid.{dimension}"),
+            SpecialRegister::CtaCount(dimension) => write!(formatter, "%nctaid.{dimension}"),
+            SpecialRegister::LaneId => formatter.write_str("%laneid"),
+            SpecialRegister::WarpId => formatter.write_str("%warpid"),
+            SpecialRegister::WarpCount => formatter.write_str("%nwarpid"),
+            SpecialRegister::Clock => formatter.write_str("%clock"),
+            SpecialRegister::Clock64 => formatter.write_str("%clock64"),
+        }
+    }
+}
