@@ -8,3 +8,7 @@ pub mod vocabulary;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use span::{Span, Spanned};
+pub mod check;
+pub mod ir;
+
+pub use check::{check, check_source};

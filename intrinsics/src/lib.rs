@@ -1,1 +1,105 @@
-//! placeholder
+//! The per-target layer that lowering calls. Each target is one module behind the `Target`
+//! trait: its address spaces, kernel calling convention, special registers and module set-up.
+//! Nothing outside this crate asks which target it is compiling for; `for_kind` is the one
+//! table that maps a target kind to its implementation.
+
+mod amdgpu;
+mod cpu;
+mod declare;
+mod nvptx;
+mod site;
+mod spirv;
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::types::BasicMetadataTypeEnum;
+use inkwell::values::{FunctionValue, IntValue};
+use inkwell::AddressSpace;
+use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
+
+pub use site::Site;
+
+/// The four families of machines that ptxr compiles for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TargetKind {
+    /// The host (or another CPU triple): objects, and kernels run by ptxr's runtime.
+    Cpu,
+    Nvptx,
+    Amdgpu,
+    Spirv,
+}
+
+impl TargetKind {
+    /// The short name users type after `--target` and that diagnostics print.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKind::Cpu => "cpu",
+            TargetKind::Nvptx => "nvptx",
+            TargetKind::Amdgpu => "amdgpu",
+            TargetKind::Spirv => "spirv",
+        }
+    }
+}
+
+/// A construct that a target cannot express; lowering turns it into an "unsupported" diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    /// What is unsupported, in PTX terms (`%laneid`, `.shared variables`).
+    pub what: String,
+}
+
+/// A kernel's PTX parameters as lowering sees them: one LLVM value type per parameter.
+pub struct KernelParameters<'ctx> {
+    pub types: Vec<inkwell::types::BasicTypeEnum<'ctx>>,
+}
+
+/// Everything lowering needs to know about one target.
+pub trait Target {
+    fn kind(&self) -> TargetKind;
+
+    /// The LLVM address space of a PTX state space on this target.
+    fn address_space(&self, state_space: StateSpace) -> AddressSpace;
+
+    /// Module flags and metadata that every module for this target carries.
+    fn configure_module<'ctx>(&self, context: &'ctx Context, module: &Module<'ctx>);
+
+    /// Parameters that every lowered function takes before its PTX parameters (the CPU target
+    /// passes its launch context and the thread's index this way).
+    fn hidden_parameter_types<'ctx>(&self, context: &'ctx Context) -> Vec<BasicMetadataTypeEnum<'ctx>>;
+
+    /// Turns a lowered kernel body into what this target launches: a calling convention and
+    /// attributes on the GPUs, a block-running entry for the CPU runtime.
+    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported>;
+
+    /// Reads a special register inside the function of `site`, as a 32- or 64-bit integer.
+    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported>;
+
+    /// The calling convention of device functions (`.func`) on this target.
+    fn function_calling_convention(&self) -> u32 {
+        0
+    }
+}
+
+/// The one table from target kind to implementation.
+pub fn for_kind(kind: TargetKind) -> Box<dyn Target> {
+    match kind {
+        TargetKind::Cpu => Box::new(cpu::Cpu),
+        TargetKind::Nvptx => Box::new(nvptx::Nvptx),
+        TargetKind::Amdgpu => Box::new(amdgpu::Amdgpu),
+        TargetKind::Spirv => Box::new(spirv::Spirv),
+    }
+}
+
+/// The hidden parameters of functions lowered for `kind`, so callers can skip them.
+pub fn hidden_parameter_count(target: &dyn Target, context: &Context) -> u32 {
+    target.hidden_parameter_types(context).len() as u32
+}
+
+/// Looks up or declares a function by name; intrinsics and runtime helpers are declared lazily.
+pub fn function_or_declare<'ctx>(
+    module: &Module<'ctx>,
+    name: &str,
+    make_type: impl FnOnce() -> inkwell::types::FunctionType<'ctx>,
+) -> FunctionValue<'ctx> {
+    module.get_function(name).unwrap_or_else(|| module.add_function(name, make_type(), None))
+}

@@ -1,1 +1,23 @@
-//! placeholder
+//! ptxr's lowering: a checked PTX module (`ptxr_frontend::ir`) to an LLVM module through
+//! inkwell, for one target described by `intrinsics::Target`; then optimisation, verification,
+//! code generation and in-process JIT compilation of that module.
+//!
+//! Lowering keeps every PTX register in an `alloca` named after it and lets LLVM's `mem2reg`
+//! build SSA form, so the IR reads like the PTX it came from.
+
+mod codegen;
+mod error;
+mod function;
+mod instructions;
+mod machine;
+mod module;
+mod pipeline;
+mod types;
+mod values;
+
+pub use codegen::{emit, optimize, verify, Emit, JitModule};
+pub use error::{LoweringError, LoweringResult};
+pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
+pub use module::lower;
+pub use pipeline::{compile, with_jit, PipelineError, PipelineOptions};
+pub use inkwell::context::Context;

@@ -77,6 +77,8 @@ pub struct Function {
 pub struct Parameter {
     pub state_space: Spanned<StateSpace>,
     pub ty: Spanned<ScalarType>,
+    /// `.v2`/`.v4`: a vector parameter (`.reg .v4 .u16 input`).
+    pub vector: Option<u32>,
     /// `.align N`
     pub align: Option<u32>,
     /// `.ptr` with its optional state space (`.ptr .global`).

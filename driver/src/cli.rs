@@ -1,0 +1,87 @@
+//! The command line, declared with clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::ErrorFormat;
+
+#[derive(Parser, Debug)]
+#[command(name = "ptxr", version, about = "Compile NVIDIA PTX for NVPTX, AMDGPU, SPIR-V and CPUs, and run kernels on the host")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Human, global = true)]
+    pub error_format: ErrorFormat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile a PTX module for a target.
+    Compile(CompileArgs),
+    /// Compile a PTX module for the host and run one kernel grid (see LAUNCH_SPEC.md).
+    Run(RunArgs),
+    /// Parse and check PTX files without compiling them.
+    Check(CheckArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EmitKind {
+    /// Textual LLVM IR.
+    Llvm,
+    /// LLVM bitcode.
+    Bc,
+    /// Target assembly (PTX for nvptx).
+    Asm,
+    /// Object file (a SPIR-V binary for spirv; unlinked for amdgpu).
+    Obj,
+}
+
+#[derive(Args, Debug)]
+pub struct OptimizationArgs {
+    /// Optimisation level: -O0 to -O3.
+    #[arg(short = 'O', value_parser = clap::value_parser!(u8).range(0..=3), default_value_t = 2)]
+    pub level: u8,
+}
+
+#[derive(Args, Debug)]
+pub struct CompileArgs {
+    /// The PTX file.
+    pub input: PathBuf,
+    /// cpu, nvptx, amdgpu, spirv, or a target triple (x86_64-unknown-linux-gnu, amdgcn-amd-amdhsa, ...).
+    #[arg(long, default_value = "cpu")]
+    pub target: String,
+    /// The processor: sm_80 (nvptx default), gfx90a (amdgpu default), a CPU name, or native.
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// What to write; by default the target's natural artefact (object, PTX, .spv, .hsaco).
+    #[arg(long, value_enum)]
+    pub emit: Option<EmitKind>,
+    #[command(flatten)]
+    pub optimization: OptimizationArgs,
+    /// Output file; by default the input's name with the artefact's extension.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The PTX file.
+    pub input: PathBuf,
+    /// The launch spec (JSON).
+    #[arg(long)]
+    pub launch: PathBuf,
+    /// Write each buffer to DIR/NAME.bin instead of printing its values.
+    #[arg(long)]
+    pub dump_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub optimization: OptimizationArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The PTX files.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+}

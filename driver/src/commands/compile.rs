@@ -1,0 +1,68 @@
+//! `ptxr compile FILE.ptx --target T [--arch A] [--emit K] [-O N] [-o OUT]`.
+
+use std::path::PathBuf;
+
+use ptxr_intrinsics::TargetKind;
+use ptxr_lowering::Emit;
+
+use super::{read_source, report_failure};
+use crate::cli::{CompileArgs, EmitKind};
+use crate::output::write_atomically;
+use crate::pipeline::{compile_source, CompileOptions};
+use crate::report::{print_diagnostics, print_error, ErrorFormat};
+use crate::target::describe;
+
+/// The file extension of what is emitted.
+fn extension(kind: TargetKind, emit: Option<EmitKind>) -> &'static str {
+    match (emit, kind) {
+        (Some(EmitKind::Llvm), _) => "ll",
+        (Some(EmitKind::Bc), _) => "bc",
+        (Some(EmitKind::Asm), TargetKind::Nvptx) | (None, TargetKind::Nvptx) => "ptx",
+        (Some(EmitKind::Asm), TargetKind::Spirv) => "spvasm",
+        (Some(EmitKind::Asm), _) => "s",
+        (Some(EmitKind::Obj), TargetKind::Spirv) | (None, TargetKind::Spirv) => "spv",
+        (None, TargetKind::Amdgpu) => "hsaco",
+        (Some(EmitKind::Obj), _) | (None, TargetKind::Cpu) => "o",
+    }
+}
+
+pub fn compile(arguments: &CompileArgs, format: ErrorFormat) -> i32 {
+    let file_name = arguments.input.display().to_string();
+    let source = match read_source(&arguments.input) {
+        Ok(source) => source,
+        Err(message) => {
+            print_error(&message, format);
+            return 1;
+        }
+    };
+    let target = match describe(&arguments.target, arguments.arch.as_deref(), false) {
+        Ok(target) => target,
+        Err(message) => {
+            print_error(&message, format);
+            return 1;
+        }
+    };
+    let emit = arguments.emit.map(|kind| match kind {
+        EmitKind::Llvm => Emit::LlvmIr,
+        EmitKind::Bc => Emit::Bitcode,
+        EmitKind::Asm => Emit::Assembly,
+        EmitKind::Obj => Emit::Object,
+    });
+    let options = CompileOptions { target: target.clone(), emit, optimization: arguments.optimization.level };
+    let module_name = arguments.input.file_name().map_or_else(|| "module".to_string(), |name| name.to_string_lossy().into_owned());
+    let artifact = match compile_source(&source, &module_name, &options) {
+        Ok(artifact) => artifact,
+        Err(failure) => return report_failure(&failure, &file_name, &source, format),
+    };
+    print_diagnostics(&artifact.warnings, &file_name, &source, format);
+    let output = arguments.output.clone().unwrap_or_else(|| {
+        let mut path = PathBuf::from(arguments.input.file_name().unwrap_or_default());
+        path.set_extension(extension(target.kind, arguments.emit));
+        path
+    });
+    if let Err(message) = write_atomically(&output, &artifact.bytes) {
+        print_error(&message, format);
+        return 1;
+    }
+    0
+}

@@ -1,0 +1,149 @@
+//! `--target` and `--arch`: a short name (`cpu`, `nvptx`, `amdgpu`, `spirv`) or a full triple,
+//! parsed with target-lexicon (which does not know SPIR-V, so `spirv32`/`spirv64` triples are
+//! recognised by their architecture name first).
+
+use std::str::FromStr;
+
+use ptxr_intrinsics::TargetKind;
+use ptxr_lowering::TargetDescription;
+use target_lexicon::{Architecture, Triple};
+
+/// The default processors when `--arch` is absent.
+pub const DEFAULT_NVPTX_ARCH: &str = "sm_80";
+pub const DEFAULT_AMDGPU_ARCH: &str = "gfx90a";
+/// SPIR-V 1.2 is the newest version that OpenCL 2.2 consumers (and `spirv-val --target-env
+/// opencl2.2`) accept, so plain `spirv64` triples are pinned to it.
+const DEFAULT_SPIRV_VERSION: &str = "v1.2";
+
+/// Resolves `--target` and `--arch`. `run_on_host` picks the host's own processor for the CPU
+/// target (JIT); objects default to a generic processor so that they run on any machine of the
+/// architecture.
+pub fn describe(target: &str, arch: Option<&str>, run_on_host: bool) -> Result<TargetDescription, String> {
+    let host_cpu = if run_on_host { "native" } else { "generic" };
+    let description = match target {
+        "cpu" | "host" => TargetDescription {
+            kind: TargetKind::Cpu,
+            triple: Triple::host().to_string(),
+            cpu: arch.unwrap_or(host_cpu).to_string(),
+            features: String::new(),
+        },
+        "nvptx" => nvptx("nvptx64-nvidia-cuda", arch),
+        "amdgpu" => amdgpu("amdgcn-amd-amdhsa", arch),
+        "spirv" => spirv(&format!("spirv64{DEFAULT_SPIRV_VERSION}-unknown-unknown"), arch),
+        triple if triple.starts_with("spirv32") || triple.starts_with("spirv64") => spirv(&pin_spirv_version(triple), arch),
+        triple => {
+            let parsed = Triple::from_str(triple).map_err(|error| {
+                format!("unknown target `{triple}` ({error}); expected cpu, nvptx, amdgpu, spirv or a target triple")
+            })?;
+            match parsed.architecture {
+                Architecture::Nvptx64 => nvptx(triple, arch),
+                Architecture::AmdGcn => amdgpu(triple, arch),
+                Architecture::Unknown => return Err(format!("unknown architecture in target `{triple}`")),
+                _ => TargetDescription {
+                    kind: TargetKind::Cpu,
+                    triple: parsed.to_string(),
+                    cpu: arch.unwrap_or(if parsed == Triple::host() { host_cpu } else { "generic" }).to_string(),
+                    features: String::new(),
+                },
+            }
+        }
+    };
+    Ok(description)
+}
+
+fn nvptx(triple: &str, arch: Option<&str>) -> TargetDescription {
+    TargetDescription {
+        kind: TargetKind::Nvptx,
+        triple: triple.to_string(),
+        cpu: arch.unwrap_or(DEFAULT_NVPTX_ARCH).to_string(),
+        features: String::new(),
+    }
+}
+
+fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
+    TargetDescription {
+        kind: TargetKind::Amdgpu,
+        triple: triple.to_string(),
+        cpu: arch.unwrap_or(DEFAULT_AMDGPU_ARCH).to_string(),
+        features: String::new(),
+    }
+}
+
+fn spirv(triple: &str, arch: Option<&str>) -> TargetDescription {
+    TargetDescription { kind: TargetKind::Spirv, triple: triple.to_string(), cpu: arch.unwrap_or("").to_string(), features: String::new() }
+}
+
+/// `spirv64-unknown-unknown` becomes `spirv64v1.2-unknown-unknown`; a triple that names its
+/// version (`spirv64v1.0-...`) keeps it.
+fn pin_spirv_version(triple: &str) -> String {
+    let (architecture, rest) = triple.split_once('-').unwrap_or((triple, "unknown-unknown"));
+    if architecture.contains('v') {
+        return triple.to_string();
+    }
+    format!("{architecture}{DEFAULT_SPIRV_VERSION}-{rest}")
+}
+
+/// Checks `--arch` against what LLVM knows for GPU targets, so that a typo is an error instead
+/// of LLVM's warning and a generic processor.
+pub fn validate_arch(description: &TargetDescription) -> Result<(), String> {
+    let valid = match description.kind {
+        TargetKind::Nvptx => description
+            .cpu
+            .strip_prefix("sm_")
+            .map(|number| number.trim_end_matches(['a', 'f']))
+            .is_some_and(|number| !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit())),
+        TargetKind::Amdgpu => description.cpu.strip_prefix("gfx").is_some_and(|rest| {
+            !rest.is_empty() && rest.bytes().all(|byte| byte.is_ascii_hexdigit() || byte == b'-' || byte.is_ascii_alphabetic())
+        }),
+        TargetKind::Spirv | TargetKind::Cpu => true,
+    };
+    if valid {
+        Ok(())
+    } else {
+        let expected = match description.kind {
+            TargetKind::Nvptx => "an `sm_NN` architecture such as sm_80",
+            _ => "a `gfxNNN` processor such as gfx90a",
+        };
+        Err(format!("invalid --arch `{}` for {}: expected {expected}", description.cpu, description.kind.name()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_pick_defaults() {
+        let nvptx = describe("nvptx", None, false).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!((nvptx.triple.as_str(), nvptx.cpu.as_str()), ("nvptx64-nvidia-cuda", "sm_80"));
+        let amdgpu = describe("amdgpu", None, false).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!((amdgpu.triple.as_str(), amdgpu.cpu.as_str()), ("amdgcn-amd-amdhsa", "gfx90a"));
+        let spirv = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(spirv.triple, "spirv64v1.2-unknown-unknown");
+    }
+
+    #[test]
+    fn full_triples_are_classified() {
+        let kinds: Vec<TargetKind> = [
+            "x86_64-unknown-linux-gnu",
+            "aarch64-unknown-linux-gnu",
+            "amdgcn-amd-amdhsa",
+            "nvptx64-nvidia-cuda",
+            "spirv64-unknown-unknown",
+        ]
+        .iter()
+        .map(|triple| describe(triple, None, false).map(|description| description.kind).unwrap_or_else(|error| panic!("{error}")))
+        .collect();
+        assert_eq!(kinds, [TargetKind::Cpu, TargetKind::Cpu, TargetKind::Amdgpu, TargetKind::Nvptx, TargetKind::Spirv]);
+        assert_eq!(describe("spirv64-unknown-unknown", None, false).map(|d| d.triple), Ok("spirv64v1.2-unknown-unknown".to_string()));
+        assert!(describe("banana", None, false).is_err());
+    }
+
+    #[test]
+    fn arch_is_validated() {
+        let mut description = describe("nvptx", Some("sm_90a"), false).unwrap_or_else(|error| panic!("{error}"));
+        assert!(validate_arch(&description).is_ok());
+        description.cpu = "gfx90a".to_string();
+        assert!(validate_arch(&description).is_err());
+    }
+}

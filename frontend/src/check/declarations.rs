@@ -1,0 +1,261 @@
+//! Variable declarations, at module scope and inside functions, into checked `Variable`s.
+
+use std::collections::HashMap;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Variable, VariableId};
+use crate::syntax::ast::{self, Directive, Expression, Initializer};
+use crate::vocabulary::{ScalarType, StateSpace};
+
+/// The module's globals and the map from their names to ids.
+pub struct Globals {
+    pub variables: Vec<Variable>,
+    pub names: HashMap<String, VariableId>,
+}
+
+pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>) -> Globals {
+    let mut globals = Globals { variables: Vec::new(), names: HashMap::new() };
+    for directive in &module.directives {
+        let Directive::Variable(declaration) = directive else { continue };
+        if matches!(declaration.state_space.node, StateSpace::Reg | StateSpace::Param) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidDeclaration,
+                    format!("{} variables cannot be declared at module scope", declaration.state_space.node),
+                )
+                .with_primary(declaration.state_space.span, "not allowed outside a function"),
+            );
+            continue;
+        }
+        for name in &declaration.names {
+            let Some(variable) = variable_from_declaration(declaration, name, diagnostics) else { continue };
+            if let Some(VariableId::Global(existing)) = globals.names.get(&variable.name) {
+                diagnostics.push(
+                    Diagnostic::error(Code::DuplicateDeclaration, format!("`{}` is declared twice", variable.name))
+                        .with_primary(name.name.span, "declared again here")
+                        .with_secondary(globals.variables[*existing as usize].span, "first declared here"),
+                );
+                continue;
+            }
+            let id = VariableId::Global(globals.variables.len() as u32);
+            globals.names.insert(variable.name.clone(), id);
+            globals.variables.push(variable);
+        }
+    }
+    globals
+}
+
+/// One declared name of a declaration as a variable. Ranges (`%r<10>`) are handled by the
+/// caller; here `range` is ignored.
+pub fn variable_from_declaration(
+    declaration: &ast::VariableDeclaration,
+    name: &ast::DeclaredName,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Variable> {
+    let ty = declaration.ty.node;
+    if ty == ScalarType::Pred && declaration.state_space.node != StateSpace::Reg {
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidDeclaration, "`.pred` variables must be in the `.reg` state space")
+                .with_primary(declaration.ty.span, "predicate outside `.reg`"),
+        );
+        return None;
+    }
+    if let Some(lanes) = declaration.vector {
+        if !matches!(lanes, 2 | 4 | 8) {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidDeclaration, format!("invalid vector width .v{lanes}"))
+                    .with_primary(declaration.span, "vectors are `.v2`, `.v4` or `.v8`"),
+            );
+            return None;
+        }
+    }
+    if let Some(align) = declaration.align {
+        if !align.is_power_of_two() {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidDeclaration, format!("alignment {align} is not a power of two"))
+                    .with_primary(declaration.span, "`.align` takes a power of two"),
+            );
+            return None;
+        }
+    }
+    let mut array_length: Option<u64> = None;
+    for dimension in &name.array_dimensions {
+        let length = dimension.map_or(0, u64::from);
+        array_length = Some(array_length.unwrap_or(1).saturating_mul(length));
+    }
+    let element_bytes = u64::from(ty.bytes()) * u64::from(declaration.vector.unwrap_or(1));
+    let initializer = match &name.initializer {
+        None => None,
+        Some(initializer) => {
+            let mut bytes = Vec::new();
+            if !initializer_bytes(initializer, ty, &mut bytes, diagnostics) {
+                return None;
+            }
+            let declared_bytes = element_bytes * array_length.unwrap_or(1);
+            if array_length == Some(0) {
+                // `.b8 table[] = {1, 2, 3}` takes its length from the initializer.
+                array_length = Some(bytes.len() as u64 / element_bytes.max(1));
+            } else if bytes.len() as u64 > declared_bytes {
+                diagnostics.push(
+                    Diagnostic::error(Code::InvalidDeclaration, format!("too many initializers for `{}`", name.name.node))
+                        .with_primary(name.span, format!("the variable holds {declared_bytes} bytes")),
+                );
+                return None;
+            }
+            bytes.resize(element_bytes as usize * array_length.unwrap_or(1).max(1) as usize, 0);
+            Some(bytes)
+        }
+    };
+    Some(Variable {
+        name: name.name.node.clone(),
+        state_space: declaration.state_space.node,
+        ty,
+        vector: declaration.vector,
+        array_length,
+        align: declaration.align,
+        linkage: declaration.linkage.as_ref().map(|linkage| linkage.node),
+        initializer,
+        span: name.span,
+    })
+}
+
+/// Appends the little-endian bytes of an initializer; false (with a diagnostic) when it holds
+/// something that is not a constant.
+fn initializer_bytes(
+    initializer: &Initializer,
+    ty: ScalarType,
+    bytes: &mut Vec<u8>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    match initializer {
+        Initializer::List(items, _) => items.iter().all(|item| initializer_bytes(item, ty, bytes, diagnostics)),
+        Initializer::Expression(expression) => match evaluate(&expression.node) {
+            Some(Constant::Integer(value)) => {
+                let value = if ty.is_float() {
+                    float_bits_of(ty, value as f64)
+                } else {
+                    value as u128
+                };
+                bytes.extend_from_slice(&value.to_le_bytes()[..ty.bytes() as usize]);
+                true
+            }
+            Some(Constant::Float { bits, double }) => {
+                let value = if double { f64::from_bits(bits) } else { f64::from(f32::from_bits(bits as u32)) };
+                let stored = if ty.is_float() { float_bits_of(ty, value) } else { bits as u128 };
+                bytes.extend_from_slice(&stored.to_le_bytes()[..ty.bytes() as usize]);
+                true
+            }
+            None => {
+                diagnostics.push(
+                    Diagnostic::error(Code::Unsupported, "unsupported: initializers that hold addresses")
+                        .with_primary(expression.span, "not a constant number")
+                        .with_note("ptxr accepts constant integer and float initializers for now"),
+                );
+                false
+            }
+        },
+    }
+}
+
+fn float_bits_of(ty: ScalarType, value: f64) -> u128 {
+    match ty {
+        ScalarType::F64 => u128::from(value.to_bits()),
+        ScalarType::F32 => u128::from((value as f32).to_bits()),
+        ScalarType::F16 => u128::from(f16_bits_of(value as f32)),
+        ScalarType::Bf16 => u128::from(((value as f32).to_bits() >> 16) as u16),
+        _ => u128::from(value.to_bits()),
+    }
+}
+
+/// IEEE binary16 bits of an f32, rounding to nearest even.
+fn f16_bits_of(value: f32) -> u16 {
+    let bits = value.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exponent = ((bits >> 23) & 0xff) as i32;
+    let mantissa = bits & 0x7f_ffff;
+    if exponent == 0xff {
+        return sign | 0x7c00 | if mantissa != 0 { 0x200 } else { 0 };
+    }
+    let unbiased = exponent - 127 + 15;
+    if unbiased >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if unbiased <= 0 {
+        if unbiased < -10 {
+            return sign;
+        }
+        let full = mantissa | 0x80_0000;
+        let shift = (14 - unbiased) as u32;
+        let half = full >> shift;
+        let remainder = full & ((1 << shift) - 1);
+        let midpoint = 1 << (shift - 1);
+        let rounded = if remainder > midpoint || (remainder == midpoint && half & 1 == 1) { half + 1 } else { half };
+        return sign | rounded as u16;
+    }
+    let half = ((unbiased as u32) << 10) | (mantissa >> 13);
+    let remainder = mantissa & 0x1fff;
+    let rounded = if remainder > 0x1000 || (remainder == 0x1000 && half & 1 == 1) { half + 1 } else { half };
+    sign | rounded as u16
+}
+
+pub enum Constant {
+    Integer(i128),
+    Float { bits: u64, double: bool },
+}
+
+/// Evaluates a constant expression (ISA 7.8 section 4.6) with 64-bit wrapping arithmetic.
+pub fn evaluate(expression: &Expression) -> Option<Constant> {
+    use crate::syntax::ast::{BinaryOperator, UnaryOperator};
+    match expression {
+        Expression::Integer(value) => Some(Constant::Integer(*value)),
+        Expression::Float { bits, double } => Some(Constant::Float { bits: *bits, double: *double }),
+        Expression::Unary { operator, operand } => {
+            let Constant::Integer(value) = evaluate(&operand.node)? else {
+                if let (UnaryOperator::Negate, Some(Constant::Float { bits, double })) = (operator, evaluate(&operand.node)) {
+                    let sign = if double { 1 << 63 } else { 1 << 31 };
+                    return Some(Constant::Float { bits: bits ^ sign, double });
+                }
+                return None;
+            };
+            Some(Constant::Integer(match operator {
+                UnaryOperator::Negate => (value as i64).wrapping_neg() as i128,
+                UnaryOperator::BitNot => !(value as i64) as i128,
+                UnaryOperator::LogicalNot => i128::from(value == 0),
+            }))
+        }
+        Expression::Binary { operator, left, right } => {
+            let (Constant::Integer(left), Constant::Integer(right)) = (evaluate(&left.node)?, evaluate(&right.node)?)
+            else {
+                return None;
+            };
+            let (left, right) = (left as i64, right as i64);
+            Some(Constant::Integer(i128::from(match operator {
+                BinaryOperator::Add => left.wrapping_add(right),
+                BinaryOperator::Subtract => left.wrapping_sub(right),
+                BinaryOperator::Multiply => left.wrapping_mul(right),
+                BinaryOperator::Divide => left.checked_div(right)?,
+                BinaryOperator::Remainder => left.checked_rem(right)?,
+                BinaryOperator::ShiftLeft => left.wrapping_shl(right as u32),
+                BinaryOperator::ShiftRight => left.wrapping_shr(right as u32),
+                BinaryOperator::BitAnd => left & right,
+                BinaryOperator::BitOr => left | right,
+                BinaryOperator::BitXor => left ^ right,
+            })))
+        }
+        Expression::Symbol(_) | Expression::Generic(_) | Expression::Call { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f16_bits_of;
+
+    #[test]
+    fn converts_to_f16_bits() {
+        assert_eq!(f16_bits_of(1.0), 0x3c00);
+        assert_eq!(f16_bits_of(-2.0), 0xc000);
+        assert_eq!(f16_bits_of(65504.0), 0x7bff);
+        assert_eq!(f16_bits_of(1.0e6), 0x7c00);
+        assert_eq!(f16_bits_of(5.960_464_5e-8), 0x0001);
+    }
+}

@@ -1,0 +1,330 @@
+//! Integer, floating-point and logic instructions (ISA 7.8 sections 9.7.1, 9.7.3 and 9.7.7).
+
+use crate::check::types::SizeRule;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{
+    FloatBinaryOperation, Instruction, IntegerBinaryOperation, LogicOperation, MultiplyMode, RoundingMode,
+    ShiftOperation, UnaryOperation,
+};
+use crate::span::Spanned;
+use crate::syntax::ast;
+use crate::vocabulary::{ScalarKind, ScalarType};
+
+use super::{Context, Modifiers};
+
+fn multiply_mode(name: &str) -> Option<MultiplyMode> {
+    Some(match name {
+        "lo" => MultiplyMode::Low,
+        "hi" => MultiplyMode::High,
+        "wide" => MultiplyMode::Wide,
+        _ => return None,
+    })
+}
+
+fn float_rounding(name: &str) -> Option<RoundingMode> {
+    RoundingMode::from_ptx(name).filter(|rounding| !rounding.is_integral())
+}
+
+fn invalid_type(context: &mut Context, opcode: &str, ty: &Spanned<ScalarType>, expected: &str) {
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` does not take type `{}`", ty.node))
+            .with_primary(ty.span, format!("expected {expected}")),
+    );
+}
+
+/// Instructions that PTX defines but ptxr does not lower yet, recognised by one modifier:
+/// they are accepted here and reported as unsupported by lowering.
+fn has_unlowered_form(modifiers: &mut Modifiers, names: &[&str]) -> bool {
+    names.iter().any(|name| modifiers.flag(name))
+}
+
+fn is_integer(ty: ScalarType) -> bool {
+    matches!(ty.kind(), ScalarKind::Signed | ScalarKind::Unsigned)
+}
+
+pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let opcode = modifiers.opcode();
+    if has_unlowered_form(modifiers, &["cc", "relu", "NaN", "xorsign", "abs", "approx", "full"]) {
+        context.resolve_names(&instruction.operands);
+        modifiers.drop_all(|_| true);
+        return Some(Instruction::Unlowered);
+    }
+    let mode = modifiers.take(multiply_mode);
+    let rounding = modifiers.take(float_rounding);
+    let flush_subnormals = modifiers.flag("ftz");
+    let saturate = modifiers.flag("sat");
+    let ty = modifiers.required_type(context)?;
+    context.expect_operand_count(instruction, 3)?;
+    if is_integer(ty.node) {
+        let operation = match (opcode, mode.as_ref().map(|mode| mode.node)) {
+            (_, Some(_)) if opcode != "mul" => {
+                let span = mode.as_ref().map_or(instruction.opcode.span, |mode| mode.span);
+                context.report(
+                    Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` has no `.lo`/`.hi`/`.wide` form"))
+                        .with_primary(span, "unexpected modifier"),
+                );
+                return None;
+            }
+            ("add", None) => IntegerBinaryOperation::Add,
+            ("sub", None) => IntegerBinaryOperation::Subtract,
+            ("mul", Some(mode)) => IntegerBinaryOperation::Multiply(mode),
+            ("mul", None) => {
+                context.report(
+                    Diagnostic::error(Code::InvalidModifier, "integer `mul` needs `.lo`, `.hi` or `.wide`")
+                        .with_primary(modifiers.end_span(), "expected `.lo`, `.hi` or `.wide`"),
+                );
+                return None;
+            }
+            ("min", None) => IntegerBinaryOperation::Minimum,
+            ("max", None) => IntegerBinaryOperation::Maximum,
+            ("div", None) => IntegerBinaryOperation::Divide,
+            ("rem", None) => IntegerBinaryOperation::Remainder,
+            _ => return None,
+        };
+        if ty.node.bits() < 16 {
+            invalid_type(context, opcode, &ty, "a 16-, 32- or 64-bit integer type");
+            return None;
+        }
+        if let Some(rounding) = rounding {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "integer arithmetic has no rounding modifier")
+                    .with_primary(rounding.span, "only for floating-point types"),
+            );
+            return None;
+        }
+        if saturate && !(ty.node == ScalarType::S32 && matches!(opcode, "add" | "sub")) {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`.sat` is only defined for `add.s32` and `sub.s32`")
+                    .with_primary(ty.span, "saturation needs `.s32`"),
+            );
+            return None;
+        }
+        let destination_type = if mode.map(|mode| mode.node) == Some(MultiplyMode::Wide) {
+            let wide = if ty.node.is_signed() {
+                ScalarType::signed_of_bits(ty.node.bits() * 2)
+            } else {
+                ScalarType::unsigned_of_bits(ty.node.bits() * 2)
+            };
+            let Some(wide) = wide else {
+                invalid_type(context, opcode, &ty, "a 16- or 32-bit type for `.wide`");
+                return None;
+            };
+            wide
+        } else {
+            ty.node
+        };
+        let destination = context.destination(&instruction.operands[0], destination_type, SizeRule::Exact)?;
+        let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+        let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+        return Some(Instruction::IntegerBinary { operation, ty: ty.node, saturate, destination, a, b });
+    }
+    if !matches!(ty.node, ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::Bf16) {
+        if matches!(ty.node, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            context.resolve_names(&instruction.operands);
+            return Some(Instruction::Unlowered);
+        }
+        invalid_type(context, opcode, &ty, "an integer or floating-point type");
+        return None;
+    }
+    if let Some(mode) = mode {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "floating-point `mul` has no `.lo`/`.hi`/`.wide`")
+                .with_primary(mode.span, "only for integer types"),
+        );
+        return None;
+    }
+    let operation = match opcode {
+        "add" => FloatBinaryOperation::Add,
+        "sub" => FloatBinaryOperation::Subtract,
+        "mul" => FloatBinaryOperation::Multiply,
+        "div" => FloatBinaryOperation::Divide,
+        "min" => FloatBinaryOperation::Minimum,
+        "max" => FloatBinaryOperation::Maximum,
+        _ => {
+            invalid_type(context, opcode, &ty, "an integer type");
+            return None;
+        }
+    };
+    if operation == FloatBinaryOperation::Divide && rounding.is_none() {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`div{}` needs a rounding modifier", ty.node))
+                .with_primary(modifiers.end_span(), "expected `.rn`, `.rz`, `.rm`, `.rp`, `.approx` or `.full`"),
+        );
+        return None;
+    }
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    Some(Instruction::FloatBinary {
+        operation,
+        ty: ty.node,
+        rounding: rounding.map(|rounding| rounding.node),
+        flush_subnormals,
+        saturate,
+        destination,
+        a,
+        b,
+    })
+}
+
+pub fn multiply_add(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let opcode = modifiers.opcode();
+    if has_unlowered_form(modifiers, &["cc", "relu", "oob"]) {
+        context.resolve_names(&instruction.operands);
+        modifiers.drop_all(|_| true);
+        return Some(Instruction::Unlowered);
+    }
+    let mode = modifiers.take(multiply_mode);
+    let rounding = modifiers.take(float_rounding);
+    let flush_subnormals = modifiers.flag("ftz");
+    let saturate = modifiers.flag("sat");
+    let ty = modifiers.required_type(context)?;
+    context.expect_operand_count(instruction, 4)?;
+    if is_integer(ty.node) && opcode == "mad" {
+        let Some(mode) = mode else {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "integer `mad` needs `.lo`, `.hi` or `.wide`")
+                    .with_primary(modifiers.end_span(), "expected `.lo`, `.hi` or `.wide`"),
+            );
+            return None;
+        };
+        if saturate && !(ty.node == ScalarType::S32 && mode.node == MultiplyMode::High) {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`.sat` is only defined for `mad.hi.sat.s32`")
+                    .with_primary(mode.span, "saturation needs `.hi` and `.s32`"),
+            );
+            return None;
+        }
+        let wide_type = match mode.node {
+            MultiplyMode::Wide => {
+                let wide = if ty.node.is_signed() {
+                    ScalarType::signed_of_bits(ty.node.bits() * 2)
+                } else {
+                    ScalarType::unsigned_of_bits(ty.node.bits() * 2)
+                };
+                let Some(wide) = wide.filter(|_| ty.node.bits() <= 32) else {
+                    invalid_type(context, opcode, &ty, "a 16- or 32-bit type for `.wide`");
+                    return None;
+                };
+                wide
+            }
+            _ => ty.node,
+        };
+        let destination = context.destination(&instruction.operands[0], wide_type, SizeRule::Exact)?;
+        let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+        let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+        let c = context.source(&instruction.operands[3], wide_type, SizeRule::Exact)?;
+        return Some(Instruction::IntegerMultiplyAdd { mode: mode.node, ty: ty.node, saturate, destination, a, b, c });
+    }
+    if !matches!(ty.node, ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::Bf16) {
+        if matches!(ty.node, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            context.resolve_names(&instruction.operands);
+            return Some(Instruction::Unlowered);
+        }
+        invalid_type(context, opcode, &ty, "a floating-point type");
+        return None;
+    }
+    let rounding = match (rounding, opcode) {
+        (Some(rounding), _) => rounding.node,
+        // `mad.f32` without rounding is the ISA 1.x form: a multiply then an add, which ptxas
+        // fuses for sm_20 and later; treat it as `fma.rn`.
+        (None, "mad") => RoundingMode::NearestEven,
+        (None, _) => {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`fma` needs a rounding modifier")
+                    .with_primary(modifiers.end_span(), "expected `.rn`, `.rz`, `.rm` or `.rp`"),
+            );
+            return None;
+        }
+    };
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    let c = context.source(&instruction.operands[3], ty.node, SizeRule::Exact)?;
+    Some(Instruction::FusedMultiplyAdd { ty: ty.node, rounding, flush_subnormals, saturate, destination, a, b, c })
+}
+
+pub fn logic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let operation = match modifiers.opcode() {
+        "and" => LogicOperation::And,
+        "or" => LogicOperation::Or,
+        _ => LogicOperation::Xor,
+    };
+    let ty = modifiers.required_type(context)?;
+    if !matches!(ty.node.kind(), ScalarKind::Bit | ScalarKind::Pred) || ty.node == ScalarType::B8 {
+        invalid_type(context, modifiers.opcode(), &ty, "`.pred`, `.b16`, `.b32` or `.b64`");
+        return None;
+    }
+    context.expect_operand_count(instruction, 3)?;
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    Some(Instruction::Logic { operation, ty: ty.node, destination, a, b })
+}
+
+pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let opcode = modifiers.opcode();
+    let flush_subnormals = modifiers.flag("ftz");
+    let ty = modifiers.required_type(context)?;
+    let operation = match opcode {
+        "not" => UnaryOperation::Not,
+        "cnot" => UnaryOperation::LogicalNot,
+        "neg" => UnaryOperation::Negate,
+        "abs" => UnaryOperation::Absolute,
+        "popc" => UnaryOperation::PopulationCount,
+        "clz" => UnaryOperation::CountLeadingZeros,
+        _ => UnaryOperation::BitReverse,
+    };
+    let valid = match operation {
+        UnaryOperation::Not => matches!(ty.node.kind(), ScalarKind::Bit | ScalarKind::Pred) && ty.node.bits() >= 16 || ty.node == ScalarType::Pred,
+        UnaryOperation::LogicalNot => ty.node.kind() == ScalarKind::Bit && ty.node.bits() >= 16,
+        UnaryOperation::Negate | UnaryOperation::Absolute => {
+            matches!(ty.node, ScalarType::S16 | ScalarType::S32 | ScalarType::S64 | ScalarType::F32 | ScalarType::F64)
+        }
+        UnaryOperation::PopulationCount | UnaryOperation::CountLeadingZeros | UnaryOperation::BitReverse => {
+            matches!(ty.node, ScalarType::B32 | ScalarType::B64)
+        }
+    };
+    if !valid {
+        if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+            context.resolve_names(&instruction.operands);
+            return Some(Instruction::Unlowered);
+        }
+        invalid_type(context, opcode, &ty, "a type this instruction defines");
+        return None;
+    }
+    context.expect_operand_count(instruction, 2)?;
+    // popc and clz write a .u32 count whatever the source width.
+    let destination_type = match operation {
+        UnaryOperation::PopulationCount | UnaryOperation::CountLeadingZeros => ScalarType::U32,
+        _ => ty.node,
+    };
+    let destination = context.destination(&instruction.operands[0], destination_type, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    Some(Instruction::Unary { operation, ty: ty.node, flush_subnormals, destination, a })
+}
+
+pub fn shift(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let opcode = modifiers.opcode();
+    let ty = modifiers.required_type(context)?;
+    let operation = match (opcode, ty.node.kind()) {
+        ("shl", ScalarKind::Bit) => ShiftOperation::Left,
+        ("shr", ScalarKind::Bit | ScalarKind::Unsigned) => ShiftOperation::RightLogical,
+        ("shr", ScalarKind::Signed) => ShiftOperation::RightArithmetic,
+        _ => {
+            let expected = if opcode == "shl" { "`.b16`, `.b32` or `.b64`" } else { "a bit, unsigned or signed type" };
+            invalid_type(context, opcode, &ty, expected);
+            return None;
+        }
+    };
+    if ty.node.bits() < 16 {
+        invalid_type(context, opcode, &ty, "a 16-, 32- or 64-bit type");
+        return None;
+    }
+    context.expect_operand_count(instruction, 3)?;
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    // The shift amount is always an unsigned 32-bit value.
+    let b = context.source(&instruction.operands[2], ScalarType::U32, SizeRule::Exact)?;
+    Some(Instruction::Shift { operation, ty: ty.node, destination, a, b })
+}

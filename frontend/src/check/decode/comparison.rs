@@ -1,0 +1,128 @@
+//! `setp` and `selp` (ISA 7.8 section 9.7.5).
+
+use crate::check::types::SizeRule;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Comparison, Instruction, LogicOperation, Operand, Value};
+use crate::syntax::ast::{self, OperandKind};
+use crate::vocabulary::{ScalarKind, ScalarType};
+
+use super::{Context, Modifiers};
+
+fn logic_operation(name: &str) -> Option<LogicOperation> {
+    Some(match name {
+        "and" => LogicOperation::And,
+        "or" => LogicOperation::Or,
+        "xor" => LogicOperation::Xor,
+        _ => return None,
+    })
+}
+
+pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let Some(comparison) = modifiers.take(Comparison::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`setp` needs a comparison")
+                .with_primary(modifiers.end_span(), "expected `.eq`, `.ne`, `.lt`, `.le`, `.gt`, `.ge`, ..."),
+        );
+        return None;
+    };
+    let combine_operation = modifiers.take(logic_operation);
+    let flush_subnormals = modifiers.flag("ftz");
+    let ty = modifiers.required_type(context)?;
+    if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+        context.resolve_names(&instruction.operands);
+        return Some(Instruction::Unlowered);
+    }
+    let float = ty.node.is_float();
+    if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || (float && comparison.node.is_integer_only()) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`setp{}` is not defined on `{}`", comparison_spelling(instruction), ty.node))
+                .with_primary(ty.span, "invalid type for this comparison"),
+        );
+        return None;
+    }
+    if !float && comparison.node.is_float_only() {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "this comparison is only defined for floating-point types")
+                .with_primary(comparison.span, format!("not valid with `{}`", ty.node)),
+        );
+        return None;
+    }
+    if !float && ty.node.kind() == ScalarKind::Bit && !matches!(comparison.node, Comparison::Equal | Comparison::NotEqual) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "bit types compare only with `.eq` and `.ne`")
+                .with_primary(comparison.span, format!("ordering is undefined on `{}`", ty.node))
+                .with_help("use a `.u` or `.s` type to order integers"),
+        );
+        return None;
+    }
+    let expected = if combine_operation.is_some() { 4 } else { 3 };
+    context.expect_operand_count(instruction, expected)?;
+    let (destination, complement) = match &instruction.operands[0].kind {
+        OperandKind::PredicatePair(first, second) => {
+            let destination = context.destination(first, ScalarType::Pred, SizeRule::Exact)?;
+            let complement = if matches!(second.kind, OperandKind::Sink) {
+                None
+            } else {
+                Some(context.destination(second, ScalarType::Pred, SizeRule::Exact)?)
+            };
+            (destination, complement)
+        }
+        _ => (context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?, None),
+    };
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    let combine = match combine_operation {
+        None => None,
+        Some(operation) => {
+            let (predicate, negated) = predicate_operand(context, &instruction.operands[3])?;
+            Some((operation.node, predicate, negated))
+        }
+    };
+    Some(Instruction::SetPredicate { comparison: comparison.node, ty: ty.node, flush_subnormals, destination, complement, a, b, combine })
+}
+
+fn comparison_spelling(instruction: &ast::Instruction) -> String {
+    instruction.modifiers.iter().take(1).map(|modifier| format!(".{}", modifier.node)).collect()
+}
+
+/// A predicate source, possibly negated (`!%p`).
+fn predicate_operand(context: &mut Context, operand: &ast::Operand) -> Option<(Operand, bool)> {
+    match &operand.kind {
+        OperandKind::Not(inner) => Some((context.source(inner, ScalarType::Pred, SizeRule::Exact)?, true)),
+        _ => {
+            let source = context.source(operand, ScalarType::Pred, SizeRule::Exact)?;
+            if !matches!(source.value, Value::Register(_)) {
+                context.report(
+                    Diagnostic::error(Code::OperandKind, "expected a predicate register")
+                        .with_primary(operand.span, "not a predicate"),
+                );
+                return None;
+            }
+            Some((source, false))
+        }
+    }
+}
+
+pub fn selp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let ty = modifiers.required_type(context)?;
+    if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || ty.node.bits() > 64 {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`selp` does not take type `{}`", ty.node))
+                .with_primary(ty.span, "expected a 16-, 32- or 64-bit type"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, 4)?;
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    let (predicate, negated) = predicate_operand(context, &instruction.operands[3])?;
+    if negated {
+        context.report(
+            Diagnostic::error(Code::OperandKind, "`selp` does not negate its predicate")
+                .with_primary(instruction.operands[3].span, "swap the two values instead"),
+        );
+        return None;
+    }
+    Some(Instruction::Select { ty: ty.node, destination, a, b, predicate })
+}

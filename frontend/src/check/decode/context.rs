@@ -1,0 +1,296 @@
+//! What a decoder needs from the function being checked: name resolution, operand checks
+//! against the instruction type, and a place to report diagnostics.
+
+use std::collections::HashMap;
+
+use crate::check::scope::Scopes;
+use crate::check::types::{register_fits, SizeRule};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Address, AddressBase, Destination, LabelId, Operand, Value, Variable, VariableId};
+use crate::span::Span;
+use crate::syntax::ast::{self, OperandKind};
+use crate::vocabulary::{ScalarKind, ScalarType, SpecialRegister, StateSpace};
+
+pub struct Context<'a, 'module> {
+    pub scopes: Scopes<'module>,
+    pub variables: Vec<Variable>,
+    pub globals: &'module [Variable],
+    pub labels: HashMap<String, LabelId>,
+    pub functions: &'module HashMap<String, crate::ir::FunctionId>,
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+    /// 32 or 64, from `.address_size`.
+    pub address_size: u32,
+}
+
+impl Context<'_, '_> {
+    pub fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    pub fn variable(&self, id: VariableId) -> &Variable {
+        match id {
+            VariableId::Global(index) => &self.globals[index as usize],
+            VariableId::Local(index) => &self.variables[index as usize],
+        }
+    }
+
+    /// Resolves a declared name, reporting it when unknown.
+    pub fn resolve(&mut self, name: &str, span: Span) -> Option<VariableId> {
+        if let Some(id) = self.scopes.lookup(name, &mut self.variables) {
+            return Some(id);
+        }
+        let mut diagnostic = Diagnostic::error(Code::UndeclaredName, format!("`{name}` is not declared"))
+            .with_primary(span, "undeclared name");
+        if name.starts_with('%') {
+            diagnostic = diagnostic.with_help(format!("declare it, for example `.reg .b32 {name};`"));
+        }
+        self.report(diagnostic);
+        None
+    }
+
+    /// Resolves every name inside the operands of an instruction that is not decoded further,
+    /// so that misspelt registers are still reported. Labels, functions and special registers
+    /// are accepted as they are.
+    pub fn resolve_names(&mut self, operands: &[ast::Operand]) {
+        for operand in operands {
+            match &operand.kind {
+                OperandKind::Name { name, .. } => {
+                    let known = self.labels.contains_key(name)
+                        || self.functions.contains_key(name)
+                        || SpecialRegister::is_reserved_name(name)
+                        || name == "WARP_SZ";
+                    if !known {
+                        self.resolve(name, operand.span);
+                    }
+                }
+                OperandKind::Address { base: Some(base), .. } => {
+                    if !self.functions.contains_key(&base.node) {
+                        self.resolve(&base.node, base.span);
+                    }
+                }
+                OperandKind::Vector(items) | OperandKind::List(items) | OperandKind::Bracketed(items) => {
+                    self.resolve_names(items)
+                }
+                OperandKind::Not(inner) => self.resolve_names(std::slice::from_ref(inner)),
+                OperandKind::PredicatePair(first, second) => {
+                    self.resolve_names(std::slice::from_ref(first));
+                    self.resolve_names(std::slice::from_ref(second));
+                }
+                OperandKind::Address { base: None, .. }
+                | OperandKind::Integer(_)
+                | OperandKind::Float { .. }
+                | OperandKind::Sink => {}
+            }
+        }
+    }
+
+    /// Checks that the instruction has exactly `count` operands.
+    pub fn expect_operand_count(&mut self, instruction: &ast::Instruction, count: usize) -> Option<()> {
+        let given = instruction.operands.len();
+        if given == count {
+            return Some(());
+        }
+        let span = if given > count {
+            instruction.operands[count].span.to(instruction.operands[given - 1].span)
+        } else {
+            instruction.span
+        };
+        self.report(
+            Diagnostic::error(
+                Code::OperandCount,
+                format!("`{}` takes {count} operands, but {given} were given", instruction.opcode.node),
+            )
+            .with_primary(span, if given > count { "unexpected operands" } else { "operands missing" }),
+        );
+        None
+    }
+
+    /// A register that the instruction writes with type `ty`.
+    pub fn destination(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Destination> {
+        let OperandKind::Name { name, member: None } = &operand.kind else {
+            self.report(
+                Diagnostic::error(Code::OperandKind, "the destination must be a register")
+                    .with_primary(operand.span, "not a register"),
+            );
+            return None;
+        };
+        let register = self.resolve(name, operand.span)?;
+        self.check_register(register, operand.span, ty, rule, "destination")?;
+        Some(Destination { register, span: operand.span })
+    }
+
+    /// A value that the instruction reads with type `ty`: a register, an immediate, a special
+    /// register or the address of a variable.
+    pub fn source(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Operand> {
+        let value = match &operand.kind {
+            OperandKind::Name { name, member } => {
+                if let Some(register) = SpecialRegister::from_ptx(name, member.as_deref()) {
+                    if ty.kind() == ScalarKind::Pred || ty.bits() < register.bits() && rule == SizeRule::Exact {
+                        self.report(
+                            Diagnostic::error(
+                                Code::OperandType,
+                                format!("special register `{register}` is {} bits wide", register.bits()),
+                            )
+                            .with_primary(operand.span, format!("does not fit `{ty}`")),
+                        );
+                        return None;
+                    }
+                    Value::SpecialRegister(register)
+                } else if SpecialRegister::is_reserved_name(name) {
+                    let spelled = match member {
+                        Some(member) => format!("{name}.{member}"),
+                        None => name.clone(),
+                    };
+                    self.report(
+                        Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))
+                            .with_primary(operand.span, "ptxr does not read this special register yet"),
+                    );
+                    return None;
+                } else if let Some(member) = member {
+                    self.report(
+                        Diagnostic::error(Code::Unsupported, format!("unsupported: vector member `{name}.{member}`"))
+                            .with_primary(operand.span, "vector register members are not read yet"),
+                    );
+                    return None;
+                } else {
+                    let id = self.resolve(name, operand.span)?;
+                    let variable = self.variable(id);
+                    if variable.state_space == StateSpace::Reg {
+                        self.check_register(id, operand.span, ty, rule, "source")?;
+                        Value::Register(id)
+                    } else {
+                        // A variable name as an operand is its address (`mov.u64 %rd1, buffer;`).
+                        if ty.bits() != self.address_size && !(ty.bits() == 32 || ty.bits() == 64) {
+                            self.report(
+                                Diagnostic::error(Code::OperandType, format!("the address of `{name}` needs a 32- or 64-bit type"))
+                                    .with_primary(operand.span, format!("used as `{ty}`")),
+                            );
+                            return None;
+                        }
+                        Value::AddressOf(id)
+                    }
+                }
+            }
+            OperandKind::Integer(value) => {
+                if ty.kind() == ScalarKind::Pred {
+                    self.report(
+                        Diagnostic::error(Code::OperandKind, "a predicate operand must be a register")
+                            .with_primary(operand.span, "immediate where a predicate is needed"),
+                    );
+                    return None;
+                }
+                Value::Integer(*value)
+            }
+            OperandKind::Float { bits, double } => {
+                if !ty.is_float() && ty.kind() != ScalarKind::Bit {
+                    self.report(
+                        Diagnostic::error(Code::OperandType, "float literal used with an integer type")
+                            .with_primary(operand.span, format!("the instruction type is `{ty}`"))
+                            .with_help("write the value as an integer, or use a float or bit type"),
+                    );
+                    return None;
+                }
+                Value::Float { bits: *bits, double: *double }
+            }
+            _ => {
+                self.report(
+                    Diagnostic::error(Code::OperandKind, "expected a register or an immediate value")
+                        .with_primary(operand.span, "not a value"),
+                );
+                return None;
+            }
+        };
+        Some(Operand { value, span: operand.span })
+    }
+
+    /// A `[base+offset]` memory operand.
+    pub fn address(&mut self, operand: &ast::Operand) -> Option<Address> {
+        let OperandKind::Address { base, offset } = &operand.kind else {
+            self.report(
+                Diagnostic::error(Code::OperandKind, "expected a memory address such as `[%rd1]` or `[name+4]`")
+                    .with_primary(operand.span, "not an address"),
+            );
+            return None;
+        };
+        let base = match base {
+            None => AddressBase::Absolute,
+            Some(name) => {
+                let id = self.resolve(&name.node, name.span)?;
+                let variable = self.variable(id);
+                if variable.state_space == StateSpace::Reg {
+                    if variable.ty.kind() == ScalarKind::Pred || variable.ty.bits() < 32 || variable.vector.is_some() {
+                        let declared = variable.span;
+                        self.report(
+                            Diagnostic::error(Code::OperandType, "an address register must be 32 or 64 bits wide")
+                                .with_primary(name.span, format!("`{}` is `{}`", name.node, self.variable(id).ty))
+                                .with_secondary(declared, "declared here"),
+                        );
+                        return None;
+                    }
+                    AddressBase::Register(id)
+                } else {
+                    AddressBase::Variable(id)
+                }
+            }
+        };
+        Some(Address { base, offset: *offset, span: operand.span })
+    }
+
+    /// A label operand of `bra`.
+    pub fn label(&mut self, operand: &ast::Operand) -> Option<LabelId> {
+        let OperandKind::Name { name, member: None } = &operand.kind else {
+            self.report(
+                Diagnostic::error(Code::OperandKind, "expected a label").with_primary(operand.span, "not a label"),
+            );
+            return None;
+        };
+        if let Some(label) = self.labels.get(name) {
+            return Some(*label);
+        }
+        self.report(
+            Diagnostic::error(Code::UndefinedLabel, format!("label `{name}` is not defined in this function"))
+                .with_primary(operand.span, "unknown label"),
+        );
+        None
+    }
+
+    fn check_register(
+        &mut self,
+        register: VariableId,
+        span: Span,
+        ty: ScalarType,
+        rule: SizeRule,
+        role: &str,
+    ) -> Option<()> {
+        let variable = self.variable(register);
+        if variable.state_space != StateSpace::Reg {
+            let message = format!("the {role} must be a register, but `{}` is a {} variable", variable.name, variable.state_space);
+            let declared = variable.span;
+            self.report(Diagnostic::error(Code::OperandKind, message).with_primary(span, "not a register").with_secondary(declared, "declared here"));
+            return None;
+        }
+        if variable.vector.is_some() || variable.array_length.is_some() {
+            let declared = variable.span;
+            self.report(
+                Diagnostic::error(Code::Unsupported, "unsupported: vector and array registers as operands")
+                    .with_primary(span, "ptxr reads scalar registers only here")
+                    .with_secondary(declared, "declared here"),
+            );
+            return None;
+        }
+        if register_fits(ty, variable.ty, rule) {
+            return Some(());
+        }
+        let (name, declared_type, declared) = (variable.name.clone(), variable.ty, variable.span);
+        self.report(
+            Diagnostic::error(
+                Code::OperandType,
+                format!("{role} `{name}` has type `{declared_type}`, which does not fit the instruction type `{ty}`"),
+            )
+            .with_primary(span, format!("`{declared_type}` register used as `{ty}`"))
+            .with_secondary(declared, format!("`{name}` declared as `{declared_type}` here"))
+            .with_note("operands must have the instruction's size; bit types (`.bN`) fit any type of their size"),
+        );
+        None
+    }
+}

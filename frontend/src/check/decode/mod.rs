@@ -1,0 +1,62 @@
+//! Decoding generic syntax instructions into typed `ir::Instruction`s, one file per family.
+//! `decode` dispatches on the opcode; each family reads its modifiers through `Modifiers` and
+//! its operands through `Context`, which report every problem as a diagnostic.
+
+mod arithmetic;
+mod comparison;
+mod context;
+mod control;
+mod data_movement;
+mod modifiers;
+mod opcodes;
+
+pub use context::Context;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::Instruction;
+use crate::syntax::ast;
+use modifiers::Modifiers;
+
+/// Decodes one instruction; `None` when it had errors (already reported).
+pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<Instruction> {
+    let opcode = instruction.opcode.node.as_str();
+    let mut modifiers = Modifiers::new(&instruction.modifiers, &instruction.opcode);
+    let decoded = match opcode {
+        "mov" => data_movement::mov(context, &mut modifiers, instruction),
+        "ld" | "ldu" => data_movement::load(context, &mut modifiers, instruction),
+        "st" => data_movement::store(context, &mut modifiers, instruction),
+        "cvta" => data_movement::cvta(context, &mut modifiers, instruction),
+        "cvt" => data_movement::cvt(context, &mut modifiers, instruction),
+        "add" | "sub" | "mul" | "min" | "max" | "div" | "rem" => {
+            arithmetic::binary(context, &mut modifiers, instruction)
+        }
+        "mad" | "fma" => arithmetic::multiply_add(context, &mut modifiers, instruction),
+        "and" | "or" | "xor" => arithmetic::logic(context, &mut modifiers, instruction),
+        "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" => {
+            arithmetic::unary(context, &mut modifiers, instruction)
+        }
+        "shl" | "shr" => arithmetic::shift(context, &mut modifiers, instruction),
+        "setp" => comparison::setp(context, &mut modifiers, instruction),
+        "selp" => comparison::selp(context, &mut modifiers, instruction),
+        "bra" => control::branch(context, &mut modifiers, instruction),
+        "ret" => control::return_(context, &mut modifiers, instruction),
+        "exit" => control::exit(context, &mut modifiers, instruction),
+        _ if opcodes::is_ptx_opcode(opcode) => {
+            // Known to PTX, not decoded yet: names are still resolved so that typos in operands
+            // are reported, and lowering reports the instruction as unsupported.
+            context.resolve_names(&instruction.operands);
+            return Some(Instruction::Unlowered);
+        }
+        _ => {
+            let mut diagnostic = Diagnostic::error(Code::UnknownInstruction, format!("unknown instruction `{opcode}`"))
+                .with_primary(instruction.opcode.span, "not a PTX instruction");
+            if let Some(suggestion) = opcodes::closest(opcode) {
+                diagnostic = diagnostic.with_help(format!("did you mean `{suggestion}`?"));
+            }
+            context.report(diagnostic);
+            return None;
+        }
+    }?;
+    modifiers.finish(context)?;
+    Some(decoded)
+}

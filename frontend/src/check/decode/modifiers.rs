@@ -1,0 +1,87 @@
+//! The dotted modifiers of one instruction, taken one kind at a time by the family decoders.
+//! Whatever is left at the end was not understood and is reported.
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::{Span, Spanned};
+use crate::vocabulary::{ScalarType, StateSpace};
+
+use super::Context;
+
+pub struct Modifiers<'a> {
+    remaining: Vec<&'a Spanned<String>>,
+    opcode: &'a Spanned<String>,
+}
+
+impl<'a> Modifiers<'a> {
+    pub fn new(modifiers: &'a [Spanned<String>], opcode: &'a Spanned<String>) -> Modifiers<'a> {
+        Modifiers { remaining: modifiers.iter().collect(), opcode }
+    }
+
+    pub fn opcode(&self) -> &'a str {
+        &self.opcode.node
+    }
+
+    /// Removes and returns the first modifier that `read` understands.
+    pub fn take<T>(&mut self, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
+        let position = self.remaining.iter().position(|modifier| read(&modifier.node).is_some())?;
+        let modifier = self.remaining.remove(position);
+        read(&modifier.node).map(|value| Spanned::new(value, modifier.span))
+    }
+
+    /// Removes `name` if present.
+    pub fn flag(&mut self, name: &str) -> bool {
+        self.take(|modifier| (modifier == name).then_some(())).is_some()
+    }
+
+    /// Removes every modifier that `ignore` accepts: hints that do not change the result.
+    pub fn drop_all(&mut self, ignore: impl Fn(&str) -> bool) {
+        self.remaining.retain(|modifier| !ignore(&modifier.node));
+    }
+
+    pub fn scalar_type(&mut self) -> Option<Spanned<ScalarType>> {
+        self.take(ScalarType::from_ptx)
+    }
+
+    pub fn state_space(&mut self) -> Option<Spanned<StateSpace>> {
+        self.take(|name| {
+            // `.shared::cta` is `.shared`; `.shared::cluster` needs clusters, kept apart.
+            let name = name.strip_suffix("::cta").unwrap_or(name);
+            StateSpace::from_ptx(name)
+        })
+    }
+
+    /// The instruction type, required: reports its absence.
+    pub fn required_type(&mut self, context: &mut Context) -> Option<Spanned<ScalarType>> {
+        let ty = self.scalar_type();
+        if ty.is_none() {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`{}` needs a type", self.opcode.node))
+                    .with_primary(self.end_span(), "expected a type such as `.u32` or `.f32`"),
+            );
+        }
+        ty
+    }
+
+    /// Where a missing modifier would go: just after the opcode and its modifiers.
+    pub fn end_span(&self) -> Span {
+        let end = self.remaining.iter().map(|modifier| modifier.span.end).max().unwrap_or(self.opcode.span.end);
+        Span { start: end, end }
+    }
+
+    /// Reports every modifier nobody took. Returns `None` when there were any.
+    pub fn finish(self, context: &mut Context) -> Option<()> {
+        if self.remaining.is_empty() {
+            return Some(());
+        }
+        for modifier in &self.remaining {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("`.{}` is not a modifier of `{}` here", modifier.node, self.opcode.node),
+                )
+                .with_primary(modifier.span, "unexpected modifier"),
+            );
+        }
+        None
+    }
+}

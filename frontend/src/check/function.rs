@@ -1,0 +1,291 @@
+//! Functions: signatures first (so calls may come before definitions), then each body with its
+//! scopes, labels and instructions.
+
+use std::collections::HashMap;
+
+use super::declarations::{variable_from_declaration, Globals};
+use super::decode::{self, Context};
+use super::directives::Header;
+use super::scope::Scopes;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{self, FunctionId, Guard, GuardedInstruction, LabelId, Variable, VariableId};
+use crate::span::Span;
+use crate::syntax::ast::{self, Directive, Statement};
+use crate::vocabulary::{ScalarType, StateSpace};
+
+/// A function's checked signature, before its body is checked.
+pub struct Signature<'syntax> {
+    syntax: &'syntax ast::Function,
+    parameters: Vec<Variable>,
+    return_parameters: Vec<Variable>,
+}
+
+pub struct Signatures<'syntax> {
+    list: Vec<Signature<'syntax>>,
+    names: HashMap<String, FunctionId>,
+}
+
+pub fn collect_signatures<'syntax>(
+    module: &'syntax ast::Module,
+    globals: &Globals,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Signatures<'syntax> {
+    let mut signatures = Signatures { list: Vec::new(), names: HashMap::new() };
+    for directive in &module.directives {
+        let Directive::Function(function) = directive else { continue };
+        let name = &function.name.node;
+        if let Some(VariableId::Global(index)) = globals.names.get(name) {
+            diagnostics.push(
+                Diagnostic::error(Code::DuplicateDeclaration, format!("`{name}` is already a variable"))
+                    .with_primary(function.name.span, "function declared with the same name")
+                    .with_secondary(globals.variables[*index as usize].span, "variable declared here"),
+            );
+            continue;
+        }
+        let signature = Signature {
+            syntax: function,
+            parameters: function.parameters.iter().map(parameter_variable).collect(),
+            return_parameters: function.return_parameters.iter().map(parameter_variable).collect(),
+        };
+        match signatures.names.get(name) {
+            Some(existing) => {
+                let earlier = &mut signatures.list[existing.0 as usize];
+                match (earlier.syntax.body.is_some(), function.body.is_some()) {
+                    (true, true) => diagnostics.push(
+                        Diagnostic::error(Code::DuplicateDeclaration, format!("`{name}` is defined twice"))
+                            .with_primary(function.name.span, "defined again here")
+                            .with_secondary(earlier.syntax.name.span, "first defined here"),
+                    ),
+                    // A definition after a prototype replaces it; a prototype after a definition adds nothing.
+                    (false, true) => *earlier = signature,
+                    _ => {}
+                }
+            }
+            None => {
+                signatures.names.insert(name.clone(), FunctionId(signatures.list.len() as u32));
+                signatures.list.push(signature);
+            }
+        }
+    }
+    signatures
+}
+
+fn parameter_variable(parameter: &ast::Parameter) -> Variable {
+    Variable {
+        name: parameter.name.node.clone(),
+        state_space: parameter.state_space.node,
+        ty: parameter.ty.node,
+        vector: None,
+        array_length: parameter.array.map(u64::from),
+        align: parameter.align,
+        linkage: None,
+        initializer: None,
+        span: parameter.span,
+    }
+}
+
+pub fn check_bodies(
+    _module: &ast::Module,
+    header: &Header,
+    globals: &Globals,
+    signatures: Signatures<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<ir::Function> {
+    let mut functions = Vec::with_capacity(signatures.list.len());
+    for signature in &signatures.list {
+        functions.push(check_function(signature, header, globals, &signatures.names, diagnostics));
+    }
+    functions
+}
+
+fn check_function(
+    signature: &Signature<'_>,
+    header: &Header,
+    globals: &Globals,
+    function_names: &HashMap<String, FunctionId>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ir::Function {
+    let syntax = signature.syntax;
+    let mut context = Context {
+        scopes: Scopes::new(&globals.names),
+        variables: Vec::new(),
+        globals: &globals.variables,
+        labels: HashMap::new(),
+        functions: function_names,
+        diagnostics,
+        address_size: header.address_size,
+    };
+    let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {
+        let mut indices = Vec::new();
+        for parameter in parameters {
+            match context.scopes.declare(parameter.clone(), &mut context.variables) {
+                Ok(VariableId::Local(index)) => indices.push(index),
+                Ok(VariableId::Global(_)) => {}
+                Err(existing) => {
+                    let first = context.variable(existing).span;
+                    context.report(
+                        Diagnostic::error(Code::DuplicateDeclaration, format!("parameter `{}` is declared twice", parameter.name))
+                            .with_primary(parameter.span, "declared again here")
+                            .with_secondary(first, "first declared here"),
+                    );
+                }
+            }
+        }
+        indices
+    };
+    let return_parameters = declare_parameters(&mut context, &signature.return_parameters);
+    let parameters = declare_parameters(&mut context, &signature.parameters);
+    if syntax.kind == ast::FunctionKind::Entry && !return_parameters.is_empty() {
+        context.report(
+            Diagnostic::error(Code::InvalidDeclaration, "a kernel cannot return values")
+                .with_primary(syntax.name.span, "`.entry` with return parameters"),
+        );
+    }
+    for parameter in &syntax.parameters {
+        if syntax.kind == ast::FunctionKind::Entry && parameter.state_space.node != StateSpace::Param {
+            context.report(
+                Diagnostic::error(Code::InvalidDeclaration, "kernel parameters must be in the `.param` state space")
+                    .with_primary(parameter.state_space.span, format!("{} parameter", parameter.state_space.node)),
+            );
+        }
+    }
+
+    let mut labels = Vec::new();
+    let body = syntax.body.as_ref().map(|block| {
+        collect_labels(block, &mut labels, &mut context);
+        let mut statements = Vec::new();
+        check_block(block, &mut context, &mut statements, false);
+        statements
+    });
+    ir::Function {
+        name: syntax.name.node.clone(),
+        kind: syntax.kind,
+        linkage: syntax.linkage.as_ref().map(|linkage| linkage.node),
+        parameters,
+        return_parameters,
+        variables: context.variables,
+        labels,
+        body,
+        span: syntax.span,
+    }
+}
+
+/// Labels are visible in the whole function, before and after their definition.
+fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut Context) {
+    for statement in &block.statements {
+        match statement {
+            Statement::Label(name) => {
+                if let Some(existing) = context.labels.get(&name.node) {
+                    let first = labels[existing.0 as usize].span;
+                    context.report(
+                        Diagnostic::error(Code::DuplicateDeclaration, format!("label `{}` is defined twice", name.node))
+                            .with_primary(name.span, "defined again here")
+                            .with_secondary(first, "first defined here"),
+                    );
+                    continue;
+                }
+                context.labels.insert(name.node.clone(), LabelId(labels.len() as u32));
+                labels.push(ir::Label { name: name.node.clone(), span: name.span });
+            }
+            Statement::Block(inner) => collect_labels(inner, labels, context),
+            _ => {}
+        }
+    }
+}
+
+fn check_block(block: &ast::Block, context: &mut Context, statements: &mut Vec<ir::Statement>, nested: bool) {
+    if nested {
+        context.scopes.enter();
+    }
+    for statement in &block.statements {
+        match statement {
+            Statement::Declaration(declaration) => declare(declaration, context),
+            Statement::Label(name) => {
+                if let Some(label) = context.labels.get(&name.node) {
+                    statements.push(ir::Statement::Label(*label));
+                }
+            }
+            Statement::Instruction(instruction) => {
+                if let Some(checked) = check_instruction(instruction, context) {
+                    statements.push(ir::Statement::Instruction(checked));
+                }
+            }
+            Statement::Block(inner) => check_block(inner, context, statements, true),
+            Statement::Location { .. } | Statement::Pragma { .. } => {}
+        }
+    }
+    if nested {
+        context.scopes.leave();
+    }
+}
+
+fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
+    if declaration.state_space.node == StateSpace::SpecialReg {
+        context.report(
+            Diagnostic::error(Code::InvalidDeclaration, "special registers are predefined and cannot be declared")
+                .with_primary(declaration.state_space.span, "`.sreg` declaration"),
+        );
+        return;
+    }
+    for name in &declaration.names {
+        let Some(variable) = variable_from_declaration(declaration, name, context.diagnostics) else { continue };
+        if let Some(count) = name.range {
+            if context.scopes.declare_range(variable, count).is_err() {
+                context.report(
+                    Diagnostic::error(Code::DuplicateDeclaration, format!("`{}<N>` is declared twice in this scope", name.name.node))
+                        .with_primary(name.span, "declared again here"),
+                );
+            }
+            continue;
+        }
+        if let Err(existing) = context.scopes.declare(variable, &mut context.variables) {
+            let first = context.variable(existing).span;
+            context.report(
+                Diagnostic::error(Code::DuplicateDeclaration, format!("`{}` is declared twice in this scope", name.name.node))
+                    .with_primary(name.span, "declared again here")
+                    .with_secondary(first, "first declared here"),
+            );
+        }
+    }
+}
+
+fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> Option<GuardedInstruction> {
+    let guard = match &instruction.guard {
+        None => None,
+        Some(guard) => {
+            let predicate = context.resolve(&guard.predicate.node, guard.predicate.span);
+            let predicate = predicate.and_then(|id| {
+                let variable = context.variable(id);
+                if variable.ty == ScalarType::Pred && variable.state_space == StateSpace::Reg {
+                    return Some(id);
+                }
+                let declared = variable.span;
+                let ty = variable.ty;
+                context.report(
+                    Diagnostic::error(Code::OperandType, format!("the guard `{}` is not a predicate", guard.predicate.node))
+                        .with_primary(guard.predicate.span, format!("`{ty}`, expected `.pred`"))
+                        .with_secondary(declared, "declared here"),
+                );
+                None
+            });
+            Some(Guard { predicate: predicate?, negated: guard.negated, span: guard.span })
+        }
+    };
+    let decoded = decode::decode(context, instruction)?;
+    Some(GuardedInstruction { guard, instruction: decoded, spelling: spelling(instruction), span: instruction_span(instruction) })
+}
+
+/// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`.
+fn spelling(instruction: &ast::Instruction) -> String {
+    let mut text = instruction.opcode.node.clone();
+    for modifier in &instruction.modifiers {
+        text.push('.');
+        text.push_str(&modifier.node);
+    }
+    text
+}
+
+/// The instruction without its guard, which is where diagnostics about it point.
+fn instruction_span(instruction: &ast::Instruction) -> Span {
+    Span { start: instruction.opcode.span.start, end: instruction.span.end }
+}

@@ -1,0 +1,284 @@
+//! Typed instructions of the checked module. Each variant names its PTX instruction family;
+//! modifiers have become fields with closed enums, and operands have been checked.
+
+use std::fmt;
+
+use crate::span::Span;
+use crate::vocabulary::{ScalarType, StateSpace};
+
+use super::{Address, Destination, LabelId, Operand, VariableId};
+
+/// An instruction with its optional `@p`/`@!p` guard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuardedInstruction {
+    pub guard: Option<Guard>,
+    pub instruction: Instruction,
+    /// The instruction as written, opcode and modifiers (`mad.lo.s32`), for diagnostics.
+    pub spelling: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Guard {
+    pub predicate: VariableId,
+    pub negated: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instruction {
+    /// `mov.type d, a`
+    Move { ty: ScalarType, destination: Destination, source: Operand },
+    /// `ld.space.type d, [a]` (and `ld.param`, `ld.global.nc`, `ldu`)
+    Load { state_space: StateSpace, ty: ScalarType, volatile: bool, destination: Destination, address: Address },
+    /// `st.space.type [a], b`
+    Store { state_space: StateSpace, ty: ScalarType, volatile: bool, address: Address, source: Operand },
+    /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
+    ConvertAddress { direction: AddressConversion, state_space: StateSpace, size_bits: u32, destination: Destination, source: Operand },
+    /// `add`, `sub`, `mul.lo/.hi/.wide`, `min`, `max`, `div`, `rem` on integers.
+    IntegerBinary { operation: IntegerBinaryOperation, ty: ScalarType, saturate: bool, destination: Destination, a: Operand, b: Operand },
+    /// `mad.lo/.hi/.wide` on integers: `a * b + c` with the product's half chosen by `mode`.
+    IntegerMultiplyAdd { mode: MultiplyMode, ty: ScalarType, saturate: bool, destination: Destination, a: Operand, b: Operand, c: Operand },
+    /// `add`, `sub`, `mul`, `div`, `min`, `max` on floats.
+    FloatBinary { operation: FloatBinaryOperation, ty: ScalarType, rounding: Option<RoundingMode>, flush_subnormals: bool, saturate: bool, destination: Destination, a: Operand, b: Operand },
+    /// `fma.rnd.type` and `mad.rnd.type` on floats: `a * b + c` rounded once.
+    FusedMultiplyAdd { ty: ScalarType, rounding: RoundingMode, flush_subnormals: bool, saturate: bool, destination: Destination, a: Operand, b: Operand, c: Operand },
+    /// `and`, `or`, `xor` on bits or predicates.
+    Logic { operation: LogicOperation, ty: ScalarType, destination: Destination, a: Operand, b: Operand },
+    /// `not`, `cnot`, `neg`, `abs`, `popc`, `clz`, `brev` (one source).
+    Unary { operation: UnaryOperation, ty: ScalarType, flush_subnormals: bool, destination: Destination, a: Operand },
+    /// `shl`, `shr` (arithmetic for signed types).
+    Shift { operation: ShiftOperation, ty: ScalarType, destination: Destination, a: Operand, b: Operand },
+    /// `setp.cmp[.bool].type p[|q], a, b[, c]`
+    SetPredicate {
+        comparison: Comparison,
+        ty: ScalarType,
+        flush_subnormals: bool,
+        destination: Destination,
+        complement: Option<Destination>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(LogicOperation, Operand, bool)>,
+    },
+    /// `selp.type d, a, b, c`: `c ? a : b`.
+    Select { ty: ScalarType, destination: Destination, a: Operand, b: Operand, predicate: Operand },
+    /// `cvt.frnd/irnd.ftz.sat.dtype.atype d, a`
+    Convert {
+        destination_type: ScalarType,
+        source_type: ScalarType,
+        rounding: Option<RoundingMode>,
+        flush_subnormals: bool,
+        saturate: bool,
+        destination: Destination,
+        source: Operand,
+    },
+    /// `bra[.uni] label`
+    Branch { target: LabelId },
+    /// `ret[.uni]`
+    Return,
+    /// `exit`
+    Exit,
+    /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
+    /// unsupported on every target, naming `GuardedInstruction::spelling`.
+    Unlowered,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressConversion {
+    /// `cvta.space`: a space address to a generic address.
+    ToGeneric,
+    /// `cvta.to.space`: a generic address to a space address.
+    FromGeneric,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MultiplyMode {
+    /// The low half of the double-width product.
+    Low,
+    /// The high half of the double-width product.
+    High,
+    /// The whole double-width product (destination twice as wide).
+    Wide,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegerBinaryOperation {
+    Add,
+    Subtract,
+    Multiply(MultiplyMode),
+    Minimum,
+    Maximum,
+    Divide,
+    Remainder,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatBinaryOperation {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Minimum,
+    Maximum,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogicOperation {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOperation {
+    Not,
+    LogicalNot,
+    Negate,
+    Absolute,
+    PopulationCount,
+    CountLeadingZeros,
+    BitReverse,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShiftOperation {
+    Left,
+    /// `shr` on `.bN`/`.uN`: zeros shift in.
+    RightLogical,
+    /// `shr` on `.sN`: the sign bit shifts in.
+    RightArithmetic,
+}
+
+/// Rounding modifiers: `.rn .rz .rm .rp` for floats, `.rni .rzi .rmi .rpi` for rounding to an
+/// integral value in `cvt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundingMode {
+    NearestEven,
+    TowardZero,
+    TowardNegative,
+    TowardPositive,
+    NearestEvenIntegral,
+    TowardZeroIntegral,
+    TowardNegativeIntegral,
+    TowardPositiveIntegral,
+}
+
+impl RoundingMode {
+    pub fn from_ptx(name: &str) -> Option<RoundingMode> {
+        Some(match name {
+            "rn" => RoundingMode::NearestEven,
+            "rz" => RoundingMode::TowardZero,
+            "rm" => RoundingMode::TowardNegative,
+            "rp" => RoundingMode::TowardPositive,
+            "rni" => RoundingMode::NearestEvenIntegral,
+            "rzi" => RoundingMode::TowardZeroIntegral,
+            "rmi" => RoundingMode::TowardNegativeIntegral,
+            "rpi" => RoundingMode::TowardPositiveIntegral,
+            _ => return None,
+        })
+    }
+
+    pub fn is_integral(self) -> bool {
+        matches!(
+            self,
+            RoundingMode::NearestEvenIntegral
+                | RoundingMode::TowardZeroIntegral
+                | RoundingMode::TowardNegativeIntegral
+                | RoundingMode::TowardPositiveIntegral
+        )
+    }
+}
+
+impl fmt::Display for RoundingMode {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            RoundingMode::NearestEven => ".rn",
+            RoundingMode::TowardZero => ".rz",
+            RoundingMode::TowardNegative => ".rm",
+            RoundingMode::TowardPositive => ".rp",
+            RoundingMode::NearestEvenIntegral => ".rni",
+            RoundingMode::TowardZeroIntegral => ".rzi",
+            RoundingMode::TowardNegativeIntegral => ".rmi",
+            RoundingMode::TowardPositiveIntegral => ".rpi",
+        })
+    }
+}
+
+/// `setp` comparisons (ISA 7.8 section 9.7.5): integer ones, and for floats the ordered forms
+/// (false when either side is NaN) and the `u` forms (true when either side is NaN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    Equal,
+    NotEqual,
+    Less,
+    LessOrEqual,
+    Greater,
+    GreaterOrEqual,
+    /// `lo`/`ls`/`hi`/`hs`: unsigned comparisons whatever the type says.
+    LowerUnsigned,
+    LowerOrSameUnsigned,
+    HigherUnsigned,
+    HigherOrSameUnsigned,
+    EqualUnordered,
+    NotEqualUnordered,
+    LessUnordered,
+    LessOrEqualUnordered,
+    GreaterUnordered,
+    GreaterOrEqualUnordered,
+    /// `num`: neither side is NaN.
+    Numbers,
+    /// `nan`: either side is NaN.
+    NotANumber,
+}
+
+impl Comparison {
+    pub fn from_ptx(name: &str) -> Option<Comparison> {
+        Some(match name {
+            "eq" => Comparison::Equal,
+            "ne" => Comparison::NotEqual,
+            "lt" => Comparison::Less,
+            "le" => Comparison::LessOrEqual,
+            "gt" => Comparison::Greater,
+            "ge" => Comparison::GreaterOrEqual,
+            "lo" => Comparison::LowerUnsigned,
+            "ls" => Comparison::LowerOrSameUnsigned,
+            "hi" => Comparison::HigherUnsigned,
+            "hs" => Comparison::HigherOrSameUnsigned,
+            "equ" => Comparison::EqualUnordered,
+            "neu" => Comparison::NotEqualUnordered,
+            "ltu" => Comparison::LessUnordered,
+            "leu" => Comparison::LessOrEqualUnordered,
+            "gtu" => Comparison::GreaterUnordered,
+            "geu" => Comparison::GreaterOrEqualUnordered,
+            "num" => Comparison::Numbers,
+            "nan" => Comparison::NotANumber,
+            _ => return None,
+        })
+    }
+
+    /// Whether the comparison is only defined on floating-point types.
+    pub fn is_float_only(self) -> bool {
+        matches!(
+            self,
+            Comparison::EqualUnordered
+                | Comparison::NotEqualUnordered
+                | Comparison::LessUnordered
+                | Comparison::LessOrEqualUnordered
+                | Comparison::GreaterUnordered
+                | Comparison::GreaterOrEqualUnordered
+                | Comparison::Numbers
+                | Comparison::NotANumber
+        )
+    }
+
+    /// Whether the comparison is only defined on integer types.
+    pub fn is_integer_only(self) -> bool {
+        matches!(
+            self,
+            Comparison::LowerUnsigned
+                | Comparison::LowerOrSameUnsigned
+                | Comparison::HigherUnsigned
+                | Comparison::HigherOrSameUnsigned
+        )
+    }
+}

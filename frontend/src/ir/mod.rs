@@ -1,0 +1,13 @@
+//! The checked module: what the semantic pass produces and the only thing lowering accepts.
+//!
+//! Names are resolved to handles (`VariableId`, `LabelId`, `FunctionId`), nested scopes are
+//! flattened, and every instruction is decoded into a typed `Instruction` whose operands have been
+//! checked against the instruction type. Spans stay beside the nodes for later diagnostics.
+
+mod instruction;
+mod module;
+mod operand;
+
+pub use instruction::*;
+pub use module::*;
+pub use operand::*;

@@ -1,0 +1,129 @@
+//! Module-level items of the checked module: directives, variables and functions.
+
+use crate::span::Span;
+use crate::syntax::ast::{FunctionKind, Linkage};
+use crate::vocabulary::{ScalarType, StateSpace};
+
+use super::GuardedInstruction;
+
+/// Index of a variable in its function's `variables` (or the module's `globals`, see
+/// `VariableId::Global`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VariableId {
+    /// A module-scope variable: an index into `Module::globals`.
+    Global(u32),
+    /// A variable of the current function (register, parameter, local or shared variable).
+    Local(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LabelId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId(pub u32);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub version: IsaVersion,
+    /// The `sm_NN` number of `.target` (`sm_90a` is 90 with `architecture_specific`).
+    pub sm: Option<u32>,
+    pub target_names: Vec<String>,
+    /// 32 or 64: the size of addresses and of generic pointers.
+    pub address_size: u32,
+    pub globals: Vec<Variable>,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    /// The kernels (`.entry` with a body) in source order.
+    pub fn kernels(&self) -> impl Iterator<Item = &Function> {
+        self.functions.iter().filter(|function| function.kind == FunctionKind::Entry && function.body.is_some())
+    }
+
+    pub fn function(&self, id: FunctionId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+}
+
+/// `.version major.minor`
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct IsaVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl std::fmt::Display for IsaVersion {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// A declared name: a register, parameter or variable in some state space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub state_space: StateSpace,
+    pub ty: ScalarType,
+    /// `.v2`/`.v4` variables hold that many elements of `ty`.
+    pub vector: Option<u32>,
+    /// Total element count of an array variable (dimensions multiplied); `Some(0)` for an
+    /// unsized `.extern` array such as dynamic shared memory.
+    pub array_length: Option<u64>,
+    pub align: Option<u32>,
+    pub linkage: Option<Linkage>,
+    /// Raw bytes of the initializer, little-endian, when it is made of constants only.
+    pub initializer: Option<Vec<u8>>,
+    pub span: Span,
+}
+
+impl Variable {
+    /// Size in bytes of one element (vector elements included).
+    pub fn element_bytes(&self) -> u64 {
+        u64::from(self.ty.bytes()) * u64::from(self.vector.unwrap_or(1))
+    }
+
+    /// Size in bytes of the whole variable.
+    pub fn size_bytes(&self) -> u64 {
+        self.element_bytes() * self.array_length.unwrap_or(1).max(1)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub kind: FunctionKind,
+    pub linkage: Option<Linkage>,
+    /// Indices into `variables` of the parameters, in order.
+    pub parameters: Vec<u32>,
+    /// Indices into `variables` of the return parameters of a `.func`.
+    pub return_parameters: Vec<u32>,
+    /// Every variable of the function: parameters, registers, `.local` and `.shared` variables,
+    /// from all nested scopes (scoping has been resolved).
+    pub variables: Vec<Variable>,
+    pub labels: Vec<Label>,
+    /// `None` for a declaration without a body.
+    pub body: Option<Vec<Statement>>,
+    pub span: Span,
+}
+
+impl Function {
+    pub fn variable(&self, index: u32) -> &Variable {
+        &self.variables[index as usize]
+    }
+
+    pub fn parameter_variables(&self) -> impl Iterator<Item = &Variable> {
+        self.parameters.iter().map(|&index| self.variable(index))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    Label(LabelId),
+    Instruction(GuardedInstruction),
+}

@@ -1,0 +1,55 @@
+//! Operands of checked instructions.
+
+use crate::span::Span;
+use crate::vocabulary::{SpecialRegister, StateSpace};
+
+use super::VariableId;
+
+/// A value an instruction reads.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A register (or a scalar variable read like a register).
+    Register(VariableId),
+    /// An integer immediate, kept wide; lowering truncates it to the instruction type.
+    Integer(i128),
+    /// A float immediate as IEEE bits; `double` tells whether `bits` are f64 or f32 bits.
+    Float { bits: u64, double: bool },
+    SpecialRegister(SpecialRegister),
+    /// The address of a variable (`mov.u64 %rd1, buffer;`), in the variable's state space.
+    AddressOf(VariableId),
+}
+
+/// A checked operand: its value and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand {
+    pub value: Value,
+    pub span: Span,
+}
+
+/// A register that an instruction writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Destination {
+    pub register: VariableId,
+    pub span: Span,
+}
+
+/// A memory address: `[base+offset]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Address {
+    pub base: AddressBase,
+    pub offset: i64,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddressBase {
+    /// A register holding an address in the instruction's state space.
+    Register(VariableId),
+    /// A variable of the instruction's state space: the address is the variable's own.
+    Variable(VariableId),
+    /// An absolute address `[imm]`.
+    Absolute,
+}
+
+/// The state space that an address operand lives in, after `ld`'s and `st`'s modifiers.
+pub type AddressSpace = StateSpace;

@@ -1,0 +1,689 @@
+//! The PTX lexer: source text to a flat list of tokens, by a hand-written loop over bytes.
+//!
+//! Whitespace and comments are dropped. Every token borrows its text from the source (or holds
+//! a decoded number), so lexing allocates nothing per token. Errors (a character no token can
+//! start with, an unterminated string or comment, a malformed number) become diagnostics and
+//! lexing goes on, so the parser still sees the rest of the file. The lexer never panics: every
+//! span it makes lies on a character boundary of the source.
+
+use std::fmt;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+
+/// One token and the bytes of source it was read from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Token<'src> {
+    pub kind: TokenKind<'src>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TokenKind<'src> {
+    /// `mov`, `%r1`, `$L__BB0_2`, `__cudart_x`, `%tid`, `WARP_SZ`, `sm_80`.
+    Identifier(&'src str),
+    /// A dot followed by a name, kept without the dot: `.reg` is `reg`, `.b32` is `b32`, `.x` is
+    /// `x`. `::` segments belong to the name: `.L2::cache_hint` is `L2::cache_hint`.
+    DotName(&'src str),
+    /// An integer literal in any base, with its `U` suffix dropped. Negative numbers are a
+    /// unary minus in front of one.
+    Integer(u64),
+    /// A float literal as IEEE bits: `0f3F800000` is single precision (`double` false); `0d...`
+    /// and decimal literals such as `1.5` are double precision.
+    Float { bits: u64, double: bool },
+    /// A string literal without its quotes, escapes left as written.
+    String(&'src str),
+    /// `_` on its own: the sink operand (and the anonymous parameter name of prototypes).
+    Underscore,
+    Comma,
+    Semicolon,
+    Colon,
+    LeftBrace,
+    RightBrace,
+    LeftBracket,
+    RightBracket,
+    LeftParen,
+    RightParen,
+    Less,
+    Greater,
+    LessEqual,
+    GreaterEqual,
+    ShiftLeft,
+    ShiftRight,
+    EqualEqual,
+    NotEqual,
+    AndAnd,
+    OrOr,
+    At,
+    Bang,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Pipe,
+    Ampersand,
+    Caret,
+    Tilde,
+    Equals,
+    Question,
+}
+
+impl TokenKind<'_> {
+    /// The fixed PTX spelling of a punctuation token; `None` for tokens that carry text or values.
+    pub fn punctuation(&self) -> Option<&'static str> {
+        Some(match self {
+            TokenKind::Underscore => "_",
+            TokenKind::Comma => ",",
+            TokenKind::Semicolon => ";",
+            TokenKind::Colon => ":",
+            TokenKind::LeftBrace => "{",
+            TokenKind::RightBrace => "}",
+            TokenKind::LeftBracket => "[",
+            TokenKind::RightBracket => "]",
+            TokenKind::LeftParen => "(",
+            TokenKind::RightParen => ")",
+            TokenKind::Less => "<",
+            TokenKind::Greater => ">",
+            TokenKind::LessEqual => "<=",
+            TokenKind::GreaterEqual => ">=",
+            TokenKind::ShiftLeft => "<<",
+            TokenKind::ShiftRight => ">>",
+            TokenKind::EqualEqual => "==",
+            TokenKind::NotEqual => "!=",
+            TokenKind::AndAnd => "&&",
+            TokenKind::OrOr => "||",
+            TokenKind::At => "@",
+            TokenKind::Bang => "!",
+            TokenKind::Plus => "+",
+            TokenKind::Minus => "-",
+            TokenKind::Star => "*",
+            TokenKind::Slash => "/",
+            TokenKind::Percent => "%",
+            TokenKind::Pipe => "|",
+            TokenKind::Ampersand => "&",
+            TokenKind::Caret => "^",
+            TokenKind::Tilde => "~",
+            TokenKind::Equals => "=",
+            TokenKind::Question => "?",
+            TokenKind::Identifier(_)
+            | TokenKind::DotName(_)
+            | TokenKind::Integer(_)
+            | TokenKind::Float { .. }
+            | TokenKind::String(_) => return None,
+        })
+    }
+}
+
+/// Prints the token in PTX spelling: `.reg`, `%r1`, `;`, `0f3F800000`, `"text"`.
+impl fmt::Display for TokenKind<'_> {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenKind::Identifier(name) => formatter.write_str(name),
+            TokenKind::DotName(name) => write!(formatter, ".{name}"),
+            TokenKind::Integer(value) => write!(formatter, "{value}"),
+            TokenKind::Float { bits, double: false } => write!(formatter, "0f{bits:08X}"),
+            TokenKind::Float { bits, double: true } => write!(formatter, "0d{bits:016X}"),
+            TokenKind::String(text) => write!(formatter, "\"{text}\""),
+            punctuation => formatter.write_str(punctuation.punctuation().unwrap_or("?")),
+        }
+    }
+}
+
+/// Splits `source` into tokens. Never fails: problems become diagnostics and the lexer carries
+/// on after them.
+pub fn lex(source: &str) -> (Vec<Token<'_>>, Vec<Diagnostic>) {
+    let mut lexer = Lexer {
+        source,
+        bytes: source.as_bytes(),
+        position: 0,
+        // Real PTX averages about one token per four bytes.
+        tokens: Vec::with_capacity(source.len() / 4 + 16),
+        diagnostics: Vec::new(),
+    };
+    lexer.run();
+    (lexer.tokens, lexer.diagnostics)
+}
+
+struct Lexer<'src> {
+    source: &'src str,
+    bytes: &'src [u8],
+    position: usize,
+    tokens: Vec<Token<'src>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Bytes that may continue an identifier: `[a-zA-Z0-9_$]`.
+#[inline]
+fn is_identifier_continue(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$'
+}
+
+/// Bytes that may start the name after a dot: `[a-zA-Z_$]`.
+#[inline]
+fn is_dot_name_start(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || byte == b'_' || byte == b'$'
+}
+
+/// The length in bytes of the UTF-8 character that starts with `byte`.
+fn char_width(byte: u8) -> usize {
+    match byte {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+impl<'src> Lexer<'src> {
+    #[inline]
+    fn peek_at(&self, offset: usize) -> u8 {
+        self.bytes.get(self.position + offset).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    fn push(&mut self, kind: TokenKind<'src>, start: usize) {
+        self.tokens.push(Token { kind, span: Span::new(start, self.position) });
+    }
+
+    fn run(&mut self) {
+        let mut invalid_start: Option<usize> = None;
+        while self.position < self.bytes.len() {
+            let start = self.position;
+            let byte = self.bytes[start];
+            let recognised = self.lex_one(byte);
+            if recognised {
+                if let Some(invalid) = invalid_start.take() {
+                    self.report_invalid(invalid, start);
+                }
+            } else {
+                // Group a run of invalid characters into one diagnostic.
+                invalid_start.get_or_insert(start);
+                self.position = (start + char_width(byte)).min(self.bytes.len());
+            }
+        }
+        if let Some(invalid) = invalid_start {
+            self.report_invalid(invalid, self.bytes.len());
+        }
+    }
+
+    /// Lexes one token, or skips whitespace or a comment. Returns false (having consumed
+    /// nothing) when `byte` cannot start anything.
+    #[inline]
+    fn lex_one(&mut self, byte: u8) -> bool {
+        let start = self.position;
+        match byte {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
+                self.position += 1;
+                while self.position < self.bytes.len()
+                    && matches!(self.bytes[self.position], b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+                {
+                    self.position += 1;
+                }
+            }
+            b'a'..=b'z' | b'A'..=b'Z' => {
+                self.position += 1;
+                self.skip_identifier_continue();
+                self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
+            }
+            b'_' | b'$' | b'%' => {
+                if is_identifier_continue(self.peek_at(1)) {
+                    self.position += 1;
+                    self.skip_identifier_continue();
+                    self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
+                } else {
+                    let kind = match byte {
+                        b'_' => TokenKind::Underscore,
+                        b'%' => TokenKind::Percent,
+                        _ => return false,
+                    };
+                    self.position += 1;
+                    self.push(kind, start);
+                }
+            }
+            b'.' => {
+                let next = self.peek_at(1);
+                if is_dot_name_start(next) {
+                    self.position += 1;
+                    self.skip_identifier_continue();
+                    // `::` segments (`.shared::cta`, `.L2::256B`) are part of the name.
+                    while self.peek_at(0) == b':' && self.peek_at(1) == b':' && is_identifier_continue(self.peek_at(2)) {
+                        self.position += 2;
+                        self.skip_identifier_continue();
+                    }
+                    self.push(TokenKind::DotName(&self.source[start + 1..self.position]), start);
+                } else if next.is_ascii_digit() {
+                    self.lex_decimal_float(start);
+                } else {
+                    return false;
+                }
+            }
+            b'0'..=b'9' => self.lex_number(),
+            b'"' => self.lex_string(),
+            b'/' => match self.peek_at(1) {
+                b'/' => {
+                    self.position += 2;
+                    match memchr_newline(&self.bytes[self.position..]) {
+                        Some(offset) => self.position += offset + 1,
+                        None => self.position = self.bytes.len(),
+                    }
+                }
+                b'*' => self.skip_block_comment(),
+                _ => self.punctuation(TokenKind::Slash, 1),
+            },
+            b',' => self.punctuation(TokenKind::Comma, 1),
+            b';' => self.punctuation(TokenKind::Semicolon, 1),
+            b':' => self.punctuation(TokenKind::Colon, 1),
+            b'{' => self.punctuation(TokenKind::LeftBrace, 1),
+            b'}' => self.punctuation(TokenKind::RightBrace, 1),
+            b'[' => self.punctuation(TokenKind::LeftBracket, 1),
+            b']' => self.punctuation(TokenKind::RightBracket, 1),
+            b'(' => self.punctuation(TokenKind::LeftParen, 1),
+            b')' => self.punctuation(TokenKind::RightParen, 1),
+            b'<' => match self.peek_at(1) {
+                b'<' => self.punctuation(TokenKind::ShiftLeft, 2),
+                b'=' => self.punctuation(TokenKind::LessEqual, 2),
+                _ => self.punctuation(TokenKind::Less, 1),
+            },
+            b'>' => match self.peek_at(1) {
+                b'>' => self.punctuation(TokenKind::ShiftRight, 2),
+                b'=' => self.punctuation(TokenKind::GreaterEqual, 2),
+                _ => self.punctuation(TokenKind::Greater, 1),
+            },
+            b'=' => match self.peek_at(1) {
+                b'=' => self.punctuation(TokenKind::EqualEqual, 2),
+                _ => self.punctuation(TokenKind::Equals, 1),
+            },
+            b'!' => match self.peek_at(1) {
+                b'=' => self.punctuation(TokenKind::NotEqual, 2),
+                _ => self.punctuation(TokenKind::Bang, 1),
+            },
+            b'&' => match self.peek_at(1) {
+                b'&' => self.punctuation(TokenKind::AndAnd, 2),
+                _ => self.punctuation(TokenKind::Ampersand, 1),
+            },
+            b'|' => match self.peek_at(1) {
+                b'|' => self.punctuation(TokenKind::OrOr, 2),
+                _ => self.punctuation(TokenKind::Pipe, 1),
+            },
+            b'@' => self.punctuation(TokenKind::At, 1),
+            b'+' => self.punctuation(TokenKind::Plus, 1),
+            b'-' => self.punctuation(TokenKind::Minus, 1),
+            b'*' => self.punctuation(TokenKind::Star, 1),
+            b'^' => self.punctuation(TokenKind::Caret, 1),
+            b'~' => self.punctuation(TokenKind::Tilde, 1),
+            b'?' => self.punctuation(TokenKind::Question, 1),
+            _ => return false,
+        }
+        true
+    }
+
+    #[inline]
+    fn punctuation(&mut self, kind: TokenKind<'src>, width: usize) {
+        let start = self.position;
+        self.position += width;
+        self.push(kind, start);
+    }
+
+    #[inline]
+    fn skip_identifier_continue(&mut self) {
+        while self.position < self.bytes.len() && is_identifier_continue(self.bytes[self.position]) {
+            self.position += 1;
+        }
+    }
+
+    fn report_invalid(&mut self, start: usize, end: usize) {
+        let text = &self.source[start..end];
+        let shown: String = text.chars().take(8).flat_map(char::escape_debug).collect();
+        let (message, label) = if text.chars().nth(1).is_some() {
+            (format!("invalid characters `{shown}`"), "these characters cannot start a PTX token")
+        } else {
+            (format!("invalid character `{shown}`"), "this character cannot start a PTX token")
+        };
+        self.diagnostics
+            .push(Diagnostic::error(Code::InvalidCharacter, message).with_primary(Span::new(start, end), label));
+    }
+
+    fn skip_block_comment(&mut self) {
+        let start = self.position;
+        self.position += 2;
+        while self.position < self.bytes.len() {
+            if self.bytes[self.position] == b'*' && self.peek_at(1) == b'/' {
+                self.position += 2;
+                return;
+            }
+            self.position += 1;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(Code::Unterminated, "unterminated block comment")
+                .with_primary(Span::new(start, start + 2), "this comment is never closed with `*/`"),
+        );
+    }
+
+    /// A string literal ends at its closing quote; one that reaches the end of the line is
+    /// unterminated and ends there.
+    fn lex_string(&mut self) {
+        let start = self.position;
+        self.position += 1;
+        while self.position < self.bytes.len() {
+            match self.bytes[self.position] {
+                b'"' => {
+                    self.position += 1;
+                    self.push(TokenKind::String(&self.source[start + 1..self.position - 1]), start);
+                    return;
+                }
+                b'\\' if matches!(self.peek_at(1), b'"' | b'\\') => self.position += 2,
+                b'\n' => break,
+                _ => self.position += 1,
+            }
+        }
+        // Strip a carriage return so the span stays on this line.
+        let mut end = self.position;
+        if end > start + 1 && self.bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(Code::Unterminated, "unterminated string")
+                .with_primary(Span::new(start, end), "this string has no closing `\"`"),
+        );
+        self.tokens.push(Token { kind: TokenKind::String(&self.source[start + 1..end]), span: Span::new(start, end) });
+    }
+
+    fn invalid_literal(&mut self, start: usize, message: impl Into<String>, label: &str) {
+        self.diagnostics
+            .push(Diagnostic::error(Code::InvalidLiteral, message).with_primary(Span::new(start, self.position), label));
+    }
+
+    /// Numbers: `0x1F`, `0b101`, `017`, `42`, `42U`, `0f3F800000`, `0d3FF0000000000000`, `1.5`,
+    /// `1e-3`. A malformed number still yields one token (valued 0) so parsing goes on.
+    fn lex_number(&mut self) {
+        let start = self.position;
+        let first = self.bytes[start];
+        let second = self.peek_at(1);
+        if first == b'0' && matches!(second, b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D') {
+            self.position += 2;
+            self.skip_identifier_continue();
+            let digits = &self.source[start + 2..self.position];
+            let kind = match second {
+                b'x' | b'X' => self.integer_digits(start, digits, 16),
+                b'b' | b'B' => self.integer_digits(start, digits, 2),
+                b'f' | b'F' => self.hex_float(start, digits, 8),
+                _ => self.hex_float(start, digits, 16),
+            };
+            self.push(kind, start);
+            return;
+        }
+        while self.position < self.bytes.len() && self.bytes[self.position].is_ascii_digit() {
+            self.position += 1;
+        }
+        let after = self.peek_at(0);
+        let is_fraction = after == b'.' && !is_dot_name_start(self.peek_at(1));
+        let is_exponent = matches!(after, b'e' | b'E')
+            && (self.peek_at(1).is_ascii_digit()
+                || (matches!(self.peek_at(1), b'+' | b'-') && self.peek_at(2).is_ascii_digit()));
+        if is_fraction || is_exponent {
+            self.lex_decimal_float(start);
+            return;
+        }
+        self.skip_identifier_continue();
+        let text = &self.source[start..self.position];
+        let body = text.strip_suffix(['U', 'u']).unwrap_or(text);
+        let (digits, radix) = if body.len() > 1 && first == b'0' { (&text[1..], 8) } else { (text, 10) };
+        let kind = self.integer_digits(start, digits, radix);
+        self.push(kind, start);
+    }
+
+    /// Reads the digits of an integer (with an optional `U` suffix) in `radix`.
+    fn integer_digits(&mut self, start: usize, digits: &str, radix: u32) -> TokenKind<'src> {
+        let digits = digits.strip_suffix(['U', 'u']).unwrap_or(digits);
+        if digits.is_empty() {
+            self.invalid_literal(start, "integer literal has no digits", "digits expected after the prefix");
+            return TokenKind::Integer(0);
+        }
+        let mut value: u64 = 0;
+        for byte in digits.bytes() {
+            let digit = match (byte as char).to_digit(radix) {
+                Some(digit) => digit,
+                None => {
+                    let base = match radix {
+                        2 => "binary",
+                        8 => "octal",
+                        16 => "hexadecimal",
+                        _ => "decimal",
+                    };
+                    let shown: String = (byte as char).escape_debug().collect();
+                    self.invalid_literal(
+                        start,
+                        format!("invalid digit `{shown}` in {base} literal"),
+                        "malformed integer literal",
+                    );
+                    return TokenKind::Integer(0);
+                }
+            };
+            match value.checked_mul(radix as u64).and_then(|value| value.checked_add(digit as u64)) {
+                Some(next) => value = next,
+                None => {
+                    self.invalid_literal(
+                        start,
+                        "integer literal does not fit in 64 bits",
+                        "PTX integer constants are 64-bit",
+                    );
+                    return TokenKind::Integer(0);
+                }
+            }
+        }
+        TokenKind::Integer(value)
+    }
+
+    /// `0f` + 8 hex digits or `0d` + 16 hex digits: float bits written out.
+    fn hex_float(&mut self, start: usize, digits: &str, count: usize) -> TokenKind<'src> {
+        let double = count == 16;
+        let valid = digits.len() == count && digits.bytes().all(|byte| byte.is_ascii_hexdigit());
+        match u64::from_str_radix(digits, 16) {
+            Ok(bits) if valid => TokenKind::Float { bits, double },
+            _ => {
+                let (prefix, precision) = if double { ("0d", "double") } else { ("0f", "single") };
+                self.invalid_literal(
+                    start,
+                    format!("`{prefix}` float literal needs exactly {count} hexadecimal digits"),
+                    format!("malformed {precision}-precision float literal").as_str(),
+                );
+                TokenKind::Float { bits: 0, double }
+            }
+        }
+    }
+
+    /// A decimal float: digits, an optional fraction and an optional exponent, from `start`
+    /// (which may be the dot of `.5`).
+    fn lex_decimal_float(&mut self, start: usize) {
+        self.position = start;
+        while self.peek_at(0).is_ascii_digit() {
+            self.position += 1;
+        }
+        if self.peek_at(0) == b'.' {
+            self.position += 1;
+            while self.peek_at(0).is_ascii_digit() {
+                self.position += 1;
+            }
+        }
+        if matches!(self.peek_at(0), b'e' | b'E') {
+            let sign = usize::from(matches!(self.peek_at(1), b'+' | b'-'));
+            if self.peek_at(1 + sign).is_ascii_digit() {
+                self.position += 1 + sign;
+                while self.peek_at(0).is_ascii_digit() {
+                    self.position += 1;
+                }
+            }
+        }
+        let number_end = self.position;
+        self.skip_identifier_continue();
+        let kind = if self.position != number_end {
+            self.invalid_literal(start, "malformed float literal", "unexpected characters after the number");
+            TokenKind::Float { bits: 0, double: true }
+        } else {
+            match self.source[start..number_end].parse::<f64>() {
+                Ok(value) => TokenKind::Float { bits: value.to_bits(), double: true },
+                Err(_) => {
+                    self.invalid_literal(start, "malformed float literal", "not a decimal number");
+                    TokenKind::Float { bits: 0, double: true }
+                }
+            }
+        };
+        self.push(kind, start);
+    }
+}
+
+/// The offset of the first `\n` in `bytes`.
+#[inline]
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&byte| byte == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(source: &str) -> Vec<TokenKind<'_>> {
+        let (tokens, diagnostics) = lex(source);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        tokens.into_iter().map(|token| token.kind).collect()
+    }
+
+    #[test]
+    fn identifiers_and_dot_names() {
+        use TokenKind::*;
+        assert_eq!(
+            kinds("ld.global.L2::cache_hint.v4.f16x2 %r1, $L__BB0_2, __cudart_x, _, %tid.x;"),
+            vec![
+                Identifier("ld"),
+                DotName("global"),
+                DotName("L2::cache_hint"),
+                DotName("v4"),
+                DotName("f16x2"),
+                Identifier("%r1"),
+                Comma,
+                Identifier("$L__BB0_2"),
+                Comma,
+                Identifier("__cudart_x"),
+                Comma,
+                Underscore,
+                Comma,
+                Identifier("%tid"),
+                DotName("x"),
+                Semicolon,
+            ]
+        );
+        assert_eq!(kinds(".mbarrier::complete_tx::bytes .L2::256B"), vec![
+            DotName("mbarrier::complete_tx::bytes"),
+            DotName("L2::256B")
+        ]);
+        assert_eq!(kinds(".reg.v4.u16"), vec![DotName("reg"), DotName("v4"), DotName("u16")]);
+    }
+
+    #[test]
+    fn numbers() {
+        use TokenKind::*;
+        assert_eq!(kinds("42 42U 0x1F 0X1fU 017 0b101 0 0U"), vec![
+            Integer(42),
+            Integer(42),
+            Integer(31),
+            Integer(31),
+            Integer(15),
+            Integer(5),
+            Integer(0),
+            Integer(0)
+        ]);
+        assert_eq!(kinds("0f3F800000 0d3FF0000000000000"), vec![
+            Float { bits: 0x3F80_0000, double: false },
+            Float { bits: 0x3FF0_0000_0000_0000, double: true }
+        ]);
+        assert_eq!(kinds("1.5 .5 1e3 2.5E-1 7.8"), vec![
+            Float { bits: 1.5f64.to_bits(), double: true },
+            Float { bits: 0.5f64.to_bits(), double: true },
+            Float { bits: 1000f64.to_bits(), double: true },
+            Float { bits: 0.25f64.to_bits(), double: true },
+            Float { bits: 7.8f64.to_bits(), double: true },
+        ]);
+        assert_eq!(kinds("18446744073709551615"), vec![Integer(u64::MAX)]);
+    }
+
+    #[test]
+    fn punctuation_and_comments() {
+        use TokenKind::*;
+        assert_eq!(
+            kinds("%p|%q // comment\n /* block \n comment */ << >> <= >= == != && || @!{}[]()<>+-*/%^~=?:"),
+            vec![
+                Identifier("%p"),
+                Pipe,
+                Identifier("%q"),
+                ShiftLeft,
+                ShiftRight,
+                LessEqual,
+                GreaterEqual,
+                EqualEqual,
+                NotEqual,
+                AndAnd,
+                OrOr,
+                At,
+                Bang,
+                LeftBrace,
+                RightBrace,
+                LeftBracket,
+                RightBracket,
+                LeftParen,
+                RightParen,
+                Less,
+                Greater,
+                Plus,
+                Minus,
+                Star,
+                Slash,
+                Percent,
+                Caret,
+                Tilde,
+                Equals,
+                Question,
+                Colon,
+            ]
+        );
+        assert_eq!(kinds(r#".pragma "nounroll";"#), vec![DotName("pragma"), String("nounroll"), Semicolon]);
+    }
+
+    #[test]
+    fn spans_are_byte_offsets() {
+        let (tokens, _) = lex("  mov.u32 %r1;");
+        let spans: Vec<_> = tokens.iter().map(|token| token.span.range()).collect();
+        assert_eq!(spans, vec![2..5, 5..9, 10..13, 13..14]);
+    }
+
+    #[test]
+    fn errors_are_reported_and_lexing_continues() {
+        let (tokens, diagnostics) = lex("mov é€ # %r1; 0x; 0f12; 99999999999999999999 0b102 \"open\n/* never closed");
+        let codes: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.code).collect();
+        assert_eq!(codes, vec![
+            Code::InvalidCharacter,
+            Code::InvalidCharacter,
+            Code::InvalidLiteral,
+            Code::InvalidLiteral,
+            Code::InvalidLiteral,
+            Code::InvalidLiteral,
+            Code::Unterminated,
+            Code::Unterminated,
+        ]);
+        // `é€` is one run of invalid characters; its span covers both characters.
+        assert_eq!(diagnostics[0].primary_span(), Some(Span::new(4, 9)));
+        assert!(tokens.iter().any(|token| token.kind == TokenKind::Identifier("%r1")));
+        assert!(diagnostics.iter().all(|diagnostic| diagnostic.primary_span().is_some()));
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        for source in ["", ".", "0x", "0f", "\"", "/*", "/", "%", "$", "_", "1e", "1.", "1.e5", "\u{0}", "é", "0d1"] {
+            let (tokens, diagnostics) = lex(source);
+            for span in tokens.iter().map(|token| token.span).chain(diagnostics.iter().flat_map(|d| d.primary_span())) {
+                assert!(source.is_char_boundary(span.start as usize) && source.is_char_boundary(span.end as usize));
+                assert!(span.start <= span.end);
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Variable declarations (ISA 7.8 section 5.3), at module scope and in function bodies:
+//! `.reg .b32 %r<12>, %x;`, `.global .align 4 .b8 table[4][8] = {...};`,
+//! `.extern .shared .align 16 .b8 dynamic[];`, and the texture, sampler and surface handles
+//! (`.texref`, `.samplerref`, `.surfref`), which are kept as 64-bit `.tex` variables.
+
+use chumsky::prelude::*;
+
+use super::expression::{evaluate, expression, Symbols, Value};
+use super::tokens::{align, integer_u32, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES};
+use super::{diagnostics, PtxParser};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Spanned;
+use crate::syntax::ast::{DeclaredName, Initializer, VariableDeclaration};
+use crate::syntax::lexer::TokenKind;
+use crate::vocabulary::{ScalarType, StateSpace};
+
+/// `.align N` and `.vN` in front of the type, in either order.
+#[derive(Clone, Copy)]
+enum Attribute {
+    Align(u32),
+    Vector(u32),
+}
+
+fn attributes<'t, 's: 't>() -> impl PtxParser<'t, 's, (Option<u32>, Option<u32>)> {
+    choice((align().map(Attribute::Align), vector_width().map(Attribute::Vector)))
+        .repeated()
+        .collect::<Vec<_>>()
+        .map(|attributes| {
+            let (mut align, mut vector) = (None, None);
+            for attribute in attributes {
+                match attribute {
+                    Attribute::Align(value) => align = Some(value),
+                    Attribute::Vector(value) => vector = Some(value),
+                }
+            }
+            (align, vector)
+        })
+}
+
+/// `{ 1, 2, { 3, 4 } }` or one constant expression (which may name variables).
+pub(super) fn initializer<'t, 's: 't>() -> impl PtxParser<'t, 's, Initializer> {
+    recursive(|initializer| {
+        let list = initializer
+            .separated_by(punct(TokenKind::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
+            .map_with(|items, extra| Initializer::List(items, extra.span()));
+        choice((list, expression(Symbols::Allowed).map(Initializer::Expression))).labelled("initializer").boxed()
+    })
+}
+
+/// One array dimension: `[16]`, `[4*4]` or `[]`.
+fn dimension<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<u32>> {
+    expression(Symbols::Forbidden)
+        .map_with(|size, extra| match evaluate(&size.node) {
+            Ok(Value::Integer(value)) if (0..=i128::from(u32::MAX)).contains(&value) => value as u32,
+            _ => {
+                diagnostics(extra).push(
+                    Diagnostic::error(Code::InvalidDeclaration, "invalid array size")
+                        .with_primary(size.span, "an array size must be a non-negative 32-bit integer constant"),
+                );
+                0
+            }
+        })
+        .or_not()
+        .delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket))
+}
+
+/// `name`, `%r<12>`, `table[4][8] = {...}`.
+fn declared_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
+    let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
+        .labelled("variable name");
+    let range = integer_u32("a register count").delimited_by(punct(TokenKind::Less), punct(TokenKind::Greater));
+    name.then(range.or_not())
+        .then(dimension().repeated().collect::<Vec<_>>())
+        .then(punct(TokenKind::Equals).ignore_then(initializer()).or_not())
+        .map_with(|(((name, range), array_dimensions), initializer), extra| DeclaredName {
+            name,
+            range,
+            array_dimensions,
+            initializer,
+            span: extra.span(),
+        })
+}
+
+/// The opaque handle types; each declares a 64-bit `.tex` variable.
+fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<ScalarType>> {
+    select! {
+        TokenKind::DotName("texref") = extra => Spanned::new(ScalarType::B64, extra.span()),
+        TokenKind::DotName("samplerref") = extra => Spanned::new(ScalarType::B64, extra.span()),
+        TokenKind::DotName("surfref") = extra => Spanned::new(ScalarType::B64, extra.span()),
+    }
+    .labelled("type")
+}
+
+/// A name of an opaque handle, with its initializer (`= { filter_mode = nearest }`) skipped.
+fn opaque_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
+    let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
+        .labelled("variable name");
+    let ignored_initializer = punct(TokenKind::Equals).ignore_then(choice((
+        super::recovery::balanced_braces(),
+        any().filter(|kind: &TokenKind| !matches!(kind, TokenKind::Comma | TokenKind::Semicolon)).ignored(),
+    )));
+    name.then(dimension().repeated().collect::<Vec<_>>()).then_ignore(ignored_initializer.or_not()).map_with(
+        |(name, array_dimensions), extra| DeclaredName {
+            name,
+            range: None,
+            array_dimensions,
+            initializer: None,
+            span: extra.span(),
+        },
+    )
+}
+
+/// A declaration in one of the variable state spaces, up to and including its `;`. The
+/// linkage is filled in by the caller at module scope.
+pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, VariableDeclaration> {
+    let names = declared_name().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
+    let opaque_names = opaque_name().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
+    // `.global .texref t;` and the plain `.texref t;` of older PTX.
+    let opaque = state_space(VARIABLE_SPACES).or_not().then(attributes()).then(opaque_type()).then(opaque_names).map(
+        |(((_, (align, _)), ty), names)| {
+            let state_space = Spanned::new(StateSpace::Tex, ty.span);
+            (state_space, align, None, ty, names)
+        },
+    );
+    let typed = state_space(VARIABLE_SPACES).then(attributes()).then(scalar_type()).then(names).map(
+        |(((state_space, (align, vector)), ty), names)| (state_space, align, vector, ty, names),
+    );
+    choice((typed, opaque)).then_ignore(punct(TokenKind::Semicolon)).map_with(
+        |(state_space, align, vector, ty, names), extra| VariableDeclaration {
+            linkage: None,
+            state_space,
+            align,
+            vector,
+            ty,
+            names,
+            span: extra.span(),
+        },
+    )
+}

@@ -1,0 +1,267 @@
+//! Constant expressions (ISA 7.8 section 4.5.4) as they appear in initializers, array sizes,
+//! address offsets and immediate operands.
+//!
+//! C precedence, from loosest: `|`, `^`, `&`, `<<` `>>`, `+` `-`, `*` `/` `%`, then the unary
+//! `-` `~` `!`. Subtrees made only of literals are folded as they are built, so `-1` is the
+//! integer -1 and `(1 << 4) + 2` is 18; subtrees with symbols (`generic(arr) + 4`) stay trees.
+
+use chumsky::prelude::*;
+
+use super::tokens::punct;
+use super::PtxParser;
+use crate::span::{Span, Spanned};
+use crate::syntax::ast::{BinaryOperator, Expression, UnaryOperator};
+use crate::syntax::lexer::TokenKind;
+
+/// Where an expression appears decides whether it may name symbols.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Symbols {
+    /// Initializers: variable and function names stand for their addresses.
+    Allowed,
+    /// Operands, sizes and offsets: names are parsed elsewhere (registers, address bases).
+    Forbidden,
+}
+
+pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's, Spanned<Expression>> {
+    recursive(move |expression| {
+        let literal = select! {
+            TokenKind::Integer(value) = extra => Spanned::new(Expression::Integer(value as i128), extra.span()),
+            TokenKind::Float { bits, double } = extra => Spanned::new(Expression::Float { bits, double }, extra.span()),
+        };
+        let parenthesised = expression
+            .clone()
+            .delimited_by(punct(TokenKind::LeftParen), punct(TokenKind::RightParen))
+            .map_with(|inner: Spanned<Expression>, extra| Spanned::new(inner.node, extra.span()));
+        // `name`, `generic(name)`, `mask(...)` and other function-like forms.
+        let arguments = expression
+            .clone()
+            .separated_by(punct(TokenKind::Comma))
+            .collect::<Vec<_>>()
+            .delimited_by(punct(TokenKind::LeftParen), punct(TokenKind::RightParen));
+        let symbol = select! { TokenKind::Identifier(name) if symbols == Symbols::Allowed => name }
+            .then(arguments.or_not())
+            .map_with(|(name, arguments), extra| Spanned::new(symbol_expression(name, arguments), extra.span()));
+        let primary = choice((literal, parenthesised, symbol)).labelled("expression");
+
+        let unary_operator = select! {
+            TokenKind::Minus => Some(UnaryOperator::Negate),
+            TokenKind::Tilde => Some(UnaryOperator::BitNot),
+            TokenKind::Bang => Some(UnaryOperator::LogicalNot),
+            TokenKind::Plus => None,
+        }
+        .map_with(|operator, extra| (operator, extra.span()));
+        let unary = unary_operator.repeated().foldr(primary, |(operator, span): (Option<UnaryOperator>, Span), operand| {
+            let span = span.to(operand.span);
+            match operator {
+                Some(operator) => Spanned::new(fold_unary(operator, operand), span),
+                None => Spanned::new(operand.node, span),
+            }
+        });
+
+        // All binary operators are read flat in one loop and arranged by precedence afterwards,
+        // so a lone number costs one failed operator match instead of one per precedence level.
+        // The operators carry an empty label so that "expected `+`, `-`, ..." does not crowd
+        // every error that follows a number.
+        let binary_operator = select! {
+            TokenKind::Star => BinaryOperator::Multiply,
+            TokenKind::Slash => BinaryOperator::Divide,
+            TokenKind::Percent => BinaryOperator::Remainder,
+            TokenKind::Plus => BinaryOperator::Add,
+            TokenKind::Minus => BinaryOperator::Subtract,
+            TokenKind::ShiftLeft => BinaryOperator::ShiftLeft,
+            TokenKind::ShiftRight => BinaryOperator::ShiftRight,
+            TokenKind::Ampersand => BinaryOperator::BitAnd,
+            TokenKind::Caret => BinaryOperator::BitXor,
+            TokenKind::Pipe => BinaryOperator::BitOr,
+        }
+        .labelled("");
+        unary
+            .clone()
+            .then(binary_operator.then(unary).repeated().collect::<Vec<_>>())
+            .map(|(first, rest)| arrange(first, rest))
+            .boxed()
+    })
+}
+
+/// Binding strength of each binary operator: higher binds tighter.
+fn precedence(operator: BinaryOperator) -> u8 {
+    match operator {
+        BinaryOperator::Multiply | BinaryOperator::Divide | BinaryOperator::Remainder => 6,
+        BinaryOperator::Add | BinaryOperator::Subtract => 5,
+        BinaryOperator::ShiftLeft | BinaryOperator::ShiftRight => 4,
+        BinaryOperator::BitAnd => 3,
+        BinaryOperator::BitXor => 2,
+        BinaryOperator::BitOr => 1,
+    }
+}
+
+/// Builds the tree of `first (operator operand)*` with left-associative operators by
+/// precedence (operator-precedence parsing with two stacks).
+fn arrange(
+    first: Spanned<Expression>,
+    rest: Vec<(BinaryOperator, Spanned<Expression>)>,
+) -> Spanned<Expression> {
+    if rest.is_empty() {
+        return first;
+    }
+    let mut operands = vec![first];
+    let mut operators: Vec<BinaryOperator> = Vec::new();
+    let reduce = |operands: &mut Vec<Spanned<Expression>>, operator: BinaryOperator| {
+        if let (Some(right), Some(left)) = (operands.pop(), operands.pop()) {
+            let span = left.span.to(right.span);
+            operands.push(Spanned::new(fold_binary(operator, left, right), span));
+        }
+    };
+    for (operator, operand) in rest {
+        while let Some(&top) = operators.last() {
+            if precedence(top) < precedence(operator) {
+                break;
+            }
+            operators.pop();
+            reduce(&mut operands, top);
+        }
+        operators.push(operator);
+        operands.push(operand);
+    }
+    while let Some(operator) = operators.pop() {
+        reduce(&mut operands, operator);
+    }
+    // Each reduction turns two operands into one, so exactly one is left.
+    operands.pop().unwrap_or_else(|| Spanned::new(Expression::Integer(0), Span::default()))
+}
+
+fn symbol_expression(name: &str, arguments: Option<Vec<Spanned<Expression>>>) -> Expression {
+    match arguments {
+        None => Expression::Symbol(name.to_string()),
+        Some(arguments) => {
+            if let [Spanned { node: Expression::Symbol(symbol), .. }] = arguments.as_slice() {
+                if name == "generic" {
+                    return Expression::Generic(symbol.clone());
+                }
+            }
+            Expression::Call { function: name.to_string(), arguments }
+        }
+    }
+}
+
+/// A constant value: what a folded expression reduces to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Value {
+    Integer(i128),
+    Float { bits: u64, double: bool },
+}
+
+impl Value {
+    fn of(expression: &Expression) -> Option<Value> {
+        match *expression {
+            Expression::Integer(value) => Some(Value::Integer(value)),
+            Expression::Float { bits, double } => Some(Value::Float { bits, double }),
+            _ => None,
+        }
+    }
+
+    fn into_expression(self) -> Expression {
+        match self {
+            Value::Integer(value) => Expression::Integer(value),
+            Value::Float { bits, double } => Expression::Float { bits, double },
+        }
+    }
+
+    fn as_f64(bits: u64, double: bool) -> f64 {
+        if double {
+            f64::from_bits(bits)
+        } else {
+            f64::from(f32::from_bits(bits as u32))
+        }
+    }
+}
+
+fn fold_unary(operator: UnaryOperator, operand: Spanned<Expression>) -> Expression {
+    match Value::of(&operand.node).and_then(|value| apply_unary(operator, value).ok()) {
+        Some(value) => value.into_expression(),
+        None => Expression::Unary { operator, operand: Box::new(operand) },
+    }
+}
+
+fn fold_binary(operator: BinaryOperator, left: Spanned<Expression>, right: Spanned<Expression>) -> Expression {
+    let folded = match (Value::of(&left.node), Value::of(&right.node)) {
+        (Some(left), Some(right)) => apply_binary(operator, left, right).ok(),
+        _ => None,
+    };
+    match folded {
+        Some(value) => value.into_expression(),
+        None => Expression::Binary { operator, left: Box::new(left), right: Box::new(right) },
+    }
+}
+
+fn apply_unary(operator: UnaryOperator, value: Value) -> Result<Value, &'static str> {
+    Ok(match (operator, value) {
+        (UnaryOperator::Negate, Value::Integer(value)) => Value::Integer(value.wrapping_neg()),
+        (UnaryOperator::BitNot, Value::Integer(value)) => Value::Integer(!value),
+        (UnaryOperator::LogicalNot, Value::Integer(value)) => Value::Integer(i128::from(value == 0)),
+        // Negating a float flips its sign bit, whatever its width.
+        (UnaryOperator::Negate, Value::Float { bits, double }) => {
+            Value::Float { bits: bits ^ if double { 1 << 63 } else { 1 << 31 }, double }
+        }
+        (UnaryOperator::BitNot | UnaryOperator::LogicalNot, Value::Float { .. }) => {
+            return Err("`~` and `!` apply to integers, not floats")
+        }
+    })
+}
+
+fn apply_binary(operator: BinaryOperator, left: Value, right: Value) -> Result<Value, &'static str> {
+    match (left, right) {
+        (Value::Integer(left), Value::Integer(right)) => Ok(Value::Integer(match operator {
+            BinaryOperator::Add => left.wrapping_add(right),
+            BinaryOperator::Subtract => left.wrapping_sub(right),
+            BinaryOperator::Multiply => left.wrapping_mul(right),
+            BinaryOperator::Divide => left.checked_div(right).ok_or("division by zero in a constant expression")?,
+            BinaryOperator::Remainder => left.checked_rem(right).ok_or("division by zero in a constant expression")?,
+            BinaryOperator::ShiftLeft => match u32::try_from(right) {
+                Ok(amount) if amount < 128 => left.wrapping_shl(amount),
+                _ => 0,
+            },
+            BinaryOperator::ShiftRight => match u32::try_from(right) {
+                Ok(amount) if amount < 128 => left >> amount,
+                _ if left < 0 => -1,
+                _ => 0,
+            },
+            BinaryOperator::BitAnd => left & right,
+            BinaryOperator::BitOr => left | right,
+            BinaryOperator::BitXor => left ^ right,
+        })),
+        (Value::Float { bits: left, double: left_double }, Value::Float { bits: right, double: right_double }) => {
+            let (left, right) = (Value::as_f64(left, left_double), Value::as_f64(right, right_double));
+            let value = match operator {
+                BinaryOperator::Add => left + right,
+                BinaryOperator::Subtract => left - right,
+                BinaryOperator::Multiply => left * right,
+                BinaryOperator::Divide => left / right,
+                _ => return Err("this operator applies to integers, not floats"),
+            };
+            Ok(Value::Float { bits: value.to_bits(), double: true })
+        }
+        _ => Err("a constant expression cannot mix integers and floats"),
+    }
+}
+
+/// Reduces an expression without symbols to its value, or says why it cannot.
+pub(super) fn evaluate(expression: &Expression) -> Result<Value, &'static str> {
+    match expression {
+        Expression::Integer(value) => Ok(Value::Integer(*value)),
+        Expression::Float { bits, double } => Ok(Value::Float { bits: *bits, double: *double }),
+        Expression::Unary { operator, operand } => apply_unary(*operator, evaluate(&operand.node)?),
+        Expression::Binary { operator, left, right } => {
+            apply_binary(*operator, evaluate(&left.node)?, evaluate(&right.node)?)
+        }
+        Expression::Symbol(_) | Expression::Generic(_) | Expression::Call { .. } => {
+            Err("a name cannot appear in this constant expression")
+        }
+    }
+}
+
+/// Reads the text of a `.version` number (`7.8`, `8.10`) as major and minor.
+pub(super) fn version_numbers(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}

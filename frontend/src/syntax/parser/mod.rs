@@ -1,0 +1,103 @@
+//! The PTX parser: tokens to the syntax tree, written with chumsky over the lexer's token slice.
+//!
+//! Parsing never fails. A statement that does not parse is reported and skipped up to its `;`
+//! (or the `}` that closes its block), and a module directive that does not parse is skipped up
+//! to the next directive, so one run reports every error of a file and still returns the rest.
+//!
+//! One file per concept: `tokens` (single-token parsers), `expression` (constant expressions),
+//! `operand`, `declaration` (variables and their initializers), `statement` (function bodies),
+//! `function` (headers, parameters, attributes), `directive` (module level), `recovery` (what to
+//! skip after an error) and `error` (chumsky errors to diagnostics).
+
+mod declaration;
+mod directive;
+mod error;
+mod expression;
+mod function;
+mod operand;
+mod recovery;
+mod statement;
+mod tokens;
+
+#[cfg(test)]
+mod tests;
+
+use chumsky::input::{Input as _, MappedInput};
+use chumsky::inspector::TruncateState;
+use chumsky::prelude::*;
+
+use super::ast;
+use super::lexer::{lex, Token, TokenKind};
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+/// The parser's input: the lexer's tokens, seen by chumsky as (kind, span) pairs.
+type ParserInput<'t, 's> =
+    MappedInput<'t, TokenKind<'s>, Span, &'t [Token<'s>], fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span)>;
+
+/// Syntax errors as chumsky builds them; `error` turns them into diagnostics.
+type ParserError<'t, 's> = Rich<'t, TokenKind<'s>, Span>;
+
+/// Besides syntax errors, parsers push diagnostics that are not about the shape of the text
+/// (a constant expression that divides by zero, a number too large for its place) into the
+/// state. The state is truncated when chumsky backtracks, so abandoned attempts leave nothing.
+type Extra<'t, 's> = extra::Full<ParserError<'t, 's>, TruncateState<Diagnostic>, ()>;
+
+/// Every parser in this module: a chumsky parser over [`ParserInput`] with [`Extra`].
+trait PtxParser<'t, 's: 't, O>: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
+
+impl<'t, 's: 't, O, P> PtxParser<'t, 's, O> for P where P: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
+
+/// Lets chumsky build our spans directly, so every node's span is a [`Span`] of byte offsets.
+impl chumsky::span::Span for Span {
+    type Context = ();
+    type Offset = usize;
+
+    fn new(_context: (), range: std::ops::Range<usize>) -> Span {
+        // chumsky makes an inverted range for an empty match right after a token (the next
+        // token's start to the previous token's end); clamp it to an empty span.
+        Span::new(range.start, range.end.max(range.start))
+    }
+
+    fn context(&self) {}
+
+    fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    fn end(&self) -> usize {
+        self.end as usize
+    }
+}
+
+/// The `extra` argument of `map_with` closures.
+type MapExtra<'t, 'b, 's> = chumsky::input::MapExtra<'t, 'b, ParserInput<'t, 's>, Extra<'t, 's>>;
+
+/// The list that non-syntax diagnostics found while parsing go to.
+fn diagnostics<'a, 't, 's>(extra: &'a mut MapExtra<'t, '_, 's>) -> &'a mut Vec<Diagnostic> {
+    &mut extra.state().0
+}
+
+fn split_token<'t, 's>(token: &'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span) {
+    (&token.kind, &token.span)
+}
+
+fn parser_input<'t, 's>(tokens: &'t [Token<'s>], end_of_input: Span) -> ParserInput<'t, 's> {
+    tokens.map(end_of_input, split_token as fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span))
+}
+
+/// Parses a whole PTX file. Never fails: returns what it could build and every diagnostic of
+/// the lexer and parser, in source order.
+pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
+    let (tokens, mut diagnostics) = lex(source);
+    // Errors at the end of the input point at the last token.
+    let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
+    let input = parser_input(&tokens, end_of_input);
+    let mut state = TruncateState(Vec::new());
+    let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
+    diagnostics.extend(state.0);
+    diagnostics.extend(errors.into_iter().map(|error| error::to_diagnostic(error, end_of_input)));
+    diagnostics.sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
+    diagnostics.dedup();
+    (module.unwrap_or_default(), diagnostics)
+}

@@ -1,0 +1,121 @@
+//! Function bodies: blocks of statements (ISA 7.8 section 4.3). A statement is a label, an
+//! instruction with its optional guard, a declaration, a nested block, or a statement-level
+//! directive (`.loc`, `.pragma`, and `.callprototype`/`.branchtargets`/`.calltargets`, whose
+//! operands are skipped). A statement that does not parse is reported and skipped.
+
+use chumsky::prelude::*;
+
+use super::declaration::variable_declaration;
+use super::operand::operand;
+use super::recovery::{rest_of_statement, skip_statement};
+use super::tokens::{identifier, integer, keyword, punct, string, unescape};
+use super::PtxParser;
+use crate::span::Spanned;
+use crate::syntax::ast::{Block, Guard, Instruction, Operand, OperandKind, Statement};
+use crate::syntax::lexer::TokenKind;
+
+/// `{ statement* }`, with recovery inside.
+pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
+    recursive(|block| {
+        statement(block.map(|block| Some(Statement::Block(block))))
+            .recover_with(via_parser(skip_statement().map(|()| None)))
+            .repeated()
+            .collect::<Vec<Option<Statement>>>()
+            .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
+            .map_with(|statements, extra| Block { statements: statements.into_iter().flatten().collect(), span: extra.span() })
+    })
+    .boxed()
+}
+
+/// `.`-modifiers after an opcode, without their dots.
+fn modifiers<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Spanned<String>>> {
+    select! { TokenKind::DotName(modifier) = extra => Spanned::new(modifier.to_string(), extra.span()) }
+        .labelled("")
+        .repeated()
+        .collect::<Vec<_>>()
+}
+
+/// What follows an opcode: modifiers, operands and the `;`.
+fn instruction_tail<'t, 's: 't>() -> impl PtxParser<'t, 's, (Vec<Spanned<String>>, Vec<Operand>)> {
+    modifiers()
+        .then(operand().separated_by(punct(TokenKind::Comma)).collect::<Vec<_>>())
+        .then_ignore(punct(TokenKind::Semicolon))
+}
+
+fn instruction(
+    guard: Option<Guard>,
+    opcode: Spanned<String>,
+    modifiers: Vec<Spanned<String>>,
+    mut operands: Vec<Operand>,
+    span: crate::span::Span,
+) -> Instruction {
+    // Outside `call`, `(5)` is a parenthesised immediate, not an argument list.
+    if opcode.node != "call" {
+        for operand in &mut operands {
+            if let OperandKind::List(elements) = &mut operand.kind {
+                if let [element] = elements.as_mut_slice() {
+                    if matches!(element.kind, OperandKind::Integer(_) | OperandKind::Float { .. }) {
+                        operand.kind = std::mem::replace(&mut element.kind, OperandKind::Sink);
+                    }
+                }
+            }
+        }
+    }
+    Instruction { guard, opcode, modifiers, operands, span }
+}
+
+/// A statement, or `None` for a directive that leaves nothing in the tree.
+fn statement<'t, 's: 't>(
+    block: impl PtxParser<'t, 's, Option<Statement>>,
+) -> impl PtxParser<'t, 's, Option<Statement>> {
+    // `name:` is a label; `name ...;` an instruction.
+    let label_or_instruction = identifier()
+        .then(choice((punct(TokenKind::Colon).to(None), instruction_tail().map(Some))))
+        .map_with(|(name, tail), extra| {
+            Some(match tail {
+                None => Statement::Label(name),
+                Some((modifiers, operands)) => {
+                    Statement::Instruction(instruction(None, name, modifiers, operands, extra.span()))
+                }
+            })
+        });
+
+    let guard = punct(TokenKind::At)
+        .ignore_then(punct(TokenKind::Bang).or_not())
+        .then(identifier().labelled("predicate"))
+        .map_with(|(bang, predicate), extra| Guard { negated: bang.is_some(), predicate, span: extra.span() });
+    let guarded_instruction = guard.then(identifier().labelled("opcode")).then(instruction_tail()).map_with(
+        |((guard, opcode), (modifiers, operands)), extra| {
+            Some(Statement::Instruction(instruction(Some(guard), opcode, modifiers, operands, extra.span())))
+        },
+    );
+
+    let declaration = variable_declaration().map(|declaration| Some(Statement::Declaration(declaration)));
+
+    // `.loc file line column`, optionally followed by `, function_name NAME` and
+    // `, inlined_at file line column`, which are accepted and dropped.
+    let number = integer().map(|value| u32::try_from(value).unwrap_or(u32::MAX));
+    let location_extra = punct(TokenKind::Comma).ignore_then(choice((
+        just(TokenKind::Identifier("function_name")).ignore_then(identifier()).ignored(),
+        just(TokenKind::Identifier("inlined_at")).ignore_then(integer()).then(integer()).then(integer()).ignored(),
+    )));
+    let location = keyword("loc")
+        .ignore_then(number.clone())
+        .then(number.clone())
+        .then(number)
+        .then_ignore(location_extra.repeated())
+        .map_with(|((file, line), column), extra| Some(Statement::Location { file, line, column, span: extra.span() }));
+
+    let pragma = keyword("pragma")
+        .ignore_then(string().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
+        .then_ignore(punct(TokenKind::Semicolon))
+        .map_with(|texts, extra| Some(Statement::Pragma { text: texts.into_iter().map(unescape).collect::<Vec<_>>().join(", "), span: extra.span() }));
+
+    // `proto: .callprototype (...) _ (...);`, `targets: .branchtargets L1, L2;`: the label before
+    // them is kept as a label; their operands are not modelled.
+    let unmodelled =
+        choice((keyword("callprototype"), keyword("branchtargets"), keyword("calltargets"))).ignore_then(rest_of_statement()).to(None);
+
+    choice((label_or_instruction, guarded_instruction, declaration, location, pragma, unmodelled, block))
+        .labelled("statement")
+}

@@ -1,0 +1,104 @@
+//! AMDGPU (`amdgcn-amd-amdhsa`, code object v5). Thread and block indices come from the
+//! `llvm.amdgcn.workitem.id.*`/`workgroup.id.*` intrinsics; block and grid sizes come from the
+//! implicit kernel arguments, whose v5 layout starts with `hidden_block_count_{x,y,z}` (u32 at
+//! offsets 0, 4, 8) and `hidden_group_size_{x,y,z}` (u16 at offsets 12, 14, 16).
+
+use inkwell::attributes::AttributeLoc;
+use inkwell::context::Context;
+use inkwell::module::{FlagBehavior, Module};
+use inkwell::types::BasicMetadataTypeEnum;
+use inkwell::values::{BasicValue, IntValue};
+use inkwell::AddressSpace;
+use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
+
+use crate::declare::{call_intrinsic, to_i32};
+use crate::{KernelParameters, Site, Target, TargetKind, Unsupported};
+
+/// LLVM's `amdgpu_kernel` calling convention.
+const AMDGPU_KERNEL: u32 = 91;
+/// The code object version that the implicit-argument offsets above belong to.
+const CODE_OBJECT_VERSION: u64 = 500;
+const BLOCK_COUNT_OFFSET: u64 = 0;
+const GROUP_SIZE_OFFSET: u64 = 12;
+
+pub struct Amdgpu;
+
+fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
+    Unsupported { what: format!("an LLVM builder operation ({error})") }
+}
+
+impl Amdgpu {
+    /// Loads an implicit kernel argument of `bits` width at `offset` bytes.
+    fn implicit_argument<'ctx>(&self, site: &Site<'_, 'ctx>, offset: u64, bits: u32) -> Result<IntValue<'ctx>, Unsupported> {
+        let base = call_intrinsic(site, "llvm.amdgcn.implicitarg.ptr", &[], &[])?.into_pointer_value();
+        let i8_type = site.context.i8_type();
+        let offset = site.context.i64_type().const_int(offset, false);
+        // SAFETY: the offsets are inside the implicit-argument block of code object v5.
+        let address = unsafe { site.builder.build_in_bounds_gep(i8_type, base, &[offset], "") }.map_err(llvm_error)?;
+        let value_type = if bits == 16 { site.context.i16_type() } else { site.context.i32_type() };
+        let loaded = site.builder.build_load(value_type, address, "").map_err(llvm_error)?;
+        if let Some(instruction) = loaded.as_instruction_value() {
+            let _ = instruction.set_alignment(bits / 8);
+        }
+        to_i32(site, loaded.into_int_value())
+    }
+}
+
+impl Target for Amdgpu {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Amdgpu
+    }
+
+    fn address_space(&self, state_space: StateSpace) -> AddressSpace {
+        let number: u16 = match state_space {
+            StateSpace::Global => 1,
+            StateSpace::Shared => 3,
+            StateSpace::Const => 4,
+            StateSpace::Local | StateSpace::Param => 5,
+            StateSpace::Generic | StateSpace::Reg | StateSpace::SpecialReg | StateSpace::Tex => 0,
+        };
+        AddressSpace::from(number)
+    }
+
+    fn configure_module<'ctx>(&self, context: &'ctx Context, module: &Module<'ctx>) {
+        let version = context.i32_type().const_int(CODE_OBJECT_VERSION, false);
+        module.add_basic_value_flag("amdhsa_code_object_version", FlagBehavior::Error, version);
+    }
+
+    fn hidden_parameter_types<'ctx>(&self, _context: &'ctx Context) -> Vec<BasicMetadataTypeEnum<'ctx>> {
+        Vec::new()
+    }
+
+    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+        site.function.set_call_conventions(AMDGPU_KERNEL);
+        // PTX allows blocks of up to 1024 threads; say so, or the backend assumes 256.
+        let attribute = site.context.create_string_attribute("amdgpu-flat-work-group-size", "1,1024");
+        site.function.add_attribute(AttributeLoc::Function, attribute);
+        Ok(())
+    }
+
+    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+        match register {
+            SpecialRegister::ThreadId(dimension) => {
+                Ok(call_intrinsic(site, &format!("llvm.amdgcn.workitem.id.{dimension}"), &[], &[])?.into_int_value())
+            }
+            SpecialRegister::CtaId(dimension) => {
+                Ok(call_intrinsic(site, &format!("llvm.amdgcn.workgroup.id.{dimension}"), &[], &[])?.into_int_value())
+            }
+            SpecialRegister::ThreadCount(dimension) => {
+                self.implicit_argument(site, GROUP_SIZE_OFFSET + 2 * u64::from(dimension.index()), 16)
+            }
+            SpecialRegister::CtaCount(dimension) => {
+                self.implicit_argument(site, BLOCK_COUNT_OFFSET + 4 * u64::from(dimension.index()), 32)
+            }
+            SpecialRegister::Clock64 => Ok(call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value()),
+            SpecialRegister::Clock => {
+                let time = call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value();
+                to_i32(site, time)
+            }
+            SpecialRegister::LaneId | SpecialRegister::WarpId | SpecialRegister::WarpCount => {
+                Err(Unsupported { what: format!("special register {register}") })
+            }
+        }
+    }
+}

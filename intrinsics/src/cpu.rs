@@ -1,0 +1,240 @@
+//! The CPU target: kernels run inside ptxr's runtime (see `ptxr_runtime::abi`).
+//!
+//! Every lowered function takes the block's `BlockContext` pointer and the thread's `%tid`
+//! components as hidden leading parameters. A kernel body becomes `NAME.thread`, inlined into
+//! the entry `NAME(params, context)` that loops over the block's threads, so that a kernel
+//! without barriers is a plain loop nest that LLVM can optimise and vectorise.
+
+use inkwell::attributes::AttributeLoc;
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, StructType};
+use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate};
+use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
+use ptxr_runtime::abi::block_context_field;
+
+use crate::declare::{call_intrinsic, to_i32};
+use crate::{KernelParameters, Site, Target, TargetKind, Unsupported};
+
+/// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
+const CONTEXT_PARAMETER: u32 = 0;
+const THREAD_ID_PARAMETER: u32 = 1;
+/// PTX's warp size, which the runtime keeps on every target.
+const WARP_SIZE: u64 = 32;
+
+pub struct Cpu;
+
+fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
+    Unsupported { what: format!("an LLVM builder operation ({error})") }
+}
+
+/// The LLVM layout of `ptxr_runtime::abi::BlockContext`.
+fn block_context_type(context: &Context) -> StructType<'_> {
+    let dimensions = context.i32_type().array_type(3);
+    context.struct_type(
+        &[
+            dimensions.into(),
+            dimensions.into(),
+            dimensions.into(),
+            context.i32_type().into(),
+            context.ptr_type(AddressSpace::default()).into(),
+        ],
+        false,
+    )
+}
+
+/// Loads `field[dimension]` of the block context.
+fn context_dimension<'ctx>(
+    site: &Site<'_, 'ctx>,
+    context_pointer: PointerValue<'ctx>,
+    field: u32,
+    dimension: Dimension,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let indices = [
+        i32_type.const_zero(),
+        i32_type.const_int(u64::from(field), false),
+        i32_type.const_int(u64::from(dimension.index()), false),
+    ];
+    // SAFETY: the indices stay inside BlockContext's [3 x i32] fields.
+    let address = unsafe { site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
+        .map_err(llvm_error)?;
+    let name = match field {
+        block_context_field::CTAID => "ctaid",
+        block_context_field::NCTAID => "nctaid",
+        _ => "ntid",
+    };
+    Ok(site.builder.build_load(i32_type, address, &format!("{name}.{dimension}")).map_err(llvm_error)?.into_int_value())
+}
+
+fn context_parameter<'ctx>(site: &Site<'_, 'ctx>, function: inkwell::values::FunctionValue<'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
+    function
+        .get_nth_param(CONTEXT_PARAMETER)
+        .map(|parameter| parameter.into_pointer_value())
+        .ok_or_else(|| Unsupported { what: format!("{} without its hidden context parameter", site.function.get_name().to_string_lossy()) })
+}
+
+/// The thread's linear index in its block: `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`.
+fn linear_thread_index<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let context_pointer = context_parameter(site, site.function)?;
+    let thread = |dimension: Dimension| -> Result<IntValue<'ctx>, Unsupported> {
+        site.function
+            .get_nth_param(THREAD_ID_PARAMETER + dimension.index())
+            .map(|parameter| parameter.into_int_value())
+            .ok_or_else(|| Unsupported { what: "a thread index parameter".to_string() })
+    };
+    let size_x = context_dimension(site, context_pointer, block_context_field::NTID, Dimension::X)?;
+    let size_y = context_dimension(site, context_pointer, block_context_field::NTID, Dimension::Y)?;
+    let builder = site.builder;
+    let inner = builder.build_int_mul(size_y, thread(Dimension::Z)?, "").map_err(llvm_error)?;
+    let inner = builder.build_int_add(thread(Dimension::Y)?, inner, "").map_err(llvm_error)?;
+    let inner = builder.build_int_mul(size_x, inner, "").map_err(llvm_error)?;
+    builder.build_int_add(thread(Dimension::X)?, inner, "thread.linear").map_err(llvm_error)
+}
+
+impl Target for Cpu {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Cpu
+    }
+
+    fn address_space(&self, _state_space: StateSpace) -> AddressSpace {
+        // One flat address space: every PTX address is a host address.
+        AddressSpace::default()
+    }
+
+    fn configure_module<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) {}
+
+    fn hidden_parameter_types<'ctx>(&self, context: &'ctx Context) -> Vec<BasicMetadataTypeEnum<'ctx>> {
+        let i32_type = context.i32_type();
+        vec![context.ptr_type(AddressSpace::default()).into(), i32_type.into(), i32_type.into(), i32_type.into()]
+    }
+
+    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+        let context = site.context;
+        let body = site.function;
+        let name = body.get_name().to_string_lossy().into_owned();
+        body.as_global_value().set_name(&format!("{name}.thread"));
+        body.set_linkage(Linkage::Internal);
+        body.add_attribute(AttributeLoc::Function, context.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline"), 0));
+
+        let pointer_type = context.ptr_type(AddressSpace::default());
+        let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
+        let entry = site.module.add_function(&name, entry_type, Some(Linkage::External));
+        let builder = site.builder;
+        let start = context.append_basic_block(entry, "entry");
+        builder.position_at_end(start);
+        let entry_site = Site { context, module: site.module, builder, function: entry };
+        let parameter_array = entry.get_nth_param(0).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
+        let context_pointer = entry.get_nth_param(1).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
+        parameter_array.set_name("params");
+        context_pointer.set_name("context");
+
+        // Parameter i is at *params[i], as in CUDA's kernelParams.
+        let mut values: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
+        for (index, parameter_type) in parameters.types.iter().enumerate() {
+            let index_value = context.i64_type().const_int(index as u64, false);
+            // SAFETY: the runtime passes one pointer per kernel parameter.
+            let slot = unsafe { builder.build_in_bounds_gep(pointer_type, parameter_array, &[index_value], "") }.map_err(llvm_error)?;
+            let pointer = builder.build_load(pointer_type, slot, "").map_err(llvm_error)?.into_pointer_value();
+            let value = builder.build_load(*parameter_type, pointer, &format!("param{index}")).map_err(llvm_error)?;
+            values.push(value.into());
+        }
+        let sizes = [Dimension::X, Dimension::Y, Dimension::Z]
+            .map(|dimension| context_dimension(&entry_site, context_pointer, block_context_field::NTID, dimension));
+        let [size_x, size_y, size_z] = sizes;
+        let (size_x, size_y, size_z) = (size_x?, size_y?, size_z?);
+
+        // for z in 0..ntid.z { for y in 0..ntid.y { for x in 0..ntid.x { NAME.thread(...) } } }
+        let i32_type = context.i32_type();
+        let loop_z = context.append_basic_block(entry, "thread.z");
+        let loop_y = context.append_basic_block(entry, "thread.y");
+        let loop_x = context.append_basic_block(entry, "thread.x");
+        let next_y = context.append_basic_block(entry, "thread.y.next");
+        let next_z = context.append_basic_block(entry, "thread.z.next");
+        let done = context.append_basic_block(entry, "done");
+        builder.build_unconditional_branch(loop_z).map_err(llvm_error)?;
+
+        builder.position_at_end(loop_z);
+        let z = builder.build_phi(i32_type, "tid.z").map_err(llvm_error)?;
+        builder.build_unconditional_branch(loop_y).map_err(llvm_error)?;
+
+        builder.position_at_end(loop_y);
+        let y = builder.build_phi(i32_type, "tid.y").map_err(llvm_error)?;
+        builder.build_unconditional_branch(loop_x).map_err(llvm_error)?;
+
+        builder.position_at_end(loop_x);
+        let x = builder.build_phi(i32_type, "tid.x").map_err(llvm_error)?;
+        let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> =
+            vec![context_pointer.into(), x.as_basic_value().into(), y.as_basic_value().into(), z.as_basic_value().into()];
+        arguments.extend(values);
+        builder.build_call(body, &arguments, "").map_err(llvm_error)?;
+        let one = i32_type.const_int(1, false);
+        let x_next = builder.build_int_add(x.as_basic_value().into_int_value(), one, "").map_err(llvm_error)?;
+        let x_more = builder.build_int_compare(IntPredicate::ULT, x_next, size_x, "").map_err(llvm_error)?;
+        builder.build_conditional_branch(x_more, loop_x, next_y).map_err(llvm_error)?;
+
+        builder.position_at_end(next_y);
+        let y_next = builder.build_int_add(y.as_basic_value().into_int_value(), one, "").map_err(llvm_error)?;
+        let y_more = builder.build_int_compare(IntPredicate::ULT, y_next, size_y, "").map_err(llvm_error)?;
+        builder.build_conditional_branch(y_more, loop_y, next_z).map_err(llvm_error)?;
+
+        builder.position_at_end(next_z);
+        let z_next = builder.build_int_add(z.as_basic_value().into_int_value(), one, "").map_err(llvm_error)?;
+        let z_more = builder.build_int_compare(IntPredicate::ULT, z_next, size_z, "").map_err(llvm_error)?;
+        builder.build_conditional_branch(z_more, loop_z, done).map_err(llvm_error)?;
+
+        builder.position_at_end(done);
+        builder.build_return(None).map_err(llvm_error)?;
+
+        let zero = i32_type.const_zero();
+        z.add_incoming(&[(&zero, start), (&z_next, next_z)]);
+        y.add_incoming(&[(&zero, loop_z), (&y_next, next_y)]);
+        x.add_incoming(&[(&zero, loop_y), (&x_next, loop_x)]);
+        Ok(())
+    }
+
+    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+        let context_pointer = || context_parameter(site, site.function);
+        match register {
+            SpecialRegister::ThreadId(dimension) => site
+                .function
+                .get_nth_param(THREAD_ID_PARAMETER + dimension.index())
+                .map(|parameter| parameter.into_int_value())
+                .ok_or_else(|| Unsupported { what: "a thread index parameter".to_string() }),
+            SpecialRegister::ThreadCount(dimension) => {
+                context_dimension(site, context_pointer()?, block_context_field::NTID, dimension)
+            }
+            SpecialRegister::CtaId(dimension) => context_dimension(site, context_pointer()?, block_context_field::CTAID, dimension),
+            SpecialRegister::CtaCount(dimension) => {
+                context_dimension(site, context_pointer()?, block_context_field::NCTAID, dimension)
+            }
+            SpecialRegister::LaneId => {
+                let linear = linear_thread_index(site)?;
+                let mask = site.context.i32_type().const_int(WARP_SIZE - 1, false);
+                site.builder.build_and(linear, mask, "laneid").map_err(llvm_error)
+            }
+            SpecialRegister::WarpId => {
+                let linear = linear_thread_index(site)?;
+                let shift = site.context.i32_type().const_int(WARP_SIZE.trailing_zeros().into(), false);
+                site.builder.build_right_shift(linear, shift, false, "warpid").map_err(llvm_error)
+            }
+            SpecialRegister::WarpCount => {
+                let pointer = context_pointer()?;
+                let mut total = context_dimension(site, pointer, block_context_field::NTID, Dimension::X)?;
+                for dimension in [Dimension::Y, Dimension::Z] {
+                    let size = context_dimension(site, pointer, block_context_field::NTID, dimension)?;
+                    total = site.builder.build_int_mul(total, size, "").map_err(llvm_error)?;
+                }
+                let rounded = site.builder.build_int_add(total, site.context.i32_type().const_int(WARP_SIZE - 1, false), "").map_err(llvm_error)?;
+                let shift = site.context.i32_type().const_int(WARP_SIZE.trailing_zeros().into(), false);
+                site.builder.build_right_shift(rounded, shift, false, "nwarpid").map_err(llvm_error)
+            }
+            SpecialRegister::Clock64 => Ok(call_intrinsic(site, "llvm.readcyclecounter", &[], &[])?.into_int_value()),
+            SpecialRegister::Clock => {
+                let cycles = call_intrinsic(site, "llvm.readcyclecounter", &[], &[])?.into_int_value();
+                to_i32(site, cycles)
+            }
+        }
+    }
+}

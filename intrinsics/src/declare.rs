@@ -1,0 +1,34 @@
+//! Helpers shared by the target modules: calling LLVM intrinsics and external builtins by name.
+
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
+
+use crate::{Site, Unsupported};
+
+/// Calls the overload-free LLVM intrinsic `name` and returns its integer result.
+pub fn call_intrinsic<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    overloads: &[BasicTypeEnum<'ctx>],
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    let unsupported = || Unsupported { what: format!("the LLVM intrinsic {name}") };
+    let intrinsic = inkwell::intrinsics::Intrinsic::find(name).ok_or_else(unsupported)?;
+    let declaration = intrinsic.get_declaration(site.module, overloads).ok_or_else(unsupported)?;
+    let call = site.builder.build_call(declaration, arguments, "").map_err(|_| unsupported())?;
+    call.try_as_basic_value().basic().ok_or_else(unsupported)
+}
+
+/// Zero-extends or truncates an integer to 32 bits, the width of most special registers.
+pub fn to_i32<'ctx>(site: &Site<'_, 'ctx>, value: IntValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let width = value.get_type().get_bit_width();
+    let converted = if width > 32 {
+        site.builder.build_int_truncate(value, i32_type, "")
+    } else if width < 32 {
+        site.builder.build_int_z_extend(value, i32_type, "")
+    } else {
+        return Ok(value);
+    };
+    converted.map_err(|error| Unsupported { what: format!("an integer conversion ({error})") })
+}

@@ -1,0 +1,83 @@
+//! SPIR-V for the OpenCL environment (`spirv64`): OpenCL address spaces, and special registers
+//! through the OpenCL work-item builtins (`get_local_id` and friends, by their Itanium-mangled
+//! names), which LLVM's SPIR-V backend turns into SPIR-V `BuiltIn` variables.
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::types::BasicMetadataTypeEnum;
+use inkwell::values::IntValue;
+use inkwell::AddressSpace;
+use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
+
+use crate::declare::to_i32;
+use crate::{function_or_declare, KernelParameters, Site, Target, TargetKind, Unsupported};
+
+/// LLVM's `spir_kernel` and `spir_func` calling conventions.
+const SPIR_KERNEL: u32 = 76;
+const SPIR_FUNC: u32 = 75;
+
+pub struct Spirv;
+
+impl Spirv {
+    /// Calls `size_t NAME(uint dimension)` and truncates the result to 32 bits.
+    fn work_item_builtin<'ctx>(&self, site: &Site<'_, 'ctx>, mangled_name: &str, dimension: u32) -> Result<IntValue<'ctx>, Unsupported> {
+        let i32_type = site.context.i32_type();
+        let size_type = site.context.i64_type();
+        let builtin = function_or_declare(site.module, mangled_name, || size_type.fn_type(&[i32_type.into()], false));
+        builtin.set_call_conventions(SPIR_FUNC);
+        let call = site
+            .builder
+            .build_call(builtin, &[i32_type.const_int(u64::from(dimension), false).into()], "")
+            .map_err(|error| Unsupported { what: format!("a call to {mangled_name} ({error})") })?;
+        call.set_call_convention(SPIR_FUNC);
+        let value = call.try_as_basic_value().basic().ok_or_else(|| Unsupported { what: mangled_name.to_string() })?;
+        to_i32(site, value.into_int_value())
+    }
+}
+
+impl Target for Spirv {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Spirv
+    }
+
+    fn address_space(&self, state_space: StateSpace) -> AddressSpace {
+        // Function 0, CrossWorkgroup 1, UniformConstant 2, Workgroup 3, Generic 4.
+        let number: u16 = match state_space {
+            StateSpace::Global => 1,
+            StateSpace::Const => 2,
+            StateSpace::Shared => 3,
+            StateSpace::Generic => 4,
+            StateSpace::Local | StateSpace::Param | StateSpace::Reg | StateSpace::SpecialReg | StateSpace::Tex => 0,
+        };
+        AddressSpace::from(number)
+    }
+
+    fn configure_module<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) {}
+
+    fn hidden_parameter_types<'ctx>(&self, _context: &'ctx Context) -> Vec<BasicMetadataTypeEnum<'ctx>> {
+        Vec::new()
+    }
+
+    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+        site.function.set_call_conventions(SPIR_KERNEL);
+        Ok(())
+    }
+
+    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+        match register {
+            SpecialRegister::ThreadId(dimension) => self.work_item_builtin(site, "_Z12get_local_idj", dimension.index()),
+            SpecialRegister::ThreadCount(dimension) => self.work_item_builtin(site, "_Z14get_local_sizej", dimension.index()),
+            SpecialRegister::CtaId(dimension) => self.work_item_builtin(site, "_Z12get_group_idj", dimension.index()),
+            SpecialRegister::CtaCount(dimension) => self.work_item_builtin(site, "_Z14get_num_groupsj", dimension.index()),
+            SpecialRegister::LaneId
+            | SpecialRegister::WarpId
+            | SpecialRegister::WarpCount
+            | SpecialRegister::Clock
+            | SpecialRegister::Clock64 => Err(Unsupported { what: format!("special register {register}") }),
+        }
+    }
+
+    fn function_calling_convention(&self) -> u32 {
+        SPIR_FUNC
+    }
+}

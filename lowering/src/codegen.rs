@@ -1,0 +1,78 @@
+//! After lowering: verification, LLVM's optimisation pipeline, emission of IR, bitcode,
+//! assembly or objects, and in-process JIT compilation for `ptxr run`.
+
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{FileType, TargetMachine};
+use inkwell::OptimizationLevel;
+
+/// What `ptxr compile` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// Textual LLVM IR (`.ll`).
+    LlvmIr,
+    /// LLVM bitcode (`.bc`).
+    Bitcode,
+    /// The target's assembly: PTX text for NVPTX.
+    Assembly,
+    /// An object file; a SPIR-V binary for SPIR-V.
+    Object,
+}
+
+/// Runs the LLVM verifier; every module passes it before code generation.
+pub fn verify(module: &Module<'_>) -> Result<(), String> {
+    module.verify().map_err(|message| message.to_string())
+}
+
+/// Runs LLVM's standard pipeline at `-O<level>` (0 to 3). At -O0 registers still go through
+/// `mem2reg`-free allocas, which every backend handles.
+pub fn optimize(module: &Module<'_>, machine: &TargetMachine, level: u8) -> Result<(), String> {
+    let pipeline = match level {
+        0 => "default<O0>",
+        1 => "default<O1>",
+        2 => "default<O2>",
+        _ => "default<O3>",
+    };
+    module.run_passes(pipeline, machine, PassBuilderOptions::create()).map_err(|message| message.to_string())
+}
+
+/// Emits the module in the requested form.
+pub fn emit(module: &Module<'_>, machine: &TargetMachine, emit: Emit) -> Result<Vec<u8>, String> {
+    match emit {
+        Emit::LlvmIr => Ok(module.print_to_string().to_bytes().to_vec()),
+        Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
+        Emit::Assembly | Emit::Object => {
+            let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
+            machine
+                .write_to_memory_buffer(module, file_type)
+                .map(|buffer| buffer.as_slice().to_vec())
+                .map_err(|message| message.to_string())
+        }
+    }
+}
+
+/// A module compiled into this process's memory. Function addresses stay valid while it lives.
+pub struct JitModule<'ctx> {
+    engine: ExecutionEngine<'ctx>,
+}
+
+impl<'ctx> JitModule<'ctx> {
+    /// Compiles a module for the host with MCJIT. The module must have been lowered for the
+    /// host CPU target.
+    pub fn new(module: Module<'ctx>, level: u8) -> Result<JitModule<'ctx>, String> {
+        let optimization = match level {
+            0 => OptimizationLevel::None,
+            1 => OptimizationLevel::Less,
+            2 => OptimizationLevel::Default,
+            _ => OptimizationLevel::Aggressive,
+        };
+        let engine = module.create_jit_execution_engine(optimization).map_err(|message| message.to_string())?;
+        Ok(JitModule { engine })
+    }
+
+    /// The address of a compiled function.
+    pub fn function_address(&self, name: &str) -> Result<usize, String> {
+        self.engine.get_function_address(name).map_err(|error| format!("no compiled function `{name}`: {error:?}"))
+    }
+}

@@ -1,0 +1,242 @@
+//! Lowering one function: storage for its variables, a basic block per label, then each
+//! statement in order. Guards become branches around the guarded instruction.
+
+use std::collections::HashMap;
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::types::BasicType;
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, PointerValue};
+use ptxr_frontend::ir::{self, GuardedInstruction, Instruction, Statement, VariableId};
+use ptxr_frontend::syntax::ast::FunctionKind;
+use ptxr_frontend::vocabulary::StateSpace;
+use ptxr_frontend::{Diagnostic, Span};
+use ptxr_intrinsics::{KernelParameters, Site, TargetKind};
+
+use crate::error::{LoweringError, LoweringResult};
+use crate::instructions;
+use crate::module::{global_pointer, parameter_type, ModuleContext};
+use crate::types::llvm_type;
+
+pub struct FunctionLowering<'a, 'ctx> {
+    pub shared: &'a ModuleContext<'a, 'ctx>,
+    pub function: &'a ir::Function,
+    pub llvm_function: FunctionValue<'ctx>,
+    storage: HashMap<u32, PointerValue<'ctx>>,
+    label_blocks: Vec<BasicBlock<'ctx>>,
+}
+
+impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
+    pub fn new(shared: &'a ModuleContext<'a, 'ctx>, function: &'a ir::Function, llvm_function: FunctionValue<'ctx>) -> Self {
+        FunctionLowering { shared, function, llvm_function, storage: HashMap::new(), label_blocks: Vec::new() }
+    }
+
+    pub fn target_name(&self) -> &'static str {
+        self.shared.target.kind().name()
+    }
+
+    pub fn site(&self) -> Site<'a, 'ctx> {
+        Site { context: self.shared.context, module: self.shared.module, builder: self.shared.builder, function: self.llvm_function }
+    }
+
+    pub fn variable(&self, id: VariableId) -> &'a ir::Variable {
+        match id {
+            VariableId::Global(index) => &self.shared.ptx.globals[index as usize],
+            VariableId::Local(index) => self.function.variable(index),
+        }
+    }
+
+    /// Where a variable lives: its alloca, or its global.
+    pub fn storage(&self, id: VariableId, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        let pointer = match id {
+            VariableId::Global(_) => global_pointer(self.shared, id),
+            VariableId::Local(index) => self.storage.get(&index).copied(),
+        };
+        pointer.ok_or_else(|| LoweringError::internal(format!("no storage for `{}`", self.variable(id).name), span))
+    }
+
+    /// Lowers the body and returns every diagnostic found on the way.
+    pub fn lower(mut self) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        if let Err(error) = self.prologue() {
+            return vec![error.diagnostic];
+        }
+        let statements = self.function.body.as_deref().unwrap_or_default();
+        for statement in statements {
+            let result = match statement {
+                Statement::Label(label) => self.enter_label(*label),
+                Statement::Instruction(instruction) => self.guarded(instruction),
+            };
+            if let Err(error) = result {
+                diagnostics.push(error.diagnostic);
+            }
+        }
+        if let Err(error) = self.epilogue() {
+            diagnostics.push(error.diagnostic);
+        }
+        diagnostics
+    }
+
+    /// Allocas for every variable, incoming parameters stored into theirs, a block per label.
+    fn prologue(&mut self) -> LoweringResult<()> {
+        let context = self.shared.context;
+        let builder = self.shared.builder;
+        let entry = context.append_basic_block(self.llvm_function, "entry");
+        builder.position_at_end(entry);
+        let target_name = self.target_name();
+        for (index, variable) in self.function.variables.iter().enumerate() {
+            let pointer = match variable.state_space {
+                StateSpace::Reg | StateSpace::Param => {
+                    let storage_type = parameter_type(context, variable);
+                    let pointer = builder.build_alloca(storage_type, value_name(&variable.name))?;
+                    if let Some(align) = variable.align {
+                        set_alignment(pointer, align);
+                    }
+                    pointer
+                }
+                StateSpace::Local => {
+                    let size = variable.size_bytes().max(1) as u32;
+                    let pointer = builder.build_alloca(context.i8_type().array_type(size), value_name(&variable.name))?;
+                    set_alignment(pointer, variable.align.unwrap_or(variable.ty.bytes()).max(1));
+                    pointer
+                }
+                StateSpace::Shared => {
+                    if self.shared.target.kind() == TargetKind::Cpu {
+                        return Err(LoweringError::unsupported(".shared variables", target_name, variable.span));
+                    }
+                    let size = variable.size_bytes().max(1) as u32;
+                    let storage_type = context.i8_type().array_type(size);
+                    let name = format!("{}.{}", self.function.name, variable.name);
+                    let global = self.shared.module.add_global(storage_type, Some(self.shared.target.address_space(StateSpace::Shared)), &name);
+                    global.set_initializer(&storage_type.get_undef());
+                    global.set_linkage(inkwell::module::Linkage::Internal);
+                    global.set_alignment(variable.align.unwrap_or(variable.ty.bytes()).max(1));
+                    global.as_pointer_value()
+                }
+                other => {
+                    return Err(LoweringError::unsupported(&format!("{other} variables in functions"), target_name, variable.span));
+                }
+            };
+            self.storage.insert(index as u32, pointer);
+        }
+        let hidden = self.shared.target.hidden_parameter_types(context).len() as u32;
+        for (position, &index) in self.function.parameters.iter().enumerate() {
+            let incoming = self
+                .llvm_function
+                .get_nth_param(hidden + position as u32)
+                .ok_or_else(|| LoweringError::internal("missing LLVM parameter", self.function.span))?;
+            builder.build_store(self.storage[&index], incoming)?;
+        }
+        self.label_blocks = self
+            .function
+            .labels
+            .iter()
+            .map(|label| context.append_basic_block(self.llvm_function, &label.name))
+            .collect();
+        Ok(())
+    }
+
+    /// Falls off the end: returns, then hands kernels to the target.
+    fn epilogue(&mut self) -> LoweringResult<()> {
+        if !self.current_block_is_terminated() {
+            self.build_return(self.function.span)?;
+        }
+        if self.function.kind == FunctionKind::Entry {
+            let types = self.function.parameter_variables().map(|variable| parameter_type(self.shared.context, variable)).collect();
+            self.shared
+                .target
+                .finish_kernel(&self.site(), &KernelParameters { types })
+                .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span))?;
+        }
+        Ok(())
+    }
+
+    pub fn current_block_is_terminated(&self) -> bool {
+        self.shared.builder.get_insert_block().and_then(|block| block.get_terminator()).is_some()
+    }
+
+    /// Code after a branch or return is unreachable but still lowered (it may hold errors worth
+    /// reporting); it goes into a fresh block that LLVM deletes.
+    fn ensure_open_block(&self) {
+        if self.current_block_is_terminated() {
+            let block = self.shared.context.append_basic_block(self.llvm_function, "unreachable");
+            self.shared.builder.position_at_end(block);
+        }
+    }
+
+    fn enter_label(&mut self, label: ir::LabelId) -> LoweringResult<()> {
+        let block = self.label_blocks[label.0 as usize];
+        if !self.current_block_is_terminated() {
+            self.shared.builder.build_unconditional_branch(block)?;
+        }
+        self.shared.builder.position_at_end(block);
+        Ok(())
+    }
+
+    pub fn label_block(&self, label: ir::LabelId) -> BasicBlock<'ctx> {
+        self.label_blocks[label.0 as usize]
+    }
+
+    fn guarded(&mut self, instruction: &GuardedInstruction) -> LoweringResult<()> {
+        self.ensure_open_block();
+        let Some(guard) = &instruction.guard else {
+            return instructions::lower(self, instruction);
+        };
+        let builder = self.shared.builder;
+        let predicate = self.load_register(guard.predicate, guard.span)?.into_int_value();
+        let condition = if guard.negated { builder.build_not(predicate, "")? } else { predicate };
+        let continue_block = self.shared.context.append_basic_block(self.llvm_function, "");
+        if let Instruction::Branch { target } = instruction.instruction {
+            // `@p bra L` is a conditional branch, not a branch inside an `if`.
+            builder.build_conditional_branch(condition, self.label_block(target), continue_block)?;
+            builder.position_at_end(continue_block);
+            return Ok(());
+        }
+        let then_block = self.shared.context.append_basic_block(self.llvm_function, "");
+        builder.build_conditional_branch(condition, then_block, continue_block)?;
+        builder.position_at_end(then_block);
+        let result = instructions::lower(self, instruction);
+        if !self.current_block_is_terminated() {
+            builder.build_unconditional_branch(continue_block)?;
+        }
+        builder.position_at_end(continue_block);
+        result
+    }
+
+    /// `ret`: returns the return parameters' values from a `.func`, nothing from a kernel.
+    pub fn build_return(&self, span: Span) -> LoweringResult<()> {
+        let builder = self.shared.builder;
+        let mut values: Vec<BasicValueEnum<'ctx>> = Vec::new();
+        for &index in &self.function.return_parameters {
+            let variable = self.function.variable(index);
+            let storage_type = parameter_type(self.shared.context, variable);
+            values.push(builder.build_load(storage_type, self.storage[&index], value_name(&variable.name))?);
+        }
+        match values.as_slice() {
+            [] => builder.build_return(None)?,
+            [single] => builder.build_return(Some(single))?,
+            many => builder.build_aggregate_return(many)?,
+        };
+        let _ = span;
+        Ok(())
+    }
+
+    /// Loads a register with its declared type.
+    pub fn load_register(&self, id: VariableId, span: Span) -> LoweringResult<BasicValueEnum<'ctx>> {
+        let variable = self.variable(id);
+        let value_type = llvm_type(self.shared.context, variable.ty);
+        let name = value_name(&variable.name);
+        Ok(self.shared.builder.build_load(value_type.as_basic_type_enum(), self.storage(id, span)?, name)?)
+    }
+}
+
+fn set_alignment(pointer: PointerValue<'_>, align: u32) {
+    if let Some(instruction) = pointer.as_instruction_value() {
+        let _ = instruction.set_alignment(align);
+    }
+}
+
+/// The LLVM name for a PTX name: without the `%` sigil, so that `%r1` prints as `%r1`, not
+/// `%"%r1"`.
+pub fn value_name(name: &str) -> &str {
+    name.trim_start_matches('%')
+}

@@ -1,0 +1,143 @@
+//! `cvt` (ISA 7.8 section 9.7.8.21): integer widths and signedness, float widths, and the
+//! conversions between them. Float-to-integer conversions saturate and map NaN to 0, as PTX
+//! specifies, through LLVM's `fpto[su]i.sat`.
+
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
+use inkwell::IntPredicate;
+use ptxr_frontend::ir::{Destination, GuardedInstruction, Operand, RoundingMode};
+use ptxr_frontend::vocabulary::ScalarType;
+
+use super::support::{flush_subnormal, intrinsic, saturate_unit};
+use crate::error::{LoweringError, LoweringResult};
+use crate::function::FunctionLowering;
+use crate::types::llvm_type;
+
+/// The intrinsic that rounds a float to an integral value in the given mode.
+fn integral_rounding_intrinsic(rounding: RoundingMode) -> &'static str {
+    match rounding {
+        RoundingMode::NearestEven | RoundingMode::NearestEvenIntegral => "llvm.roundeven",
+        RoundingMode::TowardZero | RoundingMode::TowardZeroIntegral => "llvm.trunc",
+        RoundingMode::TowardNegative | RoundingMode::TowardNegativeIntegral => "llvm.floor",
+        RoundingMode::TowardPositive | RoundingMode::TowardPositiveIntegral => "llvm.ceil",
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn convert<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    destination_type: ScalarType,
+    source_type: ScalarType,
+    rounding: Option<RoundingMode>,
+    flush_subnormals: bool,
+    saturate: bool,
+    destination: &Destination,
+    source: &Operand,
+) -> LoweringResult<()> {
+    let span = guarded.span;
+    let unsupported = || LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span);
+    let builder = lowering.shared.builder;
+    let context = lowering.shared.context;
+    let destination_llvm = llvm_type(context, destination_type);
+    let result: BasicValueEnum<'ctx> = match (source_type.is_float(), destination_type.is_float()) {
+        (false, false) => {
+            let value = lowering.read_int(source, source_type)?;
+            if saturate {
+                saturate_integer(lowering, value, source_type, destination_type)?.into()
+            } else {
+                lowering.resize(value.into(), source_type, destination_type, span)?
+            }
+        }
+        (true, true) => {
+            let mut value: FloatValue<'ctx> = lowering.read(source, source_type)?.into_float_value();
+            if flush_subnormals {
+                value = flush_subnormal(lowering, value, source_type, span)?;
+            }
+            let target_float = destination_llvm.into_float_type();
+            let mut result = if destination_type.bits() > source_type.bits() {
+                builder.build_float_ext(value, target_float, "")?
+            } else if destination_type.bits() < source_type.bits() {
+                match rounding {
+                    None | Some(RoundingMode::NearestEven) => builder.build_float_trunc(value, target_float, "")?,
+                    Some(_) => return Err(unsupported()),
+                }
+            } else if destination_type == source_type {
+                match rounding {
+                    Some(rounding) if rounding.is_integral() => {
+                        intrinsic(lowering, integral_rounding_intrinsic(rounding), &[value.get_type().into()], &[value.into()], span)?
+                            .into_float_value()
+                    }
+                    None => value,
+                    Some(_) => return Err(unsupported()),
+                }
+            } else {
+                // f16 <-> bf16: through f32, which holds both exactly.
+                let wide = builder.build_float_ext(value, context.f32_type(), "")?;
+                builder.build_float_trunc(wide, target_float, "")?
+            };
+            if flush_subnormals {
+                result = flush_subnormal(lowering, result, destination_type, span)?;
+            }
+            if saturate {
+                result = saturate_unit(lowering, result)?;
+            }
+            result.into()
+        }
+        (true, false) => {
+            let mut value = lowering.read(source, source_type)?.into_float_value();
+            if flush_subnormals {
+                value = flush_subnormal(lowering, value, source_type, span)?;
+            }
+            let rounding = rounding.unwrap_or(RoundingMode::TowardZeroIntegral);
+            let rounded = intrinsic(lowering, integral_rounding_intrinsic(rounding), &[value.get_type().into()], &[value.into()], span)?;
+            let name = if destination_type.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
+            let int_type = crate::types::integer_type(context, destination_type.bits());
+            intrinsic(lowering, name, &[int_type.into(), value.get_type().into()], &[rounded.into()], span)?
+        }
+        (false, true) => {
+            if !matches!(rounding, None | Some(RoundingMode::NearestEven)) {
+                return Err(unsupported());
+            }
+            let value = lowering.read_int(source, source_type)?;
+            let float_type = destination_llvm.into_float_type();
+            let mut result = if source_type.is_signed() {
+                builder.build_signed_int_to_float(value, float_type, "")?
+            } else {
+                builder.build_unsigned_int_to_float(value, float_type, "")?
+            };
+            if saturate {
+                result = saturate_unit(lowering, result)?;
+            }
+            result.into()
+        }
+    };
+    lowering.write(destination, result, destination_type)
+}
+
+/// Integer-to-integer `cvt.sat`: clamps the source value into the destination type's range.
+fn saturate_integer<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: IntValue<'ctx>,
+    source_type: ScalarType,
+    destination_type: ScalarType,
+) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let wide = lowering.shared.context.i128_type();
+    let value = if source_type.is_signed() {
+        builder.build_int_s_extend(value, wide, "")?
+    } else {
+        builder.build_int_z_extend(value, wide, "")?
+    };
+    let bits = destination_type.bits();
+    let (minimum, maximum): (i128, i128) = if destination_type.is_signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let constant = |number: i128| wide.const_int_arbitrary_precision(&[number as u64, (number >> 64) as u64]);
+    let below = builder.build_int_compare(IntPredicate::SLT, value, constant(minimum), "")?;
+    let value = builder.build_select(below, constant(minimum), value, "")?.into_int_value();
+    let above = builder.build_int_compare(IntPredicate::SGT, value, constant(maximum), "")?;
+    let value = builder.build_select(above, constant(maximum), value, "")?.into_int_value();
+    Ok(builder.build_int_truncate(value, crate::types::integer_type(lowering.shared.context, bits), "")?)
+}

@@ -1,0 +1,77 @@
+//! `mov`, `ld`, `st` and `cvta`.
+
+use inkwell::types::BasicType;
+use inkwell::values::BasicValue;
+use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand};
+use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
+
+use crate::error::LoweringResult;
+use crate::function::FunctionLowering;
+use crate::types::llvm_type;
+
+pub fn mov(lowering: &mut FunctionLowering<'_, '_>, ty: ScalarType, destination: &Destination, source: &Operand) -> LoweringResult<()> {
+    let value = lowering.read(source, ty)?;
+    lowering.write(destination, value, ty)
+}
+
+pub fn load(
+    lowering: &mut FunctionLowering<'_, '_>,
+    state_space: StateSpace,
+    ty: ScalarType,
+    volatile: bool,
+    destination: &Destination,
+    address: &Address,
+) -> LoweringResult<()> {
+    let pointer = lowering.address(address, state_space)?;
+    let value_type = llvm_type(lowering.shared.context, ty);
+    let value = lowering.shared.builder.build_load(value_type.as_basic_type_enum(), pointer, "")?;
+    if let Some(instruction) = value.as_instruction_value() {
+        // PTX requires natural alignment of every access.
+        let _ = instruction.set_alignment(ty.bytes());
+        let _ = instruction.set_volatile(volatile);
+    }
+    lowering.write(destination, value, ty)
+}
+
+pub fn store(
+    lowering: &mut FunctionLowering<'_, '_>,
+    state_space: StateSpace,
+    ty: ScalarType,
+    volatile: bool,
+    address: &Address,
+    source: &Operand,
+) -> LoweringResult<()> {
+    let pointer = lowering.address(address, state_space)?;
+    let value = lowering.read(source, ty)?;
+    let store = lowering.shared.builder.build_store(pointer, value)?;
+    let _ = store.set_alignment(ty.bytes());
+    let _ = store.set_volatile(volatile);
+    Ok(())
+}
+
+/// `cvta`: an address as an integer moves between a state space's window and the generic one.
+pub fn convert_address(
+    lowering: &mut FunctionLowering<'_, '_>,
+    direction: AddressConversion,
+    state_space: StateSpace,
+    size_bits: u32,
+    destination: &Destination,
+    source: &Operand,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let ty = if size_bits == 64 { ScalarType::U64 } else { ScalarType::U32 };
+    let integer = lowering.read_int(source, ty)?;
+    let (from, to) = match direction {
+        AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
+        AddressConversion::FromGeneric => (StateSpace::Generic, state_space),
+    };
+    let (from_space, to_space) = (lowering.address_space(from), lowering.address_space(to));
+    if from_space == to_space {
+        return lowering.write(destination, integer.into(), ty);
+    }
+    let pointer = builder.build_int_to_ptr(integer, context.ptr_type(from_space), "")?;
+    let cast = builder.build_address_space_cast(pointer, context.ptr_type(to_space), "")?;
+    let result = builder.build_ptr_to_int(cast, crate::types::integer_type(context, size_bits), "")?;
+    lowering.write(destination, result.into(), ty)
+}

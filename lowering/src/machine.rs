@@ -1,0 +1,79 @@
+//! LLVM target machines for each target kind, and the one-time initialisation of LLVM's targets
+//! (inkwell has no SPIR-V feature, so that target is initialised through its C entry points).
+
+use std::sync::Once;
+
+use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine, TargetTriple};
+use ptxr_intrinsics::TargetKind;
+
+pub use inkwell::OptimizationLevel;
+
+extern "C" {
+    fn LLVMInitializeSPIRVTargetInfo();
+    fn LLVMInitializeSPIRVTarget();
+    fn LLVMInitializeSPIRVTargetMC();
+    fn LLVMInitializeSPIRVAsmPrinter();
+}
+
+/// What to compile for: the kind, the LLVM triple, and the processor (`sm_80`, `gfx90a`, or a
+/// CPU name such as `native`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetDescription {
+    pub kind: TargetKind,
+    pub triple: String,
+    pub cpu: String,
+    pub features: String,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct MachineOptions {
+    pub optimization: OptimizationLevel,
+    /// Position-independent code (shared objects, JIT); the CPU object default.
+    pub position_independent: bool,
+}
+
+static INITIALIZE: Once = Once::new();
+
+/// Initialises every LLVM target ptxr uses; cheap after the first call.
+pub fn initialize_targets() {
+    INITIALIZE.call_once(|| {
+        let config = InitializationConfig::default();
+        LlvmTarget::initialize_x86(&config);
+        LlvmTarget::initialize_aarch64(&config);
+        LlvmTarget::initialize_riscv(&config);
+        LlvmTarget::initialize_arm(&config);
+        LlvmTarget::initialize_power_pc(&config);
+        LlvmTarget::initialize_system_z(&config);
+        LlvmTarget::initialize_loongarch(&config);
+        LlvmTarget::initialize_webassembly(&config);
+        LlvmTarget::initialize_nvptx(&config);
+        LlvmTarget::initialize_amd_gpu(&config);
+        // SAFETY: LLVM's target initialisers take no arguments and may run once per process;
+        // `Once` guarantees that.
+        unsafe {
+            LLVMInitializeSPIRVTargetInfo();
+            LLVMInitializeSPIRVTarget();
+            LLVMInitializeSPIRVTargetMC();
+            LLVMInitializeSPIRVAsmPrinter();
+        }
+    });
+}
+
+/// Creates the LLVM target machine for a target description.
+pub fn target_machine(description: &TargetDescription, options: MachineOptions) -> Result<TargetMachine, String> {
+    initialize_targets();
+    let triple = TargetTriple::create(&description.triple);
+    let target = LlvmTarget::from_triple(&triple).map_err(|error| format!("LLVM has no target for `{}`: {error}", description.triple))?;
+    let (cpu, features) = if description.kind == TargetKind::Cpu && description.cpu == "native" {
+        (
+            TargetMachine::get_host_cpu_name().to_string(),
+            TargetMachine::get_host_cpu_features().to_string(),
+        )
+    } else {
+        (description.cpu.clone(), description.features.clone())
+    };
+    let relocation = if options.position_independent { RelocMode::PIC } else { RelocMode::Default };
+    target
+        .create_target_machine(&triple, &cpu, &features, options.optimization, relocation, CodeModel::Default)
+        .ok_or_else(|| format!("LLVM cannot create a target machine for `{}` with processor `{cpu}`", description.triple))
+}

@@ -1,0 +1,70 @@
+//! The LLVM half of the pipeline behind two calls, so that callers never hold LLVM types:
+//! `compile` (lower, verify, optimise, emit) and `with_jit` (the same, compiled into memory).
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::targets::TargetMachine;
+use inkwell::OptimizationLevel;
+use ptxr_frontend::{ir, Diagnostic};
+
+use crate::codegen::{emit, optimize, verify, Emit, JitModule};
+use crate::machine::{target_machine, MachineOptions, TargetDescription};
+
+#[derive(Clone, Debug)]
+pub struct PipelineOptions {
+    pub target: TargetDescription,
+    /// 0 to 3, as `-O0` to `-O3`.
+    pub optimization: u8,
+    /// The LLVM module's name (the input file's name).
+    pub module_name: String,
+}
+
+#[derive(Debug)]
+pub enum PipelineError {
+    /// Problems with the input on this target (unsupported constructs).
+    Diagnostics(Vec<Diagnostic>),
+    /// LLVM failed: a verifier or code-generation error, which is a bug in ptxr.
+    Llvm(String),
+}
+
+fn optimization_level(level: u8) -> OptimizationLevel {
+    match level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    }
+}
+
+/// Lowers and verifies; the optimisation pipeline has run on the result.
+fn build<'ctx>(context: &'ctx Context, module: &ir::Module, options: &PipelineOptions) -> Result<(Module<'ctx>, TargetMachine), PipelineError> {
+    let machine_options = MachineOptions { optimization: optimization_level(options.optimization), position_independent: true };
+    let machine = target_machine(&options.target, machine_options).map_err(PipelineError::Llvm)?;
+    let target = ptxr_intrinsics::for_kind(options.target.kind);
+    let llvm_module =
+        crate::module::lower(context, module, target.as_ref(), &machine, &options.module_name).map_err(PipelineError::Diagnostics)?;
+    verify(&llvm_module).map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
+    optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
+    verify(&llvm_module).map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}")))?;
+    Ok((llvm_module, machine))
+}
+
+/// Compiles a checked module and returns the emitted bytes.
+pub fn compile(module: &ir::Module, options: &PipelineOptions, output: Emit) -> Result<Vec<u8>, PipelineError> {
+    let context = Context::create();
+    let (llvm_module, machine) = build(&context, module, options)?;
+    emit(&llvm_module, &machine, output).map_err(PipelineError::Llvm)
+}
+
+/// Compiles a checked module for the host into memory and calls `use_module` with a function
+/// that looks up compiled symbols by name. The code lives until `use_module` returns.
+pub fn with_jit<R>(
+    module: &ir::Module,
+    options: &PipelineOptions,
+    use_module: impl FnOnce(&dyn Fn(&str) -> Result<usize, String>) -> R,
+) -> Result<R, PipelineError> {
+    let context = Context::create();
+    let (llvm_module, _machine) = build(&context, module, options)?;
+    let jit = JitModule::new(llvm_module, options.optimization).map_err(PipelineError::Llvm)?;
+    Ok(use_module(&|name| jit.function_address(name)))
+}

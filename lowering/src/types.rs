@@ -1,0 +1,30 @@
+//! PTX types as LLVM types.
+
+use inkwell::context::Context;
+use inkwell::types::{BasicTypeEnum, IntType};
+use ptxr_frontend::vocabulary::ScalarType;
+
+/// The LLVM type that holds a PTX value of `ty` in a register. Packed pairs (`.f16x2`) are
+/// kept as 32-bit integers and unpacked by the instructions that read them.
+pub fn llvm_type(context: &Context, ty: ScalarType) -> BasicTypeEnum<'_> {
+    match ty {
+        ScalarType::Pred => context.bool_type().into(),
+        ScalarType::F16 => context.f16_type().into(),
+        ScalarType::Bf16 => context.bf16_type().into(),
+        ScalarType::F32 => context.f32_type().into(),
+        ScalarType::F64 => context.f64_type().into(),
+        _ => crate::types::integer_type(context, ty.bits()).into(),
+    }
+}
+
+/// The LLVM integer type of a width that PTX uses (1 to 128 bits).
+pub fn integer_type(context: &Context, bits: u32) -> IntType<'_> {
+    match bits {
+        1 => context.bool_type(),
+        8 => context.i8_type(),
+        16 => context.i16_type(),
+        32 => context.i32_type(),
+        64 => context.i64_type(),
+        _ => context.i128_type(),
+    }
+}

@@ -1,0 +1,158 @@
+//! Reading operands and writing destinations with PTX's size rules: registers keep their
+//! declared LLVM type, and values are bit-cast, truncated or extended at each use so that a
+//! `.b32` register can feed `fma.rn.f32` and `ld.u8` can fill a `.u32` register.
+
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::AddressSpace;
+use ptxr_frontend::ir::{Address, AddressBase, Destination, Operand, Value};
+use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
+use ptxr_frontend::Span;
+
+use crate::error::{LoweringError, LoweringResult};
+use crate::function::FunctionLowering;
+use crate::types::llvm_type;
+
+impl<'ctx> FunctionLowering<'_, 'ctx> {
+    /// Reads an operand as a value of the instruction type `ty`.
+    pub fn read(&self, operand: &Operand, ty: ScalarType) -> LoweringResult<BasicValueEnum<'ctx>> {
+        let context = self.shared.context;
+        let wanted = llvm_type(context, ty);
+        match &operand.value {
+            Value::Register(id) => {
+                let register_type = self.variable(*id).ty;
+                let value = self.load_register(*id, operand.span)?;
+                self.resize(value, register_type, ty, operand.span)
+            }
+            Value::Integer(value) => Ok(match wanted {
+                BasicTypeEnum::FloatType(float_type) => float_type.const_float(*value as f64).into(),
+                BasicTypeEnum::IntType(int_type) => const_int(int_type, *value).into(),
+                _ => return Err(LoweringError::internal("immediate of a non-scalar type", operand.span)),
+            }),
+            Value::Float { bits, double } => {
+                let value = if *double { f64::from_bits(*bits) } else { f64::from(f32::from_bits(*bits as u32)) };
+                Ok(match wanted {
+                    BasicTypeEnum::FloatType(float_type) => match ty {
+                        // Keep the exact bits (NaN payloads included) when widths agree.
+                        ScalarType::F32 if !double => {
+                            let bits = context.i32_type().const_int(*bits & 0xffff_ffff, false);
+                            self.shared.builder.build_bit_cast(bits, float_type, "")?
+                        }
+                        ScalarType::F64 if *double => {
+                            let bits = context.i64_type().const_int(*bits, false);
+                            self.shared.builder.build_bit_cast(bits, float_type, "")?
+                        }
+                        _ => float_type.const_float(value).into(),
+                    },
+                    BasicTypeEnum::IntType(int_type) => int_type.const_int(*bits, false).into(),
+                    _ => return Err(LoweringError::internal("immediate of a non-scalar type", operand.span)),
+                })
+            }
+            Value::SpecialRegister(register) => {
+                let value = self
+                    .shared
+                    .target
+                    .special_register(&self.site(), *register)
+                    .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span))?;
+                let register_type = if register.bits() == 64 { ScalarType::U64 } else { ScalarType::U32 };
+                self.resize(value.into(), register_type, ty, operand.span)
+            }
+            Value::AddressOf(id) => {
+                let pointer = self.storage(*id, operand.span)?;
+                let int_type = crate::types::integer_type(context, ty.bits());
+                Ok(self.shared.builder.build_ptr_to_int(pointer, int_type, "")?.into())
+            }
+        }
+    }
+
+    /// Reads an operand as an integer of the instruction type.
+    pub fn read_int(&self, operand: &Operand, ty: ScalarType) -> LoweringResult<IntValue<'ctx>> {
+        match self.read(operand, ty)? {
+            BasicValueEnum::IntValue(value) => Ok(value),
+            _ => Err(LoweringError::internal("expected an integer operand", operand.span)),
+        }
+    }
+
+    /// Writes `value`, of instruction type `ty`, into the destination register.
+    pub fn write(&self, destination: &Destination, value: BasicValueEnum<'ctx>, ty: ScalarType) -> LoweringResult<()> {
+        let register_type = self.variable(destination.register).ty;
+        let resized = self.resize(value, ty, register_type, destination.span)?;
+        self.shared.builder.build_store(self.storage(destination.register, destination.span)?, resized)?;
+        Ok(())
+    }
+
+    /// Converts a value of PTX type `from` to PTX type `to` by the operand size rules: same size
+    /// is a bit cast; narrower is a truncation of the bits; wider extends by `from`'s kind
+    /// (sign for signed types, zero otherwise).
+    pub fn resize(&self, value: BasicValueEnum<'ctx>, from: ScalarType, to: ScalarType, span: Span) -> LoweringResult<BasicValueEnum<'ctx>> {
+        if from == to {
+            return Ok(value);
+        }
+        let context = self.shared.context;
+        let builder = self.shared.builder;
+        let target_type = llvm_type(context, to);
+        if from.bits() == to.bits() {
+            return Ok(builder.build_bit_cast(value, target_type, "")?);
+        }
+        let bits = builder.build_bit_cast(value, crate::types::integer_type(context, from.bits()), "")?.into_int_value();
+        let to_int_type = crate::types::integer_type(context, to.bits());
+        let resized = if from.bits() > to.bits() {
+            builder.build_int_truncate(bits, to_int_type, "")?
+        } else if from.kind() == ScalarKind::Signed {
+            builder.build_int_s_extend(bits, to_int_type, "")?
+        } else {
+            builder.build_int_z_extend(bits, to_int_type, "")?
+        };
+        let _ = span;
+        Ok(builder.build_bit_cast(resized, target_type, "")?)
+    }
+
+    /// The pointer that a memory operand designates in `state_space`.
+    pub fn address(&self, address: &Address, state_space: StateSpace) -> LoweringResult<PointerValue<'ctx>> {
+        let context = self.shared.context;
+        let builder = self.shared.builder;
+        let wanted_space = self.shared.target.address_space(state_space);
+        let offset = context.i64_type().const_int(address.offset as u64, true);
+        match &address.base {
+            AddressBase::Variable(id) => {
+                let variable = self.variable(*id);
+                let base = self.storage(*id, address.span)?;
+                let base = if state_space == StateSpace::Generic && base.get_type().get_address_space() != wanted_space {
+                    builder.build_address_space_cast(base, context.ptr_type(wanted_space), "")?
+                } else {
+                    let _ = variable;
+                    base
+                };
+                if address.offset == 0 {
+                    return Ok(base);
+                }
+                // SAFETY: PTX addresses are plain byte offsets; LLVM is told nothing about bounds.
+                Ok(unsafe { builder.build_gep(context.i8_type(), base, &[offset], "") }?)
+            }
+            AddressBase::Register(id) => {
+                let variable = self.variable(*id);
+                let value = self.load_register(*id, address.span)?;
+                let integer = builder.build_bit_cast(value, crate::types::integer_type(context, variable.ty.bits()), "")?.into_int_value();
+                let offset = integer.get_type().const_int(address.offset as u64, true);
+                let sum = if address.offset == 0 { integer } else { builder.build_int_add(integer, offset, "")? };
+                Ok(builder.build_int_to_ptr(sum, context.ptr_type(wanted_space), "")?)
+            }
+            AddressBase::Absolute => Ok(builder.build_int_to_ptr(offset, context.ptr_type(wanted_space), "")?),
+        }
+    }
+
+    pub fn address_space(&self, state_space: StateSpace) -> AddressSpace {
+        self.shared.target.address_space(state_space)
+    }
+}
+
+/// An LLVM integer constant from a wide PTX immediate, wrapping to the type's width.
+pub fn const_int<'ctx>(int_type: inkwell::types::IntType<'ctx>, value: i128) -> IntValue<'ctx> {
+    let bits = int_type.get_bit_width();
+    if bits <= 64 {
+        int_type.const_int(value as u64, false)
+    } else {
+        let words = [value as u64, (value >> 64) as u64];
+        int_type.const_int_arbitrary_precision(&words)
+    }
+}

@@ -1,0 +1,698 @@
+//! Preparing a launch (checking the spec against the kernel's parameters, allocating and filling
+//! the buffers, packing the parameter bytes) and running its grid on the host's cores.
+//!
+//! Everything that can fail is done by [`prepare`], before the grid starts, so that a bad spec
+//! never runs part of a kernel. [`PreparedLaunch::run`] then only spreads the blocks over worker
+//! threads and times them.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Instant;
+
+use crate::abi::{BlockContext, BlockEntry};
+use crate::buffer::{AlignedBuffer, Placement};
+use crate::element::ElementType;
+use crate::error::RuntimeError;
+use crate::report::LaunchReport;
+use crate::spec::{check_dimensions, ArgumentSpec, BufferContents, BufferSpec, LaunchSpec};
+
+/// One kernel parameter, from the kernel's `.param` list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamLayout {
+    pub name: String,
+    pub size_bytes: u32,
+}
+
+/// What the runtime needs to know of the kernel it launches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSignature {
+    pub name: String,
+    pub params: Vec<ParamLayout>,
+}
+
+/// The stack of each worker thread unless [`PreparedLaunch::set_worker_stack_bytes`] says
+/// otherwise. A block entry runs all threads of a block, up to 1024, and may keep their registers
+/// and `.local` arrays on its stack; 64 MiB is only reserved address space until touched.
+pub const DEFAULT_WORKER_STACK_BYTES: usize = 64 << 20;
+
+/// A buffer of the launch, shared with the reports of its runs.
+pub(crate) struct NamedBuffer {
+    pub(crate) name: String,
+    pub(crate) element: ElementType,
+    pub(crate) memory: Arc<AlignedBuffer>,
+}
+
+/// Storage of one parameter: 16-byte aligned, as CUDA aligns `kernelParams` entries at most.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct ParameterChunk([u8; 16]);
+
+/// A launch ready to run: buffers allocated and filled, parameter bytes packed.
+pub struct PreparedLaunch {
+    kernel: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_bytes: u32,
+    buffers: Vec<NamedBuffer>,
+    /// Parameter `i`'s bytes are the first `parameter_sizes[i]` bytes of `parameter_storage[i]`;
+    /// `parameter_pointers[i]` points at them (boxes do not move when the vector does).
+    parameter_storage: Vec<Box<[ParameterChunk]>>,
+    parameter_sizes: Vec<usize>,
+    parameter_pointers: Vec<*const u8>,
+    worker_threads: Option<NonZeroUsize>,
+    worker_stack_bytes: usize,
+}
+
+// SAFETY: the raw pointers point into storage that the launch owns (parameter boxes and buffers),
+// not into anything tied to a thread, so the launch may move to another thread.
+unsafe impl Send for PreparedLaunch {}
+// SAFETY: through `&PreparedLaunch` the pointers are only read, never written through; kernels
+// run only from `run`, which takes `&mut self`.
+unsafe impl Sync for PreparedLaunch {}
+
+/// Checks `spec` against `kernel`, then allocates and fills the buffers (files relative to
+/// `spec_dir`) and packs the parameters. Every error is found here, before anything runs: a
+/// kernel named differently from the spec's, grid or block sizes beyond CUDA's limits, an
+/// argument count or size that does not match the kernel's `.param` list, unreadable files, and
+/// memory that cannot be had.
+pub fn prepare(
+    spec: &LaunchSpec,
+    spec_dir: &Path,
+    kernel: &KernelSignature,
+) -> Result<PreparedLaunch, RuntimeError> {
+    if let Some(requested) = spec.kernel_name() {
+        if requested != kernel.name {
+            return Err(RuntimeError::field(
+                "kernel",
+                format!(
+                    "the spec names `{requested}` but the kernel given is `{}`",
+                    kernel.name
+                ),
+            ));
+        }
+    }
+    check_dimensions(spec.grid, spec.block)?;
+    let mut names = HashSet::new();
+    if let Some(twice) = spec
+        .buffers
+        .iter()
+        .find(|buffer| !names.insert(buffer.name.as_str()))
+    {
+        return Err(RuntimeError::buffer(&twice.name, "declared twice"));
+    }
+    if spec.args.len() != kernel.params.len() {
+        return Err(RuntimeError::ArgumentCount {
+            kernel: kernel.name.clone(),
+            expected: kernel.params.len(),
+            given: spec.args.len(),
+        });
+    }
+
+    // Match arguments to parameters first, so that mistakes surface before large buffers are
+    // read, and so that buffers behind 32-bit pointer parameters are known before allocating.
+    let mut low_buffers: Vec<Option<&str>> = vec![None; spec.buffers.len()];
+    let mut buffer_of_argument = Vec::with_capacity(spec.args.len());
+    for (index, (argument, parameter)) in spec.args.iter().zip(&kernel.params).enumerate() {
+        let size = parameter.size_bytes;
+        let name = &parameter.name;
+        match argument {
+            ArgumentSpec::Buffer(buffer_name) => {
+                let position = spec
+                    .buffers
+                    .iter()
+                    .position(|buffer| &buffer.name == buffer_name)
+                    .ok_or_else(|| {
+                        RuntimeError::argument(index, format!("no buffer named `{buffer_name}`"))
+                    })?;
+                match size {
+                    8 => {}
+                    4 => low_buffers[position] = Some(name),
+                    _ => {
+                        return Err(RuntimeError::argument(
+                            index,
+                            format!(
+                                "kernel parameter `{name}` is {size} bytes but buffer \
+                                 `{buffer_name}` passes an address (8 bytes, or 4 for \
+                                 .address_size 32 kernels)"
+                            ),
+                        ))
+                    }
+                }
+                buffer_of_argument.push(Some(position));
+            }
+            ArgumentSpec::Scalar { element, bits } => {
+                if element.size_bytes() != size as usize {
+                    return Err(RuntimeError::argument(
+                        index,
+                        format!(
+                            "kernel parameter `{name}` is {size} bytes but a {element} value ({} \
+                             bytes) was given",
+                            element.size_bytes()
+                        ),
+                    ));
+                }
+                if *bits > element.bit_mask() {
+                    return Err(RuntimeError::argument(
+                        index,
+                        format!("value {bits:#x} does not fit in {element}"),
+                    ));
+                }
+                buffer_of_argument.push(None);
+            }
+        }
+    }
+
+    let buffers = spec
+        .buffers
+        .iter()
+        .zip(&low_buffers)
+        .map(|(buffer, low)| allocate(buffer, spec_dir, *low))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let mut launch = PreparedLaunch {
+        kernel: kernel.name.clone(),
+        grid: spec.grid,
+        block: spec.block,
+        shared_bytes: spec.shared_bytes,
+        buffers,
+        parameter_storage: Vec::with_capacity(spec.args.len()),
+        parameter_sizes: Vec::with_capacity(spec.args.len()),
+        parameter_pointers: Vec::with_capacity(spec.args.len()),
+        worker_threads: None,
+        worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
+    };
+    for ((argument, parameter), buffer) in
+        spec.args.iter().zip(&kernel.params).zip(buffer_of_argument)
+    {
+        let size = parameter.size_bytes as usize;
+        let value = match (argument, buffer) {
+            (_, Some(position)) => launch.buffers[position].memory.address(),
+            (ArgumentSpec::Scalar { bits, .. }, None) => *bits,
+            // A buffer argument always has its position from the loop above.
+            (ArgumentSpec::Buffer(_), None) => 0,
+        };
+        // Sizes are 1, 2, 4 or 8 here (checked above); a 4-byte address is below 4 GiB.
+        let bytes = value.to_le_bytes();
+        let mut storage =
+            vec![ParameterChunk([0; 16]); size.div_ceil(16).max(1)].into_boxed_slice();
+        for (offset, &byte) in bytes.iter().take(size).enumerate() {
+            storage[offset / 16].0[offset % 16] = byte;
+        }
+        launch
+            .parameter_pointers
+            .push(storage.as_ptr().cast::<u8>());
+        launch.parameter_storage.push(storage);
+        launch.parameter_sizes.push(size);
+    }
+    Ok(launch)
+}
+
+/// Allocates one buffer and fills it from the spec; `low_parameter` names a 32-bit pointer
+/// parameter it is passed to, which needs it below 4 GiB.
+fn allocate(
+    buffer: &BufferSpec,
+    spec_dir: &Path,
+    low_parameter: Option<&str>,
+) -> Result<NamedBuffer, RuntimeError> {
+    let name = &buffer.name;
+    let element = buffer.element;
+    let size = element.size_bytes();
+    let reserve = |len: u64| -> Result<AlignedBuffer, RuntimeError> {
+        let bytes = len
+            .checked_mul(size as u64)
+            .and_then(|bytes| usize::try_from(bytes).ok())
+            .ok_or_else(|| {
+                RuntimeError::buffer(
+                    name,
+                    format!("{len} elements of {element} are too many bytes"),
+                )
+            })?;
+        let placement = if low_parameter.is_some() {
+            Placement::Below4GiB
+        } else {
+            Placement::Anywhere
+        };
+        AlignedBuffer::zeroed(bytes, placement).ok_or_else(|| match low_parameter {
+            Some(parameter) => RuntimeError::buffer(
+                name,
+                format!(
+                    "cannot reserve {bytes} bytes below 4 GiB, where the 32-bit pointer \
+                     parameter `{parameter}` needs it"
+                ),
+            ),
+            None => RuntimeError::buffer(name, format!("cannot reserve {bytes} bytes")),
+        })
+    };
+    let memory = match &buffer.contents {
+        BufferContents::Zeroed { len } => reserve(*len)?,
+        BufferContents::Elements(elements) => {
+            let mut memory = reserve(elements.len() as u64)?;
+            for (index, (&bits, bytes)) in elements
+                .iter()
+                .zip(memory.as_mut_slice().chunks_exact_mut(size))
+                .enumerate()
+            {
+                if bits > element.bit_mask() {
+                    return Err(RuntimeError::buffer(
+                        name,
+                        format!("element {index}: {bits:#x} does not fit in {element}"),
+                    ));
+                }
+                element.write_bits(bits, bytes);
+            }
+            memory
+        }
+        BufferContents::File { path, len } => {
+            let path = spec_dir.join(path);
+            let io_error = |source| RuntimeError::Io {
+                context: format!("buffer `{name}`: cannot read file"),
+                path: path.clone(),
+                source,
+            };
+            let mut file = File::open(&path).map_err(io_error)?;
+            let file_bytes = file.metadata().map_err(io_error)?.len();
+            if file_bytes % size as u64 != 0 {
+                return Err(RuntimeError::buffer(
+                    name,
+                    format!(
+                        "file `{}` is {file_bytes} bytes, not a whole number of {size}-byte \
+                         {element} elements",
+                        path.display()
+                    ),
+                ));
+            }
+            let count = file_bytes / size as u64;
+            if let Some(len) = len {
+                if *len != count {
+                    return Err(RuntimeError::buffer(
+                        name,
+                        format!("`len` is {len} but file `{}` holds {count}", path.display()),
+                    ));
+                }
+            }
+            let mut memory = reserve(count)?;
+            file.read_exact(memory.as_mut_slice()).map_err(io_error)?;
+            memory
+        }
+    };
+    Ok(NamedBuffer {
+        name: name.clone(),
+        element,
+        memory: Arc::new(memory),
+    })
+}
+
+/// The parameter pointer array, sent to the worker threads.
+#[derive(Clone, Copy)]
+struct ParameterArray(*const *const u8);
+
+// SAFETY: the array and the parameter bytes it points at are owned by the `PreparedLaunch`, which
+// `run` borrows mutably for as long as any worker runs; workers only read them.
+unsafe impl Send for ParameterArray {}
+
+impl ParameterArray {
+    // A method, not field access, so that closures capture the whole (Send) wrapper.
+    fn get(self) -> *const *const u8 {
+        self.0
+    }
+}
+
+impl PreparedLaunch {
+    /// Runs the grid: blocks are spread over worker threads (as many as the machine has cores, at
+    /// most one per block) that take block indices from a shared counter, x fastest. Each block
+    /// calls `entry(params, &context)` with its own [`BlockContext`] and its worker's dynamic
+    /// shared memory, zeroed before each block. The returned report's `elapsed` covers the grid
+    /// alone: from starting the workers to the last one finishing.
+    ///
+    /// The buffers keep their contents afterwards, and a later `run` starts from them (like
+    /// launches on one CUDA context); it fails with [`RuntimeError::BuffersInUse`] while a report
+    /// of an earlier run still exists.
+    ///
+    /// # Safety
+    ///
+    /// `entry` must be a block entry compiled for this launch's kernel (see [`crate::abi`]): it
+    /// reads exactly the parameters of the [`KernelSignature`] given to [`prepare`], touches
+    /// only memory within the buffers, its dynamic shared memory and its own stack, and is safe
+    /// to call from several threads at once for different blocks.
+    pub unsafe fn run(&mut self, entry: BlockEntry) -> Result<LaunchReport, RuntimeError> {
+        if self
+            .buffers
+            .iter_mut()
+            .any(|buffer| Arc::get_mut(&mut buffer.memory).is_none())
+        {
+            return Err(RuntimeError::BuffersInUse);
+        }
+        let grid = self.grid;
+        let blocks: u64 = grid.iter().map(|&size| u64::from(size)).product();
+        let available = self
+            .worker_threads
+            .or_else(|| thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get);
+        let workers = usize::try_from(blocks).map_or(available, |blocks| available.min(blocks));
+        // Shared memory for every worker is reserved before the clock starts.
+        let mut shared_memories = (0..workers)
+            .map(|_| AlignedBuffer::zeroed(self.shared_bytes as usize, Placement::Anywhere))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| RuntimeError::Launch {
+                message: format!(
+                    "cannot reserve {} bytes of dynamic shared memory for each of {workers} \
+                     workers",
+                    self.shared_bytes
+                ),
+            })?;
+        let shape = GridShape {
+            grid,
+            block: self.block,
+            shared_bytes: self.shared_bytes,
+        };
+        let parameters = ParameterArray(self.parameter_pointers.as_ptr());
+        let stack_bytes = self.worker_stack_bytes;
+        let next_block = AtomicU64::new(0);
+        let next_block = &next_block;
+
+        let started = Instant::now();
+        let outcome = thread::scope(|scope| {
+            let mut started_workers = 0;
+            for (index, shared_memory) in shared_memories.iter_mut().enumerate() {
+                let worker = thread::Builder::new()
+                    .name(format!("ptxr-worker-{index}"))
+                    .stack_size(stack_bytes)
+                    .spawn_scoped(scope, move || {
+                        // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
+                        // and shared memory outlive the scope.
+                        unsafe {
+                            run_blocks(entry, parameters, shape, blocks, next_block, shared_memory)
+                        }
+                    });
+                match worker {
+                    Ok(_) => started_workers += 1,
+                    // Workers already started take every block, just with less parallelism.
+                    Err(_) if started_workers > 0 => break,
+                    Err(error) => return Err(error),
+                }
+            }
+            Ok(())
+        });
+        let elapsed = started.elapsed();
+        outcome.map_err(|error| RuntimeError::Launch {
+            message: format!("cannot start a worker thread: {error}"),
+        })?;
+
+        Ok(LaunchReport::new(
+            self.kernel.clone(),
+            self.buffers
+                .iter()
+                .map(|buffer| NamedBuffer {
+                    name: buffer.name.clone(),
+                    element: buffer.element,
+                    memory: Arc::clone(&buffer.memory),
+                })
+                .collect(),
+            elapsed,
+        ))
+    }
+
+    /// Uses exactly `count` worker threads (still at most one per block) instead of one per core.
+    pub fn set_worker_threads(&mut self, count: NonZeroUsize) {
+        self.worker_threads = Some(count);
+    }
+
+    /// Gives each worker thread a stack of `bytes` (default [`DEFAULT_WORKER_STACK_BYTES`]).
+    pub fn set_worker_stack_bytes(&mut self, bytes: usize) {
+        self.worker_stack_bytes = bytes;
+    }
+
+    /// The kernel being launched.
+    pub fn kernel_name(&self) -> &str {
+        &self.kernel
+    }
+
+    pub fn grid(&self) -> [u32; 3] {
+        self.grid
+    }
+
+    pub fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    pub fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// The current contents of the named buffer (little-endian elements).
+    pub fn buffer_bytes(&self, name: &str) -> Option<&[u8]> {
+        self.find_buffer(name)
+            .map(|buffer| buffer.memory.as_slice())
+    }
+
+    /// The address the kernel sees for the named buffer.
+    pub fn buffer_address(&self, name: &str) -> Option<u64> {
+        self.find_buffer(name).map(|buffer| buffer.memory.address())
+    }
+
+    /// The packed bytes of kernel parameter `index`, as the kernel reads them.
+    pub fn parameter_bytes(&self, index: usize) -> Option<&[u8]> {
+        let storage = self.parameter_storage.get(index)?;
+        let size = self.parameter_sizes[index];
+        // SAFETY: the chunks are contiguous `[u8; 16]` arrays (repr(C), size 16, no padding),
+        // at least `size` bytes in all, and initialized.
+        Some(unsafe { std::slice::from_raw_parts(storage.as_ptr().cast::<u8>(), size) })
+    }
+
+    fn find_buffer(&self, name: &str) -> Option<&NamedBuffer> {
+        self.buffers.iter().find(|buffer| buffer.name == name)
+    }
+}
+
+/// The sizes every block's context repeats.
+#[derive(Clone, Copy)]
+struct GridShape {
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_bytes: u32,
+}
+
+/// One worker: takes block indices until none are left and runs each.
+///
+/// # Safety
+///
+/// As for [`PreparedLaunch::run`]; `parameters` is the launch's pointer array.
+unsafe fn run_blocks(
+    entry: BlockEntry,
+    parameters: ParameterArray,
+    shape: GridShape,
+    blocks: u64,
+    next_block: &AtomicU64,
+    shared_memory: &mut AlignedBuffer,
+) {
+    let [grid_x, grid_y, _] = shape.grid.map(u64::from);
+    let mut shared_memory_fresh = true;
+    loop {
+        // Relaxed: the counter only hands out distinct indices; the kernel's memory effects are
+        // published to the caller by joining the thread.
+        let index = next_block.fetch_add(1, Ordering::Relaxed);
+        if index >= blocks {
+            break;
+        }
+        if !shared_memory_fresh {
+            shared_memory.fill_zero();
+        }
+        shared_memory_fresh = false;
+        // Each coordinate is below its grid size, which is a u32.
+        let ctaid = [
+            (index % grid_x) as u32,
+            (index / grid_x % grid_y) as u32,
+            (index / (grid_x * grid_y)) as u32,
+        ];
+        let context = BlockContext {
+            ctaid,
+            nctaid: shape.grid,
+            ntid: shape.block,
+            dynamic_shared_bytes: shape.shared_bytes,
+            dynamic_shared: shared_memory.as_mut_ptr(),
+        };
+        // SAFETY: see the function's contract.
+        unsafe { entry(parameters.get(), &context) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signature(params: &[(&str, u32)]) -> KernelSignature {
+        KernelSignature {
+            name: "kernel".into(),
+            params: params
+                .iter()
+                .map(|&(name, size_bytes)| ParamLayout {
+                    name: name.into(),
+                    size_bytes,
+                })
+                .collect(),
+        }
+    }
+
+    fn prepare_text(text: &str, params: &[(&str, u32)]) -> Result<PreparedLaunch, RuntimeError> {
+        let spec = LaunchSpec::from_json(text).expect("the spec is valid");
+        prepare(&spec, Path::new("."), &signature(params))
+    }
+
+    fn error(text: &str, params: &[(&str, u32)]) -> String {
+        match prepare_text(text, params) {
+            Ok(_) => panic!("{text} was prepared"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn parameters_are_packed_little_endian_and_aligned() {
+        let launch = prepare_text(
+            r#"{"buffers": {"a": {"type": "u8", "len": 3}},
+                "args": [{"buffer": "a"}, {"type": "u16", "value": 258}, {"type": "f32", "value": 1},
+                         {"type": "s64", "value": -2}]}"#,
+            &[("a", 8), ("b", 2), ("c", 4), ("d", 8)],
+        )
+        .expect("prepares");
+        let address = launch.buffer_address("a").expect("buffer a exists");
+        assert_eq!(launch.parameter_bytes(0), Some(&address.to_le_bytes()[..]));
+        assert_eq!(launch.parameter_bytes(1), Some(&[2u8, 1][..]));
+        assert_eq!(launch.parameter_bytes(2), Some(&[0u8, 0, 0x80, 0x3f][..]));
+        assert_eq!(launch.parameter_bytes(3), Some(&(-2i64).to_le_bytes()[..]));
+        assert_eq!(launch.parameter_bytes(4), None);
+        for pointer in &launch.parameter_pointers {
+            assert_eq!(*pointer as usize % 16, 0);
+        }
+        assert_eq!(launch.buffer_bytes("a"), Some(&[0u8, 0, 0][..]));
+    }
+
+    #[test]
+    fn argument_mismatches_are_reported_before_launch() {
+        assert_eq!(
+            error(
+                r#"{"args": [{"type": "u32", "value": 1}]}"#,
+                &[("a", 8), ("b", 8)]
+            ),
+            "kernel `kernel` has 2 parameters but `args` gives 1"
+        );
+        assert_eq!(
+            error(
+                r#"{"args": [{"type": "u32", "value": 1}, {"type": "u32", "value": 1}, {"type": "u64", "value": 1}]}"#,
+                &[("a", 4), ("b", 4), ("n", 4)]
+            ),
+            "args[2]: kernel parameter `n` is 4 bytes but a u64 value (8 bytes) was given"
+        );
+        assert_eq!(
+            error(
+                r#"{"buffers": {"in": {"type": "u8", "len": 1}}, "args": [{"buffer": "in"}]}"#,
+                &[("p", 2)]
+            ),
+            "args[0]: kernel parameter `p` is 2 bytes but buffer `in` passes an address (8 \
+             bytes, or 4 for .address_size 32 kernels)"
+        );
+        assert_eq!(
+            error(r#"{"kernel": "other"}"#, &[]),
+            "kernel: the spec names `other` but the kernel given is `kernel`"
+        );
+    }
+
+    #[test]
+    fn programmatic_specs_are_checked_too() {
+        let mut spec = LaunchSpec::from_json("{}").expect("valid");
+        spec.block = [2048, 1, 1];
+        let result = prepare(&spec, Path::new("."), &signature(&[]));
+        assert!(matches!(
+            result,
+            Err(RuntimeError::Field { field: "block", .. })
+        ));
+        spec.block = [1, 1, 1];
+        spec.buffers.push(BufferSpec {
+            name: "x".into(),
+            element: ElementType::U8,
+            contents: BufferContents::Elements(vec![256]),
+        });
+        let message = prepare(&spec, Path::new("."), &signature(&[]))
+            .map(|_| ())
+            .expect_err("256 is not a u8")
+            .to_string();
+        assert_eq!(message, "buffer `x`: element 0: 0x100 does not fit in u8");
+    }
+
+    #[test]
+    fn file_buffers() {
+        let folder =
+            std::env::temp_dir().join(format!("ptxr-runtime-files-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).expect("temporary folder");
+        let values: Vec<u8> = [1u32, 2, 0xdead_beef]
+            .iter()
+            .flat_map(|value| value.to_le_bytes())
+            .collect();
+        std::fs::write(folder.join("values.bin"), &values).expect("write input");
+        std::fs::write(folder.join("odd.bin"), [1u8, 2, 3]).expect("write input");
+        let spec = |buffer: &str| {
+            LaunchSpec::from_json(&format!(r#"{{"buffers": {{"in": {buffer}}}}}"#))
+                .expect("valid spec")
+        };
+        let prepared = |buffer: &str| prepare(&spec(buffer), &folder, &signature(&[]));
+        let launch = prepared(r#"{"type": "u32", "file": "values.bin"}"#).expect("reads the file");
+        assert_eq!(launch.buffer_bytes("in"), Some(&values[..]));
+        assert!(prepared(r#"{"type": "u32", "file": "values.bin", "len": 3}"#).is_ok());
+        let message = |buffer: &str| prepared(buffer).map(|_| ()).expect_err("fails").to_string();
+        assert_eq!(
+            message(r#"{"type": "u32", "file": "values.bin", "len": 4}"#),
+            format!(
+                "buffer `in`: `len` is 4 but file `{}` holds 3",
+                folder.join("values.bin").display()
+            )
+        );
+        assert_eq!(
+            message(r#"{"type": "u16", "file": "odd.bin"}"#),
+            format!(
+                "buffer `in`: file `{}` is 3 bytes, not a whole number of 2-byte u16 elements",
+                folder.join("odd.bin").display()
+            )
+        );
+        let missing = message(r#"{"type": "u8", "file": "missing.bin"}"#);
+        assert!(
+            missing.starts_with("buffer `in`: cannot read file `"),
+            "{missing}"
+        );
+        assert!(missing.contains("missing.bin"), "{missing}");
+        std::fs::remove_dir_all(&folder).expect("clean up");
+    }
+
+    #[test]
+    fn huge_buffers_fail_cleanly() {
+        let message = error(
+            r#"{"buffers": {"big": {"type": "u64", "len": 4611686018427387904}}}"#,
+            &[],
+        );
+        assert!(message.starts_with("buffer `big`: "), "{message}");
+    }
+
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn buffers_behind_32_bit_pointers_lie_below_4_gib() {
+        let launch = prepare_text(
+            r#"{"buffers": {"in": {"type": "u64", "data": [5]}, "out": {"type": "u64", "len": 1}},
+                "args": [{"buffer": "in"}, {"buffer": "out"}]}"#,
+            &[("input", 4), ("output", 4)],
+        )
+        .expect("prepares");
+        for (index, name) in ["in", "out"].into_iter().enumerate() {
+            let address = launch.buffer_address(name).expect("exists");
+            assert!(address < 1 << 32);
+            assert_eq!(
+                launch.parameter_bytes(index),
+                Some(&(address as u32).to_le_bytes()[..])
+            );
+        }
+        assert_eq!(launch.buffer_bytes("in"), Some(&5u64.to_le_bytes()[..]));
+    }
+}
