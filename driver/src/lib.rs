@@ -4,6 +4,7 @@
 
 pub mod cli;
 mod commands;
+pub mod launch;
 pub mod link;
 pub mod output;
 pub mod pipeline;

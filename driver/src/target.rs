@@ -77,7 +77,8 @@ fn spirv(triple: &str, arch: Option<&str>) -> TargetDescription {
 /// version (`spirv64v1.0-...`) keeps it.
 fn pin_spirv_version(triple: &str) -> String {
     let (architecture, rest) = triple.split_once('-').unwrap_or((triple, "unknown-unknown"));
-    if architecture.contains('v') {
+    let version = architecture.trim_start_matches("spirv32").trim_start_matches("spirv64");
+    if !version.is_empty() {
         return triple.to_string();
     }
     format!("{architecture}{DEFAULT_SPIRV_VERSION}-{rest}")

@@ -178,3 +178,13 @@ fn parse_speed() {
         megabytes / parse_seconds,
     );
 }
+
+#[test]
+#[ignore]
+fn parse_tiny_speed() {
+    let start = std::time::Instant::now();
+    for _ in 0..10000 {
+        let _ = parse(".version 7.8");
+    }
+    println!("tiny parse: {:.1} us", start.elapsed().as_secs_f64() * 1e6 / 10000.0);
+}

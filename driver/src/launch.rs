@@ -1,0 +1,75 @@
+//! `ptxr run` as a library call: compile a module for the host, launch one grid as a launch spec
+//! says, and return the result JSON.
+
+use std::path::Path;
+
+use ptxr_frontend::ir;
+use ptxr_runtime::{prepare, BlockEntry, KernelSignature, LaunchSpec, ParamLayout};
+
+use crate::pipeline::{check, pipeline_options, Failure};
+use crate::target::describe;
+
+/// Which kernel to launch: the one the spec names, or the module's only kernel.
+fn choose_kernel<'m>(module: &'m ir::Module, requested: Option<&str>) -> Result<&'m ir::Function, String> {
+    let kernels: Vec<&ir::Function> = module.kernels().collect();
+    let names = || kernels.iter().map(|kernel| kernel.name.as_str()).collect::<Vec<_>>().join(", ");
+    match requested {
+        Some(name) => kernels
+            .iter()
+            .find(|kernel| kernel.name == name)
+            .copied()
+            .ok_or_else(|| format!("the module has no kernel `{name}` (its kernels: {})", names())),
+        None => match kernels.as_slice() {
+            [only] => Ok(only),
+            [] => Err("the module has no kernel (.entry with a body)".to_string()),
+            _ => Err(format!("the module has several kernels ({}); name one with \"kernel\" in the launch spec", names())),
+        },
+    }
+}
+
+fn signature(kernel: &ir::Function) -> KernelSignature {
+    let params = kernel
+        .parameter_variables()
+        .map(|variable| ParamLayout { name: variable.name.clone(), size_bytes: variable.size_bytes() as u32 })
+        .collect();
+    KernelSignature { name: kernel.name.clone(), params }
+}
+
+/// Where the launch's inputs are and where its outputs go.
+pub struct LaunchFiles<'a> {
+    /// The folder that `file` buffers in the spec are relative to.
+    pub spec_directory: &'a Path,
+    /// `--dump-dir`: write buffers as raw files instead of JSON values.
+    pub dump_directory: Option<&'a Path>,
+}
+
+/// Compiles `source` for the host CPU and runs the grid that `spec` describes. Returns the
+/// result JSON of LAUNCH_SPEC.md and the frontend's warnings.
+pub fn launch(
+    source: &str,
+    module_name: &str,
+    spec: &LaunchSpec,
+    files: &LaunchFiles<'_>,
+    optimization: u8,
+) -> Result<(String, Vec<ptxr_frontend::Diagnostic>), Failure> {
+    let (module, warnings) = check(source).map_err(Failure::Diagnostics)?;
+    let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
+    let signature = signature(kernel);
+    let host = describe("cpu", None, true).map_err(Failure::Message)?;
+    let options = pipeline_options(&host, optimization, module_name)?;
+    let json = ptxr_lowering::with_jit(&module, &options, |lookup| -> Result<String, String> {
+        let address = lookup(&signature.name)?;
+        if address == 0 {
+            return Err(format!("the compiled kernel `{}` has no address", signature.name));
+        }
+        // SAFETY: the CPU target compiles every kernel entry with exactly BlockEntry's
+        // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
+        let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
+        let mut prepared = prepare(spec, files.spec_directory, &signature).map_err(|error| error.to_string())?;
+        // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
+        let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
+        report.to_json(files.dump_directory).map_err(|error| error.to_string())
+    })?
+    .map_err(Failure::Message)?;
+    Ok((json, warnings))
+}

@@ -1,0 +1,31 @@
+//! The rendered diagnostics of every file in `tests/fixtures/diagnostics/`, as insta snapshots.
+//! Each file holds one deliberate mistake (its name says which); the snapshot shows the span,
+//! the code and the message that a user sees.
+
+use ptxr_frontend::diagnostic::render_all;
+use ptxr_tests::repository_root;
+
+#[test]
+fn every_bad_input_gets_its_diagnostic() {
+    let directory = repository_root().join("tests/fixtures/diagnostics");
+    let mut paths: Vec<_> = std::fs::read_dir(&directory)
+        .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "expected the diagnostic fixtures in {}", directory.display());
+    for path in paths {
+        let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{error}"));
+        let (module, diagnostics) = ptxr_frontend::check_source(&source);
+        assert!(module.is_none(), "{name}: expected errors, the module checked");
+        assert!(!diagnostics.is_empty(), "{name}: no diagnostics");
+        let file_name = format!("{name}.ptx");
+        let rendered = render_all(&diagnostics, &file_name, &source, false);
+        insta::with_settings!({ description => source.clone(), omit_expression => true }, {
+            insta::assert_snapshot!(name, rendered);
+        });
+    }
+}
