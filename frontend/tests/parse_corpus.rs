@@ -140,15 +140,16 @@ fn garbage_never_panics() {
     }
 }
 
-/// Parse speed on about 20 MB of corpus text. Run with
-/// `cargo test --release -p ptxr-frontend --test parse_corpus -- --ignored --nocapture`.
+/// Parse speed on about 20 MB of corpus text (`PTXR_BENCH_MB` sets another size). Run with
+/// `cargo test --release -p ptxr-frontend --test parse_corpus parse_speed -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn parse_speed() {
     let mut sources: Vec<String> = all_files().iter().map(|path| read(path)).collect();
     sources.sort_by_key(|source| std::cmp::Reverse(source.len()));
     let corpus: usize = sources.iter().map(String::len).sum();
-    let rounds = (20_000_000 / corpus).max(1);
+    let megabytes: f64 = std::env::var("PTXR_BENCH_MB").ok().and_then(|text| text.parse().ok()).unwrap_or(20.0);
+    let rounds = ((megabytes * 1e6) as usize / corpus).max(1);
     let total = corpus * rounds;
 
     let start = std::time::Instant::now();
@@ -177,14 +178,4 @@ fn parse_speed() {
         megabytes / lex_seconds,
         megabytes / parse_seconds,
     );
-}
-
-#[test]
-#[ignore]
-fn parse_tiny_speed() {
-    let start = std::time::Instant::now();
-    for _ in 0..10000 {
-        let _ = parse(".version 7.8");
-    }
-    println!("tiny parse: {:.1} us", start.elapsed().as_secs_f64() * 1e6 / 10000.0);
 }

@@ -59,6 +59,15 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             }
             Value::AddressOf(id) => {
                 let pointer = self.storage(*id, operand.span)?;
+                let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
+                if ty.bits() < address_bits {
+                    // A truncated address would point elsewhere: refuse rather than crash.
+                    return Err(LoweringError::unsupported(
+                        &format!("the {}-bit address of `{}` (addresses here are {address_bits}-bit)", ty.bits(), self.variable(*id).name),
+                        self.target_name(),
+                        operand.span,
+                    ));
+                }
                 let int_type = crate::types::integer_type(context, ty.bits());
                 Ok(self.shared.builder.build_ptr_to_int(pointer, int_type, "")?.into())
             }
@@ -139,6 +148,13 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             }
             AddressBase::Absolute => Ok(builder.build_int_to_ptr(offset, context.ptr_type(wanted_space), "")?),
         }
+    }
+
+    /// The width of pointers in an address space, from the module's data layout.
+    pub fn pointer_bits(&self, address_space: AddressSpace) -> u32 {
+        let layout = self.shared.module.get_data_layout();
+        let target_data = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+        target_data.get_pointer_byte_size(Some(address_space)) * 8
     }
 
     pub fn address_space(&self, state_space: StateSpace) -> AddressSpace {

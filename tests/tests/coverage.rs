@@ -1,2 +1,678 @@
+//! Generates `docs/COVERAGE.md`: which PTX instruction forms ptxr compiles on which target.
+//!
+//! Each row of `SECTIONS` is one instruction form worth telling apart (`add.s32` and
+//! `add.sat.s32`, `mul.lo` and `mul.wide`...), written as the body of a tiny but complete PTX
+//! module that `module_source` builds. Every module is compiled with `compile_source` at -O0 for
+//! the four targets, and each cell of the table records the outcome:
+//!
+//! - ✅ the target's natural artefact came back;
+//! - ❌ every error is `Code::Unsupported` (a known gap);
+//! - ⚠️ anything else: a frontend error on valid PTX, an LLVM failure, a panic. The first line of
+//!   the message is listed under the table; these are bugs.
+//!
+//! `PTXR_BLESS=1 cargo test -p ptxr-tests --test coverage` rewrites the committed file; without
+//! it the test fails when the file is out of date. `every_row_is_valid_ptx` checks the snippets
+//! themselves with NVIDIA's `ptxas` where it is installed, so that a ⚠️ is never the snippet's
+//! fault.
+
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::process::Command;
+
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_frontend::{Code, Severity};
+use ptxr_tests::{repository_root, validator};
+
+/// One instruction form: the name shown in the table, declarations at module scope (textures,
+/// `.shared` buffers, called functions), declarations inside the kernel (registers, `.local`
+/// and `.param` variables), and the body that exercises the form. Declarations and bodies are
+/// `;`-separated statements on one line; `module_source` puts each on its own line.
+#[derive(Clone, Copy)]
+struct Form {
+    name: &'static str,
+    module_scope: &'static str,
+    declarations: &'static str,
+    body: &'static str,
+}
+
+/// A row whose kernel needs nothing at module scope.
+const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
+    Form { name, module_scope: "", declarations, body }
+}
+
+/// A row with module-scope declarations (`module_scope` is written verbatim, one per line).
+const fn form_with(name: &'static str, module_scope: &'static str, declarations: &'static str, body: &'static str) -> Form {
+    Form { name, module_scope, declarations, body }
+}
+
+/// Module-scope declarations shared by several rows.
+const SHARED_TILE: &str = ".shared .align 16 .b8 tile[64];";
+const TEXTURE: &str = ".global .texref tex;";
+const SURFACE: &str = ".global .surfref surf;";
+const TWICE: &str = ".func (.param .b32 result) twice(.param .b32 x)\n{\n    .reg .b32 %t<3>;\n    ld.param.b32 %t1, [x];\n    add.s32 %t2, %t1, %t1;\n    st.param.b32 [result], %t2;\n    ret;\n}";
+
+// Register naming in the rows: %p .pred, %h .b16, %r .b32, %rl .b64, %f .f32, %fd .f64. The
+// kernel itself declares %rd<3>: %rd1 is the parameter, %rd2 its global address.
+const R4: &str = ".reg .b32 %r<4>";
+const R6: &str = ".reg .b32 %r<6>";
+
+/// The rows, grouped by the section of the PTX ISA 7.8 manual that defines them.
+const SECTIONS: &[(&str, &[Form])] = &[
+    (
+        "9.7.1 Integer arithmetic",
+        &[
+            form("add.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("add.sat.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.sat.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("add.u16", ".reg .b16 %h<4>", "ld.global.u16 %h1, [%rd2]; ld.global.u16 %h2, [%rd2+2]; add.u16 %h3, %h1, %h2; st.global.u16 [%rd2], %h3"),
+            form("sub.s64", ".reg .b64 %rl<4>", "ld.global.u64 %rl1, [%rd2]; ld.global.u64 %rl2, [%rd2+8]; sub.s64 %rl3, %rl1, %rl2; st.global.u64 [%rd2], %rl3"),
+            form("mul.lo.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; mul.lo.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("mul.hi.u32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; mul.hi.u32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("mul.wide.s32", ".reg .b32 %r<3>; .reg .b64 %rl<2>", "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; mul.wide.s32 %rl1, %r1, %r2; st.global.u64 [%rd2], %rl1"),
+            form("mad.lo.s32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; mad.lo.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("mad.hi.sat.s32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; mad.hi.sat.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("mad.wide.u32", ".reg .b32 %r<3>; .reg .b64 %rl<3>", "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u64 %rl1, [%rd2+8]; mad.wide.u32 %rl2, %r1, %r2, %rl1; st.global.u64 [%rd2], %rl2"),
+            form("mul24.lo.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; mul24.lo.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("sad.u32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; sad.u32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("div.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; div.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("div.u64", ".reg .b64 %rl<4>", "ld.global.u64 %rl1, [%rd2]; ld.global.u64 %rl2, [%rd2+8]; div.u64 %rl3, %rl1, %rl2; st.global.u64 [%rd2], %rl3"),
+            form("rem.u32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; rem.u32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("abs.s32", R4, "ld.global.u32 %r1, [%rd2]; abs.s32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("neg.s32", R4, "ld.global.u32 %r1, [%rd2]; neg.s32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("min.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; min.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("max.u64", ".reg .b64 %rl<4>", "ld.global.u64 %rl1, [%rd2]; ld.global.u64 %rl2, [%rd2+8]; max.u64 %rl3, %rl1, %rl2; st.global.u64 [%rd2], %rl3"),
+            form("popc.b32", R4, "ld.global.u32 %r1, [%rd2]; popc.b32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("clz.b64", ".reg .b32 %r<2>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; clz.b64 %r1, %rl1; st.global.u32 [%rd2], %r1"),
+            form("brev.b32", R4, "ld.global.u32 %r1, [%rd2]; brev.b32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("bfind.u32", R4, "ld.global.u32 %r1, [%rd2]; bfind.u32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("fns.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; fns.b32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("bfe.u32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; bfe.u32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("bfi.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; bfi.b32 %r5, %r1, %r2, %r3, 8; st.global.u32 [%rd2], %r5"),
+            form("szext.wrap.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; szext.wrap.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("bmsk.clamp.b32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; bmsk.clamp.b32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("dp4a.u32.u32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; dp4a.u32.u32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("dp2a.lo.s32.s32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; dp2a.lo.s32.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+        ],
+    ),
+    (
+        "9.7.2 Extended-precision integer arithmetic",
+        &[
+            form("add.cc.u32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.cc.u32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("addc.u32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.cc.u32 %r3, %r1, %r2; addc.u32 %r4, %r2, %r1; st.global.u32 [%rd2], %r3; st.global.u32 [%rd2+4], %r4"),
+            form("subc.cc.u64", ".reg .b64 %rl<6>", "ld.global.u64 %rl1, [%rd2]; ld.global.u64 %rl2, [%rd2+8]; sub.cc.u64 %rl3, %rl1, %rl2; subc.cc.u64 %rl4, %rl2, %rl1; subc.u64 %rl5, 0, 0; st.global.u64 [%rd2], %rl3; st.global.u64 [%rd2+8], %rl4; st.global.u64 [%rd2+16], %rl5"),
+            form("madc.hi.u32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; mad.lo.cc.u32 %r4, %r1, %r2, %r3; madc.hi.u32 %r5, %r1, %r2, 0; st.global.u32 [%rd2], %r4; st.global.u32 [%rd2+4], %r5"),
+        ],
+    ),
+    (
+        "9.7.3 Floating point",
+        &[
+            form("testp.notanumber.f32", ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .f32 %f<2>", "ld.global.f32 %f1, [%rd2]; testp.notanumber.f32 %p1, %f1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("copysign.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; copysign.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("add.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; add.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("add.rz.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; add.rz.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("add.ftz.sat.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; add.ftz.sat.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("sub.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; sub.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
+            form("mul.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; mul.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("mul.rn.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mul.rn.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
+            form("fma.rn.f32", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; fma.rn.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4"),
+            form("fma.rn.f64", ".reg .f64 %fd<5>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; ld.global.f64 %fd3, [%rd2+16]; fma.rn.f64 %fd4, %fd1, %fd2, %fd3; st.global.f64 [%rd2], %fd4"),
+            form("mad.rn.f32", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; mad.rn.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4"),
+            form("div.rn.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; div.rn.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("div.approx.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; div.approx.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("div.full.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; div.full.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("div.rn.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; div.rn.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
+            form("abs.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; abs.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("neg.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; neg.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("min.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; min.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("max.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; max.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("min.NaN.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; min.NaN.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("max.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; max.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
+            form("rcp.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; rcp.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("rcp.rn.f64", ".reg .f64 %fd<3>", "ld.global.f64 %fd1, [%rd2]; rcp.rn.f64 %fd2, %fd1; st.global.f64 [%rd2], %fd2"),
+            form("sqrt.rn.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.rn.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("sqrt.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("rsqrt.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; rsqrt.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("sin.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sin.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("cos.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; cos.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("lg2.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; lg2.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("ex2.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; ex2.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("tanh.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; tanh.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+        ],
+    ),
+    (
+        "9.7.4 Half precision",
+        &[
+            form("add.f16", ".reg .b16 %h<4>", "ld.global.b16 %h1, [%rd2]; ld.global.b16 %h2, [%rd2+2]; add.f16 %h3, %h1, %h2; st.global.b16 [%rd2], %h3"),
+            form("add.f16x2", R4, "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; add.f16x2 %r3, %r1, %r2; st.global.b32 [%rd2], %r3"),
+            form("fma.rn.f16x2", R6, "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; fma.rn.f16x2 %r4, %r1, %r2, %r3; st.global.b32 [%rd2], %r4"),
+            form("neg.f16", ".reg .b16 %h<3>", "ld.global.b16 %h1, [%rd2]; neg.f16 %h2, %h1; st.global.b16 [%rd2], %h2"),
+            form("max.bf16", ".reg .b16 %h<4>", "ld.global.b16 %h1, [%rd2]; ld.global.b16 %h2, [%rd2+2]; max.bf16 %h3, %h1, %h2; st.global.b16 [%rd2], %h3"),
+        ],
+    ),
+    (
+        "9.7.5 Comparison and selection",
+        &[
+            form("set.lt.u32.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; set.lt.u32.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("setp.lt.s32", ".reg .pred %p<2>; .reg .b32 %r<4>", "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; setp.lt.s32 %p1, %r1, %r2; selp.u32 %r3, 1, 0, %p1; st.global.u32 [%rd2], %r3"),
+            form("setp.lt.s32 p|q", ".reg .pred %p<3>; .reg .b32 %r<5>", "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; setp.lt.s32 %p1|%p2, %r1, %r2; selp.u32 %r3, 1, 0, %p1; selp.u32 %r4, 1, 0, %p2; st.global.u32 [%rd2], %r3; st.global.u32 [%rd2+4], %r4"),
+            form("setp.gtu.f32", ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; setp.gtu.f32 %p1, %f1, %f2; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("setp.eq.and.u32", ".reg .pred %p<3>; .reg .b32 %r<4>", "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; setp.ne.u32 %p1, %r1, 0; setp.eq.and.u32 %p2, %r1, %r2, %p1; selp.u32 %r3, 1, 0, %p2; st.global.u32 [%rd2], %r3"),
+            form("setp.lt.f16", ".reg .pred %p<2>; .reg .b16 %h<3>; .reg .b32 %r<2>", "ld.global.b16 %h1, [%rd2]; ld.global.b16 %h2, [%rd2+2]; setp.lt.f16 %p1, %h1, %h2; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("selp.f32", ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .f32 %f<4>", "ld.global.u32 %r1, [%rd2]; ld.global.f32 %f1, [%rd2+4]; ld.global.f32 %f2, [%rd2+8]; setp.ne.u32 %p1, %r1, 0; selp.f32 %f3, %f1, %f2, %p1; st.global.f32 [%rd2], %f3"),
+            form("slct.u32.s32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; slct.u32.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+        ],
+    ),
+    (
+        "9.7.7 Logic and shift",
+        &[
+            form("and.b32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; and.b32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("or.pred", ".reg .pred %p<4>; .reg .b32 %r<4>", "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; setp.ne.u32 %p1, %r1, 0; setp.ne.u32 %p2, %r2, 0; or.pred %p3, %p1, %p2; selp.u32 %r3, 1, 0, %p3; st.global.u32 [%rd2], %r3"),
+            form("xor.b64", ".reg .b64 %rl<4>", "ld.global.u64 %rl1, [%rd2]; ld.global.u64 %rl2, [%rd2+8]; xor.b64 %rl3, %rl1, %rl2; st.global.u64 [%rd2], %rl3"),
+            form("not.b32", R4, "ld.global.u32 %r1, [%rd2]; not.b32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("cnot.b32", R4, "ld.global.u32 %r1, [%rd2]; cnot.b32 %r2, %r1; st.global.u32 [%rd2], %r2"),
+            form("lop3.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; lop3.b32 %r4, %r1, %r2, %r3, 0x80; st.global.u32 [%rd2], %r4"),
+            form("shf.l.wrap.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; shf.l.wrap.b32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("shl.b32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; shl.b32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("shr.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; shr.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form("shr.u64", ".reg .b32 %r<2>; .reg .b64 %rl<3>", "ld.global.u64 %rl1, [%rd2]; ld.global.u32 %r1, [%rd2+8]; shr.u64 %rl2, %rl1, %r1; st.global.u64 [%rd2], %rl2"),
+        ],
+    ),
+    (
+        "9.7.8 Data movement and conversion",
+        &[
+            form("mov.u32", R4, "ld.global.u32 %r1, [%rd2]; mov.u32 %r2, %r1; st.global.u32 [%rd2+4], %r2"),
+            form("mov.f32 (immediate)", ".reg .f32 %f<2>", "mov.f32 %f1, 0f3FC00000; st.global.f32 [%rd2], %f1"),
+            form("mov.u64 (variable address)", ".reg .b64 %rl<2>", "mov.u64 %rl1, tile; st.global.u64 [%rd2], %rl1").with_module_scope(SHARED_TILE),
+            form("mov.b32 {a,b} (pack)", ".reg .b16 %h<3>; .reg .b32 %r<2>", "ld.global.b16 %h1, [%rd2]; ld.global.b16 %h2, [%rd2+2]; mov.b32 %r1, {%h1, %h2}; st.global.b32 [%rd2+4], %r1"),
+            form("mov.b64 {a,b} (unpack)", ".reg .b32 %r<3>; .reg .b64 %rl<2>", "ld.global.b64 %rl1, [%rd2]; mov.b64 {%r1, %r2}, %rl1; st.global.b32 [%rd2], %r2; st.global.b32 [%rd2+4], %r1"),
+            form("mov.u32 %tid.x", ".reg .b32 %r<2>", "mov.u32 %r1, %tid.x; st.global.u32 [%rd2], %r1"),
+            form("mov.u32 %ntid.y", ".reg .b32 %r<2>", "mov.u32 %r1, %ntid.y; st.global.u32 [%rd2], %r1"),
+            form("mov.u32 %ctaid.x", ".reg .b32 %r<2>", "mov.u32 %r1, %ctaid.x; st.global.u32 [%rd2], %r1"),
+            form("mov.u32 %nctaid.z", ".reg .b32 %r<2>", "mov.u32 %r1, %nctaid.z; st.global.u32 [%rd2], %r1"),
+            form("mov.u32 %laneid", ".reg .b32 %r<2>", "mov.u32 %r1, %laneid; st.global.u32 [%rd2], %r1"),
+            form("mov.u32 %warpid", ".reg .b32 %r<2>", "mov.u32 %r1, %warpid; st.global.u32 [%rd2], %r1"),
+            form("mov.u32 %lanemask_lt", ".reg .b32 %r<2>", "mov.u32 %r1, %lanemask_lt; st.global.u32 [%rd2], %r1"),
+            form("mov.u64 %clock64", ".reg .b64 %rl<2>", "mov.u64 %rl1, %clock64; st.global.u64 [%rd2], %rl1"),
+            form("shfl.sync.down.b32", R4, "ld.global.u32 %r1, [%rd2]; shfl.sync.down.b32 %r2, %r1, 1, 0x1f, 0xffffffff; st.global.u32 [%rd2], %r2"),
+            form("shfl.sync.idx.b32 d|p", ".reg .pred %p<2>; .reg .b32 %r<4>", "ld.global.u32 %r1, [%rd2]; shfl.sync.idx.b32 %r2|%p1, %r1, 0, 0x1f, 0xffffffff; selp.u32 %r3, 1, 0, %p1; st.global.u32 [%rd2], %r2; st.global.u32 [%rd2+4], %r3"),
+            form("prmt.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; prmt.b32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("ld.global.f32", ".reg .f32 %f<2>", "ld.global.f32 %f1, [%rd2]; st.global.f32 [%rd2+4], %f1"),
+            form("ld.global.u8", ".reg .b32 %r<2>", "ld.global.u8 %r1, [%rd2]; st.global.u32 [%rd2+4], %r1"),
+            form("ld.global.v4.f32", ".reg .f32 %f<6>", "ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2]; add.f32 %f5, %f1, %f4; st.global.f32 [%rd2], %f5"),
+            form("ld.global.nc.f32", ".reg .f32 %f<2>", "ld.global.nc.f32 %f1, [%rd2]; st.global.f32 [%rd2+4], %f1"),
+            form("ldu.global.f32", ".reg .f32 %f<2>", "ldu.global.f32 %f1, [%rd2]; st.global.f32 [%rd2+4], %f1"),
+            form("ld.volatile.global.u32", ".reg .b32 %r<2>", "ld.volatile.global.u32 %r1, [%rd2]; st.global.u32 [%rd2+4], %r1"),
+            form("ld.acquire.gpu.global.u32", ".reg .b32 %r<2>", "ld.acquire.gpu.global.u32 %r1, [%rd2]; st.global.u32 [%rd2+4], %r1"),
+            form("ld.u32 (generic)", ".reg .b32 %r<2>", "ld.u32 %r1, [%rd1]; st.global.u32 [%rd2+4], %r1"),
+            form("ld.shared.u32", ".reg .b32 %r<2>", "ld.shared.u32 %r1, [tile+4]; st.global.u32 [%rd2], %r1").with_module_scope(SHARED_TILE),
+            form("ld.local.u32", ".local .align 4 .b32 scratch[4]; .reg .b32 %r<3>", "ld.global.u32 %r1, [%rd2]; st.local.u32 [scratch+4], %r1; ld.local.u32 %r2, [scratch+4]; st.global.u32 [%rd2+4], %r2"),
+            form("ld.const.u32", ".reg .b32 %r<2>", "ld.const.u32 %r1, [table+8]; st.global.u32 [%rd2], %r1").with_module_scope(".const .align 4 .b32 table[4] = {1, 2, 3, 4};"),
+            form("ld.param.u64", ".reg .b64 %rl<2>", "ld.param.u64 %rl1, [p]; st.global.u64 [%rd2], %rl1"),
+            form("st.global.f32", ".reg .f32 %f<2>", "mov.f32 %f1, 0f40000000; st.global.f32 [%rd2], %f1"),
+            form("st.global.v2.u32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; st.global.v2.u32 [%rd2+8], {%r1, %r2}"),
+            form("st.shared.u32", R4, "ld.global.u32 %r1, [%rd2]; st.shared.u32 [tile], %r1").with_module_scope(SHARED_TILE),
+            form("st.release.gpu.global.u32", R4, "ld.global.u32 %r1, [%rd2]; st.release.gpu.global.u32 [%rd2+4], %r1"),
+            form("prefetch.global.L2", "", "prefetch.global.L2 [%rd2]"),
+            form("isspacep.global", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.global %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("cvta.to.global.u64", ".reg .b64 %rl<2>", "cvta.to.global.u64 %rl1, %rd1; st.global.u64 [%rl1+8], %rl1"),
+            form("cvta.shared.u64", ".reg .b64 %rl<2>", "cvta.shared.u64 %rl1, tile; st.global.u64 [%rd2], %rl1").with_module_scope(SHARED_TILE),
+            form("cvt.rn.f32.s32", ".reg .b32 %r<2>; .reg .f32 %f<2>", "ld.global.u32 %r1, [%rd2]; cvt.rn.f32.s32 %f1, %r1; st.global.f32 [%rd2], %f1"),
+            form("cvt.rzi.s32.f32", ".reg .b32 %r<2>; .reg .f32 %f<2>", "ld.global.f32 %f1, [%rd2]; cvt.rzi.s32.f32 %r1, %f1; st.global.u32 [%rd2], %r1"),
+            form("cvt.rni.f32.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; cvt.rni.f32.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("cvt.f64.f32", ".reg .f32 %f<2>; .reg .f64 %fd<2>", "ld.global.f32 %f1, [%rd2]; cvt.f64.f32 %fd1, %f1; st.global.f64 [%rd2], %fd1"),
+            form("cvt.rn.f32.f64", ".reg .f32 %f<2>; .reg .f64 %fd<2>", "ld.global.f64 %fd1, [%rd2]; cvt.rn.f32.f64 %f1, %fd1; st.global.f32 [%rd2], %f1"),
+            form("cvt.sat.u8.s32", ".reg .b16 %h<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; cvt.sat.u8.s32 %h1, %r1; st.global.u8 [%rd2], %h1"),
+            form("cvt.s64.s32", ".reg .b32 %r<2>; .reg .b64 %rl<2>", "ld.global.u32 %r1, [%rd2]; cvt.s64.s32 %rl1, %r1; st.global.u64 [%rd2], %rl1"),
+            form("cvt.u32.u64", ".reg .b32 %r<2>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; cvt.u32.u64 %r1, %rl1; st.global.u32 [%rd2], %r1"),
+            form("cvt.rn.f16.f32", ".reg .b16 %h<2>; .reg .f32 %f<2>", "ld.global.f32 %f1, [%rd2]; cvt.rn.f16.f32 %h1, %f1; st.global.b16 [%rd2], %h1"),
+            form("cvt.f32.f16", ".reg .b16 %h<2>; .reg .f32 %f<2>", "ld.global.b16 %h1, [%rd2]; cvt.f32.f16 %f1, %h1; st.global.f32 [%rd2], %f1"),
+            form("cvt.pack.sat.s16.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; cvt.pack.sat.s16.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
+            form(
+                "cp.async.ca.shared.global",
+                ".reg .b32 %r<2>",
+                "cp.async.ca.shared.global [tile], [%rd2], 16; cp.async.commit_group; cp.async.wait_group 0; ld.shared.u32 %r1, [tile]; st.global.u32 [%rd2+16], %r1",
+            )
+            .with_module_scope(SHARED_TILE),
+        ],
+    ),
+    (
+        "9.7.9 Texture",
+        &[
+            form_with("tex.2d.v4.f32.f32", TEXTURE, ".reg .f32 %f<7>", "ld.global.f32 %f5, [%rd2]; ld.global.f32 %f6, [%rd2+4]; tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}]; st.global.f32 [%rd2], %f1"),
+            form_with("tld4.r.2d.v4.f32.f32", TEXTURE, ".reg .f32 %f<7>", "ld.global.f32 %f5, [%rd2]; ld.global.f32 %f6, [%rd2+4]; tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}]; st.global.f32 [%rd2], %f1"),
+            form_with("txq.width.b32", TEXTURE, ".reg .b32 %r<2>", "txq.width.b32 %r1, [tex]; st.global.u32 [%rd2], %r1"),
+        ],
+    ),
+    (
+        "9.7.10 Surface",
+        &[
+            form_with("suld.b.1d.b32.trap", SURFACE, R4, "ld.global.u32 %r1, [%rd2]; suld.b.1d.b32.trap %r2, [surf, {%r1}]; st.global.u32 [%rd2], %r2"),
+            form_with("sust.b.1d.b32.trap", SURFACE, R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; sust.b.1d.b32.trap [surf, {%r1}], %r2"),
+            form_with("suq.width.b32", SURFACE, ".reg .b32 %r<2>", "suq.width.b32 %r1, [surf]; st.global.u32 [%rd2], %r1"),
+        ],
+    ),
+    (
+        "9.7.11 Control flow",
+        &[
+            form("@p guard", ".reg .pred %p<2>; .reg .b32 %r<3>", "ld.global.u32 %r1, [%rd2]; mov.u32 %r2, 7; setp.ne.u32 %p1, %r1, 0; @%p1 add.s32 %r2, %r1, 1; st.global.u32 [%rd2], %r2"),
+            form("bra", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 bra SKIP; add.s32 %r1, %r1, 1; SKIP: st.global.u32 [%rd2], %r1"),
+            form("bra.uni", ".reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; bra.uni NEXT; NEXT: st.global.u32 [%rd2+4], %r1"),
+            form(
+                "brx.idx",
+                ".reg .b32 %r<3>",
+                "ld.global.u32 %r1, [%rd2]; and.b32 %r1, %r1, 1; targets: .branchtargets CASE0, CASE1; brx.idx %r1, targets; CASE0: mov.u32 %r2, 10; bra.uni DONE; CASE1: mov.u32 %r2, 20; DONE: st.global.u32 [%rd2], %r2",
+            ),
+            form_with(
+                "call",
+                TWICE,
+                ".param .b32 argument; .param .b32 answer; .reg .b32 %r<3>",
+                "ld.global.u32 %r1, [%rd2]; st.param.b32 [argument], %r1; call (answer), twice, (argument); ld.param.b32 %r2, [answer]; st.global.u32 [%rd2], %r2",
+            ),
+            form_with(
+                "call (indirect, .callprototype)",
+                TWICE,
+                ".param .b32 argument; .param .b32 answer; .reg .b32 %r<3>; .reg .b64 %rl<2>",
+                "ld.global.u32 %r1, [%rd2]; mov.u64 %rl1, twice; st.param.b32 [argument], %r1; prototype: .callprototype (.param .b32 _) _ (.param .b32 _); call (answer), %rl1, (argument), prototype; ld.param.b32 %r2, [answer]; st.global.u32 [%rd2], %r2",
+            ),
+            form("ret", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 ret; st.global.u32 [%rd2], 1"),
+            form("exit", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 exit; st.global.u32 [%rd2], 1"),
+        ],
+    ),
+    (
+        "9.7.12 Parallel synchronization and communication",
+        &[
+            form("bar.sync", R4, "ld.global.u32 %r1, [%rd2]; st.shared.u32 [tile], %r1; bar.sync 0; ld.shared.u32 %r2, [tile+4]; st.global.u32 [%rd2], %r2").with_module_scope(SHARED_TILE),
+            form("barrier.sync.aligned", R4, "ld.global.u32 %r1, [%rd2]; st.shared.u32 [tile], %r1; barrier.sync.aligned 0; ld.shared.u32 %r2, [tile+4]; st.global.u32 [%rd2], %r2").with_module_scope(SHARED_TILE),
+            form("bar.red.popc.u32", ".reg .pred %p<2>; .reg .b32 %r<3>", "ld.global.u32 %r1, [%rd2]; setp.ne.u32 %p1, %r1, 0; bar.red.popc.u32 %r2, 0, %p1; st.global.u32 [%rd2], %r2"),
+            form("bar.warp.sync", R4, "ld.global.u32 %r1, [%rd2]; bar.warp.sync 0xffffffff; st.global.u32 [%rd2+4], %r1"),
+            form("membar.gl", R4, "ld.global.u32 %r1, [%rd2]; membar.gl; st.global.u32 [%rd2+4], %r1"),
+            form("fence.acq_rel.gpu", R4, "ld.global.u32 %r1, [%rd2]; fence.acq_rel.gpu; st.global.u32 [%rd2+4], %r1"),
+            form("atom.global.add.u32", R4, "ld.global.u32 %r1, [%rd2+4]; atom.global.add.u32 %r2, [%rd2], %r1; st.global.u32 [%rd2+8], %r2"),
+            form("atom.global.cas.b32", R6, "ld.global.u32 %r1, [%rd2+4]; ld.global.u32 %r2, [%rd2+8]; atom.global.cas.b32 %r3, [%rd2], %r1, %r2; st.global.u32 [%rd2+12], %r3"),
+            form("atom.global.exch.b64", ".reg .b64 %rl<3>", "ld.global.u64 %rl1, [%rd2+8]; atom.global.exch.b64 %rl2, [%rd2], %rl1; st.global.u64 [%rd2+16], %rl2"),
+            form("atom.global.add.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2+4]; atom.global.add.f32 %f2, [%rd2], %f1; st.global.f32 [%rd2+8], %f2"),
+            form("atom.shared.max.s32", R4, "ld.global.u32 %r1, [%rd2]; atom.shared.max.s32 %r2, [tile], %r1; st.global.u32 [%rd2+4], %r2").with_module_scope(SHARED_TILE),
+            form("red.global.add.u32", R4, "ld.global.u32 %r1, [%rd2+4]; red.global.add.u32 [%rd2], %r1"),
+            form("vote.sync.ballot.b32", ".reg .pred %p<2>; .reg .b32 %r<3>", "ld.global.u32 %r1, [%rd2]; setp.ne.u32 %p1, %r1, 0; vote.sync.ballot.b32 %r2, %p1, 0xffffffff; st.global.u32 [%rd2], %r2"),
+            form("vote.sync.all.pred", ".reg .pred %p<3>; .reg .b32 %r<3>", "ld.global.u32 %r1, [%rd2]; setp.ne.u32 %p1, %r1, 0; vote.sync.all.pred %p2, %p1, 0xffffffff; selp.u32 %r2, 1, 0, %p2; st.global.u32 [%rd2], %r2"),
+            form("match.any.sync.b32", R4, "ld.global.u32 %r1, [%rd2]; match.any.sync.b32 %r2, %r1, 0xffffffff; st.global.u32 [%rd2], %r2"),
+            form("activemask.b32", ".reg .b32 %r<2>", "activemask.b32 %r1; st.global.u32 [%rd2], %r1"),
+            form("redux.sync.add.u32", R4, "ld.global.u32 %r1, [%rd2]; redux.sync.add.u32 %r2, %r1, 0xffffffff; st.global.u32 [%rd2], %r2"),
+            form_with(
+                "mbarrier.init/arrive/test_wait",
+                ".shared .align 8 .b64 barrier_object;",
+                ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rl<2>",
+                "mbarrier.init.shared.b64 [barrier_object], 1; mbarrier.arrive.shared.b64 %rl1, [barrier_object]; mbarrier.test_wait.shared.b64 %p1, [barrier_object], %rl1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1",
+            ),
+        ],
+    ),
+    (
+        "9.7.13 Warp-level matrix multiply-accumulate",
+        &[form(
+            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+            ".reg .b32 %r<4>; .reg .f32 %f<9>",
+            "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+        )],
+    ),
+    (
+        "9.7.14 Video",
+        &[form("vadd.s32.s32.s32.sat", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; vadd.s32.s32.s32.sat %r3, %r1, %r2; st.global.u32 [%rd2], %r3")],
+    ),
+    (
+        "9.7.15 Miscellaneous",
+        &[
+            form("trap", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 trap; st.global.u32 [%rd2], %r1"),
+            form("nanosleep.u32", R4, "ld.global.u32 %r1, [%rd2]; nanosleep.u32 %r1; st.global.u32 [%rd2+4], %r1"),
+        ],
+    ),
+];
+
+impl Form {
+    const fn with_module_scope(self, module_scope: &'static str) -> Form {
+        Form { module_scope, ..self }
+    }
+}
+
+/// The complete PTX module of one row: `.version 7.8`, `.target sm_80`, `.address_size 64` and
+/// one kernel `k(.param .u64 p)` that loads its parameter, converts it to a global address in
+/// `%rd2`, runs the row's body and returns.
+fn module_source(form: &Form) -> String {
+    let mut source = String::from(".version 7.8\n.target sm_80\n.address_size 64\n\n");
+    if !form.module_scope.is_empty() {
+        source.push_str(form.module_scope);
+        source.push_str("\n\n");
+    }
+    source.push_str(".visible .entry k(.param .u64 p)\n{\n    .reg .b64 %rd<3>;\n");
+    for statement in statements(form.declarations) {
+        source.push_str(&format!("    {statement};\n"));
+    }
+    source.push_str("\n    ld.param.u64 %rd1, [p];\n    cvta.to.global.u64 %rd2, %rd1;\n");
+    for statement in statements(form.body) {
+        // Labels stand at the start of their line, like nvcc and clang write them.
+        match statement.split_once(": ") {
+            Some((label, rest)) if !label.contains(char::is_whitespace) && !rest.starts_with('.') => {
+                source.push_str(&format!("{label}:\n    {rest};\n"));
+            }
+            _ => source.push_str(&format!("    {statement};\n")),
+        }
+    }
+    source.push_str("    ret;\n}\n");
+    source
+}
+
+fn statements(text: &str) -> impl Iterator<Item = &str> {
+    text.split(';').map(str::trim).filter(|statement| !statement.is_empty())
+}
+
+/// The columns: short name and the target handed to `describe` (a fixed CPU triple, so that the
+/// table does not depend on the host).
+const TARGETS: [(&str, &str); 4] = [("cpu", "x86_64-unknown-linux-gnu"), ("nvptx", "nvptx"), ("amdgpu", "amdgpu"), ("spirv", "spirv")];
+
+enum Outcome {
+    Compiles,
+    Unsupported,
+    /// The first line of what went wrong.
+    Broken(String),
+}
+
+/// Compiles one module for one target in this process.
+fn compile(source: &str, target: &str) -> Outcome {
+    let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 0 };
+    let result = catch_unwind(AssertUnwindSafe(|| compile_source(source, "coverage", &options)));
+    match result {
+        Ok(Ok(artifact)) if artifact.bytes.is_empty() => Outcome::Broken("an empty artefact".to_string()),
+        Ok(Ok(_)) => Outcome::Compiles,
+        Ok(Err(Failure::Diagnostics(diagnostics))) => {
+            let errors: Vec<_> = diagnostics.iter().filter(|diagnostic| diagnostic.severity == Severity::Error).collect();
+            if !errors.is_empty() && errors.iter().all(|diagnostic| diagnostic.code == Code::Unsupported) {
+                Outcome::Unsupported
+            } else if let Some(error) = errors.iter().find(|diagnostic| diagnostic.code != Code::Unsupported) {
+                Outcome::Broken(format!("{}: {}", error.code, first_line(&error.message)))
+            } else {
+                Outcome::Broken("failed without an error diagnostic".to_string())
+            }
+        }
+        Ok(Err(Failure::Message(message))) => Outcome::Broken(first_line(&message)),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_string()))
+                .unwrap_or_default();
+            Outcome::Broken(format!("panic: {}", first_line(&message)))
+        }
+    }
+}
+
+/// The first line, with temporary paths (which change from run to run) replaced.
+fn first_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or("").trim();
+    let temporary = std::env::temp_dir().to_string_lossy().trim_end_matches('/').to_string();
+    line.split(' ')
+        .map(|word| if word.contains(&format!("{temporary}/")) { "<temporary file>" } else { word })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn all_forms() -> impl Iterator<Item = (&'static str, &'static Form)> {
+    SECTIONS.iter().flat_map(|(section, forms)| forms.iter().map(move |form| (*section, form)))
+}
+
+/// The environment variable that makes this test binary a child compiling one row:
+/// `"<row index> <first column>"`.
+const CHILD: &str = "PTXR_COVERAGE_CHILD";
+/// The marker before each outcome on the child's standard output.
+const MARKER: &str = "ptxr-coverage-outcome:";
+
+/// The child's side: compiles the row that `PTXR_COVERAGE_CHILD` names for the targets from the
+/// given column on, printing each outcome as soon as it is known. A no-op in ordinary runs.
 #[test]
-fn placeholder() {}
+fn child_process_compiles_one_row() {
+    let Ok(request) = std::env::var(CHILD) else { return };
+    let numbers: Vec<usize> = request.split(' ').map(|number| number.parse().unwrap_or_else(|error| panic!("{CHILD}={request}: {error}"))).collect();
+    let [row, first_column] = numbers[..] else { panic!("{CHILD}={request}: expected `<row> <first column>`") };
+    let (_, form) = all_forms().nth(row).unwrap_or_else(|| panic!("{CHILD}={request}: no such row"));
+    let source = module_source(form);
+    for (column, (_, target)) in TARGETS.iter().enumerate().skip(first_column) {
+        let outcome = match compile(&source, target) {
+            Outcome::Compiles => "compiles".to_string(),
+            Outcome::Unsupported => "unsupported".to_string(),
+            Outcome::Broken(message) => format!("broken {message}"),
+        };
+        println!("\n{MARKER} {column} {outcome}");
+        std::io::Write::flush(&mut std::io::stdout()).unwrap_or(());
+    }
+}
+
+/// Compiles one row in child processes: LLVM reports some errors by aborting the process
+/// (`LLVM ERROR: ...`), and one crash must not take the whole table with it. After a crash the
+/// next child starts at the column after the one that crashed.
+fn compile_row(row: usize) -> [Outcome; 4] {
+    let mut outcomes: [Option<Outcome>; 4] = Default::default();
+    let mut first_column = 0;
+    while first_column < TARGETS.len() {
+        let executable = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
+        let output = Command::new(executable)
+            .args(["--exact", "child_process_compiles_one_row", "--nocapture", "--test-threads=1"])
+            .env(CHILD, format!("{row} {first_column}"))
+            .env_remove("PTXR_BLESS")
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run the coverage child process: {error}"));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        for line in stdout.lines() {
+            let Some((_, reported)) = line.split_once(MARKER) else { continue };
+            let Some((column, outcome)) = reported.trim().split_once(' ') else { continue };
+            let Ok(column) = column.parse::<usize>() else { continue };
+            outcomes[column] = Some(match outcome {
+                "compiles" => Outcome::Compiles,
+                "unsupported" => Outcome::Unsupported,
+                _ => Outcome::Broken(outcome.strip_prefix("broken ").unwrap_or(outcome).to_string()),
+            });
+        }
+        let Some(crashed) = (first_column..TARGETS.len()).find(|column| outcomes[*column].is_none()) else { break };
+        outcomes[crashed] = Some(Outcome::Broken(crash_reason(&output)));
+        first_column = crashed + 1;
+    }
+    outcomes.map(|outcome| outcome.unwrap_or_else(|| Outcome::Broken("not compiled".to_string())))
+}
+
+/// Why a child died without reporting: LLVM's message on standard error, and the exit status.
+fn crash_reason(output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let reason = stderr
+        .lines()
+        .find(|line| line.contains("LLVM ERROR") || line.contains("Assertion") || line.contains("error"))
+        .map(first_line)
+        .unwrap_or_default();
+    let how = match output.status.code() {
+        Some(code) => format!("the process exited with status {code}"),
+        None => {
+            use std::os::unix::process::ExitStatusExt;
+            format!("the process died with signal {}", output.status.signal().unwrap_or(0))
+        }
+    };
+    if reason.is_empty() {
+        format!("crash: {how}")
+    } else {
+        format!("crash: {reason} ({how})")
+    }
+}
+
+/// Compiles every row for every target, a child process per row, several rows at a time.
+fn outcomes() -> Vec<[Outcome; 4]> {
+    let rows = all_forms().count();
+    let threads = std::thread::available_parallelism().map_or(4, |count| count.get()).clamp(1, 16);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, [Outcome; 4])> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let next = &next;
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let row = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if row >= rows {
+                            break;
+                        }
+                        done.push((row, compile_row(row)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_else(|_| panic!("a coverage thread panicked"))).collect()
+    });
+    results.sort_by_key(|(row, _)| *row);
+    results.into_iter().map(|(_, outcomes)| outcomes).collect()
+}
+
+fn render(outcomes: &[[Outcome; 4]]) -> String {
+    let total = outcomes.len();
+    let mut markdown = String::new();
+    markdown.push_str("# PTX instruction coverage\n\n");
+    markdown.push_str(
+        "<!-- Generated by `cargo test -p ptxr-tests --test coverage` (tests/tests/coverage.rs). Do not edit by hand. -->\n\n",
+    );
+    markdown.push_str(
+        "This file is generated by `cargo test -p ptxr-tests --test coverage` from the rows in\n\
+         `tests/tests/coverage.rs`, and that test fails when it is out of date. After changing ptxr or\n\
+         the rows, regenerate it with\n\n\
+         ```sh\n\
+         PTXR_BLESS=1 cargo test -p ptxr-tests --test coverage\n\
+         ```\n\n",
+    );
+    markdown.push_str(
+        "Each row is one PTX instruction form, written as a small complete module (`.version 7.8`,\n\
+         `.target sm_80`, `.address_size 64`, one kernel that loads its inputs from global memory,\n\
+         runs the instruction and stores the result). The module is compiled with `compile_source` at\n\
+         -O0 for each target: `cpu` (x86_64-unknown-linux-gnu object), `nvptx` (PTX for sm_80),\n\
+         `amdgpu` (gfx90a code object) and `spirv` (SPIR-V 1.2 binary). Sections follow chapter 9.7 of\n\
+         the PTX ISA 7.8 manual; special registers (chapter 10) appear as `mov` rows.\n\n",
+    );
+    markdown.push_str(
+        "Legend: ✅ compiles to the target's artefact · ❌ reported as unsupported on that target ·\n\
+         ⚠️ fails in another way, a bug (numbered notes below the table)\n\n",
+    );
+    markdown.push_str("| Section | Form | cpu | nvptx | amdgpu | spirv |\n| --- | --- | :-: | :-: | :-: | :-: |\n");
+    let mut notes = Vec::new();
+    let mut counts = [0usize; 4];
+    let mut previous_section = "";
+    for ((section, form), row) in all_forms().zip(outcomes) {
+        let section_cell = if section == previous_section { "" } else { section };
+        previous_section = section;
+        let mut cells = Vec::new();
+        for (column, outcome) in row.iter().enumerate() {
+            cells.push(match outcome {
+                Outcome::Compiles => {
+                    counts[column] += 1;
+                    "✅".to_string()
+                }
+                Outcome::Unsupported => "❌".to_string(),
+                Outcome::Broken(message) => {
+                    notes.push(format!("`{}` on {}: {}", form.name, TARGETS[column].0, message));
+                    format!("⚠️ ({})", notes.len())
+                }
+            });
+        }
+        writeln!(markdown, "| {} | `{}` | {} |", section_cell, form.name.replace('|', "\\|"), cells.join(" | ")).unwrap_or(());
+    }
+    markdown.push('\n');
+    for (column, (name, _)) in TARGETS.iter().enumerate() {
+        writeln!(markdown, "- {name}: {} of {total} forms", counts[column]).unwrap_or(());
+    }
+    if !notes.is_empty() {
+        markdown.push_str("\n## Failures other than \"unsupported\"\n\n");
+        for (number, note) in notes.iter().enumerate() {
+            writeln!(markdown, "{}. {}", number + 1, note).unwrap_or(());
+        }
+    }
+    markdown
+}
+
+fn coverage_path() -> PathBuf {
+    repository_root().join("docs/COVERAGE.md")
+}
+
+#[test]
+fn coverage_table_is_up_to_date() {
+    let rendered = render(&outcomes());
+    let path = coverage_path();
+    if std::env::var("PTXR_BLESS").is_ok_and(|value| value == "1") {
+        std::fs::write(&path, &rendered).unwrap_or_else(|error| panic!("cannot write {}: {error}", path.display()));
+        eprintln!("wrote {}", path.display());
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed == rendered {
+        return;
+    }
+    let fresh = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("COVERAGE.md");
+    std::fs::write(&fresh, &rendered).unwrap_or_else(|error| panic!("cannot write {}: {error}", fresh.display()));
+    let mut hint = String::new();
+    let committed_lines: Vec<&str> = committed.lines().collect();
+    let rendered_lines: Vec<&str> = rendered.lines().collect();
+    let mut shown = 0;
+    for index in 0..committed_lines.len().max(rendered_lines.len()) {
+        let (old, new) = (committed_lines.get(index), rendered_lines.get(index));
+        if old != new {
+            writeln!(hint, "  line {}:\n    - {}\n    + {}", index + 1, old.unwrap_or(&"<none>"), new.unwrap_or(&"<none>")).unwrap_or(());
+            shown += 1;
+            if shown == 10 {
+                hint.push_str("  ...\n");
+                break;
+            }
+        }
+    }
+    panic!(
+        "docs/COVERAGE.md is out of date (or missing). Regenerate it with\n\n    PTXR_BLESS=1 cargo test -p ptxr-tests --test coverage\n\n\
+         The table as generated now is in {}; `diff docs/COVERAGE.md {}` shows every change. First differences:\n{hint}",
+        fresh.display(),
+        fresh.display(),
+    );
+}
+
+/// The snippets are valid PTX: NVIDIA's assembler accepts every module, so a ⚠️ in the table is
+/// ptxr's fault and not the row's. Skipped where `ptxas` is not installed.
+#[test]
+fn every_row_is_valid_ptx() {
+    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let directory = std::env::temp_dir().join(format!("ptxr-coverage-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    let forms: Vec<(usize, &Form)> = all_forms().map(|(_, form)| form).enumerate().collect();
+    let rejected: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = forms
+            .chunks(forms.len().div_ceil(8))
+            .map(|chunk| {
+                let (ptxas, directory) = (&ptxas, &directory);
+                scope.spawn(move || {
+                    let mut rejected = Vec::new();
+                    for (index, form) in chunk {
+                        let file = directory.join(format!("row{index}.ptx"));
+                        std::fs::write(&file, module_source(form)).unwrap_or_else(|error| panic!("{error}"));
+                        let output = Command::new(ptxas)
+                            .args(["-arch=sm_80", "-o"])
+                            .arg(directory.join(format!("row{index}.cubin")))
+                            .arg(&file)
+                            .output()
+                            .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
+                        if !output.status.success() {
+                            rejected.push(format!("`{}`: {}", form.name, String::from_utf8_lossy(&output.stderr).trim()));
+                        }
+                    }
+                    rejected
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_else(|_| panic!("a ptxas thread panicked"))).collect()
+    });
+    let _ = std::fs::remove_dir_all(&directory);
+    assert!(rejected.is_empty(), "ptxas rejects {} coverage rows:\n{}", rejected.len(), rejected.join("\n"));
+}
+#[test]
+fn zz_dump() {
+    if std::env::var("ZZ").is_err() { return; }
+    for (_, form) in all_forms() { if ["brx.idx", "call (indirect, .callprototype)", "bra", "tex.2d.v4.f32.f32"].contains(&form.name) { println!("{}", module_source(form)); } }
+}

@@ -91,7 +91,7 @@ fn predicate_operand(context: &mut Context, operand: &ast::Operand) -> Option<(O
         OperandKind::Not(inner) => Some((context.source(inner, ScalarType::Pred, SizeRule::Exact)?, true)),
         _ => {
             let source = context.source(operand, ScalarType::Pred, SizeRule::Exact)?;
-            if !matches!(source.value, Value::Register(_)) {
+            if !matches!(source.value, Value::Register(_) | Value::Integer(0 | 1)) {
                 context.report(
                     Diagnostic::error(Code::OperandKind, "expected a predicate register")
                         .with_primary(operand.span, "not a predicate"),

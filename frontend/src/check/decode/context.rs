@@ -123,6 +123,7 @@ impl Context<'_, '_> {
     /// register or the address of a variable.
     pub fn source(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Operand> {
         let value = match &operand.kind {
+            OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::Integer(32),
             OperandKind::Name { name, member } => {
                 if let Some(register) = SpecialRegister::from_ptx(name, member.as_deref()) {
                     if ty.kind() == ScalarKind::Pred || ty.bits() < register.bits() && rule == SizeRule::Exact {
@@ -172,10 +173,11 @@ impl Context<'_, '_> {
                 }
             }
             OperandKind::Integer(value) => {
-                if ty.kind() == ScalarKind::Pred {
+                // ptxas accepts 0 and 1 as predicate immediates (`mov.pred %p, 1;`).
+                if ty.kind() == ScalarKind::Pred && !matches!(value, 0 | 1) {
                     self.report(
-                        Diagnostic::error(Code::OperandKind, "a predicate operand must be a register")
-                            .with_primary(operand.span, "immediate where a predicate is needed"),
+                        Diagnostic::error(Code::OperandKind, "a predicate immediate must be 0 or 1")
+                            .with_primary(operand.span, "not a truth value"),
                     );
                     return None;
                 }

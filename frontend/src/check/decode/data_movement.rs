@@ -122,6 +122,19 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 }
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    // Packing conversions (`cvt.rn.f16x2.f32 d, a, b`), `.relu`, `.satfinite` and the 8-bit
+    // float formats (`.e4m3x2`) are valid PTX that is not decoded yet.
+    let packed_or_exotic = instruction.operands.len() != 2
+        || instruction.modifiers.iter().any(|modifier| {
+            matches!(modifier.node.as_str(), "relu" | "satfinite" | "f16x2" | "bf16x2" | "tf32" | "pack")
+                || modifier.node.starts_with('e') && modifier.node.ends_with("x2")
+                || modifier.node.starts_with("ue")
+        });
+    if packed_or_exotic {
+        context.resolve_names(&instruction.operands);
+        modifiers.drop_all(|_| true);
+        return Some(Instruction::Unlowered);
+    }
     let rounding = modifiers.take(RoundingMode::from_ptx);
     let flush_subnormals = modifiers.flag("ftz");
     let saturate = modifiers.flag("sat");

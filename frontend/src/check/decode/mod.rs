@@ -21,6 +21,10 @@ use modifiers::Modifiers;
 pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = instruction.opcode.node.as_str();
     let mut modifiers = Modifiers::new(&instruction.modifiers, &instruction.opcode);
+    if uses_operand_forms_not_decoded_yet(instruction) {
+        context.resolve_names(&instruction.operands);
+        return Some(Instruction::Unlowered);
+    }
     let decoded = match opcode {
         "mov" => data_movement::mov(context, &mut modifiers, instruction),
         "ld" | "ldu" => data_movement::load(context, &mut modifiers, instruction),
@@ -59,4 +63,17 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
     }?;
     modifiers.finish(context)?;
     Some(decoded)
+}
+
+/// Vector operands (`{a, b}`), vector members (`%v.x`) and bracketed lists are valid PTX that the
+/// typed decoders do not read yet; such instructions are accepted and reported as unsupported
+/// by lowering, never rejected as errors.
+fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
+    use crate::syntax::ast::OperandKind;
+    use crate::vocabulary::SpecialRegister;
+    instruction.operands.iter().any(|operand| match &operand.kind {
+        OperandKind::Vector(_) | OperandKind::List(_) | OperandKind::Bracketed(_) => true,
+        OperandKind::Name { name, member: Some(member) } => SpecialRegister::from_ptx(name, Some(member)).is_none(),
+        _ => false,
+    })
 }

@@ -7,6 +7,7 @@ use chumsky::prelude::*;
 
 use super::expression::{evaluate, expression, Symbols, Value};
 use super::tokens::{align, integer_u32, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES};
+use super::error::Label;
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
@@ -46,7 +47,7 @@ pub(super) fn initializer<'t, 's: 't>() -> impl PtxParser<'t, 's, Initializer> {
             .collect::<Vec<_>>()
             .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
             .map_with(|items, extra| Initializer::List(items, extra.span()));
-        choice((list, expression(Symbols::Allowed).map(Initializer::Expression))).labelled("initializer").boxed()
+        choice((list, expression(Symbols::Allowed).map(Initializer::Expression))).labelled(Label::Initializer).boxed()
     })
 }
 
@@ -70,7 +71,7 @@ fn dimension<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<u32>> {
 /// `name`, `%r<12>`, `table[4][8] = {...}`.
 fn declared_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
     let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
-        .labelled("variable name");
+        .labelled(Label::VariableName);
     let range = integer_u32("a register count").delimited_by(punct(TokenKind::Less), punct(TokenKind::Greater));
     name.then(range.or_not())
         .then(dimension().repeated().collect::<Vec<_>>())
@@ -91,13 +92,13 @@ fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<ScalarType>> {
         TokenKind::DotName("samplerref") = extra => Spanned::new(ScalarType::B64, extra.span()),
         TokenKind::DotName("surfref") = extra => Spanned::new(ScalarType::B64, extra.span()),
     }
-    .labelled("type")
+    .labelled(Label::Type)
 }
 
 /// A name of an opaque handle, with its initializer (`= { filter_mode = nearest }`) skipped.
 fn opaque_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
     let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
-        .labelled("variable name");
+        .labelled(Label::VariableName);
     let ignored_initializer = punct(TokenKind::Equals).ignore_then(choice((
         super::recovery::balanced_braces(),
         any().filter(|kind: &TokenKind| !matches!(kind, TokenKind::Comma | TokenKind::Semicolon)).ignored(),

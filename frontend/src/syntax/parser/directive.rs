@@ -9,7 +9,8 @@ use super::expression::version_numbers;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
 use super::tokens::{identifier, integer, integer_u32, keyword, punct, string, unescape};
-use super::{diagnostics, PtxParser};
+use super::error::Label;
+use super::{diagnostics, Present, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
 use crate::syntax::ast::{Directive, Linkage, Module};
@@ -20,8 +21,8 @@ pub(super) fn module<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Modu
     directive(source)
         .recover_with(via_parser(skip_directive().map(|()| None)))
         .repeated()
-        .collect::<Vec<Option<Directive>>>()
-        .map(|directives| Module { directives: directives.into_iter().flatten().collect() })
+        .collect::<Present<Directive>>()
+        .map(|directives| Module { directives: directives.0 })
 }
 
 fn linkage<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Linkage>> {
@@ -31,7 +32,7 @@ fn linkage<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Linkage>> {
         TokenKind::DotName("weak") = extra => Spanned::new(Linkage::Weak, extra.span()),
         TokenKind::DotName("common") = extra => Spanned::new(Linkage::Common, extra.span()),
     }
-    .labelled("linkage")
+    .labelled(Label::Linkage)
 }
 
 /// One module-level directive; `None` for one that leaves nothing in the tree.
@@ -39,7 +40,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
     // `.version 7.8`: the lexer reads `7.8` as a float; the numbers come from its text, so
     // that `7.10` is minor version 10.
     let version = keyword("version")
-        .ignore_then(select! { TokenKind::Float { double: true, .. } = extra => extra.span() }.labelled("version number"))
+        .ignore_then(select! { TokenKind::Float { double: true, .. } = extra => extra.span() }.labelled(Label::VersionNumber))
         .map_with(move |number_span, extra| {
             let text = source.get(number_span.range()).unwrap_or("");
             let (major, minor) = version_numbers(text).unwrap_or_else(|| {
@@ -53,7 +54,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
         });
 
     let target = keyword("target")
-        .ignore_then(identifier().labelled("target").separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
+        .ignore_then(identifier().labelled(Label::Target).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
         .map_with(|targets, extra| Some(Directive::Target { targets, span: extra.span() }));
 
     let address_size = keyword("address_size")
@@ -71,7 +72,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
         TokenKind::DotName(_) = extra => extra.span(),
         TokenKind::Identifier(_) = extra => extra.span(),
     }
-    .labelled("section name");
+    .labelled(Label::SectionName);
     let section = keyword("section").ignore_then(section_name).then_ignore(balanced_braces()).map_with(move |name_span, extra| {
         let name = source.get(name_span.range()).unwrap_or("").to_string();
         Some(Directive::Section { name, span: extra.span() })
@@ -103,5 +104,5 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
             Some(item)
         });
 
-    choice((version, target, address_size, file, section, pragma, item)).labelled("directive").boxed()
+    choice((version, target, address_size, file, section, pragma, item)).labelled(Label::Directive).boxed()
 }

@@ -8,6 +8,7 @@
 use chumsky::prelude::*;
 
 use super::tokens::punct;
+use super::error::Label;
 use super::PtxParser;
 use crate::span::{Span, Spanned};
 use crate::syntax::ast::{BinaryOperator, Expression, UnaryOperator};
@@ -41,7 +42,7 @@ pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's,
         let symbol = select! { TokenKind::Identifier(name) if symbols == Symbols::Allowed => name }
             .then(arguments.or_not())
             .map_with(|(name, arguments), extra| Spanned::new(symbol_expression(name, arguments), extra.span()));
-        let primary = choice((literal, parenthesised, symbol)).labelled("expression");
+        let primary = choice((literal, parenthesised, symbol)).labelled(Label::Expression);
 
         let unary_operator = select! {
             TokenKind::Minus => Some(UnaryOperator::Negate),
@@ -60,7 +61,7 @@ pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's,
 
         // All binary operators are read flat in one loop and arranged by precedence afterwards,
         // so a lone number costs one failed operator match instead of one per precedence level.
-        // The operators carry an empty label so that "expected `+`, `-`, ..." does not crowd
+        // A failed `select!` adds no expectation, so "expected `+`, `-`, ..." does not crowd
         // every error that follows a number.
         let binary_operator = select! {
             TokenKind::Star => BinaryOperator::Multiply,
@@ -73,8 +74,7 @@ pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's,
             TokenKind::Ampersand => BinaryOperator::BitAnd,
             TokenKind::Caret => BinaryOperator::BitXor,
             TokenKind::Pipe => BinaryOperator::BitOr,
-        }
-        .labelled("");
+        };
         unary
             .clone()
             .then(binary_operator.then(unary).repeated().collect::<Vec<_>>())

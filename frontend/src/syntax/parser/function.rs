@@ -6,6 +6,7 @@ use chumsky::prelude::*;
 
 use super::statement::block;
 use super::tokens::{align, identifier, integer, keyword, punct, scalar_type, state_space, string, vector_width};
+use super::error::Label;
 use super::PtxParser;
 use crate::span::Spanned;
 use crate::syntax::ast::{Function, FunctionAttribute, FunctionKind, Parameter, PointerAttribute};
@@ -32,7 +33,7 @@ fn parameter<'t, 's: 't>() -> impl PtxParser<'t, 's, Parameter> {
         identifier(),
         punct(TokenKind::Underscore).map_with(|_, extra| Spanned::new("_".to_string(), extra.span())),
     ))
-    .labelled("parameter name");
+    .labelled(Label::ParameterName);
     let array = integer()
         .map(|count| u32::try_from(count).unwrap_or(u32::MAX))
         .delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket));
@@ -83,7 +84,7 @@ fn attribute<'t, 's: 't>() -> impl PtxParser<'t, 's, FunctionAttribute> {
     let name = select! {
         TokenKind::DotName(name) = extra if ATTRIBUTES.contains(&name) => Spanned::new(name.to_string(), extra.span()),
     }
-    .labelled("function attribute");
+    .labelled(Label::FunctionAttribute);
     let tuning = name
         .then(integer().separated_by(punct(TokenKind::Comma)).collect::<Vec<_>>())
         .map_with(|(name, values), extra| FunctionAttribute { name, values, span: extra.span() });
@@ -101,9 +102,9 @@ pub(super) fn function<'t, 's: 't>() -> impl PtxParser<'t, 's, Function> {
         TokenKind::DotName("entry") => FunctionKind::Entry,
         TokenKind::DotName("func") => FunctionKind::Func,
     };
-    let body = choice((block().map(Some), punct(TokenKind::Semicolon).to(None))).labelled("function body");
+    let body = choice((block().map(Some), punct(TokenKind::Semicolon).to(None))).labelled(Label::FunctionBody);
     kind.then(parameter_list().or_not())
-        .then(identifier().labelled("function name"))
+        .then(identifier().labelled(Label::FunctionName))
         .then(parameter_list().or_not())
         .then(attribute().repeated().collect::<Vec<_>>())
         .then(body)

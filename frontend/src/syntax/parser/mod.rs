@@ -13,6 +13,7 @@ mod declaration;
 mod directive;
 mod error;
 mod expression;
+mod fast;
 mod function;
 mod operand;
 mod recovery;
@@ -36,12 +37,12 @@ type ParserInput<'t, 's> =
     MappedInput<'t, TokenKind<'s>, Span, &'t [Token<'s>], fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span)>;
 
 /// Syntax errors as chumsky builds them; `error` turns them into diagnostics.
-type ParserError<'t, 's> = Rich<'t, TokenKind<'s>, Span>;
+type ParserError<'s> = error::SyntaxError<'s>;
 
 /// Besides syntax errors, parsers push diagnostics that are not about the shape of the text
 /// (a constant expression that divides by zero, a number too large for its place) into the
 /// state. The state is truncated when chumsky backtracks, so abandoned attempts leave nothing.
-type Extra<'t, 's> = extra::Full<ParserError<'t, 's>, TruncateState<Diagnostic>, ()>;
+type Extra<'t, 's> = extra::Full<ParserError<'s>, TruncateState<Diagnostic>, ()>;
 
 /// Every parser in this module: a chumsky parser over [`ParserInput`] with [`Extra`].
 trait PtxParser<'t, 's: 't, O>: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
@@ -76,6 +77,24 @@ type MapExtra<'t, 'b, 's> = chumsky::input::MapExtra<'t, 'b, ParserInput<'t, 's>
 /// The list that non-syntax diagnostics found while parsing go to.
 fn diagnostics<'a, 't, 's>(extra: &'a mut MapExtra<'t, '_, 's>) -> &'a mut Vec<Diagnostic> {
     &mut extra.state().0
+}
+
+/// A list that keeps the `Some` items it is given: for statement and directive parsers that
+/// return `None` for what leaves nothing in the tree (recovered errors, unmodelled directives).
+struct Present<T>(Vec<T>);
+
+impl<T> Default for Present<T> {
+    fn default() -> Present<T> {
+        Present(Vec::new())
+    }
+}
+
+impl<T> chumsky::container::Container<Option<T>> for Present<T> {
+    fn push(&mut self, item: Option<T>) {
+        if let Some(item) = item {
+            self.0.push(item);
+        }
+    }
 }
 
 fn split_token<'t, 's>(token: &'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span) {

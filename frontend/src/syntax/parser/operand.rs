@@ -6,6 +6,7 @@ use chumsky::prelude::*;
 
 use super::expression::{evaluate, expression, Symbols, Value};
 use super::tokens::punct;
+use super::error::Label;
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{Span, Spanned};
@@ -14,9 +15,9 @@ use crate::syntax::lexer::TokenKind;
 
 /// `%r1`, `%tid.x`, `$L__BB0_2`, `WARP_SZ`.
 fn name<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    let member = select! { TokenKind::DotName(member) => member }.labelled("");
+    // A failed `select!` adds no expectation, so members and the like stay out of messages.
+    let member = select! { TokenKind::DotName(member) => member };
     select! { TokenKind::Identifier(name) => name }
-        .labelled("operand")
         .then(member.or_not())
         .map_with(|(name, member), extra| Operand {
             kind: OperandKind::Name { name: name.to_string(), member: member.map(str::to_string) },
@@ -49,7 +50,7 @@ fn sink<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
 
 /// What may stand inside `{...}` and `(...)`: a name, an immediate or the sink.
 fn element<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    choice((name(), constant(), sink()))
+    choice((name(), constant(), sink())).labelled(Label::Operand)
 }
 
 /// `{%r1, %r2, _, %r4}`.
@@ -84,15 +85,15 @@ enum AddressStart {
 /// `[%rd1]`, `[%rd1+4]`, `[%rd1+-4]`, `[%rd1-4]`, `[buffer]`, `[0x100]`; and `[tex, {x, y}]`
 /// and other lists, which become `Bracketed`.
 fn address<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    let offset_sign = select! { TokenKind::Plus => false, TokenKind::Minus => true }.labelled("");
+    let offset_sign = select! { TokenKind::Plus => false, TokenKind::Minus => true };
     let base = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
-        .then(select! { TokenKind::DotName(member) => member.to_string() }.labelled("").or_not())
+        .then(select! { TokenKind::DotName(member) => member.to_string() }.or_not())
         .then(offset_sign.then(expression(Symbols::Forbidden)).or_not())
         .map_with(|((base, member), offset), extra| {
             let offset = offset.map(|(negative, offset)| signed_offset(negative, offset));
             AddressStart::Base { base, member, offset, span: extra.span() }
         });
-    let start = choice((base, expression(Symbols::Forbidden).map(AddressStart::Offset))).labelled("address");
+    let start = choice((base, expression(Symbols::Forbidden).map(AddressStart::Offset))).labelled(Label::Address);
     let item = choice((element(), vector()));
     start
         .then(punct(TokenKind::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
@@ -177,9 +178,8 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
         Pair(Operand),
         Offset(bool, Spanned<Expression>),
     }
-    let pair = punct(TokenKind::Pipe).labelled("").ignore_then(name()).map(Tail::Pair);
+    let pair = select! { TokenKind::Pipe => () }.ignore_then(name()).map(Tail::Pair);
     let offset = select! { TokenKind::Plus => false, TokenKind::Minus => true }
-        .labelled("")
         .then(expression(Symbols::Forbidden))
         .map(|(negative, offset)| Tail::Offset(negative, offset));
     // `%p`, the predicate pair `%p|%q` of `setp`, and `var+imm` (`mov.u64 %rd1, table+8;`,
@@ -202,5 +202,5 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     let negated = punct(TokenKind::Bang)
         .ignore_then(name())
         .map_with(|operand, extra| Operand { kind: OperandKind::Not(Box::new(operand)), span: extra.span() });
-    choice((name_or_pair, address(), list(), constant(), vector(), negated, sink())).labelled("operand").boxed()
+    choice((name_or_pair, address(), list(), constant(), vector(), negated, sink())).labelled(Label::Operand).boxed()
 }

@@ -34,7 +34,7 @@ pub(super) fn skip_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
         let before = input.cursor();
         if matches!(input.peek(), None | Some(TokenKind::RightBrace)) {
             let span = input.span_since(&before);
-            return Err(ParserError::custom(span, "nothing to skip"));
+            return Err(ParserError::expecting_nothing(None, span));
         }
         let mut depth = 0usize;
         while let Some(kind) = input.peek() {
@@ -94,7 +94,7 @@ pub(super) fn skip_directive<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
         let before = input.cursor();
         let Some(first) = input.next() else {
             let span = input.span_since(&before);
-            return Err(ParserError::custom(span, "nothing to skip"));
+            return Err(ParserError::expecting_nothing(None, span));
         };
         let mut depth = match first {
             TokenKind::Semicolon | TokenKind::RightBrace => return Ok(()),

@@ -9,7 +9,9 @@ use super::declaration::variable_declaration;
 use super::operand::operand;
 use super::recovery::{rest_of_statement, skip_statement};
 use super::tokens::{identifier, integer, keyword, punct, string, unescape};
-use super::PtxParser;
+use super::error::Label;
+use super::fast::fast_statement;
+use super::{Present, PtxParser};
 use crate::span::Spanned;
 use crate::syntax::ast::{Block, Guard, Instruction, Operand, OperandKind, Statement};
 use crate::syntax::lexer::TokenKind;
@@ -20,9 +22,9 @@ pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
         statement(block.map(|block| Some(Statement::Block(block))))
             .recover_with(via_parser(skip_statement().map(|()| None)))
             .repeated()
-            .collect::<Vec<Option<Statement>>>()
+            .collect::<Present<Statement>>()
             .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
-            .map_with(|statements, extra| Block { statements: statements.into_iter().flatten().collect(), span: extra.span() })
+            .map_with(|statements, extra| Block { statements: statements.0, span: extra.span() })
     })
     .boxed()
 }
@@ -30,7 +32,6 @@ pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
 /// `.`-modifiers after an opcode, without their dots.
 fn modifiers<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Spanned<String>>> {
     select! { TokenKind::DotName(modifier) = extra => Spanned::new(modifier.to_string(), extra.span()) }
-        .labelled("")
         .repeated()
         .collect::<Vec<_>>()
 }
@@ -69,7 +70,9 @@ fn statement<'t, 's: 't>(
     block: impl PtxParser<'t, 's, Option<Statement>>,
 ) -> impl PtxParser<'t, 's, Option<Statement>> {
     // `name:` is a label; `name ...;` an instruction.
-    let label_or_instruction = identifier()
+    let opcode_or_label =
+        select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) };
+    let label_or_instruction = opcode_or_label
         .then(choice((punct(TokenKind::Colon).to(None), instruction_tail().map(Some))))
         .map_with(|(name, tail), extra| {
             Some(match tail {
@@ -82,9 +85,9 @@ fn statement<'t, 's: 't>(
 
     let guard = punct(TokenKind::At)
         .ignore_then(punct(TokenKind::Bang).or_not())
-        .then(identifier().labelled("predicate"))
+        .then(identifier().labelled(Label::Predicate))
         .map_with(|(bang, predicate), extra| Guard { negated: bang.is_some(), predicate, span: extra.span() });
-    let guarded_instruction = guard.then(identifier().labelled("opcode")).then(instruction_tail()).map_with(
+    let guarded_instruction = guard.then(identifier().labelled(Label::Opcode)).then(instruction_tail()).map_with(
         |((guard, opcode), (modifiers, operands)), extra| {
             Some(Statement::Instruction(instruction(Some(guard), opcode, modifiers, operands, extra.span())))
         },
@@ -116,6 +119,6 @@ fn statement<'t, 's: 't>(
     let unmodelled =
         choice((keyword("callprototype"), keyword("branchtargets"), keyword("calltargets"))).ignore_then(rest_of_statement()).to(None);
 
-    choice((label_or_instruction, guarded_instruction, declaration, location, pragma, unmodelled, block))
-        .labelled("statement")
+    choice((fast_statement(), label_or_instruction, guarded_instruction, declaration, location, pragma, unmodelled, block))
+        .labelled(Label::Statement)
 }

@@ -3,6 +3,7 @@
 
 use chumsky::prelude::*;
 
+use super::error::Label;
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{Span, Spanned};
@@ -21,17 +22,17 @@ pub(super) fn keyword<'t, 's: 't>(name: &'static str) -> impl PtxParser<'t, 's, 
 
 /// A name with its span, as an owned string.
 pub(super) fn identifier<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<String>> {
-    select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }.labelled("name")
+    select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }.labelled(Label::Name)
 }
 
 pub(super) fn integer<'t, 's: 't>() -> impl PtxParser<'t, 's, u64> {
-    select! { TokenKind::Integer(value) => value }.labelled("integer")
+    select! { TokenKind::Integer(value) => value }.labelled(Label::Integer)
 }
 
 /// An integer that must fit in 32 bits (alignments, counts, indices); a larger one is reported
 /// and clamped.
 pub(super) fn integer_u32<'t, 's: 't>(what: &'static str) -> impl PtxParser<'t, 's, u32> {
-    select! { TokenKind::Integer(value) = extra => (value, extra.span()) }.labelled("integer").map_with(
+    select! { TokenKind::Integer(value) = extra => (value, extra.span()) }.labelled(Label::Integer).map_with(
         move |(value, span), extra| match u32::try_from(value) {
             Ok(value) => value,
             Err(_) => {
@@ -50,7 +51,7 @@ pub(super) fn report_too_large(diagnostics: &mut Vec<Diagnostic>, span: Span, wh
 }
 
 pub(super) fn string<'t, 's: 't>() -> impl PtxParser<'t, 's, &'s str> {
-    select! { TokenKind::String(text) => text }.labelled("string")
+    select! { TokenKind::String(text) => text }.labelled(Label::String)
 }
 
 /// A fundamental type such as `.b32` or `.pred`.
@@ -59,7 +60,7 @@ pub(super) fn scalar_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Scalar
         TokenKind::DotName(name) = extra if ScalarType::from_ptx(name).is_some() =>
             Spanned::new(ScalarType::from_ptx(name).unwrap_or(ScalarType::B32), extra.span()),
     }
-    .labelled("type")
+    .labelled(Label::Type)
 }
 
 /// A state space keyword among `allowed` (names without the dot).
@@ -68,7 +69,7 @@ pub(super) fn state_space<'t, 's: 't>(allowed: &'static [&'static str]) -> impl 
         TokenKind::DotName(name) = extra if allowed.contains(&name) =>
             Spanned::new(StateSpace::from_ptx(name).unwrap_or(StateSpace::Global), extra.span()),
     }
-    .labelled("state space")
+    .labelled(Label::StateSpace)
 }
 
 /// The state spaces a variable can be declared in.
@@ -87,7 +88,7 @@ pub(super) fn vector_width<'t, 's: 't>() -> impl PtxParser<'t, 's, u32> {
         TokenKind::DotName("v4") => 4,
         TokenKind::DotName("v8") => 8,
     }
-    .labelled("vector width")
+    .labelled(Label::VectorWidth)
 }
 
 /// The text of a string literal with `\"` and `\\` resolved.

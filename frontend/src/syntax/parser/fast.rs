@@ -1,0 +1,259 @@
+//! A fast path for the statements that make up almost all of real PTX: labels, and
+//! instructions whose operands are plain names, literals, simple addresses and vectors.
+//!
+//! It is a hand-written chumsky `custom` parser tried before the combinator parser of the same
+//! statement. It builds exactly the tree the combinator parser would, and gives up (consuming
+//! nothing, adding no expectation to error messages) on anything else: constant expressions,
+//! call lists, `var+imm`, syntax errors. The combinator parser then handles the statement as
+//! usual, so behaviour and error messages are the same with or without the fast path; a unit
+//! test checks that over the whole corpus.
+
+use chumsky::input::InputRef;
+use chumsky::prelude::*;
+
+use super::{Extra, ParserError, ParserInput, PtxParser};
+use crate::span::{Span, Spanned};
+use crate::syntax::ast::{Guard, Instruction, Operand, OperandKind, Statement};
+use crate::syntax::lexer::TokenKind;
+
+type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
+
+/// The fast path gives up with this: an error that expects nothing, so that it adds nothing
+/// to the combinator parser's errors at the same place.
+fn give_up<'s>(input: &mut Input<'_, '_, 's>) -> ParserError<'s> {
+    let here = input.cursor();
+    let found = input.peek();
+    ParserError::expecting_nothing(found, input.span_since(&here))
+}
+
+/// Consumes the next token and returns its span.
+#[inline]
+fn take(input: &mut Input<'_, '_, '_>) -> Span {
+    let before = input.cursor();
+    input.skip();
+    input.span_since(&before)
+}
+
+/// Consumes the next token if it is `kind`.
+#[inline]
+fn eat(input: &mut Input<'_, '_, '_>, kind: TokenKind<'_>) -> Option<Span> {
+    if input.peek() == Some(kind) {
+        Some(take(input))
+    } else {
+        None
+    }
+}
+
+fn identifier<'s>(input: &mut Input<'_, '_, 's>) -> Option<Spanned<String>> {
+    match input.peek() {
+        Some(TokenKind::Identifier(name)) => Some(Spanned::new(name.to_string(), take(input))),
+        _ => None,
+    }
+}
+
+/// True for tokens that would continue a constant expression after a literal.
+fn continues_expression(kind: Option<TokenKind<'_>>) -> bool {
+    matches!(
+        kind,
+        Some(
+            TokenKind::Plus
+                | TokenKind::Minus
+                | TokenKind::Star
+                | TokenKind::Slash
+                | TokenKind::Percent
+                | TokenKind::ShiftLeft
+                | TokenKind::ShiftRight
+                | TokenKind::Ampersand
+                | TokenKind::Caret
+                | TokenKind::Pipe
+        )
+    )
+}
+
+/// `%r1`, `%tid.x`.
+fn name(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
+    let name = identifier(input)?;
+    let mut span = name.span;
+    let member = match input.peek() {
+        Some(TokenKind::DotName(member)) => {
+            span = span.to(take(input));
+            Some(member.to_string())
+        }
+        _ => None,
+    };
+    Some(Operand { kind: OperandKind::Name { name: name.node, member }, span })
+}
+
+/// `5`, `-5`, `0f3F800000`, `-1.5`, not followed by more of an expression.
+fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
+    let minus = eat(input, TokenKind::Minus);
+    let (kind, span) = match input.peek() {
+        Some(TokenKind::Integer(value)) => {
+            let value = value as i128;
+            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), take(input))
+        }
+        Some(TokenKind::Float { bits, double }) => {
+            let sign = if double { 1 << 63 } else { 1 << 31 };
+            (OperandKind::Float { bits: if minus.is_some() { bits ^ sign } else { bits }, double }, take(input))
+        }
+        _ => return None,
+    };
+    if continues_expression(input.peek()) {
+        return None;
+    }
+    let span = minus.map_or(span, |minus| minus.to(span));
+    Some(Operand { kind, span })
+}
+
+/// An element of a vector: a name, a literal or the sink.
+fn element(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
+    match input.peek()? {
+        TokenKind::Identifier(_) => name(input),
+        TokenKind::Underscore => Some(Operand { kind: OperandKind::Sink, span: take(input) }),
+        _ => literal(input),
+    }
+}
+
+/// `[%rd1]`, `[%rd1+4]`, `[%rd1+-4]`, `[%rd1-4]`, `[4]`.
+fn address(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
+    let open = take(input);
+    let base = match input.peek()? {
+        TokenKind::Identifier(_) => Some(identifier(input)?),
+        _ => None,
+    };
+    let offset: i128 = match (&base, input.peek()?) {
+        (Some(_), TokenKind::RightBracket) => 0,
+        (Some(_), TokenKind::Plus) => {
+            take(input);
+            match literal(input)?.kind {
+                OperandKind::Integer(value) => value,
+                _ => return None,
+            }
+        }
+        (Some(_), TokenKind::Minus) => {
+            take(input);
+            match input.peek()? {
+                TokenKind::Integer(value) => {
+                    take(input);
+                    -(value as i128)
+                }
+                _ => return None,
+            }
+        }
+        (None, _) => match literal(input)?.kind {
+            OperandKind::Integer(value) => value,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let close = eat(input, TokenKind::RightBracket)?;
+    // Offsets that need the combinator path's range handling go there.
+    let offset = i64::try_from(offset).ok()?;
+    Some(Operand { kind: OperandKind::Address { base, offset }, span: open.to(close) })
+}
+
+/// `{%r1, %r2, _}`.
+fn vector(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
+    let open = take(input);
+    let mut elements = Vec::with_capacity(4);
+    loop {
+        elements.push(element(input)?);
+        match input.peek()? {
+            TokenKind::Comma => {
+                take(input);
+            }
+            TokenKind::RightBrace => break,
+            _ => return None,
+        }
+    }
+    let close = take(input);
+    Some(Operand { kind: OperandKind::Vector(elements), span: open.to(close) })
+}
+
+fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
+    match input.peek()? {
+        TokenKind::Identifier(_) => {
+            let first = name(input)?;
+            match input.peek()? {
+                TokenKind::Pipe => {
+                    take(input);
+                    if !matches!(input.peek()?, TokenKind::Identifier(_)) {
+                        return None;
+                    }
+                    let second = name(input)?;
+                    let span = first.span.to(second.span);
+                    Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
+                }
+                // `var+imm` goes through the combinator path.
+                TokenKind::Plus | TokenKind::Minus => None,
+                _ => Some(first),
+            }
+        }
+        TokenKind::LeftBracket => address(input),
+        TokenKind::LeftBrace => vector(input),
+        TokenKind::Underscore => Some(Operand { kind: OperandKind::Sink, span: take(input) }),
+        TokenKind::Bang => {
+            let bang = take(input);
+            if !matches!(input.peek()?, TokenKind::Identifier(_)) {
+                return None;
+            }
+            let negated = name(input)?;
+            let span = bang.to(negated.span);
+            Some(Operand { kind: OperandKind::Not(Box::new(negated)), span })
+        }
+        _ => literal(input),
+    }
+}
+
+fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
+    let mut guard = None;
+    if let Some(at) = eat(input, TokenKind::At) {
+        let negated = eat(input, TokenKind::Bang).is_some();
+        let predicate = identifier(input)?;
+        let span = at.to(predicate.span);
+        guard = Some(Guard { negated, predicate, span });
+    }
+    let opcode = identifier(input)?;
+    if guard.is_none() {
+        if let Some(colon) = eat(input, TokenKind::Colon) {
+            let _ = colon;
+            return Some(Statement::Label(opcode));
+        }
+    }
+    let mut modifiers = Vec::new();
+    while let Some(TokenKind::DotName(modifier)) = input.peek() {
+        let span = take(input);
+        modifiers.push(Spanned::new(modifier.to_string(), span));
+    }
+    let mut operands = Vec::new();
+    let end = match eat(input, TokenKind::Semicolon) {
+        Some(end) => end,
+        None => loop {
+            operands.push(operand(input)?);
+            match input.peek()? {
+                TokenKind::Comma => {
+                    take(input);
+                }
+                TokenKind::Semicolon => break take(input),
+                _ => return None,
+            }
+        },
+    };
+    let start = guard.as_ref().map_or(opcode.span, |guard| guard.span);
+    let span = start.to(end);
+    Some(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }))
+}
+
+/// The fast path as a parser: the statement, or a failure that consumes nothing.
+pub(super) fn fast_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<Statement>> {
+    custom(|input: &mut Input<'t, '_, 's>| {
+        let before = input.save();
+        match statement(input) {
+            Some(statement) => Ok(Some(statement)),
+            None => {
+                input.rewind(before);
+                Err(give_up(input))
+            }
+        }
+    })
+}
