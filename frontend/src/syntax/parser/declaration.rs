@@ -69,12 +69,14 @@ fn dimension<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<u32>> {
 }
 
 /// `name`, `%r<12>`, `table[4][8] = {...}`.
-fn declared_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
+fn declared_name<'t, 's: 't>(
+    dimension: impl PtxParser<'t, 's, Option<u32>>,
+) -> impl PtxParser<'t, 's, DeclaredName> {
     let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
         .labelled(Label::VariableName);
     let range = integer_u32("a register count").delimited_by(punct(TokenKind::Less), punct(TokenKind::Greater));
     name.then(range.or_not())
-        .then(dimension().repeated().collect::<Vec<_>>())
+        .then(dimension.repeated().collect::<Vec<_>>())
         .then(punct(TokenKind::Equals).ignore_then(initializer()).or_not())
         .map_with(|(((name, range), array_dimensions), initializer), extra| DeclaredName {
             name,
@@ -96,14 +98,16 @@ fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<ScalarType>> {
 }
 
 /// A name of an opaque handle, with its initializer (`= { filter_mode = nearest }`) skipped.
-fn opaque_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
+fn opaque_name<'t, 's: 't>(
+    dimension: impl PtxParser<'t, 's, Option<u32>>,
+) -> impl PtxParser<'t, 's, DeclaredName> {
     let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
         .labelled(Label::VariableName);
     let ignored_initializer = punct(TokenKind::Equals).ignore_then(choice((
         super::recovery::balanced_braces(),
         any().filter(|kind: &TokenKind| !matches!(kind, TokenKind::Comma | TokenKind::Semicolon)).ignored(),
     )));
-    name.then(dimension().repeated().collect::<Vec<_>>()).then_ignore(ignored_initializer.or_not()).map_with(
+    name.then(dimension.repeated().collect::<Vec<_>>()).then_ignore(ignored_initializer.or_not()).map_with(
         |(name, array_dimensions), extra| DeclaredName {
             name,
             range: None,
@@ -117,8 +121,9 @@ fn opaque_name<'t, 's: 't>() -> impl PtxParser<'t, 's, DeclaredName> {
 /// A declaration in one of the variable state spaces, up to and including its `;`. The
 /// linkage is filled in by the caller at module scope.
 pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, VariableDeclaration> {
-    let names = declared_name().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
-    let opaque_names = opaque_name().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
+    let dimension = dimension().boxed();
+    let names = declared_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
+    let opaque_names = opaque_name(dimension).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
     // `.global .texref t;` and the plain `.texref t;` of older PTX.
     let opaque = state_space(VARIABLE_SPACES).or_not().then(attributes()).then(opaque_type()).then(opaque_names).map(
         |(((_, (align, _)), ty), names)| {

@@ -244,9 +244,19 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     Some(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }))
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Lets the tests turn the fast path off, to compare its trees with the combinator parser's.
+    pub(super) static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
 /// The fast path as a parser: the statement, or a failure that consumes nothing.
 pub(super) fn fast_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<Statement>> {
     custom(|input: &mut Input<'t, '_, 's>| {
+        #[cfg(test)]
+        if !ENABLED.with(std::cell::Cell::get) {
+            return Err(give_up(input));
+        }
         let before = input.save();
         match statement(input) {
             Some(statement) => Ok(Some(statement)),

@@ -13,6 +13,9 @@ use crate::span::{Span, Spanned};
 use crate::syntax::ast::{Expression, Operand, OperandKind, UnaryOperator};
 use crate::syntax::lexer::TokenKind;
 
+/// A constant expression parser, built once per grammar and shared.
+type Expr<'t, 's> = chumsky::Boxed<'t, 't, super::ParserInput<'t, 's>, Spanned<Expression>, super::Extra<'t, 's>>;
+
 /// `%r1`, `%tid.x`, `$L__BB0_2`, `WARP_SZ`.
 fn name<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     // A failed `select!` adds no expectation, so members and the like stay out of messages.
@@ -26,8 +29,8 @@ fn name<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
 }
 
 /// An immediate: a literal or a constant expression of literals, reduced to its value.
-fn constant<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    expression(Symbols::Forbidden).map_with(|expression, extra| {
+fn constant<'t, 's: 't>(expression: Expr<'t, 's>) -> impl PtxParser<'t, 's, Operand> {
+    expression.map_with(|expression, extra| {
         let kind = match evaluate(&expression.node) {
             Ok(Value::Integer(value)) => OperandKind::Integer(value),
             Ok(Value::Float { bits, double }) => OperandKind::Float { bits, double },
@@ -49,13 +52,13 @@ fn sink<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
 }
 
 /// What may stand inside `{...}` and `(...)`: a name, an immediate or the sink.
-fn element<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    choice((name(), constant(), sink())).labelled(Label::Operand)
+fn element<'t, 's: 't>(expression: Expr<'t, 's>) -> impl PtxParser<'t, 's, Operand> {
+    choice((name(), constant(expression), sink())).labelled(Label::Operand)
 }
 
 /// `{%r1, %r2, _, %r4}`.
-fn vector<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    element()
+fn vector<'t, 's: 't>(element: impl PtxParser<'t, 's, Operand>) -> impl PtxParser<'t, 's, Operand> {
+    element
         .separated_by(punct(TokenKind::Comma))
         .at_least(1)
         .collect::<Vec<_>>()
@@ -65,8 +68,8 @@ fn vector<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
 
 /// `(%r1, %r2)`: the argument and return lists of `call`. Only taken when a `,`, `;` or `)`
 /// follows, so that a parenthesised constant expression like `(1 << 4) + 2` stays one.
-fn list<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    element()
+fn list<'t, 's: 't>(element: impl PtxParser<'t, 's, Operand>) -> impl PtxParser<'t, 's, Operand> {
+    element
         .separated_by(punct(TokenKind::Comma))
         .collect::<Vec<_>>()
         .delimited_by(punct(TokenKind::LeftParen), punct(TokenKind::RightParen))
@@ -84,17 +87,21 @@ enum AddressStart {
 
 /// `[%rd1]`, `[%rd1+4]`, `[%rd1+-4]`, `[%rd1-4]`, `[buffer]`, `[0x100]`; and `[tex, {x, y}]`
 /// and other lists, which become `Bracketed`.
-fn address<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
+fn address<'t, 's: 't>(
+    expression: Expr<'t, 's>,
+    element: impl PtxParser<'t, 's, Operand>,
+    vector: impl PtxParser<'t, 's, Operand>,
+) -> impl PtxParser<'t, 's, Operand> {
     let offset_sign = select! { TokenKind::Plus => false, TokenKind::Minus => true };
     let base = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
         .then(select! { TokenKind::DotName(member) => member.to_string() }.or_not())
-        .then(offset_sign.then(expression(Symbols::Forbidden)).or_not())
+        .then(offset_sign.then(expression.clone()).or_not())
         .map_with(|((base, member), offset), extra| {
             let offset = offset.map(|(negative, offset)| signed_offset(negative, offset));
             AddressStart::Base { base, member, offset, span: extra.span() }
         });
-    let start = choice((base, expression(Symbols::Forbidden).map(AddressStart::Offset))).labelled(Label::Address);
-    let item = choice((element(), vector()));
+    let start = choice((base, expression.map(AddressStart::Offset))).labelled(Label::Address);
+    let item = choice((element, vector));
     start
         .then(punct(TokenKind::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
         .delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket))
@@ -174,13 +181,17 @@ fn address_offset(offset: &Spanned<Expression>, diagnostics: &mut Vec<Diagnostic
 
 /// Any operand of an instruction.
 pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
+    // Built once and shared (cloning a built parser is cheap).
+    let expression = expression(Symbols::Forbidden).boxed();
+    let element = element(expression.clone()).boxed();
+    let vector = vector(element.clone()).boxed();
     enum Tail {
         Pair(Operand),
         Offset(bool, Spanned<Expression>),
     }
     let pair = select! { TokenKind::Pipe => () }.ignore_then(name()).map(Tail::Pair);
     let offset = select! { TokenKind::Plus => false, TokenKind::Minus => true }
-        .then(expression(Symbols::Forbidden))
+        .then(expression.clone())
         .map(|(negative, offset)| Tail::Offset(negative, offset));
     // `%p`, the predicate pair `%p|%q` of `setp`, and `var+imm` (`mov.u64 %rd1, table+8;`,
     // `cvta.shared.u64 %rd1, buffer+16;`), which is an address without brackets.
@@ -202,5 +213,15 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     let negated = punct(TokenKind::Bang)
         .ignore_then(name())
         .map_with(|operand, extra| Operand { kind: OperandKind::Not(Box::new(operand)), span: extra.span() });
-    choice((name_or_pair, address(), list(), constant(), vector(), negated, sink())).labelled(Label::Operand).boxed()
+    choice((
+        name_or_pair,
+        address(expression.clone(), element.clone(), vector.clone()),
+        list(element),
+        constant(expression),
+        vector,
+        negated,
+        sink(),
+    ))
+    .labelled(Label::Operand)
+    .boxed()
 }

@@ -1,10 +1,500 @@
-//! Unit tests of the parser: trees of small inputs, error messages and recovery.
+//! Unit tests of the parser: the trees of small inputs, error messages and recovery, and the
+//! fast path against the combinator parser over the whole corpus.
 
 use super::parse;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::*;
+use crate::vocabulary::{ScalarType, StateSpace};
+
+/// Parses `source`, which must be free of diagnostics.
+fn clean(source: &str) -> Module {
+    let (module, diagnostics) = parse(source);
+    assert!(diagnostics.is_empty(), "unexpected diagnostics for {source:?}: {diagnostics:#?}");
+    module
+}
+
+/// The statements of the body of the only function in `source`.
+fn body(source: &str) -> Vec<Statement> {
+    let module = clean(source);
+    let functions: Vec<&Function> = module
+        .directives
+        .iter()
+        .filter_map(|directive| match directive {
+            Directive::Function(function) => Some(function),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(functions.len(), 1);
+    functions[0].body.as_ref().expect("a body").statements.clone()
+}
+
+/// The one instruction of a kernel whose body is `statement`.
+fn instruction(statement: &str) -> Instruction {
+    let statements = body(&format!(".entry k() {{ {statement} }}"));
+    match statements.as_slice() {
+        [Statement::Instruction(instruction)] => instruction.clone(),
+        other => panic!("expected one instruction, got {other:?}"),
+    }
+}
+
+fn operands(statement: &str) -> Vec<OperandKind> {
+    instruction(statement).operands.into_iter().map(|operand| operand.kind).collect()
+}
+
+fn name(name: &str) -> OperandKind {
+    OperandKind::Name { name: name.to_string(), member: None }
+}
+
+fn text(source: &str, span: Span) -> &str {
+    &source[span.range()]
+}
+
+const VECTOR_ADD: &str = r#"
+.version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry vecadd(
+	.param .u64 .ptr .global .align 4 vecadd_param_0,
+	.param .u64 .ptr .global .align 4 vecadd_param_1,
+	.param .u64 .ptr .global .align 4 vecadd_param_2,
+	.param .u32 vecadd_param_3
+)
+.maxntid 256, 1, 1
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<12>, %x;
+	.reg .b64 	%rd<11>;
+
+	ld.param.u64 	%rd1, [vecadd_param_0];
+	mov.u32 	%r1, %ctaid.x;
+	mad.lo.s32 	%r4, %r1, %r2, %r3;
+	setp.ge.s32 	%p1, %r4, %r5;
+	@%p1 bra 	$L__BB0_2;
+	ld.global.nc.f32 	%r6, [%rd8+-4];
+	add.rn.f32 	%r8, %r7, 0f3F800000;
+	st.global.f32 	[%rd10], %r8;
+$L__BB0_2:
+	ret;
+}
+"#;
 
 #[test]
-fn smoke() {
-    let (module, diagnostics) = parse(".version 7.8\n.target sm_80\n.address_size 64\n");
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    assert_eq!(module.directives.len(), 3);
+fn vector_add_tree() {
+    let module = clean(VECTOR_ADD);
+    assert_eq!(module.directives.len(), 4);
+    assert!(matches!(module.directives[0], Directive::Version { major: 7, minor: 8, .. }));
+    let Directive::Target { targets, .. } = &module.directives[1] else { panic!() };
+    assert_eq!(targets[0].node, "sm_80");
+    assert!(matches!(module.directives[2], Directive::AddressSize { bits: 64, .. }));
+    let Directive::Function(function) = &module.directives[3] else { panic!() };
+    assert_eq!(function.kind, FunctionKind::Entry);
+    assert_eq!(function.linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Visible));
+    assert_eq!(function.name.node, "vecadd");
+    assert_eq!(text(VECTOR_ADD, function.name.span), "vecadd");
+    assert_eq!(function.parameters.len(), 4);
+    let first = &function.parameters[0];
+    assert_eq!(first.state_space.node, StateSpace::Param);
+    assert_eq!(first.ty.node, ScalarType::U64);
+    assert_eq!(first.pointer, Some(PointerAttribute { state_space: Some(StateSpace::Global), align: Some(4) }));
+    assert_eq!(first.name.node, "vecadd_param_0");
+    assert_eq!(function.attributes.len(), 1);
+    assert_eq!(function.attributes[0].name.node, "maxntid");
+    assert_eq!(function.attributes[0].values, vec![256, 1, 1]);
+    assert!(text(VECTOR_ADD, function.span).starts_with(".visible .entry vecadd("));
+    assert!(text(VECTOR_ADD, function.span).ends_with('}'));
+
+    let statements = &function.body.as_ref().expect("a body").statements;
+    assert_eq!(statements.len(), 12);
+    let Statement::Declaration(registers) = &statements[1] else { panic!() };
+    assert_eq!(registers.state_space.node, StateSpace::Reg);
+    assert_eq!(registers.ty.node, ScalarType::B32);
+    assert_eq!(registers.names.len(), 2);
+    assert_eq!(registers.names[0].name.node, "%r");
+    assert_eq!(registers.names[0].range, Some(12));
+    assert_eq!(registers.names[1].name.node, "%x");
+    assert_eq!(registers.names[1].range, None);
+    assert_eq!(text(VECTOR_ADD, registers.span), ".reg .b32 \t%r<12>, %x;");
+
+    let Statement::Instruction(load) = &statements[3] else { panic!() };
+    assert_eq!(load.opcode.node, "ld");
+    let modifiers: Vec<&str> = load.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
+    assert_eq!(modifiers, ["param", "u64"]);
+    assert_eq!(text(VECTOR_ADD, load.modifiers[0].span), ".param");
+    assert_eq!(text(VECTOR_ADD, load.span), "ld.param.u64 \t%rd1, [vecadd_param_0];");
+
+    let Statement::Instruction(special) = &statements[4] else { panic!() };
+    assert_eq!(special.operands[1].kind, OperandKind::Name { name: "%ctaid".into(), member: Some("x".into()) });
+    assert_eq!(text(VECTOR_ADD, special.operands[1].span), "%ctaid.x");
+
+    let Statement::Instruction(branch) = &statements[7] else { panic!() };
+    let guard = branch.guard.as_ref().expect("a guard");
+    assert!(!guard.negated);
+    assert_eq!(guard.predicate.node, "%p1");
+    assert_eq!(text(VECTOR_ADD, branch.span), "@%p1 bra \t$L__BB0_2;");
+    assert_eq!(branch.operands[0].kind, name("$L__BB0_2"));
+
+    let Statement::Instruction(offset_load) = &statements[8] else { panic!() };
+    let OperandKind::Address { base, offset } = &offset_load.operands[1].kind else { panic!() };
+    assert_eq!(base.as_ref().map(|base| base.node.as_str()), Some("%rd8"));
+    assert_eq!(*offset, -4);
+    assert_eq!(text(VECTOR_ADD, offset_load.operands[1].span), "[%rd8+-4]");
+
+    let Statement::Instruction(add) = &statements[9] else { panic!() };
+    assert_eq!(add.operands[2].kind, OperandKind::Float { bits: 0x3F80_0000, double: false });
+    assert!(matches!(&statements[11 - 1], Statement::Instruction(store) if store.opcode.node == "st"));
+    assert_eq!(statements[10], statements[10].clone());
+    assert!(matches!(&statements[10], Statement::Instruction(_)));
+    assert!(matches!(&statements[11], Statement::Instruction(ret) if ret.opcode.node == "ret" && ret.operands.is_empty()));
+}
+
+#[test]
+fn labels_and_instructions() {
+    let statements = body(".entry k() { $L__BB0_2: bra.uni $L__BB0_2; BB0: ret; }");
+    assert!(matches!(&statements[0], Statement::Label(label) if label.node == "$L__BB0_2"));
+    assert!(matches!(&statements[2], Statement::Label(label) if label.node == "BB0"));
+    assert_eq!(statements.len(), 4);
+}
+
+#[test]
+fn modifiers_keep_their_double_colon_segments() {
+    let load = instruction("ld.global.L2::cache_hint.v4.f32 {%f1, %f2, _, %f4}, [%rd1], %rd2;");
+    let modifiers: Vec<&str> = load.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
+    assert_eq!(modifiers, ["global", "L2::cache_hint", "v4", "f32"]);
+    let fence = instruction("fence.proxy.async.shared::cta;");
+    assert_eq!(fence.modifiers.last().map(|modifier| modifier.node.as_str()), Some("shared::cta"));
+    assert_eq!(load.operands[0].kind, OperandKind::Vector(vec![
+        Operand { kind: name("%f1"), span: Span::new(48, 51) },
+        Operand { kind: name("%f2"), span: Span::new(53, 56) },
+        Operand { kind: OperandKind::Sink, span: Span::new(58, 59) },
+        Operand { kind: name("%f4"), span: Span::new(61, 64) },
+    ]));
+}
+
+#[test]
+fn addresses() {
+    let address = |source: &str| match &operands(&format!("ld.u32 %r1, {source};"))[1] {
+        OperandKind::Address { base, offset } => (base.as_ref().map(|base| base.node.clone()), *offset),
+        other => panic!("not an address: {other:?}"),
+    };
+    assert_eq!(address("[%rd1]"), (Some("%rd1".to_string()), 0));
+    assert_eq!(address("[%rd1+4]"), (Some("%rd1".to_string()), 4));
+    assert_eq!(address("[%rd1+-4]"), (Some("%rd1".to_string()), -4));
+    assert_eq!(address("[%rd1-4]"), (Some("%rd1".to_string()), -4));
+    assert_eq!(address("[ %rd1 + 0 ]"), (Some("%rd1".to_string()), 0));
+    assert_eq!(address("[buffer+2*8]"), (Some("buffer".to_string()), 16));
+    assert_eq!(address("[0x100]"), (None, 256));
+    assert_eq!(address("[-(4)]"), (None, -4));
+    // `var+imm` without brackets (mov, cvta, ZLUDA's `reg + imm`) is an address too.
+    assert_eq!(operands("mov.u64 %rd1, table+8;")[1], OperandKind::Address {
+        base: Some(crate::span::Spanned::new("table".into(), Span::new(27, 32))),
+        offset: 8
+    });
+    // `[tex, {x, y}]` is a bracketed list.
+    assert_eq!(operands("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}];")[1], OperandKind::Bracketed(vec![
+        Operand { kind: name("tex"), span: Span::new(54, 57) },
+        Operand {
+            kind: OperandKind::Vector(vec![
+                Operand { kind: name("%f5"), span: Span::new(60, 63) },
+                Operand { kind: name("%f6"), span: Span::new(65, 68) },
+            ]),
+            span: Span::new(59, 69)
+        },
+    ]));
+}
+
+#[test]
+fn immediates_and_constant_expressions() {
+    let values = operands("mov.b32 %r1, -1, 0x10, 017, 0b101, 42U, (1 << 4) + 2, ~0, -0f3F800000, 1.5, 0d4000000000000000;");
+    assert_eq!(values[1..], [
+        OperandKind::Integer(-1),
+        OperandKind::Integer(16),
+        OperandKind::Integer(15),
+        OperandKind::Integer(5),
+        OperandKind::Integer(42),
+        OperandKind::Integer(18),
+        OperandKind::Integer(-1),
+        OperandKind::Float { bits: 0xBF80_0000, double: false },
+        OperandKind::Float { bits: 1.5f64.to_bits(), double: true },
+        OperandKind::Float { bits: 2.0f64.to_bits(), double: true },
+    ]);
+    // Precedence: `*` before `+`, `+` before `<<`, `<<` before `&`, `&` before `^` before `|`.
+    assert_eq!(operands("mov.b32 %r1, 1 + 2 * 3;")[1], OperandKind::Integer(7));
+    assert_eq!(operands("mov.b32 %r1, 1 << 2 + 1;")[1], OperandKind::Integer(8));
+    assert_eq!(operands("mov.b32 %r1, 6 & 3 | 8 ^ 12;")[1], OperandKind::Integer(6));
+    assert_eq!(operands("mov.b32 %r1, 10 - 4 - 3;")[1], OperandKind::Integer(3));
+}
+
+#[test]
+fn predicates_calls_and_sinks() {
+    assert_eq!(operands("setp.lt.s32 %p1|%p2, %r1, %r2;")[0], OperandKind::PredicatePair(
+        Box::new(Operand { kind: name("%p1"), span: Span::new(25, 28) }),
+        Box::new(Operand { kind: name("%p2"), span: Span::new(29, 32) }),
+    ));
+    assert_eq!(operands("selp.b32 %r1, %r2, %r3, !%p1;")[3], OperandKind::Not(Box::new(Operand {
+        kind: name("%p1"),
+        span: Span::new(38, 41)
+    })));
+    let negated = instruction("@!%p1 bra $L1;");
+    assert!(negated.guard.as_ref().is_some_and(|guard| guard.negated && guard.predicate.node == "%p1"));
+    let call = operands("call.uni (retval0), _Z4polyf, (param0, param1);");
+    assert!(matches!(&call[0], OperandKind::List(items) if items.len() == 1));
+    assert_eq!(call[1], name("_Z4polyf"));
+    assert!(matches!(&call[2], OperandKind::List(items) if items.len() == 2));
+    assert_eq!(operands("call foo, (1);")[1], OperandKind::List(vec![Operand {
+        kind: OperandKind::Integer(1),
+        span: Span::new(27, 28)
+    }]));
+    assert_eq!(operands("shfl.sync.down.b32 _|%p1, %r1, 1, 31, -1;")[0], OperandKind::Sink);
+    assert_eq!(operands("st.u8 [out_addr], WARP_SZ;")[1], name("WARP_SZ"));
+}
+
+#[test]
+fn declarations_and_initializers() {
+    let module = clean(
+        ".global .align 4 .b8 table[4][2] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};\n\
+         .const .u64 pointers[2] = {table, generic(table)+4};\n\
+         .extern .shared .align 16 .b8 dynamic[];\n\
+         .common .global .align 8 .u64 env;\n\
+         .global .v4 .f32 vector = {0f3F800000, -1.0, 0, 0};\n\
+         .global .texref tex1;\n\
+         .global .samplerref sampler = { filter_mode = nearest, addr_mode_0 = clamp_to_edge };",
+    );
+    let variables: Vec<&VariableDeclaration> = module
+        .directives
+        .iter()
+        .map(|directive| match directive {
+            Directive::Variable(variable) => variable,
+            other => panic!("not a variable: {other:?}"),
+        })
+        .collect();
+    assert_eq!(variables.len(), 7);
+    let table = &variables[0];
+    assert_eq!((table.state_space.node, table.align, table.ty.node), (StateSpace::Global, Some(4), ScalarType::B8));
+    assert_eq!(table.names[0].array_dimensions, vec![Some(4), Some(2)]);
+    let Some(Initializer::List(rows, _)) = &table.names[0].initializer else { panic!() };
+    assert_eq!(rows.len(), 4);
+    assert!(matches!(&rows[3], Initializer::List(items, _) if items.len() == 2));
+
+    let Some(Initializer::List(items, _)) = &variables[1].names[0].initializer else { panic!() };
+    assert!(matches!(&items[0], Initializer::Expression(symbol) if symbol.node == Expression::Symbol("table".into())));
+    let Initializer::Expression(sum) = &items[1] else { panic!() };
+    let Expression::Binary { operator: BinaryOperator::Add, left, right } = &sum.node else { panic!("{sum:?}") };
+    assert_eq!(left.node, Expression::Generic("table".into()));
+    assert_eq!(right.node, Expression::Integer(4));
+
+    let dynamic = &variables[2];
+    assert_eq!(dynamic.linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Extern));
+    assert_eq!(dynamic.names[0].array_dimensions, vec![None]);
+    assert_eq!(variables[3].linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Common));
+    assert_eq!(variables[4].vector, Some(4));
+    let Some(Initializer::List(items, _)) = &variables[4].names[0].initializer else { panic!() };
+    assert!(matches!(&items[1], Initializer::Expression(value)
+        if value.node == Expression::Float { bits: (-1.0f64).to_bits(), double: true }));
+    // Texture, sampler and surface handles are 64-bit `.tex` variables.
+    for handle in &variables[5..] {
+        assert_eq!((handle.state_space.node, handle.ty.node), (StateSpace::Tex, ScalarType::B64));
+    }
+}
+
+#[test]
+fn function_headers() {
+    let module = clean(
+        ".func (.param .b32 func_retval0) _Z4polyfPKfi(.param .b32 x, .param .align 16 .b8 aggregate[16]);\n\
+         .func (.reg .u32 result) pack (.reg .v4 .u16 input) { ret; }\n\
+         .extern .func __assertfail (.param .b64 message) .noreturn;\n\
+         .weak .func empty { }\n\
+         .entry kernel .reqntid 128 .minnctapersm 4 .explicitcluster .reqnctapercluster 2, 1, 1 { }",
+    );
+    let functions: Vec<&Function> = module
+        .directives
+        .iter()
+        .map(|directive| match directive {
+            Directive::Function(function) => function,
+            other => panic!("not a function: {other:?}"),
+        })
+        .collect();
+    assert_eq!(functions.len(), 5);
+    let poly = functions[0];
+    assert!(poly.body.is_none());
+    assert_eq!(poly.return_parameters.len(), 1);
+    assert_eq!(poly.return_parameters[0].name.node, "func_retval0");
+    assert_eq!(poly.parameters[1].align, Some(16));
+    assert_eq!(poly.parameters[1].array, Some(16));
+    let pack = functions[1];
+    assert_eq!(pack.return_parameters[0].state_space.node, StateSpace::Reg);
+    assert_eq!(pack.parameters[0].vector, Some(4));
+    assert_eq!(pack.parameters[0].ty.node, ScalarType::U16);
+    let assert_fail = functions[2];
+    assert_eq!(assert_fail.linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Extern));
+    assert_eq!(assert_fail.attributes[0].name.node, "noreturn");
+    assert!(functions[3].parameters.is_empty() && functions[3].body.as_ref().is_some_and(|body| body.statements.is_empty()));
+    let names: Vec<(&str, &[u64])> = functions[4]
+        .attributes
+        .iter()
+        .map(|attribute| (attribute.name.node.as_str(), attribute.values.as_slice()))
+        .collect();
+    assert_eq!(names, [("reqntid", &[128][..]), ("minnctapersm", &[4]), ("explicitcluster", &[]), ("reqnctapercluster", &[
+        2, 1, 1
+    ])]);
+}
+
+#[test]
+fn module_directives() {
+    let source = ".version 7.10\n.target sm_90a, texmode_independent, debug\n.address_size 32\n\
+                  .file 1 \"/tmp/kernel.cu\", 1700000000, 1234\n.file 2 \"a\\\"b\"\n.pragma \"nounroll\";\n\
+                  .section .debug_info { .b32 48 .b8 2, 0 .b32 .debug_abbrev $L__info_string0: { nested } }\n\
+                  .section .debug_macinfo { }";
+    let module = clean(source);
+    assert!(matches!(module.directives[0], Directive::Version { major: 7, minor: 10, .. }));
+    let Directive::Target { targets, .. } = &module.directives[1] else { panic!() };
+    let targets: Vec<&str> = targets.iter().map(|target| target.node.as_str()).collect();
+    assert_eq!(targets, ["sm_90a", "texmode_independent", "debug"]);
+    assert!(matches!(module.directives[2], Directive::AddressSize { bits: 32, .. }));
+    assert!(matches!(&module.directives[3], Directive::File { index: 1, path, .. } if path == "/tmp/kernel.cu"));
+    assert!(matches!(&module.directives[4], Directive::File { index: 2, path, .. } if path == "a\"b"));
+    assert!(matches!(&module.directives[5], Directive::Pragma { text, .. } if text == "nounroll"));
+    let Directive::Section { name, span } = &module.directives[6] else { panic!() };
+    assert_eq!(name, ".debug_info");
+    assert!(text(source, *span).starts_with(".section .debug_info {") && text(source, *span).ends_with("} }"));
+    assert!(matches!(&module.directives[7], Directive::Section { name, .. } if name == ".debug_macinfo"));
+}
+
+#[test]
+fn statement_directives() {
+    let statements = body(
+        ".func f() {\n\
+         .loc 1 14 0\n\
+         .loc 2 216 16, function_name $L__info_string0, inlined_at 1 18 13\n\
+         max.f32 %r31, %r1, %r3;\n\
+         .pragma \"nounroll\";\n\
+         prototype_0 : .callprototype (.param .b32 _) _ (.param .b64 _, .param .b32 _);\n\
+         targets: .branchtargets $L1, $L2;\n\
+         .local .align 4 .b8 buffer[16];\n\
+         { .reg .pred p; @p mov.u32 %r1, 1; }\n\
+         }",
+    );
+    assert!(matches!(statements[0], Statement::Location { file: 1, line: 14, column: 0, .. }));
+    assert!(matches!(statements[1], Statement::Location { file: 2, line: 216, column: 16, .. }));
+    assert!(matches!(&statements[2], Statement::Instruction(max) if max.opcode.node == "max"));
+    assert!(matches!(&statements[3], Statement::Pragma { text, .. } if text == "nounroll"));
+    assert!(matches!(&statements[4], Statement::Label(label) if label.node == "prototype_0"));
+    assert!(matches!(&statements[5], Statement::Label(label) if label.node == "targets"));
+    assert!(matches!(&statements[6], Statement::Declaration(local) if local.state_space.node == StateSpace::Local));
+    assert!(matches!(&statements[7], Statement::Block(block) if block.statements.len() == 2));
+    assert_eq!(statements.len(), 8);
+}
+
+fn messages(diagnostics: &[Diagnostic]) -> Vec<(String, String)> {
+    diagnostics
+        .iter()
+        .map(|diagnostic| (diagnostic.message.clone(), diagnostic.labels[0].message.clone()))
+        .collect()
+}
+
+#[test]
+fn recovery_keeps_the_rest_of_the_function() {
+    let source = ".entry k()\n{\n\
+                  mov.u32 %r1, %r2;\n\
+                  mov.u32 %r1 %r2;\n\
+                  add.s32 %r3, %r1, 1;\n\
+                  ld.global.u32 %r4, [%rd1 + ];\n\
+                  st.global.u32 [%rd1], %r4;\n\
+                  ] ;\n\
+                  ret;\n\
+                  }\n\
+                  .entry after() { ret; }";
+    let (module, diagnostics) = parse(source);
+    assert_eq!(diagnostics.len(), 3, "{diagnostics:#?}");
+    assert!(diagnostics.iter().all(|diagnostic| diagnostic.code == Code::SyntaxError));
+    assert_eq!(text(source, diagnostics[0].primary_span().expect("a span")), "%r2");
+    assert_eq!(text(source, diagnostics[1].primary_span().expect("a span")), "]");
+    assert_eq!(text(source, diagnostics[2].primary_span().expect("a span")), "]");
+    assert_eq!(messages(&diagnostics), [
+        ("unexpected `%r2`".to_string(), "expected `,` or `;`".to_string()),
+        ("unexpected `]`".to_string(), "expected expression".to_string()),
+        ("unexpected `]`".to_string(), "expected statement or `}`".to_string()),
+    ]);
+    assert_eq!(module.directives.len(), 2);
+    let Directive::Function(function) = &module.directives[0] else { panic!() };
+    let opcodes: Vec<&str> = function
+        .body
+        .as_ref()
+        .expect("a body")
+        .statements
+        .iter()
+        .map(|statement| match statement {
+            Statement::Instruction(instruction) => instruction.opcode.node.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(opcodes, ["mov", "add", "st", "ret"]);
+}
+
+#[test]
+fn recovery_at_module_level() {
+    let source = ".version 7.8\n.target sm_80\n.global .b32 = 4;\n.visible .entry broken(.param .u32 a .param .u32 b) { ret; }\n\
+                  .bogus 1 2 3;\n.entry good() { ret; }\n";
+    let (module, diagnostics) = parse(source);
+    assert_eq!(diagnostics.len(), 3, "{diagnostics:#?}");
+    assert_eq!(messages(&diagnostics)[0], ("unexpected `=`".to_string(), "expected variable name".to_string()));
+    assert_eq!(messages(&diagnostics)[1], ("unexpected `.param`".to_string(), "expected `)` or `,`".to_string()));
+    assert_eq!(messages(&diagnostics)[2].0, "unexpected `.bogus`");
+    let last = module.directives.last().expect("directives");
+    assert!(matches!(last, Directive::Function(function) if function.name.node == "good"));
+}
+
+#[test]
+fn end_of_input_points_at_the_last_token() {
+    let source = ".entry k() { ret; ";
+    let (_, diagnostics) = parse(source);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0].message, "unexpected end of input");
+    assert_eq!(diagnostics[0].labels[0].message, "expected statement or `}`");
+    assert_eq!(text(source, diagnostics[0].primary_span().expect("a span")), ";");
+}
+
+#[test]
+fn lexer_and_value_errors_are_reported() {
+    let (module, diagnostics) = parse(".entry k() { mov.u32 %r1, 0x; mov.u32 %r2, 1 / 0; € ret; }");
+    let codes: Vec<Code> = diagnostics.iter().map(|diagnostic| diagnostic.code).collect();
+    assert_eq!(codes, [Code::InvalidLiteral, Code::InvalidLiteral, Code::InvalidCharacter]);
+    let Directive::Function(function) = &module.directives[0] else { panic!() };
+    assert_eq!(function.body.as_ref().expect("a body").statements.len(), 3);
+}
+
+#[test]
+fn garbage_does_not_panic() {
+    for source in ["", "}", "{", ".entry", ".entry k(", "@", "@!", "[", ".version", ".version 7", ".section .x {", "{{{{", ";;;"] {
+        let _ = parse(source);
+    }
+    let deep = "{".repeat(200) + &"}".repeat(200);
+    let _ = parse(&format!(".entry k() {deep}"));
+}
+
+/// The fast path builds exactly the trees and diagnostics of the combinator parser.
+#[test]
+fn fast_path_matches_combinator_parser() {
+    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
+    let folders = ["conformance/zluda/ptx", "conformance/zluda/ptx/32", "corpus/clang", "corpus/nvcc", "corpus/triton", "corpus/numba"];
+    let mut sources: Vec<String> = folders
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(format!("{shared}/{folder}")).expect("the shared corpus beside the repository"))
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
+        .map(|path| std::fs::read_to_string(path).expect("readable"))
+        .collect();
+    sources.push(
+        ".entry k() { mov.u32 %r1 %r2; ld.u32 %r1, [%rd1+]; add.s32 %r1, %r2, (1 + 2) * 3; @%p bra; \
+         st.u32 [x + 0xFFFFFFFFFFFFFFFF], -0f3F800000; mov.u64 %rd1, {a, _, -1, 1.5}; }"
+            .to_string(),
+    );
+    for source in &sources {
+        let fast = parse(source);
+        super::fast::ENABLED.with(|enabled| enabled.set(false));
+        let slow = parse(source);
+        super::fast::ENABLED.with(|enabled| enabled.set(true));
+        assert_eq!(fast, slow, "the fast path differs on:\n{source}");
+    }
 }
