@@ -61,6 +61,10 @@ pub fn lower<'ctx>(
             Err(error) => diagnostics.push(error.diagnostic),
         }
     }
+    if !diagnostics.is_empty() {
+        // Functions would only report the same variables again, as missing storage.
+        return Err(diagnostics);
+    }
     for function in &ptx.functions {
         let declared = declare_function(&shared, function);
         shared.functions.push(declared);

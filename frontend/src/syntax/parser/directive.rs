@@ -5,11 +5,11 @@
 use chumsky::prelude::*;
 
 use super::declaration::variable_declaration;
+use super::error::Label;
 use super::expression::version_numbers;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
 use super::tokens::{identifier, integer, integer_u32, keyword, punct, string, unescape};
-use super::error::Label;
 use super::{diagnostics, Present, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
@@ -22,7 +22,9 @@ pub(super) fn module<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Modu
         .recover_with(via_parser(skip_directive().map(|()| None)))
         .repeated()
         .collect::<Present<Directive>>()
-        .map(|directives| Module { directives: directives.0 })
+        .map(|directives| Module {
+            directives: directives.0,
+        })
 }
 
 fn linkage<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Linkage>> {
@@ -40,7 +42,10 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
     // `.version 7.8`: the lexer reads `7.8` as a float; the numbers come from its text, so
     // that `7.10` is minor version 10.
     let version = keyword("version")
-        .ignore_then(select! { TokenKind::Float { double: true, .. } = extra => extra.span() }.labelled(Label::VersionNumber))
+        .ignore_then(
+            select! { TokenKind::Float { double: true, .. } = extra => extra.span() }
+                .labelled(Label::VersionNumber),
+        )
         .map_with(move |number_span, extra| {
             let text = source.get(number_span.range()).unwrap_or("");
             let (major, minor) = version_numbers(text).unwrap_or_else(|| {
@@ -50,43 +55,89 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
                 );
                 (0, 0)
             });
-            Some(Directive::Version { major, minor, span: extra.span() })
+            Some(Directive::Version {
+                major,
+                minor,
+                span: extra.span(),
+            })
         });
 
     let target = keyword("target")
-        .ignore_then(identifier().labelled(Label::Target).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
-        .map_with(|targets, extra| Some(Directive::Target { targets, span: extra.span() }));
+        .ignore_then(
+            identifier()
+                .labelled(Label::Target)
+                .separated_by(punct(TokenKind::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .map_with(|targets, extra| {
+            Some(Directive::Target {
+                targets,
+                span: extra.span(),
+            })
+        });
 
     let address_size = keyword("address_size")
         .ignore_then(integer_u32("an address size"))
-        .map_with(|bits, extra| Some(Directive::AddressSize { bits, span: extra.span() }));
+        .map_with(|bits, extra| {
+            Some(Directive::AddressSize {
+                bits,
+                span: extra.span(),
+            })
+        });
 
     // `.file 1 "kernel.cu", 1700000000, 1234`: timestamp and size are dropped.
     let file = keyword("file")
         .ignore_then(integer_u32("a file index"))
         .then(string())
         .then_ignore(punct(TokenKind::Comma).ignore_then(integer()).repeated())
-        .map_with(|(index, path), extra| Some(Directive::File { index, path: unescape(path), span: extra.span() }));
+        .map_with(|(index, path), extra| {
+            Some(Directive::File {
+                index,
+                path: unescape(path),
+                span: extra.span(),
+            })
+        });
 
     let section_name = select! {
         TokenKind::DotName(_) = extra => extra.span(),
         TokenKind::Identifier(_) = extra => extra.span(),
     }
     .labelled(Label::SectionName);
-    let section = keyword("section").ignore_then(section_name).then_ignore(balanced_braces()).map_with(move |name_span, extra| {
-        let name = source.get(name_span.range()).unwrap_or("").to_string();
-        Some(Directive::Section { name, span: extra.span() })
-    });
+    let section = keyword("section")
+        .ignore_then(section_name)
+        .then_ignore(balanced_braces())
+        .map_with(move |name_span, extra| {
+            let name = source.get(name_span.range()).unwrap_or("").to_string();
+            Some(Directive::Section {
+                name,
+                span: extra.span(),
+            })
+        });
 
     let pragma = keyword("pragma")
-        .ignore_then(string().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
+        .ignore_then(
+            string()
+                .separated_by(punct(TokenKind::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
         .then_ignore(punct(TokenKind::Semicolon))
-        .map_with(|texts, extra| Some(Directive::Pragma { text: texts.into_iter().map(unescape).collect::<Vec<_>>().join(", "), span: extra.span() }));
+        .map_with(|texts, extra| {
+            Some(Directive::Pragma {
+                text: texts
+                    .into_iter()
+                    .map(unescape)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                span: extra.span(),
+            })
+        });
 
     let item = linkage()
         .or_not()
         .then(choice((
-            function().map(|function| Directive::Function(function)),
+            function().map(Directive::Function),
             variable_declaration().map(Directive::Variable),
         )))
         .map_with(|(linkage, mut item), extra| {
@@ -104,5 +155,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
             Some(item)
         });
 
-    choice((version, target, address_size, file, section, pragma, item)).labelled(Label::Directive).boxed()
+    choice((version, target, address_size, file, section, pragma, item))
+        .labelled(Label::Directive)
+        .boxed()
 }

@@ -214,12 +214,14 @@ const PUNCTUATION: [TokenKind<'static>; 33] = [
 /// The bit that stands for an expected token, if it has one.
 fn token_bit(kind: &TokenKind<'_>) -> Option<u32> {
     match kind {
-        TokenKind::DotName(name) => {
-            KEYWORDS.iter().position(|keyword| keyword == name).map(|index| KEYWORD_BITS + index as u32)
-        }
-        TokenKind::Identifier(name) => {
-            KEYWORDS.iter().position(|keyword| keyword == name).map(|index| IDENTIFIER_KEYWORD_BITS + index as u32)
-        }
+        TokenKind::DotName(name) => KEYWORDS
+            .iter()
+            .position(|keyword| keyword == name)
+            .map(|index| KEYWORD_BITS + index as u32),
+        TokenKind::Identifier(name) => KEYWORDS
+            .iter()
+            .position(|keyword| keyword == name)
+            .map(|index| IDENTIFIER_KEYWORD_BITS + index as u32),
         _ => punctuation_index(kind).map(|index| PUNCTUATION_BITS + index),
     }
 }
@@ -238,13 +240,31 @@ pub(super) struct SyntaxError<'s> {
 
 impl<'s> SyntaxError<'s> {
     fn new(found: Option<TokenKind<'s>>, span: Span) -> SyntaxError<'s> {
-        SyntaxError { span, found, expected: 0, context: None }
+        SyntaxError {
+            span,
+            found,
+            expected: 0,
+            context: None,
+        }
     }
 
     /// An error that only makes a custom parser fail and expects nothing: recovery discards
     /// it, and merged with other errors it adds nothing.
     pub(super) fn expecting_nothing(found: Option<TokenKind<'s>>, span: Span) -> SyntaxError<'s> {
         SyntaxError::new(found, span)
+    }
+
+    /// An error of a custom parser that wanted one particular token.
+    pub(super) fn expected_token(
+        found: Option<TokenKind<'s>>,
+        span: Span,
+        expected: TokenKind<'_>,
+    ) -> SyntaxError<'s> {
+        let mut error = SyntaxError::new(found, span);
+        if let Some(bit) = token_bit(&expected) {
+            error.expected |= 1 << bit;
+        }
+        error
     }
 
     #[inline]
@@ -305,6 +325,9 @@ fn found_token<'s>(found: Option<MaybeRef<'_, TokenKind<'s>>>) -> Option<TokenKi
 impl<'t, 's: 't> chumsky::error::Error<'t, ParserInput<'t, 's>> for SyntaxError<'s> {
     #[inline]
     fn merge(mut self, other: Self) -> Self {
+        if self.span.start == self.span.end {
+            self.span = other.span;
+        }
         self.expected |= other.expected;
         self.found = self.found.or(other.found);
         self.context = self.context.or(other.context);
@@ -312,7 +335,9 @@ impl<'t, 's: 't> chumsky::error::Error<'t, ParserInput<'t, 's>> for SyntaxError<
     }
 }
 
-impl<'t, 's: 't> LabelError<'t, ParserInput<'t, 's>, DefaultExpected<'t, TokenKind<'s>>> for SyntaxError<'s> {
+impl<'t, 's: 't> LabelError<'t, ParserInput<'t, 's>, DefaultExpected<'t, TokenKind<'s>>>
+    for SyntaxError<'s>
+{
     #[inline]
     fn expected_found<E: IntoIterator<Item = DefaultExpected<'t, TokenKind<'s>>>>(
         expected: E,
@@ -399,7 +424,8 @@ pub(super) fn to_diagnostic(error: SyntaxError<'_>, end_of_input: Span) -> Diagn
         Some(context) => format!("{message} in {}", context.name()),
         None => message,
     };
-    Diagnostic::error(Code::SyntaxError, message).with_primary(span, expectation_label(error.expected_names()))
+    Diagnostic::error(Code::SyntaxError, message)
+        .with_primary(span, expectation_label(error.expected_names()))
 }
 
 /// A found token as a message names it.
@@ -422,7 +448,10 @@ fn expectation_label(names: Vec<String>) -> String {
         [one] => format!("expected {one}"),
         [first, second] => format!("expected {first} or {second}"),
         _ if names.len() > MOST_EXPECTATIONS => {
-            format!("expected one of {}, ...", names[..MOST_EXPECTATIONS].join(", "))
+            format!(
+                "expected one of {}, ...",
+                names[..MOST_EXPECTATIONS].join(", ")
+            )
         }
         _ => format!("expected one of {}", names.join(", ")),
     }

@@ -21,9 +21,11 @@ type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
 /// The fast path gives up with this: an error that expects nothing, so that it adds nothing
 /// to the combinator parser's errors at the same place.
 fn give_up<'s>(input: &mut Input<'_, '_, 's>) -> ParserError<'s> {
-    let here = input.cursor();
+    let here = input.save();
     let found = input.peek();
-    ParserError::expecting_nothing(found, input.span_since(&here))
+    let span = take(input);
+    input.rewind(here);
+    ParserError::expecting_nothing(found, span)
 }
 
 /// Consumes the next token and returns its span.
@@ -81,7 +83,13 @@ fn name(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         }
         _ => None,
     };
-    Some(Operand { kind: OperandKind::Name { name: name.node, member }, span })
+    Some(Operand {
+        kind: OperandKind::Name {
+            name: name.node,
+            member,
+        },
+        span,
+    })
 }
 
 /// `5`, `-5`, `0f3F800000`, `-1.5`, not followed by more of an expression.
@@ -90,11 +98,24 @@ fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     let (kind, span) = match input.peek() {
         Some(TokenKind::Integer(value)) => {
             let value = value as i128;
-            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), take(input))
+            (
+                OperandKind::Integer(if minus.is_some() {
+                    value.wrapping_neg()
+                } else {
+                    value
+                }),
+                take(input),
+            )
         }
         Some(TokenKind::Float { bits, double }) => {
             let sign = if double { 1 << 63 } else { 1 << 31 };
-            (OperandKind::Float { bits: if minus.is_some() { bits ^ sign } else { bits }, double }, take(input))
+            (
+                OperandKind::Float {
+                    bits: if minus.is_some() { bits ^ sign } else { bits },
+                    double,
+                },
+                take(input),
+            )
         }
         _ => return None,
     };
@@ -109,7 +130,10 @@ fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
 fn element(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     match input.peek()? {
         TokenKind::Identifier(_) => name(input),
-        TokenKind::Underscore => Some(Operand { kind: OperandKind::Sink, span: take(input) }),
+        TokenKind::Underscore => Some(Operand {
+            kind: OperandKind::Sink,
+            span: take(input),
+        }),
         _ => literal(input),
     }
 }
@@ -149,7 +173,10 @@ fn address(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     let close = eat(input, TokenKind::RightBracket)?;
     // Offsets that need the combinator path's range handling go there.
     let offset = i64::try_from(offset).ok()?;
-    Some(Operand { kind: OperandKind::Address { base, offset }, span: open.to(close) })
+    Some(Operand {
+        kind: OperandKind::Address { base, offset },
+        span: open.to(close),
+    })
 }
 
 /// `{%r1, %r2, _}`.
@@ -167,7 +194,28 @@ fn vector(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         }
     }
     let close = take(input);
-    Some(Operand { kind: OperandKind::Vector(elements), span: open.to(close) })
+    Some(Operand {
+        kind: OperandKind::Vector(elements),
+        span: open.to(close),
+    })
+}
+
+/// `|%q` or `|_` after the first half of a predicate pair.
+fn predicate_pair(input: &mut Input<'_, '_, '_>, first: Operand) -> Option<Operand> {
+    take(input);
+    let second = match input.peek()? {
+        TokenKind::Identifier(_) => name(input)?,
+        TokenKind::Underscore => Operand {
+            kind: OperandKind::Sink,
+            span: take(input),
+        },
+        _ => return None,
+    };
+    let span = first.span.to(second.span);
+    Some(Operand {
+        kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)),
+        span,
+    })
 }
 
 fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
@@ -175,15 +223,7 @@ fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         TokenKind::Identifier(_) => {
             let first = name(input)?;
             match input.peek()? {
-                TokenKind::Pipe => {
-                    take(input);
-                    if !matches!(input.peek()?, TokenKind::Identifier(_)) {
-                        return None;
-                    }
-                    let second = name(input)?;
-                    let span = first.span.to(second.span);
-                    Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
-                }
+                TokenKind::Pipe => predicate_pair(input, first),
                 // `var+imm` goes through the combinator path.
                 TokenKind::Plus | TokenKind::Minus => None,
                 _ => Some(first),
@@ -191,7 +231,16 @@ fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         }
         TokenKind::LeftBracket => address(input),
         TokenKind::LeftBrace => vector(input),
-        TokenKind::Underscore => Some(Operand { kind: OperandKind::Sink, span: take(input) }),
+        TokenKind::Underscore => {
+            let sink = Operand {
+                kind: OperandKind::Sink,
+                span: take(input),
+            };
+            match input.peek()? {
+                TokenKind::Pipe => predicate_pair(input, sink),
+                _ => Some(sink),
+            }
+        }
         TokenKind::Bang => {
             let bang = take(input);
             if !matches!(input.peek()?, TokenKind::Identifier(_)) {
@@ -199,7 +248,10 @@ fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
             }
             let negated = name(input)?;
             let span = bang.to(negated.span);
-            Some(Operand { kind: OperandKind::Not(Box::new(negated)), span })
+            Some(Operand {
+                kind: OperandKind::Not(Box::new(negated)),
+                span,
+            })
         }
         _ => literal(input),
     }
@@ -211,7 +263,11 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
         let negated = eat(input, TokenKind::Bang).is_some();
         let predicate = identifier(input)?;
         let span = at.to(predicate.span);
-        guard = Some(Guard { negated, predicate, span });
+        guard = Some(Guard {
+            negated,
+            predicate,
+            span,
+        });
     }
     let opcode = identifier(input)?;
     if guard.is_none() {
@@ -241,7 +297,13 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     };
     let start = guard.as_ref().map_or(opcode.span, |guard| guard.span);
     let span = start.to(end);
-    Some(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }))
+    Some(Statement::Instruction(Instruction {
+        guard,
+        opcode,
+        modifiers,
+        operands,
+        span,
+    }))
 }
 
 #[cfg(test)]

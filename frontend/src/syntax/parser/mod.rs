@@ -33,8 +33,13 @@ use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
 /// The parser's input: the lexer's tokens, seen by chumsky as (kind, span) pairs.
-type ParserInput<'t, 's> =
-    MappedInput<'t, TokenKind<'s>, Span, &'t [Token<'s>], fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span)>;
+type ParserInput<'t, 's> = MappedInput<
+    't,
+    TokenKind<'s>,
+    Span,
+    &'t [Token<'s>],
+    fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span),
+>;
 
 /// Syntax errors as chumsky builds them; `error` turns them into diagnostics.
 type ParserError<'s> = error::SyntaxError<'s>;
@@ -47,7 +52,10 @@ type Extra<'t, 's> = extra::Full<ParserError<'s>, TruncateState<Diagnostic>, ()>
 /// Every parser in this module: a chumsky parser over [`ParserInput`] with [`Extra`].
 trait PtxParser<'t, 's: 't, O>: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
 
-impl<'t, 's: 't, O, P> PtxParser<'t, 's, O> for P where P: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
+impl<'t, 's: 't, O, P> PtxParser<'t, 's, O> for P where
+    P: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone
+{
+}
 
 /// Lets chumsky build our spans directly, so every node's span is a [`Span`] of byte offsets.
 impl chumsky::span::Span for Span {
@@ -102,7 +110,10 @@ fn split_token<'t, 's>(token: &'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span) {
 }
 
 fn parser_input<'t, 's>(tokens: &'t [Token<'s>], end_of_input: Span) -> ParserInput<'t, 's> {
-    tokens.map(end_of_input, split_token as fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span))
+    tokens.map(
+        end_of_input,
+        split_token as fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span),
+    )
 }
 
 /// Parses a whole PTX file. Never fails: returns what it could build and every diagnostic of
@@ -113,10 +124,17 @@ pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
     let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
     let input = parser_input(&tokens, end_of_input);
     let mut state = TruncateState(Vec::new());
-    let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
+    let (module, errors) = directive::module(source)
+        .parse_with_state(input, &mut state)
+        .into_output_errors();
     diagnostics.extend(state.0);
-    diagnostics.extend(errors.into_iter().map(|error| error::to_diagnostic(error, end_of_input)));
-    diagnostics.sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
+    diagnostics.extend(
+        errors
+            .into_iter()
+            .map(|error| error::to_diagnostic(error, end_of_input)),
+    );
+    diagnostics
+        .sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
     diagnostics.dedup();
     (module.unwrap_or_default(), diagnostics)
 }

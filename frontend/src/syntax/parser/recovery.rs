@@ -7,22 +7,62 @@ use super::tokens::punct;
 use super::{ParserError, PtxParser};
 use crate::syntax::lexer::TokenKind;
 
-/// `{ ... }` with balanced nested braces, contents ignored.
+/// `{ ... }` with balanced nested braces, contents ignored. A plain loop, since DWARF sections
+/// hold thousands of tokens.
 pub(super) fn balanced_braces<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
-    recursive(|braces| {
-        punct(TokenKind::LeftBrace)
-            .ignore_then(choice((braces, none_of([TokenKind::LeftBrace, TokenKind::RightBrace]).ignored())).repeated())
-            .then_ignore(punct(TokenKind::RightBrace))
+    custom(|input| {
+        let before = input.cursor();
+        match input.peek() {
+            Some(TokenKind::LeftBrace) => input.skip(),
+            found => {
+                let span = next_span(input);
+                return Err(ParserError::expected_token(
+                    found,
+                    span,
+                    TokenKind::LeftBrace,
+                ));
+            }
+        }
+        let mut depth = 1usize;
+        while let Some(kind) = input.next() {
+            match kind {
+                TokenKind::LeftBrace => depth += 1,
+                TokenKind::RightBrace if depth == 1 => return Ok(()),
+                TokenKind::RightBrace => depth -= 1,
+                _ => {}
+            }
+        }
+        let span = input.span_since(&before);
+        Err(ParserError::expected_token(
+            None,
+            span,
+            TokenKind::RightBrace,
+        ))
     })
-    .boxed()
+}
+
+/// The span of the next token (empty at the end of the input), without consuming it.
+fn next_span<'t, 's: 't>(
+    input: &mut chumsky::input::InputRef<'t, '_, super::ParserInput<'t, 's>, super::Extra<'t, 's>>,
+) -> crate::span::Span {
+    let here = input.save();
+    let start = input.cursor();
+    input.skip();
+    let span = input.span_since(&start);
+    input.rewind(here);
+    span
 }
 
 /// Everything up to and including the next `;`, not crossing a brace: the operands of
 /// statement directives ptxr keeps no record of (`.callprototype`, `.branchtargets`).
 pub(super) fn rest_of_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
-    none_of([TokenKind::Semicolon, TokenKind::LeftBrace, TokenKind::RightBrace])
-        .repeated()
-        .then_ignore(punct(TokenKind::Semicolon))
+    none_of([
+        TokenKind::Semicolon,
+        TokenKind::LeftBrace,
+        TokenKind::RightBrace,
+    ])
+    .repeated()
+    .then_ignore(punct(TokenKind::Semicolon))
 }
 
 /// After a statement fails: skips at least one token, through the next `;`, or up to the `}`
@@ -83,7 +123,10 @@ fn starts_module_item(name: &str) -> bool {
 
 /// Keywords that are followed by more of the same item (`.visible .entry`, `.global .texref`).
 fn is_item_prefix(name: &str) -> bool {
-    matches!(name, "visible" | "extern" | "weak" | "common" | "global" | "const" | "shared" | "local" | "tex")
+    matches!(
+        name,
+        "visible" | "extern" | "weak" | "common" | "global" | "const" | "shared" | "local" | "tex"
+    )
 }
 
 /// After a module directive fails: skips at least one token, then up to the next module-level
@@ -104,7 +147,11 @@ pub(super) fn skip_directive<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
         let mut after_prefix = matches!(first, TokenKind::DotName(name) if is_item_prefix(name));
         while let Some(kind) = input.peek() {
             match kind {
-                TokenKind::DotName(name) if depth == 0 && !after_prefix && starts_module_item(name) => break,
+                TokenKind::DotName(name)
+                    if depth == 0 && !after_prefix && starts_module_item(name) =>
+                {
+                    break
+                }
                 TokenKind::Semicolon if depth == 0 => {
                     input.skip();
                     break;
