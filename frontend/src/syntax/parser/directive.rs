@@ -6,7 +6,6 @@ use chumsky::prelude::*;
 
 use super::declaration::variable_declaration;
 use super::error::Label;
-use super::expression::version_numbers;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
 use super::tokens::{identifier, integer, integer_u32, keyword, punct, string, unescape};
@@ -155,7 +154,30 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
             Some(item)
         });
 
-    choice((version, target, address_size, file, section, pragma, item))
-        .labelled(Label::Directive)
-        .boxed()
+    // `.alias alias, target;` (PTX 6.3): accepted, not modelled.
+    let alias = keyword("alias")
+        .ignore_then(identifier())
+        .then_ignore(punct(TokenKind::Comma))
+        .then_ignore(identifier())
+        .then_ignore(punct(TokenKind::Semicolon))
+        .to(None);
+
+    choice((
+        version,
+        target,
+        address_size,
+        file,
+        section,
+        pragma,
+        alias,
+        item,
+    ))
+    .labelled(Label::Directive)
+    .boxed()
+}
+
+/// Reads the text of a `.version` number (`7.8`, `8.10`) as major and minor.
+fn version_numbers(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }

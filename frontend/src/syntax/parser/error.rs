@@ -13,7 +13,7 @@ use chumsky::DefaultExpected;
 use super::ParserInput;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
-use crate::syntax::lexer::TokenKind;
+use crate::syntax::lexer::{Token, TokenKind};
 
 /// The names parsers give to classes of tokens, for "expected ..." labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +105,7 @@ impl Label {
 }
 
 /// Keywords that parsers match exactly (with `just`), each with a bit of its own.
-const KEYWORDS: [&str; 16] = [
+const KEYWORDS: [&str; 17] = [
     "version",
     "target",
     "address_size",
@@ -122,6 +122,7 @@ const KEYWORDS: [&str; 16] = [
     "func",
     "function_name",
     "inlined_at",
+    "alias",
 ];
 
 /// Bit layout of the expectation set.
@@ -130,6 +131,14 @@ const END_OF_INPUT_BIT: u32 = 40;
 const LABEL_BITS: u32 = 41;
 const KEYWORD_BITS: u32 = 72;
 const IDENTIFIER_KEYWORD_BITS: u32 = 100;
+
+// The groups of bits must not overlap, and all must fit in the `u128`.
+const _: () = assert!(
+    PUNCTUATION_BITS as usize + PUNCTUATION.len() <= END_OF_INPUT_BIT as usize
+        && LABEL_BITS as usize + Label::ALL.len() <= KEYWORD_BITS as usize
+        && KEYWORD_BITS as usize + KEYWORDS.len() <= IDENTIFIER_KEYWORD_BITS as usize
+        && IDENTIFIER_KEYWORD_BITS as usize + KEYWORDS.len() <= 128
+);
 
 /// The bit of a punctuation token, in the order of `TokenKind`.
 fn punctuation_index(kind: &TokenKind<'_>) -> Option<u32> {
@@ -234,8 +243,6 @@ pub(super) struct SyntaxError<'s> {
     /// `None` at the end of the input.
     found: Option<TokenKind<'s>>,
     expected: u128,
-    /// The innermost labelled construct the error happened in, for the message.
-    context: Option<Label>,
 }
 
 impl<'s> SyntaxError<'s> {
@@ -244,7 +251,6 @@ impl<'s> SyntaxError<'s> {
             span,
             found,
             expected: 0,
-            context: None,
         }
     }
 
@@ -330,7 +336,6 @@ impl<'t, 's: 't> chumsky::error::Error<'t, ParserInput<'t, 's>> for SyntaxError<
         }
         self.expected |= other.expected;
         self.found = self.found.or(other.found);
-        self.context = self.context.or(other.context);
         self
     }
 }
@@ -377,7 +382,6 @@ impl<'t, 's: 't> LabelError<'t, ParserInput<'t, 's>, DefaultExpected<'t, TokenKi
         self.span = span;
         self.found = found_token(found);
         self.expected = 0;
-        self.context = None;
         for expected in expected {
             self.add_default(expected);
         }
@@ -404,28 +408,38 @@ impl<'t, 's: 't> LabelError<'t, ParserInput<'t, 's>, Label> for SyntaxError<'s> 
         self.expected = 0;
         self.add_label(label);
     }
-
-    #[inline]
-    fn in_context(&mut self, label: Label, _span: Span) {
-        if self.context.is_none() && label != Label::Hidden {
-            self.context = Some(label);
-        }
-    }
 }
 
 /// Converts one error. `end_of_input` is the last token's span, where errors found at the end
 /// of the input point.
-pub(super) fn to_diagnostic(error: SyntaxError<'_>, end_of_input: Span) -> Diagnostic {
+pub(super) fn to_diagnostic(
+    error: SyntaxError<'_>,
+    end_of_input: Span,
+    source: &str,
+    tokens: &[Token<'_>],
+) -> Diagnostic {
     let (message, span) = match error.found {
         Some(token) => (format!("unexpected {}", describe(&token)), error.span),
         None => ("unexpected end of input".to_string(), end_of_input),
     };
-    let message = match error.context {
-        Some(context) => format!("{message} in {}", context.name()),
-        None => message,
-    };
-    Diagnostic::error(Code::SyntaxError, message)
-        .with_primary(span, expectation_label(error.expected_names()))
+    let mut diagnostic = Diagnostic::error(Code::SyntaxError, message)
+        .with_primary(span, expectation_label(error.expected_names()));
+    // The commonest slip: a statement on a new line where the last one wanted its `;`.
+    let semicolon = token_bit(&TokenKind::Semicolon).map_or(0, |bit| 1u128 << bit);
+    if error.found.is_some() && error.expected & semicolon != 0 {
+        let index = tokens.partition_point(|token| token.span.start < span.start);
+        if let Some(previous) = index.checked_sub(1).and_then(|index| tokens.get(index)) {
+            let between = source
+                .get(previous.span.end as usize..span.start as usize)
+                .unwrap_or("");
+            if between.contains('\n') {
+                diagnostic = diagnostic
+                    .with_secondary(previous.span, "the statement before may need a `;` here")
+                    .with_help("end each statement with `;`");
+            }
+        }
+    }
+    diagnostic
 }
 
 /// A found token as a message names it.

@@ -9,7 +9,8 @@ use chumsky::prelude::*;
 
 use super::error::Label;
 use super::tokens::punct;
-use super::PtxParser;
+use super::{diagnostics, PtxParser};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{Span, Spanned};
 use crate::syntax::ast::{BinaryOperator, Expression, UnaryOperator};
 use crate::syntax::lexer::TokenKind;
@@ -85,10 +86,26 @@ pub(super) fn expression<'t, 's: 't>(
         unary
             .clone()
             .then(binary_operator.then(unary).repeated().collect::<Vec<_>>())
-            .map(|(first, rest)| arrange(first, rest))
+            .map_with(|(first, rest), extra| {
+                if rest.len() > MAX_OPERATORS {
+                    diagnostics(extra).push(
+                        Diagnostic::error(Code::InvalidLiteral, "constant expression too long")
+                            .with_primary(
+                                first.span.to(rest[rest.len() - 1].1.span),
+                                format!("more than {MAX_OPERATORS} operators"),
+                            ),
+                    );
+                    return first;
+                }
+                arrange(first, rest)
+            })
             .boxed()
     })
 }
+
+/// The most binary operators one expression may have; a longer one would make a tree too deep
+/// to walk recursively.
+const MAX_OPERATORS: usize = 1024;
 
 /// Binding strength of each binary operator: higher binds tighter.
 fn precedence(operator: BinaryOperator) -> u8 {
@@ -316,10 +333,4 @@ pub(super) fn evaluate(expression: &Expression) -> Result<Value, &'static str> {
             Err("a name cannot appear in this constant expression")
         }
     }
-}
-
-/// Reads the text of a `.version` number (`7.8`, `8.10`) as major and minor.
-pub(super) fn version_numbers(text: &str) -> Option<(u32, u32)> {
-    let (major, minor) = text.split_once('.')?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
 }

@@ -8,7 +8,8 @@ use super::declaration::opaque_type;
 use super::error::Label;
 use super::statement::block;
 use super::tokens::{
-    align, identifier, integer, keyword, punct, scalar_type, state_space, string, vector_width,
+    align, identifier, integer, integer_u32, keyword, punct, scalar_type, state_space, string,
+    vector_width,
 };
 use super::PtxParser;
 use crate::span::Spanned;
@@ -47,12 +48,10 @@ fn parameter<'t, 's: 't>() -> impl PtxParser<'t, 's, Parameter> {
             .map_with(|_, extra| Spanned::new("_".to_string(), extra.span())),
     ))
     .labelled(Label::ParameterName);
-    let array = integer()
-        .map(|count| u32::try_from(count).unwrap_or(u32::MAX))
-        .delimited_by(
-            punct(TokenKind::LeftBracket),
-            punct(TokenKind::RightBracket),
-        );
+    let array = integer_u32("an array size").delimited_by(
+        punct(TokenKind::LeftBracket),
+        punct(TokenKind::RightBracket),
+    );
     // `.param .texref t` and the other opaque handles: 64-bit parameters in `.tex`, as their
     // variables are.
     let ty = choice((

@@ -6,8 +6,10 @@
 //!
 //! One file per concept: `tokens` (single-token parsers), `expression` (constant expressions),
 //! `operand`, `declaration` (variables and their initializers), `statement` (function bodies),
-//! `function` (headers, parameters, attributes), `directive` (module level), `recovery` (what to
-//! skip after an error) and `error` (chumsky errors to diagnostics).
+//! `fast` (a hand-written fast path for plain statements, checked against the combinator
+//! parser), `function` (headers, parameters, attributes), `directive` (module level),
+//! `recovery` (what to skip after an error) and `error` (the syntax error type and its
+//! conversion to diagnostics).
 
 mod declaration;
 mod directive;
@@ -29,7 +31,7 @@ use chumsky::prelude::*;
 
 use super::ast;
 use super::lexer::{lex, Token, TokenKind};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
 /// The parser's input: the lexer's tokens, seen by chumsky as (kind, span) pairs.
@@ -116,10 +118,46 @@ fn parser_input<'t, 's>(tokens: &'t [Token<'s>], end_of_input: Span) -> ParserIn
     )
 }
 
+/// How deeply braces, brackets, parentheses and unary operators may nest. Real PTX nests a few
+/// levels; the limit keeps the recursive parts of the parser and of the tree within the stack.
+const MAX_NESTING: usize = 256;
+
+/// Cuts the tokens at the first place that nests deeper than [`MAX_NESTING`], and says so.
+fn limit_nesting(tokens: &mut Vec<Token<'_>>) -> Option<Diagnostic> {
+    let (mut depth, mut unary_run) = (0usize, 0usize);
+    for (index, token) in tokens.iter().enumerate() {
+        match token.kind {
+            TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen => depth += 1,
+            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => {
+                depth = depth.saturating_sub(1)
+            }
+            _ => {}
+        }
+        let unary = matches!(
+            token.kind,
+            TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang
+        );
+        unary_run = if unary { unary_run + 1 } else { 0 };
+        if depth > MAX_NESTING || unary_run > MAX_NESTING {
+            let span = token.span;
+            tokens.truncate(index);
+            return Some(
+                Diagnostic::error(Code::SyntaxError, "nesting too deep")
+                    .with_primary(span, format!("more than {MAX_NESTING} levels of nesting"))
+                    .with_note("the rest of the file is not parsed"),
+            );
+        }
+    }
+    None
+}
+
 /// Parses a whole PTX file. Never fails: returns what it could build and every diagnostic of
 /// the lexer and parser, in source order.
 pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
-    let (tokens, mut diagnostics) = lex(source);
+    let (mut tokens, mut diagnostics) = lex(source);
+    if let Some(too_deep) = limit_nesting(&mut tokens) {
+        diagnostics.push(too_deep);
+    }
     // Errors at the end of the input point at the last token.
     let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
     let input = parser_input(&tokens, end_of_input);
@@ -131,7 +169,7 @@ pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
     diagnostics.extend(
         errors
             .into_iter()
-            .map(|error| error::to_diagnostic(error, end_of_input)),
+            .map(|error| error::to_diagnostic(error, end_of_input, source, &tokens)),
     );
     diagnostics
         .sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));

@@ -252,7 +252,8 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
         Offset(bool, Spanned<Expression>),
     }
     // Either half of a predicate pair may be the sink: `%p|_`, `_|%p`.
-    let second_predicate = select! { TokenKind::Pipe => () }.ignore_then(choice((name(), sink())));
+    let second_predicate = select! { TokenKind::Pipe => () }
+        .ignore_then(choice((name(), sink())).labelled(Label::Predicate));
     let pair = second_predicate.clone().map(Tail::Pair);
     let offset = select! { TokenKind::Plus => false, TokenKind::Minus => true }
         .then(expression.clone())

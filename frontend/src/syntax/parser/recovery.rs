@@ -104,6 +104,7 @@ fn starts_module_item(name: &str) -> bool {
             | "file"
             | "section"
             | "pragma"
+            | "alias"
             | "visible"
             | "extern"
             | "weak"

@@ -515,7 +515,7 @@ fn module_directives() {
     let source = ".version 7.10\n.target sm_90a, texmode_independent, debug\n.address_size 32\n\
                   .file 1 \"/tmp/kernel.cu\", 1700000000, 1234\n.file 2 \"a\\\"b\"\n.pragma \"nounroll\";\n\
                   .section .debug_info { .b32 48 .b8 2, 0 .b32 .debug_abbrev $L__info_string0: { nested } }\n\
-                  .section .debug_macinfo { }";
+                  .section .debug_macinfo { }\n.alias fAlias, fIndirect;";
     let module = clean(source);
     assert!(matches!(
         module.directives[0],
@@ -811,11 +811,57 @@ fn unclosed_section() {
     let (_, diagnostics) = parse(".section .debug_info { .b8 1 { }");
     assert_eq!(
         messages(&diagnostics),
-        [("unexpected end of input".to_string(), "expected `}`".to_string())]
+        [(
+            "unexpected end of input".to_string(),
+            "expected `}`".to_string()
+        )]
     );
     let (_, diagnostics) = parse(".section .debug_info .b8 1;");
     assert_eq!(
         messages(&diagnostics),
         [("unexpected `.b8`".to_string(), "expected `{`".to_string())]
+    );
+}
+
+/// Nesting beyond the limit is reported, not followed into a stack overflow.
+#[test]
+fn deep_nesting_is_cut_off() {
+    let depth = 100_000;
+    let braces = "{".repeat(depth) + &"}".repeat(depth);
+    let parens = "(".repeat(depth) + "1" + &")".repeat(depth);
+    let initializer = "{".repeat(depth) + "1" + &"}".repeat(depth);
+    let minus = "-".repeat(depth) + "x";
+    let sum = "x".to_string() + &"+1".repeat(depth);
+    for source in [
+        format!(".entry k() {braces}"),
+        format!(".entry k() {{ mov.u32 %r1, {parens}; }}"),
+        format!(".global .u32 x = {initializer};"),
+        format!(".global .u32 x = {minus};"),
+        format!(".global .u32 x = {sum};"),
+    ] {
+        let (_, diagnostics) = parse(&source);
+        assert!(!diagnostics.is_empty());
+    }
+    let (_, diagnostics) = parse(&format!(
+        ".entry k() {}",
+        "{".repeat(300) + &"}".repeat(300)
+    ));
+    assert!(diagnostics
+        .iter()
+        .any(|diagnostic| diagnostic.message == "nesting too deep"));
+}
+
+#[test]
+fn missing_semicolon_at_end_of_line_gets_help() {
+    let source = ".entry k() {\n  mov.u32 %r1, %tid.x\n  add.s32 %r2, %r1, 1;\n}";
+    let (_, diagnostics) = parse(source);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let diagnostic = &diagnostics[0];
+    assert_eq!(diagnostic.message, "unexpected `add`");
+    assert_eq!(diagnostic.labels[0].message, "expected `,` or `;`");
+    assert_eq!(text(source, diagnostic.labels[1].span), ".x");
+    assert_eq!(
+        diagnostic.help.as_deref(),
+        Some("end each statement with `;`")
     );
 }

@@ -44,7 +44,7 @@ pub(super) fn integer_u32<'t, 's: 't>(what: &'static str) -> impl PtxParser<'t, 
         })
 }
 
-pub(super) fn report_too_large(diagnostics: &mut Vec<Diagnostic>, span: Span, what: &str) {
+fn report_too_large(diagnostics: &mut Vec<Diagnostic>, span: Span, what: &str) {
     diagnostics.push(
         Diagnostic::error(
             Code::InvalidLiteral,
@@ -87,7 +87,7 @@ pub(super) fn align<'t, 's: 't>() -> impl PtxParser<'t, 's, u32> {
     keyword("align").ignore_then(integer_u32("an alignment"))
 }
 
-/// `.v2`, `.v4`, `.v8`: a vector width.
+/// `.v2`, `.v3` (older PTX), `.v4`, `.v8`: a vector width.
 pub(super) fn vector_width<'t, 's: 't>() -> impl PtxParser<'t, 's, u32> {
     select! {
         TokenKind::DotName("v2") => 2,
