@@ -194,6 +194,10 @@ impl Target for Cpu {
         Ok(())
     }
 
+    fn supports_shared_variables(&self) -> Result<(), Unsupported> {
+        Err(Unsupported { what: ".shared variables".to_string() })
+    }
+
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
         let context_pointer = || context_parameter(site, site.function);
         match register {

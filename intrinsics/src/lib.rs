@@ -74,6 +74,12 @@ pub trait Target {
     /// Reads a special register inside the function of `site`, as a 32- or 64-bit integer.
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported>;
 
+    /// Whether `.shared` variables can be placed in this target's shared address space;
+    /// the CPU runtime has no per-block static storage for them yet.
+    fn supports_shared_variables(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {
         0
@@ -88,11 +94,6 @@ pub fn for_kind(kind: TargetKind) -> Box<dyn Target> {
         TargetKind::Amdgpu => Box::new(amdgpu::Amdgpu),
         TargetKind::Spirv => Box::new(spirv::Spirv),
     }
-}
-
-/// The hidden parameters of functions lowered for `kind`, so callers can skip them.
-pub fn hidden_parameter_count(target: &dyn Target, context: &Context) -> u32 {
-    target.hidden_parameter_types(context).len() as u32
 }
 
 /// Looks up or declares a function by name; intrinsics and runtime helpers are declared lazily.

@@ -10,7 +10,7 @@ use ptxr_frontend::ir::{self, GuardedInstruction, Instruction, Statement, Variab
 use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::StateSpace;
 use ptxr_frontend::{Diagnostic, Span};
-use ptxr_intrinsics::{KernelParameters, Site, TargetKind};
+use ptxr_intrinsics::{KernelParameters, Site};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::instructions;
@@ -100,9 +100,10 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     pointer
                 }
                 StateSpace::Shared => {
-                    if self.shared.target.kind() == TargetKind::Cpu {
-                        return Err(LoweringError::unsupported(".shared variables", target_name, variable.span));
-                    }
+                    self.shared
+                        .target
+                        .supports_shared_variables()
+                        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?;
                     let size = variable.size_bytes().max(1) as u32;
                     let storage_type = context.i8_type().array_type(size);
                     let name = format!("{}.{}", self.function.name, variable.name);
@@ -138,7 +139,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     /// Falls off the end: returns, then hands kernels to the target.
     fn epilogue(&mut self) -> LoweringResult<()> {
         if !self.current_block_is_terminated() {
-            self.build_return(self.function.span)?;
+            self.build_return()?;
         }
         if self.function.kind == FunctionKind::Entry {
             let types = self.function.parameter_variables().map(|variable| parameter_type(self.shared.context, variable)).collect();
@@ -203,7 +204,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     }
 
     /// `ret`: returns the return parameters' values from a `.func`, nothing from a kernel.
-    pub fn build_return(&self, span: Span) -> LoweringResult<()> {
+    pub fn build_return(&self) -> LoweringResult<()> {
         let builder = self.shared.builder;
         let mut values: Vec<BasicValueEnum<'ctx>> = Vec::new();
         for &index in &self.function.return_parameters {
@@ -216,7 +217,6 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             [single] => builder.build_return(Some(single))?,
             many => builder.build_aggregate_return(many)?,
         };
-        let _ = span;
         Ok(())
     }
 

@@ -87,11 +87,10 @@ fn declare_global<'ctx>(shared: &ModuleContext<'_, 'ctx>, variable: &ir::Variabl
     let target_name = shared.target.kind().name();
     match variable.state_space {
         StateSpace::Global | StateSpace::Const => {}
-        StateSpace::Shared => {
-            if shared.target.kind() == ptxr_intrinsics::TargetKind::Cpu {
-                return Err(LoweringError::unsupported(".shared variables", target_name, variable.span));
-            }
-        }
+        StateSpace::Shared => shared
+            .target
+            .supports_shared_variables()
+            .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?,
         other => {
             return Err(LoweringError::unsupported(&format!("module-scope {other} variables"), target_name, variable.span));
         }
@@ -155,8 +154,8 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     if function.kind == FunctionKind::Func {
         llvm_function.set_call_conventions(shared.target.function_calling_convention());
     }
+    let hidden = shared.target.hidden_parameter_types(context).len();
     for (position, variable) in function.parameter_variables().enumerate() {
-        let hidden = shared.target.hidden_parameter_types(context).len();
         if let Some(parameter) = llvm_function.get_nth_param((hidden + position) as u32) {
             parameter.set_name(&variable.name);
         }

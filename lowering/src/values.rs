@@ -7,7 +7,6 @@ use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::ir::{Address, AddressBase, Destination, Operand, Value};
 use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
-use ptxr_frontend::Span;
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -22,7 +21,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             Value::Register(id) => {
                 let register_type = self.variable(*id).ty;
                 let value = self.load_register(*id, operand.span)?;
-                self.resize(value, register_type, ty, operand.span)
+                self.resize(value, register_type, ty)
             }
             Value::Integer(value) => Ok(match wanted {
                 BasicTypeEnum::FloatType(float_type) => float_type.const_float(*value as f64).into(),
@@ -55,7 +54,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                     .special_register(&self.site(), *register)
                     .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span))?;
                 let register_type = if register.bits() == 64 { ScalarType::U64 } else { ScalarType::U32 };
-                self.resize(value.into(), register_type, ty, operand.span)
+                self.resize(value.into(), register_type, ty)
             }
             Value::AddressOf(id) => {
                 let pointer = self.storage(*id, operand.span)?;
@@ -85,7 +84,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     /// Writes `value`, of instruction type `ty`, into the destination register.
     pub fn write(&self, destination: &Destination, value: BasicValueEnum<'ctx>, ty: ScalarType) -> LoweringResult<()> {
         let register_type = self.variable(destination.register).ty;
-        let resized = self.resize(value, ty, register_type, destination.span)?;
+        let resized = self.resize(value, ty, register_type)?;
         self.shared.builder.build_store(self.storage(destination.register, destination.span)?, resized)?;
         Ok(())
     }
@@ -93,7 +92,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     /// Converts a value of PTX type `from` to PTX type `to` by the operand size rules: same size
     /// is a bit cast; narrower is a truncation of the bits; wider extends by `from`'s kind
     /// (sign for signed types, zero otherwise).
-    pub fn resize(&self, value: BasicValueEnum<'ctx>, from: ScalarType, to: ScalarType, span: Span) -> LoweringResult<BasicValueEnum<'ctx>> {
+    pub fn resize(&self, value: BasicValueEnum<'ctx>, from: ScalarType, to: ScalarType) -> LoweringResult<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(value);
         }
@@ -112,7 +111,6 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         } else {
             builder.build_int_z_extend(bits, to_int_type, "")?
         };
-        let _ = span;
         Ok(builder.build_bit_cast(resized, target_type, "")?)
     }
 
@@ -124,12 +122,10 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         let offset = context.i64_type().const_int(address.offset as u64, true);
         match &address.base {
             AddressBase::Variable(id) => {
-                let variable = self.variable(*id);
                 let base = self.storage(*id, address.span)?;
                 let base = if state_space == StateSpace::Generic && base.get_type().get_address_space() != wanted_space {
                     builder.build_address_space_cast(base, context.ptr_type(wanted_space), "")?
                 } else {
-                    let _ = variable;
                     base
                 };
                 if address.offset == 0 {

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use ptxr_intrinsics::TargetKind;
 use ptxr_lowering::Emit;
 
-use super::{read_source, report_failure};
+use super::{or_exit, read_source, report_failure};
 use crate::cli::{CompileArgs, EmitKind};
 use crate::output::write_atomically;
 use crate::pipeline::{compile_source, CompileOptions};
-use crate::report::{print_diagnostics, print_error, ErrorFormat};
+use crate::report::{print_diagnostics, ErrorFormat};
 use crate::target::describe;
 
 /// The file extension of what is emitted.
@@ -27,21 +27,13 @@ fn extension(kind: TargetKind, emit: Option<EmitKind>) -> &'static str {
 }
 
 pub fn compile(arguments: &CompileArgs, format: ErrorFormat) -> i32 {
+    compile_or_exit_code(arguments, format).map_or_else(|code| code, |()| 0)
+}
+
+fn compile_or_exit_code(arguments: &CompileArgs, format: ErrorFormat) -> Result<(), i32> {
     let file_name = arguments.input.display().to_string();
-    let source = match read_source(&arguments.input) {
-        Ok(source) => source,
-        Err(message) => {
-            print_error(&message, format);
-            return 1;
-        }
-    };
-    let target = match describe(&arguments.target, arguments.arch.as_deref(), false) {
-        Ok(target) => target,
-        Err(message) => {
-            print_error(&message, format);
-            return 1;
-        }
-    };
+    let source = or_exit(read_source(&arguments.input), format)?;
+    let target = or_exit(describe(&arguments.target, arguments.arch.as_deref(), false), format)?;
     let emit = arguments.emit.map(|kind| match kind {
         EmitKind::Llvm => Emit::LlvmIr,
         EmitKind::Bc => Emit::Bitcode,
@@ -50,19 +42,13 @@ pub fn compile(arguments: &CompileArgs, format: ErrorFormat) -> i32 {
     });
     let options = CompileOptions { target: target.clone(), emit, optimization: arguments.optimization.level };
     let module_name = arguments.input.file_name().map_or_else(|| "module".to_string(), |name| name.to_string_lossy().into_owned());
-    let artifact = match compile_source(&source, &module_name, &options) {
-        Ok(artifact) => artifact,
-        Err(failure) => return report_failure(&failure, &file_name, &source, format),
-    };
+    let artifact = compile_source(&source, &module_name, &options)
+        .map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
     print_diagnostics(&artifact.warnings, &file_name, &source, format);
     let output = arguments.output.clone().unwrap_or_else(|| {
         let mut path = PathBuf::from(arguments.input.file_name().unwrap_or_default());
         path.set_extension(extension(target.kind, arguments.emit));
         path
     });
-    if let Err(message) = write_atomically(&output, &artifact.bytes) {
-        print_error(&message, format);
-        return 1;
-    }
-    0
+    or_exit(write_atomically(&output, &artifact.bytes), format)
 }

@@ -37,6 +37,15 @@ pub fn read_source(path: &Path) -> Result<String, String> {
     })
 }
 
+/// The value of `result`, or exit code 1 after printing its error: commands use it with `?`
+/// inside a closure or function returning `Result<i32, i32>`.
+pub fn or_exit<T>(result: Result<T, String>, format: ErrorFormat) -> Result<T, i32> {
+    result.map_err(|message| {
+        print_error(&message, format);
+        1
+    })
+}
+
 /// Prints a failure and returns exit code 1.
 pub fn report_failure(failure: &Failure, file_name: &str, source: &str, format: ErrorFormat) -> i32 {
     match failure {

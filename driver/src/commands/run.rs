@@ -7,40 +7,29 @@ use std::path::Path;
 
 use ptxr_runtime::LaunchSpec;
 
-use super::{read_source, report_failure};
+use super::{or_exit, read_source, report_failure};
 use crate::cli::RunArgs;
 use crate::launch::{launch, LaunchFiles};
-use crate::report::{print_diagnostics, print_error, ErrorFormat};
+use crate::report::{print_diagnostics, ErrorFormat};
 
 pub fn run(arguments: &RunArgs, format: ErrorFormat) -> i32 {
+    run_or_exit_code(arguments, format).map_or_else(|code| code, |()| 0)
+}
+
+fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32> {
     let file_name = arguments.input.display().to_string();
-    let source = match read_source(&arguments.input) {
-        Ok(source) => source,
-        Err(message) => {
-            print_error(&message, format);
-            return 1;
-        }
-    };
+    let source = or_exit(read_source(&arguments.input), format)?;
     let spec = match std::fs::read_to_string(&arguments.launch) {
         Err(error) => Err(format!("cannot read launch spec {}: {error}", arguments.launch.display())),
         Ok(text) => LaunchSpec::from_json(&text).map_err(|error| format!("launch spec {}: {error}", arguments.launch.display())),
     };
-    let spec = match spec {
-        Ok(spec) => spec,
-        Err(message) => {
-            print_error(&message, format);
-            return 1;
-        }
-    };
+    let spec = or_exit(spec, format)?;
     let spec_directory = arguments.launch.parent().unwrap_or(Path::new("."));
     let files = LaunchFiles { spec_directory, dump_directory: arguments.dump_dir.as_deref() };
-    match launch(&source, &file_name, &spec, &files, arguments.optimization.level) {
-        Ok((json, warnings)) => {
-            print_diagnostics(&warnings, &file_name, &source, format);
-            // A closed stdout (`ptxr run ... | head`) is the reader's choice, not an error.
-            let _ = std::io::stdout().lock().write_all(json.as_bytes());
-            0
-        }
-        Err(failure) => report_failure(&failure, &file_name, &source, format),
-    }
+    let (json, warnings) = launch(&source, &file_name, &spec, &files, arguments.optimization.level)
+        .map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
+    print_diagnostics(&warnings, &file_name, &source, format);
+    // A closed stdout (`ptxr run ... | head`) is the reader's choice, not an error.
+    let _ = std::io::stdout().lock().write_all(json.as_bytes());
+    Ok(())
 }

@@ -85,7 +85,6 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
 }
 
 pub fn check_bodies(
-    _module: &ast::Module,
     header: &Header,
     globals: &Globals,
     signatures: Signatures<'_>,

@@ -23,7 +23,7 @@ pub fn check(module: &ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let header = directives::check_header(module, &mut diagnostics);
     let globals = declarations::module_variables(module, &mut diagnostics);
     let signatures = function::collect_signatures(module, &globals, &mut diagnostics);
-    let functions = function::check_bodies(module, &header, &globals, signatures, &mut diagnostics);
+    let functions = function::check_bodies(&header, &globals, signatures, &mut diagnostics);
     if has_errors(&diagnostics) {
         return (None, diagnostics);
     }

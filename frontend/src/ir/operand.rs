@@ -1,7 +1,7 @@
 //! Operands of checked instructions.
 
 use crate::span::Span;
-use crate::vocabulary::{SpecialRegister, StateSpace};
+use crate::vocabulary::SpecialRegister;
 
 use super::VariableId;
 
@@ -50,6 +50,3 @@ pub enum AddressBase {
     /// An absolute address `[imm]`.
     Absolute,
 }
-
-/// The state space that an address operand lives in, after `ld`'s and `st`'s modifiers.
-pub type AddressSpace = StateSpace;

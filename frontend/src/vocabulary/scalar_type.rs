@@ -144,6 +144,16 @@ impl ScalarType {
         })
     }
 
+    /// The integer type twice as wide with the same signedness: the destination of `.wide`
+    /// products. `None` for 64-bit and non-integer types.
+    pub fn double_width_integer(self) -> Option<ScalarType> {
+        match self.kind() {
+            ScalarKind::Signed => ScalarType::signed_of_bits(self.bits() * 2),
+            ScalarKind::Unsigned => ScalarType::unsigned_of_bits(self.bits() * 2),
+            _ => None,
+        }
+    }
+
     /// The signed integer type of the given size in bits, if PTX has one.
     pub fn signed_of_bits(bits: u32) -> Option<ScalarType> {
         Some(match bits {

@@ -45,7 +45,7 @@ pub fn convert<'ctx>(
             if saturate {
                 saturate_integer(lowering, value, source_type, destination_type)?.into()
             } else {
-                lowering.resize(value.into(), source_type, destination_type, span)?
+                lowering.resize(value.into(), source_type, destination_type)?
             }
         }
         (true, true) => {

@@ -13,9 +13,8 @@ use crate::function::FunctionLowering;
 
 /// The double-width type of `ty`, for `.hi` and `.wide` products.
 fn wide_type(ty: ScalarType) -> ScalarType {
-    let bits = ty.bits() * 2;
-    let wide = if ty.is_signed() { ScalarType::signed_of_bits(bits) } else { ScalarType::unsigned_of_bits(bits) };
-    wide.unwrap_or(ScalarType::B128)
+    // The checker only accepts `.wide` on 16- and 32-bit integers.
+    ty.double_width_integer().unwrap_or(ScalarType::B128)
 }
 
 /// `a * b` in double width, sign- or zero-extended by `ty`.

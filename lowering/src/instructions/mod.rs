@@ -51,7 +51,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             conversion::convert(lowering, guarded, *destination_type, *source_type, *rounding, *flush_subnormals, *saturate, destination, source)
         }
         Instruction::Branch { target } => control::branch(lowering, *target),
-        Instruction::Return | Instruction::Exit => lowering.build_return(span),
+        Instruction::Return | Instruction::Exit => lowering.build_return(),
         Instruction::Unlowered => Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span)),
     }
 }

@@ -10,7 +10,7 @@ use crate::span::Spanned;
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarKind, ScalarType};
 
-use super::{Context, Modifiers};
+use super::{accept_unlowered, Context, Modifiers};
 
 fn multiply_mode(name: &str) -> Option<MultiplyMode> {
     Some(match name {
@@ -38,6 +38,15 @@ fn has_unlowered_form(modifiers: &mut Modifiers, names: &[&str]) -> bool {
     names.iter().any(|name| modifiers.flag(name))
 }
 
+/// The destination type of a `.wide` product, reported when `ty` has no double-width type.
+fn wide_destination(context: &mut Context, opcode: &str, ty: &Spanned<ScalarType>) -> Option<ScalarType> {
+    let wide = ty.node.double_width_integer();
+    if wide.is_none() {
+        invalid_type(context, opcode, ty, "a 16- or 32-bit type for `.wide`");
+    }
+    wide
+}
+
 fn is_integer(ty: ScalarType) -> bool {
     matches!(ty.kind(), ScalarKind::Signed | ScalarKind::Unsigned)
 }
@@ -45,9 +54,7 @@ fn is_integer(ty: ScalarType) -> bool {
 pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = modifiers.opcode();
     if has_unlowered_form(modifiers, &["cc", "relu", "NaN", "xorsign", "abs", "approx", "full"]) {
-        context.resolve_names(&instruction.operands);
-        modifiers.drop_all(|_| true);
-        return Some(Instruction::Unlowered);
+        return accept_unlowered(context, modifiers, instruction);
     }
     let mode = modifiers.take(multiply_mode);
     let rounding = modifiers.take(float_rounding);
@@ -100,16 +107,7 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
             return None;
         }
         let destination_type = if mode.map(|mode| mode.node) == Some(MultiplyMode::Wide) {
-            let wide = if ty.node.is_signed() {
-                ScalarType::signed_of_bits(ty.node.bits() * 2)
-            } else {
-                ScalarType::unsigned_of_bits(ty.node.bits() * 2)
-            };
-            let Some(wide) = wide else {
-                invalid_type(context, opcode, &ty, "a 16- or 32-bit type for `.wide`");
-                return None;
-            };
-            wide
+            wide_destination(context, opcode, &ty)?
         } else {
             ty.node
         };
@@ -120,8 +118,7 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     }
     if !matches!(ty.node, ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::Bf16) {
         if matches!(ty.node, ScalarType::F16x2 | ScalarType::Bf16x2) {
-            context.resolve_names(&instruction.operands);
-            return Some(Instruction::Unlowered);
+            return accept_unlowered(context, modifiers, instruction);
         }
         invalid_type(context, opcode, &ty, "an integer or floating-point type");
         return None;
@@ -170,9 +167,7 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
 pub fn multiply_add(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = modifiers.opcode();
     if has_unlowered_form(modifiers, &["cc", "relu", "oob"]) {
-        context.resolve_names(&instruction.operands);
-        modifiers.drop_all(|_| true);
-        return Some(Instruction::Unlowered);
+        return accept_unlowered(context, modifiers, instruction);
     }
     let mode = modifiers.take(multiply_mode);
     let rounding = modifiers.take(float_rounding);
@@ -196,18 +191,7 @@ pub fn multiply_add(context: &mut Context, modifiers: &mut Modifiers, instructio
             return None;
         }
         let wide_type = match mode.node {
-            MultiplyMode::Wide => {
-                let wide = if ty.node.is_signed() {
-                    ScalarType::signed_of_bits(ty.node.bits() * 2)
-                } else {
-                    ScalarType::unsigned_of_bits(ty.node.bits() * 2)
-                };
-                let Some(wide) = wide.filter(|_| ty.node.bits() <= 32) else {
-                    invalid_type(context, opcode, &ty, "a 16- or 32-bit type for `.wide`");
-                    return None;
-                };
-                wide
-            }
+            MultiplyMode::Wide => wide_destination(context, opcode, &ty)?,
             _ => ty.node,
         };
         let destination = context.destination(&instruction.operands[0], wide_type, SizeRule::Exact)?;
@@ -218,8 +202,7 @@ pub fn multiply_add(context: &mut Context, modifiers: &mut Modifiers, instructio
     }
     if !matches!(ty.node, ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::Bf16) {
         if matches!(ty.node, ScalarType::F16x2 | ScalarType::Bf16x2) {
-            context.resolve_names(&instruction.operands);
-            return Some(Instruction::Unlowered);
+            return accept_unlowered(context, modifiers, instruction);
         }
         invalid_type(context, opcode, &ty, "a floating-point type");
         return None;
@@ -287,8 +270,7 @@ pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     };
     if !valid {
         if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
-            context.resolve_names(&instruction.operands);
-            return Some(Instruction::Unlowered);
+            return accept_unlowered(context, modifiers, instruction);
         }
         invalid_type(context, opcode, &ty, "a type this instruction defines");
         return None;

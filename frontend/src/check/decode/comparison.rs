@@ -6,7 +6,7 @@ use crate::ir::{Comparison, Instruction, LogicOperation, Operand, Value};
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType};
 
-use super::{Context, Modifiers};
+use super::{accept_unlowered, Context, Modifiers};
 
 fn logic_operation(name: &str) -> Option<LogicOperation> {
     Some(match name {
@@ -29,8 +29,7 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let flush_subnormals = modifiers.flag("ftz");
     let ty = modifiers.required_type(context)?;
     if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
-        context.resolve_names(&instruction.operands);
-        return Some(Instruction::Unlowered);
+        return accept_unlowered(context, modifiers, instruction);
     }
     let float = ty.node.is_float();
     if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || (float && comparison.node.is_integer_only()) {

@@ -6,7 +6,7 @@ use crate::ir::{AddressConversion, Instruction, RoundingMode};
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
-use super::{Context, Modifiers};
+use super::{accept_unlowered, Context, Modifiers};
 
 /// Cache and eviction hints of `ld`/`st`: they never change a result, so they are dropped.
 fn is_cache_hint(modifier: &str) -> bool {
@@ -131,9 +131,7 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 || modifier.node.starts_with("ue")
         });
     if packed_or_exotic {
-        context.resolve_names(&instruction.operands);
-        modifiers.drop_all(|_| true);
-        return Some(Instruction::Unlowered);
+        return accept_unlowered(context, modifiers, instruction);
     }
     let rounding = modifiers.take(RoundingMode::from_ptx);
     let flush_subnormals = modifiers.flag("ftz");

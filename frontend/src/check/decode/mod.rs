@@ -22,8 +22,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
     let opcode = instruction.opcode.node.as_str();
     let mut modifiers = Modifiers::new(&instruction.modifiers, &instruction.opcode);
     if uses_operand_forms_not_decoded_yet(instruction) {
-        context.resolve_names(&instruction.operands);
-        return Some(Instruction::Unlowered);
+        return accept_unlowered(context, &mut modifiers, instruction);
     }
     let decoded = match opcode {
         "mov" => data_movement::mov(context, &mut modifiers, instruction),
@@ -45,12 +44,8 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "bra" => control::branch(context, &mut modifiers, instruction),
         "ret" => control::return_(context, &mut modifiers, instruction),
         "exit" => control::exit(context, &mut modifiers, instruction),
-        _ if opcodes::is_ptx_opcode(opcode) => {
-            // Known to PTX, not decoded yet: names are still resolved so that typos in operands
-            // are reported, and lowering reports the instruction as unsupported.
-            context.resolve_names(&instruction.operands);
-            return Some(Instruction::Unlowered);
-        }
+        // Known to PTX, not decoded yet.
+        _ if opcodes::is_ptx_opcode(opcode) => return accept_unlowered(context, &mut modifiers, instruction),
         _ => {
             let mut diagnostic = Diagnostic::error(Code::UnknownInstruction, format!("unknown instruction `{opcode}`"))
                 .with_primary(instruction.opcode.span, "not a PTX instruction");
@@ -76,4 +71,12 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
         OperandKind::Name { name, member: Some(member) } => SpecialRegister::from_ptx(name, Some(member)).is_none(),
         _ => false,
     })
+}
+
+/// Accepts a valid instruction form that is not decoded yet: names in its operands are still
+/// resolved (so typos are reported) and lowering reports the instruction as unsupported.
+fn accept_unlowered(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    context.resolve_names(&instruction.operands);
+    modifiers.drop_all(|_| true);
+    Some(Instruction::Unlowered)
 }

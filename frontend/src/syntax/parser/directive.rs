@@ -8,7 +8,7 @@ use super::declaration::variable_declaration;
 use super::error::Label;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
-use super::tokens::{identifier, integer, integer_u32, keyword, punct, string, unescape};
+use super::tokens::{identifier, integer, integer_u32, keyword, pragma_text, punct, string, unescape};
 use super::{diagnostics, Present, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
@@ -114,24 +114,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
             })
         });
 
-    let pragma = keyword("pragma")
-        .ignore_then(
-            string()
-                .separated_by(punct(TokenKind::Comma))
-                .at_least(1)
-                .collect::<Vec<_>>(),
-        )
-        .then_ignore(punct(TokenKind::Semicolon))
-        .map_with(|texts, extra| {
-            Some(Directive::Pragma {
-                text: texts
-                    .into_iter()
-                    .map(unescape)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                span: extra.span(),
-            })
-        });
+    let pragma = pragma_text().map_with(|text, extra| Some(Directive::Pragma { text, span: extra.span() }));
 
     let item = linkage()
         .or_not()

@@ -10,7 +10,7 @@ use super::error::Label;
 use super::fast::fast_statement;
 use super::operand::operand;
 use super::recovery::{rest_of_statement, skip_statement};
-use super::tokens::{identifier, integer, keyword, punct, string, unescape};
+use super::tokens::{identifier, integer, keyword, pragma_text, punct};
 use super::{Present, PtxParser};
 use crate::span::Spanned;
 use crate::syntax::ast::{Block, Guard, Instruction, Operand, OperandKind, Statement};
@@ -157,24 +157,7 @@ fn statement<'t, 's: 't>(
             })
         });
 
-    let pragma = keyword("pragma")
-        .ignore_then(
-            string()
-                .separated_by(punct(TokenKind::Comma))
-                .at_least(1)
-                .collect::<Vec<_>>(),
-        )
-        .then_ignore(punct(TokenKind::Semicolon))
-        .map_with(|texts, extra| {
-            Some(Statement::Pragma {
-                text: texts
-                    .into_iter()
-                    .map(unescape)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                span: extra.span(),
-            })
-        });
+    let pragma = pragma_text().map_with(|text, extra| Some(Statement::Pragma { text, span: extra.span() }));
 
     // `proto: .callprototype (...) _ (...);`, `targets: .branchtargets L1, L2;`: the label before
     // them is kept as a label; their operands are not modelled.

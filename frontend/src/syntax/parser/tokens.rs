@@ -114,3 +114,11 @@ pub(super) fn unescape(text: &str) -> String {
     }
     out
 }
+
+/// `.pragma "a", "b";` at module or statement level: the strings, unescaped and joined by `, `.
+pub(super) fn pragma_text<'t, 's: 't>() -> impl PtxParser<'t, 's, String> {
+    keyword("pragma")
+        .ignore_then(string().separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
+        .then_ignore(punct(TokenKind::Semicolon))
+        .map(|texts| texts.into_iter().map(unescape).collect::<Vec<_>>().join(", "))
+}
