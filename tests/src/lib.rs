@@ -1,41 +1,167 @@
-//! Workspace-level tests of ptxr: snapshots of the LLVM IR of each example on each target,
-//! execution of the examples on the CPU with values computed by the tests themselves, external
-//! validators on the GPU targets' output, and the generated coverage table. The tests live in
-//! `tests/tests/`; this library holds what they share.
+//! Shared helpers for ptxr's integration tests: run a small PTX kernel on the CPU target with
+//! buffers given as element bit patterns, and read every buffer back as bits.
+//!
+//! Execution tests compare these bits with values computed by an independent Rust model of the
+//! instruction (never with ptxr's own earlier output).
 
 use std::path::{Path, PathBuf};
 
-/// The repository root.
+use ptxr_driver::launch::{launch, LaunchFiles};
+use ptxr_runtime::LaunchSpec;
+
+/// One device buffer: its PTX element type (`u32`, `f32`, `b64`, ...) and its elements' bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub element: &'static str,
+    pub bits: Vec<u64>,
+}
+
+impl Buffer {
+    pub fn new(element: &'static str, bits: Vec<u64>) -> Buffer {
+        Buffer { element, bits }
+    }
+
+    /// `len` zeroed elements.
+    pub fn zeroed(element: &'static str, len: usize) -> Buffer {
+        Buffer { element, bits: vec![0; len] }
+    }
+
+    pub fn u32s(values: &[u32]) -> Buffer {
+        Buffer::new("u32", values.iter().map(|&value| u64::from(value)).collect())
+    }
+
+    pub fn u64s(values: &[u64]) -> Buffer {
+        Buffer::new("u64", values.to_vec())
+    }
+
+    pub fn f32s(values: &[f32]) -> Buffer {
+        Buffer::new("f32", values.iter().map(|value| u64::from(value.to_bits())).collect())
+    }
+
+    pub fn f64s(values: &[f64]) -> Buffer {
+        Buffer::new("f64", values.iter().map(|value| value.to_bits()).collect())
+    }
+}
+
+/// A launch: the grid and block shape, dynamic shared memory, and the kernel to run.
+#[derive(Clone, Debug)]
+pub struct Launch<'a> {
+    pub kernel: Option<&'a str>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+}
+
+impl Default for Launch<'_> {
+    fn default() -> Self {
+        Launch { kernel: None, grid: [1, 1, 1], block: [1, 1, 1], shared_bytes: 0 }
+    }
+}
+
+impl<'a> Launch<'a> {
+    /// `threads` threads in one block.
+    pub fn threads(threads: u32) -> Launch<'a> {
+        Launch { block: [threads, 1, 1], ..Launch::default() }
+    }
+}
+
+fn element_digits(element: &str) -> usize {
+    match element {
+        "b8" | "u8" | "s8" => 2,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 4,
+        "b32" | "u32" | "s32" | "f32" => 8,
+        _ => 16,
+    }
+}
+
+/// Runs `ptx` with every kernel parameter bound, in order, to the address of one of `buffers`,
+/// and returns every buffer's bits after the grid has finished.
+pub fn run(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Result<Vec<Vec<u64>>, String> {
+    let mut buffer_specs = serde_json::Map::new();
+    let mut args = Vec::new();
+    for (index, buffer) in buffers.iter().enumerate() {
+        let name = format!("b{index}");
+        let digits = element_digits(buffer.element);
+        let bits: Vec<String> = buffer.bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect();
+        buffer_specs.insert(name.clone(), serde_json::json!({ "type": buffer.element, "bits": bits }));
+        args.push(serde_json::json!({ "buffer": name }));
+    }
+    let mut spec = serde_json::json!({
+        "grid": launch_shape.grid,
+        "block": launch_shape.block,
+        "shared_bytes": launch_shape.shared_bytes,
+        "buffers": buffer_specs,
+        "args": args,
+    });
+    if let Some(kernel) = launch_shape.kernel {
+        spec["kernel"] = serde_json::json!(kernel);
+    }
+    let spec = LaunchSpec::from_json(&spec.to_string()).map_err(|error| error.to_string())?;
+    let root = repository_root();
+    let files = LaunchFiles { spec_directory: &root, dump_directory: None };
+    let (json, _) = launch(ptx, "test.ptx", &spec, &files, 2).map_err(|failure| format!("{failure:?}"))?;
+    let output: serde_json::Value = serde_json::from_str(&json).map_err(|error| format!("{error}: {json}"))?;
+    (0..buffers.len())
+        .map(|index| {
+            let bits = output["buffers"][format!("b{index}")]["bits"]
+                .as_array()
+                .ok_or_else(|| format!("no bits for buffer b{index}: {json}"))?;
+            bits.iter()
+                .map(|bits| {
+                    let text = bits.as_str().unwrap_or_default().trim_start_matches("0x");
+                    u64::from_str_radix(text, 16).map_err(|error| format!("{error}: {text}"))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `run`, panicking with the failure: for tests.
+pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
+    run(ptx, launch_shape, buffers).unwrap_or_else(|failure| panic!("launch failed: {failure}\n{ptx}"))
+}
+
+/// The repository's root folder (the parent of this crate).
 pub fn repository_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
-/// Reads a file of the repository as text.
-pub fn read_repository_file(relative: &str) -> String {
-    let path = repository_root().join(relative);
-    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
-}
+/// A small deterministic generator (64-bit LCG with an xorshift output) for property tests:
+/// the suite stays reproducible without a dependency.
+#[derive(Clone, Debug)]
+pub struct Random(u64);
 
-/// An external validator (spirv-val, llvm-readelf, ptxas). `None` when it is not installed and
-/// the run does not require validators; CI sets `PTXR_REQUIRE_VALIDATORS=1` so that a missing
-/// tool fails instead of skipping.
-pub fn validator(candidates: &[&str]) -> Option<PathBuf> {
-    for candidate in candidates {
-        let path = PathBuf::from(candidate);
-        if path.is_absolute() && path.exists() {
-            return Some(path);
-        }
-        if !path.is_absolute() {
-            if let Ok(output) = std::process::Command::new("which").arg(candidate).output() {
-                if output.status.success() {
-                    return Some(PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
-                }
-            }
-        }
+impl Random {
+    pub fn new(seed: u64) -> Random {
+        Random(seed ^ 0x9e37_79b9_7f4a_7c15)
     }
-    if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
-        panic!("validator {candidates:?} is required (PTXR_REQUIRE_VALIDATORS=1) but not installed; run scripts/setup.sh");
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let mut value = self.0;
+        value ^= value >> 33;
+        value = value.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        value ^ (value >> 33)
     }
-    eprintln!("skipping: validator {candidates:?} is not installed");
-    None
+
+    pub fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+
+    /// Random values mixed with the edge values every family must get right.
+    pub fn u32_with_edges(&mut self, count: usize) -> Vec<u32> {
+        let edges = [0, 1, 2, 31, 32, 33, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff];
+        let mut values: Vec<u32> = edges.to_vec();
+        values.extend((edges.len()..count).map(|_| self.next_u32()));
+        values.truncate(count.max(edges.len()));
+        values
+    }
+
+    pub fn u64_with_edges(&mut self, count: usize) -> Vec<u64> {
+        let edges = [0, 1, 63, 64, 65, 0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff, 0xffff_ffff];
+        let mut values: Vec<u64> = edges.to_vec();
+        values.extend((edges.len()..count).map(|_| self.next_u64()));
+        values.truncate(count.max(edges.len()));
+        values
+    }
 }
