@@ -27,12 +27,15 @@ fn choose_kernel<'m>(module: &'m ir::Module, requested: Option<&str>) -> Result<
     }
 }
 
-fn signature(kernel: &ir::Function) -> KernelSignature {
+fn signature(module: &ir::Module, kernel: &ir::Function) -> KernelSignature {
     let params = kernel
         .parameter_variables()
         .map(|variable| ParamLayout { name: variable.name.clone(), size_bytes: variable.size_bytes() as u32 })
         .collect();
-    KernelSignature { name: kernel.name.clone(), params }
+    // The layout is module-wide (see `ir::SharedLayout`); its size always fits the u32 of the ABI
+    // for real kernels, and an absurd one is refused when the runtime reserves it.
+    let static_shared_bytes = u32::try_from(ir::SharedLayout::of(module).static_bytes).unwrap_or(u32::MAX);
+    KernelSignature { name: kernel.name.clone(), params, static_shared_bytes }
 }
 
 /// Where the launch's inputs are and where its outputs go.
@@ -54,7 +57,7 @@ pub fn launch(
 ) -> Result<(String, Vec<ptxr_frontend::Diagnostic>), Failure> {
     let (module, warnings) = check(source).map_err(Failure::Diagnostics)?;
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
-    let signature = signature(kernel);
+    let signature = signature(&module, kernel);
     let host = describe("cpu", None, true).map_err(Failure::Message)?;
     let options = pipeline_options(&host, optimization, module_name)?;
     let json = ptxr_lowering::with_jit(&module, &options, |lookup| -> Result<String, String> {

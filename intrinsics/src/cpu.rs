@@ -39,6 +39,7 @@ fn block_context_type(context: &Context) -> StructType<'_> {
             dimensions.into(),
             context.i32_type().into(),
             context.ptr_type(AddressSpace::default()).into(),
+            context.i32_type().into(),
         ],
         false,
     )
@@ -194,8 +195,19 @@ impl Target for Cpu {
         Ok(())
     }
 
-    fn supports_shared_variables(&self) -> Result<(), Unsupported> {
-        Err(Unsupported { what: ".shared variables".to_string() })
+    fn shared_variables_in_window(&self) -> bool {
+        true
+    }
+
+    fn shared_window_base<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
+        let context_pointer = context_parameter(site, site.function)?;
+        let i32_type = site.context.i32_type();
+        let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(block_context_field::SHARED), false)];
+        // SAFETY: the indices name BlockContext's shared-memory pointer field.
+        let address = unsafe { site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
+            .map_err(llvm_error)?;
+        let pointer_type = site.context.ptr_type(AddressSpace::default());
+        Ok(site.builder.build_load(pointer_type, address, "shared.window").map_err(llvm_error)?.into_pointer_value())
     }
 
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {

@@ -13,7 +13,7 @@ mod spirv;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
-use inkwell::values::{FunctionValue, IntValue};
+use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
@@ -74,10 +74,22 @@ pub trait Target {
     /// Reads a special register inside the function of `site`, as a 32- or 64-bit integer.
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported>;
 
-    /// Whether `.shared` variables can be placed in this target's shared address space;
-    /// the CPU runtime has no per-block static storage for them yet.
+    /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {
         Ok(())
+    }
+
+    /// Whether a block's shared memory is one window reached through `shared_window_base`
+    /// (the CPU runtime allocates it per block) instead of one LLVM global per variable in the
+    /// shared address space (the GPUs). In a window, a shared-space address is the offset from
+    /// the window's base, as it is on the GPUs, and variables sit at `ir::SharedLayout` offsets.
+    fn shared_variables_in_window(&self) -> bool {
+        false
+    }
+
+    /// The base of the current block's shared-memory window (see `shared_variables_in_window`).
+    fn shared_window_base<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
+        Err(Unsupported { what: "a shared-memory window".to_string() })
     }
 
     /// The calling convention of device functions (`.func`) on this target.

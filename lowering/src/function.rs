@@ -19,15 +19,27 @@ use crate::types::llvm_type;
 
 pub struct FunctionLowering<'a, 'ctx> {
     pub shared: &'a ModuleContext<'a, 'ctx>,
+    /// The function's index in `ir::Module::functions`.
+    pub function_index: u32,
     pub function: &'a ir::Function,
     pub llvm_function: FunctionValue<'ctx>,
     storage: HashMap<u32, PointerValue<'ctx>>,
     label_blocks: Vec<BasicBlock<'ctx>>,
+    /// The block's shared-memory window, on targets that have one (loaded in the prologue).
+    shared_window: Option<PointerValue<'ctx>>,
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
-    pub fn new(shared: &'a ModuleContext<'a, 'ctx>, function: &'a ir::Function, llvm_function: FunctionValue<'ctx>) -> Self {
-        FunctionLowering { shared, function, llvm_function, storage: HashMap::new(), label_blocks: Vec::new() }
+    pub fn new(shared: &'a ModuleContext<'a, 'ctx>, function_index: u32, function: &'a ir::Function, llvm_function: FunctionValue<'ctx>) -> Self {
+        FunctionLowering {
+            shared,
+            function_index,
+            function,
+            llvm_function,
+            storage: HashMap::new(),
+            label_blocks: Vec::new(),
+            shared_window: None,
+        }
     }
 
     pub fn target_name(&self) -> &'static str {
@@ -47,11 +59,44 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
 
     /// Where a variable lives: its alloca, or its global.
     pub fn storage(&self, id: VariableId, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        if let (VariableId::Global(_), Some(offset)) = (id, self.shared_window_offset(id)) {
+            return self.in_shared_window(offset, span);
+        }
         let pointer = match id {
             VariableId::Global(_) => global_pointer(self.shared, id),
             VariableId::Local(index) => self.storage.get(&index).copied(),
         };
         pointer.ok_or_else(|| LoweringError::internal(format!("no storage for `{}`", self.variable(id).name), span))
+    }
+
+    /// The offset of a `.shared` variable in the block's window, on targets that have one.
+    pub fn shared_window_offset(&self, id: VariableId) -> Option<u64> {
+        if !self.shared.target.shared_variables_in_window() || self.variable(id).state_space != StateSpace::Shared {
+            return None;
+        }
+        let key = match id {
+            VariableId::Global(index) => ir::SharedVariable::Global(index),
+            VariableId::Local(index) => ir::SharedVariable::Local { function: self.function_index, variable: index },
+        };
+        self.shared.shared_layout.offset(key)
+    }
+
+    /// The host pointer `offset` bytes into the block's shared window.
+    pub fn in_shared_window(&self, offset: u64, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        let offset = self.shared.context.i64_type().const_int(offset, false);
+        self.in_shared_window_at(offset, span)
+    }
+
+    /// The host pointer at a shared-space address (an offset into the block's window).
+    pub fn in_shared_window_at(&self, offset: inkwell::values::IntValue<'ctx>, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        let base = self.shared_window.ok_or_else(|| LoweringError::internal("no shared-memory window in this function", span))?;
+        // SAFETY: PTX shared addresses are byte offsets into the window; LLVM is told no bounds.
+        Ok(unsafe { self.shared.builder.build_gep(self.shared.context.i8_type(), base, &[offset], "") }?)
+    }
+
+    /// The base of the block's shared window, on targets that have one.
+    pub fn shared_window_base(&self) -> Option<PointerValue<'ctx>> {
+        self.shared_window
     }
 
     /// Lowers the body and returns every diagnostic found on the way.
@@ -83,6 +128,14 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         let entry = context.append_basic_block(self.llvm_function, "entry");
         builder.position_at_end(entry);
         let target_name = self.target_name();
+        if self.shared.target.shared_variables_in_window() {
+            let window = self
+                .shared
+                .target
+                .shared_window_base(&self.site())
+                .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, self.function.span))?;
+            self.shared_window = Some(window);
+        }
         for (index, variable) in self.function.variables.iter().enumerate() {
             let pointer = match variable.state_space {
                 StateSpace::Reg | StateSpace::Param => {
@@ -98,6 +151,12 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     let pointer = builder.build_alloca(context.i8_type().array_type(size), value_name(&variable.name))?;
                     set_alignment(pointer, variable.align.unwrap_or(variable.ty.bytes()).max(1));
                     pointer
+                }
+                StateSpace::Shared if self.shared.target.shared_variables_in_window() => {
+                    let offset = self
+                        .shared_window_offset(VariableId::Local(index as u32))
+                        .ok_or_else(|| LoweringError::internal("a shared variable outside the layout", variable.span))?;
+                    self.in_shared_window(offset, variable.span)?
                 }
                 StateSpace::Shared => {
                     self.shared

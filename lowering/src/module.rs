@@ -27,6 +27,8 @@ pub struct ModuleContext<'a, 'ctx> {
     pub ptx: &'a ir::Module,
     pub globals: HashMap<u32, GlobalValue<'ctx>>,
     pub functions: Vec<FunctionValue<'ctx>>,
+    /// Offsets of `.shared` variables, for targets whose shared memory is a window.
+    pub shared_layout: ir::SharedLayout,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -51,9 +53,14 @@ pub fn lower<'ctx>(
         ptx,
         globals: HashMap::new(),
         functions: Vec::new(),
+        shared_layout: ir::SharedLayout::of(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
+        if variable.state_space == StateSpace::Shared && target.shared_variables_in_window() {
+            // Reached through the block's window (`FunctionLowering::storage`), not a symbol.
+            continue;
+        }
         match declare_global(&shared, variable) {
             Ok(global) => {
                 shared.globals.insert(index as u32, global);
@@ -74,7 +81,7 @@ pub fn lower<'ctx>(
             continue;
         }
         let llvm_function = shared.functions[index];
-        let lowering = FunctionLowering::new(&shared, function, llvm_function);
+        let lowering = FunctionLowering::new(&shared, index as u32, function, llvm_function);
         diagnostics.extend(lowering.lower());
     }
     if !diagnostics.is_empty() {

@@ -57,6 +57,11 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 self.resize(value.into(), register_type, ty)
             }
             Value::AddressOf(id) => {
+                if let Some(offset) = self.shared_window_offset(*id) {
+                    // A shared-space address is the offset into the block's window.
+                    let int_type = crate::types::integer_type(context, ty.bits());
+                    return Ok(int_type.const_int(offset, false).into());
+                }
                 let pointer = self.storage(*id, operand.span)?;
                 let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
                 if ty.bits() < address_bits {
@@ -140,7 +145,16 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let integer = builder.build_bit_cast(value, crate::types::integer_type(context, variable.ty.bits()), "")?.into_int_value();
                 let offset = integer.get_type().const_int(address.offset as u64, true);
                 let sum = if address.offset == 0 { integer } else { builder.build_int_add(integer, offset, "")? };
+                if state_space == StateSpace::Shared && self.shared_window_base().is_some() {
+                    // Shared addresses are 32-bit offsets into the window, whatever the register.
+                    let offset = builder.build_int_truncate_or_bit_cast(sum, context.i32_type(), "")?;
+                    let offset = builder.build_int_z_extend(offset, context.i64_type(), "")?;
+                    return self.in_shared_window_at(offset, address.span);
+                }
                 Ok(builder.build_int_to_ptr(sum, context.ptr_type(wanted_space), "")?)
+            }
+            AddressBase::Absolute if state_space == StateSpace::Shared && self.shared_window_base().is_some() => {
+                self.in_shared_window_at(offset, address.span)
             }
             AddressBase::Absolute => Ok(builder.build_int_to_ptr(offset, context.ptr_type(wanted_space), "")?),
         }

@@ -16,7 +16,7 @@
 //! - `context` describes the block (see [`BlockContext`]); it lives until the entry returns.
 
 /// One per block launch; read by the compiled block entry. Field order is the ABI: the compiler
-/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr }` with the same layout.
+/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32 }` with the same layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct BlockContext {
@@ -28,9 +28,13 @@ pub struct BlockContext {
     pub ntid: [u32; 3],
     /// Field 3: bytes of dynamic shared memory (the launch's `shared_bytes`).
     pub dynamic_shared_bytes: u32,
-    /// Field 4: this block's dynamic shared memory (`.extern .shared` arrays): 256-byte aligned,
+    /// Field 4: this block's shared memory window: the static `.shared` variables at the
+    /// compiler's layout (`ptxr_frontend::ir::SharedLayout`), then the dynamic shared memory
+    /// (`.extern .shared` arrays) from offset `static_shared_bytes`. 256-byte aligned,
     /// zero-filled at the start of each block, never null (a valid address even for 0 bytes).
-    pub dynamic_shared: *mut u8,
+    pub shared: *mut u8,
+    /// Field 5: bytes of static shared memory before the dynamic part.
+    pub static_shared_bytes: u32,
 }
 
 /// Field indices of [`BlockContext`] in the LLVM struct, for the compiler's GEPs.
@@ -39,7 +43,8 @@ pub mod block_context_field {
     pub const NCTAID: u32 = 1;
     pub const NTID: u32 = 2;
     pub const DYNAMIC_SHARED_BYTES: u32 = 3;
-    pub const DYNAMIC_SHARED: u32 = 4;
+    pub const SHARED: u32 = 4;
+    pub const STATIC_SHARED_BYTES: u32 = 5;
 }
 
 /// The compiled entry that runs every thread of one block. `params[i]` points at the bytes of
@@ -54,6 +59,7 @@ const _: () = {
     assert!(std::mem::offset_of!(BlockContext, nctaid) == 12);
     assert!(std::mem::offset_of!(BlockContext, ntid) == 24);
     assert!(std::mem::offset_of!(BlockContext, dynamic_shared_bytes) == 36);
-    assert!(std::mem::offset_of!(BlockContext, dynamic_shared) == 40);
-    assert!(std::mem::size_of::<BlockContext>() == 48);
+    assert!(std::mem::offset_of!(BlockContext, shared) == 40);
+    assert!(std::mem::offset_of!(BlockContext, static_shared_bytes) == 48);
+    assert!(std::mem::size_of::<BlockContext>() == 56);
 };

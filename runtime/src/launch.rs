@@ -34,6 +34,9 @@ pub struct ParamLayout {
 pub struct KernelSignature {
     pub name: String,
     pub params: Vec<ParamLayout>,
+    /// Bytes of static `.shared` variables, which every block's shared window holds before the
+    /// launch's dynamic shared memory.
+    pub static_shared_bytes: u32,
 }
 
 /// The stack of each worker thread unless [`PreparedLaunch::set_worker_stack_bytes`] says
@@ -59,6 +62,7 @@ pub struct PreparedLaunch {
     grid: [u32; 3],
     block: [u32; 3],
     shared_bytes: u32,
+    static_shared_bytes: u32,
     buffers: Vec<NamedBuffer>,
     /// Parameter `i`'s bytes are the first `parameter_sizes[i]` bytes of `parameter_storage[i]`;
     /// `parameter_pointers[i]` points at them (boxes do not move when the vector does).
@@ -180,6 +184,7 @@ pub fn prepare(
         grid: spec.grid,
         block: spec.block,
         shared_bytes: spec.shared_bytes,
+        static_shared_bytes: kernel.static_shared_bytes,
         buffers,
         parameter_storage: Vec::with_capacity(spec.args.len()),
         parameter_sizes: Vec::with_capacity(spec.args.len()),
@@ -357,19 +362,19 @@ impl PreparedLaunch {
         let workers = usize::try_from(blocks).map_or(available, |blocks| available.min(blocks));
         // Shared memory for every worker is reserved before the clock starts.
         let mut shared_memories = (0..workers)
-            .map(|_| AlignedBuffer::zeroed(self.shared_bytes as usize, Placement::Anywhere))
+            .map(|_| AlignedBuffer::zeroed(self.static_shared_bytes as usize + self.shared_bytes as usize, Placement::Anywhere))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| RuntimeError::Launch {
                 message: format!(
-                    "cannot reserve {} bytes of dynamic shared memory for each of {workers} \
-                     workers",
-                    self.shared_bytes
+                    "cannot reserve {} bytes of shared memory for each of {workers} workers",
+                    u64::from(self.static_shared_bytes) + u64::from(self.shared_bytes)
                 ),
             })?;
         let shape = GridShape {
             grid,
             block: self.block,
             shared_bytes: self.shared_bytes,
+            static_shared_bytes: self.static_shared_bytes,
         };
         let parameters = ParameterArray(self.parameter_pointers.as_ptr());
         let stack_bytes = self.worker_stack_bytes;
@@ -476,6 +481,7 @@ struct GridShape {
     grid: [u32; 3],
     block: [u32; 3],
     shared_bytes: u32,
+    static_shared_bytes: u32,
 }
 
 /// One worker: takes block indices until none are left and runs each.
@@ -515,7 +521,8 @@ unsafe fn run_blocks(
             nctaid: shape.grid,
             ntid: shape.block,
             dynamic_shared_bytes: shape.shared_bytes,
-            dynamic_shared: shared_memory.as_mut_ptr(),
+            shared: shared_memory.as_mut_ptr(),
+            static_shared_bytes: shape.static_shared_bytes,
         };
         // SAFETY: see the function's contract.
         unsafe { entry(parameters.get(), &context) };
@@ -528,6 +535,7 @@ mod tests {
 
     fn signature(params: &[(&str, u32)]) -> KernelSignature {
         KernelSignature {
+            static_shared_bytes: 0,
             name: "kernel".into(),
             params: params
                 .iter()

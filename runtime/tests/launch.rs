@@ -11,6 +11,7 @@ use ptxr_runtime::{
 
 fn signature(name: &str, params: &[(&str, u32)]) -> KernelSignature {
     KernelSignature {
+        static_shared_bytes: 0,
         name: name.into(),
         params: params
             .iter()
@@ -157,9 +158,9 @@ fn every_block_of_a_3d_grid_runs_once() {
 unsafe extern "C" fn check_shared_memory(params: *const *const u8, context: *const BlockContext) {
     let context = unsafe { &*context };
     let ok = unsafe { parameter::<u64>(params, 0) } as *mut u8;
-    let bytes = context.dynamic_shared_bytes as usize;
-    let shared = unsafe { std::slice::from_raw_parts_mut(context.dynamic_shared, bytes) };
-    let good = context.dynamic_shared as usize % 256 == 0
+    let bytes = context.shared_bytes as usize;
+    let shared = unsafe { std::slice::from_raw_parts_mut(context.shared, bytes) };
+    let good = context.shared as usize % 256 == 0
         && bytes == 1000
         && shared.iter().all(|&byte| byte == 0);
     shared.fill(0xa5);

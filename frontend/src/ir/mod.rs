@@ -7,7 +7,9 @@
 mod instruction;
 mod module;
 mod operand;
+mod shared_layout;
 
 pub use instruction::*;
 pub use module::*;
 pub use operand::*;
+pub use shared_layout::{SharedLayout, SharedVariable};

@@ -66,6 +66,16 @@ pub fn convert_address(
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
         AddressConversion::FromGeneric => (StateSpace::Generic, state_space),
     };
+    if let (StateSpace::Shared, Some(base)) = (state_space, lowering.shared_window_base()) {
+        // Generic addresses of shared memory are host addresses in the block's window;
+        // shared-space addresses are offsets from its base.
+        let base = builder.build_ptr_to_int(base, integer.get_type(), "")?;
+        let result = match direction {
+            AddressConversion::ToGeneric => builder.build_int_add(base, integer, "")?,
+            AddressConversion::FromGeneric => builder.build_int_sub(integer, base, "")?,
+        };
+        return lowering.write(destination, result.into(), ty);
+    }
     let (from_space, to_space) = (lowering.address_space(from), lowering.address_space(to));
     if from_space == to_space {
         return lowering.write(destination, integer.into(), ty);
