@@ -55,11 +55,12 @@ pub fn launch(
     files: &LaunchFiles<'_>,
     optimization: u8,
 ) -> Result<(String, Vec<ptxr_frontend::Diagnostic>), Failure> {
-    let (module, warnings) = check(source).map_err(Failure::Diagnostics)?;
+    let (module, mut warnings) = check(source).map_err(Failure::Diagnostics)?;
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
     let signature = signature(&module, kernel);
     let host = describe("cpu", None, true).map_err(Failure::Message)?;
     let options = pipeline_options(&host, optimization, module_name)?;
+    let mut ignored_arguments = 0;
     let json = ptxr_lowering::with_jit(&module, &options, |lookup| -> Result<String, String> {
         let address = lookup(&signature.name)?;
         if address == 0 {
@@ -69,10 +70,21 @@ pub fn launch(
         // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
         let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
         let mut prepared = prepare(spec, files.spec_directory, &signature).map_err(|error| error.to_string())?;
+        ignored_arguments = prepared.ignored_arguments();
         // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
         let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
         report.to_json(files.dump_directory).map_err(|error| error.to_string())
     })?
     .map_err(Failure::Message)?;
+    if ignored_arguments > 0 {
+        let count = kernel.parameters.len();
+        warnings.push(
+            ptxr_frontend::Diagnostic::warning(
+                ptxr_frontend::diagnostic::Code::IgnoredArguments,
+                format!("the launch gives {ignored_arguments} argument(s) more than kernel `{}` has parameters", kernel.name),
+            )
+            .with_primary(kernel.span, format!("takes {count} parameter(s); the extra arguments were ignored, as cuLaunchKernel ignores them")),
+        );
+    }
     Ok((json, warnings))
 }

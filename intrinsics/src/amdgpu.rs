@@ -9,10 +9,12 @@ use inkwell::module::{FlagBehavior, Module};
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::AddressSpace;
+use ptxr_frontend::ir::{BarrierOperation, MemoryOrdering, MemoryScope};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-use crate::declare::{call_intrinsic, to_i32};
-use crate::{KernelParameters, Site, Target, TargetKind, Unsupported};
+use crate::atomics::fence;
+use crate::declare::{call_intrinsic, call_intrinsic_or_void, to_i32};
+use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// LLVM's `amdgpu_kernel` calling convention.
 const AMDGPU_KERNEL: u32 = 91;
@@ -75,6 +77,31 @@ impl Target for Amdgpu {
         let attribute = site.context.create_string_attribute("amdgpu-flat-work-group-size", "1,1024");
         site.function.add_attribute(AttributeLoc::Function, attribute);
         Ok(())
+    }
+
+    fn sync_scope(&self, scope: MemoryScope) -> &'static str {
+        match scope {
+            MemoryScope::Cta => "workgroup",
+            // A cluster has no AMD equivalent; the whole device is the next scope that covers it.
+            MemoryScope::Cluster | MemoryScope::Gpu => "agent",
+            MemoryScope::System => "",
+        }
+    }
+
+    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
+            return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
+        }
+        // `s_barrier` only synchronises execution; the fences make the block's shared and global
+        // writes before it visible to the block after it, as `bar.sync` does.
+        fence(site, MemoryOrdering::Release, "workgroup")?;
+        call_intrinsic_or_void(site, "llvm.amdgcn.s.barrier", &[])?;
+        fence(site, MemoryOrdering::Acquire, "workgroup")?;
+        Ok(None)
+    }
+
+    fn warp_collective<'ctx>(&self, _site: &Site<'_, 'ctx>, _collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+        Err(Unsupported { what: "warp collectives (32-lane warps on AMD waves)".to_string() })
     }
 
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {

@@ -12,10 +12,11 @@ use inkwell::types::{BasicMetadataTypeEnum, StructType};
 use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
-use ptxr_runtime::abi::block_context_field;
+use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective};
 
-use crate::declare::{call_intrinsic, to_i32};
-use crate::{KernelParameters, Site, Target, TargetKind, Unsupported};
+use crate::declare::{call_function, call_intrinsic, to_i32};
+use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
 const CONTEXT_PARAMETER: u32 = 0;
@@ -94,6 +95,60 @@ fn linear_thread_index<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Un
     builder.build_int_add(thread(Dimension::X)?, inner, "thread.linear").map_err(llvm_error)
 }
 
+/// Loads the kernel's parameters: parameter i is at *params[i], as in CUDA's kernelParams.
+fn load_kernel_parameters<'ctx>(
+    site: &Site<'_, 'ctx>,
+    parameter_array: PointerValue<'ctx>,
+    parameters: &KernelParameters<'ctx>,
+) -> Result<Vec<BasicMetadataValueEnum<'ctx>>, Unsupported> {
+    let context = site.context;
+    let builder = site.builder;
+    let pointer_type = context.ptr_type(AddressSpace::default());
+    let mut values: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
+    for (index, parameter_type) in parameters.types.iter().enumerate() {
+        let index_value = context.i64_type().const_int(index as u64, false);
+        // SAFETY: the runtime passes one pointer per kernel parameter.
+        let slot = unsafe { builder.build_in_bounds_gep(pointer_type, parameter_array, &[index_value], "") }.map_err(llvm_error)?;
+        let pointer = builder.build_load(pointer_type, slot, "").map_err(llvm_error)?.into_pointer_value();
+        let value = builder.build_load(*parameter_type, pointer, &format!("param{index}")).map_err(llvm_error)?;
+        values.push(value.into());
+    }
+    Ok(values)
+}
+
+/// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
+/// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
+/// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`).
+fn cooperative_entries<'ctx>(site: &Site<'_, 'ctx>, name: &str, parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+    let context = site.context;
+    let builder = site.builder;
+    let pointer_type = context.ptr_type(AddressSpace::default());
+    let i32_type = context.i32_type();
+    let thread_type = context
+        .void_type()
+        .fn_type(&[pointer_type.into(), pointer_type.into(), i32_type.into(), i32_type.into(), i32_type.into()], false);
+    let thread = site.module.add_function(&format!("{name}.thread_entry"), thread_type, Some(Linkage::Internal));
+    builder.position_at_end(context.append_basic_block(thread, "entry"));
+    let thread_site = Site { context, module: site.module, builder, function: thread };
+    let parameter = |index: u32| thread.get_nth_param(index).ok_or_else(|| llvm_error("thread entry"));
+    let values = load_kernel_parameters(&thread_site, parameter(0)?.into_pointer_value(), parameters)?;
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![parameter(1)?.into(), parameter(2)?.into(), parameter(3)?.into(), parameter(4)?.into()];
+    arguments.extend(values);
+    builder.build_call(site.function, &arguments, "").map_err(llvm_error)?;
+    builder.build_return(None).map_err(llvm_error)?;
+
+    let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
+    let entry = site.module.add_function(name, entry_type, Some(Linkage::External));
+    builder.position_at_end(context.append_basic_block(entry, "entry"));
+    let entry_site = Site { context, module: site.module, builder, function: entry };
+    let run_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into(), pointer_type.into()], false);
+    let entry_parameter = |index: u32| entry.get_nth_param(index).ok_or_else(|| llvm_error("entry"));
+    let arguments = [entry_parameter(0)?.into(), entry_parameter(1)?.into(), thread.as_global_value().as_pointer_value().into()];
+    call_function(&entry_site, runtime_function::RUN_COOPERATIVE_BLOCK, run_type, &arguments)?;
+    builder.build_return(None).map_err(llvm_error)?;
+    Ok(())
+}
+
 impl Target for Cpu {
     fn kind(&self) -> TargetKind {
         TargetKind::Cpu
@@ -120,6 +175,9 @@ impl Target for Cpu {
         body.add_attribute(AttributeLoc::Function, context.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline"), 0));
 
         let pointer_type = context.ptr_type(AddressSpace::default());
+        if parameters.cooperative {
+            return cooperative_entries(site, &name, parameters);
+        }
         let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
         let entry = site.module.add_function(&name, entry_type, Some(Linkage::External));
         let builder = site.builder;
@@ -131,16 +189,7 @@ impl Target for Cpu {
         parameter_array.set_name("params");
         context_pointer.set_name("context");
 
-        // Parameter i is at *params[i], as in CUDA's kernelParams.
-        let mut values: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
-        for (index, parameter_type) in parameters.types.iter().enumerate() {
-            let index_value = context.i64_type().const_int(index as u64, false);
-            // SAFETY: the runtime passes one pointer per kernel parameter.
-            let slot = unsafe { builder.build_in_bounds_gep(pointer_type, parameter_array, &[index_value], "") }.map_err(llvm_error)?;
-            let pointer = builder.build_load(pointer_type, slot, "").map_err(llvm_error)?.into_pointer_value();
-            let value = builder.build_load(*parameter_type, pointer, &format!("param{index}")).map_err(llvm_error)?;
-            values.push(value.into());
-        }
+        let values = load_kernel_parameters(&entry_site, parameter_array, parameters)?;
         let sizes = [Dimension::X, Dimension::Y, Dimension::Z]
             .map(|dimension| context_dimension(&entry_site, context_pointer, block_context_field::NTID, dimension));
         let [size_x, size_y, size_z] = sizes;
@@ -193,6 +242,108 @@ impl Target for Cpu {
         y.add_incoming(&[(&zero, loop_z), (&y_next, next_y)]);
         x.add_incoming(&[(&zero, loop_y), (&x_next, loop_x)]);
         Ok(())
+    }
+
+    fn sync_scope(&self, _scope: MemoryScope) -> &'static str {
+        // Blocks run in parallel on the host's cores: every scope needs host-wide atomicity.
+        ""
+    }
+
+    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        let i32_type = site.context.i32_type();
+        let operation = match barrier.operation {
+            BarrierOperation::Sync => barrier_operation::SYNC,
+            BarrierOperation::Arrive => barrier_operation::ARRIVE,
+            BarrierOperation::ReducePopulationCount => barrier_operation::REDUCE_POPULATION_COUNT,
+            BarrierOperation::ReduceAnd => barrier_operation::REDUCE_AND,
+            BarrierOperation::ReduceOr => barrier_operation::REDUCE_OR,
+        };
+        let predicate = match barrier.predicate {
+            Some(predicate) => site.builder.build_int_z_extend(predicate, i32_type, "").map_err(llvm_error)?,
+            None => i32_type.const_zero(),
+        };
+        let arguments = [
+            i32_type.const_int(u64::from(operation), false).into(),
+            barrier.barrier.into(),
+            barrier.thread_count.unwrap_or(i32_type.const_zero()).into(),
+            predicate.into(),
+        ];
+        let function_type = i32_type.fn_type(&[i32_type.into(); 4], false);
+        let result = call_function(site, runtime_function::BARRIER, function_type, &arguments)?
+            .ok_or_else(|| llvm_error("barrier result"))?
+            .into_int_value();
+        Ok(match barrier.operation {
+            BarrierOperation::Sync | BarrierOperation::Arrive => None,
+            BarrierOperation::ReducePopulationCount => Some(result),
+            BarrierOperation::ReduceAnd | BarrierOperation::ReduceOr => Some(
+                site.builder.build_int_compare(IntPredicate::NE, result, i32_type.const_zero(), "").map_err(llvm_error)?,
+            ),
+        })
+    }
+
+    fn warp_collective<'ctx>(&self, site: &Site<'_, 'ctx>, collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+        let builder = site.builder;
+        let i32_type = site.context.i32_type();
+        let i64_type = site.context.i64_type();
+        let zero = i32_type.const_zero();
+        let widen = |value: IntValue<'ctx>| builder.build_int_z_extend_or_bit_cast(value, i64_type, "").map_err(llvm_error);
+        let (kind, member_mask, a, b, c) = match collective {
+            WarpCollective::Shuffle { mode, value, lane, clamp, member_mask } => {
+                let kind = match mode {
+                    ShuffleMode::Up => warp_collective::SHUFFLE_UP,
+                    ShuffleMode::Down => warp_collective::SHUFFLE_DOWN,
+                    ShuffleMode::Butterfly => warp_collective::SHUFFLE_BUTTERFLY,
+                    ShuffleMode::Index => warp_collective::SHUFFLE_INDEX,
+                };
+                // 0 asks the runtime for the lanes that arrive together (the forms without `.sync`).
+                (kind, member_mask.unwrap_or(zero), widen(*value)?, *lane, *clamp)
+            }
+            WarpCollective::Vote { mode, predicate, member_mask } => {
+                let kind = match mode {
+                    VoteMode::All => warp_collective::VOTE_ALL,
+                    VoteMode::Any => warp_collective::VOTE_ANY,
+                    VoteMode::Uniform => warp_collective::VOTE_UNIFORM,
+                    VoteMode::Ballot => warp_collective::VOTE_BALLOT,
+                };
+                (kind, member_mask.unwrap_or(zero), widen(*predicate)?, zero, zero)
+            }
+            WarpCollective::Match { all, value, member_mask } => {
+                let kind = if *all { warp_collective::MATCH_ALL } else { warp_collective::MATCH_ANY };
+                (kind, *member_mask, widen(*value)?, zero, zero)
+            }
+            WarpCollective::Redux { operation, signed, value, member_mask } => {
+                let kind = match (operation, signed) {
+                    (ReduxOperation::Add, _) => warp_collective::REDUX_ADD,
+                    (ReduxOperation::Minimum, true) => warp_collective::REDUX_SIGNED_MINIMUM,
+                    (ReduxOperation::Minimum, false) => warp_collective::REDUX_UNSIGNED_MINIMUM,
+                    (ReduxOperation::Maximum, true) => warp_collective::REDUX_SIGNED_MAXIMUM,
+                    (ReduxOperation::Maximum, false) => warp_collective::REDUX_UNSIGNED_MAXIMUM,
+                    (ReduxOperation::And, _) => warp_collective::REDUX_AND,
+                    (ReduxOperation::Or, _) => warp_collective::REDUX_OR,
+                    (ReduxOperation::Xor, _) => warp_collective::REDUX_XOR,
+                };
+                (kind, *member_mask, widen(*value)?, zero, zero)
+            }
+            WarpCollective::ActiveMask => (warp_collective::ACTIVE_MASK, zero, i64_type.const_zero(), zero, zero),
+            WarpCollective::Sync { member_mask } => (warp_collective::SYNC, *member_mask, i64_type.const_zero(), zero, zero),
+        };
+        let function_type = i64_type.fn_type(&[i32_type.into(), i32_type.into(), i64_type.into(), i32_type.into(), i32_type.into()], false);
+        let arguments = [i32_type.const_int(u64::from(kind), false).into(), member_mask.into(), a.into(), b.into(), c.into()];
+        let packed = call_function(site, runtime_function::WARP_COLLECTIVE, function_type, &arguments)?
+            .ok_or_else(|| llvm_error("collective result"))?
+            .into_int_value();
+        let value = builder.build_int_truncate(packed, i32_type, "").map_err(llvm_error)?;
+        let shifted = builder.build_right_shift(packed, i64_type.const_int(32, false), false, "").map_err(llvm_error)?;
+        let predicate = builder.build_int_truncate(shifted, site.context.bool_type(), "").map_err(llvm_error)?;
+        Ok(match collective {
+            WarpCollective::Shuffle { .. } | WarpCollective::Match { all: true, .. } => CollectiveResult { value: Some(value), predicate: Some(predicate) },
+            WarpCollective::Vote { mode: VoteMode::All | VoteMode::Any | VoteMode::Uniform, .. } => {
+                let truth = builder.build_int_compare(IntPredicate::NE, value, zero, "").map_err(llvm_error)?;
+                CollectiveResult { value: Some(truth), predicate: None }
+            }
+            WarpCollective::Sync { .. } => CollectiveResult { value: None, predicate: None },
+            _ => CollectiveResult { value: Some(value), predicate: None },
+        })
     }
 
     fn shared_variables_in_window(&self) -> bool {

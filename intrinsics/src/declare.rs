@@ -32,3 +32,32 @@ pub fn to_i32<'ctx>(site: &Site<'_, 'ctx>, value: IntValue<'ctx>) -> Result<IntV
     };
     converted.map_err(|error| Unsupported { what: format!("an integer conversion ({error})") })
 }
+
+/// Calls the overload-free LLVM intrinsic `name`; returns its integer result, if it has one.
+pub fn call_intrinsic_or_void<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+    let unsupported = || Unsupported { what: format!("the LLVM intrinsic {name}") };
+    let intrinsic = inkwell::intrinsics::Intrinsic::find(name).ok_or_else(unsupported)?;
+    let declaration = intrinsic.get_declaration(site.module, &[]).ok_or_else(unsupported)?;
+    let call = site.builder.build_call(declaration, arguments, "").map_err(|_| unsupported())?;
+    Ok(call.try_as_basic_value().basic().map(|value| value.into_int_value()))
+}
+
+/// Calls the external function `name` (a runtime helper or an OpenCL builtin), declaring it
+/// with `function_type` on first use; returns its result, if it has one.
+pub fn call_function<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    function_type: inkwell::types::FunctionType<'ctx>,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<Option<BasicValueEnum<'ctx>>, Unsupported> {
+    let function = crate::function_or_declare(site.module, name, || function_type);
+    let call = site
+        .builder
+        .build_call(function, arguments, "")
+        .map_err(|error| Unsupported { what: format!("a call to {name} ({error})") })?;
+    Ok(call.try_as_basic_value().basic())
+}

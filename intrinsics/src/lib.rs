@@ -4,6 +4,8 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+pub mod atomics;
+mod collective;
 mod cpu;
 mod declare;
 mod nvptx;
@@ -15,8 +17,10 @@ use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
+use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
+pub use collective::{Barrier, CollectiveResult, WarpCollective};
 pub use site::Site;
 
 /// The four families of machines that ptxr compiles for.
@@ -51,6 +55,9 @@ pub struct Unsupported {
 /// A kernel's PTX parameters as lowering sees them: one LLVM value type per parameter.
 pub struct KernelParameters<'ctx> {
     pub types: Vec<inkwell::types::BasicTypeEnum<'ctx>>,
+    /// Whether the kernel (or a function in its module) uses barriers or warp collectives, so
+    /// that its threads cannot simply run one after another.
+    pub cooperative: bool,
 }
 
 /// Everything lowering needs to know about one target.
@@ -91,6 +98,16 @@ pub trait Target {
     fn shared_window_base<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
         Err(Unsupported { what: "a shared-memory window".to_string() })
     }
+
+    /// The LLVM `syncscope` name of a PTX memory scope, for atomics and fences.
+    fn sync_scope(&self, scope: MemoryScope) -> &'static str;
+
+    /// A block-level barrier; returns the reduction's result for `bar.red` (i32 for `.popc`,
+    /// i1 for `.and`/`.or`).
+    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported>;
+
+    /// A warp collective with PTX's 32-lane warps.
+    fn warp_collective<'ctx>(&self, site: &Site<'_, 'ctx>, collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported>;
 
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {

@@ -8,8 +8,10 @@ use inkwell::values::IntValue;
 use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-use crate::declare::call_intrinsic;
-use crate::{KernelParameters, Site, Target, TargetKind, Unsupported};
+use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
+
+use crate::declare::{call_intrinsic, call_intrinsic_or_void};
+use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// LLVM's `ptx_kernel` calling convention.
 const PTX_KERNEL: u32 = 71;
@@ -42,6 +44,103 @@ impl Target for Nvptx {
     fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
         site.function.set_call_conventions(PTX_KERNEL);
         Ok(())
+    }
+
+    fn sync_scope(&self, scope: MemoryScope) -> &'static str {
+        match scope {
+            MemoryScope::Cta => "block",
+            MemoryScope::Cluster => "cluster",
+            MemoryScope::Gpu => "device",
+            MemoryScope::System => "",
+        }
+    }
+
+    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        let operation = match barrier.operation {
+            BarrierOperation::Sync => "sync",
+            BarrierOperation::Arrive => "arrive",
+            BarrierOperation::ReducePopulationCount => "red.popc",
+            BarrierOperation::ReduceAnd => "red.and",
+            BarrierOperation::ReduceOr => "red.or",
+        };
+        let count_suffix = if barrier.thread_count.is_some() { "count" } else { "all" };
+        let name = format!("llvm.nvvm.barrier.cta.{operation}.aligned.{count_suffix}");
+        let mut arguments = vec![barrier.barrier.into()];
+        if let Some(count) = barrier.thread_count {
+            arguments.push(count.into());
+        }
+        if let Some(predicate) = barrier.predicate {
+            arguments.push(predicate.into());
+        }
+        let result = call_intrinsic_or_void(site, &name, &arguments)?;
+        Ok(if barrier.predicate.is_some() { result } else { None })
+    }
+
+    fn warp_collective<'ctx>(&self, site: &Site<'_, 'ctx>, collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+        let pair = |value: inkwell::values::BasicValueEnum<'ctx>| -> Result<CollectiveResult<'ctx>, Unsupported> {
+            let structure = value.into_struct_value();
+            let extract = |index| {
+                site.builder
+                    .build_extract_value(structure, index, "")
+                    .map(|value| value.into_int_value())
+                    .map_err(|error| Unsupported { what: format!("an extract ({error})") })
+            };
+            Ok(CollectiveResult { value: Some(extract(0)?), predicate: Some(extract(1)?) })
+        };
+        // The forms without `.sync` ran on converged warps: every lane takes part.
+        let all_lanes = site.context.i32_type().const_all_ones();
+        let single = |value: inkwell::values::BasicValueEnum<'ctx>| CollectiveResult { value: Some(value.into_int_value()), predicate: None };
+        match collective {
+            WarpCollective::Shuffle { mode, value, lane, clamp, member_mask } => {
+                let mode = match mode {
+                    ShuffleMode::Up => "up",
+                    ShuffleMode::Down => "down",
+                    ShuffleMode::Butterfly => "bfly",
+                    ShuffleMode::Index => "idx",
+                };
+                let name = format!("llvm.nvvm.shfl.sync.{mode}.i32p");
+                let member_mask = member_mask.unwrap_or(all_lanes);
+                pair(call_intrinsic(site, &name, &[], &[member_mask.into(), (*value).into(), (*lane).into(), (*clamp).into()])?)
+            }
+            WarpCollective::Vote { mode, predicate, member_mask } => {
+                let mode = match mode {
+                    VoteMode::All => "all",
+                    VoteMode::Any => "any",
+                    VoteMode::Uniform => "uni",
+                    VoteMode::Ballot => "ballot",
+                };
+                let name = format!("llvm.nvvm.vote.{mode}.sync");
+                Ok(single(call_intrinsic(site, &name, &[], &[member_mask.unwrap_or(all_lanes).into(), (*predicate).into()])?))
+            }
+            WarpCollective::Match { all, value, member_mask } => {
+                let width = value.get_type().get_bit_width();
+                let arguments = [(*member_mask).into(), (*value).into()];
+                if *all {
+                    pair(call_intrinsic(site, &format!("llvm.nvvm.match.all.sync.i{width}p"), &[], &arguments)?)
+                } else {
+                    Ok(single(call_intrinsic(site, &format!("llvm.nvvm.match.any.sync.i{width}"), &[], &arguments)?))
+                }
+            }
+            WarpCollective::Redux { operation, signed, value, member_mask } => {
+                let operation = match (operation, signed) {
+                    (ReduxOperation::Add, _) => "add",
+                    (ReduxOperation::Minimum, true) => "min",
+                    (ReduxOperation::Minimum, false) => "umin",
+                    (ReduxOperation::Maximum, true) => "max",
+                    (ReduxOperation::Maximum, false) => "umax",
+                    (ReduxOperation::And, _) => "and",
+                    (ReduxOperation::Or, _) => "or",
+                    (ReduxOperation::Xor, _) => "xor",
+                };
+                let name = format!("llvm.nvvm.redux.sync.{operation}");
+                Ok(single(call_intrinsic(site, &name, &[], &[(*value).into(), (*member_mask).into()])?))
+            }
+            WarpCollective::ActiveMask => Ok(single(call_intrinsic(site, "llvm.nvvm.activemask", &[], &[])?)),
+            WarpCollective::Sync { member_mask } => {
+                call_intrinsic_or_void(site, "llvm.nvvm.bar.warp.sync", &[(*member_mask).into()])?;
+                Ok(CollectiveResult { value: None, predicate: None })
+            }
+        }
     }
 
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {

@@ -10,7 +10,12 @@ use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
 use crate::declare::to_i32;
-use crate::{function_or_declare, KernelParameters, Site, Target, TargetKind, Unsupported};
+use ptxr_frontend::ir::{BarrierOperation, MemoryScope};
+
+use crate::{function_or_declare, Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+
+/// `CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE` of OpenCL C.
+const LOCAL_AND_GLOBAL_MEMORY_FENCE: u64 = 0x1 | 0x2;
 
 /// LLVM's `spir_kernel` and `spir_func` calling conventions.
 const SPIR_KERNEL: u32 = 76;
@@ -61,6 +66,34 @@ impl Target for Spirv {
     fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
         site.function.set_call_conventions(SPIR_KERNEL);
         Ok(())
+    }
+
+    fn sync_scope(&self, scope: MemoryScope) -> &'static str {
+        match scope {
+            MemoryScope::Cta => "workgroup",
+            MemoryScope::Cluster | MemoryScope::Gpu | MemoryScope::System => "device",
+        }
+    }
+
+    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
+            return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
+        }
+        // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
+        // memories, as `bar.sync` orders shared and global accesses of the block.
+        let i32_type = site.context.i32_type();
+        let builtin = function_or_declare(site.module, "_Z7barrierj", || site.context.void_type().fn_type(&[i32_type.into()], false));
+        builtin.set_call_conventions(SPIR_FUNC);
+        let call = site
+            .builder
+            .build_call(builtin, &[i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false).into()], "")
+            .map_err(|error| Unsupported { what: format!("a call to barrier ({error})") })?;
+        call.set_call_convention(SPIR_FUNC);
+        Ok(None)
+    }
+
+    fn warp_collective<'ctx>(&self, _site: &Site<'_, 'ctx>, _collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+        Err(Unsupported { what: "warp collectives (sub-group operations)".to_string() })
     }
 
     fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {

@@ -67,7 +67,15 @@ impl<'ctx> JitModule<'ctx> {
             2 => OptimizationLevel::Default,
             _ => OptimizationLevel::Aggressive,
         };
+        // The runtime functions that kernels call are this process's own.
+        let runtime_functions: Vec<_> = ptxr_runtime::cooperative::runtime_symbols()
+            .into_iter()
+            .filter_map(|(name, address)| module.get_function(name).map(|function| (function, address)))
+            .collect();
         let engine = module.create_jit_execution_engine(optimization).map_err(|message| message.to_string())?;
+        for (function, address) in runtime_functions {
+            engine.add_global_mapping(&function, address);
+        }
         Ok(JitModule { engine })
     }
 

@@ -202,9 +202,10 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         }
         if self.function.kind == FunctionKind::Entry {
             let types = self.function.parameter_variables().map(|variable| parameter_type(self.shared.context, variable)).collect();
+            let cooperative = self.shared.cooperative;
             self.shared
                 .target
-                .finish_kernel(&self.site(), &KernelParameters { types })
+                .finish_kernel(&self.site(), &KernelParameters { types, cooperative })
                 .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span))?;
         }
         Ok(())

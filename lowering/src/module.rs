@@ -29,6 +29,9 @@ pub struct ModuleContext<'a, 'ctx> {
     pub functions: Vec<FunctionValue<'ctx>>,
     /// Offsets of `.shared` variables, for targets whose shared memory is a window.
     pub shared_layout: ir::SharedLayout,
+    /// Whether any function of the module uses barriers or warp collectives. Calls are not
+    /// followed, so every kernel of such a module is built cooperative.
+    pub cooperative: bool,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -54,6 +57,7 @@ pub fn lower<'ctx>(
         globals: HashMap::new(),
         functions: Vec::new(),
         shared_layout: ir::SharedLayout::of(ptx),
+        cooperative: uses_collectives(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -185,4 +189,12 @@ pub fn global_pointer<'ctx>(shared: &ModuleContext<'_, 'ctx>, id: VariableId) ->
         VariableId::Global(index) => shared.globals.get(&index).map(|global| global.as_pointer_value()),
         VariableId::Local(_) => None,
     }
+}
+
+/// Whether any function body holds a barrier or a warp collective.
+fn uses_collectives(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
+        ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
+        ir::Statement::Label(_) => false,
+    })
 }

@@ -63,3 +63,59 @@ const _: () = {
     assert!(std::mem::offset_of!(BlockContext, static_shared_bytes) == 48);
     assert!(std::mem::size_of::<BlockContext>() == 56);
 };
+
+/// Runtime functions that compiled kernels call, by the names they are declared with. The JIT
+/// binds them to [`crate::cooperative::runtime_symbols`]; objects for the host leave them to
+/// the linker.
+pub mod runtime_function {
+    /// `void (const uint8_t *const *params, const BlockContext *context, ThreadEntry entry)`:
+    /// runs every thread of the block as a coroutine (see [`crate::cooperative`]).
+    pub const RUN_COOPERATIVE_BLOCK: &str = "ptxr_run_cooperative_block";
+    /// `u32 (u32 operation, u32 barrier, u32 thread_count, u32 predicate)`: a block barrier
+    /// ([`super::barrier_operation`]); `thread_count` 0 means the whole block. Returns the
+    /// reduction's result.
+    pub const BARRIER: &str = "ptxr_barrier";
+    /// `u64 (u32 kind, u32 member_mask, u64 a, u32 b, u32 c)`: a warp collective
+    /// ([`super::warp_collective`]). Returns the value in bits 0..32 and the predicate in bit 32.
+    /// A member mask of 0 (the forms without `.sync`) means the lanes that wait there together.
+    pub const WARP_COLLECTIVE: &str = "ptxr_warp_collective";
+}
+
+/// The `operation` argument of [`runtime_function::BARRIER`].
+pub mod barrier_operation {
+    pub const SYNC: u32 = 0;
+    pub const ARRIVE: u32 = 1;
+    pub const REDUCE_POPULATION_COUNT: u32 = 2;
+    pub const REDUCE_AND: u32 = 3;
+    pub const REDUCE_OR: u32 = 4;
+}
+
+/// The `kind` argument of [`runtime_function::WARP_COLLECTIVE`]. For shuffles `a` is the value,
+/// `b` the lane or offset and `c` the clamp and segment mask; votes take the predicate in `a`;
+/// `match` the value (zero-extended to 64 bits); `redux` the value.
+pub mod warp_collective {
+    pub const SHUFFLE_UP: u32 = 0;
+    pub const SHUFFLE_DOWN: u32 = 1;
+    pub const SHUFFLE_BUTTERFLY: u32 = 2;
+    pub const SHUFFLE_INDEX: u32 = 3;
+    pub const VOTE_ALL: u32 = 4;
+    pub const VOTE_ANY: u32 = 5;
+    pub const VOTE_UNIFORM: u32 = 6;
+    pub const VOTE_BALLOT: u32 = 7;
+    pub const MATCH_ANY: u32 = 8;
+    pub const MATCH_ALL: u32 = 9;
+    pub const REDUX_ADD: u32 = 10;
+    pub const REDUX_SIGNED_MINIMUM: u32 = 11;
+    pub const REDUX_UNSIGNED_MINIMUM: u32 = 12;
+    pub const REDUX_SIGNED_MAXIMUM: u32 = 13;
+    pub const REDUX_UNSIGNED_MAXIMUM: u32 = 14;
+    pub const REDUX_AND: u32 = 15;
+    pub const REDUX_OR: u32 = 16;
+    pub const REDUX_XOR: u32 = 17;
+    pub const ACTIVE_MASK: u32 = 18;
+    pub const SYNC: u32 = 19;
+}
+
+/// One thread of a cooperative block: `NAME.thread_entry` of a kernel that uses barriers or
+/// warp collectives.
+pub type ThreadEntry = unsafe extern "C" fn(params: *const *const u8, context: *const BlockContext, x: u32, y: u32, z: u32);

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::Read;
 use std::num::NonZeroUsize;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
@@ -63,6 +63,7 @@ pub struct PreparedLaunch {
     block: [u32; 3],
     shared_bytes: u32,
     static_shared_bytes: u32,
+    ignored_arguments: usize,
     buffers: Vec<NamedBuffer>,
     /// Parameter `i`'s bytes are the first `parameter_sizes[i]` bytes of `parameter_storage[i]`;
     /// `parameter_pointers[i]` points at them (boxes do not move when the vector does).
@@ -110,7 +111,10 @@ pub fn prepare(
     {
         return Err(RuntimeError::buffer(&twice.name, "declared twice"));
     }
-    if spec.args.len() != kernel.params.len() {
+    // Arguments beyond the kernel's parameters are ignored, as cuLaunchKernel reads only as many
+    // `kernelParams` as the kernel has (ZLUDA's warp tests pass two to one-parameter kernels);
+    // `PreparedLaunch::ignored_arguments` lets the caller warn. Too few is an error.
+    if spec.args.len() < kernel.params.len() {
         return Err(RuntimeError::ArgumentCount {
             kernel: kernel.name.clone(),
             expected: kernel.params.len(),
@@ -185,6 +189,7 @@ pub fn prepare(
         block: spec.block,
         shared_bytes: spec.shared_bytes,
         static_shared_bytes: kernel.static_shared_bytes,
+        ignored_arguments: spec.args.len() - kernel.params.len(),
         buffers,
         parameter_storage: Vec::with_capacity(spec.args.len()),
         parameter_sizes: Vec::with_capacity(spec.args.len()),
@@ -382,8 +387,10 @@ impl PreparedLaunch {
         let next_block = &next_block;
 
         let started = Instant::now();
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
         let outcome = thread::scope(|scope| {
-            let mut started_workers = 0;
+            let mut workers = Vec::new();
             for (index, shared_memory) in shared_memories.iter_mut().enumerate() {
                 let worker = thread::Builder::new()
                     .name(format!("ptxr-worker-{index}"))
@@ -392,22 +399,35 @@ impl PreparedLaunch {
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
                         unsafe {
-                            run_blocks(entry, parameters, shape, blocks, next_block, shared_memory)
+                            run_blocks(entry, parameters, shape, blocks, next_block, shared_memory, stop)
                         }
                     });
                 match worker {
-                    Ok(_) => started_workers += 1,
+                    Ok(handle) => workers.push(handle),
                     // Workers already started take every block, just with less parallelism.
-                    Err(_) if started_workers > 0 => break,
-                    Err(error) => return Err(error),
+                    Err(_) if !workers.is_empty() => break,
+                    Err(error) => return Err(RuntimeError::Launch { message: format!("cannot start a worker thread: {error}") }),
                 }
             }
-            Ok(())
+            let mut failure = None;
+            for worker in workers {
+                match worker.join() {
+                    Ok(Some(message)) => {
+                        failure.get_or_insert(message);
+                    }
+                    Ok(None) => {}
+                    Err(_) => {
+                        failure.get_or_insert_with(|| "a worker thread panicked".to_string());
+                    }
+                }
+            }
+            match failure {
+                Some(message) => Err(RuntimeError::Launch { message }),
+                None => Ok(()),
+            }
         });
         let elapsed = started.elapsed();
-        outcome.map_err(|error| RuntimeError::Launch {
-            message: format!("cannot start a worker thread: {error}"),
-        })?;
+        outcome?;
 
         Ok(LaunchReport::new(
             self.kernel.clone(),
@@ -448,6 +468,11 @@ impl PreparedLaunch {
 
     pub fn shared_bytes(&self) -> u32 {
         self.shared_bytes
+    }
+
+    /// How many arguments of the spec came after the kernel's last parameter (and are unused).
+    pub fn ignored_arguments(&self) -> usize {
+        self.ignored_arguments
     }
 
     /// The current contents of the named buffer (little-endian elements).
@@ -496,15 +521,16 @@ unsafe fn run_blocks(
     blocks: u64,
     next_block: &AtomicU64,
     shared_memory: &mut AlignedBuffer,
-) {
+    stop: &AtomicBool,
+) -> Option<String> {
     let [grid_x, grid_y, _] = shape.grid.map(u64::from);
     let mut shared_memory_fresh = true;
     loop {
         // Relaxed: the counter only hands out distinct indices; the kernel's memory effects are
         // published to the caller by joining the thread.
         let index = next_block.fetch_add(1, Ordering::Relaxed);
-        if index >= blocks {
-            break;
+        if index >= blocks || stop.load(Ordering::Relaxed) {
+            return None;
         }
         if !shared_memory_fresh {
             shared_memory.fill_zero();
@@ -526,6 +552,11 @@ unsafe fn run_blocks(
         };
         // SAFETY: see the function's contract.
         unsafe { entry(parameters.get(), &context) };
+        if let Some(message) = crate::cooperative::take_block_failure() {
+            // The first failure stops the launch: other workers take no further blocks.
+            stop.store(true, Ordering::Relaxed);
+            return Some(format!("block ({}, {}, {}): {message}", ctaid[0], ctaid[1], ctaid[2]));
+        }
     }
 }
 
@@ -589,6 +620,10 @@ mod tests {
             ),
             "kernel `kernel` has 2 parameters but `args` gives 1"
         );
+        // More arguments than parameters: the extra ones are ignored, as cuLaunchKernel does.
+        let prepared = prepare_text(r#"{"args": [{"type": "u32", "value": 1}, {"type": "u32", "value": 2}]}"#, &[("a", 4)])
+            .expect("extra arguments are accepted");
+        assert_eq!(prepared.ignored_arguments(), 1);
         assert_eq!(
             error(
                 r#"{"args": [{"type": "u32", "value": 1}, {"type": "u32", "value": 1}, {"type": "u64", "value": 1}]}"#,

@@ -15,6 +15,7 @@
 
 pub mod abi;
 pub mod buffer;
+pub mod cooperative;
 pub mod element;
 pub mod error;
 pub mod launch;

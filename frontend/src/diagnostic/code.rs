@@ -46,6 +46,8 @@ pub enum Code {
     InternalCompilerError,
     /// A deprecated form that is still accepted.
     Deprecated,
+    /// Launch arguments after the kernel's last parameter, which the launch ignores.
+    IgnoredArguments,
 }
 
 impl Code {
@@ -71,6 +73,7 @@ impl Code {
             Code::Unsupported => "E0901",
             Code::InternalCompilerError => "E0999",
             Code::Deprecated => "W0001",
+            Code::IgnoredArguments => "W0002",
         }
     }
 }

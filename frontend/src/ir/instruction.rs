@@ -6,7 +6,10 @@ use std::fmt;
 use crate::span::Span;
 use crate::vocabulary::{ScalarType, StateSpace};
 
-use super::{Address, Destination, LabelId, Operand, VariableId};
+use super::{
+    Address, AtomicOperation, BarrierOperation, Destination, LabelId, MemoryOrdering, MemoryScope, Operand, ReduxOperation,
+    ShuffleMode, VariableId, VoteMode,
+};
 
 /// An instruction with its optional `@p`/`@!p` guard.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,6 +81,54 @@ pub enum Instruction {
     Return,
     /// `exit`
     Exit,
+    /// `atom.sem.scope.space.op.type d, [a], b{, c}` and (without `destination`) `red`.
+    Atomic {
+        operation: AtomicOperation,
+        ty: ScalarType,
+        state_space: StateSpace,
+        ordering: MemoryOrdering,
+        scope: MemoryScope,
+        destination: Option<Destination>,
+        address: Address,
+        /// `b`: the operand, or for `.cas` the value compared with.
+        value: Operand,
+        /// `c` of `.cas`: the value stored when the comparison holds.
+        swap: Option<Operand>,
+    },
+    /// `membar.level`, `fence.sem.scope`: orders this thread's memory accesses.
+    Fence { ordering: MemoryOrdering, scope: MemoryScope },
+    /// `bar.sync a{, b}`, `bar.arrive a, b`, `bar.red.op d, a{, b}, {!}c`, `barrier.*`.
+    Barrier {
+        operation: BarrierOperation,
+        /// `a`: the barrier's number, 0 to 15.
+        barrier: Operand,
+        /// `b`: how many threads take part; all of the block when absent.
+        thread_count: Option<Operand>,
+        /// The reduction's result (`.popc.u32` or `.pred`).
+        destination: Option<Destination>,
+        /// The reduction's input predicate and whether it is negated.
+        predicate: Option<(Operand, bool)>,
+    },
+    /// `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}`
+    Shuffle {
+        mode: ShuffleMode,
+        destination: Destination,
+        in_range: Option<Destination>,
+        value: Operand,
+        lane: Operand,
+        clamp: Operand,
+        member_mask: Option<Operand>,
+    },
+    /// `vote{.sync}.mode.pred d, {!}a{, membermask}` and `vote{.sync}.ballot.b32`.
+    Vote { mode: VoteMode, destination: Destination, predicate: Operand, negated: bool, member_mask: Option<Operand> },
+    /// `match.any.sync.type d, a, membermask` and `match.all.sync.type d{|p}, a, membermask`.
+    Match { all: bool, ty: ScalarType, destination: Destination, predicate: Option<Destination>, value: Operand, member_mask: Operand },
+    /// `redux.sync.op.type d, a, membermask`
+    Redux { operation: ReduxOperation, ty: ScalarType, destination: Destination, value: Operand, member_mask: Operand },
+    /// `activemask.b32 d`
+    ActiveMask { destination: Destination },
+    /// `bar.warp.sync membermask`
+    WarpSync { member_mask: Operand },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,

@@ -8,8 +8,10 @@ mod instruction;
 mod module;
 mod operand;
 mod shared_layout;
+mod synchronization;
 
 pub use instruction::*;
 pub use module::*;
 pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
+pub use synchronization::*;

@@ -7,6 +7,9 @@ mod float;
 mod integer;
 mod memory;
 mod support;
+mod synchronization;
+
+pub use synchronization::is_cooperative;
 
 use ptxr_frontend::ir::{GuardedInstruction, Instruction};
 
@@ -52,6 +55,37 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::Branch { target } => control::branch(lowering, *target),
         Instruction::Return | Instruction::Exit => lowering.build_return(),
+        Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => synchronization::atomic(
+            lowering,
+            guarded,
+            *operation,
+            *ty,
+            *state_space,
+            *ordering,
+            *scope,
+            destination.as_ref(),
+            address,
+            value,
+            swap.as_ref(),
+        ),
+        Instruction::Fence { ordering, scope } => synchronization::fence(lowering, guarded, *ordering, *scope),
+        Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => {
+            synchronization::barrier(lowering, guarded, *operation, barrier, thread_count.as_ref(), destination.as_ref(), predicate.as_ref())
+        }
+        Instruction::Shuffle { mode, destination, in_range, value, lane, clamp, member_mask } => {
+            synchronization::shuffle(lowering, guarded, *mode, destination, in_range.as_ref(), value, lane, clamp, member_mask.as_ref())
+        }
+        Instruction::Vote { mode, destination, predicate, negated, member_mask } => {
+            synchronization::vote(lowering, guarded, *mode, destination, predicate, *negated, member_mask.as_ref())
+        }
+        Instruction::Match { all, ty, destination, predicate, value, member_mask } => {
+            synchronization::match_(lowering, guarded, *all, *ty, destination, predicate.as_ref(), value, member_mask)
+        }
+        Instruction::Redux { operation, ty, destination, value, member_mask } => {
+            synchronization::redux(lowering, guarded, *operation, *ty, destination, value, member_mask)
+        }
+        Instruction::ActiveMask { destination } => synchronization::active_mask(lowering, guarded, destination),
+        Instruction::WarpSync { member_mask } => synchronization::warp_sync(lowering, guarded, member_mask),
         Instruction::Unlowered => Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span)),
     }
 }

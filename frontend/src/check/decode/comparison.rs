@@ -85,7 +85,7 @@ fn comparison_spelling(instruction: &ast::Instruction) -> String {
 }
 
 /// A predicate source, possibly negated (`!%p`).
-fn predicate_operand(context: &mut Context, operand: &ast::Operand) -> Option<(Operand, bool)> {
+pub(super) fn predicate_operand(context: &mut Context, operand: &ast::Operand) -> Option<(Operand, bool)> {
     match &operand.kind {
         OperandKind::Not(inner) => Some((context.source(inner, ScalarType::Pred, SizeRule::Exact)?, true)),
         _ => {

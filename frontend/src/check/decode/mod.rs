@@ -9,6 +9,7 @@ mod control;
 mod data_movement;
 mod modifiers;
 mod opcodes;
+mod synchronization;
 
 pub use context::Context;
 
@@ -44,6 +45,14 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "bra" => control::branch(context, &mut modifiers, instruction),
         "ret" => control::return_(context, &mut modifiers, instruction),
         "exit" => control::exit(context, &mut modifiers, instruction),
+        "atom" | "red" => synchronization::atomic(context, &mut modifiers, instruction),
+        "membar" | "fence" => synchronization::fence(context, &mut modifiers, instruction),
+        "bar" | "barrier" => synchronization::barrier(context, &mut modifiers, instruction),
+        "shfl" => synchronization::shuffle(context, &mut modifiers, instruction),
+        "vote" => synchronization::vote(context, &mut modifiers, instruction),
+        "match" => synchronization::match_(context, &mut modifiers, instruction),
+        "redux" => synchronization::redux(context, &mut modifiers, instruction),
+        "activemask" => synchronization::active_mask(context, &mut modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => return accept_unlowered(context, &mut modifiers, instruction),
         _ => {

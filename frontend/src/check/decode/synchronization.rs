@@ -1,0 +1,332 @@
+//! `atom`, `red`, `membar`/`fence`, `bar`/`barrier` and the warp collectives `shfl`, `vote`,
+//! `match`, `redux`, `activemask` and `bar.warp.sync` (ISA 7.8 sections 9.7.12 and 9.7.13).
+
+use crate::check::types::SizeRule;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{
+    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, ReduxOperation, ShuffleMode,
+    VoteMode,
+};
+use crate::span::Spanned;
+use crate::syntax::ast::{self, OperandKind};
+use crate::vocabulary::{ScalarKind, ScalarType, StateSpace};
+
+use super::comparison::predicate_operand;
+use super::{accept_unlowered, Context, Modifiers};
+
+/// Cache and eviction hints never change what an instruction computes.
+fn is_cache_hint(name: &str) -> bool {
+    name.starts_with("L1::") || name.starts_with("L2::") || name == "level::cache_hint"
+}
+
+fn invalid_type(context: &mut Context, opcode: &str, ty: Spanned<ScalarType>, expected: &str) -> Option<Instruction> {
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` is not defined on `{}`", ty.node))
+            .with_primary(ty.span, format!("expected {expected}")),
+    );
+    None
+}
+
+/// The types each atomic operation accepts (ISA 7.8 section 9.7.12.3).
+fn atomic_type_is_valid(operation: AtomicOperation, ty: ScalarType) -> bool {
+    use ScalarType::*;
+    match operation {
+        AtomicOperation::And | AtomicOperation::Or | AtomicOperation::Xor => matches!(ty, B32 | B64),
+        AtomicOperation::CompareAndSwap => matches!(ty, B16 | B32 | B64 | B128),
+        AtomicOperation::Exchange => matches!(ty, B32 | B64 | B128),
+        AtomicOperation::Add => matches!(ty, U32 | S32 | U64 | F32 | F64 | F16 | F16x2 | Bf16 | Bf16x2),
+        AtomicOperation::Increment | AtomicOperation::Decrement => matches!(ty, U32),
+        AtomicOperation::Minimum | AtomicOperation::Maximum => matches!(ty, U32 | S32 | U64 | S64),
+    }
+}
+
+/// `atom` and `red`: `atom.sem.scope.space.op.type d, [a], b{, c}{, policy}`.
+pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let reduction = modifiers.opcode() == "red";
+    if modifiers.take(|name| (name.starts_with("v") && name.len() <= 3 && name[1..].parse::<u8>().is_ok()).then_some(())).is_some()
+        || modifiers.take(|name| (name == "shared::cluster").then_some(())).is_some()
+    {
+        // Vector atomics (sm_90) and cluster shared memory are valid but not decoded yet.
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    let ordering = modifiers.take(MemoryOrdering::from_ptx).map_or(MemoryOrdering::Relaxed, |ordering| ordering.node);
+    let scope = modifiers.take(MemoryScope::from_ptx).map_or(MemoryScope::Gpu, |scope| scope.node);
+    let state_space = match modifiers.state_space() {
+        Some(space) if matches!(space.node, StateSpace::Global | StateSpace::Shared) => space.node,
+        Some(space) => {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`{}` does not access `{}`", modifiers.opcode(), space.node))
+                    .with_primary(space.span, "expected `.global`, `.shared` or no state space (generic)"),
+            );
+            return None;
+        }
+        None => StateSpace::Generic,
+    };
+    let Some(operation) = modifiers.take(AtomicOperation::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`{}` needs an operation", modifiers.opcode()))
+                .with_primary(modifiers.end_span(), "expected `.add`, `.cas`, `.exch`, `.min`, `.max`, `.inc`, `.dec`, `.and`, ..."),
+        );
+        return None;
+    };
+    // `.noftz` keeps f16 subnormals, which is what ptxr does anyway.
+    modifiers.flag("noftz");
+    modifiers.drop_all(is_cache_hint);
+    let ty = modifiers.required_type(context)?;
+    if !atomic_type_is_valid(operation.node, ty.node) || (reduction && operation.node == AtomicOperation::CompareAndSwap) {
+        let spelling = instruction.modifiers.iter().find(|modifier| modifier.span == operation.span).map_or("", |modifier| modifier.node.as_str());
+        return invalid_type(context, &format!("{}.{spelling}", modifiers.opcode()), ty, "a type this operation accepts");
+    }
+    let compare_and_swap = operation.node == AtomicOperation::CompareAndSwap;
+    let fixed = usize::from(!reduction) + 2 + usize::from(compare_and_swap);
+    // A trailing cache policy operand is a hint.
+    let count = instruction.operands.len();
+    if count != fixed && count != fixed + 1 {
+        context.expect_operand_count(instruction, fixed)?;
+    }
+    let mut operands = instruction.operands.iter();
+    let destination = if reduction {
+        None
+    } else {
+        Some(context.destination(operands.next()?, ty.node, SizeRule::Exact)?)
+    };
+    let address = context.address(operands.next()?)?;
+    let value = context.source(operands.next()?, ty.node, SizeRule::Exact)?;
+    let swap = if compare_and_swap { Some(context.source(operands.next()?, ty.node, SizeRule::Exact)?) } else { None };
+    if let Some(policy) = operands.next() {
+        context.source(policy, ScalarType::B64, SizeRule::Exact)?;
+    }
+    Some(Instruction::Atomic { operation: operation.node, ty: ty.node, state_space, ordering, scope, destination, address, value, swap })
+}
+
+/// `membar.cta/.gl/.sys` and `fence.sc/.acq_rel.scope`; the proxy fences are not decoded yet.
+pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if modifiers.opcode() == "fence" && instruction.modifiers.iter().any(|modifier| modifier.node.starts_with("proxy") || modifier.node.starts_with("mbarrier")) {
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    if modifiers.flag("proxy") {
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    let ordering = modifiers.take(MemoryOrdering::from_ptx).map_or(MemoryOrdering::AcquireRelease, |ordering| ordering.node);
+    let Some(scope) = modifiers.take(MemoryScope::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`{}` needs a scope", modifiers.opcode()))
+                .with_primary(modifiers.end_span(), "expected `.cta`, `.gpu` (`.gl`) or `.sys`"),
+        );
+        return None;
+    };
+    context.expect_operand_count(instruction, 0)?;
+    Some(Instruction::Fence { ordering, scope: scope.node })
+}
+
+/// `bar{.cta}.sync|arrive|red`, `barrier{.cta}.sync|arrive|red{.aligned}`, ISA 1.x `bar.sync`,
+/// and `bar.warp.sync`.
+pub fn barrier(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if modifiers.flag("warp") {
+        if !modifiers.flag("sync") {
+            context.report(Diagnostic::error(Code::InvalidModifier, "`bar.warp` needs `.sync`").with_primary(modifiers.end_span(), "expected `.sync`"));
+            return None;
+        }
+        context.expect_operand_count(instruction, 1)?;
+        let member_mask = context.source(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
+        return Some(Instruction::WarpSync { member_mask });
+    }
+    // `.cta` is the only scope; `.aligned` promises that all threads execute the same barrier.
+    modifiers.flag("cta");
+    modifiers.flag("aligned");
+    let operation = if modifiers.flag("arrive") {
+        BarrierOperation::Arrive
+    } else if modifiers.flag("red") {
+        if modifiers.flag("popc") {
+            BarrierOperation::ReducePopulationCount
+        } else if modifiers.flag("and") {
+            BarrierOperation::ReduceAnd
+        } else if modifiers.flag("or") {
+            BarrierOperation::ReduceOr
+        } else {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`bar.red` needs an operation")
+                    .with_primary(modifiers.end_span(), "expected `.popc`, `.and` or `.or`"),
+            );
+            return None;
+        }
+    } else {
+        // `bar.sync`, and `bar` alone in ISA 1.x.
+        modifiers.flag("sync");
+        BarrierOperation::Sync
+    };
+    let result_type = match operation {
+        BarrierOperation::ReducePopulationCount => Some(ScalarType::U32),
+        BarrierOperation::ReduceAnd | BarrierOperation::ReduceOr => Some(ScalarType::Pred),
+        BarrierOperation::Sync | BarrierOperation::Arrive => None,
+    };
+    if let Some(expected) = result_type {
+        let ty = modifiers.required_type(context)?;
+        if ty.node != expected {
+            return invalid_type(context, "bar.red", ty, &format!("`{expected}`"));
+        }
+    }
+    let operands = &instruction.operands;
+    let (destination, rest) = match result_type {
+        Some(ty) => {
+            let Some(first) = operands.first() else {
+                context.expect_operand_count(instruction, 3)?;
+                return None;
+            };
+            (Some(context.destination(first, ty, SizeRule::Exact)?), &operands[1..])
+        }
+        None => (None, &operands[..]),
+    };
+    let (rest, predicate) = if result_type.is_some() {
+        let Some((last, rest)) = rest.split_last() else {
+            context.expect_operand_count(instruction, 3)?;
+            return None;
+        };
+        (rest, Some(predicate_operand(context, last)?))
+    } else {
+        (rest, None)
+    };
+    let counts = if operation == BarrierOperation::Arrive { 2..=2 } else { 1..=2 };
+    if !counts.contains(&rest.len()) {
+        let expected = operands.len() - rest.len() + if rest.len() > *counts.end() { *counts.end() } else { *counts.start() };
+        context.expect_operand_count(instruction, expected)?;
+    }
+    let barrier = context.source(&rest[0], ScalarType::U32, SizeRule::Exact)?;
+    let thread_count = match rest.get(1) {
+        Some(operand) => Some(context.source(operand, ScalarType::U32, SizeRule::Exact)?),
+        None => None,
+    };
+    Some(Instruction::Barrier { operation, barrier, thread_count, destination, predicate })
+}
+
+/// `d` or `d|p` destinations of `shfl` and `match.all`.
+fn destination_with_predicate(context: &mut Context, operand: &ast::Operand, ty: ScalarType) -> Option<(Destination, Option<Destination>)> {
+    match &operand.kind {
+        OperandKind::PredicatePair(value, predicate) => {
+            let destination = context.destination(value, ty, SizeRule::Exact)?;
+            let predicate = if matches!(predicate.kind, OperandKind::Sink) {
+                None
+            } else {
+                Some(context.destination(predicate, ScalarType::Pred, SizeRule::Exact)?)
+            };
+            Some((destination, predicate))
+        }
+        _ => Some((context.destination(operand, ty, SizeRule::Exact)?, None)),
+    }
+}
+
+/// `shfl.mode.b32 d{|p}, a, b, c` (before ISA 6.0) and `shfl.sync.mode.b32 d{|p}, a, b, c, m`.
+pub fn shuffle(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let synchronizing = modifiers.flag("sync");
+    let Some(mode) = modifiers.take(ShuffleMode::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`shfl` needs a mode").with_primary(modifiers.end_span(), "expected `.up`, `.down`, `.bfly` or `.idx`"),
+        );
+        return None;
+    };
+    let ty = modifiers.required_type(context)?;
+    if ty.node != ScalarType::B32 {
+        return invalid_type(context, "shfl", ty, "`.b32`");
+    }
+    context.expect_operand_count(instruction, if synchronizing { 5 } else { 4 })?;
+    let operands = &instruction.operands;
+    let (destination, in_range) = destination_with_predicate(context, &operands[0], ScalarType::B32)?;
+    let value = context.source(&operands[1], ScalarType::B32, SizeRule::Exact)?;
+    let lane = context.source(&operands[2], ScalarType::B32, SizeRule::Exact)?;
+    let clamp = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
+    let member_mask = if synchronizing { Some(context.source(&operands[4], ScalarType::B32, SizeRule::Exact)?) } else { None };
+    Some(Instruction::Shuffle { mode: mode.node, destination, in_range, value, lane, clamp, member_mask })
+}
+
+/// `vote{.sync}.all|any|uni.pred d, {!}a{, m}` and `vote{.sync}.ballot.b32 d, {!}a{, m}`.
+pub fn vote(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let synchronizing = modifiers.flag("sync");
+    let Some(mode) = modifiers.take(VoteMode::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`vote` needs a mode").with_primary(modifiers.end_span(), "expected `.all`, `.any`, `.uni` or `.ballot`"),
+        );
+        return None;
+    };
+    let ty = modifiers.required_type(context)?;
+    let expected = if mode.node == VoteMode::Ballot { ScalarType::B32 } else { ScalarType::Pred };
+    if ty.node != expected {
+        return invalid_type(context, "vote", ty, &format!("`{expected}`"));
+    }
+    context.expect_operand_count(instruction, if synchronizing { 3 } else { 2 })?;
+    let destination = context.destination(&instruction.operands[0], expected, SizeRule::Exact)?;
+    let (predicate, negated) = predicate_operand(context, &instruction.operands[1])?;
+    let member_mask = if synchronizing { Some(context.source(&instruction.operands[2], ScalarType::B32, SizeRule::Exact)?) } else { None };
+    Some(Instruction::Vote { mode: mode.node, destination, predicate, negated, member_mask })
+}
+
+/// `match.any.sync.type d, a, m` and `match.all.sync.type d{|p}, a, m` on `.b32`/`.b64`.
+pub fn match_(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let all = if modifiers.flag("all") {
+        true
+    } else if modifiers.flag("any") {
+        false
+    } else {
+        context.report(Diagnostic::error(Code::InvalidModifier, "`match` needs a mode").with_primary(modifiers.end_span(), "expected `.any` or `.all`"));
+        return None;
+    };
+    if !modifiers.flag("sync") {
+        context.report(Diagnostic::error(Code::InvalidModifier, "`match` needs `.sync`").with_primary(modifiers.end_span(), "expected `.sync`"));
+        return None;
+    }
+    let ty = modifiers.required_type(context)?;
+    if !matches!(ty.node, ScalarType::B32 | ScalarType::B64) {
+        return invalid_type(context, "match", ty, "`.b32` or `.b64`");
+    }
+    context.expect_operand_count(instruction, 3)?;
+    let (destination, predicate) = destination_with_predicate(context, &instruction.operands[0], ScalarType::B32)?;
+    if predicate.is_some() && !all {
+        context.report(
+            Diagnostic::error(Code::OperandKind, "`match.any` has no predicate result").with_primary(instruction.operands[0].span, "only `match.all` writes `d|p`"),
+        );
+        return None;
+    }
+    let value = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let member_mask = context.source(&instruction.operands[2], ScalarType::B32, SizeRule::Exact)?;
+    Some(Instruction::Match { all, ty: ty.node, destination, predicate, value, member_mask })
+}
+
+/// `redux.sync.op.type d, a, m`: add/min/max on `.u32`/`.s32`, and/or/xor on `.b32`.
+pub fn redux(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if !modifiers.flag("sync") {
+        context.report(Diagnostic::error(Code::InvalidModifier, "`redux` needs `.sync`").with_primary(modifiers.end_span(), "expected `.sync`"));
+        return None;
+    }
+    let Some(operation) = modifiers.take(ReduxOperation::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`redux.sync` needs an operation")
+                .with_primary(modifiers.end_span(), "expected `.add`, `.min`, `.max`, `.and`, `.or` or `.xor`"),
+        );
+        return None;
+    };
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "f32") {
+        // The sm_100 floating-point forms are valid but not decoded yet.
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    let ty = modifiers.required_type(context)?;
+    let bitwise = matches!(operation.node, ReduxOperation::And | ReduxOperation::Or | ReduxOperation::Xor);
+    let valid = if bitwise { ty.node == ScalarType::B32 } else { matches!(ty.node, ScalarType::U32 | ScalarType::S32) };
+    if !valid {
+        return invalid_type(context, "redux.sync", ty, if bitwise { "`.b32`" } else { "`.u32` or `.s32`" });
+    }
+    context.expect_operand_count(instruction, 3)?;
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let value = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let member_mask = context.source(&instruction.operands[2], ScalarType::B32, SizeRule::Exact)?;
+    Some(Instruction::Redux { operation: operation.node, ty: ty.node, destination, value, member_mask })
+}
+
+/// `activemask.b32 d`
+pub fn active_mask(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let ty = modifiers.required_type(context)?;
+    if ty.node.kind() != ScalarKind::Bit || ty.node.bits() != 32 {
+        return invalid_type(context, "activemask", ty, "`.b32`");
+    }
+    context.expect_operand_count(instruction, 1)?;
+    let destination = context.destination(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
+    Some(Instruction::ActiveMask { destination })
+}

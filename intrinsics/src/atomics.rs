@@ -1,0 +1,157 @@
+//! Atomic read-modify-write, compare-and-swap and fences with an LLVM `syncscope`, which
+//! inkwell's builder cannot set (and whose `atomicrmw` accepts only integers). Built through the
+//! LLVM C API on the site's builder.
+
+use std::ffi::CString;
+
+use inkwell::values::{AsValueRef, BasicValueEnum, PointerValue};
+use llvm_sys::core::{
+    LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope, LLVMGetSyncScopeID,
+    LLVMSetAlignment,
+};
+use llvm_sys::prelude::LLVMValueRef;
+use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
+use ptxr_frontend::ir::MemoryOrdering;
+
+use crate::{Site, Unsupported};
+
+/// The read-modify-write operations, as LLVM names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadModifyWrite {
+    Exchange,
+    Add,
+    FloatAdd,
+    And,
+    Or,
+    Xor,
+    SignedMinimum,
+    SignedMaximum,
+    UnsignedMinimum,
+    UnsignedMaximum,
+    /// `(old >= b) ? 0 : old + 1`: PTX's `atom.inc`.
+    IncrementWrap,
+    /// `(old == 0 || old > b) ? b : old - 1`: PTX's `atom.dec`.
+    DecrementWrap,
+}
+
+fn llvm_operation(operation: ReadModifyWrite) -> LLVMAtomicRMWBinOp {
+    match operation {
+        ReadModifyWrite::Exchange => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpXchg,
+        ReadModifyWrite::Add => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpAdd,
+        ReadModifyWrite::FloatAdd => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
+        ReadModifyWrite::And => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpAnd,
+        ReadModifyWrite::Or => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpOr,
+        ReadModifyWrite::Xor => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpXor,
+        ReadModifyWrite::SignedMinimum => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpMin,
+        ReadModifyWrite::SignedMaximum => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpMax,
+        ReadModifyWrite::UnsignedMinimum => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUMin,
+        ReadModifyWrite::UnsignedMaximum => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUMax,
+        ReadModifyWrite::IncrementWrap => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUIncWrap,
+        ReadModifyWrite::DecrementWrap => LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUDecWrap,
+    }
+}
+
+/// LLVM's ordering for a PTX one. PTX's `.sc` fence is LLVM's `seq_cst`.
+pub fn llvm_ordering(ordering: MemoryOrdering) -> LLVMAtomicOrdering {
+    match ordering {
+        MemoryOrdering::Relaxed => LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+        MemoryOrdering::Acquire => LLVMAtomicOrdering::LLVMAtomicOrderingAcquire,
+        MemoryOrdering::Release => LLVMAtomicOrdering::LLVMAtomicOrderingRelease,
+        MemoryOrdering::AcquireRelease => LLVMAtomicOrdering::LLVMAtomicOrderingAcquireRelease,
+        MemoryOrdering::SequentiallyConsistent => LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+    }
+}
+
+/// The ordering a failed compare-and-swap load may have: no release part.
+fn failure_ordering(ordering: MemoryOrdering) -> LLVMAtomicOrdering {
+    match ordering {
+        MemoryOrdering::Relaxed | MemoryOrdering::Release => LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+        MemoryOrdering::Acquire | MemoryOrdering::AcquireRelease => LLVMAtomicOrdering::LLVMAtomicOrderingAcquire,
+        MemoryOrdering::SequentiallyConsistent => LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+    }
+}
+
+fn scope_id(site: &Site<'_, '_>, scope: &str) -> u32 {
+    // SAFETY: the context is alive and the name is a valid buffer of that length.
+    unsafe { LLVMGetSyncScopeID(site.context.raw(), scope.as_ptr().cast(), scope.len()) }
+}
+
+fn checked(value: LLVMValueRef, what: &str) -> Result<BasicValueEnum<'_>, Unsupported> {
+    if value.is_null() {
+        return Err(Unsupported { what: format!("an atomic {what} here") });
+    }
+    // SAFETY: a non-null instruction that the builder just created, of a first-class type.
+    Ok(unsafe { BasicValueEnum::new(value) })
+}
+
+/// `atomicrmw` with the given scope; returns the old value. `alignment` is the access size.
+pub fn read_modify_write<'ctx>(
+    site: &Site<'_, 'ctx>,
+    operation: ReadModifyWrite,
+    pointer: PointerValue<'ctx>,
+    value: BasicValueEnum<'ctx>,
+    ordering: MemoryOrdering,
+    scope: &str,
+    alignment: u32,
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    // SAFETY: builder, pointer and value belong to the site's context; the builder is positioned.
+    let instruction = unsafe {
+        LLVMBuildAtomicRMWSyncScope(
+            site.builder.as_mut_ptr(),
+            llvm_operation(operation),
+            pointer.as_value_ref(),
+            value.as_value_ref(),
+            llvm_ordering(ordering),
+            scope_id(site, scope),
+        )
+    };
+    if !instruction.is_null() {
+        // SAFETY: an atomicrmw instruction just built.
+        unsafe { LLVMSetAlignment(instruction, alignment) };
+    }
+    checked(instruction, "read-modify-write")
+}
+
+/// `cmpxchg` with the given scope; returns the old value.
+pub fn compare_and_swap<'ctx>(
+    site: &Site<'_, 'ctx>,
+    pointer: PointerValue<'ctx>,
+    expected: BasicValueEnum<'ctx>,
+    replacement: BasicValueEnum<'ctx>,
+    ordering: MemoryOrdering,
+    scope: &str,
+    alignment: u32,
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    let name = CString::default();
+    // SAFETY: as for `read_modify_write`; index 0 of cmpxchg's result is the old value.
+    let old = unsafe {
+        let instruction = LLVMBuildAtomicCmpXchgSyncScope(
+            site.builder.as_mut_ptr(),
+            pointer.as_value_ref(),
+            expected.as_value_ref(),
+            replacement.as_value_ref(),
+            llvm_ordering(ordering),
+            failure_ordering(ordering),
+            scope_id(site, scope),
+        );
+        if instruction.is_null() {
+            return Err(Unsupported { what: "an atomic compare-and-swap here".to_string() });
+        }
+        LLVMSetAlignment(instruction, alignment);
+        LLVMBuildExtractValue(site.builder.as_mut_ptr(), instruction, 0, name.as_ptr())
+    };
+    checked(old, "compare-and-swap")
+}
+
+/// `fence` with the given ordering and scope.
+pub fn fence(site: &Site<'_, '_>, ordering: MemoryOrdering, scope: &str) -> Result<(), Unsupported> {
+    let name = CString::default();
+    // A relaxed fence is not a fence in LLVM; PTX has none (`membar` is acq_rel at least).
+    let ordering = if ordering == MemoryOrdering::Relaxed { MemoryOrdering::AcquireRelease } else { ordering };
+    // SAFETY: the builder is positioned in a function of the site's context.
+    let instruction = unsafe { LLVMBuildFenceSyncScope(site.builder.as_mut_ptr(), llvm_ordering(ordering), scope_id(site, scope), name.as_ptr()) };
+    if instruction.is_null() {
+        return Err(Unsupported { what: "a fence here".to_string() });
+    }
+    Ok(())
+}

@@ -1,0 +1,256 @@
+//! `atom`, `red`, `membar`/`fence`, barriers and warp collectives (ISA 7.8 sections 9.7.12 and
+//! 9.7.13). Atomics are LLVM atomics with the target's sync scope; barriers and collectives go
+//! to the target, which knows how its threads meet.
+
+use inkwell::values::IntValue;
+use ptxr_frontend::ir::{
+    Address, AtomicOperation, BarrierOperation, Destination, GuardedInstruction, MemoryOrdering, MemoryScope, Operand, ReduxOperation,
+    ShuffleMode, VoteMode,
+};
+use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
+use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
+use ptxr_intrinsics::{Barrier, CollectiveResult, Unsupported, WarpCollective};
+
+use crate::error::{LoweringError, LoweringResult};
+use crate::function::FunctionLowering;
+use crate::types::llvm_type;
+
+fn unsupported(lowering: &FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> impl Fn(Unsupported) -> LoweringError {
+    let target = lowering.target_name();
+    let span = guarded.span;
+    let spelling = guarded.spelling.clone();
+    move |unsupported: Unsupported| LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
+}
+
+/// The LLVM type an atomic works on: packed half pairs as `<2 x half>`/`<2 x bfloat>`.
+fn atomic_value_type<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, ty: ScalarType) -> inkwell::types::BasicTypeEnum<'ctx> {
+    let context = lowering.shared.context;
+    match ty {
+        ScalarType::F16x2 => context.f16_type().vec_type(2).into(),
+        ScalarType::Bf16x2 => context.bf16_type().vec_type(2).into(),
+        _ => llvm_type(context, ty),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn atomic<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: AtomicOperation,
+    ty: ScalarType,
+    state_space: StateSpace,
+    ordering: MemoryOrdering,
+    scope: MemoryScope,
+    destination: Option<&Destination>,
+    address: &Address,
+    value: &Operand,
+    swap: Option<&Operand>,
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
+    let site = lowering.site();
+    let failed = unsupported(lowering, guarded);
+    if ty == ScalarType::B128 {
+        return Err(failed(Unsupported { what: "128-bit atomics".to_string() }));
+    }
+    let pointer = lowering.address(address, state_space)?;
+    let scope_name = lowering.shared.target.sync_scope(scope);
+    let value_type = atomic_value_type(lowering, ty);
+    let operand = builder.build_bit_cast(lowering.read(value, ty)?, value_type, "")?;
+    let float = ty.is_float();
+    let signed = ty.kind() == ScalarKind::Signed;
+    let old = if operation == AtomicOperation::CompareAndSwap {
+        let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
+        let replacement = builder.build_bit_cast(lowering.read(swap, ty)?, value_type, "")?;
+        atomics::compare_and_swap(&site, pointer, operand, replacement, ordering, scope_name, ty.bytes()).map_err(&failed)?
+    } else {
+        let operation = match operation {
+            AtomicOperation::And => ReadModifyWrite::And,
+            AtomicOperation::Or => ReadModifyWrite::Or,
+            AtomicOperation::Xor => ReadModifyWrite::Xor,
+            AtomicOperation::Exchange => ReadModifyWrite::Exchange,
+            AtomicOperation::Add if float => ReadModifyWrite::FloatAdd,
+            AtomicOperation::Add => ReadModifyWrite::Add,
+            AtomicOperation::Increment => ReadModifyWrite::IncrementWrap,
+            AtomicOperation::Decrement => ReadModifyWrite::DecrementWrap,
+            AtomicOperation::Minimum if signed => ReadModifyWrite::SignedMinimum,
+            AtomicOperation::Minimum => ReadModifyWrite::UnsignedMinimum,
+            AtomicOperation::Maximum if signed => ReadModifyWrite::SignedMaximum,
+            AtomicOperation::Maximum => ReadModifyWrite::UnsignedMaximum,
+            AtomicOperation::CompareAndSwap => unreachable_compare_and_swap()?,
+        };
+        atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes()).map_err(&failed)?
+    };
+    if let Some(destination) = destination {
+        let result = builder.build_bit_cast(old, llvm_type(lowering.shared.context, ty), "")?;
+        lowering.write(destination, result, ty)?;
+    }
+    Ok(())
+}
+
+/// `CompareAndSwap` is handled before the operation table; this keeps the match exhaustive
+/// without a panic.
+fn unreachable_compare_and_swap() -> LoweringResult<ReadModifyWrite> {
+    Err(LoweringError::internal("`atom.cas` reached the read-modify-write table", ptxr_frontend::Span { start: 0, end: 0 }))
+}
+
+pub fn fence(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction, ordering: MemoryOrdering, scope: MemoryScope) -> LoweringResult<()> {
+    let scope_name = lowering.shared.target.sync_scope(scope);
+    atomics::fence(&lowering.site(), ordering, scope_name).map_err(unsupported(lowering, guarded))
+}
+
+pub fn barrier<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: BarrierOperation,
+    barrier: &Operand,
+    thread_count: Option<&Operand>,
+    destination: Option<&Destination>,
+    predicate: Option<&(Operand, bool)>,
+) -> LoweringResult<()> {
+    let barrier_number = lowering.read_int(barrier, ScalarType::U32)?;
+    let thread_count = thread_count.map(|count| lowering.read_int(count, ScalarType::U32)).transpose()?;
+    let predicate = match predicate {
+        Some((operand, negated)) => Some(read_predicate(lowering, operand, *negated)?),
+        None => None,
+    };
+    let description = Barrier { operation, barrier: barrier_number, thread_count, predicate };
+    let result = lowering.shared.target.barrier(&lowering.site(), &description).map_err(unsupported(lowering, guarded))?;
+    if let (Some(destination), Some(result)) = (destination, result) {
+        let ty = if operation == BarrierOperation::ReducePopulationCount { ScalarType::U32 } else { ScalarType::Pred };
+        lowering.write(destination, result.into(), ty)?;
+    }
+    Ok(())
+}
+
+fn read_predicate<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, operand: &Operand, negated: bool) -> LoweringResult<IntValue<'ctx>> {
+    let value = lowering.read_int(operand, ScalarType::Pred)?;
+    Ok(if negated { lowering.shared.builder.build_not(value, "")? } else { value })
+}
+
+/// The member mask of a collective with `.sync`, or `None` for the older forms.
+fn member_mask<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, mask: Option<&Operand>) -> LoweringResult<Option<IntValue<'ctx>>> {
+    mask.map(|mask| lowering.read_int(mask, ScalarType::B32)).transpose()
+}
+
+fn write_collective<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    result: &CollectiveResult<'ctx>,
+    destination: Option<(&Destination, ScalarType)>,
+    predicate: Option<&Destination>,
+) -> LoweringResult<()> {
+    if let Some((destination, ty)) = destination {
+        let value = result.value.ok_or_else(|| LoweringError::internal("a collective without its value", guarded.span))?;
+        lowering.write(destination, value.into(), ty)?;
+    }
+    if let Some(predicate) = predicate {
+        let value = result.predicate.ok_or_else(|| LoweringError::internal("a collective without its predicate", guarded.span))?;
+        lowering.write(predicate, value.into(), ScalarType::Pred)?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn shuffle<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    mode: ShuffleMode,
+    destination: &Destination,
+    in_range: Option<&Destination>,
+    value: &Operand,
+    lane: &Operand,
+    clamp: &Operand,
+    mask: Option<&Operand>,
+) -> LoweringResult<()> {
+    let collective = WarpCollective::Shuffle {
+        mode,
+        value: lowering.read_int(value, ScalarType::B32)?,
+        lane: lowering.read_int(lane, ScalarType::B32)?,
+        clamp: lowering.read_int(clamp, ScalarType::B32)?,
+        member_mask: member_mask(lowering, mask)?,
+    };
+    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), in_range)
+}
+
+pub fn vote<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    mode: VoteMode,
+    destination: &Destination,
+    predicate: &Operand,
+    negated: bool,
+    mask: Option<&Operand>,
+) -> LoweringResult<()> {
+    let collective = WarpCollective::Vote {
+        mode,
+        predicate: read_predicate(lowering, predicate, negated)?,
+        member_mask: member_mask(lowering, mask)?,
+    };
+    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    let ty = if mode == VoteMode::Ballot { ScalarType::B32 } else { ScalarType::Pred };
+    write_collective(lowering, guarded, &result, Some((destination, ty)), None)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn match_<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    all: bool,
+    ty: ScalarType,
+    destination: &Destination,
+    predicate: Option<&Destination>,
+    value: &Operand,
+    mask: &Operand,
+) -> LoweringResult<()> {
+    let collective = WarpCollective::Match { all, value: lowering.read_int(value, ty)?, member_mask: lowering.read_int(mask, ScalarType::B32)? };
+    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), predicate)
+}
+
+pub fn redux<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: ReduxOperation,
+    ty: ScalarType,
+    destination: &Destination,
+    value: &Operand,
+    mask: &Operand,
+) -> LoweringResult<()> {
+    let collective = WarpCollective::Redux {
+        operation,
+        signed: ty.kind() == ScalarKind::Signed,
+        value: lowering.read_int(value, ty)?,
+        member_mask: lowering.read_int(mask, ScalarType::B32)?,
+    };
+    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    write_collective(lowering, guarded, &result, Some((destination, ty)), None)
+}
+
+pub fn active_mask(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction, destination: &Destination) -> LoweringResult<()> {
+    let result = lowering.shared.target.warp_collective(&lowering.site(), &WarpCollective::ActiveMask).map_err(unsupported(lowering, guarded))?;
+    write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), None)
+}
+
+pub fn warp_sync(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction, mask: &Operand) -> LoweringResult<()> {
+    let collective = WarpCollective::Sync { member_mask: lowering.read_int(mask, ScalarType::B32)? };
+    lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    Ok(())
+}
+
+/// Whether an instruction makes threads meet, so that a kernel using it cannot run its threads
+/// one after another.
+pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
+    use ptxr_frontend::ir::Instruction;
+    matches!(
+        instruction,
+        Instruction::Barrier { .. }
+            | Instruction::Shuffle { .. }
+            | Instruction::Vote { .. }
+            | Instruction::Match { .. }
+            | Instruction::Redux { .. }
+            | Instruction::ActiveMask { .. }
+            | Instruction::WarpSync { .. }
+    )
+}
+

@@ -1,0 +1,27 @@
+//! Blocks whose threads must meet: kernels with barriers or warp collectives.
+//!
+//! The compiler builds such a kernel's block entry as a call to
+//! [`ptxr_run_cooperative_block`] with the kernel's per-thread entry. Every thread of the block
+//! becomes a stackful coroutine on the worker's OS thread (never one OS thread per PTX thread).
+//! A thread runs until it reaches a barrier or a warp collective, where the runtime function
+//! records what it waits for and suspends it. When every thread is waiting (or has exited), the
+//! scheduler completes what can complete: warp collectives whose member lanes have all arrived
+//! (their results computed by [`warp::resolve`]), then barriers that enough threads reached,
+//! and resumes those threads. Nothing completing while threads still wait is a deadlock, which
+//! stops the launch with a message instead of hanging.
+
+mod scheduler;
+pub mod warp;
+
+pub use scheduler::{ptxr_barrier, ptxr_run_cooperative_block, ptxr_warp_collective, take_block_failure};
+
+use crate::abi::runtime_function;
+
+/// The runtime functions that compiled kernels may call, with their addresses, for the JIT.
+pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
+    vec![
+        (runtime_function::RUN_COOPERATIVE_BLOCK, ptxr_run_cooperative_block as *const () as usize),
+        (runtime_function::BARRIER, ptxr_barrier as *const () as usize),
+        (runtime_function::WARP_COLLECTIVE, ptxr_warp_collective as *const () as usize),
+    ]
+}
