@@ -102,6 +102,12 @@ pub trait Target {
     /// The LLVM `syncscope` name of a PTX memory scope, for atomics and fences.
     fn sync_scope(&self, scope: MemoryScope) -> &'static str;
 
+    /// Whether this target's backend can build an atomic read-modify-write (LLVM's SPIR-V
+    /// backend aborts the process on some instead of reporting them).
+    fn supports_atomic(&self, _operation: atomics::ReadModifyWrite) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// A block-level barrier; returns the reduction's result for `bar.red` (i32 for `.popc`,
     /// i1 for `.and`/`.or`).
     fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported>;

@@ -12,6 +12,7 @@ use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 use crate::declare::to_i32;
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope};
 
+use crate::atomics::ReadModifyWrite;
 use crate::{function_or_declare, Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// `CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE` of OpenCL C.
@@ -72,6 +73,16 @@ impl Target for Spirv {
         match scope {
             MemoryScope::Cta => "workgroup",
             MemoryScope::Cluster | MemoryScope::Gpu | MemoryScope::System => "device",
+        }
+    }
+
+    fn supports_atomic(&self, operation: ReadModifyWrite) -> Result<(), Unsupported> {
+        match operation {
+            ReadModifyWrite::FloatAdd => Err(Unsupported { what: "floating-point atomic add (SPV_EXT_shader_atomic_float_add)".to_string() }),
+            ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap => {
+                Err(Unsupported { what: "wrapping atomic increment and decrement".to_string() })
+            }
+            _ => Ok(()),
         }
     }
 
