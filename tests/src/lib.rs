@@ -1,10 +1,49 @@
-//! Shared helpers for ptxr's integration tests: run a small PTX kernel on the CPU target with
-//! buffers given as element bit patterns, and read every buffer back as bits.
+//! Workspace-level tests of ptxr: snapshots of the LLVM IR of each example on each target,
+//! execution of the examples on the CPU with values computed by the tests themselves, external
+//! validators on the GPU targets' output, and the generated coverage table. The tests live in
+//! `tests/tests/`; this library holds what they share.
 //!
-//! Execution tests compare these bits with values computed by an independent Rust model of the
-//! instruction (never with ptxr's own earlier output).
+//! Execution tests run small PTX kernels on the CPU through `run`/`run_ok` with buffers given
+//! as element bit patterns, and compare with values computed by an independent Rust model of
+//! the instruction (never with ptxr's own earlier output).
 
 use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repository_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Reads a file of the repository as text.
+pub fn read_repository_file(relative: &str) -> String {
+    let path = repository_root().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
+}
+
+/// An external validator (spirv-val, llvm-readelf, ptxas). `None` when it is not installed and
+/// the run does not require validators; CI sets `PTXR_REQUIRE_VALIDATORS=1` so that a missing
+/// tool fails instead of skipping.
+pub fn validator(candidates: &[&str]) -> Option<PathBuf> {
+    for candidate in candidates {
+        let path = PathBuf::from(candidate);
+        if path.is_absolute() && path.exists() {
+            return Some(path);
+        }
+        if !path.is_absolute() {
+            if let Ok(output) = std::process::Command::new("which").arg(candidate).output() {
+                if output.status.success() {
+                    return Some(PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
+                }
+            }
+        }
+    }
+    if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
+        panic!("validator {candidates:?} is required (PTXR_REQUIRE_VALIDATORS=1) but not installed; run scripts/setup.sh");
+    }
+    eprintln!("skipping: validator {candidates:?} is not installed");
+    None
+}
+
 
 use ptxr_driver::launch::{launch, LaunchFiles};
 use ptxr_runtime::LaunchSpec;
@@ -119,11 +158,6 @@ pub fn run(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Result<V
 /// `run`, panicking with the failure: for tests.
 pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
     run(ptx, launch_shape, buffers).unwrap_or_else(|failure| panic!("launch failed: {failure}\n{ptx}"))
-}
-
-/// The repository's root folder (the parent of this crate).
-pub fn repository_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// A small deterministic generator (64-bit LCG with an xorshift output) for property tests:
