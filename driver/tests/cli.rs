@@ -43,15 +43,15 @@ fn syntax_error_reports_file_line_column_and_expectation() {
 #[test]
 fn unsupported_instruction_names_instruction_and_target() {
     let directory = scratch();
-    let input = write(directory.path(), "barrier.ptx", &format!("{HEADER}.visible .entry k()\n{{\n\tbar.sync 0;\n\tret;\n}}\n"));
-    std::fs::write(directory.path().join("barrier.o"), b"previous").unwrap_or_else(|error| panic!("{error}"));
-    let output = ptxr(&["compile", &input, "--target", "cpu", "-o", "barrier.o"], directory.path());
+    let input = write(directory.path(), "sleep.ptx", &format!("{HEADER}.visible .entry k()\n{{\n\tnanosleep.u32 100;\n\tret;\n}}\n"));
+    std::fs::write(directory.path().join("sleep.o"), b"previous").unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", &input, "--target", "cpu", "-o", "sleep.o"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unsupported: `bar.sync` on cpu"), "{stderr}");
-    assert!(stderr.contains("barrier.ptx:7:2"), "{stderr}");
+    assert!(stderr.contains("unsupported: `nanosleep.u32` on cpu"), "{stderr}");
+    assert!(stderr.contains("sleep.ptx:7:2"), "{stderr}");
     // The earlier file at -o is untouched: outputs are replaced only when complete.
-    assert_eq!(std::fs::read(directory.path().join("barrier.o")).unwrap_or_default(), b"previous");
+    assert_eq!(std::fs::read(directory.path().join("sleep.o")).unwrap_or_default(), b"previous");
 }
 
 #[test]

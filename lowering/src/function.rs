@@ -128,7 +128,8 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         let entry = context.append_basic_block(self.llvm_function, "entry");
         builder.position_at_end(entry);
         let target_name = self.target_name();
-        if self.shared.target.shared_variables_in_window() {
+        // A module without `.shared` variables has no shared memory to address: no window load.
+        if self.shared.target.shared_variables_in_window() && !self.shared.shared_layout.is_empty() {
             let window = self
                 .shared
                 .target

@@ -158,7 +158,7 @@ fn every_block_of_a_3d_grid_runs_once() {
 unsafe extern "C" fn check_shared_memory(params: *const *const u8, context: *const BlockContext) {
     let context = unsafe { &*context };
     let ok = unsafe { parameter::<u64>(params, 0) } as *mut u8;
-    let bytes = context.shared_bytes as usize;
+    let bytes = context.dynamic_shared_bytes as usize;
     let shared = unsafe { std::slice::from_raw_parts_mut(context.shared, bytes) };
     let good = context.shared as usize % 256 == 0
         && bytes == 1000

@@ -64,6 +64,11 @@ impl SharedLayout {
         layout
     }
 
+    /// Whether the module has no `.shared` variable at all.
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
     /// The variable's offset in the block's shared window; `None` if it is not `.shared`.
     pub fn offset(&self, variable: SharedVariable) -> Option<u64> {
         self.offsets.get(&variable).copied()

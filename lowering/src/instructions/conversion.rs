@@ -115,6 +115,8 @@ pub fn convert<'ctx>(
 }
 
 /// Integer-to-integer `cvt.sat`: clamps the source value into the destination type's range.
+/// The comparisons stay in the source's width (a bound is only compared where it lies inside
+/// the source's range), so no target needs wider integers than PTX's own.
 fn saturate_integer<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     value: IntValue<'ctx>,
@@ -122,22 +124,36 @@ fn saturate_integer<'ctx>(
     destination_type: ScalarType,
 ) -> LoweringResult<IntValue<'ctx>> {
     let builder = lowering.shared.builder;
-    let wide = lowering.shared.context.i128_type();
-    let value = if source_type.is_signed() {
-        builder.build_int_s_extend(value, wide, "")?
-    } else {
-        builder.build_int_z_extend(value, wide, "")?
+    let range = |ty: ScalarType| -> (i128, i128) {
+        let bits = ty.bits();
+        if ty.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        }
     };
-    let bits = destination_type.bits();
-    let (minimum, maximum): (i128, i128) = if destination_type.is_signed() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
-    let constant = |number: i128| wide.const_int_arbitrary_precision(&[number as u64, (number >> 64) as u64]);
-    let below = builder.build_int_compare(IntPredicate::SLT, value, constant(minimum), "")?;
-    let value = builder.build_select(below, constant(minimum), value, "")?.into_int_value();
-    let above = builder.build_int_compare(IntPredicate::SGT, value, constant(maximum), "")?;
-    let value = builder.build_select(above, constant(maximum), value, "")?.into_int_value();
-    Ok(builder.build_int_truncate(value, crate::types::integer_type(lowering.shared.context, bits), "")?)
+    let (source_minimum, source_maximum) = range(source_type);
+    let (minimum, maximum) = range(destination_type);
+    let source_int_type = value.get_type();
+    let signed = source_type.is_signed();
+    let mut value = value;
+    if minimum > source_minimum {
+        // `minimum` lies in the source's range here, so it fits its width.
+        let bound = source_int_type.const_int(minimum as u64, signed);
+        let below = builder.build_int_compare(if signed { IntPredicate::SLT } else { IntPredicate::ULT }, value, bound, "")?;
+        value = builder.build_select(below, bound, value, "")?.into_int_value();
+    }
+    if maximum < source_maximum {
+        let bound = source_int_type.const_int(maximum as u64, false);
+        let above = builder.build_int_compare(if signed { IntPredicate::SGT } else { IntPredicate::UGT }, value, bound, "")?;
+        value = builder.build_select(above, bound, value, "")?.into_int_value();
+    }
+    let destination_int_type = crate::types::integer_type(lowering.shared.context, destination_type.bits());
+    let source_bits = source_int_type.get_bit_width();
+    Ok(match source_bits.cmp(&destination_type.bits()) {
+        std::cmp::Ordering::Greater => builder.build_int_truncate(value, destination_int_type, "")?,
+        std::cmp::Ordering::Less if signed => builder.build_int_s_extend(value, destination_int_type, "")?,
+        std::cmp::Ordering::Less => builder.build_int_z_extend(value, destination_int_type, "")?,
+        std::cmp::Ordering::Equal => value,
+    })
 }
