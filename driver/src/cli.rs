@@ -7,7 +7,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::report::ErrorFormat;
 
 #[derive(Parser, Debug)]
-#[command(name = "ptxr", version, about = "Compile NVIDIA PTX for NVPTX, AMDGPU, SPIR-V and CPUs, and run kernels on the host")]
+#[command(
+    name = "ptxr",
+    version,
+    about = "Compile NVIDIA PTX for NVPTX, AMDGPU, SPIR-V and CPUs, and run kernels on the host"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -22,7 +22,10 @@ fn choose_kernel<'m>(module: &'m ir::Module, requested: Option<&str>) -> Result<
         None => match kernels.as_slice() {
             [only] => Ok(only),
             [] => Err("the module has no kernel (.entry with a body)".to_string()),
-            _ => Err(format!("the module has several kernels ({}); name one with \"kernel\" in the launch spec", names())),
+            _ => Err(format!(
+                "the module has several kernels ({}); name one with \"kernel\" in the launch spec",
+                names()
+            )),
         },
     }
 }
@@ -81,9 +84,15 @@ pub fn launch(
         warnings.push(
             ptxr_frontend::Diagnostic::warning(
                 ptxr_frontend::diagnostic::Code::IgnoredArguments,
-                format!("the launch gives {ignored_arguments} argument(s) more than kernel `{}` has parameters", kernel.name),
+                format!(
+                    "the launch gives {ignored_arguments} argument(s) more than kernel `{}` has parameters",
+                    kernel.name
+                ),
             )
-            .with_primary(kernel.span, format!("takes {count} parameter(s); the extra arguments were ignored, as cuLaunchKernel ignores them")),
+            .with_primary(
+                kernel.span,
+                format!("takes {count} parameter(s); the extra arguments were ignored, as cuLaunchKernel ignores them"),
+            ),
         );
     }
     Ok((json, warnings))

@@ -23,13 +23,10 @@ pub fn link_code_object(object: &[u8]) -> Result<Vec<u8>, String> {
     let output = directory.path().join("kernel.hsaco");
     std::fs::write(&input, object).map_err(|error| format!("cannot write {}: {error}", input.display()))?;
     let linker = linker_path();
-    let result = Command::new(&linker)
-        .arg("-shared")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .map_err(|error| format!("cannot run {} (install lld-22 with scripts/setup.sh): {error}", linker.display()))?;
+    let result =
+        Command::new(&linker).arg("-shared").arg(&input).arg("-o").arg(&output).output().map_err(|error| {
+            format!("cannot run {} (install lld-22 with scripts/setup.sh): {error}", linker.display())
+        })?;
     if !result.status.success() {
         return Err(format!("{} failed: {}", linker.display(), String::from_utf8_lossy(&result.stderr).trim()));
     }

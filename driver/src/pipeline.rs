@@ -48,7 +48,11 @@ pub fn check(source: &str) -> Result<(ir::Module, Vec<Diagnostic>), Vec<Diagnost
     }
 }
 
-pub fn pipeline_options(target: &TargetDescription, optimization: u8, module_name: &str) -> Result<PipelineOptions, Failure> {
+pub fn pipeline_options(
+    target: &TargetDescription,
+    optimization: u8,
+    module_name: &str,
+) -> Result<PipelineOptions, Failure> {
     crate::target::validate_arch(target).map_err(Failure::Message)?;
     Ok(PipelineOptions { target: target.clone(), optimization, module_name: module_name.to_string() })
 }

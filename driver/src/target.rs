@@ -30,7 +30,9 @@ pub fn describe(target: &str, arch: Option<&str>, run_on_host: bool) -> Result<T
         "nvptx" => nvptx("nvptx64-nvidia-cuda", arch),
         "amdgpu" => amdgpu("amdgcn-amd-amdhsa", arch),
         "spirv" => spirv(&format!("spirv64{DEFAULT_SPIRV_VERSION}-unknown-unknown"), arch),
-        triple if triple.starts_with("spirv32") || triple.starts_with("spirv64") => spirv(&pin_spirv_version(triple), arch),
+        triple if triple.starts_with("spirv32") || triple.starts_with("spirv64") => {
+            spirv(&pin_spirv_version(triple), arch)
+        }
         triple => {
             let parsed = Triple::from_str(triple).map_err(|error| {
                 format!("unknown target `{triple}` ({error}); expected cpu, nvptx, amdgpu, spirv or a target triple")
@@ -70,7 +72,12 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 }
 
 fn spirv(triple: &str, arch: Option<&str>) -> TargetDescription {
-    TargetDescription { kind: TargetKind::Spirv, triple: triple.to_string(), cpu: arch.unwrap_or("").to_string(), features: String::new() }
+    TargetDescription {
+        kind: TargetKind::Spirv,
+        triple: triple.to_string(),
+        cpu: arch.unwrap_or("").to_string(),
+        features: String::new(),
+    }
 }
 
 /// `spirv64-unknown-unknown` becomes `spirv64v1.2-unknown-unknown`; a triple that names its
@@ -94,7 +101,8 @@ pub fn validate_arch(description: &TargetDescription) -> Result<(), String> {
             .map(|number| number.trim_end_matches(['a', 'f']))
             .is_some_and(|number| !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit())),
         TargetKind::Amdgpu => description.cpu.strip_prefix("gfx").is_some_and(|rest| {
-            !rest.is_empty() && rest.bytes().all(|byte| byte.is_ascii_hexdigit() || byte == b'-' || byte.is_ascii_alphabetic())
+            !rest.is_empty()
+                && rest.bytes().all(|byte| byte.is_ascii_hexdigit() || byte == b'-' || byte.is_ascii_alphabetic())
         }),
         TargetKind::Spirv | TargetKind::Cpu => true,
     };
@@ -133,10 +141,15 @@ mod tests {
             "spirv64-unknown-unknown",
         ]
         .iter()
-        .map(|triple| describe(triple, None, false).map(|description| description.kind).unwrap_or_else(|error| panic!("{error}")))
+        .map(|triple| {
+            describe(triple, None, false).map(|description| description.kind).unwrap_or_else(|error| panic!("{error}"))
+        })
         .collect();
         assert_eq!(kinds, [TargetKind::Cpu, TargetKind::Cpu, TargetKind::Amdgpu, TargetKind::Nvptx, TargetKind::Spirv]);
-        assert_eq!(describe("spirv64-unknown-unknown", None, false).map(|d| d.triple), Ok("spirv64v1.2-unknown-unknown".to_string()));
+        assert_eq!(
+            describe("spirv64-unknown-unknown", None, false).map(|d| d.triple),
+            Ok("spirv64v1.2-unknown-unknown".to_string())
+        );
         assert!(describe("banana", None, false).is_err());
     }
 

@@ -31,7 +31,11 @@ fn write(directory: &Path, name: &str, text: &str) -> String {
 #[test]
 fn syntax_error_reports_file_line_column_and_expectation() {
     let directory = scratch();
-    let input = write(directory.path(), "bad.ptx", &format!("{HEADER}.visible .entry k()\n{{\n\t.reg .b32 %r<3>;\n\tadd.s32 %r0, %r1 %r2;\n\tret;\n}}\n"));
+    let input = write(
+        directory.path(),
+        "bad.ptx",
+        &format!("{HEADER}.visible .entry k()\n{{\n\t.reg .b32 %r<3>;\n\tadd.s32 %r0, %r1 %r2;\n\tret;\n}}\n"),
+    );
     let output = ptxr(&["compile", &input, "-o", "bad.o"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -43,7 +47,11 @@ fn syntax_error_reports_file_line_column_and_expectation() {
 #[test]
 fn unsupported_instruction_names_instruction_and_target() {
     let directory = scratch();
-    let input = write(directory.path(), "sleep.ptx", &format!("{HEADER}.visible .entry k()\n{{\n\tnanosleep.u32 100;\n\tret;\n}}\n"));
+    let input = write(
+        directory.path(),
+        "sleep.ptx",
+        &format!("{HEADER}.visible .entry k()\n{{\n\tnanosleep.u32 100;\n\tret;\n}}\n"),
+    );
     std::fs::write(directory.path().join("sleep.o"), b"previous").unwrap_or_else(|error| panic!("{error}"));
     let output = ptxr(&["compile", &input, "--target", "cpu", "-o", "sleep.o"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -72,7 +80,8 @@ fn compile_writes_each_targets_natural_artefact() {
         let bytes = std::fs::read(directory.path().join(output_name)).unwrap_or_default();
         assert!(bytes.starts_with(magic), "{target}: {output_name} does not start with {magic:?}");
     }
-    let output = ptxr(&["compile", &input, "--target", "nvptx", "--emit", "llvm", "-O0", "-o", "saxpy.ll"], directory.path());
+    let output =
+        ptxr(&["compile", &input, "--target", "nvptx", "--emit", "llvm", "-O0", "-o", "saxpy.ll"], directory.path());
     assert!(output.status.success());
     let ir = std::fs::read_to_string(directory.path().join("saxpy.ll")).unwrap_or_default();
     assert!(ir.contains("define ptx_kernel void @saxpy"), "{ir}");
@@ -119,7 +128,11 @@ fn run_errors_leave_stdout_empty() {
     let input = repository_file("examples/vector_add.ptx");
     let input = input.to_string_lossy();
     // One argument too few for vector_add(a, b, c, n).
-    let spec = write(directory.path(), "short.json", r#"{ "grid": [1], "block": [1], "buffers": { "a": { "type": "f32", "len": 1 } }, "args": [{ "buffer": "a" }] }"#);
+    let spec = write(
+        directory.path(),
+        "short.json",
+        r#"{ "grid": [1], "block": [1], "buffers": { "a": { "type": "f32", "len": 1 } }, "args": [{ "buffer": "a" }] }"#,
+    );
     let output = ptxr(&["run", &input, "--launch", &spec], directory.path());
     assert_ne!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty(), "partial stdout: {}", String::from_utf8_lossy(&output.stdout));
@@ -137,11 +150,16 @@ fn run_errors_leave_stdout_empty() {
 #[test]
 fn check_reports_json_diagnostics_for_tools() {
     let directory = scratch();
-    let input = write(directory.path(), "bad.ptx", &format!("{HEADER}.visible .entry k()\n{{\n\tadd.s32 %r0, %r1, %r2;\n\tret;\n}}\n"));
+    let input = write(
+        directory.path(),
+        "bad.ptx",
+        &format!("{HEADER}.visible .entry k()\n{{\n\tadd.s32 %r0, %r1, %r2;\n\tret;\n}}\n"),
+    );
     let output = ptxr(&["check", &input, "--error-format", "json"], directory.path());
     assert_eq!(output.status.code(), Some(1));
     let first_line = String::from_utf8_lossy(&output.stderr).lines().next().unwrap_or_default().to_string();
-    let diagnostic: serde_json::Value = serde_json::from_str(&first_line).unwrap_or_else(|error| panic!("{error}: {first_line}"));
+    let diagnostic: serde_json::Value =
+        serde_json::from_str(&first_line).unwrap_or_else(|error| panic!("{error}: {first_line}"));
     assert_eq!(diagnostic["code"], "E0101");
     assert_eq!(diagnostic["labels"][0]["line"], 7);
     let good = repository_file("examples/saxpy.ptx");
@@ -152,7 +170,8 @@ fn check_reports_json_diagnostics_for_tools() {
 #[test]
 fn binary_garbage_is_a_clear_error() {
     let directory = scratch();
-    std::fs::write(directory.path().join("garbage.ptx"), [0xff, 0xfe, 0x00, 0x41]).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("garbage.ptx"), [0xff, 0xfe, 0x00, 0x41])
+        .unwrap_or_else(|error| panic!("{error}"));
     let output = ptxr(&["compile", "garbage.ptx", "-o", "garbage.o"], directory.path());
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not UTF-8"));

@@ -23,7 +23,10 @@ const FOLDERS: &[&str] = &[
 fn ptx_files(folder: &str) -> Vec<PathBuf> {
     let path = Path::new(SHARED).join(folder);
     let entries = std::fs::read_dir(&path).unwrap_or_else(|error| {
-        panic!("the shared PTX corpus is missing: cannot read {} ({error}); it must sit beside the repository", path.display())
+        panic!(
+            "the shared PTX corpus is missing: cannot read {} ({error}); it must sit beside the repository",
+            path.display()
+        )
     });
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
@@ -34,41 +37,26 @@ fn ptx_files(folder: &str) -> Vec<PathBuf> {
 }
 
 fn all_files() -> Vec<PathBuf> {
-    FOLDERS
-        .iter()
-        .flat_map(|folder| ptx_files(folder))
-        .collect()
+    FOLDERS.iter().flat_map(|folder| ptx_files(folder)).collect()
 }
 
 fn read(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
 }
 
 #[test]
 fn corpus_parses_without_diagnostics() {
     let files = all_files();
-    assert!(
-        files.len() > 200,
-        "expected the whole corpus, found {} files",
-        files.len()
-    );
+    assert!(files.len() > 200, "expected the whole corpus, found {} files", files.len());
     let mut failures = String::new();
     let mut failed = 0;
     for path in &files {
         let source = read(path);
         let (module, diagnostics) = parse(&source);
-        let name = path
-            .strip_prefix(SHARED)
-            .unwrap_or(path)
-            .display()
-            .to_string();
+        let name = path.strip_prefix(SHARED).unwrap_or(path).display().to_string();
         if !diagnostics.is_empty() {
             failed += 1;
-            failures.push_str(&format!(
-                "\n=== {name}: {} diagnostics\n",
-                diagnostics.len()
-            ));
+            failures.push_str(&format!("\n=== {name}: {} diagnostics\n", diagnostics.len()));
             for diagnostic in diagnostics.iter().take(5) {
                 failures.push_str(&render(diagnostic, &name, &source, false));
             }
@@ -77,11 +65,7 @@ fn corpus_parses_without_diagnostics() {
             failures.push_str(&format!("\n=== {name}: parsed to an empty module\n"));
         }
     }
-    assert!(
-        failed == 0,
-        "{failed} of {} files failed to parse cleanly:{failures}",
-        files.len()
-    );
+    assert!(failed == 0, "{failed} of {} files failed to parse cleanly:{failures}", files.len());
 }
 
 /// Every prefix of a real file parses (with errors) and returns: no panic, no endless loop,
@@ -94,9 +78,7 @@ fn every_prefix_of_a_real_file_parses() {
         let (_, diagnostics) = parse(prefix);
         for diagnostic in &diagnostics {
             for label in &diagnostic.labels {
-                assert!(
-                    label.span.start <= label.span.end && label.span.end as usize <= prefix.len()
-                );
+                assert!(label.span.start <= label.span.end && label.span.end as usize <= prefix.len());
             }
         }
     }
@@ -127,9 +109,7 @@ fn garbage_never_panics() {
     let alphabet: &[u8] = b" \n\t.%$_@!{}[]()<>,;:=+-*/|&^~?\"0123456789abcdefxXfFdDuU\\#\x00\xff";
     for _ in 0..2000 {
         let length = random.below(64);
-        let bytes: Vec<u8> = (0..length)
-            .map(|_| alphabet[random.below(alphabet.len())])
-            .collect();
+        let bytes: Vec<u8> = (0..length).map(|_| alphabet[random.below(alphabet.len())]).collect();
         let text = String::from_utf8_lossy(&bytes);
         let _ = parse(&text);
     }
@@ -178,9 +158,7 @@ fn garbage_never_panics() {
     ];
     for _ in 0..2000 {
         let count = random.below(24);
-        let text: Vec<&str> = (0..count)
-            .map(|_| pieces[random.below(pieces.len())])
-            .collect();
+        let text: Vec<&str> = (0..count).map(|_| pieces[random.below(pieces.len())]).collect();
         let _ = parse(&text.join(" "));
     }
 
@@ -210,10 +188,7 @@ fn parse_speed() {
     let mut sources: Vec<String> = all_files().iter().map(|path| read(path)).collect();
     sources.sort_by_key(|source| std::cmp::Reverse(source.len()));
     let corpus: usize = sources.iter().map(String::len).sum();
-    let megabytes: f64 = std::env::var("PTXR_BENCH_MB")
-        .ok()
-        .and_then(|text| text.parse().ok())
-        .unwrap_or(20.0);
+    let megabytes: f64 = std::env::var("PTXR_BENCH_MB").ok().and_then(|text| text.parse().ok()).unwrap_or(20.0);
     let rounds = ((megabytes * 1e6) as usize / corpus).max(1);
     let total = corpus * rounds;
 

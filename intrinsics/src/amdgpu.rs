@@ -31,7 +31,12 @@ fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
 
 impl Amdgpu {
     /// Loads an implicit kernel argument of `bits` width at `offset` bytes.
-    fn implicit_argument<'ctx>(&self, site: &Site<'_, 'ctx>, offset: u64, bits: u32) -> Result<IntValue<'ctx>, Unsupported> {
+    fn implicit_argument<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        offset: u64,
+        bits: u32,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
         let base = call_intrinsic(site, "llvm.amdgcn.implicitarg.ptr", &[], &[])?.into_pointer_value();
         let i8_type = site.context.i8_type();
         let offset = site.context.i64_type().const_int(offset, false);
@@ -71,7 +76,11 @@ impl Target for Amdgpu {
         Vec::new()
     }
 
-    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+    fn finish_kernel<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        _parameters: &KernelParameters<'ctx>,
+    ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(AMDGPU_KERNEL);
         // PTX allows blocks of up to 1024 threads; say so, or the backend assumes 256.
         let attribute = site.context.create_string_attribute("amdgpu-flat-work-group-size", "1,1024");
@@ -88,7 +97,11 @@ impl Target for Amdgpu {
         }
     }
 
-    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+    fn barrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        barrier: &Barrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
             return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
         }
@@ -100,11 +113,19 @@ impl Target for Amdgpu {
         Ok(None)
     }
 
-    fn warp_collective<'ctx>(&self, _site: &Site<'_, 'ctx>, _collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    fn warp_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &WarpCollective<'ctx>,
+    ) -> Result<CollectiveResult<'ctx>, Unsupported> {
         Err(Unsupported { what: "warp collectives (32-lane warps on AMD waves)".to_string() })
     }
 
-    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+    fn special_register<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
         match register {
             SpecialRegister::ThreadId(dimension) => {
                 Ok(call_intrinsic(site, &format!("llvm.amdgcn.workitem.id.{dimension}"), &[], &[])?.into_int_value())

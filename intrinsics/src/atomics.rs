@@ -6,8 +6,8 @@ use std::ffi::CString;
 
 use inkwell::values::{AsValueRef, BasicValueEnum, PointerValue};
 use llvm_sys::core::{
-    LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope, LLVMGetSyncScopeID,
-    LLVMSetAlignment,
+    LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope,
+    LLVMGetSyncScopeID, LLVMSetAlignment,
 };
 use llvm_sys::prelude::LLVMValueRef;
 use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
@@ -149,7 +149,14 @@ pub fn fence(site: &Site<'_, '_>, ordering: MemoryOrdering, scope: &str) -> Resu
     // A relaxed fence is not a fence in LLVM; PTX has none (`membar` is acq_rel at least).
     let ordering = if ordering == MemoryOrdering::Relaxed { MemoryOrdering::AcquireRelease } else { ordering };
     // SAFETY: the builder is positioned in a function of the site's context.
-    let instruction = unsafe { LLVMBuildFenceSyncScope(site.builder.as_mut_ptr(), llvm_ordering(ordering), scope_id(site, scope), name.as_ptr()) };
+    let instruction = unsafe {
+        LLVMBuildFenceSyncScope(
+            site.builder.as_mut_ptr(),
+            llvm_ordering(ordering),
+            scope_id(site, scope),
+            name.as_ptr(),
+        )
+    };
     if instruction.is_null() {
         return Err(Unsupported { what: "a fence here".to_string() });
     }

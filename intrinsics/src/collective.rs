@@ -18,15 +18,36 @@ pub struct Barrier<'ctx> {
 /// One warp collective. Every value is an i32 unless stated; member masks are i32.
 pub enum WarpCollective<'ctx> {
     /// `member_mask` is `None` for the forms without `.sync`: the lanes that arrive together.
-    Shuffle { mode: ShuffleMode, value: IntValue<'ctx>, lane: IntValue<'ctx>, clamp: IntValue<'ctx>, member_mask: Option<IntValue<'ctx>> },
+    Shuffle {
+        mode: ShuffleMode,
+        value: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+        clamp: IntValue<'ctx>,
+        member_mask: Option<IntValue<'ctx>>,
+    },
     /// `predicate` is an i1; `member_mask` as for `Shuffle`.
-    Vote { mode: VoteMode, predicate: IntValue<'ctx>, member_mask: Option<IntValue<'ctx>> },
+    Vote {
+        mode: VoteMode,
+        predicate: IntValue<'ctx>,
+        member_mask: Option<IntValue<'ctx>>,
+    },
     /// `value` is an i32 or an i64.
-    Match { all: bool, value: IntValue<'ctx>, member_mask: IntValue<'ctx> },
-    Redux { operation: ReduxOperation, signed: bool, value: IntValue<'ctx>, member_mask: IntValue<'ctx> },
+    Match {
+        all: bool,
+        value: IntValue<'ctx>,
+        member_mask: IntValue<'ctx>,
+    },
+    Redux {
+        operation: ReduxOperation,
+        signed: bool,
+        value: IntValue<'ctx>,
+        member_mask: IntValue<'ctx>,
+    },
     ActiveMask,
     /// `bar.warp.sync`.
-    Sync { member_mask: IntValue<'ctx> },
+    Sync {
+        member_mask: IntValue<'ctx>,
+    },
 }
 
 /// What a collective produces: a value (i32, or i1 for `vote.all/any/uni`) and, for `shfl` and

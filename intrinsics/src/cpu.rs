@@ -11,8 +11,8 @@ use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, StructType};
 use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
-use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective};
 
 use crate::declare::{call_function, call_intrinsic, to_i32};
@@ -60,8 +60,9 @@ fn context_dimension<'ctx>(
         i32_type.const_int(u64::from(dimension.index()), false),
     ];
     // SAFETY: the indices stay inside BlockContext's [3 x i32] fields.
-    let address = unsafe { site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
-        .map_err(llvm_error)?;
+    let address =
+        unsafe { site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
+            .map_err(llvm_error)?;
     let name = match field {
         block_context_field::CTAID => "ctaid",
         block_context_field::NCTAID => "nctaid",
@@ -70,11 +71,15 @@ fn context_dimension<'ctx>(
     Ok(site.builder.build_load(i32_type, address, &format!("{name}.{dimension}")).map_err(llvm_error)?.into_int_value())
 }
 
-fn context_parameter<'ctx>(site: &Site<'_, 'ctx>, function: inkwell::values::FunctionValue<'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
-    function
-        .get_nth_param(CONTEXT_PARAMETER)
-        .map(|parameter| parameter.into_pointer_value())
-        .ok_or_else(|| Unsupported { what: format!("{} without its hidden context parameter", site.function.get_name().to_string_lossy()) })
+fn context_parameter<'ctx>(
+    site: &Site<'_, 'ctx>,
+    function: inkwell::values::FunctionValue<'ctx>,
+) -> Result<PointerValue<'ctx>, Unsupported> {
+    function.get_nth_param(CONTEXT_PARAMETER).map(|parameter| parameter.into_pointer_value()).ok_or_else(|| {
+        Unsupported {
+            what: format!("{} without its hidden context parameter", site.function.get_name().to_string_lossy()),
+        }
+    })
 }
 
 /// The thread's linear index in its block: `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`.
@@ -108,7 +113,8 @@ fn load_kernel_parameters<'ctx>(
     for (index, parameter_type) in parameters.types.iter().enumerate() {
         let index_value = context.i64_type().const_int(index as u64, false);
         // SAFETY: the runtime passes one pointer per kernel parameter.
-        let slot = unsafe { builder.build_in_bounds_gep(pointer_type, parameter_array, &[index_value], "") }.map_err(llvm_error)?;
+        let slot = unsafe { builder.build_in_bounds_gep(pointer_type, parameter_array, &[index_value], "") }
+            .map_err(llvm_error)?;
         let pointer = builder.build_load(pointer_type, slot, "").map_err(llvm_error)?.into_pointer_value();
         let value = builder.build_load(*parameter_type, pointer, &format!("param{index}")).map_err(llvm_error)?;
         values.push(value.into());
@@ -119,7 +125,11 @@ fn load_kernel_parameters<'ctx>(
 /// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
 /// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
 /// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`).
-fn cooperative_entries<'ctx>(site: &Site<'_, 'ctx>, name: &str, parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+fn cooperative_entries<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    parameters: &KernelParameters<'ctx>,
+) -> Result<(), Unsupported> {
     let context = site.context;
     let builder = site.builder;
     let pointer_type = context.ptr_type(AddressSpace::default());
@@ -132,7 +142,8 @@ fn cooperative_entries<'ctx>(site: &Site<'_, 'ctx>, name: &str, parameters: &Ker
     let thread_site = Site { context, module: site.module, builder, function: thread };
     let parameter = |index: u32| thread.get_nth_param(index).ok_or_else(|| llvm_error("thread entry"));
     let values = load_kernel_parameters(&thread_site, parameter(0)?.into_pointer_value(), parameters)?;
-    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![parameter(1)?.into(), parameter(2)?.into(), parameter(3)?.into(), parameter(4)?.into()];
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> =
+        vec![parameter(1)?.into(), parameter(2)?.into(), parameter(3)?.into(), parameter(4)?.into()];
     arguments.extend(values);
     builder.build_call(site.function, &arguments, "").map_err(llvm_error)?;
     builder.build_return(None).map_err(llvm_error)?;
@@ -143,7 +154,8 @@ fn cooperative_entries<'ctx>(site: &Site<'_, 'ctx>, name: &str, parameters: &Ker
     let entry_site = Site { context, module: site.module, builder, function: entry };
     let run_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into(), pointer_type.into()], false);
     let entry_parameter = |index: u32| entry.get_nth_param(index).ok_or_else(|| llvm_error("entry"));
-    let arguments = [entry_parameter(0)?.into(), entry_parameter(1)?.into(), thread.as_global_value().as_pointer_value().into()];
+    let arguments =
+        [entry_parameter(0)?.into(), entry_parameter(1)?.into(), thread.as_global_value().as_pointer_value().into()];
     call_function(&entry_site, runtime_function::RUN_COOPERATIVE_BLOCK, run_type, &arguments)?;
     builder.build_return(None).map_err(llvm_error)?;
     Ok(())
@@ -166,13 +178,20 @@ impl Target for Cpu {
         vec![context.ptr_type(AddressSpace::default()).into(), i32_type.into(), i32_type.into(), i32_type.into()]
     }
 
-    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+    fn finish_kernel<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        parameters: &KernelParameters<'ctx>,
+    ) -> Result<(), Unsupported> {
         let context = site.context;
         let body = site.function;
         let name = body.get_name().to_string_lossy().into_owned();
         body.as_global_value().set_name(&format!("{name}.thread"));
         body.set_linkage(Linkage::Internal);
-        body.add_attribute(AttributeLoc::Function, context.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline"), 0));
+        body.add_attribute(
+            AttributeLoc::Function,
+            context.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline"), 0),
+        );
 
         let pointer_type = context.ptr_type(AddressSpace::default());
         if parameters.cooperative {
@@ -184,8 +203,10 @@ impl Target for Cpu {
         let start = context.append_basic_block(entry, "entry");
         builder.position_at_end(start);
         let entry_site = Site { context, module: site.module, builder, function: entry };
-        let parameter_array = entry.get_nth_param(0).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
-        let context_pointer = entry.get_nth_param(1).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
+        let parameter_array =
+            entry.get_nth_param(0).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
+        let context_pointer =
+            entry.get_nth_param(1).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
         parameter_array.set_name("params");
         context_pointer.set_name("context");
 
@@ -215,8 +236,12 @@ impl Target for Cpu {
 
         builder.position_at_end(loop_x);
         let x = builder.build_phi(i32_type, "tid.x").map_err(llvm_error)?;
-        let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> =
-            vec![context_pointer.into(), x.as_basic_value().into(), y.as_basic_value().into(), z.as_basic_value().into()];
+        let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![
+            context_pointer.into(),
+            x.as_basic_value().into(),
+            y.as_basic_value().into(),
+            z.as_basic_value().into(),
+        ];
         arguments.extend(values);
         builder.build_call(body, &arguments, "").map_err(llvm_error)?;
         let one = i32_type.const_int(1, false);
@@ -249,7 +274,11 @@ impl Target for Cpu {
         ""
     }
 
-    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+    fn barrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        barrier: &Barrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         let i32_type = site.context.i32_type();
         let operation = match barrier.operation {
             BarrierOperation::Sync => barrier_operation::SYNC,
@@ -276,17 +305,24 @@ impl Target for Cpu {
             BarrierOperation::Sync | BarrierOperation::Arrive => None,
             BarrierOperation::ReducePopulationCount => Some(result),
             BarrierOperation::ReduceAnd | BarrierOperation::ReduceOr => Some(
-                site.builder.build_int_compare(IntPredicate::NE, result, i32_type.const_zero(), "").map_err(llvm_error)?,
+                site.builder
+                    .build_int_compare(IntPredicate::NE, result, i32_type.const_zero(), "")
+                    .map_err(llvm_error)?,
             ),
         })
     }
 
-    fn warp_collective<'ctx>(&self, site: &Site<'_, 'ctx>, collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    fn warp_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &WarpCollective<'ctx>,
+    ) -> Result<CollectiveResult<'ctx>, Unsupported> {
         let builder = site.builder;
         let i32_type = site.context.i32_type();
         let i64_type = site.context.i64_type();
         let zero = i32_type.const_zero();
-        let widen = |value: IntValue<'ctx>| builder.build_int_z_extend_or_bit_cast(value, i64_type, "").map_err(llvm_error);
+        let widen =
+            |value: IntValue<'ctx>| builder.build_int_z_extend_or_bit_cast(value, i64_type, "").map_err(llvm_error);
         let (kind, member_mask, a, b, c) = match collective {
             WarpCollective::Shuffle { mode, value, lane, clamp, member_mask } => {
                 let kind = match mode {
@@ -325,18 +361,25 @@ impl Target for Cpu {
                 (kind, *member_mask, widen(*value)?, zero, zero)
             }
             WarpCollective::ActiveMask => (warp_collective::ACTIVE_MASK, zero, i64_type.const_zero(), zero, zero),
-            WarpCollective::Sync { member_mask } => (warp_collective::SYNC, *member_mask, i64_type.const_zero(), zero, zero),
+            WarpCollective::Sync { member_mask } => {
+                (warp_collective::SYNC, *member_mask, i64_type.const_zero(), zero, zero)
+            }
         };
-        let function_type = i64_type.fn_type(&[i32_type.into(), i32_type.into(), i64_type.into(), i32_type.into(), i32_type.into()], false);
-        let arguments = [i32_type.const_int(u64::from(kind), false).into(), member_mask.into(), a.into(), b.into(), c.into()];
+        let function_type = i64_type
+            .fn_type(&[i32_type.into(), i32_type.into(), i64_type.into(), i32_type.into(), i32_type.into()], false);
+        let arguments =
+            [i32_type.const_int(u64::from(kind), false).into(), member_mask.into(), a.into(), b.into(), c.into()];
         let packed = call_function(site, runtime_function::WARP_COLLECTIVE, function_type, &arguments)?
             .ok_or_else(|| llvm_error("collective result"))?
             .into_int_value();
         let value = builder.build_int_truncate(packed, i32_type, "").map_err(llvm_error)?;
-        let shifted = builder.build_right_shift(packed, i64_type.const_int(32, false), false, "").map_err(llvm_error)?;
+        let shifted =
+            builder.build_right_shift(packed, i64_type.const_int(32, false), false, "").map_err(llvm_error)?;
         let predicate = builder.build_int_truncate(shifted, site.context.bool_type(), "").map_err(llvm_error)?;
         Ok(match collective {
-            WarpCollective::Shuffle { .. } | WarpCollective::Match { all: true, .. } => CollectiveResult { value: Some(value), predicate: Some(predicate) },
+            WarpCollective::Shuffle { .. } | WarpCollective::Match { all: true, .. } => {
+                CollectiveResult { value: Some(value), predicate: Some(predicate) }
+            }
             WarpCollective::Vote { mode: VoteMode::All | VoteMode::Any | VoteMode::Uniform, .. } => {
                 let truth = builder.build_int_compare(IntPredicate::NE, value, zero, "").map_err(llvm_error)?;
                 CollectiveResult { value: Some(truth), predicate: None }
@@ -355,13 +398,19 @@ impl Target for Cpu {
         let i32_type = site.context.i32_type();
         let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(block_context_field::SHARED), false)];
         // SAFETY: the indices name BlockContext's shared-memory pointer field.
-        let address = unsafe { site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
-            .map_err(llvm_error)?;
+        let address = unsafe {
+            site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "")
+        }
+        .map_err(llvm_error)?;
         let pointer_type = site.context.ptr_type(AddressSpace::default());
         Ok(site.builder.build_load(pointer_type, address, "shared.window").map_err(llvm_error)?.into_pointer_value())
     }
 
-    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+    fn special_register<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
         let context_pointer = || context_parameter(site, site.function);
         match register {
             SpecialRegister::ThreadId(dimension) => site
@@ -372,7 +421,9 @@ impl Target for Cpu {
             SpecialRegister::ThreadCount(dimension) => {
                 context_dimension(site, context_pointer()?, block_context_field::NTID, dimension)
             }
-            SpecialRegister::CtaId(dimension) => context_dimension(site, context_pointer()?, block_context_field::CTAID, dimension),
+            SpecialRegister::CtaId(dimension) => {
+                context_dimension(site, context_pointer()?, block_context_field::CTAID, dimension)
+            }
             SpecialRegister::CtaCount(dimension) => {
                 context_dimension(site, context_pointer()?, block_context_field::NCTAID, dimension)
             }
@@ -393,7 +444,10 @@ impl Target for Cpu {
                     let size = context_dimension(site, pointer, block_context_field::NTID, dimension)?;
                     total = site.builder.build_int_mul(total, size, "").map_err(llvm_error)?;
                 }
-                let rounded = site.builder.build_int_add(total, site.context.i32_type().const_int(WARP_SIZE - 1, false), "").map_err(llvm_error)?;
+                let rounded = site
+                    .builder
+                    .build_int_add(total, site.context.i32_type().const_int(WARP_SIZE - 1, false), "")
+                    .map_err(llvm_error)?;
                 let shift = site.context.i32_type().const_int(WARP_SIZE.trailing_zeros().into(), false);
                 site.builder.build_right_shift(rounded, shift, false, "nwarpid").map_err(llvm_error)
             }

@@ -76,10 +76,18 @@ pub trait Target {
 
     /// Turns a lowered kernel body into what this target launches: a calling convention and
     /// attributes on the GPUs, a block-running entry for the CPU runtime.
-    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported>;
+    fn finish_kernel<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        parameters: &KernelParameters<'ctx>,
+    ) -> Result<(), Unsupported>;
 
     /// Reads a special register inside the function of `site`, as a 32- or 64-bit integer.
-    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported>;
+    fn special_register<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported>;
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {
@@ -110,10 +118,18 @@ pub trait Target {
 
     /// A block-level barrier; returns the reduction's result for `bar.red` (i32 for `.popc`,
     /// i1 for `.and`/`.or`).
-    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported>;
+    fn barrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        barrier: &Barrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported>;
 
     /// A warp collective with PTX's 32-lane warps.
-    fn warp_collective<'ctx>(&self, site: &Site<'_, 'ctx>, collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported>;
+    fn warp_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &WarpCollective<'ctx>,
+    ) -> Result<CollectiveResult<'ctx>, Unsupported>;
 
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {

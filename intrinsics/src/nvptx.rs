@@ -41,7 +41,11 @@ impl Target for Nvptx {
         Vec::new()
     }
 
-    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+    fn finish_kernel<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        _parameters: &KernelParameters<'ctx>,
+    ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(PTX_KERNEL);
         Ok(())
     }
@@ -55,7 +59,11 @@ impl Target for Nvptx {
         }
     }
 
-    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+    fn barrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        barrier: &Barrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         let operation = match barrier.operation {
             BarrierOperation::Sync => "sync",
             BarrierOperation::Arrive => "arrive",
@@ -76,7 +84,11 @@ impl Target for Nvptx {
         Ok(if barrier.predicate.is_some() { result } else { None })
     }
 
-    fn warp_collective<'ctx>(&self, site: &Site<'_, 'ctx>, collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    fn warp_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &WarpCollective<'ctx>,
+    ) -> Result<CollectiveResult<'ctx>, Unsupported> {
         let pair = |value: inkwell::values::BasicValueEnum<'ctx>| -> Result<CollectiveResult<'ctx>, Unsupported> {
             let structure = value.into_struct_value();
             let extract = |index| {
@@ -89,7 +101,10 @@ impl Target for Nvptx {
         };
         // The forms without `.sync` ran on converged warps: every lane takes part.
         let all_lanes = site.context.i32_type().const_all_ones();
-        let single = |value: inkwell::values::BasicValueEnum<'ctx>| CollectiveResult { value: Some(value.into_int_value()), predicate: None };
+        let single = |value: inkwell::values::BasicValueEnum<'ctx>| CollectiveResult {
+            value: Some(value.into_int_value()),
+            predicate: None,
+        };
         match collective {
             WarpCollective::Shuffle { mode, value, lane, clamp, member_mask } => {
                 let mode = match mode {
@@ -100,7 +115,12 @@ impl Target for Nvptx {
                 };
                 let name = format!("llvm.nvvm.shfl.sync.{mode}.i32p");
                 let member_mask = member_mask.unwrap_or(all_lanes);
-                pair(call_intrinsic(site, &name, &[], &[member_mask.into(), (*value).into(), (*lane).into(), (*clamp).into()])?)
+                pair(call_intrinsic(
+                    site,
+                    &name,
+                    &[],
+                    &[member_mask.into(), (*value).into(), (*lane).into(), (*clamp).into()],
+                )?)
             }
             WarpCollective::Vote { mode, predicate, member_mask } => {
                 let mode = match mode {
@@ -110,7 +130,12 @@ impl Target for Nvptx {
                     VoteMode::Ballot => "ballot",
                 };
                 let name = format!("llvm.nvvm.vote.{mode}.sync");
-                Ok(single(call_intrinsic(site, &name, &[], &[member_mask.unwrap_or(all_lanes).into(), (*predicate).into()])?))
+                Ok(single(call_intrinsic(
+                    site,
+                    &name,
+                    &[],
+                    &[member_mask.unwrap_or(all_lanes).into(), (*predicate).into()],
+                )?))
             }
             WarpCollective::Match { all, value, member_mask } => {
                 let width = value.get_type().get_bit_width();
@@ -143,7 +168,11 @@ impl Target for Nvptx {
         }
     }
 
-    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+    fn special_register<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
         let name = match register {
             SpecialRegister::ThreadId(dimension) => format!("llvm.nvvm.read.ptx.sreg.tid.{dimension}"),
             SpecialRegister::ThreadCount(dimension) => format!("llvm.nvvm.read.ptx.sreg.ntid.{dimension}"),

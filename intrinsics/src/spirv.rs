@@ -13,7 +13,10 @@ use crate::declare::to_i32;
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope};
 
 use crate::atomics::ReadModifyWrite;
-use crate::{function_or_declare, Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+use crate::{
+    function_or_declare, Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported,
+    WarpCollective,
+};
 
 /// `CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE` of OpenCL C.
 const LOCAL_AND_GLOBAL_MEMORY_FENCE: u64 = 0x1 | 0x2;
@@ -26,7 +29,12 @@ pub struct Spirv;
 
 impl Spirv {
     /// Calls `size_t NAME(uint dimension)` and truncates the result to 32 bits.
-    fn work_item_builtin<'ctx>(&self, site: &Site<'_, 'ctx>, mangled_name: &str, dimension: u32) -> Result<IntValue<'ctx>, Unsupported> {
+    fn work_item_builtin<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        mangled_name: &str,
+        dimension: u32,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
         let i32_type = site.context.i32_type();
         let size_type = site.context.i64_type();
         let builtin = function_or_declare(site.module, mangled_name, || size_type.fn_type(&[i32_type.into()], false));
@@ -64,7 +72,11 @@ impl Target for Spirv {
         Vec::new()
     }
 
-    fn finish_kernel<'ctx>(&self, site: &Site<'_, 'ctx>, _parameters: &KernelParameters<'ctx>) -> Result<(), Unsupported> {
+    fn finish_kernel<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        _parameters: &KernelParameters<'ctx>,
+    ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(SPIR_KERNEL);
         Ok(())
     }
@@ -78,7 +90,9 @@ impl Target for Spirv {
 
     fn supports_atomic(&self, operation: ReadModifyWrite) -> Result<(), Unsupported> {
         match operation {
-            ReadModifyWrite::FloatAdd => Err(Unsupported { what: "floating-point atomic add (SPV_EXT_shader_atomic_float_add)".to_string() }),
+            ReadModifyWrite::FloatAdd => {
+                Err(Unsupported { what: "floating-point atomic add (SPV_EXT_shader_atomic_float_add)".to_string() })
+            }
             ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap => {
                 Err(Unsupported { what: "wrapping atomic increment and decrement".to_string() })
             }
@@ -86,14 +100,20 @@ impl Target for Spirv {
         }
     }
 
-    fn barrier<'ctx>(&self, site: &Site<'_, 'ctx>, barrier: &Barrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+    fn barrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        barrier: &Barrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
             return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
         }
         // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
         // memories, as `bar.sync` orders shared and global accesses of the block.
         let i32_type = site.context.i32_type();
-        let builtin = function_or_declare(site.module, "_Z7barrierj", || site.context.void_type().fn_type(&[i32_type.into()], false));
+        let builtin = function_or_declare(site.module, "_Z7barrierj", || {
+            site.context.void_type().fn_type(&[i32_type.into()], false)
+        });
         builtin.set_call_conventions(SPIR_FUNC);
         let call = site
             .builder
@@ -103,16 +123,30 @@ impl Target for Spirv {
         Ok(None)
     }
 
-    fn warp_collective<'ctx>(&self, _site: &Site<'_, 'ctx>, _collective: &WarpCollective<'ctx>) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    fn warp_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &WarpCollective<'ctx>,
+    ) -> Result<CollectiveResult<'ctx>, Unsupported> {
         Err(Unsupported { what: "warp collectives (sub-group operations)".to_string() })
     }
 
-    fn special_register<'ctx>(&self, site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+    fn special_register<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
         match register {
-            SpecialRegister::ThreadId(dimension) => self.work_item_builtin(site, "_Z12get_local_idj", dimension.index()),
-            SpecialRegister::ThreadCount(dimension) => self.work_item_builtin(site, "_Z14get_local_sizej", dimension.index()),
+            SpecialRegister::ThreadId(dimension) => {
+                self.work_item_builtin(site, "_Z12get_local_idj", dimension.index())
+            }
+            SpecialRegister::ThreadCount(dimension) => {
+                self.work_item_builtin(site, "_Z14get_local_sizej", dimension.index())
+            }
             SpecialRegister::CtaId(dimension) => self.work_item_builtin(site, "_Z12get_group_idj", dimension.index()),
-            SpecialRegister::CtaCount(dimension) => self.work_item_builtin(site, "_Z14get_num_groupsj", dimension.index()),
+            SpecialRegister::CtaCount(dimension) => {
+                self.work_item_builtin(site, "_Z14get_num_groupsj", dimension.index())
+            }
             SpecialRegister::LaneId
             | SpecialRegister::WarpId
             | SpecialRegister::WarpCount

@@ -30,7 +30,12 @@ pub struct FunctionLowering<'a, 'ctx> {
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
-    pub fn new(shared: &'a ModuleContext<'a, 'ctx>, function_index: u32, function: &'a ir::Function, llvm_function: FunctionValue<'ctx>) -> Self {
+    pub fn new(
+        shared: &'a ModuleContext<'a, 'ctx>,
+        function_index: u32,
+        function: &'a ir::Function,
+        llvm_function: FunctionValue<'ctx>,
+    ) -> Self {
         FunctionLowering {
             shared,
             function_index,
@@ -47,7 +52,12 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     }
 
     pub fn site(&self) -> Site<'a, 'ctx> {
-        Site { context: self.shared.context, module: self.shared.module, builder: self.shared.builder, function: self.llvm_function }
+        Site {
+            context: self.shared.context,
+            module: self.shared.module,
+            builder: self.shared.builder,
+            function: self.llvm_function,
+        }
     }
 
     pub fn variable(&self, id: VariableId) -> &'a ir::Variable {
@@ -88,8 +98,14 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     }
 
     /// The host pointer at a shared-space address (an offset into the block's window).
-    pub fn in_shared_window_at(&self, offset: inkwell::values::IntValue<'ctx>, span: Span) -> LoweringResult<PointerValue<'ctx>> {
-        let base = self.shared_window.ok_or_else(|| LoweringError::internal("no shared-memory window in this function", span))?;
+    pub fn in_shared_window_at(
+        &self,
+        offset: inkwell::values::IntValue<'ctx>,
+        span: Span,
+    ) -> LoweringResult<PointerValue<'ctx>> {
+        let base = self
+            .shared_window
+            .ok_or_else(|| LoweringError::internal("no shared-memory window in this function", span))?;
         // SAFETY: PTX shared addresses are byte offsets into the window; LLVM is told no bounds.
         Ok(unsafe { self.shared.builder.build_gep(self.shared.context.i8_type(), base, &[offset], "") }?)
     }
@@ -130,11 +146,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         let target_name = self.target_name();
         // A module without `.shared` variables has no shared memory to address: no window load.
         if self.shared.target.shared_variables_in_window() && !self.shared.shared_layout.is_empty() {
-            let window = self
-                .shared
-                .target
-                .shared_window_base(&self.site())
-                .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, self.function.span))?;
+            let window = self.shared.target.shared_window_base(&self.site()).map_err(|unsupported| {
+                LoweringError::unsupported(&unsupported.what, target_name, self.function.span)
+            })?;
             self.shared_window = Some(window);
         }
         for (index, variable) in self.function.variables.iter().enumerate() {
@@ -149,32 +163,40 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 }
                 StateSpace::Local => {
                     let size = variable.size_bytes().max(1) as u32;
-                    let pointer = builder.build_alloca(context.i8_type().array_type(size), value_name(&variable.name))?;
+                    let pointer =
+                        builder.build_alloca(context.i8_type().array_type(size), value_name(&variable.name))?;
                     set_alignment(pointer, variable.align.unwrap_or(variable.ty.bytes()).max(1));
                     pointer
                 }
                 StateSpace::Shared if self.shared.target.shared_variables_in_window() => {
-                    let offset = self
-                        .shared_window_offset(VariableId::Local(index as u32))
-                        .ok_or_else(|| LoweringError::internal("a shared variable outside the layout", variable.span))?;
+                    let offset = self.shared_window_offset(VariableId::Local(index as u32)).ok_or_else(|| {
+                        LoweringError::internal("a shared variable outside the layout", variable.span)
+                    })?;
                     self.in_shared_window(offset, variable.span)?
                 }
                 StateSpace::Shared => {
-                    self.shared
-                        .target
-                        .supports_shared_variables()
-                        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?;
+                    self.shared.target.supports_shared_variables().map_err(|unsupported| {
+                        LoweringError::unsupported(&unsupported.what, target_name, variable.span)
+                    })?;
                     let size = variable.size_bytes().max(1) as u32;
                     let storage_type = context.i8_type().array_type(size);
                     let name = format!("{}.{}", self.function.name, variable.name);
-                    let global = self.shared.module.add_global(storage_type, Some(self.shared.target.address_space(StateSpace::Shared)), &name);
+                    let global = self.shared.module.add_global(
+                        storage_type,
+                        Some(self.shared.target.address_space(StateSpace::Shared)),
+                        &name,
+                    );
                     global.set_initializer(&storage_type.get_undef());
                     global.set_linkage(inkwell::module::Linkage::Internal);
                     global.set_alignment(variable.align.unwrap_or(variable.ty.bytes()).max(1));
                     global.as_pointer_value()
                 }
                 other => {
-                    return Err(LoweringError::unsupported(&format!("{other} variables in functions"), target_name, variable.span));
+                    return Err(LoweringError::unsupported(
+                        &format!("{other} variables in functions"),
+                        target_name,
+                        variable.span,
+                    ));
                 }
             };
             self.storage.insert(index as u32, pointer);
@@ -202,12 +224,15 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             self.build_return()?;
         }
         if self.function.kind == FunctionKind::Entry {
-            let types = self.function.parameter_variables().map(|variable| parameter_type(self.shared.context, variable)).collect();
+            let types = self
+                .function
+                .parameter_variables()
+                .map(|variable| parameter_type(self.shared.context, variable))
+                .collect();
             let cooperative = self.shared.cooperative;
-            self.shared
-                .target
-                .finish_kernel(&self.site(), &KernelParameters { types, cooperative })
-                .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span))?;
+            self.shared.target.finish_kernel(&self.site(), &KernelParameters { types, cooperative }).map_err(
+                |unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span),
+            )?;
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ mod values;
 
 pub use codegen::{emit, optimize, verify, Emit, JitModule};
 pub use error::{LoweringError, LoweringResult};
+pub use inkwell::context::Context;
 pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
 pub use module::lower;
 pub use pipeline::{compile, with_jit, PipelineError, PipelineOptions};
-pub use inkwell::context::Context;

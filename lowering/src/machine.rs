@@ -63,17 +63,17 @@ pub fn initialize_targets() {
 pub fn target_machine(description: &TargetDescription, options: MachineOptions) -> Result<TargetMachine, String> {
     initialize_targets();
     let triple = TargetTriple::create(&description.triple);
-    let target = LlvmTarget::from_triple(&triple).map_err(|error| format!("LLVM has no target for `{}`: {error}", description.triple))?;
+    let target = LlvmTarget::from_triple(&triple)
+        .map_err(|error| format!("LLVM has no target for `{}`: {error}", description.triple))?;
     let (cpu, features) = if description.kind == TargetKind::Cpu && description.cpu == "native" {
-        (
-            TargetMachine::get_host_cpu_name().to_string(),
-            TargetMachine::get_host_cpu_features().to_string(),
-        )
+        (TargetMachine::get_host_cpu_name().to_string(), TargetMachine::get_host_cpu_features().to_string())
     } else {
         (description.cpu.clone(), description.features.clone())
     };
     let relocation = if options.position_independent { RelocMode::PIC } else { RelocMode::Default };
     target
         .create_target_machine(&triple, &cpu, &features, options.optimization, relocation, CodeModel::Default)
-        .ok_or_else(|| format!("LLVM cannot create a target machine for `{}` with processor `{cpu}`", description.triple))
+        .ok_or_else(|| {
+            format!("LLVM cannot create a target machine for `{}` with processor `{cpu}`", description.triple)
+        })
 }

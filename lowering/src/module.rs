@@ -94,7 +94,10 @@ pub fn lower<'ctx>(
     Ok(module)
 }
 
-fn declare_global<'ctx>(shared: &ModuleContext<'_, 'ctx>, variable: &ir::Variable) -> Result<GlobalValue<'ctx>, LoweringError> {
+fn declare_global<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+) -> Result<GlobalValue<'ctx>, LoweringError> {
     let target_name = shared.target.kind().name();
     match variable.state_space {
         StateSpace::Global | StateSpace::Const => {}
@@ -103,7 +106,11 @@ fn declare_global<'ctx>(shared: &ModuleContext<'_, 'ctx>, variable: &ir::Variabl
             .supports_shared_variables()
             .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?,
         other => {
-            return Err(LoweringError::unsupported(&format!("module-scope {other} variables"), target_name, variable.span));
+            return Err(LoweringError::unsupported(
+                &format!("module-scope {other} variables"),
+                target_name,
+                variable.span,
+            ));
         }
     }
     if variable.array_length == Some(0) {
@@ -184,7 +191,10 @@ pub fn parameter_type<'ctx>(context: &'ctx Context, variable: &ir::Variable) -> 
 }
 
 /// The storage of a module-scope variable, for `VariableId::Global`.
-pub fn global_pointer<'ctx>(shared: &ModuleContext<'_, 'ctx>, id: VariableId) -> Option<inkwell::values::PointerValue<'ctx>> {
+pub fn global_pointer<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    id: VariableId,
+) -> Option<inkwell::values::PointerValue<'ctx>> {
     match id {
         VariableId::Global(index) => shared.globals.get(&index).map(|global| global.as_pointer_value()),
         VariableId::Local(_) => None,

@@ -37,15 +37,23 @@ fn optimization_level(level: u8) -> OptimizationLevel {
 }
 
 /// Lowers and verifies; the optimisation pipeline has run on the result.
-fn build<'ctx>(context: &'ctx Context, module: &ir::Module, options: &PipelineOptions) -> Result<(Module<'ctx>, TargetMachine), PipelineError> {
-    let machine_options = MachineOptions { optimization: optimization_level(options.optimization), position_independent: true };
+fn build<'ctx>(
+    context: &'ctx Context,
+    module: &ir::Module,
+    options: &PipelineOptions,
+) -> Result<(Module<'ctx>, TargetMachine), PipelineError> {
+    let machine_options =
+        MachineOptions { optimization: optimization_level(options.optimization), position_independent: true };
     let machine = target_machine(&options.target, machine_options).map_err(PipelineError::Llvm)?;
     let target = ptxr_intrinsics::for_kind(options.target.kind);
-    let llvm_module =
-        crate::module::lower(context, module, target.as_ref(), &machine, &options.module_name).map_err(PipelineError::Diagnostics)?;
-    verify(&llvm_module).map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
+    let llvm_module = crate::module::lower(context, module, target.as_ref(), &machine, &options.module_name)
+        .map_err(PipelineError::Diagnostics)?;
+    verify(&llvm_module)
+        .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
-    verify(&llvm_module).map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}")))?;
+    verify(&llvm_module).map_err(|message| {
+        PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}"))
+    })?;
     Ok((llvm_module, machine))
 }
 

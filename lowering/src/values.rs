@@ -48,11 +48,9 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 })
             }
             Value::SpecialRegister(register) => {
-                let value = self
-                    .shared
-                    .target
-                    .special_register(&self.site(), *register)
-                    .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span))?;
+                let value = self.shared.target.special_register(&self.site(), *register).map_err(|unsupported| {
+                    LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span)
+                })?;
                 let register_type = if register.bits() == 64 { ScalarType::U64 } else { ScalarType::U32 };
                 self.resize(value.into(), register_type, ty)
             }
@@ -67,7 +65,11 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 if ty.bits() < address_bits {
                     // A truncated address would point elsewhere: refuse rather than crash.
                     return Err(LoweringError::unsupported(
-                        &format!("the {}-bit address of `{}` (addresses here are {address_bits}-bit)", ty.bits(), self.variable(*id).name),
+                        &format!(
+                            "the {}-bit address of `{}` (addresses here are {address_bits}-bit)",
+                            ty.bits(),
+                            self.variable(*id).name
+                        ),
                         self.target_name(),
                         operand.span,
                     ));
@@ -97,7 +99,12 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     /// Converts a value of PTX type `from` to PTX type `to` by the operand size rules: same size
     /// is a bit cast; narrower is a truncation of the bits; wider extends by `from`'s kind
     /// (sign for signed types, zero otherwise).
-    pub fn resize(&self, value: BasicValueEnum<'ctx>, from: ScalarType, to: ScalarType) -> LoweringResult<BasicValueEnum<'ctx>> {
+    pub fn resize(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        from: ScalarType,
+        to: ScalarType,
+    ) -> LoweringResult<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(value);
         }
@@ -107,7 +114,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         if from.bits() == to.bits() {
             return Ok(builder.build_bit_cast(value, target_type, "")?);
         }
-        let bits = builder.build_bit_cast(value, crate::types::integer_type(context, from.bits()), "")?.into_int_value();
+        let bits =
+            builder.build_bit_cast(value, crate::types::integer_type(context, from.bits()), "")?.into_int_value();
         let to_int_type = crate::types::integer_type(context, to.bits());
         let resized = if from.bits() > to.bits() {
             builder.build_int_truncate(bits, to_int_type, "")?
@@ -128,7 +136,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         match &address.base {
             AddressBase::Variable(id) => {
                 let base = self.storage(*id, address.span)?;
-                let base = if state_space == StateSpace::Generic && base.get_type().get_address_space() != wanted_space {
+                let base = if state_space == StateSpace::Generic && base.get_type().get_address_space() != wanted_space
+                {
                     builder.build_address_space_cast(base, context.ptr_type(wanted_space), "")?
                 } else {
                     base
@@ -142,7 +151,9 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             AddressBase::Register(id) => {
                 let variable = self.variable(*id);
                 let value = self.load_register(*id, address.span)?;
-                let integer = builder.build_bit_cast(value, crate::types::integer_type(context, variable.ty.bits()), "")?.into_int_value();
+                let integer = builder
+                    .build_bit_cast(value, crate::types::integer_type(context, variable.ty.bits()), "")?
+                    .into_int_value();
                 let offset = integer.get_type().const_int(address.offset as u64, true);
                 let sum = if address.offset == 0 { integer } else { builder.build_int_add(integer, offset, "")? };
                 if state_space == StateSpace::Shared && self.shared_window_base().is_some() {

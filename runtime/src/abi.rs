@@ -118,4 +118,5 @@ pub mod warp_collective {
 
 /// One thread of a cooperative block: `NAME.thread_entry` of a kernel that uses barriers or
 /// warp collectives.
-pub type ThreadEntry = unsafe extern "C" fn(params: *const *const u8, context: *const BlockContext, x: u32, y: u32, z: u32);
+pub type ThreadEntry =
+    unsafe extern "C" fn(params: *const *const u8, context: *const BlockContext, x: u32, y: u32, z: u32);

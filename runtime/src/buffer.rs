@@ -54,11 +54,7 @@ impl AlignedBuffer {
         let layout = Layout::from_size_align(len.max(1), ALIGNMENT).ok()?;
         // SAFETY: the layout has a non-zero size.
         let pointer = NonNull::new(unsafe { alloc::alloc_zeroed(layout) })?;
-        Some(AlignedBuffer {
-            pointer,
-            len,
-            origin: Origin::Heap(layout),
-        })
+        Some(AlignedBuffer { pointer, len, origin: Origin::Heap(layout) })
     }
 
     #[cfg(unix)]
@@ -76,16 +72,7 @@ impl AlignedBuffer {
         // follows when the range is free; the result is checked below either way.
         let hint = 0x1000_0000 as *mut libc::c_void;
         // SAFETY: an anonymous private mapping touches no existing memory (no MAP_FIXED).
-        let address = unsafe {
-            libc::mmap(
-                hint,
-                reserved,
-                libc::PROT_READ | libc::PROT_WRITE,
-                flags,
-                -1,
-                0,
-            )
-        };
+        let address = unsafe { libc::mmap(hint, reserved, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
         if address == libc::MAP_FAILED {
             return None;
         }
@@ -96,11 +83,7 @@ impl AlignedBuffer {
         }
         // Anonymous mappings are zero-filled and page aligned, which is more than ALIGNMENT.
         let pointer = NonNull::new(address.cast::<u8>())?;
-        Some(AlignedBuffer {
-            pointer,
-            len,
-            origin: Origin::Mapped { reserved },
-        })
+        Some(AlignedBuffer { pointer, len, origin: Origin::Mapped { reserved } })
     }
 
     #[cfg(not(unix))]
@@ -163,11 +146,7 @@ impl Drop for AlignedBuffer {
 
 impl std::fmt::Debug for AlignedBuffer {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("AlignedBuffer")
-            .field("address", &self.pointer)
-            .field("len", &self.len)
-            .finish()
+        formatter.debug_struct("AlignedBuffer").field("address", &self.pointer).field("len", &self.len).finish()
     }
 }
 
@@ -178,8 +157,7 @@ mod tests {
     #[test]
     fn aligned_zeroed_and_distinct() {
         let first = AlignedBuffer::zeroed(0, Placement::Anywhere).expect("one byte is available");
-        let mut second =
-            AlignedBuffer::zeroed(1000, Placement::Anywhere).expect("1000 bytes are available");
+        let mut second = AlignedBuffer::zeroed(1000, Placement::Anywhere).expect("1000 bytes are available");
         assert!(first.is_empty());
         assert_ne!(first.address(), second.address());
         for buffer in [&first, &second] {
@@ -201,8 +179,7 @@ mod tests {
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[test]
     fn low_placement_fits_32_bits() {
-        let mut buffer =
-            AlignedBuffer::zeroed(4096, Placement::Below4GiB).expect("low memory is available");
+        let mut buffer = AlignedBuffer::zeroed(4096, Placement::Below4GiB).expect("low memory is available");
         assert!(buffer.address() + 4096 <= 1 << 32);
         assert_eq!(buffer.address() % ALIGNMENT as u64, 0);
         assert!(buffer.as_slice().iter().all(|&byte| byte == 0));

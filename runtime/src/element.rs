@@ -58,9 +58,7 @@ pub struct ValueError {
 
 impl ValueError {
     pub(crate) fn new(message: impl Into<String>) -> ValueError {
-        ValueError {
-            message: message.into(),
-        }
+        ValueError { message: message.into() }
     }
 }
 
@@ -94,9 +92,7 @@ impl ElementType {
 
     /// The type named `name` as written in a spec (`"u32"`), if there is one.
     pub fn from_name(name: &str) -> Option<ElementType> {
-        ElementType::ALL
-            .into_iter()
-            .find(|element| element.name() == name)
+        ElementType::ALL.into_iter().find(|element| element.name() == name)
     }
 
     pub fn name(self) -> &'static str {
@@ -123,11 +119,7 @@ impl ElementType {
     pub fn size_bytes(self) -> usize {
         match self {
             ElementType::B8 | ElementType::U8 | ElementType::S8 => 1,
-            ElementType::B16
-            | ElementType::U16
-            | ElementType::S16
-            | ElementType::F16
-            | ElementType::BF16 => 2,
+            ElementType::B16 | ElementType::U16 | ElementType::S16 | ElementType::F16 | ElementType::BF16 => 2,
             ElementType::B32 | ElementType::U32 | ElementType::S32 | ElementType::F32 => 4,
             ElementType::B64 | ElementType::U64 | ElementType::S64 | ElementType::F64 => 8,
         }
@@ -139,18 +131,10 @@ impl ElementType {
 
     pub fn kind(self) -> ElementKind {
         match self {
-            ElementType::B8 | ElementType::B16 | ElementType::B32 | ElementType::B64 => {
-                ElementKind::Bits
-            }
-            ElementType::U8 | ElementType::U16 | ElementType::U32 | ElementType::U64 => {
-                ElementKind::Unsigned
-            }
-            ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64 => {
-                ElementKind::Signed
-            }
-            ElementType::F16 | ElementType::BF16 | ElementType::F32 | ElementType::F64 => {
-                ElementKind::Float
-            }
+            ElementType::B8 | ElementType::B16 | ElementType::B32 | ElementType::B64 => ElementKind::Bits,
+            ElementType::U8 | ElementType::U16 | ElementType::U32 | ElementType::U64 => ElementKind::Unsigned,
+            ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64 => ElementKind::Signed,
+            ElementType::F16 | ElementType::BF16 | ElementType::F32 | ElementType::F64 => ElementKind::Float,
         }
     }
 
@@ -166,9 +150,7 @@ impl ElementType {
     pub fn parse_number(self, literal: &str) -> Result<u64, ValueError> {
         // Rust's parsers also take "inf", "NaN" or a leading '+', which JSON numbers never are.
         let is_json_number = literal.starts_with(|c: char| c == '-' || c.is_ascii_digit())
-            && literal
-                .chars()
-                .all(|c| c.is_ascii_digit() || "-+.eE".contains(c));
+            && literal.chars().all(|c| c.is_ascii_digit() || "-+.eE".contains(c));
         if !is_json_number {
             return Err(ValueError::new(format!("`{literal}` is not a number")));
         }
@@ -178,14 +160,10 @@ impl ElementType {
         let value = match literal.parse::<i128>() {
             Ok(value) => value,
             Err(_) => {
-                let float: f64 = literal
-                    .parse()
-                    .map_err(|_| ValueError::new(format!("`{literal}` is not a number")))?;
+                let float: f64 =
+                    literal.parse().map_err(|_| ValueError::new(format!("`{literal}` is not a number")))?;
                 if float.is_finite() && float.fract() != 0.0 {
-                    return Err(ValueError::new(format!(
-                        "{literal} is not an integer, as {} needs",
-                        self.name()
-                    )));
+                    return Err(ValueError::new(format!("{literal} is not an integer, as {} needs", self.name())));
                 }
                 // Integral and below 2^100, `as` converts exactly; anything larger is out of
                 // every range below.
@@ -198,10 +176,7 @@ impl ElementType {
         };
         let (low, high) = self.integer_range();
         if value < low || value > high {
-            return Err(ValueError::new(format!(
-                "{literal} is out of range for {} ({low} to {high})",
-                self.name()
-            )));
+            return Err(ValueError::new(format!("{literal} is out of range for {} ({low} to {high})", self.name())));
         }
         // Two's complement of negative values, cut to the element's width.
         Ok(value as u64 & self.bit_mask())
@@ -213,9 +188,7 @@ impl ElementType {
         match self.kind() {
             ElementKind::Unsigned => (0, (1i128 << width) - 1),
             ElementKind::Signed => (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1),
-            ElementKind::Bits | ElementKind::Float => {
-                (-(1i128 << (width - 1)), (1i128 << width) - 1)
-            }
+            ElementKind::Bits | ElementKind::Float => (-(1i128 << (width - 1)), (1i128 << width) - 1),
         }
     }
 
@@ -267,10 +240,7 @@ impl ElementType {
             )));
         };
         if self.kind() != ElementKind::Float {
-            return Err(ValueError::new(format!(
-                "\"{text}\" is only for float types, not {}",
-                self.name()
-            )));
+            return Err(ValueError::new(format!("\"{text}\" is only for float types, not {}", self.name())));
         }
         Ok(match self {
             ElementType::F16 => u64::from(f16::from_f64(value).to_bits()),
@@ -283,14 +253,9 @@ impl ElementType {
     /// The bit pattern written as hex, with or without `0x`: `"0x3f800000"`, `"3c00"`. Leading
     /// zeros are allowed; set bits above the element's width are not.
     pub fn parse_bits(self, text: &str) -> Result<u64, ValueError> {
-        let digits = text
-            .strip_prefix("0x")
-            .or_else(|| text.strip_prefix("0X"))
-            .unwrap_or(text);
+        let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
         if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(ValueError::new(format!(
-                "\"{text}\" is not a hex bit pattern like \"0x3f800000\""
-            )));
+            return Err(ValueError::new(format!("\"{text}\" is not a hex bit pattern like \"0x3f800000\"")));
         }
         let significant = digits.trim_start_matches('0');
         let bits = if significant.len() > 16 {
@@ -401,14 +366,8 @@ impl FromStr for ElementType {
 
     fn from_str(name: &str) -> Result<ElementType, ValueError> {
         ElementType::from_name(name).ok_or_else(|| {
-            let names: Vec<&str> = ElementType::ALL
-                .iter()
-                .map(|element| element.name())
-                .collect();
-            ValueError::new(format!(
-                "unknown element type `{name}` (one of {})",
-                names.join(" ")
-            ))
+            let names: Vec<&str> = ElementType::ALL.iter().map(|element| element.name()).collect();
+            ValueError::new(format!("unknown element type `{name}` (one of {})", names.join(" ")))
         })
     }
 }
@@ -434,20 +393,12 @@ mod tests {
         for element in ElementType::ALL {
             assert_eq!(element.name().parse::<ElementType>(), Ok(element));
             assert_eq!(element.to_string(), element.name());
-            assert_eq!(
-                u64::from(element.bit_width()),
-                element.bit_mask().count_ones() as u64
-            );
+            assert_eq!(u64::from(element.bit_width()), element.bit_mask().count_ones() as u64);
         }
         assert_eq!(ElementType::BF16.size_bytes(), 2);
         assert_eq!(ElementType::S64.size_bytes(), 8);
-        let error = "i32"
-            .parse::<ElementType>()
-            .expect_err("i32 is not a PTX type");
-        assert!(
-            error.to_string().contains("unknown element type `i32`"),
-            "{error}"
-        );
+        let error = "i32".parse::<ElementType>().expect_err("i32 is not a PTX type");
+        assert!(error.to_string().contains("unknown element type `i32`"), "{error}");
     }
 
     #[test]
@@ -495,18 +446,13 @@ mod tests {
         // A fixed linear congruential sequence covers all exponents without a random crate.
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         for _ in 0..200_000 {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             for (element, bits) in [(ElementType::F32, state >> 32), (ElementType::F64, state)] {
                 let text = value_text(element, bits);
                 if text.starts_with('"') {
                     continue;
                 }
-                assert!(
-                    text.contains(['.', 'e']),
-                    "{text} must not look like an integer"
-                );
+                assert!(text.contains(['.', 'e']), "{text} must not look like an integer");
                 assert_eq!(element.parse_number(&text), Ok(bits), "{element} {text}");
             }
         }
@@ -514,9 +460,7 @@ mod tests {
 
     #[test]
     fn nan_payload_and_negative_zero() {
-        let payload = ElementType::F32
-            .parse_bits("0x7fc00001")
-            .expect("valid bits");
+        let payload = ElementType::F32.parse_bits("0x7fc00001").expect("valid bits");
         assert_eq!(payload, 0x7fc0_0001);
         assert_eq!(value_text(ElementType::F32, payload), "\"NaN\"");
         assert_eq!(hex_text(ElementType::F32, payload), "0x7fc00001");
@@ -530,73 +474,38 @@ mod tests {
     #[test]
     fn special_strings() {
         assert_eq!(ElementType::F32.parse_special("NaN"), Ok(0x7fc0_0000));
-        assert_eq!(
-            ElementType::F64.parse_special("inf"),
-            Ok(0x7ff0_0000_0000_0000)
-        );
+        assert_eq!(ElementType::F64.parse_special("inf"), Ok(0x7ff0_0000_0000_0000));
         assert_eq!(ElementType::F16.parse_special("-inf"), Ok(0xfc00));
         assert_eq!(ElementType::BF16.parse_special("NaN"), Ok(0x7fc0));
-        assert_eq!(
-            value_text(ElementType::F64, 0xfff0_0000_0000_0000),
-            "\"-inf\""
-        );
+        assert_eq!(value_text(ElementType::F64, 0xfff0_0000_0000_0000), "\"-inf\"");
         assert_eq!(value_text(ElementType::F16, 0x7c00), "\"inf\"");
-        let error = ElementType::U32
-            .parse_special("NaN")
-            .expect_err("not a float type");
-        assert_eq!(
-            error.to_string(),
-            "\"NaN\" is only for float types, not u32"
-        );
-        let error = ElementType::F32
-            .parse_special("one")
-            .expect_err("not special");
-        assert!(
-            error.to_string().contains("\"one\" is not a number"),
-            "{error}"
-        );
+        let error = ElementType::U32.parse_special("NaN").expect_err("not a float type");
+        assert_eq!(error.to_string(), "\"NaN\" is only for float types, not u32");
+        let error = ElementType::F32.parse_special("one").expect_err("not special");
+        assert!(error.to_string().contains("\"one\" is not a number"), "{error}");
     }
 
     #[test]
     fn u64_and_s64_extremes_are_exact() {
-        assert_eq!(
-            ElementType::U64.parse_number("18446744073709551615"),
-            Ok(u64::MAX)
-        );
-        assert_eq!(
-            value_text(ElementType::U64, u64::MAX),
-            "18446744073709551615"
-        );
+        assert_eq!(ElementType::U64.parse_number("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(value_text(ElementType::U64, u64::MAX), "18446744073709551615");
         assert_eq!(hex_text(ElementType::U64, u64::MAX), "0xffffffffffffffff");
-        assert_eq!(
-            ElementType::S64.parse_number("-9223372036854775808"),
-            Ok(0x8000_0000_0000_0000)
-        );
-        assert_eq!(
-            value_text(ElementType::S64, 0x8000_0000_0000_0000),
-            "-9223372036854775808"
-        );
+        assert_eq!(ElementType::S64.parse_number("-9223372036854775808"), Ok(0x8000_0000_0000_0000));
+        assert_eq!(value_text(ElementType::S64, 0x8000_0000_0000_0000), "-9223372036854775808");
         assert_eq!(value_text(ElementType::S8, 0xff), "-1");
         assert_eq!(value_text(ElementType::B8, 0xff), "255");
-        assert_eq!(
-            ElementType::U64.parse_number("9007199254740993"),
-            Ok(9_007_199_254_740_993)
-        );
+        assert_eq!(ElementType::U64.parse_number("9007199254740993"), Ok(9_007_199_254_740_993));
     }
 
     #[test]
     fn integer_ranges() {
         assert_eq!(ElementType::U8.parse_number("255"), Ok(255));
         assert_eq!(
-            ElementType::U8
-                .parse_number("256")
-                .map_err(|error| error.to_string()),
+            ElementType::U8.parse_number("256").map_err(|error| error.to_string()),
             Err("256 is out of range for u8 (0 to 255)".to_owned())
         );
         assert_eq!(
-            ElementType::U32
-                .parse_number("-1")
-                .map_err(|error| error.to_string()),
+            ElementType::U32.parse_number("-1").map_err(|error| error.to_string()),
             Err("-1 is out of range for u32 (0 to 4294967295)".to_owned())
         );
         assert_eq!(ElementType::S16.parse_number("-32768"), Ok(0x8000));
@@ -606,14 +515,10 @@ mod tests {
         assert_eq!(ElementType::U32.parse_number("1e3"), Ok(1000));
         assert_eq!(ElementType::U32.parse_number("7.0"), Ok(7));
         assert_eq!(
-            ElementType::U32
-                .parse_number("1.5")
-                .map_err(|error| error.to_string()),
+            ElementType::U32.parse_number("1.5").map_err(|error| error.to_string()),
             Err("1.5 is not an integer, as u32 needs".to_owned())
         );
-        assert!(ElementType::U64
-            .parse_number("18446744073709551616")
-            .is_err());
+        assert!(ElementType::U64.parse_number("18446744073709551616").is_err());
         assert!(ElementType::U64.parse_number("1e400").is_err());
         assert!(ElementType::S64.parse_number("-1e300").is_err());
         assert!(ElementType::U32.parse_number("inf").is_err());
@@ -622,15 +527,8 @@ mod tests {
 
     #[test]
     fn float_overflow_is_an_error_but_underflow_rounds() {
-        let error = ElementType::F32
-            .parse_number("1e39")
-            .expect_err("overflows f32");
-        assert!(
-            error
-                .to_string()
-                .starts_with("1e39 is out of range for f32"),
-            "{error}"
-        );
+        let error = ElementType::F32.parse_number("1e39").expect_err("overflows f32");
+        assert!(error.to_string().starts_with("1e39 is out of range for f32"), "{error}");
         assert!(ElementType::F16.parse_number("70000").is_err());
         assert_eq!(ElementType::F32.parse_number("1e-60"), Ok(0));
         assert_eq!(ElementType::F32.parse_number("16777217"), Ok(0x4b80_0000));
@@ -643,9 +541,7 @@ mod tests {
         assert_eq!(ElementType::U8.parse_bits("0x00000001"), Ok(1));
         assert_eq!(ElementType::U8.parse_bits("0"), Ok(0));
         assert_eq!(
-            ElementType::U8
-                .parse_bits("0x1ff")
-                .map_err(|error| error.to_string()),
+            ElementType::U8.parse_bits("0x1ff").map_err(|error| error.to_string()),
             Err("\"0x1ff\" does not fit in the 8 bits of u8".to_owned())
         );
         assert!(ElementType::U32.parse_bits("0x").is_err());
@@ -661,14 +557,8 @@ mod tests {
         assert_eq!(value_text(ElementType::F32, 0x4000_0000), "2.0");
         assert_eq!(value_text(ElementType::F64, 2.5f64.to_bits()), "2.5");
         assert_eq!(value_text(ElementType::F32, 1), "1e-45");
-        assert_eq!(
-            value_text(ElementType::F32, u64::from(f32::MAX.to_bits())),
-            "3.4028235e38"
-        );
-        assert_eq!(
-            value_text(ElementType::F32, u64::from(0.1f32.to_bits())),
-            "0.1"
-        );
+        assert_eq!(value_text(ElementType::F32, u64::from(f32::MAX.to_bits())), "3.4028235e38");
+        assert_eq!(value_text(ElementType::F32, u64::from(0.1f32.to_bits())), "0.1");
     }
 
     #[test]

@@ -13,26 +13,15 @@ pub enum RuntimeError {
     /// The message is serde_json's, with line and column.
     SpecSyntax { message: String },
     /// A top-level field of the spec (`grid`, `block`, `shared_bytes`, `kernel`) has a bad value.
-    Field {
-        field: &'static str,
-        message: String,
-    },
+    Field { field: &'static str, message: String },
     /// A buffer's declaration or contents are wrong, or its memory could not be reserved.
     Buffer { buffer: String, message: String },
     /// Entry `index` (counted from 0) of `args` does not fit the kernel's parameter.
     Argument { index: usize, message: String },
     /// `args` has a different length than the kernel's `.param` list.
-    ArgumentCount {
-        kernel: String,
-        expected: usize,
-        given: usize,
-    },
+    ArgumentCount { kernel: String, expected: usize, given: usize },
     /// Reading or writing a file failed; `context` says which file and why it was needed.
-    Io {
-        context: String,
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { context: String, path: PathBuf, source: std::io::Error },
     /// The grid could not be started (no worker thread, no shared memory).
     Launch { message: String },
     /// `PreparedLaunch::run` was called while a `LaunchReport` of an earlier run still shares the
@@ -42,24 +31,15 @@ pub enum RuntimeError {
 
 impl RuntimeError {
     pub(crate) fn field(field: &'static str, message: impl Into<String>) -> RuntimeError {
-        RuntimeError::Field {
-            field,
-            message: message.into(),
-        }
+        RuntimeError::Field { field, message: message.into() }
     }
 
     pub(crate) fn buffer(buffer: &str, message: impl Into<String>) -> RuntimeError {
-        RuntimeError::Buffer {
-            buffer: buffer.to_owned(),
-            message: message.into(),
-        }
+        RuntimeError::Buffer { buffer: buffer.to_owned(), message: message.into() }
     }
 
     pub(crate) fn argument(index: usize, message: impl Into<String>) -> RuntimeError {
-        RuntimeError::Argument {
-            index,
-            message: message.into(),
-        }
+        RuntimeError::Argument { index, message: message.into() }
     }
 }
 
@@ -74,28 +54,20 @@ impl fmt::Display for RuntimeError {
             RuntimeError::Argument { index, message } => {
                 write!(formatter, "args[{index}]: {message}")
             }
-            RuntimeError::ArgumentCount {
-                kernel,
-                expected,
-                given,
-            } => write!(
+            RuntimeError::ArgumentCount { kernel, expected, given } => write!(
                 formatter,
                 "kernel `{kernel}` has {expected} parameter{} but `args` gives {given}",
                 if *expected == 1 { "" } else { "s" }
             ),
-            RuntimeError::Io {
-                context,
-                path,
-                source,
-            } => {
+            RuntimeError::Io { context, path, source } => {
                 write!(formatter, "{context} `{}`: {source}", path.display())
             }
             RuntimeError::Launch { message } => {
                 write!(formatter, "cannot launch the grid: {message}")
             }
-            RuntimeError::BuffersInUse => formatter.write_str(
-                "cannot run again while a report of an earlier run still holds the buffers",
-            ),
+            RuntimeError::BuffersInUse => {
+                formatter.write_str("cannot run again while a report of an earlier run still holds the buffers")
+            }
         }
     }
 }
@@ -115,27 +87,11 @@ mod tests {
 
     #[test]
     fn messages_name_what_is_at_fault() {
-        let error = RuntimeError::argument(
-            2,
-            "kernel parameter `n` is 4 bytes but a u64 value (8 bytes) was given",
-        );
-        assert_eq!(
-            error.to_string(),
-            "args[2]: kernel parameter `n` is 4 bytes but a u64 value (8 bytes) was given"
-        );
-        let error = RuntimeError::ArgumentCount {
-            kernel: "add".into(),
-            expected: 1,
-            given: 3,
-        };
-        assert_eq!(
-            error.to_string(),
-            "kernel `add` has 1 parameter but `args` gives 3"
-        );
+        let error = RuntimeError::argument(2, "kernel parameter `n` is 4 bytes but a u64 value (8 bytes) was given");
+        assert_eq!(error.to_string(), "args[2]: kernel parameter `n` is 4 bytes but a u64 value (8 bytes) was given");
+        let error = RuntimeError::ArgumentCount { kernel: "add".into(), expected: 1, given: 3 };
+        assert_eq!(error.to_string(), "kernel `add` has 1 parameter but `args` gives 3");
         let error = RuntimeError::buffer("in", "data[3]: 300 is out of range for u8 (0 to 255)");
-        assert_eq!(
-            error.to_string(),
-            "buffer `in`: data[3]: 300 is out of range for u8 (0 to 255)"
-        );
+        assert_eq!(error.to_string(), "buffer `in`: data[3]: 300 is out of range for u8 (0 to 255)");
     }
 }

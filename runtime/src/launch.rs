@@ -86,29 +86,18 @@ unsafe impl Sync for PreparedLaunch {}
 /// kernel named differently from the spec's, grid or block sizes beyond CUDA's limits, an
 /// argument count or size that does not match the kernel's `.param` list, unreadable files, and
 /// memory that cannot be had.
-pub fn prepare(
-    spec: &LaunchSpec,
-    spec_dir: &Path,
-    kernel: &KernelSignature,
-) -> Result<PreparedLaunch, RuntimeError> {
+pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> Result<PreparedLaunch, RuntimeError> {
     if let Some(requested) = spec.kernel_name() {
         if requested != kernel.name {
             return Err(RuntimeError::field(
                 "kernel",
-                format!(
-                    "the spec names `{requested}` but the kernel given is `{}`",
-                    kernel.name
-                ),
+                format!("the spec names `{requested}` but the kernel given is `{}`", kernel.name),
             ));
         }
     }
     check_dimensions(spec.grid, spec.block)?;
     let mut names = HashSet::new();
-    if let Some(twice) = spec
-        .buffers
-        .iter()
-        .find(|buffer| !names.insert(buffer.name.as_str()))
-    {
+    if let Some(twice) = spec.buffers.iter().find(|buffer| !names.insert(buffer.name.as_str())) {
         return Err(RuntimeError::buffer(&twice.name, "declared twice"));
     }
     // Arguments beyond the kernel's parameters are ignored, as cuLaunchKernel reads only as many
@@ -135,9 +124,7 @@ pub fn prepare(
                     .buffers
                     .iter()
                     .position(|buffer| &buffer.name == buffer_name)
-                    .ok_or_else(|| {
-                        RuntimeError::argument(index, format!("no buffer named `{buffer_name}`"))
-                    })?;
+                    .ok_or_else(|| RuntimeError::argument(index, format!("no buffer named `{buffer_name}`")))?;
                 match size {
                     8 => {}
                     4 => low_buffers[position] = Some(name),
@@ -166,10 +153,7 @@ pub fn prepare(
                     ));
                 }
                 if *bits > element.bit_mask() {
-                    return Err(RuntimeError::argument(
-                        index,
-                        format!("value {bits:#x} does not fit in {element}"),
-                    ));
+                    return Err(RuntimeError::argument(index, format!("value {bits:#x} does not fit in {element}")));
                 }
                 buffer_of_argument.push(None);
             }
@@ -197,9 +181,7 @@ pub fn prepare(
         worker_threads: None,
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
     };
-    for ((argument, parameter), buffer) in
-        spec.args.iter().zip(&kernel.params).zip(buffer_of_argument)
-    {
+    for ((argument, parameter), buffer) in spec.args.iter().zip(&kernel.params).zip(buffer_of_argument) {
         let size = parameter.size_bytes as usize;
         let value = match (argument, buffer) {
             (_, Some(position)) => launch.buffers[position].memory.address(),
@@ -209,14 +191,11 @@ pub fn prepare(
         };
         // Sizes are 1, 2, 4 or 8 here (checked above); a 4-byte address is below 4 GiB.
         let bytes = value.to_le_bytes();
-        let mut storage =
-            vec![ParameterChunk([0; 16]); size.div_ceil(16).max(1)].into_boxed_slice();
+        let mut storage = vec![ParameterChunk([0; 16]); size.div_ceil(16).max(1)].into_boxed_slice();
         for (offset, &byte) in bytes.iter().take(size).enumerate() {
             storage[offset / 16].0[offset % 16] = byte;
         }
-        launch
-            .parameter_pointers
-            .push(storage.as_ptr().cast::<u8>());
+        launch.parameter_pointers.push(storage.as_ptr().cast::<u8>());
         launch.parameter_storage.push(storage);
         launch.parameter_sizes.push(size);
     }
@@ -225,11 +204,7 @@ pub fn prepare(
 
 /// Allocates one buffer and fills it from the spec; `low_parameter` names a 32-bit pointer
 /// parameter it is passed to, which needs it below 4 GiB.
-fn allocate(
-    buffer: &BufferSpec,
-    spec_dir: &Path,
-    low_parameter: Option<&str>,
-) -> Result<NamedBuffer, RuntimeError> {
+fn allocate(buffer: &BufferSpec, spec_dir: &Path, low_parameter: Option<&str>) -> Result<NamedBuffer, RuntimeError> {
     let name = &buffer.name;
     let element = buffer.element;
     let size = element.size_bytes();
@@ -237,17 +212,8 @@ fn allocate(
         let bytes = len
             .checked_mul(size as u64)
             .and_then(|bytes| usize::try_from(bytes).ok())
-            .ok_or_else(|| {
-                RuntimeError::buffer(
-                    name,
-                    format!("{len} elements of {element} are too many bytes"),
-                )
-            })?;
-        let placement = if low_parameter.is_some() {
-            Placement::Below4GiB
-        } else {
-            Placement::Anywhere
-        };
+            .ok_or_else(|| RuntimeError::buffer(name, format!("{len} elements of {element} are too many bytes")))?;
+        let placement = if low_parameter.is_some() { Placement::Below4GiB } else { Placement::Anywhere };
         AlignedBuffer::zeroed(bytes, placement).ok_or_else(|| match low_parameter {
             Some(parameter) => RuntimeError::buffer(
                 name,
@@ -263,10 +229,7 @@ fn allocate(
         BufferContents::Zeroed { len } => reserve(*len)?,
         BufferContents::Elements(elements) => {
             let mut memory = reserve(elements.len() as u64)?;
-            for (index, (&bits, bytes)) in elements
-                .iter()
-                .zip(memory.as_mut_slice().chunks_exact_mut(size))
-                .enumerate()
+            for (index, (&bits, bytes)) in elements.iter().zip(memory.as_mut_slice().chunks_exact_mut(size)).enumerate()
             {
                 if bits > element.bit_mask() {
                     return Err(RuntimeError::buffer(
@@ -311,11 +274,7 @@ fn allocate(
             memory
         }
     };
-    Ok(NamedBuffer {
-        name: name.clone(),
-        element,
-        memory: Arc::new(memory),
-    })
+    Ok(NamedBuffer { name: name.clone(), element, memory: Arc::new(memory) })
 }
 
 /// The parameter pointer array, sent to the worker threads.
@@ -351,23 +310,22 @@ impl PreparedLaunch {
     /// only memory within the buffers, its dynamic shared memory and its own stack, and is safe
     /// to call from several threads at once for different blocks.
     pub unsafe fn run(&mut self, entry: BlockEntry) -> Result<LaunchReport, RuntimeError> {
-        if self
-            .buffers
-            .iter_mut()
-            .any(|buffer| Arc::get_mut(&mut buffer.memory).is_none())
-        {
+        if self.buffers.iter_mut().any(|buffer| Arc::get_mut(&mut buffer.memory).is_none()) {
             return Err(RuntimeError::BuffersInUse);
         }
         let grid = self.grid;
         let blocks: u64 = grid.iter().map(|&size| u64::from(size)).product();
-        let available = self
-            .worker_threads
-            .or_else(|| thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get);
+        let available =
+            self.worker_threads.or_else(|| thread::available_parallelism().ok()).map_or(1, NonZeroUsize::get);
         let workers = usize::try_from(blocks).map_or(available, |blocks| available.min(blocks));
         // Shared memory for every worker is reserved before the clock starts.
         let mut shared_memories = (0..workers)
-            .map(|_| AlignedBuffer::zeroed(self.static_shared_bytes as usize + self.shared_bytes as usize, Placement::Anywhere))
+            .map(|_| {
+                AlignedBuffer::zeroed(
+                    self.static_shared_bytes as usize + self.shared_bytes as usize,
+                    Placement::Anywhere,
+                )
+            })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| RuntimeError::Launch {
                 message: format!(
@@ -398,15 +356,15 @@ impl PreparedLaunch {
                     .spawn_scoped(scope, move || {
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
-                        unsafe {
-                            run_blocks(entry, parameters, shape, blocks, next_block, shared_memory, stop)
-                        }
+                        unsafe { run_blocks(entry, parameters, shape, blocks, next_block, shared_memory, stop) }
                     });
                 match worker {
                     Ok(handle) => workers.push(handle),
                     // Workers already started take every block, just with less parallelism.
                     Err(_) if !workers.is_empty() => break,
-                    Err(error) => return Err(RuntimeError::Launch { message: format!("cannot start a worker thread: {error}") }),
+                    Err(error) => {
+                        return Err(RuntimeError::Launch { message: format!("cannot start a worker thread: {error}") })
+                    }
                 }
             }
             let mut failure = None;
@@ -477,8 +435,7 @@ impl PreparedLaunch {
 
     /// The current contents of the named buffer (little-endian elements).
     pub fn buffer_bytes(&self, name: &str) -> Option<&[u8]> {
-        self.find_buffer(name)
-            .map(|buffer| buffer.memory.as_slice())
+        self.find_buffer(name).map(|buffer| buffer.memory.as_slice())
     }
 
     /// The address the kernel sees for the named buffer.
@@ -537,11 +494,7 @@ unsafe fn run_blocks(
         }
         shared_memory_fresh = false;
         // Each coordinate is below its grid size, which is a u32.
-        let ctaid = [
-            (index % grid_x) as u32,
-            (index / grid_x % grid_y) as u32,
-            (index / (grid_x * grid_y)) as u32,
-        ];
+        let ctaid = [(index % grid_x) as u32, (index / grid_x % grid_y) as u32, (index / (grid_x * grid_y)) as u32];
         let context = BlockContext {
             ctaid,
             nctaid: shape.grid,
@@ -568,13 +521,7 @@ mod tests {
         KernelSignature {
             static_shared_bytes: 0,
             name: "kernel".into(),
-            params: params
-                .iter()
-                .map(|&(name, size_bytes)| ParamLayout {
-                    name: name.into(),
-                    size_bytes,
-                })
-                .collect(),
+            params: params.iter().map(|&(name, size_bytes)| ParamLayout { name: name.into(), size_bytes }).collect(),
         }
     }
 
@@ -614,15 +561,13 @@ mod tests {
     #[test]
     fn argument_mismatches_are_reported_before_launch() {
         assert_eq!(
-            error(
-                r#"{"args": [{"type": "u32", "value": 1}]}"#,
-                &[("a", 8), ("b", 8)]
-            ),
+            error(r#"{"args": [{"type": "u32", "value": 1}]}"#, &[("a", 8), ("b", 8)]),
             "kernel `kernel` has 2 parameters but `args` gives 1"
         );
         // More arguments than parameters: the extra ones are ignored, as cuLaunchKernel does.
-        let prepared = prepare_text(r#"{"args": [{"type": "u32", "value": 1}, {"type": "u32", "value": 2}]}"#, &[("a", 4)])
-            .expect("extra arguments are accepted");
+        let prepared =
+            prepare_text(r#"{"args": [{"type": "u32", "value": 1}, {"type": "u32", "value": 2}]}"#, &[("a", 4)])
+                .expect("extra arguments are accepted");
         assert_eq!(prepared.ignored_arguments(), 1);
         assert_eq!(
             error(
@@ -632,10 +577,7 @@ mod tests {
             "args[2]: kernel parameter `n` is 4 bytes but a u64 value (8 bytes) was given"
         );
         assert_eq!(
-            error(
-                r#"{"buffers": {"in": {"type": "u8", "len": 1}}, "args": [{"buffer": "in"}]}"#,
-                &[("p", 2)]
-            ),
+            error(r#"{"buffers": {"in": {"type": "u8", "len": 1}}, "args": [{"buffer": "in"}]}"#, &[("p", 2)]),
             "args[0]: kernel parameter `p` is 2 bytes but buffer `in` passes an address (8 \
              bytes, or 4 for .address_size 32 kernels)"
         );
@@ -650,38 +592,27 @@ mod tests {
         let mut spec = LaunchSpec::from_json("{}").expect("valid");
         spec.block = [2048, 1, 1];
         let result = prepare(&spec, Path::new("."), &signature(&[]));
-        assert!(matches!(
-            result,
-            Err(RuntimeError::Field { field: "block", .. })
-        ));
+        assert!(matches!(result, Err(RuntimeError::Field { field: "block", .. })));
         spec.block = [1, 1, 1];
         spec.buffers.push(BufferSpec {
             name: "x".into(),
             element: ElementType::U8,
             contents: BufferContents::Elements(vec![256]),
         });
-        let message = prepare(&spec, Path::new("."), &signature(&[]))
-            .map(|_| ())
-            .expect_err("256 is not a u8")
-            .to_string();
+        let message =
+            prepare(&spec, Path::new("."), &signature(&[])).map(|_| ()).expect_err("256 is not a u8").to_string();
         assert_eq!(message, "buffer `x`: element 0: 0x100 does not fit in u8");
     }
 
     #[test]
     fn file_buffers() {
-        let folder =
-            std::env::temp_dir().join(format!("ptxr-runtime-files-{}", std::process::id()));
+        let folder = std::env::temp_dir().join(format!("ptxr-runtime-files-{}", std::process::id()));
         std::fs::create_dir_all(&folder).expect("temporary folder");
-        let values: Vec<u8> = [1u32, 2, 0xdead_beef]
-            .iter()
-            .flat_map(|value| value.to_le_bytes())
-            .collect();
+        let values: Vec<u8> = [1u32, 2, 0xdead_beef].iter().flat_map(|value| value.to_le_bytes()).collect();
         std::fs::write(folder.join("values.bin"), &values).expect("write input");
         std::fs::write(folder.join("odd.bin"), [1u8, 2, 3]).expect("write input");
-        let spec = |buffer: &str| {
-            LaunchSpec::from_json(&format!(r#"{{"buffers": {{"in": {buffer}}}}}"#))
-                .expect("valid spec")
-        };
+        let spec =
+            |buffer: &str| LaunchSpec::from_json(&format!(r#"{{"buffers": {{"in": {buffer}}}}}"#)).expect("valid spec");
         let prepared = |buffer: &str| prepare(&spec(buffer), &folder, &signature(&[]));
         let launch = prepared(r#"{"type": "u32", "file": "values.bin"}"#).expect("reads the file");
         assert_eq!(launch.buffer_bytes("in"), Some(&values[..]));
@@ -689,10 +620,7 @@ mod tests {
         let message = |buffer: &str| prepared(buffer).map(|_| ()).expect_err("fails").to_string();
         assert_eq!(
             message(r#"{"type": "u32", "file": "values.bin", "len": 4}"#),
-            format!(
-                "buffer `in`: `len` is 4 but file `{}` holds 3",
-                folder.join("values.bin").display()
-            )
+            format!("buffer `in`: `len` is 4 but file `{}` holds 3", folder.join("values.bin").display())
         );
         assert_eq!(
             message(r#"{"type": "u16", "file": "odd.bin"}"#),
@@ -702,20 +630,14 @@ mod tests {
             )
         );
         let missing = message(r#"{"type": "u8", "file": "missing.bin"}"#);
-        assert!(
-            missing.starts_with("buffer `in`: cannot read file `"),
-            "{missing}"
-        );
+        assert!(missing.starts_with("buffer `in`: cannot read file `"), "{missing}");
         assert!(missing.contains("missing.bin"), "{missing}");
         std::fs::remove_dir_all(&folder).expect("clean up");
     }
 
     #[test]
     fn huge_buffers_fail_cleanly() {
-        let message = error(
-            r#"{"buffers": {"big": {"type": "u64", "len": 4611686018427387904}}}"#,
-            &[],
-        );
+        let message = error(r#"{"buffers": {"big": {"type": "u64", "len": 4611686018427387904}}}"#, &[]);
         assert!(message.starts_with("buffer `big`: "), "{message}");
     }
 
@@ -731,10 +653,7 @@ mod tests {
         for (index, name) in ["in", "out"].into_iter().enumerate() {
             let address = launch.buffer_address(name).expect("exists");
             assert!(address < 1 << 32);
-            assert_eq!(
-                launch.parameter_bytes(index),
-                Some(&(address as u32).to_le_bytes()[..])
-            );
+            assert_eq!(launch.parameter_bytes(index), Some(&(address as u32).to_le_bytes()[..]));
         }
         assert_eq!(launch.buffer_bytes("in"), Some(&5u64.to_le_bytes()[..]));
     }

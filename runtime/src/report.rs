@@ -32,16 +32,8 @@ pub struct LaunchReport {
 }
 
 impl LaunchReport {
-    pub(crate) fn new(
-        kernel: String,
-        buffers: Vec<NamedBuffer>,
-        elapsed: Duration,
-    ) -> LaunchReport {
-        LaunchReport {
-            kernel,
-            buffers,
-            elapsed,
-        }
+    pub(crate) fn new(kernel: String, buffers: Vec<NamedBuffer>, elapsed: Duration) -> LaunchReport {
+        LaunchReport { kernel, buffers, elapsed }
     }
 
     pub fn kernel_name(&self) -> &str {
@@ -60,21 +52,12 @@ impl LaunchReport {
 
     /// The named buffer's contents after the run (little-endian elements).
     pub fn buffer_bytes(&self, name: &str) -> Option<&[u8]> {
-        self.buffers
-            .iter()
-            .find(|buffer| buffer.name == name)
-            .map(|buffer| buffer.memory.as_slice())
+        self.buffers.iter().find(|buffer| buffer.name == name).map(|buffer| buffer.memory.as_slice())
     }
 
     /// The buffer names, element types and contents, in the spec's order.
     pub fn buffers(&self) -> impl Iterator<Item = (&str, ElementType, &[u8])> {
-        self.buffers.iter().map(|buffer| {
-            (
-                buffer.name.as_str(),
-                buffer.element,
-                buffer.memory.as_slice(),
-            )
-        })
+        self.buffers.iter().map(|buffer| (buffer.name.as_str(), buffer.element, buffer.memory.as_slice()))
     }
 
     /// The output JSON of the launch contract, ending in a newline. Each buffer has `type`,
@@ -107,11 +90,7 @@ impl LaunchReport {
                         path: path.clone(),
                         source,
                     })?;
-                    let _ = write!(
-                        out,
-                        ", \"len\": {}, \"file\": ",
-                        bytes.len() / element.size_bytes()
-                    );
+                    let _ = write!(out, ", \"len\": {}, \"file\": ", bytes.len() / element.size_bytes());
                     write_string(&path.to_string_lossy(), &mut out);
                 }
                 None => {
@@ -128,11 +107,7 @@ impl LaunchReport {
             }
             out.push_str(" }");
         }
-        out.push_str(if self.buffers.is_empty() {
-            "},\n"
-        } else {
-            "\n  },\n"
-        });
+        out.push_str(if self.buffers.is_empty() { "},\n" } else { "\n  },\n" });
         let _ = writeln!(out, "  \"elapsed_ms\": {:?}\n}}", self.elapsed_ms());
         Ok(out)
     }
@@ -167,13 +142,9 @@ fn write_elements(
 
 /// `DIR/NAME.bin`, refusing names that would leave the folder or are not file names.
 fn dump_file(folder: &Path, name: &str) -> Result<std::path::PathBuf, RuntimeError> {
-    let usable =
-        !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0']);
+    let usable = !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0']);
     if !usable {
-        return Err(RuntimeError::buffer(
-            name,
-            "its name cannot be a file name in the dump folder",
-        ));
+        return Err(RuntimeError::buffer(name, "its name cannot be a file name in the dump folder"));
     }
     Ok(folder.join(format!("{name}.bin")))
 }
@@ -207,11 +178,7 @@ mod tests {
     fn buffer(name: &str, element: ElementType, bytes: &[u8]) -> NamedBuffer {
         let mut memory = AlignedBuffer::zeroed(bytes.len(), Placement::Anywhere).expect("memory");
         memory.as_mut_slice().copy_from_slice(bytes);
-        NamedBuffer {
-            name: name.into(),
-            element,
-            memory: Arc::new(memory),
-        }
+        NamedBuffer { name: name.into(), element, memory: Arc::new(memory) }
     }
 
     fn report(buffers: Vec<NamedBuffer>) -> LaunchReport {
@@ -220,14 +187,9 @@ mod tests {
 
     #[test]
     fn the_contract_shape() {
-        let values: Vec<u8> = [1u64, 2, u64::MAX]
-            .iter()
-            .flat_map(|value| value.to_le_bytes())
-            .collect();
-        let floats: Vec<u8> = [0x7fc0_0001u32, 0x8000_0000, 0x4000_0000]
-            .iter()
-            .flat_map(|bits| bits.to_le_bytes())
-            .collect();
+        let values: Vec<u8> = [1u64, 2, u64::MAX].iter().flat_map(|value| value.to_le_bytes()).collect();
+        let floats: Vec<u8> =
+            [0x7fc0_0001u32, 0x8000_0000, 0x4000_0000].iter().flat_map(|bits| bits.to_le_bytes()).collect();
         let text = report(vec![
             buffer("out", ElementType::U64, &values),
             buffer("f", ElementType::F32, &floats),
@@ -256,13 +218,8 @@ mod tests {
     #[test]
     fn no_buffers_and_odd_names() {
         let text = report(Vec::new()).to_json(None).expect("no files involved");
-        assert_eq!(
-            text,
-            "{\n  \"kernel\": \"add\",\n  \"buffers\": {},\n  \"elapsed_ms\": 0.41\n}\n"
-        );
-        let text = report(vec![buffer("a\"b\n", ElementType::S8, &[0xff])])
-            .to_json(None)
-            .expect("no files involved");
+        assert_eq!(text, "{\n  \"kernel\": \"add\",\n  \"buffers\": {},\n  \"elapsed_ms\": 0.41\n}\n");
+        let text = report(vec![buffer("a\"b\n", ElementType::S8, &[0xff])]).to_json(None).expect("no files involved");
         let parsed: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
         assert_eq!(parsed["buffers"]["a\"b\n"]["data"][0], -1);
     }
@@ -280,20 +237,9 @@ mod tests {
         assert_eq!(entry["file"].as_str(), Some(&*file.to_string_lossy()));
         assert!(entry.get("data").is_none());
         assert_eq!(std::fs::read(&file).expect("dumped"), [1, 0, 2, 0]);
-        let bad = LaunchReport::new(
-            "k".into(),
-            vec![buffer("../x", ElementType::U8, &[1])],
-            Duration::ZERO,
-        );
-        let message = bad
-            .to_json(Some(&folder))
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string();
-        assert_eq!(
-            message,
-            "buffer `../x`: its name cannot be a file name in the dump folder"
-        );
+        let bad = LaunchReport::new("k".into(), vec![buffer("../x", ElementType::U8, &[1])], Duration::ZERO);
+        let message = bad.to_json(Some(&folder)).map(|_| ()).expect_err("refused").to_string();
+        assert_eq!(message, "buffer `../x`: its name cannot be a file name in the dump folder");
         std::fs::remove_dir_all(&folder).expect("clean up");
     }
 }

@@ -81,8 +81,7 @@ impl LaunchSpec {
     /// Reads and checks a spec. Errors name the field, buffer (and element index) or argument at
     /// fault; JSON syntax and shape errors carry serde_json's line and column.
     pub fn from_json(text: &str) -> Result<LaunchSpec, RuntimeError> {
-        let raw: RawSpec<'_> =
-            serde_json::from_str(text).map_err(|error| syntax_error(text, &error))?;
+        let raw: RawSpec<'_> = serde_json::from_str(text).map_err(|error| syntax_error(text, &error))?;
         raw.validate()
     }
 
@@ -120,23 +119,13 @@ pub fn check_dimensions(grid: [u32; 3], block: [u32; 3]) -> Result<(), RuntimeEr
     Ok(())
 }
 
-fn check_each_dimension(
-    field: &'static str,
-    sizes: [u64; 3],
-    limits: [u64; 3],
-) -> Result<(), RuntimeError> {
+fn check_each_dimension(field: &'static str, sizes: [u64; 3], limits: [u64; 3]) -> Result<(), RuntimeError> {
     for ((axis, size), limit) in ["x", "y", "z"].into_iter().zip(sizes).zip(limits) {
         if size == 0 {
-            return Err(RuntimeError::field(
-                field,
-                format!("{axis} is 0; every size is at least 1"),
-            ));
+            return Err(RuntimeError::field(field, format!("{axis} is 0; every size is at least 1")));
         }
         if size > limit {
-            return Err(RuntimeError::field(
-                field,
-                format!("{axis} is {size}, more than {limit}"),
-            ));
+            return Err(RuntimeError::field(field, format!("{axis} is {size}, more than {limit}")));
         }
     }
     Ok(())
@@ -150,13 +139,11 @@ fn syntax_error(text: &str, error: &serde_json::Error) -> RuntimeError {
         let line = text.lines().nth(error.line() - 1).unwrap_or("");
         let column = error.column().saturating_sub(1);
         let near = line.get(column.saturating_sub(1)..).unwrap_or("");
-        let bare_special = ["NaN", "Infinity", "-Infinity"].iter().any(|token| {
-            near.starts_with(token) || near.get(1..).is_some_and(|rest| rest.starts_with(token))
-        });
+        let bare_special = ["NaN", "Infinity", "-Infinity"]
+            .iter()
+            .any(|token| near.starts_with(token) || near.get(1..).is_some_and(|rest| rest.starts_with(token)));
         if bare_special {
-            message.push_str(
-                " (NaN and infinities are written as the strings \"NaN\", \"inf\" and \"-inf\")",
-            );
+            message.push_str(" (NaN and infinities are written as the strings \"NaN\", \"inf\" and \"-inf\")");
         }
     }
     RuntimeError::SpecSyntax { message }
@@ -225,9 +212,7 @@ where
             let mut names = HashSet::new();
             while let Some(name) = map.next_key::<String>()? {
                 if !names.insert(name.clone()) {
-                    return Err(de::Error::custom(format!(
-                        "buffer `{name}` is declared twice"
-                    )));
+                    return Err(de::Error::custom(format!("buffer `{name}` is declared twice")));
                 }
                 let buffer = map.next_value::<RawBuffer<'de>>()?;
                 buffers.push((name, buffer));
@@ -246,42 +231,25 @@ impl RawSpec<'_> {
         check_dimensions(grid, block)?;
         let shared_bytes = match self.shared_bytes {
             None => 0,
-            Some(bytes) => u32::try_from(bytes).map_err(|_| {
-                RuntimeError::field("shared_bytes", format!("{bytes} is more than 4 GiB"))
-            })?,
+            Some(bytes) => u32::try_from(bytes)
+                .map_err(|_| RuntimeError::field("shared_bytes", format!("{bytes} is more than 4 GiB")))?,
         };
-        let buffers = self
-            .buffers
-            .into_iter()
-            .map(|(name, buffer)| buffer.validate(name))
-            .collect::<Result<Vec<_>, _>>()?;
+        let buffers =
+            self.buffers.into_iter().map(|(name, buffer)| buffer.validate(name)).collect::<Result<Vec<_>, _>>()?;
         let args = self
             .args
             .into_iter()
             .enumerate()
             .map(|(index, argument)| argument.validate(index, &buffers))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(LaunchSpec {
-            kernel: self.kernel,
-            grid,
-            block,
-            shared_bytes,
-            buffers,
-            args,
-        })
+        Ok(LaunchSpec { kernel: self.kernel, grid, block, shared_bytes, buffers, args })
     }
 }
 
 /// `grid`/`block`: 1 to 3 positive integers (missing ones are 1), or one integer; absent is 1.
-fn dimensions(
-    field: &'static str,
-    value: Option<&serde_json::Value>,
-) -> Result<[u32; 3], RuntimeError> {
+fn dimensions(field: &'static str, value: Option<&serde_json::Value>) -> Result<[u32; 3], RuntimeError> {
     let wrong = |value: &serde_json::Value| {
-        RuntimeError::field(
-            field,
-            format!("expected 1 to 3 positive integers like [4, 1, 1], got {value}"),
-        )
+        RuntimeError::field(field, format!("expected 1 to 3 positive integers like [4, 1, 1], got {value}"))
     };
     let mut sizes = [1u32; 3];
     let items: &[serde_json::Value] = match value {
@@ -301,31 +269,18 @@ fn dimensions(
 
 impl RawBuffer<'_> {
     fn validate(self, name: String) -> Result<BufferSpec, RuntimeError> {
-        let fail = |message: String| RuntimeError::Buffer {
-            buffer: name.clone(),
-            message,
-        };
+        let fail = |message: String| RuntimeError::Buffer { buffer: name.clone(), message };
         let Some(type_name) = self.element else {
-            return Err(fail(
-                "no `type` (one of b8..b64 u8..u64 s8..s64 f16 bf16 f32 f64)".into(),
-            ));
+            return Err(fail("no `type` (one of b8..b64 u8..u64 s8..s64 f16 bf16 f32 f64)".into()));
         };
-        let element: ElementType = type_name
-            .parse()
-            .map_err(|error: ValueError| fail(error.to_string()))?;
-        let given: Vec<&str> = [
-            ("data", self.data.is_some()),
-            ("bits", self.bits.is_some()),
-            ("file", self.file.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(field, present)| present.then_some(field))
-        .collect();
+        let element: ElementType = type_name.parse().map_err(|error: ValueError| fail(error.to_string()))?;
+        let given: Vec<&str> =
+            [("data", self.data.is_some()), ("bits", self.bits.is_some()), ("file", self.file.is_some())]
+                .into_iter()
+                .filter_map(|(field, present)| present.then_some(field))
+                .collect();
         if given.len() > 1 {
-            return Err(fail(format!(
-                "give only one of `data`, `bits` and `file`, not `{}`",
-                given.join("` and `")
-            )));
+            return Err(fail(format!("give only one of `data`, `bits` and `file`, not `{}`", given.join("` and `"))));
         }
         let check_len = |count: usize| match self.len {
             Some(len) if len != count as u64 => Err(fail(format!(
@@ -340,8 +295,7 @@ impl RawBuffer<'_> {
                 .iter()
                 .enumerate()
                 .map(|(index, raw)| {
-                    parse_scalar(element, raw, false)
-                        .map_err(|error| fail(format!("data[{index}]: {error}")))
+                    parse_scalar(element, raw, false).map_err(|error| fail(format!("data[{index}]: {error}")))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             BufferContents::Elements(elements)
@@ -350,30 +304,17 @@ impl RawBuffer<'_> {
             let elements = bits
                 .iter()
                 .enumerate()
-                .map(|(index, text)| {
-                    element
-                        .parse_bits(text)
-                        .map_err(|error| fail(format!("bits[{index}]: {error}")))
-                })
+                .map(|(index, text)| element.parse_bits(text).map_err(|error| fail(format!("bits[{index}]: {error}"))))
                 .collect::<Result<Vec<_>, _>>()?;
             BufferContents::Elements(elements)
         } else if let Some(path) = self.file {
-            BufferContents::File {
-                path,
-                len: self.len,
-            }
+            BufferContents::File { path, len: self.len }
         } else if let Some(len) = self.len {
             BufferContents::Zeroed { len }
         } else {
-            return Err(fail(
-                "give its contents: `data`, `bits`, `file` or `len`".into(),
-            ));
+            return Err(fail("give its contents: `data`, `bits`, `file` or `len`".into()));
         };
-        Ok(BufferSpec {
-            name,
-            element,
-            contents,
-        })
+        Ok(BufferSpec { name, element, contents })
     }
 }
 
@@ -385,49 +326,33 @@ impl RawArgument<'_> {
                 if buffers.iter().any(|buffer| buffer.name == name) {
                     Ok(ArgumentSpec::Buffer(name))
                 } else {
-                    let names: Vec<&str> =
-                        buffers.iter().map(|buffer| buffer.name.as_str()).collect();
+                    let names: Vec<&str> = buffers.iter().map(|buffer| buffer.name.as_str()).collect();
                     Err(fail(format!(
                         "no buffer named `{name}` (the buffers are: {})",
-                        if names.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            names.join(", ")
-                        }
+                        if names.is_empty() { "none".to_owned() } else { names.join(", ") }
                     )))
                 }
             }
             (None, Some(type_name), Some(value)) => {
-                let element: ElementType = type_name
-                    .parse()
-                    .map_err(|error: ValueError| fail(error.to_string()))?;
-                let bits = parse_scalar(element, value, true)
-                    .map_err(|error| fail(format!("value: {error}")))?;
+                let element: ElementType = type_name.parse().map_err(|error: ValueError| fail(error.to_string()))?;
+                let bits = parse_scalar(element, value, true).map_err(|error| fail(format!("value: {error}")))?;
                 Ok(ArgumentSpec::Scalar { element, bits })
             }
             (None, Some(_), None) => Err(fail("a scalar argument needs a `value`".into())),
             (None, None, Some(_)) => Err(fail("a scalar argument needs a `type`".into())),
-            (None, None, None) => Err(fail(
-                "expected { \"buffer\": NAME } or { \"type\": T, \"value\": V }".into(),
-            )),
-            (Some(_), _, _) => Err(fail(
-                "give either `buffer`, or `type` and `value`, not both".into(),
-            )),
+            (None, None, None) => Err(fail("expected { \"buffer\": NAME } or { \"type\": T, \"value\": V }".into())),
+            (Some(_), _, _) => Err(fail("give either `buffer`, or `type` and `value`, not both".into())),
         }
     }
 }
 
 /// One scalar as written in the spec: a number literal, or a string ("NaN", "inf", "-inf"; with
 /// `hex_allowed`, also a bit pattern "0x...").
-fn parse_scalar(
-    element: ElementType,
-    raw: &RawValue,
-    hex_allowed: bool,
-) -> Result<u64, ValueError> {
+fn parse_scalar(element: ElementType, raw: &RawValue, hex_allowed: bool) -> Result<u64, ValueError> {
     let text = raw.get();
     if text.starts_with('"') {
-        let string: String = serde_json::from_str(text)
-            .map_err(|error| ValueError::new(format!("bad string {text}: {error}")))?;
+        let string: String =
+            serde_json::from_str(text).map_err(|error| ValueError::new(format!("bad string {text}: {error}")))?;
         let looks_hex = string.starts_with("0x") || string.starts_with("0X");
         if hex_allowed && looks_hex {
             element.parse_bits(&string)
@@ -439,11 +364,7 @@ fn parse_scalar(
     } else {
         Err(ValueError::new(format!(
             "expected a number{}, got {text}",
-            if element.kind() == crate::element::ElementKind::Float {
-                " or \"NaN\", \"inf\", \"-inf\""
-            } else {
-                ""
-            }
+            if element.kind() == crate::element::ElementKind::Float { " or \"NaN\", \"inf\", \"-inf\"" } else { "" }
         )))
     }
 }
@@ -483,31 +404,18 @@ mod tests {
         assert_eq!(spec.grid, [1, 1, 1]);
         assert_eq!(spec.block, [64, 1, 1]);
         assert_eq!(spec.shared_bytes, 1024);
-        let names: Vec<&str> = spec
-            .buffers
-            .iter()
-            .map(|buffer| buffer.name.as_str())
-            .collect();
+        let names: Vec<&str> = spec.buffers.iter().map(|buffer| buffer.name.as_str()).collect();
         assert_eq!(names, ["in", "out", "raw"]);
         assert_eq!(spec.buffers[0].element, ElementType::U64);
-        assert_eq!(
-            spec.buffers[0].contents,
-            BufferContents::Elements(vec![1, 2, 3])
-        );
+        assert_eq!(spec.buffers[0].contents, BufferContents::Elements(vec![1, 2, 3]));
         assert_eq!(spec.buffers[1].contents, BufferContents::Zeroed { len: 3 });
-        assert_eq!(
-            spec.buffers[2].contents,
-            BufferContents::Elements(vec![0x3f80_0000, 0x7fc0_0000])
-        );
+        assert_eq!(spec.buffers[2].contents, BufferContents::Elements(vec![0x3f80_0000, 0x7fc0_0000]));
         assert_eq!(
             spec.args,
             [
                 ArgumentSpec::Buffer("in".into()),
                 ArgumentSpec::Buffer("out".into()),
-                ArgumentSpec::Scalar {
-                    element: ElementType::U32,
-                    bits: 3
-                }
+                ArgumentSpec::Scalar { element: ElementType::U32, bits: 3 }
             ]
         );
     }
@@ -518,11 +426,7 @@ mod tests {
             r#"{"buffers": {"zeta": {"type": "u8", "len": 1}, "alpha": {"type": "u8", "len": 2},
                 "mid": {"type": "u8", "len": 0}}}"#,
         );
-        let names: Vec<&str> = spec
-            .buffers
-            .iter()
-            .map(|buffer| buffer.name.as_str())
-            .collect();
+        let names: Vec<&str> = spec.buffers.iter().map(|buffer| buffer.name.as_str()).collect();
         assert_eq!(names, ["zeta", "alpha", "mid"]);
     }
 
@@ -530,10 +434,7 @@ mod tests {
     fn defaults_and_short_dimensions() {
         let spec = parse("{}");
         assert_eq!(spec.kernel_name(), None);
-        assert_eq!(
-            (spec.grid, spec.block, spec.shared_bytes),
-            ([1, 1, 1], [1, 1, 1], 0)
-        );
+        assert_eq!((spec.grid, spec.block, spec.shared_bytes), ([1, 1, 1], [1, 1, 1], 0));
         assert!(spec.buffers.is_empty() && spec.args.is_empty());
         let spec = parse(r#"{"grid": [4, 2], "block": 32}"#);
         assert_eq!((spec.grid, spec.block), ([4, 2, 1], [32, 1, 1]));
@@ -553,8 +454,7 @@ mod tests {
                 "zeros": {"type": "f64", "len": 5}
             }}"#,
         );
-        let contents: Vec<&BufferContents> =
-            spec.buffers.iter().map(|buffer| &buffer.contents).collect();
+        let contents: Vec<&BufferContents> = spec.buffers.iter().map(|buffer| &buffer.contents).collect();
         assert_eq!(
             contents,
             [
@@ -569,14 +469,8 @@ mod tests {
                 &BufferContents::Elements(vec![0x3c00]),
                 &BufferContents::Elements(vec![0x80, 0x7f]),
                 &BufferContents::Elements(vec![0xffff, 1, 10]),
-                &BufferContents::File {
-                    path: "input/values.bin".into(),
-                    len: Some(4)
-                },
-                &BufferContents::File {
-                    path: "/abs/values.bin".into(),
-                    len: None
-                },
+                &BufferContents::File { path: "input/values.bin".into(), len: Some(4) },
+                &BufferContents::File { path: "/abs/values.bin".into(), len: None },
                 &BufferContents::Zeroed { len: 5 },
             ]
         );
@@ -597,30 +491,12 @@ mod tests {
         assert_eq!(
             spec.args,
             [
-                ArgumentSpec::Scalar {
-                    element: ElementType::F32,
-                    bits: 0x3f00_0000
-                },
-                ArgumentSpec::Scalar {
-                    element: ElementType::F32,
-                    bits: 0x7fc0_0000
-                },
-                ArgumentSpec::Scalar {
-                    element: ElementType::F64,
-                    bits: 0xfff0_0000_0000_0000
-                },
-                ArgumentSpec::Scalar {
-                    element: ElementType::F32,
-                    bits: 0x7fc0_0001
-                },
-                ArgumentSpec::Scalar {
-                    element: ElementType::S32,
-                    bits: 0xffff_fffe
-                },
-                ArgumentSpec::Scalar {
-                    element: ElementType::U64,
-                    bits: u64::MAX
-                },
+                ArgumentSpec::Scalar { element: ElementType::F32, bits: 0x3f00_0000 },
+                ArgumentSpec::Scalar { element: ElementType::F32, bits: 0x7fc0_0000 },
+                ArgumentSpec::Scalar { element: ElementType::F64, bits: 0xfff0_0000_0000_0000 },
+                ArgumentSpec::Scalar { element: ElementType::F32, bits: 0x7fc0_0001 },
+                ArgumentSpec::Scalar { element: ElementType::S32, bits: 0xffff_fffe },
+                ArgumentSpec::Scalar { element: ElementType::U64, bits: u64::MAX },
             ]
         );
     }
@@ -637,61 +513,29 @@ mod tests {
 
     #[test]
     fn syntax_and_shape_errors() {
-        assert!(
-            error("{").starts_with("launch spec: EOF while parsing"),
-            "{}",
-            error("{")
-        );
+        assert!(error("{").starts_with("launch spec: EOF while parsing"), "{}", error("{"));
         let message = error(r#"{"grdi": [1]}"#);
-        assert!(
-            message.contains("unknown field `grdi`") && message.contains("line 1"),
-            "{message}"
-        );
+        assert!(message.contains("unknown field `grdi`") && message.contains("line 1"), "{message}");
         let message = error(r#"{"shared_bytes": -1}"#);
         assert!(message.contains("line 1 column"), "{message}");
-        let message =
-            error(r#"{"buffers": {"a": {"type": "u8", "len": 1}, "a": {"type": "u8", "len": 1}}}"#);
-        assert!(
-            message.contains("buffer `a` is declared twice"),
-            "{message}"
-        );
+        let message = error(r#"{"buffers": {"a": {"type": "u8", "len": 1}, "a": {"type": "u8", "len": 1}}}"#);
+        assert!(message.contains("buffer `a` is declared twice"), "{message}");
         let message = error(r#"{"buffers": {"a": {"type": "u8", "lenn": 1}}}"#);
         assert!(message.contains("unknown field `lenn`"), "{message}");
         let message = error(r#"{"buffers": {"a": {"type": "f32", "data": [NaN]}}}"#);
-        assert!(
-            message.contains("\"NaN\", \"inf\" and \"-inf\""),
-            "{message}"
-        );
+        assert!(message.contains("\"NaN\", \"inf\" and \"-inf\""), "{message}");
         let message = error(r#"{"buffers": {"a": {"type": "f32", "data": [1, -Infinity]}}}"#);
-        assert!(
-            message.contains("\"NaN\", \"inf\" and \"-inf\""),
-            "{message}"
-        );
+        assert!(message.contains("\"NaN\", \"inf\" and \"-inf\""), "{message}");
     }
 
     #[test]
     fn dimension_errors() {
-        assert_eq!(
-            error(r#"{"grid": [0]}"#),
-            "grid: x is 0; every size is at least 1"
-        );
-        assert_eq!(
-            error(r#"{"grid": [1, 65536]}"#),
-            "grid: y is 65536, more than 65535"
-        );
-        assert_eq!(
-            error(r#"{"grid": [2147483648]}"#),
-            "grid: x is 2147483648, more than 2147483647"
-        );
+        assert_eq!(error(r#"{"grid": [0]}"#), "grid: x is 0; every size is at least 1");
+        assert_eq!(error(r#"{"grid": [1, 65536]}"#), "grid: y is 65536, more than 65535");
+        assert_eq!(error(r#"{"grid": [2147483648]}"#), "grid: x is 2147483648, more than 2147483647");
         assert!(LaunchSpec::from_json(r#"{"grid": [2147483647, 65535, 65535]}"#).is_ok());
-        assert_eq!(
-            error(r#"{"block": [32, 64]}"#),
-            "block: 32 x 64 x 1 = 2048 threads per block, more than 1024"
-        );
-        assert_eq!(
-            error(r#"{"block": [1, 1, 65]}"#),
-            "block: z is 65, more than 64"
-        );
+        assert_eq!(error(r#"{"block": [32, 64]}"#), "block: 32 x 64 x 1 = 2048 threads per block, more than 1024");
+        assert_eq!(error(r#"{"block": [1, 1, 65]}"#), "block: z is 65, more than 64");
         assert_eq!(
             error(r#"{"block": [1, 2, 3, 4]}"#),
             "block: expected 1 to 3 positive integers like [4, 1, 1], got [1,2,3,4]"
@@ -699,10 +543,7 @@ mod tests {
         assert!(error(r#"{"block": [1.5]}"#).starts_with("block: expected"));
         assert!(error(r#"{"block": "64"}"#).starts_with("block: expected"));
         assert!(error(r#"{"grid": []}"#).starts_with("grid: expected"));
-        assert_eq!(
-            error(r#"{"shared_bytes": 4294967296}"#),
-            "shared_bytes: 4294967296 is more than 4 GiB"
-        );
+        assert_eq!(error(r#"{"shared_bytes": 4294967296}"#), "shared_bytes: 4294967296 is more than 4 GiB");
     }
 
     #[test]
@@ -751,10 +592,7 @@ mod tests {
              \"NaN\", \"inf\" and \"-inf\")"
         );
         let message = error(r#"{"buffers": {"in": {"type": "f32", "bits": [1]}}}"#);
-        assert!(
-            message.contains("expected a string") && message.contains("line 1"),
-            "{message}"
-        );
+        assert!(message.contains("expected a string") && message.contains("line 1"), "{message}");
     }
 
     #[test]
@@ -764,19 +602,11 @@ mod tests {
             "args[0]: no buffer named `missing` (the buffers are: none)"
         );
         assert_eq!(
-            error(
-                r#"{"buffers": {"a": {"type": "u8", "len": 1}}, "args": [{"buffer": "a"}, {"buffer": "b"}]}"#
-            ),
+            error(r#"{"buffers": {"a": {"type": "u8", "len": 1}}, "args": [{"buffer": "a"}, {"buffer": "b"}]}"#),
             "args[1]: no buffer named `b` (the buffers are: a)"
         );
-        assert_eq!(
-            error(r#"{"args": [{"type": "u32"}]}"#),
-            "args[0]: a scalar argument needs a `value`"
-        );
-        assert_eq!(
-            error(r#"{"args": [{"value": 1}]}"#),
-            "args[0]: a scalar argument needs a `type`"
-        );
+        assert_eq!(error(r#"{"args": [{"type": "u32"}]}"#), "args[0]: a scalar argument needs a `value`");
+        assert_eq!(error(r#"{"args": [{"value": 1}]}"#), "args[0]: a scalar argument needs a `type`");
         assert_eq!(
             error(r#"{"args": [{}]}"#),
             "args[0]: expected { \"buffer\": NAME } or { \"type\": T, \"value\": V }"

@@ -5,21 +5,13 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use ptxr_runtime::{
-    prepare, BlockContext, KernelSignature, LaunchSpec, ParamLayout, PreparedLaunch, RuntimeError,
-};
+use ptxr_runtime::{prepare, BlockContext, KernelSignature, LaunchSpec, ParamLayout, PreparedLaunch, RuntimeError};
 
 fn signature(name: &str, params: &[(&str, u32)]) -> KernelSignature {
     KernelSignature {
         static_shared_bytes: 0,
         name: name.into(),
-        params: params
-            .iter()
-            .map(|&(name, size_bytes)| ParamLayout {
-                name: name.into(),
-                size_bytes,
-            })
-            .collect(),
+        params: params.iter().map(|&(name, size_bytes)| ParamLayout { name: name.into(), size_bytes }).collect(),
     }
 }
 
@@ -75,31 +67,18 @@ fn doubles_floats_over_several_blocks() {
         .collect();
     assert_eq!(output.len(), 320);
     for (index, value) in output.iter().enumerate() {
-        let expected = if index < count as usize {
-            inputs[index] * 2.0
-        } else {
-            0.0
-        };
+        let expected = if index < count as usize { inputs[index] * 2.0 } else { 0.0 };
         assert_eq!(value.to_bits(), expected.to_bits(), "out[{index}]");
     }
 
-    let json: serde_json::Value =
-        serde_json::from_str(&report.to_json(None).expect("no files")).expect("valid JSON");
+    let json: serde_json::Value = serde_json::from_str(&report.to_json(None).expect("no files")).expect("valid JSON");
     assert_eq!(json["kernel"], "double");
-    let names: Vec<&String> = json["buffers"]
-        .as_object()
-        .expect("buffers object")
-        .keys()
-        .collect();
+    let names: Vec<&String> = json["buffers"].as_object().expect("buffers object").keys().collect();
     assert_eq!(names, ["in", "out"]);
-    let out_data = json["buffers"]["out"]["data"]
-        .as_array()
-        .expect("data array");
+    let out_data = json["buffers"]["out"]["data"].as_array().expect("data array");
     assert_eq!(out_data[3].as_f64(), Some(f64::from(inputs[3] * 2.0)));
     assert_eq!(json["buffers"]["out"]["bits"][0], "0xc20c0000"); // -35.0
-    assert!(json["elapsed_ms"]
-        .as_f64()
-        .is_some_and(|milliseconds| milliseconds >= 0.0));
+    assert!(json["elapsed_ms"].as_f64().is_some_and(|milliseconds| milliseconds >= 0.0));
 }
 
 /// Records which block ran: `out[linear block index] = 1 + x + 10 y + 100 z` and counts runs in
@@ -112,11 +91,7 @@ unsafe extern "C" fn record_blocks(params: *const *const u8, context: *const Blo
     let [grid_x, grid_y, _] = context.nctaid;
     let linear = (x + grid_x * (y + grid_y * z)) as usize;
     let shape_ok = context.nctaid == [3, 4, 5] && context.ntid == [2, 3, 4];
-    let marker = if shape_ok {
-        1 + x + 10 * y + 100 * z
-    } else {
-        u32::MAX
-    };
+    let marker = if shape_ok { 1 + x + 10 * y + 100 * z } else { u32::MAX };
     unsafe {
         *output.add(linear) = marker;
         (*runs.add(linear)).fetch_add(1, Ordering::Relaxed);
@@ -160,9 +135,7 @@ unsafe extern "C" fn check_shared_memory(params: *const *const u8, context: *con
     let ok = unsafe { parameter::<u64>(params, 0) } as *mut u8;
     let bytes = context.dynamic_shared_bytes as usize;
     let shared = unsafe { std::slice::from_raw_parts_mut(context.shared, bytes) };
-    let good = context.shared as usize % 256 == 0
-        && bytes == 1000
-        && shared.iter().all(|&byte| byte == 0);
+    let good = context.shared as usize % 256 == 0 && bytes == 1000 && shared.iter().all(|&byte| byte == 0);
     shared.fill(0xa5);
     unsafe { *ok.add(context.ctaid[0] as usize) = u8::from(good) };
 }
@@ -195,25 +168,13 @@ fn buffers_persist_across_runs_but_not_under_a_live_report() {
         &kernel,
     );
     let report = unsafe { launch.run(increment) }.expect("runs");
-    assert_eq!(
-        report.buffer_bytes("counter"),
-        Some(&42u64.to_le_bytes()[..])
-    );
-    assert!(matches!(
-        unsafe { launch.run(increment) },
-        Err(RuntimeError::BuffersInUse)
-    ));
+    assert_eq!(report.buffer_bytes("counter"), Some(&42u64.to_le_bytes()[..]));
+    assert!(matches!(unsafe { launch.run(increment) }, Err(RuntimeError::BuffersInUse)));
     drop(report);
     let report = unsafe { launch.run(increment) }.expect("runs again");
-    assert_eq!(
-        report.buffer_bytes("counter"),
-        Some(&43u64.to_le_bytes()[..])
-    );
+    assert_eq!(report.buffer_bytes("counter"), Some(&43u64.to_le_bytes()[..]));
     drop(report);
-    assert_eq!(
-        launch.buffer_bytes("counter"),
-        Some(&43u64.to_le_bytes()[..])
-    );
+    assert_eq!(launch.buffer_bytes("counter"), Some(&43u64.to_le_bytes()[..]));
 }
 
 /// Copies `count` f32 bit patterns from in to out (params: u64 in, u64 out; count = ntid.x).
@@ -240,34 +201,17 @@ fn special_floats_keep_their_bits_through_a_launch() {
     let text = report.to_json(None).expect("no files");
     let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let out = &json["buffers"]["out"];
-    assert_eq!(
-        out["bits"],
-        serde_json::json!([
-            "0x7fc00001",
-            "0xffc00000",
-            "0x80000000",
-            "0x7f800000",
-            "0x3f800000"
-        ])
-    );
-    assert_eq!(
-        out["data"],
-        serde_json::json!(["NaN", "NaN", -0.0, "inf", 1.0])
-    );
+    assert_eq!(out["bits"], serde_json::json!(["0x7fc00001", "0xffc00000", "0x80000000", "0x7f800000", "0x3f800000"]));
+    assert_eq!(out["data"], serde_json::json!(["NaN", "NaN", -0.0, "inf", 1.0]));
     // Output order is the spec's: "out" before "in".
     assert!(text.find("\"out\"") < text.find("\"in\""), "{text}");
 }
 
 #[test]
 fn a_wrong_argument_count_stops_before_anything_runs() {
-    let spec = LaunchSpec::from_json(
-        r#"{"buffers": {"in": {"type": "u8", "len": 1}}, "args": [{"buffer": "in"}]}"#,
-    )
-    .expect("valid spec");
+    let spec = LaunchSpec::from_json(r#"{"buffers": {"in": {"type": "u8", "len": 1}}, "args": [{"buffer": "in"}]}"#)
+        .expect("valid spec");
     let kernel = signature("copy", &[("input", 8), ("output", 8)]);
-    let message = prepare(&spec, Path::new("."), &kernel)
-        .map(|_| ())
-        .expect_err("refused")
-        .to_string();
+    let message = prepare(&spec, Path::new("."), &kernel).map(|_| ()).expect_err("refused").to_string();
     assert_eq!(message, "kernel `copy` has 2 parameters but `args` gives 1");
 }

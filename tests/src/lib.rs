@@ -38,12 +38,13 @@ pub fn validator(candidates: &[&str]) -> Option<PathBuf> {
         }
     }
     if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
-        panic!("validator {candidates:?} is required (PTXR_REQUIRE_VALIDATORS=1) but not installed; run scripts/setup.sh");
+        panic!(
+            "validator {candidates:?} is required (PTXR_REQUIRE_VALIDATORS=1) but not installed; run scripts/setup.sh"
+        );
     }
     eprintln!("skipping: validator {candidates:?} is not installed");
     None
 }
-
 
 use ptxr_driver::launch::{launch, LaunchFiles};
 use ptxr_runtime::LaunchSpec;
@@ -192,7 +193,8 @@ impl Random {
     }
 
     pub fn u64_with_edges(&mut self, count: usize) -> Vec<u64> {
-        let edges = [0, 1, 63, 64, 65, 0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff, 0xffff_ffff];
+        let edges =
+            [0, 1, 63, 64, 65, 0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff, 0xffff_ffff];
         let mut values: Vec<u64> = edges.to_vec();
         values.extend((edges.len()..count).map(|_| self.next_u64()));
         values.truncate(count.max(edges.len()));

@@ -47,7 +47,12 @@ const fn form(name: &'static str, declarations: &'static str, body: &'static str
 }
 
 /// A row with module-scope declarations (`module_scope` is written verbatim, one per line).
-const fn form_with(name: &'static str, module_scope: &'static str, declarations: &'static str, body: &'static str) -> Form {
+const fn form_with(
+    name: &'static str,
+    module_scope: &'static str,
+    declarations: &'static str,
+    body: &'static str,
+) -> Form {
     Form { name, module_scope, declarations, body }
 }
 
@@ -371,7 +376,8 @@ fn statements(text: &str) -> impl Iterator<Item = &str> {
 
 /// The columns: short name and the target handed to `describe` (a fixed CPU triple, so that the
 /// table does not depend on the host).
-const TARGETS: [(&str, &str); 4] = [("cpu", "x86_64-unknown-linux-gnu"), ("nvptx", "nvptx"), ("amdgpu", "amdgpu"), ("spirv", "spirv")];
+const TARGETS: [(&str, &str); 4] =
+    [("cpu", "x86_64-unknown-linux-gnu"), ("nvptx", "nvptx"), ("amdgpu", "amdgpu"), ("spirv", "spirv")];
 
 enum Outcome {
     Compiles,
@@ -389,7 +395,8 @@ fn compile(source: &str, target: &str) -> Outcome {
         Ok(Ok(artifact)) if artifact.bytes.is_empty() => Outcome::Broken("an empty artefact".to_string()),
         Ok(Ok(_)) => Outcome::Compiles,
         Ok(Err(Failure::Diagnostics(diagnostics))) => {
-            let errors: Vec<_> = diagnostics.iter().filter(|diagnostic| diagnostic.severity == Severity::Error).collect();
+            let errors: Vec<_> =
+                diagnostics.iter().filter(|diagnostic| diagnostic.severity == Severity::Error).collect();
             if !errors.is_empty() && errors.iter().all(|diagnostic| diagnostic.code == Code::Unsupported) {
                 Outcome::Unsupported
             } else if let Some(error) = errors.iter().find(|diagnostic| diagnostic.code != Code::Unsupported) {
@@ -435,7 +442,10 @@ const MARKER: &str = "ptxr-coverage-outcome:";
 #[test]
 fn child_process_compiles_one_row() {
     let Ok(request) = std::env::var(CHILD) else { return };
-    let numbers: Vec<usize> = request.split(' ').map(|number| number.parse().unwrap_or_else(|error| panic!("{CHILD}={request}: {error}"))).collect();
+    let numbers: Vec<usize> = request
+        .split(' ')
+        .map(|number| number.parse().unwrap_or_else(|error| panic!("{CHILD}={request}: {error}")))
+        .collect();
     let [row, first_column] = numbers[..] else { panic!("{CHILD}={request}: expected `<row> <first column>`") };
     let (_, form) = all_forms().nth(row).unwrap_or_else(|| panic!("{CHILD}={request}: no such row"));
     let source = module_source(form);
@@ -535,7 +545,10 @@ fn outcomes() -> Vec<[Outcome; 4]> {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_else(|_| panic!("a coverage thread panicked"))).collect()
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_else(|_| panic!("a coverage thread panicked")))
+            .collect()
     });
     results.sort_by_key(|(row, _)| *row);
     results.into_iter().map(|(_, outcomes)| outcomes).collect()
@@ -589,7 +602,8 @@ fn render(outcomes: &[[Outcome; 4]]) -> String {
                 }
             });
         }
-        writeln!(markdown, "| {} | `{}` | {} |", section_cell, form.name.replace('|', "\\|"), cells.join(" | ")).unwrap_or(());
+        writeln!(markdown, "| {} | `{}` | {} |", section_cell, form.name.replace('|', "\\|"), cells.join(" | "))
+            .unwrap_or(());
     }
     markdown.push('\n');
     for (column, (name, _)) in TARGETS.iter().enumerate() {
@@ -630,7 +644,14 @@ fn coverage_table_is_up_to_date() {
     for index in 0..committed_lines.len().max(rendered_lines.len()) {
         let (old, new) = (committed_lines.get(index), rendered_lines.get(index));
         if old != new {
-            writeln!(hint, "  line {}:\n    - {}\n    + {}", index + 1, old.unwrap_or(&"<none>"), new.unwrap_or(&"<none>")).unwrap_or(());
+            writeln!(
+                hint,
+                "  line {}:\n    - {}\n    + {}",
+                index + 1,
+                old.unwrap_or(&"<none>"),
+                new.unwrap_or(&"<none>")
+            )
+            .unwrap_or(());
             shown += 1;
             if shown == 10 {
                 hint.push_str("  ...\n");
@@ -672,14 +693,21 @@ fn every_row_is_valid_ptx() {
                             .output()
                             .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
                         if !output.status.success() {
-                            rejected.push(format!("`{}`: {}", form.name, String::from_utf8_lossy(&output.stderr).trim()));
+                            rejected.push(format!(
+                                "`{}`: {}",
+                                form.name,
+                                String::from_utf8_lossy(&output.stderr).trim()
+                            ));
                         }
                     }
                     rejected
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_else(|_| panic!("a ptxas thread panicked"))).collect()
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_else(|_| panic!("a ptxas thread panicked")))
+            .collect()
     });
     let _ = std::fs::remove_dir_all(&directory);
     assert!(rejected.is_empty(), "ptxas rejects {} coverage rows:\n{}", rejected.len(), rejected.join("\n"));

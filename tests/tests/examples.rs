@@ -19,12 +19,8 @@ const EXAMPLES: [&str; 4] = [
 ];
 
 /// The targets, with a fixed CPU triple so that snapshots do not depend on the host.
-const TARGETS: [(&str, &str); 4] = [
-    ("cpu", "x86_64-unknown-linux-gnu"),
-    ("nvptx", "nvptx"),
-    ("amdgpu", "amdgpu"),
-    ("spirv", "spirv"),
-];
+const TARGETS: [(&str, &str); 4] =
+    [("cpu", "x86_64-unknown-linux-gnu"), ("nvptx", "nvptx"), ("amdgpu", "amdgpu"), ("spirv", "spirv")];
 
 fn compile(path: &str, target: &str, emit: Option<Emit>, optimization: u8) -> Vec<u8> {
     let source = read_repository_file(path);
@@ -46,7 +42,8 @@ fn llvm_ir_of_every_example_on_every_target() {
     for path in EXAMPLES {
         for (name, target) in TARGETS {
             // -O0 keeps the IR close to the PTX it came from: one alloca per register.
-            let ir = String::from_utf8(compile(path, target, Some(Emit::LlvmIr), 0)).unwrap_or_else(|error| panic!("{error}"));
+            let ir = String::from_utf8(compile(path, target, Some(Emit::LlvmIr), 0))
+                .unwrap_or_else(|error| panic!("{error}"));
             insta::with_settings!({ description => format!("{path} lowered for {name} at -O0"), omit_expression => true }, {
                 insta::assert_snapshot!(snapshot_name(path, name), ir);
             });
@@ -135,7 +132,11 @@ fn spirv_output_passes_spirv_val() {
         let binary = compile(path, "spirv", None, 2);
         let file = directory.join("kernel.spv");
         std::fs::write(&file, binary).unwrap_or_else(|error| panic!("{error}"));
-        let output = Command::new(&spirv_val).args(["--target-env", "opencl2.2"]).arg(&file).output().unwrap_or_else(|error| panic!("{error}"));
+        let output = Command::new(&spirv_val)
+            .args(["--target-env", "opencl2.2"])
+            .arg(&file)
+            .output()
+            .unwrap_or_else(|error| panic!("{error}"));
         assert!(output.status.success(), "{path}: spirv-val: {}", String::from_utf8_lossy(&output.stderr));
     }
 }
@@ -148,11 +149,15 @@ fn amdgpu_code_object_lists_its_kernel() {
         let code_object = compile(path, "amdgpu", None, 2);
         let file = directory.join("kernel.hsaco");
         std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
-        let output = Command::new(&readelf).arg("--notes").arg(&file).output().unwrap_or_else(|error| panic!("{error}"));
+        let output =
+            Command::new(&readelf).arg("--notes").arg(&file).output().unwrap_or_else(|error| panic!("{error}"));
         let notes = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{path}: llvm-readelf failed");
         assert!(notes.contains(&format!(".name:           {kernel}")), "{path}: kernel missing from notes:\n{notes}");
-        assert!(notes.contains(&format!(".symbol:         {kernel}.kd")), "{path}: kernel descriptor missing:\n{notes}");
+        assert!(
+            notes.contains(&format!(".symbol:         {kernel}.kd")),
+            "{path}: kernel descriptor missing:\n{notes}"
+        );
         assert!(notes.contains("amdhsa.version"), "{path}: not an HSA code object:\n{notes}");
     }
 }
@@ -172,12 +177,17 @@ fn nvptx_output_is_accepted_by_ptxas() {
             .arg(&file)
             .output()
             .unwrap_or_else(|error| panic!("{error}"));
-        assert!(output.status.success(), "{path}: ptxas rejected ptxr's PTX: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{path}: ptxas rejected ptxr's PTX: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 }
 
 fn tempfile_directory() -> std::path::PathBuf {
-    let directory = std::env::temp_dir().join(format!("ptxr-examples-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let directory =
+        std::env::temp_dir().join(format!("ptxr-examples-{}-{:?}", std::process::id(), std::thread::current().id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     directory
 }

@@ -139,11 +139,11 @@ fn shuffles_match_the_isa_model_for_every_mode_width_and_offset() {
                 // Values below 2^31, so that the predicate travels in the top bit.
                 let input: Vec<u32> = (0..64).map(|_| random.next_u32() >> 1).collect();
                 let output = run_per_thread(&body, 64, 1, &input);
-                for thread in 0..64usize {
+                for (thread, &actual) in output.iter().enumerate() {
                     let warp = thread / 32 * 32;
                     let (source, in_range) = shuffle_model(mode, (thread % 32) as i32, offset, c);
                     let expected = input[warp + source as usize] | (u32::from(in_range) << 31);
-                    assert_eq!(output[thread], expected, "{mode} width {width} offset {offset} thread {thread}");
+                    assert_eq!(actual, expected, "{mode} width {width} offset {offset} thread {thread}");
                 }
             }
         }
@@ -154,13 +154,26 @@ fn shuffles_match_the_isa_model_for_every_mode_width_and_offset() {
 fn votes_ballots_matches_and_reductions_per_warp() {
     let mut random = Random::new(3);
     let input: Vec<u32> = (0..96).map(|_| random.next_u32() % 4).collect();
-    let body = |instruction: &str| format!("    setp.eq.u32 %p1, %r1, 0;\n{instruction}\n    st.global.u32 [%rd4], %r2;");
+    let body =
+        |instruction: &str| format!("    setp.eq.u32 %p1, %r1, 0;\n{instruction}\n    st.global.u32 [%rd4], %r2;");
     let warps: Vec<&[u32]> = input.chunks(32).collect();
-    let ballot_of = |warp: &[u32]| warp.iter().enumerate().filter(|(_, &value)| value == 0).fold(0u32, |mask, (lane, _)| mask | (1 << lane));
+    let ballot_of = |warp: &[u32]| {
+        warp.iter().enumerate().filter(|(_, &value)| value == 0).fold(0u32, |mask, (lane, _)| mask | (1 << lane))
+    };
 
     let ballot = run_per_thread(&body("    vote.sync.ballot.b32 %r2, %p1, 0xffffffff;"), 96, 1, &input);
-    let any = run_per_thread(&body("    vote.sync.any.pred %p2, !%p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;"), 96, 1, &input);
-    let all = run_per_thread(&body("    vote.sync.all.pred %p2, %p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;"), 96, 1, &input);
+    let any = run_per_thread(
+        &body("    vote.sync.any.pred %p2, !%p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;"),
+        96,
+        1,
+        &input,
+    );
+    let all = run_per_thread(
+        &body("    vote.sync.all.pred %p2, %p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;"),
+        96,
+        1,
+        &input,
+    );
     let matches = run_per_thread(&body("    match.any.sync.b32 %r2, %r1, 0xffffffff;"), 96, 1, &input);
     let sums = run_per_thread(&body("    redux.sync.add.u32 %r2, %r1, 0xffffffff;"), 96, 1, &input);
     let maxima = run_per_thread(&body("    redux.sync.max.s32 %r2, %r1, 0xffffffff;"), 96, 1, &input);
@@ -170,7 +183,11 @@ fn votes_ballots_matches_and_reductions_per_warp() {
             assert_eq!(ballot[thread], ballot_of(warp), "ballot thread {thread}");
             assert_eq!(any[thread], u32::from(warp.iter().any(|&value| value != 0)), "any thread {thread}");
             assert_eq!(all[thread], u32::from(warp.iter().all(|&value| value == 0)), "all thread {thread}");
-            let same = warp.iter().enumerate().filter(|(_, &value)| value == warp[lane]).fold(0u32, |mask, (other, _)| mask | (1 << other));
+            let same = warp
+                .iter()
+                .enumerate()
+                .filter(|(_, &value)| value == warp[lane])
+                .fold(0u32, |mask, (other, _)| mask | (1 << other));
             assert_eq!(matches[thread], same, "match thread {thread}");
             assert_eq!(sums[thread], warp.iter().sum::<u32>(), "redux.add thread {thread}");
             assert_eq!(maxima[thread], *warp.iter().max().unwrap_or(&0), "redux.max thread {thread}");
@@ -301,6 +318,7 @@ OTHERS:
 DONE:
 "#;
     let launch = Launch::threads(2);
-    let failure = run(&kernel(body), &launch, &[Buffer::u32s(&[1, 2]), Buffer::zeroed("u32", 2)]).expect_err("the launch must fail");
+    let failure = run(&kernel(body), &launch, &[Buffer::u32s(&[1, 2]), Buffer::zeroed("u32", 2)])
+        .expect_err("the launch must fail");
     assert!(failure.contains("deadlock"), "{failure}");
 }

@@ -41,7 +41,8 @@ fn compile_or_exit_code(arguments: &CompileArgs, format: ErrorFormat) -> Result<
         EmitKind::Obj => Emit::Object,
     });
     let options = CompileOptions { target: target.clone(), emit, optimization: arguments.optimization.level };
-    let module_name = arguments.input.file_name().map_or_else(|| "module".to_string(), |name| name.to_string_lossy().into_owned());
+    let module_name =
+        arguments.input.file_name().map_or_else(|| "module".to_string(), |name| name.to_string_lossy().into_owned());
     let artifact = compile_source(&source, &module_name, &options)
         .map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
     print_diagnostics(&artifact.warnings, &file_name, &source, format);

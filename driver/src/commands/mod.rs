@@ -33,7 +33,11 @@ pub fn read_source(path: &Path) -> Result<String, String> {
     }
     let bytes = std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     String::from_utf8(bytes).map_err(|error| {
-        format!("{} is not UTF-8 text (invalid byte at offset {}); is it a binary?", path.display(), error.utf8_error().valid_up_to())
+        format!(
+            "{} is not UTF-8 text (invalid byte at offset {}); is it a binary?",
+            path.display(),
+            error.utf8_error().valid_up_to()
+        )
     })
 }
 

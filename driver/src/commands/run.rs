@@ -21,7 +21,9 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
     let source = or_exit(read_source(&arguments.input), format)?;
     let spec = match std::fs::read_to_string(&arguments.launch) {
         Err(error) => Err(format!("cannot read launch spec {}: {error}", arguments.launch.display())),
-        Ok(text) => LaunchSpec::from_json(&text).map_err(|error| format!("launch spec {}: {error}", arguments.launch.display())),
+        Ok(text) => {
+            LaunchSpec::from_json(&text).map_err(|error| format!("launch spec {}: {error}", arguments.launch.display()))
+        }
     };
     let spec = or_exit(spec, format)?;
     let spec_directory = arguments.launch.parent().unwrap_or(Path::new("."));

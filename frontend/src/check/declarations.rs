@@ -97,8 +97,11 @@ pub fn variable_from_declaration(
                 array_length = Some(bytes.len() as u64 / element_bytes.max(1));
             } else if bytes.len() as u64 > declared_bytes {
                 diagnostics.push(
-                    Diagnostic::error(Code::InvalidDeclaration, format!("too many initializers for `{}`", name.name.node))
-                        .with_primary(name.span, format!("the variable holds {declared_bytes} bytes")),
+                    Diagnostic::error(
+                        Code::InvalidDeclaration,
+                        format!("too many initializers for `{}`", name.name.node),
+                    )
+                    .with_primary(name.span, format!("the variable holds {declared_bytes} bytes")),
                 );
                 return None;
             }
@@ -131,11 +134,7 @@ fn initializer_bytes(
         Initializer::List(items, _) => items.iter().all(|item| initializer_bytes(item, ty, bytes, diagnostics)),
         Initializer::Expression(expression) => match evaluate(&expression.node) {
             Some(Constant::Integer(value)) => {
-                let value = if ty.is_float() {
-                    float_bits_of(ty, value as f64)
-                } else {
-                    value as u128
-                };
+                let value = if ty.is_float() { float_bits_of(ty, value as f64) } else { value as u128 };
                 bytes.extend_from_slice(&value.to_le_bytes()[..ty.bytes() as usize]);
                 true
             }
@@ -211,7 +210,9 @@ pub fn evaluate(expression: &Expression) -> Option<Constant> {
         Expression::Float { bits, double } => Some(Constant::Float { bits: *bits, double: *double }),
         Expression::Unary { operator, operand } => {
             let Constant::Integer(value) = evaluate(&operand.node)? else {
-                if let (UnaryOperator::Negate, Some(Constant::Float { bits, double })) = (operator, evaluate(&operand.node)) {
+                if let (UnaryOperator::Negate, Some(Constant::Float { bits, double })) =
+                    (operator, evaluate(&operand.node))
+                {
                     let sign = if double { 1 << 63 } else { 1 << 31 };
                     return Some(Constant::Float { bits: bits ^ sign, double });
                 }

@@ -91,8 +91,7 @@ pub fn check_header(module: &Module, diagnostics: &mut Vec<Diagnostic>) -> Heade
 }
 
 fn is_known_target_name(name: &str) -> bool {
-    sm_number(name).is_some()
-        || matches!(name, "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32")
+    sm_number(name).is_some() || matches!(name, "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32")
 }
 
 /// `sm_80` is 80; `sm_90a` and `sm_100f` are 90 and 100 (the suffix only narrows portability).

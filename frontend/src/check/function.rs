@@ -123,9 +123,12 @@ fn check_function(
                 Err(existing) => {
                     let first = context.variable(existing).span;
                     context.report(
-                        Diagnostic::error(Code::DuplicateDeclaration, format!("parameter `{}` is declared twice", parameter.name))
-                            .with_primary(parameter.span, "declared again here")
-                            .with_secondary(first, "first declared here"),
+                        Diagnostic::error(
+                            Code::DuplicateDeclaration,
+                            format!("parameter `{}` is declared twice", parameter.name),
+                        )
+                        .with_primary(parameter.span, "declared again here")
+                        .with_secondary(first, "first declared here"),
                     );
                 }
             }
@@ -177,9 +180,12 @@ fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut
                 if let Some(existing) = context.labels.get(&name.node) {
                     let first = labels[existing.0 as usize].span;
                     context.report(
-                        Diagnostic::error(Code::DuplicateDeclaration, format!("label `{}` is defined twice", name.node))
-                            .with_primary(name.span, "defined again here")
-                            .with_secondary(first, "first defined here"),
+                        Diagnostic::error(
+                            Code::DuplicateDeclaration,
+                            format!("label `{}` is defined twice", name.node),
+                        )
+                        .with_primary(name.span, "defined again here")
+                        .with_secondary(first, "first defined here"),
                     );
                     continue;
                 }
@@ -231,8 +237,11 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
         if let Some(count) = name.range {
             if context.scopes.declare_range(variable, count).is_err() {
                 context.report(
-                    Diagnostic::error(Code::DuplicateDeclaration, format!("`{}<N>` is declared twice in this scope", name.name.node))
-                        .with_primary(name.span, "declared again here"),
+                    Diagnostic::error(
+                        Code::DuplicateDeclaration,
+                        format!("`{}<N>` is declared twice in this scope", name.name.node),
+                    )
+                    .with_primary(name.span, "declared again here"),
                 );
             }
             continue;
@@ -240,9 +249,12 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
         if let Err(existing) = context.scopes.declare(variable, &mut context.variables) {
             let first = context.variable(existing).span;
             context.report(
-                Diagnostic::error(Code::DuplicateDeclaration, format!("`{}` is declared twice in this scope", name.name.node))
-                    .with_primary(name.span, "declared again here")
-                    .with_secondary(first, "first declared here"),
+                Diagnostic::error(
+                    Code::DuplicateDeclaration,
+                    format!("`{}` is declared twice in this scope", name.name.node),
+                )
+                .with_primary(name.span, "declared again here")
+                .with_secondary(first, "first declared here"),
             );
         }
     }
@@ -261,9 +273,12 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
                 let declared = variable.span;
                 let ty = variable.ty;
                 context.report(
-                    Diagnostic::error(Code::OperandType, format!("the guard `{}` is not a predicate", guard.predicate.node))
-                        .with_primary(guard.predicate.span, format!("`{ty}`, expected `.pred`"))
-                        .with_secondary(declared, "declared here"),
+                    Diagnostic::error(
+                        Code::OperandType,
+                        format!("the guard `{}` is not a predicate", guard.predicate.node),
+                    )
+                    .with_primary(guard.predicate.span, format!("`{ty}`, expected `.pred`"))
+                    .with_secondary(declared, "declared here"),
                 );
                 None
             });
@@ -271,7 +286,12 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
         }
     };
     let decoded = decode::decode(context, instruction)?;
-    Some(GuardedInstruction { guard, instruction: decoded, spelling: spelling(instruction), span: instruction_span(instruction) })
+    Some(GuardedInstruction {
+        guard,
+        instruction: decoded,
+        spelling: spelling(instruction),
+        span: instruction_span(instruction),
+    })
 }
 
 /// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`.

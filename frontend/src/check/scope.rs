@@ -77,10 +77,8 @@ impl<'module> Scopes<'module> {
             return Some(*id);
         }
         let (prefix, number) = split_numbered_name(name)?;
-        let (_, _, template) = frame
-            .ranges
-            .iter()
-            .find(|(range_prefix, count, _)| range_prefix == prefix && number < *count)?;
+        let (_, _, template) =
+            frame.ranges.iter().find(|(range_prefix, count, _)| range_prefix == prefix && number < *count)?;
         let id = VariableId::Local(variables.len() as u32);
         variables.push(Variable { name: name.to_string(), ..template.clone() });
         frame.names.insert(name.to_string(), id);

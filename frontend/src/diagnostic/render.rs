@@ -10,10 +10,8 @@ pub fn render(diagnostic: &Diagnostic, file_name: &str, source: &str, colour: bo
         Severity::Error => ReportKind::Error,
         Severity::Warning => ReportKind::Warning,
     };
-    let anchor = diagnostic
-        .primary_span()
-        .or_else(|| diagnostic.labels.first().map(|label| label.span))
-        .unwrap_or_default();
+    let anchor =
+        diagnostic.primary_span().or_else(|| diagnostic.labels.first().map(|label| label.span)).unwrap_or_default();
     let clamp = |span: crate::Span| {
         let end = (span.end as usize).min(source.len());
         let start = (span.start as usize).min(end);

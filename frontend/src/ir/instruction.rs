@@ -7,8 +7,8 @@ use crate::span::Span;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, LabelId, MemoryOrdering, MemoryScope, Operand, ReduxOperation,
-    ShuffleMode, VariableId, VoteMode,
+    Address, AtomicOperation, BarrierOperation, Destination, LabelId, MemoryOrdering, MemoryScope, Operand,
+    ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -37,15 +37,54 @@ pub enum Instruction {
     /// `st.space.type [a], b`
     Store { state_space: StateSpace, ty: ScalarType, volatile: bool, address: Address, source: Operand },
     /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
-    ConvertAddress { direction: AddressConversion, state_space: StateSpace, size_bits: u32, destination: Destination, source: Operand },
+    ConvertAddress {
+        direction: AddressConversion,
+        state_space: StateSpace,
+        size_bits: u32,
+        destination: Destination,
+        source: Operand,
+    },
     /// `add`, `sub`, `mul.lo/.hi/.wide`, `min`, `max`, `div`, `rem` on integers.
-    IntegerBinary { operation: IntegerBinaryOperation, ty: ScalarType, saturate: bool, destination: Destination, a: Operand, b: Operand },
+    IntegerBinary {
+        operation: IntegerBinaryOperation,
+        ty: ScalarType,
+        saturate: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+    },
     /// `mad.lo/.hi/.wide` on integers: `a * b + c` with the product's half chosen by `mode`.
-    IntegerMultiplyAdd { mode: MultiplyMode, ty: ScalarType, saturate: bool, destination: Destination, a: Operand, b: Operand, c: Operand },
+    IntegerMultiplyAdd {
+        mode: MultiplyMode,
+        ty: ScalarType,
+        saturate: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `add`, `sub`, `mul`, `div`, `min`, `max` on floats.
-    FloatBinary { operation: FloatBinaryOperation, ty: ScalarType, rounding: Option<RoundingMode>, flush_subnormals: bool, saturate: bool, destination: Destination, a: Operand, b: Operand },
+    FloatBinary {
+        operation: FloatBinaryOperation,
+        ty: ScalarType,
+        rounding: Option<RoundingMode>,
+        flush_subnormals: bool,
+        saturate: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+    },
     /// `fma.rnd.type` and `mad.rnd.type` on floats: `a * b + c` rounded once.
-    FusedMultiplyAdd { ty: ScalarType, rounding: RoundingMode, flush_subnormals: bool, saturate: bool, destination: Destination, a: Operand, b: Operand, c: Operand },
+    FusedMultiplyAdd {
+        ty: ScalarType,
+        rounding: RoundingMode,
+        flush_subnormals: bool,
+        saturate: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `and`, `or`, `xor` on bits or predicates.
     Logic { operation: LogicOperation, ty: ScalarType, destination: Destination, a: Operand, b: Operand },
     /// `not`, `cnot`, `neg`, `abs`, `popc`, `clz`, `brev` (one source).
@@ -122,7 +161,14 @@ pub enum Instruction {
     /// `vote{.sync}.mode.pred d, {!}a{, membermask}` and `vote{.sync}.ballot.b32`.
     Vote { mode: VoteMode, destination: Destination, predicate: Operand, negated: bool, member_mask: Option<Operand> },
     /// `match.any.sync.type d, a, membermask` and `match.all.sync.type d{|p}, a, membermask`.
-    Match { all: bool, ty: ScalarType, destination: Destination, predicate: Option<Destination>, value: Operand, member_mask: Operand },
+    Match {
+        all: bool,
+        ty: ScalarType,
+        destination: Destination,
+        predicate: Option<Destination>,
+        value: Operand,
+        member_mask: Operand,
+    },
     /// `redux.sync.op.type d, a, membermask`
     Redux { operation: ReduxOperation, ty: ScalarType, destination: Destination, value: Operand, member_mask: Operand },
     /// `activemask.b32 d`

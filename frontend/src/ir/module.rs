@@ -123,6 +123,9 @@ pub struct Label {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+// Nearly every statement is an instruction, so boxing the large variant would only add an
+// allocation per instruction.
+#[allow(clippy::large_enum_variant)]
 pub enum Statement {
     Label(LabelId),
     Instruction(GuardedInstruction),

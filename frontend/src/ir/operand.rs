@@ -13,7 +13,10 @@ pub enum Value {
     /// An integer immediate, kept wide; lowering truncates it to the instruction type.
     Integer(i128),
     /// A float immediate as IEEE bits; `double` tells whether `bits` are f64 or f32 bits.
-    Float { bits: u64, double: bool },
+    Float {
+        bits: u64,
+        double: bool,
+    },
     SpecialRegister(SpecialRegister),
     /// The address of a variable (`mov.u64 %rd1, buffer;`), in the variable's state space.
     AddressOf(VariableId),

@@ -39,7 +39,9 @@ impl SharedLayout {
             if variable.state_space != StateSpace::Shared {
                 return;
             }
-            if variable.array_length == Some(0) || (variable.linkage == Some(Linkage::Extern) && variable.array_length.is_none()) {
+            if variable.array_length == Some(0)
+                || (variable.linkage == Some(Linkage::Extern) && variable.array_length.is_none())
+            {
                 dynamic.push(key);
                 return;
             }
@@ -101,7 +103,8 @@ mod tests {
         let layout = SharedLayout::of(&module);
         assert_eq!(layout.offset(SharedVariable::Global(0)), Some(0));
         let local = |name: &str| {
-            let index = module.functions[0].variables.iter().position(|variable| variable.name == name).expect("declared");
+            let index =
+                module.functions[0].variables.iter().position(|variable| variable.name == name).expect("declared");
             layout.offset(SharedVariable::Local { function: 0, variable: index as u32 })
         };
         assert_eq!(local("counters"), Some(8));

@@ -112,9 +112,17 @@ pub enum Statement {
     /// A nested `{ ... }` scope.
     Block(Block),
     /// `.loc 1 12 5` (kept for debug information).
-    Location { file: u32, line: u32, column: u32, span: Span },
+    Location {
+        file: u32,
+        line: u32,
+        column: u32,
+        span: Span,
+    },
     /// `.pragma "nounroll";`
-    Pragma { text: String, span: Span },
+    Pragma {
+        text: String,
+        span: Span,
+    },
 }
 
 /// A declaration of one or more names in one state space with one type.
@@ -155,15 +163,28 @@ pub enum Expression {
     Integer(i128),
     /// A float literal kept as its IEEE bits and width (`0f3F800000` is 32-bit, `0d...` and
     /// decimal literals are 64-bit).
-    Float { bits: u64, double: bool },
+    Float {
+        bits: u64,
+        double: bool,
+    },
     /// A variable or function name: its address.
     Symbol(String),
     /// `generic(name)`
     Generic(String),
     /// `mask(name)` (and similar function-like forms), kept by name.
-    Call { function: String, arguments: Vec<Spanned<Expression>> },
-    Unary { operator: UnaryOperator, operand: Box<Spanned<Expression>> },
-    Binary { operator: BinaryOperator, left: Box<Spanned<Expression>>, right: Box<Spanned<Expression>> },
+    Call {
+        function: String,
+        arguments: Vec<Spanned<Expression>>,
+    },
+    Unary {
+        operator: UnaryOperator,
+        operand: Box<Spanned<Expression>>,
+    },
+    Binary {
+        operator: BinaryOperator,
+        left: Box<Spanned<Expression>>,
+        right: Box<Spanned<Expression>>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -125,10 +125,7 @@ impl fmt::Display for TokenKind<'_> {
             TokenKind::Identifier(name) => formatter.write_str(name),
             TokenKind::DotName(name) => write!(formatter, ".{name}"),
             TokenKind::Integer(value) => write!(formatter, "{value}"),
-            TokenKind::Float {
-                bits,
-                double: false,
-            } => write!(formatter, "0f{bits:08X}"),
+            TokenKind::Float { bits, double: false } => write!(formatter, "0f{bits:08X}"),
             TokenKind::Float { bits, double: true } => write!(formatter, "0d{bits:016X}"),
             TokenKind::String(text) => write!(formatter, "\"{text}\""),
             punctuation => formatter.write_str(punctuation.punctuation().unwrap_or("?")),
@@ -189,10 +186,7 @@ impl<'src> Lexer<'src> {
 
     #[inline]
     fn push(&mut self, kind: TokenKind<'src>, start: usize) {
-        self.tokens.push(Token {
-            kind,
-            span: Span::new(start, self.position),
-        });
+        self.tokens.push(Token { kind, span: Span::new(start, self.position) });
     }
 
     fn run(&mut self) {
@@ -225,10 +219,7 @@ impl<'src> Lexer<'src> {
             b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
                 self.position += 1;
                 while self.position < self.bytes.len()
-                    && matches!(
-                        self.bytes[self.position],
-                        b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C
-                    )
+                    && matches!(self.bytes[self.position], b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
                 {
                     self.position += 1;
                 }
@@ -236,19 +227,13 @@ impl<'src> Lexer<'src> {
             b'a'..=b'z' | b'A'..=b'Z' => {
                 self.position += 1;
                 self.skip_identifier_continue();
-                self.push(
-                    TokenKind::Identifier(&self.source[start..self.position]),
-                    start,
-                );
+                self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
             }
             b'_' | b'$' | b'%' => {
                 if is_identifier_continue(self.peek_at(1)) {
                     self.position += 1;
                     self.skip_identifier_continue();
-                    self.push(
-                        TokenKind::Identifier(&self.source[start..self.position]),
-                        start,
-                    );
+                    self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
                 } else {
                     let kind = match byte {
                         b'_' => TokenKind::Underscore,
@@ -265,17 +250,12 @@ impl<'src> Lexer<'src> {
                     self.position += 1;
                     self.skip_identifier_continue();
                     // `::` segments (`.shared::cta`, `.L2::256B`) are part of the name.
-                    while self.peek_at(0) == b':'
-                        && self.peek_at(1) == b':'
-                        && is_identifier_continue(self.peek_at(2))
+                    while self.peek_at(0) == b':' && self.peek_at(1) == b':' && is_identifier_continue(self.peek_at(2))
                     {
                         self.position += 2;
                         self.skip_identifier_continue();
                     }
-                    self.push(
-                        TokenKind::DotName(&self.source[start + 1..self.position]),
-                        start,
-                    );
+                    self.push(TokenKind::DotName(&self.source[start + 1..self.position]), start);
                 } else if next.is_ascii_digit() {
                     self.lex_decimal_float(start);
                 } else {
@@ -352,8 +332,7 @@ impl<'src> Lexer<'src> {
         let after = self.peek_at(offset);
         let exponent = matches!(after, b'e' | b'E')
             && (self.peek_at(offset + 1).is_ascii_digit()
-                || (matches!(self.peek_at(offset + 1), b'+' | b'-')
-                    && self.peek_at(offset + 2).is_ascii_digit()));
+                || (matches!(self.peek_at(offset + 1), b'+' | b'-') && self.peek_at(offset + 2).is_ascii_digit()));
         is_dot_name_start(after) && !exponent
     }
 
@@ -366,8 +345,7 @@ impl<'src> Lexer<'src> {
 
     #[inline]
     fn skip_identifier_continue(&mut self) {
-        while self.position < self.bytes.len() && is_identifier_continue(self.bytes[self.position])
-        {
+        while self.position < self.bytes.len() && is_identifier_continue(self.bytes[self.position]) {
             self.position += 1;
         }
     }
@@ -376,20 +354,12 @@ impl<'src> Lexer<'src> {
         let text = &self.source[start..end];
         let shown: String = text.chars().take(8).flat_map(char::escape_debug).collect();
         let (message, label) = if text.chars().nth(1).is_some() {
-            (
-                format!("invalid characters `{shown}`"),
-                "these characters cannot start a PTX token",
-            )
+            (format!("invalid characters `{shown}`"), "these characters cannot start a PTX token")
         } else {
-            (
-                format!("invalid character `{shown}`"),
-                "this character cannot start a PTX token",
-            )
+            (format!("invalid character `{shown}`"), "this character cannot start a PTX token")
         };
-        self.diagnostics.push(
-            Diagnostic::error(Code::InvalidCharacter, message)
-                .with_primary(Span::new(start, end), label),
-        );
+        self.diagnostics
+            .push(Diagnostic::error(Code::InvalidCharacter, message).with_primary(Span::new(start, end), label));
     }
 
     fn skip_block_comment(&mut self) {
@@ -403,10 +373,8 @@ impl<'src> Lexer<'src> {
             self.position += 1;
         }
         self.diagnostics.push(
-            Diagnostic::error(Code::Unterminated, "unterminated block comment").with_primary(
-                Span::new(start, start + 2),
-                "this comment is never closed with `*/`",
-            ),
+            Diagnostic::error(Code::Unterminated, "unterminated block comment")
+                .with_primary(Span::new(start, start + 2), "this comment is never closed with `*/`"),
         );
     }
 
@@ -419,10 +387,7 @@ impl<'src> Lexer<'src> {
             match self.bytes[self.position] {
                 b'"' => {
                     self.position += 1;
-                    self.push(
-                        TokenKind::String(&self.source[start + 1..self.position - 1]),
-                        start,
-                    );
+                    self.push(TokenKind::String(&self.source[start + 1..self.position - 1]), start);
                     return;
                 }
                 b'\\' if matches!(self.peek_at(1), b'"' | b'\\') => self.position += 2,
@@ -439,16 +404,12 @@ impl<'src> Lexer<'src> {
             Diagnostic::error(Code::Unterminated, "unterminated string")
                 .with_primary(Span::new(start, end), "this string has no closing `\"`"),
         );
-        self.tokens.push(Token {
-            kind: TokenKind::String(&self.source[start + 1..end]),
-            span: Span::new(start, end),
-        });
+        self.tokens.push(Token { kind: TokenKind::String(&self.source[start + 1..end]), span: Span::new(start, end) });
     }
 
     fn invalid_literal(&mut self, start: usize, message: impl Into<String>, label: &str) {
         self.diagnostics.push(
-            Diagnostic::error(Code::InvalidLiteral, message)
-                .with_primary(Span::new(start, self.position), label),
+            Diagnostic::error(Code::InvalidLiteral, message).with_primary(Span::new(start, self.position), label),
         );
     }
 
@@ -458,12 +419,7 @@ impl<'src> Lexer<'src> {
         let start = self.position;
         let first = self.bytes[start];
         let second = self.peek_at(1);
-        if first == b'0'
-            && matches!(
-                second,
-                b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D'
-            )
-        {
+        if first == b'0' && matches!(second, b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D') {
             self.position += 2;
             self.skip_identifier_continue();
             let digits = &self.source[start + 2..self.position];
@@ -491,11 +447,7 @@ impl<'src> Lexer<'src> {
         self.skip_identifier_continue();
         let text = &self.source[start..self.position];
         let body = text.strip_suffix(['U', 'u']).unwrap_or(text);
-        let (digits, radix) = if body.len() > 1 && first == b'0' {
-            (&text[1..], 8)
-        } else {
-            (text, 10)
-        };
+        let (digits, radix) = if body.len() > 1 && first == b'0' { (&text[1..], 8) } else { (text, 10) };
         let kind = self.integer_digits(start, digits, radix);
         self.push(kind, start);
     }
@@ -504,11 +456,7 @@ impl<'src> Lexer<'src> {
     fn integer_digits(&mut self, start: usize, digits: &str, radix: u32) -> TokenKind<'src> {
         let digits = digits.strip_suffix(['U', 'u']).unwrap_or(digits);
         if digits.is_empty() {
-            self.invalid_literal(
-                start,
-                "integer literal has no digits",
-                "digits expected after the prefix",
-            );
+            self.invalid_literal(start, "integer literal has no digits", "digits expected after the prefix");
             return TokenKind::Integer(0);
         }
         let mut value: u64 = 0;
@@ -531,10 +479,7 @@ impl<'src> Lexer<'src> {
                     return TokenKind::Integer(0);
                 }
             };
-            match value
-                .checked_mul(radix as u64)
-                .and_then(|value| value.checked_add(digit as u64))
-            {
+            match value.checked_mul(radix as u64).and_then(|value| value.checked_add(digit as u64)) {
                 Some(next) => value = next,
                 None => {
                     self.invalid_literal(
@@ -556,11 +501,7 @@ impl<'src> Lexer<'src> {
         match u64::from_str_radix(digits, 16) {
             Ok(bits) if valid => TokenKind::Float { bits, double },
             _ => {
-                let (prefix, precision) = if double {
-                    ("0d", "double")
-                } else {
-                    ("0f", "single")
-                };
+                let (prefix, precision) = if double { ("0d", "double") } else { ("0f", "single") };
                 self.invalid_literal(
                     start,
                     format!("`{prefix}` float literal needs exactly {count} hexadecimal digits"),
@@ -596,27 +537,14 @@ impl<'src> Lexer<'src> {
         let number_end = self.position;
         self.skip_identifier_continue();
         let kind = if self.position != number_end {
-            self.invalid_literal(
-                start,
-                "malformed float literal",
-                "unexpected characters after the number",
-            );
-            TokenKind::Float {
-                bits: 0,
-                double: true,
-            }
+            self.invalid_literal(start, "malformed float literal", "unexpected characters after the number");
+            TokenKind::Float { bits: 0, double: true }
         } else {
             match self.source[start..number_end].parse::<f64>() {
-                Ok(value) => TokenKind::Float {
-                    bits: value.to_bits(),
-                    double: true,
-                },
+                Ok(value) => TokenKind::Float { bits: value.to_bits(), double: true },
                 Err(_) => {
                     self.invalid_literal(start, "malformed float literal", "not a decimal number");
-                    TokenKind::Float {
-                        bits: 0,
-                        double: true,
-                    }
+                    TokenKind::Float { bits: 0, double: true }
                 }
             }
         };
@@ -668,19 +596,10 @@ mod tests {
             kinds(".mbarrier::complete_tx::bytes .L2::256B"),
             vec![DotName("mbarrier::complete_tx::bytes"), DotName("L2::256B")]
         );
-        assert_eq!(
-            kinds(".reg.v4.u16"),
-            vec![DotName("reg"), DotName("v4"), DotName("u16")]
-        );
+        assert_eq!(kinds(".reg.v4.u16"), vec![DotName("reg"), DotName("v4"), DotName("u16")]);
         assert_eq!(
             kinds("tex.2d.v4 .3d .2dms"),
-            vec![
-                Identifier("tex"),
-                DotName("2d"),
-                DotName("v4"),
-                DotName("3d"),
-                DotName("2dms")
-            ]
+            vec![Identifier("tex"), DotName("2d"), DotName("v4"), DotName("3d"), DotName("2dms")]
         );
     }
 
@@ -689,53 +608,20 @@ mod tests {
         use TokenKind::*;
         assert_eq!(
             kinds("42 42U 0x1F 0X1fU 017 0b101 0 0U"),
-            vec![
-                Integer(42),
-                Integer(42),
-                Integer(31),
-                Integer(31),
-                Integer(15),
-                Integer(5),
-                Integer(0),
-                Integer(0)
-            ]
+            vec![Integer(42), Integer(42), Integer(31), Integer(31), Integer(15), Integer(5), Integer(0), Integer(0)]
         );
         assert_eq!(
             kinds("0f3F800000 0d3FF0000000000000"),
-            vec![
-                Float {
-                    bits: 0x3F80_0000,
-                    double: false
-                },
-                Float {
-                    bits: 0x3FF0_0000_0000_0000,
-                    double: true
-                }
-            ]
+            vec![Float { bits: 0x3F80_0000, double: false }, Float { bits: 0x3FF0_0000_0000_0000, double: true }]
         );
         assert_eq!(
             kinds("1.5 .5 1e3 2.5E-1 7.8"),
             vec![
-                Float {
-                    bits: 1.5f64.to_bits(),
-                    double: true
-                },
-                Float {
-                    bits: 0.5f64.to_bits(),
-                    double: true
-                },
-                Float {
-                    bits: 1000f64.to_bits(),
-                    double: true
-                },
-                Float {
-                    bits: 0.25f64.to_bits(),
-                    double: true
-                },
-                Float {
-                    bits: 7.8f64.to_bits(),
-                    double: true
-                },
+                Float { bits: 1.5f64.to_bits(), double: true },
+                Float { bits: 0.5f64.to_bits(), double: true },
+                Float { bits: 1000f64.to_bits(), double: true },
+                Float { bits: 0.25f64.to_bits(), double: true },
+                Float { bits: 7.8f64.to_bits(), double: true },
             ]
         );
         assert_eq!(kinds("18446744073709551615"), vec![Integer(u64::MAX)]);
@@ -780,10 +666,7 @@ mod tests {
                 Colon,
             ]
         );
-        assert_eq!(
-            kinds(r#".pragma "nounroll";"#),
-            vec![DotName("pragma"), String("nounroll"), Semicolon]
-        );
+        assert_eq!(kinds(r#".pragma "nounroll";"#), vec![DotName("pragma"), String("nounroll"), Semicolon]);
     }
 
     #[test]
@@ -795,12 +678,8 @@ mod tests {
 
     #[test]
     fn errors_are_reported_and_lexing_continues() {
-        let (tokens, diagnostics) =
-            lex("mov é€ # %r1; 0x; 0f12; 99999999999999999999 0b102 \"open\n/* never closed");
-        let codes: Vec<_> = diagnostics
-            .iter()
-            .map(|diagnostic| diagnostic.code)
-            .collect();
+        let (tokens, diagnostics) = lex("mov é€ # %r1; 0x; 0f12; 99999999999999999999 0b102 \"open\n/* never closed");
+        let codes: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.code).collect();
         assert_eq!(
             codes,
             vec![
@@ -816,30 +695,16 @@ mod tests {
         );
         // `é€` is one run of invalid characters; its span covers both characters.
         assert_eq!(diagnostics[0].primary_span(), Some(Span::new(4, 9)));
-        assert!(tokens
-            .iter()
-            .any(|token| token.kind == TokenKind::Identifier("%r1")));
-        assert!(diagnostics
-            .iter()
-            .all(|diagnostic| diagnostic.primary_span().is_some()));
+        assert!(tokens.iter().any(|token| token.kind == TokenKind::Identifier("%r1")));
+        assert!(diagnostics.iter().all(|diagnostic| diagnostic.primary_span().is_some()));
     }
 
     #[test]
     fn never_panics_on_odd_input() {
-        for source in [
-            "", ".", "0x", "0f", "\"", "/*", "/", "%", "$", "_", "1e", "1.", "1.e5", "\u{0}", "é",
-            "0d1",
-        ] {
+        for source in ["", ".", "0x", "0f", "\"", "/*", "/", "%", "$", "_", "1e", "1.", "1.e5", "\u{0}", "é", "0d1"] {
             let (tokens, diagnostics) = lex(source);
-            for span in tokens
-                .iter()
-                .map(|token| token.span)
-                .chain(diagnostics.iter().flat_map(|d| d.primary_span()))
-            {
-                assert!(
-                    source.is_char_boundary(span.start as usize)
-                        && source.is_char_boundary(span.end as usize)
-                );
+            for span in tokens.iter().map(|token| token.span).chain(diagnostics.iter().flat_map(|d| d.primary_span())) {
+                assert!(source.is_char_boundary(span.start as usize) && source.is_char_boundary(span.end as usize));
                 assert!(span.start <= span.end);
             }
         }

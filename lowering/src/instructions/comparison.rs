@@ -45,7 +45,12 @@ fn int_predicate(comparison: Comparison, signed: bool) -> IntPredicate {
     }
 }
 
-fn combine<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, operation: LogicOperation, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+fn combine<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    operation: LogicOperation,
+    a: IntValue<'ctx>,
+    b: IntValue<'ctx>,
+) -> LoweringResult<IntValue<'ctx>> {
     let builder = lowering.shared.builder;
     Ok(match operation {
         LogicOperation::And => builder.build_and(a, b, "")?,

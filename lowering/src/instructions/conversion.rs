@@ -63,10 +63,14 @@ pub fn convert<'ctx>(
                 }
             } else if destination_type == source_type {
                 match rounding {
-                    Some(rounding) if rounding.is_integral() => {
-                        intrinsic(lowering, integral_rounding_intrinsic(rounding), &[value.get_type().into()], &[value.into()], span)?
-                            .into_float_value()
-                    }
+                    Some(rounding) if rounding.is_integral() => intrinsic(
+                        lowering,
+                        integral_rounding_intrinsic(rounding),
+                        &[value.get_type().into()],
+                        &[value.into()],
+                        span,
+                    )?
+                    .into_float_value(),
                     None => value,
                     Some(_) => return Err(unsupported()),
                 }
@@ -89,7 +93,13 @@ pub fn convert<'ctx>(
                 value = flush_subnormal(lowering, value, source_type, span)?;
             }
             let rounding = rounding.unwrap_or(RoundingMode::TowardZeroIntegral);
-            let rounded = intrinsic(lowering, integral_rounding_intrinsic(rounding), &[value.get_type().into()], &[value.into()], span)?;
+            let rounded = intrinsic(
+                lowering,
+                integral_rounding_intrinsic(rounding),
+                &[value.get_type().into()],
+                &[value.into()],
+                span,
+            )?;
             let name = if destination_type.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
             let int_type = crate::types::integer_type(context, destination_type.bits());
             intrinsic(lowering, name, &[int_type.into(), value.get_type().into()], &[rounded.into()], span)?
@@ -140,12 +150,14 @@ fn saturate_integer<'ctx>(
     if minimum > source_minimum {
         // `minimum` lies in the source's range here, so it fits its width.
         let bound = source_int_type.const_int(minimum as u64, signed);
-        let below = builder.build_int_compare(if signed { IntPredicate::SLT } else { IntPredicate::ULT }, value, bound, "")?;
+        let below =
+            builder.build_int_compare(if signed { IntPredicate::SLT } else { IntPredicate::ULT }, value, bound, "")?;
         value = builder.build_select(below, bound, value, "")?.into_int_value();
     }
     if maximum < source_maximum {
         let bound = source_int_type.const_int(maximum as u64, false);
-        let above = builder.build_int_compare(if signed { IntPredicate::SGT } else { IntPredicate::UGT }, value, bound, "")?;
+        let above =
+            builder.build_int_compare(if signed { IntPredicate::SGT } else { IntPredicate::UGT }, value, bound, "")?;
         value = builder.build_select(above, bound, value, "")?.into_int_value();
     }
     let destination_int_type = crate::types::integer_type(lowering.shared.context, destination_type.bits());

@@ -11,14 +11,27 @@ use crate::function::FunctionLowering;
 
 /// Directed rounding needs constrained intrinsics or exact software sequences; until then it is
 /// reported rather than silently rounded to nearest.
-fn require_nearest(lowering: &FunctionLowering<'_, '_>, guarded: &GuardedInstruction, rounding: Option<RoundingMode>) -> LoweringResult<()> {
+fn require_nearest(
+    lowering: &FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    rounding: Option<RoundingMode>,
+) -> LoweringResult<()> {
     match rounding {
         None | Some(RoundingMode::NearestEven) => Ok(()),
-        Some(_) => Err(LoweringError::unsupported(&format!("`{}` (directed rounding)", guarded.spelling), lowering.target_name(), guarded.span)),
+        Some(_) => Err(LoweringError::unsupported(
+            &format!("`{}` (directed rounding)", guarded.spelling),
+            lowering.target_name(),
+            guarded.span,
+        )),
     }
 }
 
-fn read_float<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, operand: &Operand, ty: ScalarType, flush: bool) -> LoweringResult<FloatValue<'ctx>> {
+fn read_float<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    operand: &Operand,
+    ty: ScalarType,
+    flush: bool,
+) -> LoweringResult<FloatValue<'ctx>> {
     let value = lowering.read(operand, ty)?.into_float_value();
     if flush {
         flush_subnormal(lowering, value, ty, operand.span)
@@ -69,7 +82,8 @@ pub fn binary<'ctx>(
         // PTX's min/max return the non-NaN operand when one is NaN, as minnum/maxnum do.
         FloatBinaryOperation::Minimum | FloatBinaryOperation::Maximum => {
             let name = if operation == FloatBinaryOperation::Minimum { "llvm.minnum" } else { "llvm.maxnum" };
-            let value: BasicValueEnum<'ctx> = intrinsic(lowering, name, &[a.get_type().into()], &[a.into(), b.into()], guarded.span)?;
+            let value: BasicValueEnum<'ctx> =
+                intrinsic(lowering, name, &[a.get_type().into()], &[a.into(), b.into()], guarded.span)?;
             value.into_float_value()
         }
     };
@@ -92,6 +106,7 @@ pub fn fused_multiply_add<'ctx>(
     let a = read_float(lowering, a, ty, flush_subnormals)?;
     let b = read_float(lowering, b, ty, flush_subnormals)?;
     let c = read_float(lowering, c, ty, flush_subnormals)?;
-    let result = intrinsic(lowering, "llvm.fma", &[a.get_type().into()], &[a.into(), b.into(), c.into()], guarded.span)?;
+    let result =
+        intrinsic(lowering, "llvm.fma", &[a.get_type().into()], &[a.into(), b.into(), c.into()], guarded.span)?;
     finish(lowering, result.into_float_value(), ty, flush_subnormals, saturate, destination)
 }

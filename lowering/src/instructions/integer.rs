@@ -4,7 +4,9 @@
 
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{Destination, IntegerBinaryOperation, LogicOperation, MultiplyMode, Operand, ShiftOperation, UnaryOperation};
+use ptxr_frontend::ir::{
+    Destination, IntegerBinaryOperation, LogicOperation, MultiplyMode, Operand, ShiftOperation, UnaryOperation,
+};
 use ptxr_frontend::vocabulary::ScalarType;
 
 use super::support::{flush_subnormal, intrinsic};
@@ -18,7 +20,12 @@ fn wide_type(ty: ScalarType) -> ScalarType {
 }
 
 /// `a * b` in double width, sign- or zero-extended by `ty`.
-fn wide_product<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, ty: ScalarType, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+fn wide_product<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    ty: ScalarType,
+    a: IntValue<'ctx>,
+    b: IntValue<'ctx>,
+) -> LoweringResult<IntValue<'ctx>> {
     let builder = lowering.shared.builder;
     let wide = crate::types::integer_type(lowering.shared.context, ty.bits() * 2);
     let (a, b) = if ty.is_signed() {
@@ -30,7 +37,12 @@ fn wide_product<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, ty: ScalarType, a: 
 }
 
 /// The high half of the double-width product.
-fn high_product<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, ty: ScalarType, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+fn high_product<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    ty: ScalarType,
+    a: IntValue<'ctx>,
+    b: IntValue<'ctx>,
+) -> LoweringResult<IntValue<'ctx>> {
     let builder = lowering.shared.builder;
     let product = wide_product(lowering, ty, a, b)?;
     let shift = product.get_type().const_int(u64::from(ty.bits()), false);
@@ -76,7 +88,9 @@ pub fn binary<'ctx>(
             let pick_a = builder.build_int_compare(predicate, a, b, "")?;
             builder.build_select(pick_a, a, b, "")?.into_int_value()
         }
-        IntegerBinaryOperation::Divide | IntegerBinaryOperation::Remainder => divide(lowering, operation, signed, a, b)?,
+        IntegerBinaryOperation::Divide | IntegerBinaryOperation::Remainder => {
+            divide(lowering, operation, signed, a, b)?
+        }
     };
     lowering.write(destination, result.into(), ty)
 }
@@ -142,7 +156,8 @@ pub fn multiply_add<'ctx>(
             let c = lowering.read_int(c, ty)?;
             let high = high_product(lowering, ty, a, b)?;
             let sum = if saturate {
-                intrinsic(lowering, "llvm.sadd.sat", &[high.get_type().into()], &[high.into(), c.into()], span)?.into_int_value()
+                intrinsic(lowering, "llvm.sadd.sat", &[high.get_type().into()], &[high.into(), c.into()], span)?
+                    .into_int_value()
             } else {
                 builder.build_int_add(high, c, "")?
             };
@@ -218,7 +233,9 @@ pub fn unary<'ctx>(
         UnaryOperation::CountLeadingZeros => {
             // clz of zero is the width, so the intrinsic's zero-is-poison flag is false.
             let is_zero_poison = lowering.shared.context.bool_type().const_zero();
-            let count = intrinsic(lowering, "llvm.ctlz", &[int_type.into()], &[value.into(), is_zero_poison.into()], span)?.into_int_value();
+            let count =
+                intrinsic(lowering, "llvm.ctlz", &[int_type.into()], &[value.into(), is_zero_poison.into()], span)?
+                    .into_int_value();
             (count, ScalarType::U32)
         }
         UnaryOperation::BitReverse => {
@@ -251,7 +268,8 @@ pub fn shift<'ctx>(
     let width = u64::from(int_type.get_bit_width());
     let u32_type = amount.get_type();
     let too_far = builder.build_int_compare(IntPredicate::UGE, amount, u32_type.const_int(width, false), "")?;
-    let clamped_amount = builder.build_select(too_far, u32_type.const_int(width - 1, false), amount, "")?.into_int_value();
+    let clamped_amount =
+        builder.build_select(too_far, u32_type.const_int(width - 1, false), amount, "")?.into_int_value();
     let amount_in_type = builder.build_int_cast_sign_flag(clamped_amount, int_type, false, "")?;
     let result = match operation {
         ShiftOperation::Left => {

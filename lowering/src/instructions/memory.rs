@@ -9,7 +9,12 @@ use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 use crate::types::llvm_type;
 
-pub fn mov(lowering: &mut FunctionLowering<'_, '_>, ty: ScalarType, destination: &Destination, source: &Operand) -> LoweringResult<()> {
+pub fn mov(
+    lowering: &mut FunctionLowering<'_, '_>,
+    ty: ScalarType,
+    destination: &Destination,
+    source: &Operand,
+) -> LoweringResult<()> {
     let value = lowering.read(source, ty)?;
     lowering.write(destination, value, ty)
 }

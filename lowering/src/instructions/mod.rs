@@ -36,44 +36,114 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             integer::multiply_add(lowering, *mode, *ty, *saturate, destination, a, b, c)
         }
         Instruction::FloatBinary { operation, ty, rounding, flush_subnormals, saturate, destination, a, b } => {
-            float::binary(lowering, guarded, *operation, *ty, *rounding, *flush_subnormals, *saturate, destination, a, b)
+            float::binary(
+                lowering,
+                guarded,
+                *operation,
+                *ty,
+                *rounding,
+                *flush_subnormals,
+                *saturate,
+                destination,
+                a,
+                b,
+            )
         }
         Instruction::FusedMultiplyAdd { ty, rounding, flush_subnormals, saturate, destination, a, b, c } => {
-            float::fused_multiply_add(lowering, guarded, *ty, *rounding, *flush_subnormals, *saturate, destination, [a, b, c])
+            float::fused_multiply_add(
+                lowering,
+                guarded,
+                *ty,
+                *rounding,
+                *flush_subnormals,
+                *saturate,
+                destination,
+                [a, b, c],
+            )
         }
-        Instruction::Logic { operation, ty, destination, a, b } => integer::logic(lowering, *operation, *ty, destination, a, b),
+        Instruction::Logic { operation, ty, destination, a, b } => {
+            integer::logic(lowering, *operation, *ty, destination, a, b)
+        }
         Instruction::Unary { operation, ty, flush_subnormals, destination, a } => {
             integer::unary(lowering, *operation, *ty, *flush_subnormals, destination, a)
         }
-        Instruction::Shift { operation, ty, destination, a, b } => integer::shift(lowering, *operation, *ty, destination, a, b),
+        Instruction::Shift { operation, ty, destination, a, b } => {
+            integer::shift(lowering, *operation, *ty, destination, a, b)
+        }
         Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine } => {
-            comparison::set_predicate(lowering, *comparison, *ty, *flush_subnormals, destination, complement.as_ref(), a, b, combine.as_ref())
+            comparison::set_predicate(
+                lowering,
+                *comparison,
+                *ty,
+                *flush_subnormals,
+                destination,
+                complement.as_ref(),
+                a,
+                b,
+                combine.as_ref(),
+            )
         }
-        Instruction::Select { ty, destination, a, b, predicate } => comparison::select(lowering, *ty, destination, a, b, predicate),
-        Instruction::Convert { destination_type, source_type, rounding, flush_subnormals, saturate, destination, source } => {
-            conversion::convert(lowering, guarded, *destination_type, *source_type, *rounding, *flush_subnormals, *saturate, destination, source)
+        Instruction::Select { ty, destination, a, b, predicate } => {
+            comparison::select(lowering, *ty, destination, a, b, predicate)
         }
+        Instruction::Convert {
+            destination_type,
+            source_type,
+            rounding,
+            flush_subnormals,
+            saturate,
+            destination,
+            source,
+        } => conversion::convert(
+            lowering,
+            guarded,
+            *destination_type,
+            *source_type,
+            *rounding,
+            *flush_subnormals,
+            *saturate,
+            destination,
+            source,
+        ),
         Instruction::Branch { target } => control::branch(lowering, *target),
         Instruction::Return | Instruction::Exit => lowering.build_return(),
-        Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => synchronization::atomic(
+        Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => {
+            synchronization::atomic(
+                lowering,
+                guarded,
+                *operation,
+                *ty,
+                *state_space,
+                *ordering,
+                *scope,
+                destination.as_ref(),
+                address,
+                value,
+                swap.as_ref(),
+            )
+        }
+        Instruction::Fence { ordering, scope } => synchronization::fence(lowering, guarded, *ordering, *scope),
+        Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => synchronization::barrier(
             lowering,
             guarded,
             *operation,
-            *ty,
-            *state_space,
-            *ordering,
-            *scope,
+            barrier,
+            thread_count.as_ref(),
             destination.as_ref(),
-            address,
-            value,
-            swap.as_ref(),
+            predicate.as_ref(),
         ),
-        Instruction::Fence { ordering, scope } => synchronization::fence(lowering, guarded, *ordering, *scope),
-        Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => {
-            synchronization::barrier(lowering, guarded, *operation, barrier, thread_count.as_ref(), destination.as_ref(), predicate.as_ref())
-        }
         Instruction::Shuffle { mode, destination, in_range, value, lane, clamp, member_mask } => {
-            synchronization::shuffle(lowering, guarded, *mode, destination, in_range.as_ref(), value, lane, clamp, member_mask.as_ref())
+            synchronization::shuffle(
+                lowering,
+                guarded,
+                *mode,
+                destination,
+                in_range.as_ref(),
+                value,
+                lane,
+                clamp,
+                member_mask.as_ref(),
+            )
         }
         Instruction::Vote { mode, destination, predicate, negated, member_mask } => {
             synchronization::vote(lowering, guarded, *mode, destination, predicate, *negated, member_mask.as_ref())
@@ -86,6 +156,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::ActiveMask { destination } => synchronization::active_mask(lowering, guarded, destination),
         Instruction::WarpSync { member_mask } => synchronization::warp_sync(lowering, guarded, member_mask),
-        Instruction::Unlowered => Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span)),
+        Instruction::Unlowered => {
+            Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))
+        }
     }
 }

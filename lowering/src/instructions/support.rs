@@ -35,18 +35,33 @@ fn smallest_normal(ty: ScalarType) -> f64 {
 }
 
 /// `.ftz`: a subnormal input or result becomes a zero of the same sign.
-pub fn flush_subnormal<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, value: FloatValue<'ctx>, ty: ScalarType, span: Span) -> LoweringResult<FloatValue<'ctx>> {
+pub fn flush_subnormal<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    ty: ScalarType,
+    span: Span,
+) -> LoweringResult<FloatValue<'ctx>> {
     let builder = lowering.shared.builder;
     let float_type = value.get_type();
     let magnitude = intrinsic(lowering, "llvm.fabs", &[float_type.into()], &[value.into()], span)?.into_float_value();
-    let is_subnormal = builder.build_float_compare(FloatPredicate::OLT, magnitude, float_type.const_float(smallest_normal(ty)), "")?;
-    let signed_zero =
-        intrinsic(lowering, "llvm.copysign", &[float_type.into()], &[float_type.const_zero().into(), value.into()], span)?.into_float_value();
+    let is_subnormal =
+        builder.build_float_compare(FloatPredicate::OLT, magnitude, float_type.const_float(smallest_normal(ty)), "")?;
+    let signed_zero = intrinsic(
+        lowering,
+        "llvm.copysign",
+        &[float_type.into()],
+        &[float_type.const_zero().into(), value.into()],
+        span,
+    )?
+    .into_float_value();
     Ok(builder.build_select(is_subnormal, signed_zero, value, "")?.into_float_value())
 }
 
 /// `.sat` on floats: clamps to [0.0, 1.0], with NaN becoming 0.0.
-pub fn saturate_unit<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, value: FloatValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+pub fn saturate_unit<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+) -> LoweringResult<FloatValue<'ctx>> {
     let builder = lowering.shared.builder;
     let float_type = value.get_type();
     let one = float_type.const_float(1.0);

@@ -4,8 +4,8 @@
 
 use inkwell::values::IntValue;
 use ptxr_frontend::ir::{
-    Address, AtomicOperation, BarrierOperation, Destination, GuardedInstruction, MemoryOrdering, MemoryScope, Operand, ReduxOperation,
-    ShuffleMode, VoteMode,
+    Address, AtomicOperation, BarrierOperation, Destination, GuardedInstruction, MemoryOrdering, MemoryScope, Operand,
+    ReduxOperation, ShuffleMode, VoteMode,
 };
 use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
 use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
@@ -15,15 +15,23 @@ use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 use crate::types::llvm_type;
 
-fn unsupported(lowering: &FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> impl Fn(Unsupported) -> LoweringError {
+fn unsupported(
+    lowering: &FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+) -> impl Fn(Unsupported) -> LoweringError {
     let target = lowering.target_name();
     let span = guarded.span;
     let spelling = guarded.spelling.clone();
-    move |unsupported: Unsupported| LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
+    move |unsupported: Unsupported| {
+        LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
+    }
 }
 
 /// The LLVM type an atomic works on: packed half pairs as `<2 x half>`/`<2 x bfloat>`.
-fn atomic_value_type<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, ty: ScalarType) -> inkwell::types::BasicTypeEnum<'ctx> {
+fn atomic_value_type<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    ty: ScalarType,
+) -> inkwell::types::BasicTypeEnum<'ctx> {
     let context = lowering.shared.context;
     match ty {
         ScalarType::F16x2 => context.f16_type().vec_type(2).into(),
@@ -61,7 +69,8 @@ pub fn atomic<'ctx>(
     let old = if operation == AtomicOperation::CompareAndSwap {
         let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
         let replacement = builder.build_bit_cast(lowering.read(swap, ty)?, value_type, "")?;
-        atomics::compare_and_swap(&site, pointer, operand, replacement, ordering, scope_name, ty.bytes()).map_err(&failed)?
+        atomics::compare_and_swap(&site, pointer, operand, replacement, ordering, scope_name, ty.bytes())
+            .map_err(&failed)?
     } else {
         let operation = match operation {
             AtomicOperation::And => ReadModifyWrite::And,
@@ -79,7 +88,8 @@ pub fn atomic<'ctx>(
             AtomicOperation::CompareAndSwap => unreachable_compare_and_swap()?,
         };
         lowering.shared.target.supports_atomic(operation).map_err(&failed)?;
-        atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes()).map_err(&failed)?
+        atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
+            .map_err(&failed)?
     };
     if let Some(destination) = destination {
         let result = builder.build_bit_cast(old, llvm_type(lowering.shared.context, ty), "")?;
@@ -91,10 +101,18 @@ pub fn atomic<'ctx>(
 /// `CompareAndSwap` is handled before the operation table; this keeps the match exhaustive
 /// without a panic.
 fn unreachable_compare_and_swap() -> LoweringResult<ReadModifyWrite> {
-    Err(LoweringError::internal("`atom.cas` reached the read-modify-write table", ptxr_frontend::Span { start: 0, end: 0 }))
+    Err(LoweringError::internal(
+        "`atom.cas` reached the read-modify-write table",
+        ptxr_frontend::Span { start: 0, end: 0 },
+    ))
 }
 
-pub fn fence(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction, ordering: MemoryOrdering, scope: MemoryScope) -> LoweringResult<()> {
+pub fn fence(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    ordering: MemoryOrdering,
+    scope: MemoryScope,
+) -> LoweringResult<()> {
     let scope_name = lowering.shared.target.sync_scope(scope);
     atomics::fence(&lowering.site(), ordering, scope_name).map_err(unsupported(lowering, guarded))
 }
@@ -115,7 +133,8 @@ pub fn barrier<'ctx>(
         None => None,
     };
     let description = Barrier { operation, barrier: barrier_number, thread_count, predicate };
-    let result = lowering.shared.target.barrier(&lowering.site(), &description).map_err(unsupported(lowering, guarded))?;
+    let result =
+        lowering.shared.target.barrier(&lowering.site(), &description).map_err(unsupported(lowering, guarded))?;
     if let (Some(destination), Some(result)) = (destination, result) {
         let ty = if operation == BarrierOperation::ReducePopulationCount { ScalarType::U32 } else { ScalarType::Pred };
         lowering.write(destination, result.into(), ty)?;
@@ -123,13 +142,20 @@ pub fn barrier<'ctx>(
     Ok(())
 }
 
-fn read_predicate<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, operand: &Operand, negated: bool) -> LoweringResult<IntValue<'ctx>> {
+fn read_predicate<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    operand: &Operand,
+    negated: bool,
+) -> LoweringResult<IntValue<'ctx>> {
     let value = lowering.read_int(operand, ScalarType::Pred)?;
     Ok(if negated { lowering.shared.builder.build_not(value, "")? } else { value })
 }
 
 /// The member mask of a collective with `.sync`, or `None` for the older forms.
-fn member_mask<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, mask: Option<&Operand>) -> LoweringResult<Option<IntValue<'ctx>>> {
+fn member_mask<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    mask: Option<&Operand>,
+) -> LoweringResult<Option<IntValue<'ctx>>> {
     mask.map(|mask| lowering.read_int(mask, ScalarType::B32)).transpose()
 }
 
@@ -141,11 +167,14 @@ fn write_collective<'ctx>(
     predicate: Option<&Destination>,
 ) -> LoweringResult<()> {
     if let Some((destination, ty)) = destination {
-        let value = result.value.ok_or_else(|| LoweringError::internal("a collective without its value", guarded.span))?;
+        let value =
+            result.value.ok_or_else(|| LoweringError::internal("a collective without its value", guarded.span))?;
         lowering.write(destination, value.into(), ty)?;
     }
     if let Some(predicate) = predicate {
-        let value = result.predicate.ok_or_else(|| LoweringError::internal("a collective without its predicate", guarded.span))?;
+        let value = result
+            .predicate
+            .ok_or_else(|| LoweringError::internal("a collective without its predicate", guarded.span))?;
         lowering.write(predicate, value.into(), ScalarType::Pred)?;
     }
     Ok(())
@@ -170,7 +199,11 @@ pub fn shuffle<'ctx>(
         clamp: lowering.read_int(clamp, ScalarType::B32)?,
         member_mask: member_mask(lowering, mask)?,
     };
-    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    let result = lowering
+        .shared
+        .target
+        .warp_collective(&lowering.site(), &collective)
+        .map_err(unsupported(lowering, guarded))?;
     write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), in_range)
 }
 
@@ -188,7 +221,11 @@ pub fn vote<'ctx>(
         predicate: read_predicate(lowering, predicate, negated)?,
         member_mask: member_mask(lowering, mask)?,
     };
-    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    let result = lowering
+        .shared
+        .target
+        .warp_collective(&lowering.site(), &collective)
+        .map_err(unsupported(lowering, guarded))?;
     let ty = if mode == VoteMode::Ballot { ScalarType::B32 } else { ScalarType::Pred };
     write_collective(lowering, guarded, &result, Some((destination, ty)), None)
 }
@@ -204,8 +241,16 @@ pub fn match_<'ctx>(
     value: &Operand,
     mask: &Operand,
 ) -> LoweringResult<()> {
-    let collective = WarpCollective::Match { all, value: lowering.read_int(value, ty)?, member_mask: lowering.read_int(mask, ScalarType::B32)? };
-    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    let collective = WarpCollective::Match {
+        all,
+        value: lowering.read_int(value, ty)?,
+        member_mask: lowering.read_int(mask, ScalarType::B32)?,
+    };
+    let result = lowering
+        .shared
+        .target
+        .warp_collective(&lowering.site(), &collective)
+        .map_err(unsupported(lowering, guarded))?;
     write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), predicate)
 }
 
@@ -224,16 +269,32 @@ pub fn redux<'ctx>(
         value: lowering.read_int(value, ty)?,
         member_mask: lowering.read_int(mask, ScalarType::B32)?,
     };
-    let result = lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
+    let result = lowering
+        .shared
+        .target
+        .warp_collective(&lowering.site(), &collective)
+        .map_err(unsupported(lowering, guarded))?;
     write_collective(lowering, guarded, &result, Some((destination, ty)), None)
 }
 
-pub fn active_mask(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction, destination: &Destination) -> LoweringResult<()> {
-    let result = lowering.shared.target.warp_collective(&lowering.site(), &WarpCollective::ActiveMask).map_err(unsupported(lowering, guarded))?;
+pub fn active_mask(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    destination: &Destination,
+) -> LoweringResult<()> {
+    let result = lowering
+        .shared
+        .target
+        .warp_collective(&lowering.site(), &WarpCollective::ActiveMask)
+        .map_err(unsupported(lowering, guarded))?;
     write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), None)
 }
 
-pub fn warp_sync(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction, mask: &Operand) -> LoweringResult<()> {
+pub fn warp_sync(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    mask: &Operand,
+) -> LoweringResult<()> {
     let collective = WarpCollective::Sync { member_mask: lowering.read_int(mask, ScalarType::B32)? };
     lowering.shared.target.warp_collective(&lowering.site(), &collective).map_err(unsupported(lowering, guarded))?;
     Ok(())
@@ -254,4 +315,3 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::WarpSync { .. }
     )
 }
-

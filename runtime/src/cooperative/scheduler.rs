@@ -66,7 +66,11 @@ fn fail(message: String) {
 ///
 /// `params` and `context` are valid as for a block entry (see [`crate::abi`]), and `entry` is
 /// the thread entry compiled for the same kernel.
-pub unsafe extern "C" fn ptxr_run_cooperative_block(params: *const *const u8, context: *const BlockContext, entry: ThreadEntry) {
+pub unsafe extern "C" fn ptxr_run_cooperative_block(
+    params: *const *const u8,
+    context: *const BlockContext,
+    entry: ThreadEntry,
+) {
     // SAFETY: the caller passes the live context of this block.
     let [size_x, size_y, size_z] = unsafe { (*context).ntid };
     let count = size_x as usize * size_y as usize * size_z as usize;
@@ -78,7 +82,10 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(params: *const *const u8, co
     let block_pointer: *mut Block = &mut block;
     let mut coroutines = Vec::with_capacity(count);
     for index in 0..count {
-        let stack = match STACKS.with(|stacks| stacks.borrow_mut().pop()).map_or_else(|| DefaultStack::new(THREAD_STACK_BYTES), Ok) {
+        let stack = match STACKS
+            .with(|stacks| stacks.borrow_mut().pop())
+            .map_or_else(|| DefaultStack::new(THREAD_STACK_BYTES), Ok)
+        {
             Ok(stack) => stack,
             Err(error) => {
                 fail(format!("cannot allocate the stack of thread {index} of a block: {error}"));
@@ -159,7 +166,9 @@ fn complete_warp_collectives(block: &mut Block) -> bool {
                 (warp_start..warp_end).filter(|&index| waiting_with(&block.lanes[index])).collect()
             } else {
                 let members: Vec<usize> = (warp_start..warp_end)
-                    .filter(|&index| member_mask & (1 << (index - warp_start)) != 0 && block.lanes[index].wait != Wait::Exited)
+                    .filter(|&index| {
+                        member_mask & (1 << (index - warp_start)) != 0 && block.lanes[index].wait != Wait::Exited
+                    })
                     .collect();
                 if !members.iter().all(|&index| waiting_with(&block.lanes[index])) {
                     continue;
@@ -190,7 +199,9 @@ fn complete_barriers(block: &mut Block) -> bool {
     let alive = block.lanes.iter().filter(|lane| lane.wait != Wait::Exited).count() as u32;
     for barrier in 0..BARRIERS as u32 {
         let waiting: Vec<usize> = (0..block.lanes.len())
-            .filter(|&index| matches!(block.lanes[index].wait, Wait::Barrier { barrier: other, .. } if other == barrier))
+            .filter(
+                |&index| matches!(block.lanes[index].wait, Wait::Barrier { barrier: other, .. } if other == barrier),
+            )
             .collect();
         let Some(&first) = waiting.first() else { continue };
         let Wait::Barrier { thread_count, .. } = block.lanes[first].wait else { continue };
@@ -199,7 +210,8 @@ fn complete_barriers(block: &mut Block) -> bool {
         if arrived < expected {
             continue;
         }
-        let predicates = || waiting.iter().map(|&index| matches!(block.lanes[index].wait, Wait::Barrier { predicate: true, .. }));
+        let predicates =
+            || waiting.iter().map(|&index| matches!(block.lanes[index].wait, Wait::Barrier { predicate: true, .. }));
         let true_count = predicates().filter(|&predicate| predicate).count() as u64;
         for &index in &waiting {
             let Wait::Barrier { operation, .. } = block.lanes[index].wait else { continue };

@@ -37,7 +37,8 @@ pub fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
             })
             .collect(),
         kind::VOTE_ALL | kind::VOTE_ANY | kind::VOTE_UNIFORM | kind::VOTE_BALLOT => {
-            let ballot: u32 = group.iter().filter(|deposit| deposit.a != 0).fold(0, |mask, deposit| mask | (1 << deposit.lane));
+            let ballot: u32 =
+                group.iter().filter(|deposit| deposit.a != 0).fold(0, |mask, deposit| mask | (1 << deposit.lane));
             let result = match collective {
                 kind::VOTE_ALL => u32::from(ballot == members),
                 kind::VOTE_ANY => u32::from(ballot != 0),
@@ -49,7 +50,8 @@ pub fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
         kind::MATCH_ANY => group
             .iter()
             .map(|deposit| {
-                let same = group.iter().filter(|other| other.a == deposit.a).fold(0, |mask, other| mask | (1 << other.lane));
+                let same =
+                    group.iter().filter(|other| other.a == deposit.a).fold(0, |mask, other| mask | (1 << other.lane));
                 pack(same, false)
             })
             .collect(),
@@ -151,7 +153,8 @@ mod tests {
 
     #[test]
     fn votes_ballots_and_matches() {
-        let group: Vec<Deposit> = (0..8).map(|lane| Deposit { lane, a: u64::from(lane % 3 == 0), b: 0, c: 0 }).collect();
+        let group: Vec<Deposit> =
+            (0..8).map(|lane| Deposit { lane, a: u64::from(lane % 3 == 0), b: 0, c: 0 }).collect();
         assert_eq!(resolve(kind::VOTE_BALLOT, &group)[0], pack(0b0100_1001, false));
         assert_eq!(resolve(kind::VOTE_ANY, &group)[0], pack(1, false));
         assert_eq!(resolve(kind::VOTE_ALL, &group)[0], pack(0, false));
@@ -166,7 +169,11 @@ mod tests {
 
     #[test]
     fn reductions_over_the_group() {
-        let group: Vec<Deposit> = [5u32, 0xffff_fffe, 7].iter().enumerate().map(|(lane, &value)| Deposit { lane: lane as u32, a: u64::from(value), b: 0, c: 0 }).collect();
+        let group: Vec<Deposit> = [5u32, 0xffff_fffe, 7]
+            .iter()
+            .enumerate()
+            .map(|(lane, &value)| Deposit { lane: lane as u32, a: u64::from(value), b: 0, c: 0 })
+            .collect();
         assert_eq!(resolve(kind::REDUX_ADD, &group)[0], pack(10, false));
         assert_eq!(resolve(kind::REDUX_SIGNED_MINIMUM, &group)[0], pack(0xffff_fffe, false));
         assert_eq!(resolve(kind::REDUX_UNSIGNED_MINIMUM, &group)[0], pack(5, false));

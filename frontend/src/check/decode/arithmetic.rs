@@ -164,7 +164,11 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     })
 }
 
-pub fn multiply_add(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+pub fn multiply_add(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
     let opcode = modifiers.opcode();
     if has_unlowered_form(modifiers, &["cc", "relu", "oob"]) {
         return accept_unlowered(context, modifiers, instruction);
@@ -259,7 +263,10 @@ pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         _ => UnaryOperation::BitReverse,
     };
     let valid = match operation {
-        UnaryOperation::Not => matches!(ty.node.kind(), ScalarKind::Bit | ScalarKind::Pred) && ty.node.bits() >= 16 || ty.node == ScalarType::Pred,
+        UnaryOperation::Not => {
+            matches!(ty.node.kind(), ScalarKind::Bit | ScalarKind::Pred) && ty.node.bits() >= 16
+                || ty.node == ScalarType::Pred
+        }
         UnaryOperation::LogicalNot => ty.node.kind() == ScalarKind::Bit && ty.node.bits() >= 16,
         UnaryOperation::Negate | UnaryOperation::Absolute => {
             matches!(ty.node, ScalarType::S16 | ScalarType::S32 | ScalarType::S64 | ScalarType::F32 | ScalarType::F64)

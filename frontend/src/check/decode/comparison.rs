@@ -34,8 +34,11 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let float = ty.node.is_float();
     if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || (float && comparison.node.is_integer_only()) {
         context.report(
-            Diagnostic::error(Code::InvalidModifier, format!("`setp{}` is not defined on `{}`", comparison_spelling(instruction), ty.node))
-                .with_primary(ty.span, "invalid type for this comparison"),
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`setp{}` is not defined on `{}`", comparison_spelling(instruction), ty.node),
+            )
+            .with_primary(ty.span, "invalid type for this comparison"),
         );
         return None;
     }
@@ -46,7 +49,10 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         );
         return None;
     }
-    if !float && ty.node.kind() == ScalarKind::Bit && !matches!(comparison.node, Comparison::Equal | Comparison::NotEqual) {
+    if !float
+        && ty.node.kind() == ScalarKind::Bit
+        && !matches!(comparison.node, Comparison::Equal | Comparison::NotEqual)
+    {
         context.report(
             Diagnostic::error(Code::InvalidModifier, "bit types compare only with `.eq` and `.ne`")
                 .with_primary(comparison.span, format!("ordering is undefined on `{}`", ty.node))
@@ -77,7 +83,16 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
             Some((operation.node, predicate, negated))
         }
     };
-    Some(Instruction::SetPredicate { comparison: comparison.node, ty: ty.node, flush_subnormals, destination, complement, a, b, combine })
+    Some(Instruction::SetPredicate {
+        comparison: comparison.node,
+        ty: ty.node,
+        flush_subnormals,
+        destination,
+        complement,
+        a,
+        b,
+        combine,
+    })
 }
 
 fn comparison_spelling(instruction: &ast::Instruction) -> String {

@@ -163,8 +163,11 @@ impl Context<'_, '_> {
                         // A variable name as an operand is its address (`mov.u64 %rd1, buffer;`).
                         if ty.bits() != self.address_size && !(ty.bits() == 32 || ty.bits() == 64) {
                             self.report(
-                                Diagnostic::error(Code::OperandType, format!("the address of `{name}` needs a 32- or 64-bit type"))
-                                    .with_primary(operand.span, format!("used as `{ty}`")),
+                                Diagnostic::error(
+                                    Code::OperandType,
+                                    format!("the address of `{name}` needs a 32- or 64-bit type"),
+                                )
+                                .with_primary(operand.span, format!("used as `{ty}`")),
                             );
                             return None;
                         }
@@ -266,9 +269,16 @@ impl Context<'_, '_> {
     ) -> Option<()> {
         let variable = self.variable(register);
         if variable.state_space != StateSpace::Reg {
-            let message = format!("the {role} must be a register, but `{}` is a {} variable", variable.name, variable.state_space);
+            let message = format!(
+                "the {role} must be a register, but `{}` is a {} variable",
+                variable.name, variable.state_space
+            );
             let declared = variable.span;
-            self.report(Diagnostic::error(Code::OperandKind, message).with_primary(span, "not a register").with_secondary(declared, "declared here"));
+            self.report(
+                Diagnostic::error(Code::OperandKind, message)
+                    .with_primary(span, "not a register")
+                    .with_secondary(declared, "declared here"),
+            );
             return None;
         }
         if variable.vector.is_some() || variable.array_length.is_some() {

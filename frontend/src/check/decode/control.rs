@@ -13,7 +13,11 @@ pub fn branch(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     Some(Instruction::Branch { target })
 }
 
-pub fn return_(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+pub fn return_(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
     modifiers.flag("uni");
     context.expect_operand_count(instruction, 0)?;
     Some(Instruction::Return)

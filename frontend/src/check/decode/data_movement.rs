@@ -32,8 +32,11 @@ fn memory_space(context: &mut Context, modifiers: &mut Modifiers) -> Option<Stat
         }
         other => {
             context.report(
-                Diagnostic::error(Code::InvalidModifier, format!("`{}` cannot load or store {other}", modifiers.opcode()))
-                    .with_primary(space.span, "not a memory state space"),
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("`{}` cannot load or store {other}", modifiers.opcode()),
+                )
+                .with_primary(space.span, "not a memory state space"),
             );
             None
         }
@@ -100,7 +103,10 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         );
         return None;
     };
-    if !matches!(space.node, StateSpace::Global | StateSpace::Shared | StateSpace::Local | StateSpace::Const | StateSpace::Param) {
+    if !matches!(
+        space.node,
+        StateSpace::Global | StateSpace::Shared | StateSpace::Local | StateSpace::Const | StateSpace::Param
+    ) {
         context.report(
             Diagnostic::error(Code::InvalidModifier, format!("`cvta` does not convert {} addresses", space.node))
                 .with_primary(space.span, "not an addressable state space"),
@@ -118,7 +124,13 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
     let source = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
-    Some(Instruction::ConvertAddress { direction, state_space: space.node, size_bits: ty.node.bits(), destination, source })
+    Some(Instruction::ConvertAddress {
+        direction,
+        state_space: space.node,
+        size_bits: ty.node.bits(),
+        destination,
+        source,
+    })
 }
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
@@ -150,8 +162,11 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         let integral_allowed = float_to_float || (source_type.is_float() && !destination_type.is_float());
         if rounding.node.is_integral() && !integral_allowed {
             context.report(
-                Diagnostic::error(Code::InvalidModifier, format!("`{}` rounds to an integral value and needs a float source", rounding.node))
-                    .with_primary(rounding.span, "invalid rounding modifier here"),
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("`{}` rounds to an integral value and needs a float source", rounding.node),
+                )
+                .with_primary(rounding.span, "invalid rounding modifier here"),
             );
             return None;
         }

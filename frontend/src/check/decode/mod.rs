@@ -84,7 +84,11 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
 
 /// Accepts a valid instruction form that is not decoded yet: names in its operands are still
 /// resolved (so typos are reported) and lowering reports the instruction as unsupported.
-fn accept_unlowered(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+fn accept_unlowered(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
     context.resolve_names(&instruction.operands);
     modifiers.drop_all(|_| true);
     Some(Instruction::Unlowered)

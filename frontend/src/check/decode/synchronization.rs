@@ -4,8 +4,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, ReduxOperation, ShuffleMode,
-    VoteMode,
+    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, ReduxOperation,
+    ShuffleMode, VoteMode,
 };
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
@@ -43,7 +43,9 @@ fn atomic_type_is_valid(operation: AtomicOperation, ty: ScalarType) -> bool {
 /// `atom` and `red`: `atom.sem.scope.space.op.type d, [a], b{, c}{, policy}`.
 pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let reduction = modifiers.opcode() == "red";
-    if modifiers.take(|name| (name.starts_with("v") && name.len() <= 3 && name[1..].parse::<u8>().is_ok()).then_some(())).is_some()
+    if modifiers
+        .take(|name| (name.starts_with("v") && name.len() <= 3 && name[1..].parse::<u8>().is_ok()).then_some(()))
+        .is_some()
         || modifiers.take(|name| (name == "shared::cluster").then_some(())).is_some()
     {
         // Vector atomics (sm_90) and cluster shared memory are valid but not decoded yet.
@@ -55,8 +57,11 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         Some(space) if matches!(space.node, StateSpace::Global | StateSpace::Shared) => space.node,
         Some(space) => {
             context.report(
-                Diagnostic::error(Code::InvalidModifier, format!("`{}` does not access `{}`", modifiers.opcode(), space.node))
-                    .with_primary(space.span, "expected `.global`, `.shared` or no state space (generic)"),
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("`{}` does not access `{}`", modifiers.opcode(), space.node),
+                )
+                .with_primary(space.span, "expected `.global`, `.shared` or no state space (generic)"),
             );
             return None;
         }
@@ -65,7 +70,10 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let Some(operation) = modifiers.take(AtomicOperation::from_ptx) else {
         context.report(
             Diagnostic::error(Code::InvalidModifier, format!("`{}` needs an operation", modifiers.opcode()))
-                .with_primary(modifiers.end_span(), "expected `.add`, `.cas`, `.exch`, `.min`, `.max`, `.inc`, `.dec`, `.and`, ..."),
+                .with_primary(
+                    modifiers.end_span(),
+                    "expected `.add`, `.cas`, `.exch`, `.min`, `.max`, `.inc`, `.dec`, `.and`, ...",
+                ),
         );
         return None;
     };
@@ -73,9 +81,20 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     modifiers.flag("noftz");
     modifiers.drop_all(is_cache_hint);
     let ty = modifiers.required_type(context)?;
-    if !atomic_type_is_valid(operation.node, ty.node) || (reduction && operation.node == AtomicOperation::CompareAndSwap) {
-        let spelling = instruction.modifiers.iter().find(|modifier| modifier.span == operation.span).map_or("", |modifier| modifier.node.as_str());
-        return invalid_type(context, &format!("{}.{spelling}", modifiers.opcode()), ty, "a type this operation accepts");
+    if !atomic_type_is_valid(operation.node, ty.node)
+        || (reduction && operation.node == AtomicOperation::CompareAndSwap)
+    {
+        let spelling = instruction
+            .modifiers
+            .iter()
+            .find(|modifier| modifier.span == operation.span)
+            .map_or("", |modifier| modifier.node.as_str());
+        return invalid_type(
+            context,
+            &format!("{}.{spelling}", modifiers.opcode()),
+            ty,
+            "a type this operation accepts",
+        );
     }
     let compare_and_swap = operation.node == AtomicOperation::CompareAndSwap;
     let fixed = usize::from(!reduction) + 2 + usize::from(compare_and_swap);
@@ -85,29 +104,42 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         context.expect_operand_count(instruction, fixed)?;
     }
     let mut operands = instruction.operands.iter();
-    let destination = if reduction {
-        None
-    } else {
-        Some(context.destination(operands.next()?, ty.node, SizeRule::Exact)?)
-    };
+    let destination =
+        if reduction { None } else { Some(context.destination(operands.next()?, ty.node, SizeRule::Exact)?) };
     let address = context.address(operands.next()?)?;
     let value = context.source(operands.next()?, ty.node, SizeRule::Exact)?;
     let swap = if compare_and_swap { Some(context.source(operands.next()?, ty.node, SizeRule::Exact)?) } else { None };
     if let Some(policy) = operands.next() {
         context.source(policy, ScalarType::B64, SizeRule::Exact)?;
     }
-    Some(Instruction::Atomic { operation: operation.node, ty: ty.node, state_space, ordering, scope, destination, address, value, swap })
+    Some(Instruction::Atomic {
+        operation: operation.node,
+        ty: ty.node,
+        state_space,
+        ordering,
+        scope,
+        destination,
+        address,
+        value,
+        swap,
+    })
 }
 
 /// `membar.cta/.gl/.sys` and `fence.sc/.acq_rel.scope`; the proxy fences are not decoded yet.
 pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
-    if modifiers.opcode() == "fence" && instruction.modifiers.iter().any(|modifier| modifier.node.starts_with("proxy") || modifier.node.starts_with("mbarrier")) {
+    if modifiers.opcode() == "fence"
+        && instruction
+            .modifiers
+            .iter()
+            .any(|modifier| modifier.node.starts_with("proxy") || modifier.node.starts_with("mbarrier"))
+    {
         return accept_unlowered(context, modifiers, instruction);
     }
     if modifiers.flag("proxy") {
         return accept_unlowered(context, modifiers, instruction);
     }
-    let ordering = modifiers.take(MemoryOrdering::from_ptx).map_or(MemoryOrdering::AcquireRelease, |ordering| ordering.node);
+    let ordering =
+        modifiers.take(MemoryOrdering::from_ptx).map_or(MemoryOrdering::AcquireRelease, |ordering| ordering.node);
     let Some(scope) = modifiers.take(MemoryScope::from_ptx) else {
         context.report(
             Diagnostic::error(Code::InvalidModifier, format!("`{}` needs a scope", modifiers.opcode()))
@@ -121,10 +153,17 @@ pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
 
 /// `bar{.cta}.sync|arrive|red`, `barrier{.cta}.sync|arrive|red{.aligned}`, ISA 1.x `bar.sync`,
 /// and `bar.warp.sync`.
-pub fn barrier(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+pub fn barrier(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
     if modifiers.flag("warp") {
         if !modifiers.flag("sync") {
-            context.report(Diagnostic::error(Code::InvalidModifier, "`bar.warp` needs `.sync`").with_primary(modifiers.end_span(), "expected `.sync`"));
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`bar.warp` needs `.sync`")
+                    .with_primary(modifiers.end_span(), "expected `.sync`"),
+            );
             return None;
         }
         context.expect_operand_count(instruction, 1)?;
@@ -188,7 +227,8 @@ pub fn barrier(context: &mut Context, modifiers: &mut Modifiers, instruction: &a
     };
     let counts = if operation == BarrierOperation::Arrive { 2..=2 } else { 1..=2 };
     if !counts.contains(&rest.len()) {
-        let expected = operands.len() - rest.len() + if rest.len() > *counts.end() { *counts.end() } else { *counts.start() };
+        let expected =
+            operands.len() - rest.len() + if rest.len() > *counts.end() { *counts.end() } else { *counts.start() };
         context.expect_operand_count(instruction, expected)?;
     }
     let barrier = context.source(&rest[0], ScalarType::U32, SizeRule::Exact)?;
@@ -200,7 +240,11 @@ pub fn barrier(context: &mut Context, modifiers: &mut Modifiers, instruction: &a
 }
 
 /// `d` or `d|p` destinations of `shfl` and `match.all`.
-fn destination_with_predicate(context: &mut Context, operand: &ast::Operand, ty: ScalarType) -> Option<(Destination, Option<Destination>)> {
+fn destination_with_predicate(
+    context: &mut Context,
+    operand: &ast::Operand,
+    ty: ScalarType,
+) -> Option<(Destination, Option<Destination>)> {
     match &operand.kind {
         OperandKind::PredicatePair(value, predicate) => {
             let destination = context.destination(value, ty, SizeRule::Exact)?;
@@ -216,11 +260,16 @@ fn destination_with_predicate(context: &mut Context, operand: &ast::Operand, ty:
 }
 
 /// `shfl.mode.b32 d{|p}, a, b, c` (before ISA 6.0) and `shfl.sync.mode.b32 d{|p}, a, b, c, m`.
-pub fn shuffle(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+pub fn shuffle(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
     let synchronizing = modifiers.flag("sync");
     let Some(mode) = modifiers.take(ShuffleMode::from_ptx) else {
         context.report(
-            Diagnostic::error(Code::InvalidModifier, "`shfl` needs a mode").with_primary(modifiers.end_span(), "expected `.up`, `.down`, `.bfly` or `.idx`"),
+            Diagnostic::error(Code::InvalidModifier, "`shfl` needs a mode")
+                .with_primary(modifiers.end_span(), "expected `.up`, `.down`, `.bfly` or `.idx`"),
         );
         return None;
     };
@@ -234,7 +283,8 @@ pub fn shuffle(context: &mut Context, modifiers: &mut Modifiers, instruction: &a
     let value = context.source(&operands[1], ScalarType::B32, SizeRule::Exact)?;
     let lane = context.source(&operands[2], ScalarType::B32, SizeRule::Exact)?;
     let clamp = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
-    let member_mask = if synchronizing { Some(context.source(&operands[4], ScalarType::B32, SizeRule::Exact)?) } else { None };
+    let member_mask =
+        if synchronizing { Some(context.source(&operands[4], ScalarType::B32, SizeRule::Exact)?) } else { None };
     Some(Instruction::Shuffle { mode: mode.node, destination, in_range, value, lane, clamp, member_mask })
 }
 
@@ -243,7 +293,8 @@ pub fn vote(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let synchronizing = modifiers.flag("sync");
     let Some(mode) = modifiers.take(VoteMode::from_ptx) else {
         context.report(
-            Diagnostic::error(Code::InvalidModifier, "`vote` needs a mode").with_primary(modifiers.end_span(), "expected `.all`, `.any`, `.uni` or `.ballot`"),
+            Diagnostic::error(Code::InvalidModifier, "`vote` needs a mode")
+                .with_primary(modifiers.end_span(), "expected `.all`, `.any`, `.uni` or `.ballot`"),
         );
         return None;
     };
@@ -255,7 +306,11 @@ pub fn vote(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     context.expect_operand_count(instruction, if synchronizing { 3 } else { 2 })?;
     let destination = context.destination(&instruction.operands[0], expected, SizeRule::Exact)?;
     let (predicate, negated) = predicate_operand(context, &instruction.operands[1])?;
-    let member_mask = if synchronizing { Some(context.source(&instruction.operands[2], ScalarType::B32, SizeRule::Exact)?) } else { None };
+    let member_mask = if synchronizing {
+        Some(context.source(&instruction.operands[2], ScalarType::B32, SizeRule::Exact)?)
+    } else {
+        None
+    };
     Some(Instruction::Vote { mode: mode.node, destination, predicate, negated, member_mask })
 }
 
@@ -266,11 +321,17 @@ pub fn match_(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     } else if modifiers.flag("any") {
         false
     } else {
-        context.report(Diagnostic::error(Code::InvalidModifier, "`match` needs a mode").with_primary(modifiers.end_span(), "expected `.any` or `.all`"));
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`match` needs a mode")
+                .with_primary(modifiers.end_span(), "expected `.any` or `.all`"),
+        );
         return None;
     };
     if !modifiers.flag("sync") {
-        context.report(Diagnostic::error(Code::InvalidModifier, "`match` needs `.sync`").with_primary(modifiers.end_span(), "expected `.sync`"));
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`match` needs `.sync`")
+                .with_primary(modifiers.end_span(), "expected `.sync`"),
+        );
         return None;
     }
     let ty = modifiers.required_type(context)?;
@@ -281,7 +342,8 @@ pub fn match_(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let (destination, predicate) = destination_with_predicate(context, &instruction.operands[0], ScalarType::B32)?;
     if predicate.is_some() && !all {
         context.report(
-            Diagnostic::error(Code::OperandKind, "`match.any` has no predicate result").with_primary(instruction.operands[0].span, "only `match.all` writes `d|p`"),
+            Diagnostic::error(Code::OperandKind, "`match.any` has no predicate result")
+                .with_primary(instruction.operands[0].span, "only `match.all` writes `d|p`"),
         );
         return None;
     }
@@ -293,7 +355,10 @@ pub fn match_(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
 /// `redux.sync.op.type d, a, m`: add/min/max on `.u32`/`.s32`, and/or/xor on `.b32`.
 pub fn redux(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if !modifiers.flag("sync") {
-        context.report(Diagnostic::error(Code::InvalidModifier, "`redux` needs `.sync`").with_primary(modifiers.end_span(), "expected `.sync`"));
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`redux` needs `.sync`")
+                .with_primary(modifiers.end_span(), "expected `.sync`"),
+        );
         return None;
     }
     let Some(operation) = modifiers.take(ReduxOperation::from_ptx) else {
@@ -321,7 +386,11 @@ pub fn redux(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
 }
 
 /// `activemask.b32 d`
-pub fn active_mask(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+pub fn active_mask(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
     let ty = modifiers.required_type(context)?;
     if ty.node.kind() != ScalarKind::Bit || ty.node.bits() != 32 {
         return invalid_type(context, "activemask", ty, "`.b32`");

@@ -7,9 +7,7 @@ use chumsky::prelude::*;
 
 use super::error::Label;
 use super::expression::{evaluate, expression, Symbols, Value};
-use super::tokens::{
-    align, integer_u32, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES,
-};
+use super::tokens::{align, integer_u32, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES};
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
@@ -25,22 +23,18 @@ enum Attribute {
 }
 
 fn attributes<'t, 's: 't>() -> impl PtxParser<'t, 's, (Option<u32>, Option<u32>)> {
-    choice((
-        align().map(Attribute::Align),
-        vector_width().map(Attribute::Vector),
-    ))
-    .repeated()
-    .collect::<Vec<_>>()
-    .map(|attributes| {
-        let (mut align, mut vector) = (None, None);
-        for attribute in attributes {
-            match attribute {
-                Attribute::Align(value) => align = Some(value),
-                Attribute::Vector(value) => vector = Some(value),
+    choice((align().map(Attribute::Align), vector_width().map(Attribute::Vector))).repeated().collect::<Vec<_>>().map(
+        |attributes| {
+            let (mut align, mut vector) = (None, None);
+            for attribute in attributes {
+                match attribute {
+                    Attribute::Align(value) => align = Some(value),
+                    Attribute::Vector(value) => vector = Some(value),
+                }
             }
-        }
-        (align, vector)
-    })
+            (align, vector)
+        },
+    )
 }
 
 /// `{ 1, 2, { 3, 4 } }` or one constant expression (which may name variables).
@@ -52,12 +46,7 @@ pub(super) fn initializer<'t, 's: 't>() -> impl PtxParser<'t, 's, Initializer> {
             .collect::<Vec<_>>()
             .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
             .map_with(|items, extra| Initializer::List(items, extra.span()));
-        choice((
-            list,
-            expression(Symbols::Allowed).map(Initializer::Expression),
-        ))
-        .labelled(Label::Initializer)
-        .boxed()
+        choice((list, expression(Symbols::Allowed).map(Initializer::Expression))).labelled(Label::Initializer).boxed()
     })
 }
 
@@ -65,46 +54,34 @@ pub(super) fn initializer<'t, 's: 't>() -> impl PtxParser<'t, 's, Initializer> {
 fn dimension<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<u32>> {
     expression(Symbols::Forbidden)
         .map_with(|size, extra| match evaluate(&size.node) {
-            Ok(Value::Integer(value)) if (0..=i128::from(u32::MAX)).contains(&value) => {
-                value as u32
-            }
+            Ok(Value::Integer(value)) if (0..=i128::from(u32::MAX)).contains(&value) => value as u32,
             _ => {
                 diagnostics(extra).push(
-                    Diagnostic::error(Code::InvalidDeclaration, "invalid array size").with_primary(
-                        size.span,
-                        "an array size must be a non-negative 32-bit integer constant",
-                    ),
+                    Diagnostic::error(Code::InvalidDeclaration, "invalid array size")
+                        .with_primary(size.span, "an array size must be a non-negative 32-bit integer constant"),
                 );
                 0
             }
         })
         .or_not()
-        .delimited_by(
-            punct(TokenKind::LeftBracket),
-            punct(TokenKind::RightBracket),
-        )
+        .delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket))
 }
 
 /// `name`, `%r<12>`, `table[4][8] = {...}`.
-fn declared_name<'t, 's: 't>(
-    dimension: impl PtxParser<'t, 's, Option<u32>>,
-) -> impl PtxParser<'t, 's, DeclaredName> {
+fn declared_name<'t, 's: 't>(dimension: impl PtxParser<'t, 's, Option<u32>>) -> impl PtxParser<'t, 's, DeclaredName> {
     let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
         .labelled(Label::VariableName);
-    let range = integer_u32("a register count")
-        .delimited_by(punct(TokenKind::Less), punct(TokenKind::Greater));
+    let range = integer_u32("a register count").delimited_by(punct(TokenKind::Less), punct(TokenKind::Greater));
     name.then(range.or_not())
         .then(dimension.repeated().collect::<Vec<_>>())
         .then(punct(TokenKind::Equals).ignore_then(initializer()).or_not())
-        .map_with(
-            |(((name, range), array_dimensions), initializer), extra| DeclaredName {
-                name,
-                range,
-                array_dimensions,
-                initializer,
-                span: extra.span(),
-            },
-        )
+        .map_with(|(((name, range), array_dimensions), initializer), extra| DeclaredName {
+            name,
+            range,
+            array_dimensions,
+            initializer,
+            span: extra.span(),
+        })
 }
 
 /// The opaque handle types; each declares a 64-bit `.tex` variable (or parameter).
@@ -118,68 +95,51 @@ pub(super) fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Scalar
 }
 
 /// A name of an opaque handle, with its initializer (`= { filter_mode = nearest }`) skipped.
-fn opaque_name<'t, 's: 't>(
-    dimension: impl PtxParser<'t, 's, Option<u32>>,
-) -> impl PtxParser<'t, 's, DeclaredName> {
+fn opaque_name<'t, 's: 't>(dimension: impl PtxParser<'t, 's, Option<u32>>) -> impl PtxParser<'t, 's, DeclaredName> {
     let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
         .labelled(Label::VariableName);
     let ignored_initializer = punct(TokenKind::Equals).ignore_then(choice((
         super::recovery::balanced_braces(),
-        any()
-            .filter(|kind: &TokenKind| !matches!(kind, TokenKind::Comma | TokenKind::Semicolon))
-            .ignored(),
+        any().filter(|kind: &TokenKind| !matches!(kind, TokenKind::Comma | TokenKind::Semicolon)).ignored(),
     )));
-    name.then(dimension.repeated().collect::<Vec<_>>())
-        .then_ignore(ignored_initializer.or_not())
-        .map_with(|(name, array_dimensions), extra| DeclaredName {
+    name.then(dimension.repeated().collect::<Vec<_>>()).then_ignore(ignored_initializer.or_not()).map_with(
+        |(name, array_dimensions), extra| DeclaredName {
             name,
             range: None,
             array_dimensions,
             initializer: None,
             span: extra.span(),
-        })
+        },
+    )
 }
 
 /// A declaration in one of the variable state spaces, up to and including its `;`. The
 /// linkage is filled in by the caller at module scope.
 pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, VariableDeclaration> {
     let dimension = dimension().boxed();
-    let names = declared_name(dimension.clone())
-        .separated_by(punct(TokenKind::Comma))
-        .at_least(1)
-        .collect::<Vec<_>>();
-    let opaque_names = opaque_name(dimension)
-        .separated_by(punct(TokenKind::Comma))
-        .at_least(1)
-        .collect::<Vec<_>>();
+    let names = declared_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
+    let opaque_names = opaque_name(dimension).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
     // `.global .texref t;` and the plain `.texref t;` of older PTX.
-    let opaque = state_space(VARIABLE_SPACES)
-        .or_not()
-        .then(attributes())
-        .then(opaque_type())
-        .then(opaque_names)
-        .map(|(((_, (align, _)), ty), names)| {
+    let opaque = state_space(VARIABLE_SPACES).or_not().then(attributes()).then(opaque_type()).then(opaque_names).map(
+        |(((_, (align, _)), ty), names)| {
             let state_space = Spanned::new(StateSpace::Tex, ty.span);
             (state_space, align, None, ty, names)
-        });
+        },
+    );
     let typed = state_space(VARIABLE_SPACES)
         .then(attributes())
         .then(scalar_type())
         .then(names)
-        .map(|(((state_space, (align, vector)), ty), names)| {
-            (state_space, align, vector, ty, names)
-        });
-    choice((typed, opaque))
-        .then_ignore(punct(TokenKind::Semicolon))
-        .map_with(
-            |(state_space, align, vector, ty, names), extra| VariableDeclaration {
-                linkage: None,
-                state_space,
-                align,
-                vector,
-                ty,
-                names,
-                span: extra.span(),
-            },
-        )
+        .map(|(((state_space, (align, vector)), ty), names)| (state_space, align, vector, ty, names));
+    choice((typed, opaque)).then_ignore(punct(TokenKind::Semicolon)).map_with(
+        |(state_space, align, vector, ty, names), extra| VariableDeclaration {
+            linkage: None,
+            state_space,
+            align,
+            vector,
+            ty,
+            names,
+            span: extra.span(),
+        },
+    )
 }

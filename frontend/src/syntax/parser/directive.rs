@@ -21,9 +21,7 @@ pub(super) fn module<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Modu
         .recover_with(via_parser(skip_directive().map(|()| None)))
         .repeated()
         .collect::<Present<Directive>>()
-        .map(|directives| Module {
-            directives: directives.0,
-        })
+        .map(|directives| Module { directives: directives.0 })
 }
 
 fn linkage<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Linkage>> {
@@ -42,8 +40,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
     // that `7.10` is minor version 10.
     let version = keyword("version")
         .ignore_then(
-            select! { TokenKind::Float { double: true, .. } = extra => extra.span() }
-                .labelled(Label::VersionNumber),
+            select! { TokenKind::Float { double: true, .. } = extra => extra.span() }.labelled(Label::VersionNumber),
         )
         .map_with(move |number_span, extra| {
             let text = source.get(number_span.range()).unwrap_or("");
@@ -54,74 +51,43 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
                 );
                 (0, 0)
             });
-            Some(Directive::Version {
-                major,
-                minor,
-                span: extra.span(),
-            })
+            Some(Directive::Version { major, minor, span: extra.span() })
         });
 
     let target = keyword("target")
         .ignore_then(
-            identifier()
-                .labelled(Label::Target)
-                .separated_by(punct(TokenKind::Comma))
-                .at_least(1)
-                .collect::<Vec<_>>(),
+            identifier().labelled(Label::Target).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>(),
         )
-        .map_with(|targets, extra| {
-            Some(Directive::Target {
-                targets,
-                span: extra.span(),
-            })
-        });
+        .map_with(|targets, extra| Some(Directive::Target { targets, span: extra.span() }));
 
     let address_size = keyword("address_size")
         .ignore_then(integer_u32("an address size"))
-        .map_with(|bits, extra| {
-            Some(Directive::AddressSize {
-                bits,
-                span: extra.span(),
-            })
-        });
+        .map_with(|bits, extra| Some(Directive::AddressSize { bits, span: extra.span() }));
 
     // `.file 1 "kernel.cu", 1700000000, 1234`: timestamp and size are dropped.
     let file = keyword("file")
         .ignore_then(integer_u32("a file index"))
         .then(string())
         .then_ignore(punct(TokenKind::Comma).ignore_then(integer()).repeated())
-        .map_with(|(index, path), extra| {
-            Some(Directive::File {
-                index,
-                path: unescape(path),
-                span: extra.span(),
-            })
-        });
+        .map_with(|(index, path), extra| Some(Directive::File { index, path: unescape(path), span: extra.span() }));
 
     let section_name = select! {
         TokenKind::DotName(_) = extra => extra.span(),
         TokenKind::Identifier(_) = extra => extra.span(),
     }
     .labelled(Label::SectionName);
-    let section = keyword("section")
-        .ignore_then(section_name)
-        .then_ignore(balanced_braces())
-        .map_with(move |name_span, extra| {
+    let section = keyword("section").ignore_then(section_name).then_ignore(balanced_braces()).map_with(
+        move |name_span, extra| {
             let name = source.get(name_span.range()).unwrap_or("").to_string();
-            Some(Directive::Section {
-                name,
-                span: extra.span(),
-            })
-        });
+            Some(Directive::Section { name, span: extra.span() })
+        },
+    );
 
     let pragma = pragma_text().map_with(|text, extra| Some(Directive::Pragma { text, span: extra.span() }));
 
     let item = linkage()
         .or_not()
-        .then(choice((
-            function().map(Directive::Function),
-            variable_declaration().map(Directive::Variable),
-        )))
+        .then(choice((function().map(Directive::Function), variable_declaration().map(Directive::Variable))))
         .map_with(|(linkage, mut item), extra| {
             match &mut item {
                 Directive::Function(function) => {
@@ -145,18 +111,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
         .then_ignore(punct(TokenKind::Semicolon))
         .to(None);
 
-    choice((
-        version,
-        target,
-        address_size,
-        file,
-        section,
-        pragma,
-        alias,
-        item,
-    ))
-    .labelled(Label::Directive)
-    .boxed()
+    choice((version, target, address_size, file, section, pragma, alias, item)).labelled(Label::Directive).boxed()
 }
 
 /// Reads the text of a `.version` number (`7.8`, `8.10`) as major and minor.

@@ -223,14 +223,12 @@ const PUNCTUATION: [TokenKind<'static>; 33] = [
 /// The bit that stands for an expected token, if it has one.
 fn token_bit(kind: &TokenKind<'_>) -> Option<u32> {
     match kind {
-        TokenKind::DotName(name) => KEYWORDS
-            .iter()
-            .position(|keyword| keyword == name)
-            .map(|index| KEYWORD_BITS + index as u32),
-        TokenKind::Identifier(name) => KEYWORDS
-            .iter()
-            .position(|keyword| keyword == name)
-            .map(|index| IDENTIFIER_KEYWORD_BITS + index as u32),
+        TokenKind::DotName(name) => {
+            KEYWORDS.iter().position(|keyword| keyword == name).map(|index| KEYWORD_BITS + index as u32)
+        }
+        TokenKind::Identifier(name) => {
+            KEYWORDS.iter().position(|keyword| keyword == name).map(|index| IDENTIFIER_KEYWORD_BITS + index as u32)
+        }
         _ => punctuation_index(kind).map(|index| PUNCTUATION_BITS + index),
     }
 }
@@ -247,11 +245,7 @@ pub(super) struct SyntaxError<'s> {
 
 impl<'s> SyntaxError<'s> {
     fn new(found: Option<TokenKind<'s>>, span: Span) -> SyntaxError<'s> {
-        SyntaxError {
-            span,
-            found,
-            expected: 0,
-        }
+        SyntaxError { span, found, expected: 0 }
     }
 
     /// An error that only makes a custom parser fail and expects nothing: recovery discards
@@ -261,11 +255,7 @@ impl<'s> SyntaxError<'s> {
     }
 
     /// An error of a custom parser that wanted one particular token.
-    pub(super) fn expected_token(
-        found: Option<TokenKind<'s>>,
-        span: Span,
-        expected: TokenKind<'_>,
-    ) -> SyntaxError<'s> {
+    pub(super) fn expected_token(found: Option<TokenKind<'s>>, span: Span, expected: TokenKind<'_>) -> SyntaxError<'s> {
         let mut error = SyntaxError::new(found, span);
         if let Some(bit) = token_bit(&expected) {
             error.expected |= 1 << bit;
@@ -340,9 +330,7 @@ impl<'t, 's: 't> chumsky::error::Error<'t, ParserInput<'t, 's>> for SyntaxError<
     }
 }
 
-impl<'t, 's: 't> LabelError<'t, ParserInput<'t, 's>, DefaultExpected<'t, TokenKind<'s>>>
-    for SyntaxError<'s>
-{
+impl<'t, 's: 't> LabelError<'t, ParserInput<'t, 's>, DefaultExpected<'t, TokenKind<'s>>> for SyntaxError<'s> {
     #[inline]
     fn expected_found<E: IntoIterator<Item = DefaultExpected<'t, TokenKind<'s>>>>(
         expected: E,
@@ -422,16 +410,14 @@ pub(super) fn to_diagnostic(
         Some(token) => (format!("unexpected {}", describe(&token)), error.span),
         None => ("unexpected end of input".to_string(), end_of_input),
     };
-    let mut diagnostic = Diagnostic::error(Code::SyntaxError, message)
-        .with_primary(span, expectation_label(error.expected_names()));
+    let mut diagnostic =
+        Diagnostic::error(Code::SyntaxError, message).with_primary(span, expectation_label(error.expected_names()));
     // The commonest slip: a statement on a new line where the last one wanted its `;`.
     let semicolon = token_bit(&TokenKind::Semicolon).map_or(0, |bit| 1u128 << bit);
     if error.found.is_some() && error.expected & semicolon != 0 {
         let index = tokens.partition_point(|token| token.span.start < span.start);
         if let Some(previous) = index.checked_sub(1).and_then(|index| tokens.get(index)) {
-            let between = source
-                .get(previous.span.end as usize..span.start as usize)
-                .unwrap_or("");
+            let between = source.get(previous.span.end as usize..span.start as usize).unwrap_or("");
             if between.contains('\n') {
                 diagnostic = diagnostic
                     .with_secondary(previous.span, "the statement before may need a `;` here")
@@ -462,10 +448,7 @@ fn expectation_label(names: Vec<String>) -> String {
         [one] => format!("expected {one}"),
         [first, second] => format!("expected {first} or {second}"),
         _ if names.len() > MOST_EXPECTATIONS => {
-            format!(
-                "expected one of {}, ...",
-                names[..MOST_EXPECTATIONS].join(", ")
-            )
+            format!("expected one of {}, ...", names[..MOST_EXPECTATIONS].join(", "))
         }
         _ => format!("expected one of {}", names.join(", ")),
     }

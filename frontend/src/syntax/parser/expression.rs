@@ -24,9 +24,7 @@ pub(super) enum Symbols {
     Forbidden,
 }
 
-pub(super) fn expression<'t, 's: 't>(
-    symbols: Symbols,
-) -> impl PtxParser<'t, 's, Spanned<Expression>> {
+pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's, Spanned<Expression>> {
     recursive(move |expression| {
         let literal = select! {
             TokenKind::Integer(value) = extra => Spanned::new(Expression::Integer(value as i128), extra.span()),
@@ -44,9 +42,7 @@ pub(super) fn expression<'t, 's: 't>(
             .delimited_by(punct(TokenKind::LeftParen), punct(TokenKind::RightParen));
         let symbol = select! { TokenKind::Identifier(name) if symbols == Symbols::Allowed => name }
             .then(arguments.or_not())
-            .map_with(|(name, arguments), extra| {
-                Spanned::new(symbol_expression(name, arguments), extra.span())
-            });
+            .map_with(|(name, arguments), extra| Spanned::new(symbol_expression(name, arguments), extra.span()));
         let primary = choice((literal, parenthesised, symbol)).labelled(Label::Expression);
 
         let unary_operator = select! {
@@ -56,16 +52,14 @@ pub(super) fn expression<'t, 's: 't>(
             TokenKind::Plus => None,
         }
         .map_with(|operator, extra| (operator, extra.span()));
-        let unary = unary_operator.repeated().foldr(
-            primary,
-            |(operator, span): (Option<UnaryOperator>, Span), operand| {
+        let unary =
+            unary_operator.repeated().foldr(primary, |(operator, span): (Option<UnaryOperator>, Span), operand| {
                 let span = span.to(operand.span);
                 match operator {
                     Some(operator) => Spanned::new(fold_unary(operator, operand), span),
                     None => Spanned::new(operand.node, span),
                 }
-            },
-        );
+            });
 
         // All binary operators are read flat in one loop and arranged by precedence afterwards,
         // so a lone number costs one failed operator match instead of one per precedence level.
@@ -89,11 +83,10 @@ pub(super) fn expression<'t, 's: 't>(
             .map_with(|(first, rest), extra| {
                 if rest.len() > MAX_OPERATORS {
                     diagnostics(extra).push(
-                        Diagnostic::error(Code::InvalidLiteral, "constant expression too long")
-                            .with_primary(
-                                first.span.to(rest[rest.len() - 1].1.span),
-                                format!("more than {MAX_OPERATORS} operators"),
-                            ),
+                        Diagnostic::error(Code::InvalidLiteral, "constant expression too long").with_primary(
+                            first.span.to(rest[rest.len() - 1].1.span),
+                            format!("more than {MAX_OPERATORS} operators"),
+                        ),
                     );
                     return first;
                 }
@@ -121,10 +114,7 @@ fn precedence(operator: BinaryOperator) -> u8 {
 
 /// Builds the tree of `first (operator operand)*` with left-associative operators by
 /// precedence (operator-precedence parsing with two stacks).
-fn arrange(
-    first: Spanned<Expression>,
-    rest: Vec<(BinaryOperator, Spanned<Expression>)>,
-) -> Spanned<Expression> {
+fn arrange(first: Spanned<Expression>, rest: Vec<(BinaryOperator, Spanned<Expression>)>) -> Spanned<Expression> {
     if rest.is_empty() {
         return first;
     }
@@ -151,28 +141,19 @@ fn arrange(
         reduce(&mut operands, operator);
     }
     // Each reduction turns two operands into one, so exactly one is left.
-    operands
-        .pop()
-        .unwrap_or_else(|| Spanned::new(Expression::Integer(0), Span::default()))
+    operands.pop().unwrap_or_else(|| Spanned::new(Expression::Integer(0), Span::default()))
 }
 
 fn symbol_expression(name: &str, arguments: Option<Vec<Spanned<Expression>>>) -> Expression {
     match arguments {
         None => Expression::Symbol(name.to_string()),
         Some(arguments) => {
-            if let [Spanned {
-                node: Expression::Symbol(symbol),
-                ..
-            }] = arguments.as_slice()
-            {
+            if let [Spanned { node: Expression::Symbol(symbol), .. }] = arguments.as_slice() {
                 if name == "generic" {
                     return Expression::Generic(symbol.clone());
                 }
             }
-            Expression::Call {
-                function: name.to_string(),
-                arguments,
-            }
+            Expression::Call { function: name.to_string(), arguments }
         }
     }
 }
@@ -212,29 +193,18 @@ impl Value {
 fn fold_unary(operator: UnaryOperator, operand: Spanned<Expression>) -> Expression {
     match Value::of(&operand.node).and_then(|value| apply_unary(operator, value).ok()) {
         Some(value) => value.into_expression(),
-        None => Expression::Unary {
-            operator,
-            operand: Box::new(operand),
-        },
+        None => Expression::Unary { operator, operand: Box::new(operand) },
     }
 }
 
-fn fold_binary(
-    operator: BinaryOperator,
-    left: Spanned<Expression>,
-    right: Spanned<Expression>,
-) -> Expression {
+fn fold_binary(operator: BinaryOperator, left: Spanned<Expression>, right: Spanned<Expression>) -> Expression {
     let folded = match (Value::of(&left.node), Value::of(&right.node)) {
         (Some(left), Some(right)) => apply_binary(operator, left, right).ok(),
         _ => None,
     };
     match folded {
         Some(value) => value.into_expression(),
-        None => Expression::Binary {
-            operator,
-            left: Box::new(left),
-            right: Box::new(right),
-        },
+        None => Expression::Binary { operator, left: Box::new(left), right: Box::new(right) },
     }
 }
 
@@ -242,36 +212,25 @@ fn apply_unary(operator: UnaryOperator, value: Value) -> Result<Value, &'static 
     Ok(match (operator, value) {
         (UnaryOperator::Negate, Value::Integer(value)) => Value::Integer(value.wrapping_neg()),
         (UnaryOperator::BitNot, Value::Integer(value)) => Value::Integer(!value),
-        (UnaryOperator::LogicalNot, Value::Integer(value)) => {
-            Value::Integer(i128::from(value == 0))
-        }
+        (UnaryOperator::LogicalNot, Value::Integer(value)) => Value::Integer(i128::from(value == 0)),
         // Negating a float flips its sign bit, whatever its width.
-        (UnaryOperator::Negate, Value::Float { bits, double }) => Value::Float {
-            bits: bits ^ if double { 1 << 63 } else { 1 << 31 },
-            double,
-        },
+        (UnaryOperator::Negate, Value::Float { bits, double }) => {
+            Value::Float { bits: bits ^ if double { 1 << 63 } else { 1 << 31 }, double }
+        }
         (UnaryOperator::BitNot | UnaryOperator::LogicalNot, Value::Float { .. }) => {
             return Err("`~` and `!` apply to integers, not floats")
         }
     })
 }
 
-fn apply_binary(
-    operator: BinaryOperator,
-    left: Value,
-    right: Value,
-) -> Result<Value, &'static str> {
+fn apply_binary(operator: BinaryOperator, left: Value, right: Value) -> Result<Value, &'static str> {
     match (left, right) {
         (Value::Integer(left), Value::Integer(right)) => Ok(Value::Integer(match operator {
             BinaryOperator::Add => left.wrapping_add(right),
             BinaryOperator::Subtract => left.wrapping_sub(right),
             BinaryOperator::Multiply => left.wrapping_mul(right),
-            BinaryOperator::Divide => left
-                .checked_div(right)
-                .ok_or("division by zero in a constant expression")?,
-            BinaryOperator::Remainder => left
-                .checked_rem(right)
-                .ok_or("division by zero in a constant expression")?,
+            BinaryOperator::Divide => left.checked_div(right).ok_or("division by zero in a constant expression")?,
+            BinaryOperator::Remainder => left.checked_rem(right).ok_or("division by zero in a constant expression")?,
             BinaryOperator::ShiftLeft => match u32::try_from(right) {
                 Ok(amount) if amount < 128 => left.wrapping_shl(amount),
                 _ => 0,
@@ -285,20 +244,8 @@ fn apply_binary(
             BinaryOperator::BitOr => left | right,
             BinaryOperator::BitXor => left ^ right,
         })),
-        (
-            Value::Float {
-                bits: left,
-                double: left_double,
-            },
-            Value::Float {
-                bits: right,
-                double: right_double,
-            },
-        ) => {
-            let (left, right) = (
-                Value::as_f64(left, left_double),
-                Value::as_f64(right, right_double),
-            );
+        (Value::Float { bits: left, double: left_double }, Value::Float { bits: right, double: right_double }) => {
+            let (left, right) = (Value::as_f64(left, left_double), Value::as_f64(right, right_double));
             let value = match operator {
                 BinaryOperator::Add => left + right,
                 BinaryOperator::Subtract => left - right,
@@ -306,10 +253,7 @@ fn apply_binary(
                 BinaryOperator::Divide => left / right,
                 _ => return Err("this operator applies to integers, not floats"),
             };
-            Ok(Value::Float {
-                bits: value.to_bits(),
-                double: true,
-            })
+            Ok(Value::Float { bits: value.to_bits(), double: true })
         }
         _ => Err("a constant expression cannot mix integers and floats"),
     }
@@ -319,16 +263,11 @@ fn apply_binary(
 pub(super) fn evaluate(expression: &Expression) -> Result<Value, &'static str> {
     match expression {
         Expression::Integer(value) => Ok(Value::Integer(*value)),
-        Expression::Float { bits, double } => Ok(Value::Float {
-            bits: *bits,
-            double: *double,
-        }),
+        Expression::Float { bits, double } => Ok(Value::Float { bits: *bits, double: *double }),
         Expression::Unary { operator, operand } => apply_unary(*operator, evaluate(&operand.node)?),
-        Expression::Binary {
-            operator,
-            left,
-            right,
-        } => apply_binary(*operator, evaluate(&left.node)?, evaluate(&right.node)?),
+        Expression::Binary { operator, left, right } => {
+            apply_binary(*operator, evaluate(&left.node)?, evaluate(&right.node)?)
+        }
         Expression::Symbol(_) | Expression::Generic(_) | Expression::Call { .. } => {
             Err("a name cannot appear in this constant expression")
         }

@@ -83,13 +83,7 @@ fn name(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         }
         _ => None,
     };
-    Some(Operand {
-        kind: OperandKind::Name {
-            name: name.node,
-            member,
-        },
-        span,
-    })
+    Some(Operand { kind: OperandKind::Name { name: name.node, member }, span })
 }
 
 /// `5`, `-5`, `0f3F800000`, `-1.5`, not followed by more of an expression.
@@ -98,24 +92,11 @@ fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     let (kind, span) = match input.peek() {
         Some(TokenKind::Integer(value)) => {
             let value = value as i128;
-            (
-                OperandKind::Integer(if minus.is_some() {
-                    value.wrapping_neg()
-                } else {
-                    value
-                }),
-                take(input),
-            )
+            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), take(input))
         }
         Some(TokenKind::Float { bits, double }) => {
             let sign = if double { 1 << 63 } else { 1 << 31 };
-            (
-                OperandKind::Float {
-                    bits: if minus.is_some() { bits ^ sign } else { bits },
-                    double,
-                },
-                take(input),
-            )
+            (OperandKind::Float { bits: if minus.is_some() { bits ^ sign } else { bits }, double }, take(input))
         }
         _ => return None,
     };
@@ -130,10 +111,7 @@ fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
 fn element(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     match input.peek()? {
         TokenKind::Identifier(_) => name(input),
-        TokenKind::Underscore => Some(Operand {
-            kind: OperandKind::Sink,
-            span: take(input),
-        }),
+        TokenKind::Underscore => Some(Operand { kind: OperandKind::Sink, span: take(input) }),
         _ => literal(input),
     }
 }
@@ -173,10 +151,7 @@ fn address(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     let close = eat(input, TokenKind::RightBracket)?;
     // Offsets that need the combinator path's range handling go there.
     let offset = i64::try_from(offset).ok()?;
-    Some(Operand {
-        kind: OperandKind::Address { base, offset },
-        span: open.to(close),
-    })
+    Some(Operand { kind: OperandKind::Address { base, offset }, span: open.to(close) })
 }
 
 /// `{%r1, %r2, _}`.
@@ -194,10 +169,7 @@ fn vector(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         }
     }
     let close = take(input);
-    Some(Operand {
-        kind: OperandKind::Vector(elements),
-        span: open.to(close),
-    })
+    Some(Operand { kind: OperandKind::Vector(elements), span: open.to(close) })
 }
 
 /// `|%q` or `|_` after the first half of a predicate pair.
@@ -205,17 +177,11 @@ fn predicate_pair(input: &mut Input<'_, '_, '_>, first: Operand) -> Option<Opera
     take(input);
     let second = match input.peek()? {
         TokenKind::Identifier(_) => name(input)?,
-        TokenKind::Underscore => Operand {
-            kind: OperandKind::Sink,
-            span: take(input),
-        },
+        TokenKind::Underscore => Operand { kind: OperandKind::Sink, span: take(input) },
         _ => return None,
     };
     let span = first.span.to(second.span);
-    Some(Operand {
-        kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)),
-        span,
-    })
+    Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
 }
 
 fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
@@ -232,10 +198,7 @@ fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
         TokenKind::LeftBracket => address(input),
         TokenKind::LeftBrace => vector(input),
         TokenKind::Underscore => {
-            let sink = Operand {
-                kind: OperandKind::Sink,
-                span: take(input),
-            };
+            let sink = Operand { kind: OperandKind::Sink, span: take(input) };
             match input.peek()? {
                 TokenKind::Pipe => predicate_pair(input, sink),
                 _ => Some(sink),
@@ -248,10 +211,7 @@ fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
             }
             let negated = name(input)?;
             let span = bang.to(negated.span);
-            Some(Operand {
-                kind: OperandKind::Not(Box::new(negated)),
-                span,
-            })
+            Some(Operand { kind: OperandKind::Not(Box::new(negated)), span })
         }
         _ => literal(input),
     }
@@ -263,11 +223,7 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
         let negated = eat(input, TokenKind::Bang).is_some();
         let predicate = identifier(input)?;
         let span = at.to(predicate.span);
-        guard = Some(Guard {
-            negated,
-            predicate,
-            span,
-        });
+        guard = Some(Guard { negated, predicate, span });
     }
     let opcode = identifier(input)?;
     if guard.is_none() {
@@ -297,13 +253,7 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     };
     let start = guard.as_ref().map_or(opcode.span, |guard| guard.span);
     let span = start.to(end);
-    Some(Statement::Instruction(Instruction {
-        guard,
-        opcode,
-        modifiers,
-        operands,
-        span,
-    }))
+    Some(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }))
 }
 
 #[cfg(test)]

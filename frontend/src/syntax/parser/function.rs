@@ -8,8 +8,7 @@ use super::declaration::opaque_type;
 use super::error::Label;
 use super::statement::block;
 use super::tokens::{
-    align, identifier, integer, integer_u32, keyword, punct, scalar_type, state_space, string,
-    vector_width,
+    align, identifier, integer, integer_u32, keyword, punct, scalar_type, state_space, string, vector_width,
 };
 use super::PtxParser;
 use crate::span::Spanned;
@@ -22,10 +21,7 @@ fn pointer<'t, 's: 't>() -> impl PtxParser<'t, 's, PointerAttribute> {
     keyword("ptr")
         .ignore_then(state_space(&["global", "shared", "const", "local"]).or_not())
         .then(align().or_not())
-        .map(|(state_space, align)| PointerAttribute {
-            state_space: state_space.map(|space| space.node),
-            align,
-        })
+        .map(|(state_space, align)| PointerAttribute { state_space: state_space.map(|space| space.node), align })
 }
 
 /// `.param .u64 .ptr .global .align 8 name`, `.param .align 16 .b8 name[16]`, `.reg .b32 x`,
@@ -36,28 +32,18 @@ fn parameter<'t, 's: 't>() -> impl PtxParser<'t, 's, Parameter> {
         Align(u32),
         Vector(u32),
     }
-    let prefix = choice((
-        align().map(Prefix::Align),
-        vector_width().map(Prefix::Vector),
-    ))
-    .repeated()
-    .collect::<Vec<_>>();
+    let prefix =
+        choice((align().map(Prefix::Align), vector_width().map(Prefix::Vector))).repeated().collect::<Vec<_>>();
     let name = choice((
         identifier(),
-        punct(TokenKind::Underscore)
-            .map_with(|_, extra| Spanned::new("_".to_string(), extra.span())),
+        punct(TokenKind::Underscore).map_with(|_, extra| Spanned::new("_".to_string(), extra.span())),
     ))
     .labelled(Label::ParameterName);
-    let array = integer_u32("an array size").delimited_by(
-        punct(TokenKind::LeftBracket),
-        punct(TokenKind::RightBracket),
-    );
+    let array =
+        integer_u32("an array size").delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket));
     // `.param .texref t` and the other opaque handles: 64-bit parameters in `.tex`, as their
     // variables are.
-    let ty = choice((
-        scalar_type().map(|ty| (ty, false)),
-        opaque_type().map(|ty| (ty, true)),
-    ));
+    let ty = choice((scalar_type().map(|ty| (ty, false)), opaque_type().map(|ty| (ty, true))));
     state_space(&["param", "reg"])
         .then(prefix)
         .then(ty)
@@ -65,33 +51,17 @@ fn parameter<'t, 's: 't>() -> impl PtxParser<'t, 's, Parameter> {
         .then(align().or_not())
         .then(name)
         .then(array.or_not())
-        .map_with(
-            |((((((state_space, prefix), (ty, opaque)), pointer), late_align), name), array),
-             extra| {
-                let state_space = if opaque {
-                    Spanned::new(StateSpace::Tex, ty.span)
-                } else {
-                    state_space
-                };
-                let (mut align, mut vector) = (late_align, None);
-                for item in prefix {
-                    match item {
-                        Prefix::Align(value) => align = Some(value),
-                        Prefix::Vector(value) => vector = Some(value),
-                    }
+        .map_with(|((((((state_space, prefix), (ty, opaque)), pointer), late_align), name), array), extra| {
+            let state_space = if opaque { Spanned::new(StateSpace::Tex, ty.span) } else { state_space };
+            let (mut align, mut vector) = (late_align, None);
+            for item in prefix {
+                match item {
+                    Prefix::Align(value) => align = Some(value),
+                    Prefix::Vector(value) => vector = Some(value),
                 }
-                Parameter {
-                    state_space,
-                    ty,
-                    vector,
-                    align,
-                    pointer,
-                    name,
-                    array,
-                    span: extra.span(),
-                }
-            },
-        )
+            }
+            Parameter { state_space, ty, vector, align, pointer, name, array, span: extra.span() }
+        })
 }
 
 fn parameter_list<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Parameter>> {
@@ -124,25 +94,13 @@ fn attribute<'t, 's: 't>() -> impl PtxParser<'t, 's, FunctionAttribute> {
     }
     .labelled(Label::FunctionAttribute);
     let tuning = name
-        .then(
-            integer()
-                .separated_by(punct(TokenKind::Comma))
-                .collect::<Vec<_>>(),
-        )
-        .map_with(|(name, values), extra| FunctionAttribute {
-            name,
-            values,
-            span: extra.span(),
-        });
+        .then(integer().separated_by(punct(TokenKind::Comma)).collect::<Vec<_>>())
+        .map_with(|(name, values), extra| FunctionAttribute { name, values, span: extra.span() });
     let pragma = keyword("pragma")
         .map_with(|_, extra| Spanned::new("pragma".to_string(), extra.span()))
         .then_ignore(string().separated_by(punct(TokenKind::Comma)).at_least(1))
         .then_ignore(punct(TokenKind::Semicolon))
-        .map_with(|name, extra| FunctionAttribute {
-            name,
-            values: Vec::new(),
-            span: extra.span(),
-        });
+        .map_with(|name, extra| FunctionAttribute { name, values: Vec::new(), span: extra.span() });
     choice((tuning, pragma))
 }
 
@@ -152,24 +110,21 @@ pub(super) fn function<'t, 's: 't>() -> impl PtxParser<'t, 's, Function> {
         TokenKind::DotName("entry") => FunctionKind::Entry,
         TokenKind::DotName("func") => FunctionKind::Func,
     };
-    let body = choice((block().map(Some), punct(TokenKind::Semicolon).to(None)))
-        .labelled(Label::FunctionBody);
+    let body = choice((block().map(Some), punct(TokenKind::Semicolon).to(None))).labelled(Label::FunctionBody);
     kind.then(parameter_list().or_not())
         .then(identifier().labelled(Label::FunctionName))
         .then(parameter_list().or_not())
         .then(attribute().repeated().collect::<Vec<_>>())
         .then(body)
-        .map_with(
-            |(((((kind, returns), name), parameters), attributes), body), extra| Function {
-                linkage: None,
-                kind,
-                name,
-                return_parameters: returns.unwrap_or_default(),
-                parameters: parameters.unwrap_or_default(),
-                attributes,
-                body,
-                span: extra.span(),
-            },
-        )
+        .map_with(|(((((kind, returns), name), parameters), attributes), body), extra| Function {
+            linkage: None,
+            kind,
+            name,
+            return_parameters: returns.unwrap_or_default(),
+            parameters: parameters.unwrap_or_default(),
+            attributes,
+            body,
+            span: extra.span(),
+        })
         .boxed()
 }

@@ -35,13 +35,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
 /// The parser's input: the lexer's tokens, seen by chumsky as (kind, span) pairs.
-type ParserInput<'t, 's> = MappedInput<
-    't,
-    TokenKind<'s>,
-    Span,
-    &'t [Token<'s>],
-    fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span),
->;
+type ParserInput<'t, 's> =
+    MappedInput<'t, TokenKind<'s>, Span, &'t [Token<'s>], fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span)>;
 
 /// Syntax errors as chumsky builds them; `error` turns them into diagnostics.
 type ParserError<'s> = error::SyntaxError<'s>;
@@ -54,10 +49,7 @@ type Extra<'t, 's> = extra::Full<ParserError<'s>, TruncateState<Diagnostic>, ()>
 /// Every parser in this module: a chumsky parser over [`ParserInput`] with [`Extra`].
 trait PtxParser<'t, 's: 't, O>: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
 
-impl<'t, 's: 't, O, P> PtxParser<'t, 's, O> for P where
-    P: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone
-{
-}
+impl<'t, 's: 't, O, P> PtxParser<'t, 's, O> for P where P: Parser<'t, ParserInput<'t, 's>, O, Extra<'t, 's>> + Clone {}
 
 /// Lets chumsky build our spans directly, so every node's span is a [`Span`] of byte offsets.
 impl chumsky::span::Span for Span {
@@ -112,10 +104,7 @@ fn split_token<'t, 's>(token: &'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span) {
 }
 
 fn parser_input<'t, 's>(tokens: &'t [Token<'s>], end_of_input: Span) -> ParserInput<'t, 's> {
-    tokens.map(
-        end_of_input,
-        split_token as fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span),
-    )
+    tokens.map(end_of_input, split_token as fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span))
 }
 
 /// How deeply braces, brackets, parentheses and unary operators may nest. Real PTX nests a few
@@ -128,15 +117,10 @@ fn limit_nesting(tokens: &mut Vec<Token<'_>>) -> Option<Diagnostic> {
     for (index, token) in tokens.iter().enumerate() {
         match token.kind {
             TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen => depth += 1,
-            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => {
-                depth = depth.saturating_sub(1)
-            }
+            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => depth = depth.saturating_sub(1),
             _ => {}
         }
-        let unary = matches!(
-            token.kind,
-            TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang
-        );
+        let unary = matches!(token.kind, TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang);
         unary_run = if unary { unary_run + 1 } else { 0 };
         if depth > MAX_NESTING || unary_run > MAX_NESTING {
             let span = token.span;
@@ -162,17 +146,10 @@ pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
     let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
     let input = parser_input(&tokens, end_of_input);
     let mut state = TruncateState(Vec::new());
-    let (module, errors) = directive::module(source)
-        .parse_with_state(input, &mut state)
-        .into_output_errors();
+    let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
     diagnostics.extend(state.0);
-    diagnostics.extend(
-        errors
-            .into_iter()
-            .map(|error| error::to_diagnostic(error, end_of_input, source, &tokens)),
-    );
-    diagnostics
-        .sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
+    diagnostics.extend(errors.into_iter().map(|error| error::to_diagnostic(error, end_of_input, source, &tokens)));
+    diagnostics.sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
     diagnostics.dedup();
     (module.unwrap_or_default(), diagnostics)
 }

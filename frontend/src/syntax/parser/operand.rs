@@ -14,22 +14,16 @@ use crate::syntax::ast::{Expression, Operand, OperandKind, UnaryOperator};
 use crate::syntax::lexer::TokenKind;
 
 /// A constant expression parser, built once per grammar and shared.
-type Expr<'t, 's> =
-    chumsky::Boxed<'t, 't, super::ParserInput<'t, 's>, Spanned<Expression>, super::Extra<'t, 's>>;
+type Expr<'t, 's> = chumsky::Boxed<'t, 't, super::ParserInput<'t, 's>, Spanned<Expression>, super::Extra<'t, 's>>;
 
 /// `%r1`, `%tid.x`, `$L__BB0_2`, `WARP_SZ`.
 fn name<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     // A failed `select!` adds no expectation, so members and the like stay out of messages.
     let member = select! { TokenKind::DotName(member) => member };
-    select! { TokenKind::Identifier(name) => name }
-        .then(member.or_not())
-        .map_with(|(name, member), extra| Operand {
-            kind: OperandKind::Name {
-                name: name.to_string(),
-                member: member.map(str::to_string),
-            },
-            span: extra.span(),
-        })
+    select! { TokenKind::Identifier(name) => name }.then(member.or_not()).map_with(|(name, member), extra| Operand {
+        kind: OperandKind::Name { name: name.to_string(), member: member.map(str::to_string) },
+        span: extra.span(),
+    })
 }
 
 /// An immediate: a literal or a constant expression of literals, reduced to its value.
@@ -43,23 +37,16 @@ fn constant<'t, 's: 't>(expression: Expr<'t, 's>) -> impl PtxParser<'t, 's, Oper
                 OperandKind::Integer(0)
             }
         };
-        Operand {
-            kind,
-            span: expression.span,
-        }
+        Operand { kind, span: expression.span }
     })
 }
 
 fn invalid_constant(span: Span, reason: &str) -> Diagnostic {
-    Diagnostic::error(Code::InvalidLiteral, "invalid constant expression")
-        .with_primary(span, reason)
+    Diagnostic::error(Code::InvalidLiteral, "invalid constant expression").with_primary(span, reason)
 }
 
 fn sink<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
-    punct(TokenKind::Underscore).map_with(|_, extra| Operand {
-        kind: OperandKind::Sink,
-        span: extra.span(),
-    })
+    punct(TokenKind::Underscore).map_with(|_, extra| Operand { kind: OperandKind::Sink, span: extra.span() })
 }
 
 /// What may stand inside `{...}` and `(...)`: a name, an immediate or the sink.
@@ -74,10 +61,7 @@ fn vector<'t, 's: 't>(element: impl PtxParser<'t, 's, Operand>) -> impl PtxParse
         .at_least(1)
         .collect::<Vec<_>>()
         .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
-        .map_with(|elements, extra| Operand {
-            kind: OperandKind::Vector(elements),
-            span: extra.span(),
-        })
+        .map_with(|elements, extra| Operand { kind: OperandKind::Vector(elements), span: extra.span() })
 }
 
 /// `(%r1, %r2)`: the argument and return lists of `call`. Only taken when a `,`, `;` or `)`
@@ -95,12 +79,7 @@ fn list<'t, 's: 't>(element: impl PtxParser<'t, 's, Operand>) -> impl PtxParser<
 
 /// The first item inside `[...]`: a base name with an optional offset, or an offset alone.
 enum AddressStart {
-    Base {
-        base: Spanned<String>,
-        member: Option<String>,
-        offset: Option<Spanned<Expression>>,
-        span: Span,
-    },
+    Base { base: Spanned<String>, member: Option<String>, offset: Option<Spanned<Expression>>, span: Span },
     Offset(Spanned<Expression>),
 }
 
@@ -122,16 +101,8 @@ fn address<'t, 's: 't>(
     let start = choice((base, expression.map(AddressStart::Offset))).labelled(Label::Address);
     let item = choice((element, vector));
     start
-        .then(
-            punct(TokenKind::Comma)
-                .ignore_then(item)
-                .repeated()
-                .collect::<Vec<_>>(),
-        )
-        .delimited_by(
-            punct(TokenKind::LeftBracket),
-            punct(TokenKind::RightBracket),
-        )
+        .then(punct(TokenKind::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
+        .delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket))
         .map_with(|(start, rest), extra| {
             let span = extra.span();
             if rest.is_empty() {
@@ -143,30 +114,13 @@ fn address<'t, 's: 't>(
                     None => 0,
                     Some(offset) => address_offset(&offset, diagnostics(extra)),
                 };
-                return Operand {
-                    kind: OperandKind::Address { base, offset },
-                    span,
-                };
+                return Operand { kind: OperandKind::Address { base, offset }, span };
             }
             let first = match start {
-                AddressStart::Base {
-                    base,
-                    member,
-                    offset: None,
-                    span,
-                } => Operand {
-                    kind: OperandKind::Name {
-                        name: base.node,
-                        member,
-                    },
-                    span,
-                },
-                AddressStart::Base {
-                    base,
-                    offset: Some(offset),
-                    span,
-                    ..
-                } => Operand {
+                AddressStart::Base { base, member, offset: None, span } => {
+                    Operand { kind: OperandKind::Name { name: base.node, member }, span }
+                }
+                AddressStart::Base { base, offset: Some(offset), span, .. } => Operand {
                     kind: OperandKind::Address {
                         base: Some(base),
                         offset: address_offset(&offset, diagnostics(extra)),
@@ -189,10 +143,7 @@ fn address<'t, 's: 't>(
             let mut items = Vec::with_capacity(rest.len() + 1);
             items.push(first);
             items.extend(rest);
-            Operand {
-                kind: OperandKind::Bracketed(items),
-                span,
-            }
+            Operand { kind: OperandKind::Bracketed(items), span }
         })
 }
 
@@ -202,13 +153,7 @@ fn signed_offset(negative: bool, offset: Spanned<Expression>) -> Spanned<Express
         return offset;
     }
     let span = offset.span;
-    Spanned::new(
-        Expression::Unary {
-            operator: UnaryOperator::Negate,
-            operand: Box::new(offset),
-        },
-        span,
-    )
+    Spanned::new(Expression::Unary { operator: UnaryOperator::Negate, operand: Box::new(offset) }, span)
 }
 
 /// An address offset must be an integer that fits in 64 bits (as signed or unsigned).
@@ -219,19 +164,13 @@ fn address_offset(offset: &Spanned<Expression>, diagnostics: &mut Vec<Diagnostic
             Err(_) => match u64::try_from(value) {
                 Ok(value) => value as i64,
                 Err(_) => {
-                    diagnostics.push(invalid_constant(
-                        offset.span,
-                        "this offset does not fit in 64 bits",
-                    ));
+                    diagnostics.push(invalid_constant(offset.span, "this offset does not fit in 64 bits"));
                     0
                 }
             },
         },
         Ok(Value::Float { .. }) => {
-            diagnostics.push(invalid_constant(
-                offset.span,
-                "an address offset must be an integer",
-            ));
+            diagnostics.push(invalid_constant(offset.span, "an address offset must be an integer"));
             0
         }
         Err(reason) => {
@@ -252,45 +191,32 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
         Offset(bool, Spanned<Expression>),
     }
     // Either half of a predicate pair may be the sink: `%p|_`, `_|%p`.
-    let second_predicate = select! { TokenKind::Pipe => () }
-        .ignore_then(choice((name(), sink())).labelled(Label::Predicate));
+    let second_predicate =
+        select! { TokenKind::Pipe => () }.ignore_then(choice((name(), sink())).labelled(Label::Predicate));
     let pair = second_predicate.clone().map(Tail::Pair);
     let offset = select! { TokenKind::Plus => false, TokenKind::Minus => true }
         .then(expression.clone())
         .map(|(negative, offset)| Tail::Offset(negative, offset));
     // `%p`, the predicate pair `%p|%q` of `setp`, and `var+imm` (`mov.u64 %rd1, table+8;`,
     // `cvta.shared.u64 %rd1, buffer+16;`), which is an address without brackets.
-    let name_or_pair =
-        name()
-            .then(choice((pair, offset)).or_not())
-            .map_with(|(first, tail), extra| match tail {
-                None => first,
-                Some(Tail::Pair(second)) => Operand {
-                    kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)),
-                    span: extra.span(),
-                },
-                Some(Tail::Offset(negative, offset)) => {
-                    let base = match first.kind {
-                        OperandKind::Name { name, .. } => Spanned::new(name, first.span),
-                        _ => Spanned::new(String::new(), first.span),
-                    };
-                    let offset = signed_offset(negative, offset);
-                    let offset = address_offset(&offset, diagnostics(extra));
-                    Operand {
-                        kind: OperandKind::Address {
-                            base: Some(base),
-                            offset,
-                        },
-                        span: extra.span(),
-                    }
-                }
-            });
+    let name_or_pair = name().then(choice((pair, offset)).or_not()).map_with(|(first, tail), extra| match tail {
+        None => first,
+        Some(Tail::Pair(second)) => {
+            Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span: extra.span() }
+        }
+        Some(Tail::Offset(negative, offset)) => {
+            let base = match first.kind {
+                OperandKind::Name { name, .. } => Spanned::new(name, first.span),
+                _ => Spanned::new(String::new(), first.span),
+            };
+            let offset = signed_offset(negative, offset);
+            let offset = address_offset(&offset, diagnostics(extra));
+            Operand { kind: OperandKind::Address { base: Some(base), offset }, span: extra.span() }
+        }
+    });
     let negated = punct(TokenKind::Bang)
         .ignore_then(name())
-        .map_with(|operand, extra| Operand {
-            kind: OperandKind::Not(Box::new(operand)),
-            span: extra.span(),
-        });
+        .map_with(|operand, extra| Operand { kind: OperandKind::Not(Box::new(operand)), span: extra.span() });
     choice((
         name_or_pair,
         address(expression.clone(), element.clone(), vector.clone()),
@@ -298,15 +224,12 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
         constant(expression),
         vector,
         negated,
-        sink()
-            .then(second_predicate.or_not())
-            .map_with(|(sink, second), extra| match second {
-                None => sink,
-                Some(second) => Operand {
-                    kind: OperandKind::PredicatePair(Box::new(sink), Box::new(second)),
-                    span: extra.span(),
-                },
-            }),
+        sink().then(second_predicate.or_not()).map_with(|(sink, second), extra| match second {
+            None => sink,
+            Some(second) => {
+                Operand { kind: OperandKind::PredicatePair(Box::new(sink), Box::new(second)), span: extra.span() }
+            }
+        }),
     ))
     .labelled(Label::Operand)
     .boxed()

@@ -16,11 +16,7 @@ pub(super) fn balanced_braces<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
             Some(TokenKind::LeftBrace) => input.skip(),
             found => {
                 let span = next_span(input);
-                return Err(ParserError::expected_token(
-                    found,
-                    span,
-                    TokenKind::LeftBrace,
-                ));
+                return Err(ParserError::expected_token(found, span, TokenKind::LeftBrace));
             }
         }
         let mut depth = 1usize;
@@ -33,11 +29,7 @@ pub(super) fn balanced_braces<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
             }
         }
         let span = input.span_since(&before);
-        Err(ParserError::expected_token(
-            None,
-            span,
-            TokenKind::RightBrace,
-        ))
+        Err(ParserError::expected_token(None, span, TokenKind::RightBrace))
     })
 }
 
@@ -56,13 +48,9 @@ fn next_span<'t, 's: 't>(
 /// Everything up to and including the next `;`, not crossing a brace: the operands of
 /// statement directives ptxr keeps no record of (`.callprototype`, `.branchtargets`).
 pub(super) fn rest_of_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
-    none_of([
-        TokenKind::Semicolon,
-        TokenKind::LeftBrace,
-        TokenKind::RightBrace,
-    ])
-    .repeated()
-    .then_ignore(punct(TokenKind::Semicolon))
+    none_of([TokenKind::Semicolon, TokenKind::LeftBrace, TokenKind::RightBrace])
+        .repeated()
+        .then_ignore(punct(TokenKind::Semicolon))
 }
 
 /// After a statement fails: skips at least one token, through the next `;`, or up to the `}`
@@ -124,10 +112,7 @@ fn starts_module_item(name: &str) -> bool {
 
 /// Keywords that are followed by more of the same item (`.visible .entry`, `.global .texref`).
 fn is_item_prefix(name: &str) -> bool {
-    matches!(
-        name,
-        "visible" | "extern" | "weak" | "common" | "global" | "const" | "shared" | "local" | "tex"
-    )
+    matches!(name, "visible" | "extern" | "weak" | "common" | "global" | "const" | "shared" | "local" | "tex")
 }
 
 /// After a module directive fails: skips at least one token, then up to the next module-level
@@ -148,11 +133,7 @@ pub(super) fn skip_directive<'t, 's: 't>() -> impl PtxParser<'t, 's, ()> {
         let mut after_prefix = matches!(first, TokenKind::DotName(name) if is_item_prefix(name));
         while let Some(kind) = input.peek() {
             match kind {
-                TokenKind::DotName(name)
-                    if depth == 0 && !after_prefix && starts_module_item(name) =>
-                {
-                    break
-                }
+                TokenKind::DotName(name) if depth == 0 && !after_prefix && starts_module_item(name) => break,
                 TokenKind::Semicolon if depth == 0 => {
                     input.skip();
                     break;

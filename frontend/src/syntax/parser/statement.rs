@@ -24,10 +24,7 @@ pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
             .repeated()
             .collect::<Present<Statement>>()
             .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
-            .map_with(|statements, extra| Block {
-                statements: statements.0,
-                span: extra.span(),
-            })
+            .map_with(|statements, extra| Block { statements: statements.0, span: extra.span() })
     })
     .boxed()
 }
@@ -42,11 +39,7 @@ fn modifiers<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Spanned<String>>> {
 /// What follows an opcode: modifiers, operands and the `;`.
 fn instruction_tail<'t, 's: 't>() -> impl PtxParser<'t, 's, (Vec<Spanned<String>>, Vec<Operand>)> {
     modifiers()
-        .then(
-            operand()
-                .separated_by(punct(TokenKind::Comma))
-                .collect::<Vec<_>>(),
-        )
+        .then(operand().separated_by(punct(TokenKind::Comma)).collect::<Vec<_>>())
         .then_ignore(punct(TokenKind::Semicolon))
 }
 
@@ -62,23 +55,14 @@ fn instruction(
         for operand in &mut operands {
             if let OperandKind::List(elements) = &mut operand.kind {
                 if let [element] = elements.as_mut_slice() {
-                    if matches!(
-                        element.kind,
-                        OperandKind::Integer(_) | OperandKind::Float { .. }
-                    ) {
+                    if matches!(element.kind, OperandKind::Integer(_) | OperandKind::Float { .. }) {
                         operand.kind = std::mem::replace(&mut element.kind, OperandKind::Sink);
                     }
                 }
             }
         }
     }
-    Instruction {
-        guard,
-        opcode,
-        modifiers,
-        operands,
-        span,
-    }
+    Instruction { guard, opcode, modifiers, operands, span }
 }
 
 /// A statement, or `None` for a directive that leaves nothing in the tree.
@@ -86,61 +70,37 @@ fn statement<'t, 's: 't>(
     block: impl PtxParser<'t, 's, Option<Statement>>,
 ) -> impl PtxParser<'t, 's, Option<Statement>> {
     // `name:` is a label; `name ...;` an instruction.
-    let opcode_or_label = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) };
+    let opcode_or_label =
+        select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) };
     let label_or_instruction = opcode_or_label
-        .then(choice((
-            punct(TokenKind::Colon).to(None),
-            instruction_tail().map(Some),
-        )))
+        .then(choice((punct(TokenKind::Colon).to(None), instruction_tail().map(Some))))
         .map_with(|(name, tail), extra| {
             Some(match tail {
                 None => Statement::Label(name),
-                Some((modifiers, operands)) => Statement::Instruction(instruction(
-                    None,
-                    name,
-                    modifiers,
-                    operands,
-                    extra.span(),
-                )),
+                Some((modifiers, operands)) => {
+                    Statement::Instruction(instruction(None, name, modifiers, operands, extra.span()))
+                }
             })
         });
 
     let guard = punct(TokenKind::At)
         .ignore_then(punct(TokenKind::Bang).or_not())
         .then(identifier().labelled(Label::Predicate))
-        .map_with(|(bang, predicate), extra| Guard {
-            negated: bang.is_some(),
-            predicate,
-            span: extra.span(),
-        });
-    let guarded_instruction = guard
-        .then(identifier().labelled(Label::Opcode))
-        .then(instruction_tail())
-        .map_with(|((guard, opcode), (modifiers, operands)), extra| {
-            Some(Statement::Instruction(instruction(
-                Some(guard),
-                opcode,
-                modifiers,
-                operands,
-                extra.span(),
-            )))
-        });
+        .map_with(|(bang, predicate), extra| Guard { negated: bang.is_some(), predicate, span: extra.span() });
+    let guarded_instruction = guard.then(identifier().labelled(Label::Opcode)).then(instruction_tail()).map_with(
+        |((guard, opcode), (modifiers, operands)), extra| {
+            Some(Statement::Instruction(instruction(Some(guard), opcode, modifiers, operands, extra.span())))
+        },
+    );
 
-    let declaration =
-        variable_declaration().map(|declaration| Some(Statement::Declaration(declaration)));
+    let declaration = variable_declaration().map(|declaration| Some(Statement::Declaration(declaration)));
 
     // `.loc file line column`, optionally followed by `, function_name NAME` and
     // `, inlined_at file line column`, which are accepted and dropped.
     let number = integer().map(|value| u32::try_from(value).unwrap_or(u32::MAX));
     let location_extra = punct(TokenKind::Comma).ignore_then(choice((
-        just(TokenKind::Identifier("function_name"))
-            .ignore_then(identifier())
-            .ignored(),
-        just(TokenKind::Identifier("inlined_at"))
-            .ignore_then(integer())
-            .then(integer())
-            .then(integer())
-            .ignored(),
+        just(TokenKind::Identifier("function_name")).ignore_then(identifier()).ignored(),
+        just(TokenKind::Identifier("inlined_at")).ignore_then(integer()).then(integer()).then(integer()).ignored(),
     )));
     // The column may be left out (older PTX); it is 0 then.
     let location = keyword("loc")
@@ -148,26 +108,15 @@ fn statement<'t, 's: 't>(
         .then(number.clone())
         .then(number.or_not().map(Option::unwrap_or_default))
         .then_ignore(location_extra.repeated())
-        .map_with(|((file, line), column), extra| {
-            Some(Statement::Location {
-                file,
-                line,
-                column,
-                span: extra.span(),
-            })
-        });
+        .map_with(|((file, line), column), extra| Some(Statement::Location { file, line, column, span: extra.span() }));
 
     let pragma = pragma_text().map_with(|text, extra| Some(Statement::Pragma { text, span: extra.span() }));
 
     // `proto: .callprototype (...) _ (...);`, `targets: .branchtargets L1, L2;`: the label before
     // them is kept as a label; their operands are not modelled.
-    let unmodelled = choice((
-        keyword("callprototype"),
-        keyword("branchtargets"),
-        keyword("calltargets"),
-    ))
-    .ignore_then(rest_of_statement())
-    .to(None);
+    let unmodelled = choice((keyword("callprototype"), keyword("branchtargets"), keyword("calltargets")))
+        .ignore_then(rest_of_statement())
+        .to(None);
 
     choice((
         fast_statement(),

@@ -10,10 +10,7 @@ use crate::vocabulary::{ScalarType, StateSpace};
 /// Parses `source`, which must be free of diagnostics.
 fn clean(source: &str) -> Module {
     let (module, diagnostics) = parse(source);
-    assert!(
-        diagnostics.is_empty(),
-        "unexpected diagnostics for {source:?}: {diagnostics:#?}"
-    );
+    assert!(diagnostics.is_empty(), "unexpected diagnostics for {source:?}: {diagnostics:#?}");
     module
 }
 
@@ -29,12 +26,7 @@ fn body(source: &str) -> Vec<Statement> {
         })
         .collect();
     assert_eq!(functions.len(), 1);
-    functions[0]
-        .body
-        .as_ref()
-        .expect("a body")
-        .statements
-        .clone()
+    functions[0].body.as_ref().expect("a body").statements.clone()
 }
 
 /// The one instruction of a kernel whose body is `statement`.
@@ -47,18 +39,11 @@ fn instruction(statement: &str) -> Instruction {
 }
 
 fn operands(statement: &str) -> Vec<OperandKind> {
-    instruction(statement)
-        .operands
-        .into_iter()
-        .map(|operand| operand.kind)
-        .collect()
+    instruction(statement).operands.into_iter().map(|operand| operand.kind).collect()
 }
 
 fn name(name: &str) -> OperandKind {
-    OperandKind::Name {
-        name: name.to_string(),
-        member: None,
-    }
+    OperandKind::Name { name: name.to_string(), member: None }
 }
 
 fn text(source: &str, span: Span) -> &str {
@@ -99,43 +84,20 @@ $L__BB0_2:
 fn vector_add_tree() {
     let module = clean(VECTOR_ADD);
     assert_eq!(module.directives.len(), 4);
-    assert!(matches!(
-        module.directives[0],
-        Directive::Version {
-            major: 7,
-            minor: 8,
-            ..
-        }
-    ));
-    let Directive::Target { targets, .. } = &module.directives[1] else {
-        panic!()
-    };
+    assert!(matches!(module.directives[0], Directive::Version { major: 7, minor: 8, .. }));
+    let Directive::Target { targets, .. } = &module.directives[1] else { panic!() };
     assert_eq!(targets[0].node, "sm_80");
-    assert!(matches!(
-        module.directives[2],
-        Directive::AddressSize { bits: 64, .. }
-    ));
-    let Directive::Function(function) = &module.directives[3] else {
-        panic!()
-    };
+    assert!(matches!(module.directives[2], Directive::AddressSize { bits: 64, .. }));
+    let Directive::Function(function) = &module.directives[3] else { panic!() };
     assert_eq!(function.kind, FunctionKind::Entry);
-    assert_eq!(
-        function.linkage.as_ref().map(|linkage| linkage.node),
-        Some(Linkage::Visible)
-    );
+    assert_eq!(function.linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Visible));
     assert_eq!(function.name.node, "vecadd");
     assert_eq!(text(VECTOR_ADD, function.name.span), "vecadd");
     assert_eq!(function.parameters.len(), 4);
     let first = &function.parameters[0];
     assert_eq!(first.state_space.node, StateSpace::Param);
     assert_eq!(first.ty.node, ScalarType::U64);
-    assert_eq!(
-        first.pointer,
-        Some(PointerAttribute {
-            state_space: Some(StateSpace::Global),
-            align: Some(4)
-        })
-    );
+    assert_eq!(first.pointer, Some(PointerAttribute { state_space: Some(StateSpace::Global), align: Some(4) }));
     assert_eq!(first.name.node, "vecadd_param_0");
     assert_eq!(function.attributes.len(), 1);
     assert_eq!(function.attributes[0].name.node, "maxntid");
@@ -145,9 +107,7 @@ fn vector_add_tree() {
 
     let statements = &function.body.as_ref().expect("a body").statements;
     assert_eq!(statements.len(), 13);
-    let Statement::Declaration(registers) = &statements[1] else {
-        panic!()
-    };
+    let Statement::Declaration(registers) = &statements[1] else { panic!() };
     assert_eq!(registers.state_space.node, StateSpace::Reg);
     assert_eq!(registers.ty.node, ScalarType::B32);
     assert_eq!(registers.names.len(), 2);
@@ -157,63 +117,32 @@ fn vector_add_tree() {
     assert_eq!(registers.names[1].range, None);
     assert_eq!(text(VECTOR_ADD, registers.span), ".reg .b32 \t%r<12>, %x;");
 
-    let Statement::Instruction(load) = &statements[3] else {
-        panic!()
-    };
+    let Statement::Instruction(load) = &statements[3] else { panic!() };
     assert_eq!(load.opcode.node, "ld");
-    let modifiers: Vec<&str> = load
-        .modifiers
-        .iter()
-        .map(|modifier| modifier.node.as_str())
-        .collect();
+    let modifiers: Vec<&str> = load.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
     assert_eq!(modifiers, ["param", "u64"]);
     assert_eq!(text(VECTOR_ADD, load.modifiers[0].span), ".param");
-    assert_eq!(
-        text(VECTOR_ADD, load.span),
-        "ld.param.u64 \t%rd1, [vecadd_param_0];"
-    );
+    assert_eq!(text(VECTOR_ADD, load.span), "ld.param.u64 \t%rd1, [vecadd_param_0];");
 
-    let Statement::Instruction(special) = &statements[4] else {
-        panic!()
-    };
-    assert_eq!(
-        special.operands[1].kind,
-        OperandKind::Name {
-            name: "%ctaid".into(),
-            member: Some("x".into())
-        }
-    );
+    let Statement::Instruction(special) = &statements[4] else { panic!() };
+    assert_eq!(special.operands[1].kind, OperandKind::Name { name: "%ctaid".into(), member: Some("x".into()) });
     assert_eq!(text(VECTOR_ADD, special.operands[1].span), "%ctaid.x");
 
-    let Statement::Instruction(branch) = &statements[7] else {
-        panic!()
-    };
+    let Statement::Instruction(branch) = &statements[7] else { panic!() };
     let guard = branch.guard.as_ref().expect("a guard");
     assert!(!guard.negated);
     assert_eq!(guard.predicate.node, "%p1");
     assert_eq!(text(VECTOR_ADD, branch.span), "@%p1 bra \t$L__BB0_2;");
     assert_eq!(branch.operands[0].kind, name("$L__BB0_2"));
 
-    let Statement::Instruction(offset_load) = &statements[8] else {
-        panic!()
-    };
-    let OperandKind::Address { base, offset } = &offset_load.operands[1].kind else {
-        panic!()
-    };
+    let Statement::Instruction(offset_load) = &statements[8] else { panic!() };
+    let OperandKind::Address { base, offset } = &offset_load.operands[1].kind else { panic!() };
     assert_eq!(base.as_ref().map(|base| base.node.as_str()), Some("%rd8"));
     assert_eq!(*offset, -4);
     assert_eq!(text(VECTOR_ADD, offset_load.operands[1].span), "[%rd8+-4]");
 
-    let Statement::Instruction(add) = &statements[9] else {
-        panic!()
-    };
-    assert_eq!(
-        add.operands[2].kind,
-        OperandKind::Float {
-            bits: 0x3F80_0000,
-            double: false
-        }
-    );
+    let Statement::Instruction(add) = &statements[9] else { panic!() };
+    assert_eq!(add.operands[2].kind, OperandKind::Float { bits: 0x3F80_0000, double: false });
     assert!(matches!(&statements[10], Statement::Instruction(store) if store.opcode.node == "st"));
     assert!(matches!(&statements[11], Statement::Label(label) if label.node == "$L__BB0_2"));
     assert!(
@@ -232,36 +161,19 @@ fn labels_and_instructions() {
 #[test]
 fn modifiers_keep_their_double_colon_segments() {
     let load = instruction("ld.global.L2::cache_hint.v4.f32 {%f1, %f2, _, %f4}, [%rd1], %rd2;");
-    let modifiers: Vec<&str> = load
-        .modifiers
-        .iter()
-        .map(|modifier| modifier.node.as_str())
-        .collect();
+    let modifiers: Vec<&str> = load.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
     assert_eq!(modifiers, ["global", "L2::cache_hint", "v4", "f32"]);
     let fence = instruction("fence.proxy.async.shared::cta;");
-    assert_eq!(
-        fence
-            .modifiers
-            .last()
-            .map(|modifier| modifier.node.as_str()),
-        Some("shared::cta")
-    );
-    let OperandKind::Vector(elements) = &load.operands[0].kind else {
-        panic!()
-    };
+    assert_eq!(fence.modifiers.last().map(|modifier| modifier.node.as_str()), Some("shared::cta"));
+    let OperandKind::Vector(elements) = &load.operands[0].kind else { panic!() };
     let kinds: Vec<&OperandKind> = elements.iter().map(|element| &element.kind).collect();
-    assert_eq!(
-        kinds,
-        [&name("%f1"), &name("%f2"), &OperandKind::Sink, &name("%f4")]
-    );
+    assert_eq!(kinds, [&name("%f1"), &name("%f2"), &OperandKind::Sink, &name("%f4")]);
 }
 
 #[test]
 fn addresses() {
     let address = |source: &str| match &operands(&format!("ld.u32 %r1, {source};"))[1] {
-        OperandKind::Address { base, offset } => {
-            (base.as_ref().map(|base| base.node.clone()), *offset)
-        }
+        OperandKind::Address { base, offset } => (base.as_ref().map(|base| base.node.clone()), *offset),
         other => panic!("not an address: {other:?}"),
     };
     assert_eq!(address("[%rd1]"), (Some("%rd1".to_string()), 0));
@@ -276,8 +188,7 @@ fn addresses() {
     assert_eq!(address("table+8"), (Some("table".to_string()), 8));
     assert_eq!(address("temp + 1"), (Some("temp".to_string()), 1));
     // `[tex, {x, y}]` is a bracketed list.
-    let OperandKind::Bracketed(items) =
-        &operands("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}];")[1]
+    let OperandKind::Bracketed(items) = &operands("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}];")[1]
     else {
         panic!()
     };
@@ -287,7 +198,8 @@ fn addresses() {
 
 #[test]
 fn immediates_and_constant_expressions() {
-    let values = operands("mov.b32 %r1, -1, 0x10, 017, 0b101, 42U, (1 << 4) + 2, ~0, -0f3F800000, 1.5, 0d4000000000000000;");
+    let values =
+        operands("mov.b32 %r1, -1, 0x10, 017, 0b101, 42U, (1 << 4) + 2, ~0, -0f3F800000, 1.5, 0d4000000000000000;");
     assert_eq!(
         values[1..],
         [
@@ -298,54 +210,27 @@ fn immediates_and_constant_expressions() {
             OperandKind::Integer(42),
             OperandKind::Integer(18),
             OperandKind::Integer(-1),
-            OperandKind::Float {
-                bits: 0xBF80_0000,
-                double: false
-            },
-            OperandKind::Float {
-                bits: 1.5f64.to_bits(),
-                double: true
-            },
-            OperandKind::Float {
-                bits: 2.0f64.to_bits(),
-                double: true
-            },
+            OperandKind::Float { bits: 0xBF80_0000, double: false },
+            OperandKind::Float { bits: 1.5f64.to_bits(), double: true },
+            OperandKind::Float { bits: 2.0f64.to_bits(), double: true },
         ]
     );
     // Precedence: `*` before `+`, `+` before `<<`, `<<` before `&`, `&` before `^` before `|`.
-    assert_eq!(
-        operands("mov.b32 %r1, 1 + 2 * 3;")[1],
-        OperandKind::Integer(7)
-    );
-    assert_eq!(
-        operands("mov.b32 %r1, 1 << 2 + 1;")[1],
-        OperandKind::Integer(8)
-    );
-    assert_eq!(
-        operands("mov.b32 %r1, 6 & 3 | 8 ^ 12;")[1],
-        OperandKind::Integer(6)
-    );
-    assert_eq!(
-        operands("mov.b32 %r1, 10 - 4 - 3;")[1],
-        OperandKind::Integer(3)
-    );
+    assert_eq!(operands("mov.b32 %r1, 1 + 2 * 3;")[1], OperandKind::Integer(7));
+    assert_eq!(operands("mov.b32 %r1, 1 << 2 + 1;")[1], OperandKind::Integer(8));
+    assert_eq!(operands("mov.b32 %r1, 6 & 3 | 8 ^ 12;")[1], OperandKind::Integer(6));
+    assert_eq!(operands("mov.b32 %r1, 10 - 4 - 3;")[1], OperandKind::Integer(3));
 }
 
 #[test]
 fn predicates_calls_and_sinks() {
-    let OperandKind::PredicatePair(first, second) = &operands("setp.lt.s32 %p1|%p2, %r1, %r2;")[0]
-    else {
-        panic!()
-    };
+    let OperandKind::PredicatePair(first, second) = &operands("setp.lt.s32 %p1|%p2, %r1, %r2;")[0] else { panic!() };
     assert_eq!((&first.kind, &second.kind), (&name("%p1"), &name("%p2")));
     assert!(
         matches!(&operands("selp.b32 %r1, %r2, %r3, !%p1;")[3], OperandKind::Not(inner) if inner.kind == name("%p1"))
     );
     let negated = instruction("@!%p1 bra $L1;");
-    assert!(negated
-        .guard
-        .as_ref()
-        .is_some_and(|guard| guard.negated && guard.predicate.node == "%p1"));
+    assert!(negated.guard.as_ref().is_some_and(|guard| guard.negated && guard.predicate.node == "%p1"));
     let call = operands("call.uni (retval0), _Z4polyf, (param0, param1);");
     assert!(matches!(&call[0], OperandKind::List(items) if items.len() == 1));
     assert_eq!(call[1], name("_Z4polyf"));
@@ -355,15 +240,10 @@ fn predicates_calls_and_sinks() {
     );
     // Outside `call`, parentheses around an immediate are only grouping.
     assert_eq!(operands("mov.u32 %r1, (5);")[1], OperandKind::Integer(5));
-    let OperandKind::PredicatePair(first, second) =
-        &operands("shfl.sync.down.b32 _|%p1, %r1, 1, 31, -1;")[0]
-    else {
+    let OperandKind::PredicatePair(first, second) = &operands("shfl.sync.down.b32 _|%p1, %r1, 1, 31, -1;")[0] else {
         panic!()
     };
-    assert_eq!(
-        (&first.kind, &second.kind),
-        (&OperandKind::Sink, &name("%p1"))
-    );
+    assert_eq!((&first.kind, &second.kind), (&OperandKind::Sink, &name("%p1")));
     assert!(
         matches!(&operands("setp.eq.s32 %p1|_, %r1, 0;")[0], OperandKind::PredicatePair(_, second) if second.kind == OperandKind::Sink)
     );
@@ -391,59 +271,30 @@ fn declarations_and_initializers() {
         .collect();
     assert_eq!(variables.len(), 7);
     let table = &variables[0];
-    assert_eq!(
-        (table.state_space.node, table.align, table.ty.node),
-        (StateSpace::Global, Some(4), ScalarType::B8)
-    );
+    assert_eq!((table.state_space.node, table.align, table.ty.node), (StateSpace::Global, Some(4), ScalarType::B8));
     assert_eq!(table.names[0].array_dimensions, vec![Some(4), Some(2)]);
-    let Some(Initializer::List(rows, _)) = &table.names[0].initializer else {
-        panic!()
-    };
+    let Some(Initializer::List(rows, _)) = &table.names[0].initializer else { panic!() };
     assert_eq!(rows.len(), 4);
     assert!(matches!(&rows[3], Initializer::List(items, _) if items.len() == 2));
 
-    let Some(Initializer::List(items, _)) = &variables[1].names[0].initializer else {
-        panic!()
-    };
-    assert!(
-        matches!(&items[0], Initializer::Expression(symbol) if symbol.node == Expression::Symbol("table".into()))
-    );
-    let Initializer::Expression(sum) = &items[1] else {
-        panic!()
-    };
-    let Expression::Binary {
-        operator: BinaryOperator::Add,
-        left,
-        right,
-    } = &sum.node
-    else {
-        panic!("{sum:?}")
-    };
+    let Some(Initializer::List(items, _)) = &variables[1].names[0].initializer else { panic!() };
+    assert!(matches!(&items[0], Initializer::Expression(symbol) if symbol.node == Expression::Symbol("table".into())));
+    let Initializer::Expression(sum) = &items[1] else { panic!() };
+    let Expression::Binary { operator: BinaryOperator::Add, left, right } = &sum.node else { panic!("{sum:?}") };
     assert_eq!(left.node, Expression::Generic("table".into()));
     assert_eq!(right.node, Expression::Integer(4));
 
     let dynamic = &variables[2];
-    assert_eq!(
-        dynamic.linkage.as_ref().map(|linkage| linkage.node),
-        Some(Linkage::Extern)
-    );
+    assert_eq!(dynamic.linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Extern));
     assert_eq!(dynamic.names[0].array_dimensions, vec![None]);
-    assert_eq!(
-        variables[3].linkage.as_ref().map(|linkage| linkage.node),
-        Some(Linkage::Common)
-    );
+    assert_eq!(variables[3].linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Common));
     assert_eq!(variables[4].vector, Some(4));
-    let Some(Initializer::List(items, _)) = &variables[4].names[0].initializer else {
-        panic!()
-    };
+    let Some(Initializer::List(items, _)) = &variables[4].names[0].initializer else { panic!() };
     assert!(matches!(&items[1], Initializer::Expression(value)
         if value.node == Expression::Float { bits: (-1.0f64).to_bits(), double: true }));
     // Texture, sampler and surface handles are 64-bit `.tex` variables.
     for handle in &variables[5..] {
-        assert_eq!(
-            (handle.state_space.node, handle.ty.node),
-            (StateSpace::Tex, ScalarType::B64)
-        );
+        assert_eq!((handle.state_space.node, handle.ty.node), (StateSpace::Tex, ScalarType::B64));
     }
 }
 
@@ -477,23 +328,13 @@ fn function_headers() {
     assert_eq!(pack.parameters[0].vector, Some(4));
     assert_eq!(pack.parameters[0].ty.node, ScalarType::U16);
     let assert_fail = functions[2];
-    assert_eq!(
-        assert_fail.linkage.as_ref().map(|linkage| linkage.node),
-        Some(Linkage::Extern)
-    );
+    assert_eq!(assert_fail.linkage.as_ref().map(|linkage| linkage.node), Some(Linkage::Extern));
     assert_eq!(assert_fail.attributes[0].name.node, "noreturn");
     assert!(
-        functions[3].parameters.is_empty()
-            && functions[3]
-                .body
-                .as_ref()
-                .is_some_and(|body| body.statements.is_empty())
+        functions[3].parameters.is_empty() && functions[3].body.as_ref().is_some_and(|body| body.statements.is_empty())
     );
     let textured = &functions[4].parameters;
-    assert_eq!(
-        (textured[1].state_space.node, textured[1].ty.node),
-        (StateSpace::Tex, ScalarType::B64)
-    );
+    assert_eq!((textured[1].state_space.node, textured[1].ty.node), (StateSpace::Tex, ScalarType::B64));
     let names: Vec<(&str, &[u64])> = functions[5]
         .attributes
         .iter()
@@ -501,12 +342,7 @@ fn function_headers() {
         .collect();
     assert_eq!(
         names,
-        [
-            ("reqntid", &[128][..]),
-            ("minnctapersm", &[4]),
-            ("explicitcluster", &[]),
-            ("reqnctapercluster", &[2, 1, 1])
-        ]
+        [("reqntid", &[128][..]), ("minnctapersm", &[4]), ("explicitcluster", &[]), ("reqnctapercluster", &[2, 1, 1])]
     );
 }
 
@@ -517,41 +353,18 @@ fn module_directives() {
                   .section .debug_info { .b32 48 .b8 2, 0 .b32 .debug_abbrev $L__info_string0: { nested } }\n\
                   .section .debug_macinfo { }\n.alias fAlias, fIndirect;";
     let module = clean(source);
-    assert!(matches!(
-        module.directives[0],
-        Directive::Version {
-            major: 7,
-            minor: 10,
-            ..
-        }
-    ));
-    let Directive::Target { targets, .. } = &module.directives[1] else {
-        panic!()
-    };
+    assert!(matches!(module.directives[0], Directive::Version { major: 7, minor: 10, .. }));
+    let Directive::Target { targets, .. } = &module.directives[1] else { panic!() };
     let targets: Vec<&str> = targets.iter().map(|target| target.node.as_str()).collect();
     assert_eq!(targets, ["sm_90a", "texmode_independent", "debug"]);
-    assert!(matches!(
-        module.directives[2],
-        Directive::AddressSize { bits: 32, .. }
-    ));
-    assert!(
-        matches!(&module.directives[3], Directive::File { index: 1, path, .. } if path == "/tmp/kernel.cu")
-    );
-    assert!(
-        matches!(&module.directives[4], Directive::File { index: 2, path, .. } if path == "a\"b")
-    );
+    assert!(matches!(module.directives[2], Directive::AddressSize { bits: 32, .. }));
+    assert!(matches!(&module.directives[3], Directive::File { index: 1, path, .. } if path == "/tmp/kernel.cu"));
+    assert!(matches!(&module.directives[4], Directive::File { index: 2, path, .. } if path == "a\"b"));
     assert!(matches!(&module.directives[5], Directive::Pragma { text, .. } if text == "nounroll"));
-    let Directive::Section { name, span } = &module.directives[6] else {
-        panic!()
-    };
+    let Directive::Section { name, span } = &module.directives[6] else { panic!() };
     assert_eq!(name, ".debug_info");
-    assert!(
-        text(source, *span).starts_with(".section .debug_info {")
-            && text(source, *span).ends_with("} }")
-    );
-    assert!(
-        matches!(&module.directives[7], Directive::Section { name, .. } if name == ".debug_macinfo")
-    );
+    assert!(text(source, *span).starts_with(".section .debug_info {") && text(source, *span).ends_with("} }"));
+    assert!(matches!(&module.directives[7], Directive::Section { name, .. } if name == ".debug_macinfo"));
 }
 
 #[test]
@@ -569,55 +382,21 @@ fn statement_directives() {
          { .reg .pred p; @p mov.u32 %r1, 1; }\n\
          }",
     );
-    assert!(matches!(
-        statements[0],
-        Statement::Location {
-            file: 1,
-            line: 14,
-            column: 0,
-            ..
-        }
-    ));
-    assert!(matches!(
-        statements[1],
-        Statement::Location {
-            file: 1,
-            line: 15,
-            column: 0,
-            ..
-        }
-    ));
+    assert!(matches!(statements[0], Statement::Location { file: 1, line: 14, column: 0, .. }));
+    assert!(matches!(statements[1], Statement::Location { file: 1, line: 15, column: 0, .. }));
     let statements = &statements[1..];
-    assert!(matches!(
-        statements[1],
-        Statement::Location {
-            file: 2,
-            line: 216,
-            column: 16,
-            ..
-        }
-    ));
+    assert!(matches!(statements[1], Statement::Location { file: 2, line: 216, column: 16, .. }));
     assert!(matches!(&statements[2], Statement::Instruction(max) if max.opcode.node == "max"));
     assert!(matches!(&statements[3], Statement::Pragma { text, .. } if text == "nounroll"));
     assert!(matches!(&statements[4], Statement::Label(label) if label.node == "prototype_0"));
     assert!(matches!(&statements[5], Statement::Label(label) if label.node == "targets"));
-    assert!(
-        matches!(&statements[6], Statement::Declaration(local) if local.state_space.node == StateSpace::Local)
-    );
+    assert!(matches!(&statements[6], Statement::Declaration(local) if local.state_space.node == StateSpace::Local));
     assert!(matches!(&statements[7], Statement::Block(block) if block.statements.len() == 2));
     assert_eq!(statements.len(), 8);
 }
 
 fn messages(diagnostics: &[Diagnostic]) -> Vec<(String, String)> {
-    diagnostics
-        .iter()
-        .map(|diagnostic| {
-            (
-                diagnostic.message.clone(),
-                diagnostic.labels[0].message.clone(),
-            )
-        })
-        .collect()
+    diagnostics.iter().map(|diagnostic| (diagnostic.message.clone(), diagnostic.labels[0].message.clone())).collect()
 }
 
 #[test]
@@ -634,42 +413,20 @@ fn recovery_keeps_the_rest_of_the_function() {
                   .entry after() { ret; }";
     let (module, diagnostics) = parse(source);
     assert_eq!(diagnostics.len(), 3, "{diagnostics:#?}");
-    assert!(diagnostics
-        .iter()
-        .all(|diagnostic| diagnostic.code == Code::SyntaxError));
-    assert_eq!(
-        text(source, diagnostics[0].primary_span().expect("a span")),
-        "%r2"
-    );
-    assert_eq!(
-        text(source, diagnostics[1].primary_span().expect("a span")),
-        "]"
-    );
-    assert_eq!(
-        text(source, diagnostics[2].primary_span().expect("a span")),
-        "]"
-    );
+    assert!(diagnostics.iter().all(|diagnostic| diagnostic.code == Code::SyntaxError));
+    assert_eq!(text(source, diagnostics[0].primary_span().expect("a span")), "%r2");
+    assert_eq!(text(source, diagnostics[1].primary_span().expect("a span")), "]");
+    assert_eq!(text(source, diagnostics[2].primary_span().expect("a span")), "]");
     assert_eq!(
         messages(&diagnostics),
         [
-            (
-                "unexpected `%r2`".to_string(),
-                "expected `,` or `;`".to_string()
-            ),
-            (
-                "unexpected `]`".to_string(),
-                "expected expression".to_string()
-            ),
-            (
-                "unexpected `]`".to_string(),
-                "expected statement".to_string()
-            ),
+            ("unexpected `%r2`".to_string(), "expected `,` or `;`".to_string()),
+            ("unexpected `]`".to_string(), "expected expression".to_string()),
+            ("unexpected `]`".to_string(), "expected statement".to_string()),
         ]
     );
     assert_eq!(module.directives.len(), 2);
-    let Directive::Function(function) = &module.directives[0] else {
-        panic!()
-    };
+    let Directive::Function(function) = &module.directives[0] else { panic!() };
     let opcodes: Vec<&str> = function
         .body
         .as_ref()
@@ -690,19 +447,10 @@ fn recovery_at_module_level() {
                   .bogus 1 2 3;\n.entry good() { ret; }\n";
     let (module, diagnostics) = parse(source);
     assert_eq!(diagnostics.len(), 3, "{diagnostics:#?}");
-    assert_eq!(
-        messages(&diagnostics)[0],
-        (
-            "unexpected `=`".to_string(),
-            "expected variable name".to_string()
-        )
-    );
+    assert_eq!(messages(&diagnostics)[0], ("unexpected `=`".to_string(), "expected variable name".to_string()));
     assert_eq!(
         messages(&diagnostics)[1],
-        (
-            "unexpected `.param`".to_string(),
-            "expected one of `)`, `,`, `[`".to_string()
-        )
+        ("unexpected `.param`".to_string(), "expected one of `)`, `,`, `[`".to_string())
     );
     assert_eq!(messages(&diagnostics)[2].0, "unexpected `.bogus`");
     let last = module.directives.last().expect("directives");
@@ -715,54 +463,24 @@ fn end_of_input_points_at_the_last_token() {
     let (_, diagnostics) = parse(source);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
     assert_eq!(diagnostics[0].message, "unexpected end of input");
-    assert_eq!(
-        diagnostics[0].labels[0].message,
-        "expected `}` or statement"
-    );
-    assert_eq!(
-        text(source, diagnostics[0].primary_span().expect("a span")),
-        ";"
-    );
+    assert_eq!(diagnostics[0].labels[0].message, "expected `}` or statement");
+    assert_eq!(text(source, diagnostics[0].primary_span().expect("a span")), ";");
 }
 
 #[test]
 fn lexer_and_value_errors_are_reported() {
     let (module, diagnostics) = parse(".entry k() { mov.u32 %r1, 0x; mov.u32 %r2, 1 / 0; € ret; }");
-    let codes: Vec<Code> = diagnostics
-        .iter()
-        .map(|diagnostic| diagnostic.code)
-        .collect();
-    assert_eq!(
-        codes,
-        [
-            Code::InvalidLiteral,
-            Code::InvalidLiteral,
-            Code::InvalidCharacter
-        ]
-    );
-    let Directive::Function(function) = &module.directives[0] else {
-        panic!()
-    };
+    let codes: Vec<Code> = diagnostics.iter().map(|diagnostic| diagnostic.code).collect();
+    assert_eq!(codes, [Code::InvalidLiteral, Code::InvalidLiteral, Code::InvalidCharacter]);
+    let Directive::Function(function) = &module.directives[0] else { panic!() };
     assert_eq!(function.body.as_ref().expect("a body").statements.len(), 3);
 }
 
 #[test]
 fn garbage_does_not_panic() {
-    for source in [
-        "",
-        "}",
-        "{",
-        ".entry",
-        ".entry k(",
-        "@",
-        "@!",
-        "[",
-        ".version",
-        ".version 7",
-        ".section .x {",
-        "{{{{",
-        ";;;",
-    ] {
+    for source in
+        ["", "}", "{", ".entry", ".entry k(", "@", "@!", "[", ".version", ".version 7", ".section .x {", "{{{{", ";;;"]
+    {
         let _ = parse(source);
     }
     let deep = "{".repeat(200) + &"}".repeat(200);
@@ -784,8 +502,7 @@ fn fast_path_matches_combinator_parser() {
     let mut sources: Vec<String> = folders
         .iter()
         .flat_map(|folder| {
-            std::fs::read_dir(format!("{shared}/{folder}"))
-                .expect("the shared corpus beside the repository")
+            std::fs::read_dir(format!("{shared}/{folder}")).expect("the shared corpus beside the repository")
         })
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
@@ -809,18 +526,9 @@ fn fast_path_matches_combinator_parser() {
 #[test]
 fn unclosed_section() {
     let (_, diagnostics) = parse(".section .debug_info { .b8 1 { }");
-    assert_eq!(
-        messages(&diagnostics),
-        [(
-            "unexpected end of input".to_string(),
-            "expected `}`".to_string()
-        )]
-    );
+    assert_eq!(messages(&diagnostics), [("unexpected end of input".to_string(), "expected `}`".to_string())]);
     let (_, diagnostics) = parse(".section .debug_info .b8 1;");
-    assert_eq!(
-        messages(&diagnostics),
-        [("unexpected `.b8`".to_string(), "expected `{`".to_string())]
-    );
+    assert_eq!(messages(&diagnostics), [("unexpected `.b8`".to_string(), "expected `{`".to_string())]);
 }
 
 /// Nesting beyond the limit is reported, not followed into a stack overflow.
@@ -842,13 +550,8 @@ fn deep_nesting_is_cut_off() {
         let (_, diagnostics) = parse(&source);
         assert!(!diagnostics.is_empty());
     }
-    let (_, diagnostics) = parse(&format!(
-        ".entry k() {}",
-        "{".repeat(300) + &"}".repeat(300)
-    ));
-    assert!(diagnostics
-        .iter()
-        .any(|diagnostic| diagnostic.message == "nesting too deep"));
+    let (_, diagnostics) = parse(&format!(".entry k() {}", "{".repeat(300) + &"}".repeat(300)));
+    assert!(diagnostics.iter().any(|diagnostic| diagnostic.message == "nesting too deep"));
 }
 
 #[test]
@@ -860,8 +563,5 @@ fn missing_semicolon_at_end_of_line_gets_help() {
     assert_eq!(diagnostic.message, "unexpected `add`");
     assert_eq!(diagnostic.labels[0].message, "expected `,` or `;`");
     assert_eq!(text(source, diagnostic.labels[1].span), ".x");
-    assert_eq!(
-        diagnostic.help.as_deref(),
-        Some("end each statement with `;`")
-    );
+    assert_eq!(diagnostic.help.as_deref(), Some("end each statement with `;`"));
 }

@@ -33,24 +33,21 @@ pub(super) fn integer<'t, 's: 't>() -> impl PtxParser<'t, 's, u64> {
 /// An integer that must fit in 32 bits (alignments, counts, indices); a larger one is reported
 /// and clamped.
 pub(super) fn integer_u32<'t, 's: 't>(what: &'static str) -> impl PtxParser<'t, 's, u32> {
-    select! { TokenKind::Integer(value) = extra => (value, extra.span()) }
-        .labelled(Label::Integer)
-        .map_with(move |(value, span), extra| match u32::try_from(value) {
+    select! { TokenKind::Integer(value) = extra => (value, extra.span()) }.labelled(Label::Integer).map_with(
+        move |(value, span), extra| match u32::try_from(value) {
             Ok(value) => value,
             Err(_) => {
                 report_too_large(diagnostics(extra), span, what);
                 u32::MAX
             }
-        })
+        },
+    )
 }
 
 fn report_too_large(diagnostics: &mut Vec<Diagnostic>, span: Span, what: &str) {
     diagnostics.push(
-        Diagnostic::error(
-            Code::InvalidLiteral,
-            format!("{what} does not fit in 32 bits"),
-        )
-        .with_primary(span, "this number is too large"),
+        Diagnostic::error(Code::InvalidLiteral, format!("{what} does not fit in 32 bits"))
+            .with_primary(span, "this number is too large"),
     );
 }
 
@@ -68,9 +65,7 @@ pub(super) fn scalar_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Scalar
 }
 
 /// A state space keyword among `allowed` (names without the dot).
-pub(super) fn state_space<'t, 's: 't>(
-    allowed: &'static [&'static str],
-) -> impl PtxParser<'t, 's, Spanned<StateSpace>> {
+pub(super) fn state_space<'t, 's: 't>(allowed: &'static [&'static str]) -> impl PtxParser<'t, 's, Spanned<StateSpace>> {
     select! {
         TokenKind::DotName(name) = extra if allowed.contains(&name) =>
             Spanned::new(StateSpace::from_ptx(name).unwrap_or(StateSpace::Global), extra.span()),
@@ -79,8 +74,7 @@ pub(super) fn state_space<'t, 's: 't>(
 }
 
 /// The state spaces a variable can be declared in.
-pub(super) const VARIABLE_SPACES: &[&str] =
-    &["reg", "global", "const", "shared", "local", "param", "tex"];
+pub(super) const VARIABLE_SPACES: &[&str] = &["reg", "global", "const", "shared", "local", "param", "tex"];
 
 /// `.align N`.
 pub(super) fn align<'t, 's: 't>() -> impl PtxParser<'t, 's, u32> {
