@@ -184,9 +184,11 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
 /// Parameters are passed by value; byte arrays (aggregates) as LLVM arrays.
 pub fn parameter_type<'ctx>(context: &'ctx Context, variable: &ir::Variable) -> inkwell::types::BasicTypeEnum<'ctx> {
     let element = llvm_type(context, variable.ty);
-    match variable.array_length {
-        Some(length) => element.array_type(length as u32).into(),
-        None => element,
+    // A `.vN` register is an array of its elements, so that members are addressed by index.
+    let lanes = variable.vector.map(u64::from);
+    match (variable.array_length, lanes) {
+        (None, None) => element,
+        (length, lanes) => element.array_type((length.unwrap_or(1) * lanes.unwrap_or(1)) as u32).into(),
     }
 }
 

@@ -5,8 +5,9 @@
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::AddressSpace;
-use ptxr_frontend::ir::{Address, AddressBase, Destination, Operand, Value};
+use ptxr_frontend::ir::{Address, AddressBase, Destination, Operand, Value, VariableId};
 use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
+use ptxr_frontend::Span;
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -54,6 +55,18 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let register_type = if register.bits() == 64 { ScalarType::U64 } else { ScalarType::U32 };
                 self.resize(value.into(), register_type, ty)
             }
+            Value::Member { register, index } => {
+                let register_type = self.variable(*register).ty;
+                let pointer = self.register_pointer(*register, Some(*index), operand.span)?;
+                let value = self.shared.builder.build_load(llvm_type(context, register_type), pointer, "")?;
+                self.resize(value, register_type, ty)
+            }
+            Value::Offset { base, offset } => {
+                let base = Operand { value: (**base).clone(), span: operand.span };
+                let base = self.read_int(&base, ty)?;
+                let offset = const_int(base.get_type(), i128::from(*offset));
+                Ok(self.shared.builder.build_int_add(base, offset, "")?.into())
+            }
             Value::AddressOf(id) => {
                 if let Some(offset) = self.shared_window_offset(*id) {
                     // A shared-space address is the offset into the block's window.
@@ -92,8 +105,25 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn write(&self, destination: &Destination, value: BasicValueEnum<'ctx>, ty: ScalarType) -> LoweringResult<()> {
         let register_type = self.variable(destination.register).ty;
         let resized = self.resize(value, ty, register_type)?;
-        self.shared.builder.build_store(self.storage(destination.register, destination.span)?, resized)?;
+        let pointer = self.register_pointer(destination.register, destination.member, destination.span)?;
+        self.shared.builder.build_store(pointer, resized)?;
         Ok(())
+    }
+
+    /// Where a register lives, or one element of a vector register (`member`).
+    pub fn register_pointer(
+        &self,
+        register: VariableId,
+        member: Option<u32>,
+        span: Span,
+    ) -> LoweringResult<PointerValue<'ctx>> {
+        let storage = self.storage(register, span)?;
+        let Some(index) = member else { return Ok(storage) };
+        let context = self.shared.context;
+        let element_type = llvm_type(context, self.variable(register).ty);
+        let index = context.i64_type().const_int(u64::from(index), false);
+        // SAFETY: the checker allowed only members below the vector's element count.
+        Ok(unsafe { self.shared.builder.build_gep(element_type, storage, &[index], "") }?)
     }
 
     /// Converts a value of PTX type `from` to PTX type `to` by the operand size rules: same size

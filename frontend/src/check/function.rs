@@ -75,7 +75,7 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
         name: parameter.name.node.clone(),
         state_space: parameter.state_space.node,
         ty: parameter.ty.node,
-        vector: None,
+        vector: parameter.vector,
         array_length: parameter.array.map(u64::from),
         align: parameter.align,
         linkage: None,

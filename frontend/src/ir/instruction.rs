@@ -36,6 +36,25 @@ pub enum Instruction {
     Load { state_space: StateSpace, ty: ScalarType, volatile: bool, destination: Destination, address: Address },
     /// `st.space.type [a], b`
     Store { state_space: StateSpace, ty: ScalarType, volatile: bool, address: Address, source: Operand },
+    /// `ld.space.vN.type {d0, d1, ...}, [a]` (and `ldu`, `ld.global.nc`): `N` consecutive elements
+    /// of `ty`, the first at `a`; `None` is a `_` sink, whose element is read and dropped.
+    LoadVector {
+        state_space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        destinations: Vec<Option<Destination>>,
+        address: Address,
+    },
+    /// `st.space.vN.type [a], {b0, b1, ...}`
+    StoreVector { state_space: StateSpace, ty: ScalarType, volatile: bool, address: Address, sources: Vec<Operand> },
+    /// `mov.vN.type {d0, ...}, {a0, ...}`: every source is read before any destination is written,
+    /// so the lists may permute the same registers.
+    MoveVector { ty: ScalarType, destinations: Vec<Destination>, sources: Vec<Operand> },
+    /// `mov.bN d, {a, b, ...}`: the elements packed into `d`, the first in the lowest bits.
+    Pack { ty: ScalarType, destination: Destination, sources: Vec<Operand> },
+    /// `mov.bN {d0, d1, ...}, a`: `a` split into equal elements, the lowest bits into `d0`; `None`
+    /// is a `_` sink.
+    Unpack { ty: ScalarType, destinations: Vec<Option<Destination>>, source: Operand },
     /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
     ConvertAddress {
         direction: AddressConversion,

@@ -20,6 +20,17 @@ pub enum Value {
     SpecialRegister(SpecialRegister),
     /// The address of a variable (`mov.u64 %rd1, buffer;`), in the variable's state space.
     AddressOf(VariableId),
+    /// One element of a vector register: `%v.x` is index 0, `%v.w` index 3.
+    Member {
+        register: VariableId,
+        index: u32,
+    },
+    /// `base+offset` written without brackets (`mov.u64 %rd1, table+8;`, `st.u64 [x], %rd2 + 1;`):
+    /// the base's value (a register, or a variable's address) plus a constant.
+    Offset {
+        base: Box<Value>,
+        offset: i64,
+    },
 }
 
 /// A checked operand: its value and where it was written.
@@ -33,6 +44,8 @@ pub struct Operand {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Destination {
     pub register: VariableId,
+    /// The element written when the register is a vector (`%v.y` is 1).
+    pub member: Option<u32>,
     pub span: Span,
 }
 

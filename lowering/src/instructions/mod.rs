@@ -8,6 +8,7 @@ mod integer;
 mod memory;
 mod support;
 mod synchronization;
+mod vector;
 
 pub use synchronization::is_cooperative;
 
@@ -26,6 +27,17 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::Store { state_space, ty, volatile, address, source } => {
             memory::store(lowering, *state_space, *ty, *volatile, address, source)
         }
+        Instruction::LoadVector { state_space, ty, volatile, destinations, address } => {
+            vector::load_vector(lowering, *state_space, *ty, *volatile, destinations, address)
+        }
+        Instruction::StoreVector { state_space, ty, volatile, address, sources } => {
+            vector::store_vector(lowering, *state_space, *ty, *volatile, address, sources)
+        }
+        Instruction::MoveVector { ty, destinations, sources } => {
+            vector::move_vector(lowering, *ty, destinations, sources)
+        }
+        Instruction::Pack { ty, destination, sources } => vector::pack(lowering, *ty, destination, sources),
+        Instruction::Unpack { ty, destinations, source } => vector::unpack(lowering, *ty, destinations, source),
         Instruction::ConvertAddress { direction, state_space, size_bits, destination, source } => {
             memory::convert_address(lowering, *direction, *state_space, *size_bits, destination, source)
         }

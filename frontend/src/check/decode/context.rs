@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use crate::check::scope::Scopes;
 use crate::check::types::{register_fits, SizeRule};
+
+use super::vector;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Address, AddressBase, Destination, LabelId, Operand, Value, Variable, VariableId};
 use crate::span::Span;
@@ -105,9 +107,10 @@ impl Context<'_, '_> {
         None
     }
 
-    /// A register that the instruction writes with type `ty`.
+    /// A register that the instruction writes with type `ty`, or one element of a vector
+    /// register (`%v.x`).
     pub fn destination(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Destination> {
-        let OperandKind::Name { name, member: None } = &operand.kind else {
+        let OperandKind::Name { name, member } = &operand.kind else {
             self.report(
                 Diagnostic::error(Code::OperandKind, "the destination must be a register")
                     .with_primary(operand.span, "not a register"),
@@ -115,8 +118,35 @@ impl Context<'_, '_> {
             return None;
         };
         let register = self.resolve(name, operand.span)?;
-        self.check_register(register, operand.span, ty, rule, "destination")?;
-        Some(Destination { register, span: operand.span })
+        let member = match member {
+            Some(member) => Some(self.member_index(register, member, operand.span)?),
+            None => None,
+        };
+        self.check_register(register, operand.span, ty, rule, "destination", member.is_some())?;
+        Some(Destination { register, member, span: operand.span })
+    }
+
+    /// The element index of `%v.member` in the vector register `register`.
+    fn member_index(&mut self, register: VariableId, member: &str, span: Span) -> Option<u32> {
+        let variable = self.variable(register);
+        let index = vector::member_index(member);
+        match (variable.vector, index) {
+            (Some(lanes), Some(index)) if index < lanes && variable.state_space == StateSpace::Reg => Some(index),
+            _ => {
+                let (name, declared) = (variable.name.clone(), variable.span);
+                let message = match variable.vector {
+                    Some(lanes) => format!("`{name}` is a `.v{lanes}` vector without a member `.{member}`"),
+                    None => format!("`{name}` is not a vector register, so it has no member `.{member}`"),
+                };
+                self.report(
+                    Diagnostic::error(Code::OperandKind, message)
+                        .with_primary(span, "no such vector member")
+                        .with_secondary(declared, "declared here")
+                        .with_note("vector members are `.x`, `.y`, `.z`, `.w` (or `.r`, `.g`, `.b`, `.a`)"),
+                );
+                None
+            }
+        }
     }
 
     /// A value that the instruction reads with type `ty`: a register, an immediate, a special
@@ -148,16 +178,15 @@ impl Context<'_, '_> {
                     );
                     return None;
                 } else if let Some(member) = member {
-                    self.report(
-                        Diagnostic::error(Code::Unsupported, format!("unsupported: vector member `{name}.{member}`"))
-                            .with_primary(operand.span, "vector register members are not read yet"),
-                    );
-                    return None;
+                    let register = self.resolve(name, operand.span)?;
+                    let index = self.member_index(register, member, operand.span)?;
+                    self.check_register(register, operand.span, ty, rule, "source", true)?;
+                    Value::Member { register, index }
                 } else {
                     let id = self.resolve(name, operand.span)?;
                     let variable = self.variable(id);
                     if variable.state_space == StateSpace::Reg {
-                        self.check_register(id, operand.span, ty, rule, "source")?;
+                        self.check_register(id, operand.span, ty, rule, "source", false)?;
                         Value::Register(id)
                     } else {
                         // A variable name as an operand is its address (`mov.u64 %rd1, buffer;`).
@@ -196,6 +225,23 @@ impl Context<'_, '_> {
                     return None;
                 }
                 Value::Float { bits: *bits, double: *double }
+            }
+            OperandKind::Address { base: Some(base), offset } if base.span.start == operand.span.start => {
+                // `base+offset` without brackets: the base's value plus a constant.
+                let base_operand =
+                    ast::Operand { kind: OperandKind::Name { name: base.node.clone(), member: None }, span: base.span };
+                let base = self.source(&base_operand, ty, rule)?;
+                if !matches!(base.value, Value::Register(_) | Value::AddressOf(_))
+                    || ty.is_float()
+                    || ty.kind() == ScalarKind::Pred
+                {
+                    self.report(
+                        Diagnostic::error(Code::OperandKind, "only an integer register or an address takes an offset")
+                            .with_primary(operand.span, format!("not an integer `{ty}` value")),
+                    );
+                    return None;
+                }
+                Value::Offset { base: Box::new(base.value), offset: *offset }
             }
             _ => {
                 self.report(
@@ -259,13 +305,14 @@ impl Context<'_, '_> {
         None
     }
 
-    fn check_register(
+    pub(super) fn check_register(
         &mut self,
         register: VariableId,
         span: Span,
         ty: ScalarType,
         rule: SizeRule,
         role: &str,
+        is_member: bool,
     ) -> Option<()> {
         let variable = self.variable(register);
         if variable.state_space != StateSpace::Reg {
@@ -281,11 +328,21 @@ impl Context<'_, '_> {
             );
             return None;
         }
-        if variable.vector.is_some() || variable.array_length.is_some() {
+        if variable.vector.is_some() && !is_member {
+            let (name, lanes, declared) = (variable.name.clone(), variable.vector.unwrap_or(0), variable.span);
+            self.report(
+                Diagnostic::error(Code::OperandKind, format!("`{name}` is a `.v{lanes}` vector register"))
+                    .with_primary(span, "a whole vector where one value is expected")
+                    .with_secondary(declared, "declared here")
+                    .with_help(format!("name one element, such as `{name}.x`, or use a `.v{lanes}` instruction")),
+            );
+            return None;
+        }
+        if variable.array_length.is_some() {
             let declared = variable.span;
             self.report(
-                Diagnostic::error(Code::Unsupported, "unsupported: vector and array registers as operands")
-                    .with_primary(span, "ptxr reads scalar registers only here")
+                Diagnostic::error(Code::Unsupported, "unsupported: array registers as operands")
+                    .with_primary(span, "ptxr reads scalar and vector registers only here")
                     .with_secondary(declared, "declared here"),
             );
             return None;

@@ -6,7 +6,7 @@ use crate::ir::{AddressConversion, Instruction, RoundingMode};
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
-use super::{accept_unlowered, Context, Modifiers};
+use super::{accept_unlowered, vector, Context, Modifiers};
 
 /// Cache and eviction hints of `ld`/`st`: they never change a result, so they are dropped.
 fn is_cache_hint(modifier: &str) -> bool {
@@ -16,11 +16,111 @@ fn is_cache_hint(modifier: &str) -> bool {
 }
 
 pub fn mov(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
-    let ty = modifiers.required_type(context)?.node;
+    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;
-    let destination = context.destination(&instruction.operands[0], ty, SizeRule::Exact)?;
-    let source = context.source(&instruction.operands[1], ty, SizeRule::AllowWider)?;
-    Some(Instruction::Move { ty, destination, source })
+    let (destination, source) = (&instruction.operands[0], &instruction.operands[1]);
+    if let Some(lanes) = lanes {
+        // `mov.vN.type`: element by element.
+        check_vector_type(context, &ty, lanes.node, lanes.span)?;
+        let destinations = context.destination_list(destination, ty.node, lanes.node, SizeRule::Exact, false)?;
+        let sources = context.source_list(source, ty.node, lanes.node, SizeRule::AllowWider)?;
+        let destinations = destinations.into_iter().flatten().collect();
+        return Some(Instruction::MoveVector { ty: ty.node, destinations, sources });
+    }
+    let packed_destination = packed_lanes(context, destination);
+    let packed_source = packed_lanes(context, source);
+    match (packed_destination, packed_source) {
+        (None, None) => {
+            let destination = context.destination(destination, ty.node, SizeRule::Exact)?;
+            let source = context.source(source, ty.node, SizeRule::AllowWider)?;
+            Some(Instruction::Move { ty: ty.node, destination, source })
+        }
+        (None, Some(count)) => {
+            let element = packed_element_type(context, &ty, count, source.span)?;
+            let destination = context.destination(destination, ty.node, SizeRule::Exact)?;
+            let sources = context.source_list(source, element, count, SizeRule::AllowWider)?;
+            Some(Instruction::Pack { ty: ty.node, destination, sources })
+        }
+        (Some(count), None) => {
+            let element = packed_element_type(context, &ty, count, destination.span)?;
+            let destinations = context.destination_list(destination, element, count, SizeRule::AllowWider, true)?;
+            let source = context.source(source, ty.node, SizeRule::AllowWider)?;
+            Some(Instruction::Unpack { ty: ty.node, destinations, source })
+        }
+        (Some(_), Some(_)) => {
+            context.report(
+                Diagnostic::error(Code::OperandKind, "`mov` between two vectors needs a `.vN` modifier")
+                    .with_primary(instruction.span, "both operands are vectors")
+                    .with_help("write `mov.v2.type {..}, {..}` to copy element by element"),
+            );
+            None
+        }
+    }
+}
+
+/// How many elements an operand of a packing `mov` has: a `{..}` list or a whole `.vN` register.
+fn packed_lanes(context: &mut Context, operand: &ast::Operand) -> Option<u32> {
+    match &operand.kind {
+        ast::OperandKind::Vector(items) => Some(items.len() as u32),
+        _ => context.whole_vector_register(operand).map(|(_, lanes)| lanes),
+    }
+}
+
+/// The element type of `mov.bN` packing or unpacking `count` elements (ISA 7.8 section 9.7.8.1):
+/// `.b16`, `.b32`, `.b64` or `.b128` split into 2 or 4 equal parts of 8 bits or more.
+fn packed_element_type(
+    context: &mut Context,
+    ty: &crate::span::Spanned<ScalarType>,
+    count: u32,
+    span: crate::span::Span,
+) -> Option<ScalarType> {
+    let element = match (ty.node, count) {
+        (ScalarType::B16 | ScalarType::B32 | ScalarType::B64 | ScalarType::B128, 2 | 4) => {
+            bit_type(ty.node.bits() / count)
+        }
+        _ => None,
+    };
+    if element.is_none() {
+        context.report(
+            Diagnostic::error(
+                Code::OperandKind,
+                format!("`mov.{}` cannot pack or unpack {count} elements", ty.node.as_ptx().trim_start_matches('.')),
+            )
+            .with_primary(span, format!("{count} elements"))
+            .with_note("packing `mov` takes `.b16`, `.b32`, `.b64` or `.b128` and 2 or 4 elements of at least 8 bits"),
+        );
+    }
+    element
+}
+
+fn bit_type(bits: u32) -> Option<ScalarType> {
+    Some(match bits {
+        8 => ScalarType::B8,
+        16 => ScalarType::B16,
+        32 => ScalarType::B32,
+        64 => ScalarType::B64,
+        _ => return None,
+    })
+}
+
+/// `.v2` any type, `.v4` up to 64-bit and `.v8` up to 32-bit elements; never `.pred`.
+fn check_vector_type(
+    context: &mut Context,
+    ty: &crate::span::Spanned<ScalarType>,
+    lanes: u32,
+    span: crate::span::Span,
+) -> Option<()> {
+    let fits = ty.node != ScalarType::Pred && ty.node.bits() * lanes <= 256 && ty.node.bits() <= 64;
+    if fits {
+        return Some(());
+    }
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`.v{lanes}` does not take elements of type `{}`", ty.node))
+            .with_primary(span, "invalid vector width for this type")
+            .with_note("vectors hold 2, 4 or 8 elements of a non-predicate type, 256 bits at most"),
+    );
+    None
 }
 
 /// The state space of `ld`/`st`: `.param` in a kernel, `.global`..., or generic when absent.
@@ -52,38 +152,32 @@ fn memory_order(modifiers: &mut Modifiers) -> bool {
     volatile || ordered
 }
 
-fn reject_vector(context: &mut Context, modifiers: &mut Modifiers) -> Option<()> {
-    if let Some(vector) = modifiers.take(|name| matches!(name, "v2" | "v4" | "v8").then_some(())) {
-        context.report(
-            Diagnostic::error(Code::Unsupported, format!("unsupported: vector `{}`", modifiers.opcode()))
-                .with_primary(vector.span, "vector loads and stores are not lowered yet"),
-        );
-        return None;
-    }
-    Some(())
-}
-
 pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
     let volatile = memory_order(modifiers);
     modifiers.drop_all(is_cache_hint);
-    reject_vector(context, modifiers)?;
-    let ty = modifiers.required_type(context)?.node;
+    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;
-    let destination = context.destination(&instruction.operands[0], ty, SizeRule::AllowWider)?;
+    if let Some(lanes) = lanes {
+        check_vector_type(context, &ty, lanes.node, lanes.span)?;
+        let destinations =
+            context.destination_list(&instruction.operands[0], ty.node, lanes.node, SizeRule::AllowWider, true)?;
+        let address = context.address(&instruction.operands[1])?;
+        return Some(Instruction::LoadVector { state_space, ty: ty.node, volatile, destinations, address });
+    }
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::AllowWider)?;
     let address = context.address(&instruction.operands[1])?;
-    Some(Instruction::Load { state_space, ty, volatile, destination, address })
+    Some(Instruction::Load { state_space, ty: ty.node, volatile, destination, address })
 }
 
 pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
     let volatile = memory_order(modifiers);
     modifiers.drop_all(is_cache_hint);
-    reject_vector(context, modifiers)?;
-    let ty = modifiers.required_type(context)?.node;
+    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;
-    let address = context.address(&instruction.operands[0])?;
-    let source = context.source(&instruction.operands[1], ty, SizeRule::AllowWider)?;
     if state_space == StateSpace::Const {
         context.report(
             Diagnostic::error(Code::InvalidModifier, "`st` cannot write the `.const` state space")
@@ -91,7 +185,14 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         );
         return None;
     }
-    Some(Instruction::Store { state_space, ty, volatile, address, source })
+    let address = context.address(&instruction.operands[0])?;
+    if let Some(lanes) = lanes {
+        check_vector_type(context, &ty, lanes.node, lanes.span)?;
+        let sources = context.source_list(&instruction.operands[1], ty.node, lanes.node, SizeRule::AllowWider)?;
+        return Some(Instruction::StoreVector { state_space, ty: ty.node, volatile, address, sources });
+    }
+    let source = context.source(&instruction.operands[1], ty.node, SizeRule::AllowWider)?;
+    Some(Instruction::Store { state_space, ty: ty.node, volatile, address, source })
 }
 
 pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {

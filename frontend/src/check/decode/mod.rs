@@ -10,6 +10,7 @@ mod data_movement;
 mod modifiers;
 mod opcodes;
 mod synchronization;
+mod vector;
 
 pub use context::Context;
 
@@ -69,15 +70,16 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
     Some(decoded)
 }
 
-/// Vector operands (`{a, b}`), vector members (`%v.x`) and bracketed lists are valid PTX that the
-/// typed decoders do not read yet; such instructions are accepted and reported as unsupported
-/// by lowering, never rejected as errors.
+/// Vector operands (`{a, b}`) outside `mov`, `ld` and `st`, and bracketed lists are valid PTX
+/// that the typed decoders do not read yet; such instructions are accepted and reported as
+/// unsupported by lowering, never rejected as errors. Vector members (`%v.x`) are read by every
+/// decoder through `Context`.
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
-    use crate::vocabulary::SpecialRegister;
+    let vectors_decoded = matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st");
     instruction.operands.iter().any(|operand| match &operand.kind {
-        OperandKind::Vector(_) | OperandKind::List(_) | OperandKind::Bracketed(_) => true,
-        OperandKind::Name { name, member: Some(member) } => SpecialRegister::from_ptx(name, Some(member)).is_none(),
+        OperandKind::Vector(_) => !vectors_decoded,
+        OperandKind::List(_) | OperandKind::Bracketed(_) => true,
         _ => false,
     })
 }

@@ -1,0 +1,163 @@
+//! Vector loads and stores (`ld.v4`, `st.v2`), element-wise `mov.vN`, and the packing and
+//! unpacking forms of `mov` (ISA 7.8 sections 9.7.8.1, 9.7.8.8 and 9.7.8.9).
+
+use inkwell::values::{BasicValue, BasicValueEnum, IntValue};
+use ptxr_frontend::ir::{Address, Destination, Operand};
+use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
+
+use crate::error::{LoweringError, LoweringResult};
+use crate::function::FunctionLowering;
+use crate::types::{integer_type, llvm_type};
+
+/// The alignment PTX guarantees for element `index` of a vector access: the whole vector is
+/// aligned to its size, so an element is aligned to the largest power of two dividing its
+/// offset, at most the vector's size.
+fn element_alignment(ty: ScalarType, lanes: usize, index: usize) -> u32 {
+    let vector_bytes = ty.bytes() * lanes as u32;
+    let offset = ty.bytes() * index as u32;
+    if offset == 0 {
+        vector_bytes
+    } else {
+        vector_bytes.min(1 << offset.trailing_zeros())
+    }
+}
+
+/// The pointer to element `index` of a vector access starting at `base`.
+fn element_pointer<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    base: inkwell::values::PointerValue<'ctx>,
+    ty: ScalarType,
+    index: usize,
+) -> LoweringResult<inkwell::values::PointerValue<'ctx>> {
+    if index == 0 {
+        return Ok(base);
+    }
+    let context = lowering.shared.context;
+    let offset = context.i64_type().const_int(u64::from(ty.bytes()) * index as u64, false);
+    // SAFETY: PTX addresses are plain byte offsets; LLVM is told nothing about bounds.
+    Ok(unsafe { lowering.shared.builder.build_gep(context.i8_type(), base, &[offset], "") }?)
+}
+
+pub fn load_vector(
+    lowering: &mut FunctionLowering<'_, '_>,
+    state_space: StateSpace,
+    ty: ScalarType,
+    volatile: bool,
+    destinations: &[Option<Destination>],
+    address: &Address,
+) -> LoweringResult<()> {
+    let base = lowering.address(address, state_space)?;
+    let value_type = llvm_type(lowering.shared.context, ty);
+    // Every element is loaded before any is written: a destination may be the address register.
+    let mut values = Vec::with_capacity(destinations.len());
+    for (index, destination) in destinations.iter().enumerate() {
+        if destination.is_none() && !volatile {
+            values.push(None);
+            continue;
+        }
+        let pointer = element_pointer(lowering, base, ty, index)?;
+        let value = lowering.shared.builder.build_load(value_type, pointer, "")?;
+        if let Some(instruction) = value.as_instruction_value() {
+            let _ = instruction.set_alignment(element_alignment(ty, destinations.len(), index));
+            let _ = instruction.set_volatile(volatile);
+        }
+        values.push(Some(value));
+    }
+    for (destination, value) in destinations.iter().zip(values) {
+        if let (Some(destination), Some(value)) = (destination, value) {
+            lowering.write(destination, value, ty)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn store_vector(
+    lowering: &mut FunctionLowering<'_, '_>,
+    state_space: StateSpace,
+    ty: ScalarType,
+    volatile: bool,
+    address: &Address,
+    sources: &[Operand],
+) -> LoweringResult<()> {
+    let base = lowering.address(address, state_space)?;
+    for (index, source) in sources.iter().enumerate() {
+        let value = lowering.read(source, ty)?;
+        let pointer = element_pointer(lowering, base, ty, index)?;
+        let store = lowering.shared.builder.build_store(pointer, value)?;
+        let _ = store.set_alignment(element_alignment(ty, sources.len(), index));
+        let _ = store.set_volatile(volatile);
+    }
+    Ok(())
+}
+
+/// `mov.vN`: all sources are read first, so `{a, b}, {b, a}` swaps.
+pub fn move_vector(
+    lowering: &mut FunctionLowering<'_, '_>,
+    ty: ScalarType,
+    destinations: &[Destination],
+    sources: &[Operand],
+) -> LoweringResult<()> {
+    let values = sources.iter().map(|source| lowering.read(source, ty)).collect::<LoweringResult<Vec<_>>>()?;
+    for (destination, value) in destinations.iter().zip(values) {
+        lowering.write(destination, value, ty)?;
+    }
+    Ok(())
+}
+
+/// The bit type of one of `count` equal parts of `ty`.
+fn element_type(ty: ScalarType, count: usize, span: ptxr_frontend::Span) -> LoweringResult<ScalarType> {
+    match ty.bits() / count.max(1) as u32 {
+        8 => Ok(ScalarType::B8),
+        16 => Ok(ScalarType::B16),
+        32 => Ok(ScalarType::B32),
+        64 => Ok(ScalarType::B64),
+        _ => Err(LoweringError::internal("a packed element that is not 8 to 64 bits", span)),
+    }
+}
+
+/// `mov.bN d, {a, b, ...}`: the first element in the lowest bits.
+pub fn pack(
+    lowering: &mut FunctionLowering<'_, '_>,
+    ty: ScalarType,
+    destination: &Destination,
+    sources: &[Operand],
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let element = element_type(ty, sources.len(), destination.span)?;
+    let packed_type = integer_type(context, ty.bits());
+    let mut packed: IntValue = packed_type.const_zero();
+    for (index, source) in sources.iter().enumerate() {
+        let value = lowering.read_int(source, element)?;
+        let widened = builder.build_int_z_extend(value, packed_type, "")?;
+        let shift = packed_type.const_int(u64::from(element.bits()) * index as u64, false);
+        let shifted = builder.build_left_shift(widened, shift, "")?;
+        packed = builder.build_or(packed, shifted, "")?;
+    }
+    lowering.write(destination, packed.as_basic_value_enum(), ty)
+}
+
+/// `mov.bN {d0, d1, ...}, a`: the lowest bits into the first destination.
+pub fn unpack(
+    lowering: &mut FunctionLowering<'_, '_>,
+    ty: ScalarType,
+    destinations: &[Option<Destination>],
+    source: &Operand,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let element = element_type(ty, destinations.len(), source.span)?;
+    let packed = lowering.read_int(source, ty)?;
+    let mut parts: Vec<BasicValueEnum> = Vec::with_capacity(destinations.len());
+    for index in 0..destinations.len() {
+        let shift = packed.get_type().const_int(u64::from(element.bits()) * index as u64, false);
+        let shifted = builder.build_right_shift(packed, shift, false, "")?;
+        parts.push(builder.build_int_truncate(shifted, integer_type(context, element.bits()), "")?.into());
+    }
+    for (destination, part) in destinations.iter().zip(parts) {
+        if let Some(destination) = destination {
+            lowering.write(destination, part, element)?;
+        }
+    }
+    Ok(())
+}
