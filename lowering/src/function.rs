@@ -191,6 +191,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     global.set_alignment(variable.align.unwrap_or(variable.ty.bytes()).max(1));
                     global.as_pointer_value()
                 }
+                StateSpace::Global | StateSpace::Const => {
+                    // One module-wide instance, as PTX gives a function's `.global` variables.
+                    let name = format!("{}.{}", self.function.name, variable.name);
+                    crate::module::declare_global(self.shared, variable, &name)?.as_pointer_value()
+                }
                 other => {
                     return Err(LoweringError::unsupported(
                         &format!("{other} variables in functions"),

@@ -65,7 +65,7 @@ pub fn lower<'ctx>(
             // Reached through the block's window (`FunctionLowering::storage`), not a symbol.
             continue;
         }
-        match declare_global(&shared, variable) {
+        match declare_global(&shared, variable, &variable.name) {
             Ok(global) => {
                 shared.globals.insert(index as u32, global);
             }
@@ -94,9 +94,12 @@ pub fn lower<'ctx>(
     Ok(module)
 }
 
-fn declare_global<'ctx>(
+/// The LLVM global of a `.global`, `.const` or `.shared` variable, named `name` (module-scope
+/// variables keep their PTX name; those declared in a function are prefixed with it).
+pub fn declare_global<'ctx>(
     shared: &ModuleContext<'_, 'ctx>,
     variable: &ir::Variable,
+    name: &str,
 ) -> Result<GlobalValue<'ctx>, LoweringError> {
     let target_name = shared.target.kind().name();
     match variable.state_space {
@@ -120,7 +123,7 @@ fn declare_global<'ctx>(
     let size = variable.size_bytes();
     let storage_type = context.i8_type().array_type(size as u32);
     let address_space = shared.target.address_space(variable.state_space);
-    let global = shared.module.add_global(storage_type, Some(address_space), &variable.name);
+    let global = shared.module.add_global(storage_type, Some(address_space), name);
     global.set_alignment(variable.align.unwrap_or(variable.ty.bytes()).max(1));
     let is_extern = variable.linkage == Some(Linkage::Extern);
     if is_extern {

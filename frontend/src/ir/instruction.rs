@@ -55,6 +55,24 @@ pub enum Instruction {
     /// `mov.bN {d0, d1, ...}, a`: `a` split into equal elements, the lowest bits into `d0`; `None`
     /// is a `_` sink.
     Unpack { ty: ScalarType, destinations: Vec<Option<Destination>>, source: Operand },
+    /// `cp.async.ca/.cg.shared.global [d], [a], copy_size{, source_size | ignore_source}`: copies
+    /// `copy_size` bytes, of which those from `source_size` on (all when `ignore_source` is true)
+    /// are zeros.
+    CopyAsync {
+        destination: Address,
+        source: Address,
+        copy_size: u32,
+        source_size: Option<Operand>,
+        ignore_source: Option<Operand>,
+    },
+    /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`: ptxr completes each
+    /// `cp.async` before the next instruction, so every group is already complete.
+    CopyAsyncGroup,
+    /// `createpolicy.fractional/.range/.cvt.L2::*.b64 d, ...`: an opaque cache policy for
+    /// `.L2::cache_hint` accesses, which ptxr lowers without the hint.
+    CreatePolicy { destination: Destination },
+    /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`: a hint; only the address is evaluated.
+    Prefetch { state_space: StateSpace, address: Address },
     /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
     ConvertAddress {
         direction: AddressConversion,

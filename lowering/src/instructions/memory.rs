@@ -90,3 +90,21 @@ pub fn convert_address(
     let result = builder.build_ptr_to_int(cast, crate::types::integer_type(context, size_bits), "")?;
     lowering.write(destination, result.into(), ty)
 }
+
+/// `createpolicy`: ptxr lowers `.L2::cache_hint` accesses without their hint, so no instruction
+/// ever reads a policy's bits; every policy is the same opaque value, zero.
+pub fn create_policy(lowering: &mut FunctionLowering<'_, '_>, destination: &Destination) -> LoweringResult<()> {
+    let policy = lowering.shared.context.i64_type().const_zero();
+    lowering.write(destination, policy.into(), ScalarType::B64)
+}
+
+/// `prefetch`: a hint with no effect on results; the address is still computed so that its
+/// operands are checked the same way as a load's.
+pub fn prefetch(
+    lowering: &mut FunctionLowering<'_, '_>,
+    state_space: StateSpace,
+    address: &Address,
+) -> LoweringResult<()> {
+    lowering.address(address, state_space)?;
+    Ok(())
+}

@@ -3,6 +3,7 @@
 mod comparison;
 mod control;
 mod conversion;
+mod copy_async;
 mod float;
 mod integer;
 mod memory;
@@ -38,6 +39,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::Pack { ty, destination, sources } => vector::pack(lowering, *ty, destination, sources),
         Instruction::Unpack { ty, destinations, source } => vector::unpack(lowering, *ty, destinations, source),
+        Instruction::CopyAsync { destination, source, copy_size, source_size, ignore_source } => {
+            copy_async::copy(lowering, destination, source, *copy_size, source_size.as_ref(), ignore_source.as_ref())
+        }
+        Instruction::CopyAsyncGroup => Ok(()),
+        Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
+        Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
         Instruction::ConvertAddress { direction, state_space, size_bits, destination, source } => {
             memory::convert_address(lowering, *direction, *state_space, *size_bits, destination, source)
         }

@@ -152,13 +152,24 @@ fn memory_order(modifiers: &mut Modifiers) -> bool {
     volatile || ordered
 }
 
+/// With `.L2::cache_hint`, a third operand holds a `createpolicy` result; ptxr checks it and
+/// drops the hint.
+fn cache_policy(context: &mut Context, instruction: &ast::Instruction, cache_hint: bool) -> Option<()> {
+    context.expect_operand_count(instruction, if cache_hint { 3 } else { 2 })?;
+    if cache_hint {
+        context.source(&instruction.operands[2], ScalarType::B64, SizeRule::Exact)?;
+    }
+    Some(())
+}
+
 pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
     let volatile = memory_order(modifiers);
+    let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take(vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
-    context.expect_operand_count(instruction, 2)?;
+    cache_policy(context, instruction, cache_hint)?;
     if let Some(lanes) = lanes {
         check_vector_type(context, &ty, lanes.node, lanes.span)?;
         let destinations =
@@ -174,10 +185,11 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
     let volatile = memory_order(modifiers);
+    let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take(vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
-    context.expect_operand_count(instruction, 2)?;
+    cache_policy(context, instruction, cache_hint)?;
     if state_space == StateSpace::Const {
         context.report(
             Diagnostic::error(Code::InvalidModifier, "`st` cannot write the `.const` state space")

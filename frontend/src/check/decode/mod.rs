@@ -3,6 +3,7 @@
 //! its operands through `Context`, which report every problem as a diagnostic.
 
 mod arithmetic;
+mod cache;
 mod comparison;
 mod context;
 mod control;
@@ -30,6 +31,9 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "mov" => data_movement::mov(context, &mut modifiers, instruction),
         "ld" | "ldu" => data_movement::load(context, &mut modifiers, instruction),
         "st" => data_movement::store(context, &mut modifiers, instruction),
+        "cp" => cache::copy(context, &mut modifiers, instruction),
+        "createpolicy" => cache::create_policy(context, &mut modifiers, instruction),
+        "prefetch" | "prefetchu" => cache::prefetch(context, &mut modifiers, instruction),
         "cvta" => data_movement::cvta(context, &mut modifiers, instruction),
         "cvt" => data_movement::cvt(context, &mut modifiers, instruction),
         "add" | "sub" | "mul" | "min" | "max" | "div" | "rem" => {
