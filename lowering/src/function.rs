@@ -194,7 +194,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 StateSpace::Global | StateSpace::Const => {
                     // One module-wide instance, as PTX gives a function's `.global` variables.
                     let name = format!("{}.{}", self.function.name, variable.name);
-                    crate::module::declare_global(self.shared, variable, &name)?.as_pointer_value()
+                    let global = crate::module::declare_global(self.shared, variable, &name)?;
+                    crate::module::initialize_addresses(self.shared, variable, global)?;
+                    global.as_pointer_value()
                 }
                 other => {
                     return Err(LoweringError::unsupported(

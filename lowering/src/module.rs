@@ -72,6 +72,13 @@ pub fn lower<'ctx>(
             Err(error) => diagnostics.push(error.diagnostic),
         }
     }
+    for (index, variable) in ptx.globals.iter().enumerate() {
+        if let Some(global) = shared.globals.get(&(index as u32)) {
+            if let Err(error) = initialize_addresses(&shared, variable, *global) {
+                diagnostics.push(error.diagnostic);
+            }
+        }
+    }
     if !diagnostics.is_empty() {
         // Functions would only report the same variables again, as missing storage.
         return Err(diagnostics);
@@ -121,7 +128,11 @@ pub fn declare_global<'ctx>(
     }
     let context = shared.context;
     let size = variable.size_bytes();
-    let storage_type = context.i8_type().array_type(size as u32);
+    let storage_type = if variable.addresses.is_empty() {
+        context.i8_type().array_type(size as u32).as_basic_type_enum()
+    } else {
+        address_initializer_type(shared, variable)?.as_basic_type_enum()
+    };
     let address_space = shared.target.address_space(variable.state_space);
     let global = shared.module.add_global(storage_type, Some(address_space), name);
     global.set_alignment(variable.align.unwrap_or(variable.ty.bytes()).max(1));
@@ -133,7 +144,9 @@ pub fn declare_global<'ctx>(
         let values: Vec<_> = bytes.iter().map(|byte| context.i8_type().const_int(u64::from(*byte), false)).collect();
         if variable.state_space == StateSpace::Shared {
             // Shared memory starts undefined on every launch; it cannot carry an initializer.
-            global.set_initializer(&storage_type.get_undef());
+            global.set_initializer(&context.i8_type().array_type(size as u32).get_undef());
+        } else if !variable.addresses.is_empty() {
+            // Set by `initialize_addresses` once every variable it points to is declared.
         } else {
             global.set_initializer(&context.i8_type().const_array(&values));
         }
@@ -147,6 +160,130 @@ pub fn declare_global<'ctx>(
         global.set_constant(true);
     }
     Ok(global)
+}
+
+/// The pieces of an initializer that stores addresses: the bytes between addresses, and each
+/// address as a pointer of its own width.
+enum InitializerPiece<'v> {
+    Bytes(std::ops::Range<usize>),
+    Address(&'v ir::AddressInitializer),
+}
+
+fn initializer_pieces(variable: &ir::Variable) -> Vec<InitializerPiece<'_>> {
+    let mut pieces = Vec::new();
+    let mut position = 0;
+    for address in &variable.addresses {
+        let start = address.offset as usize;
+        if start > position {
+            pieces.push(InitializerPiece::Bytes(position..start));
+        }
+        pieces.push(InitializerPiece::Address(address));
+        position = start + address.bytes as usize;
+    }
+    let size = variable.size_bytes() as usize;
+    if size > position {
+        pieces.push(InitializerPiece::Bytes(position..size));
+    }
+    pieces
+}
+
+/// The LLVM address space of a stored address: the target variable's own, or generic.
+fn stored_address_space(
+    shared: &ModuleContext<'_, '_>,
+    address: &ir::AddressInitializer,
+) -> Result<inkwell::AddressSpace, LoweringError> {
+    let target_name = shared.target.kind().name();
+    let VariableId::Global(index) = address.target else {
+        return Err(LoweringError::unsupported(
+            "addresses of function variables in initializers",
+            target_name,
+            address.span,
+        ));
+    };
+    let pointee = &shared.ptx.globals[index as usize];
+    if !matches!(pointee.state_space, StateSpace::Global | StateSpace::Const) {
+        return Err(LoweringError::unsupported(
+            &format!("addresses of {} variables in initializers", pointee.state_space),
+            target_name,
+            address.span,
+        ));
+    }
+    let space = if address.generic { StateSpace::Generic } else { pointee.state_space };
+    let address_space = shared.target.address_space(space);
+    let layout = shared.module.get_data_layout();
+    let target_data = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+    let pointer_bytes = target_data.get_pointer_byte_size(Some(address_space));
+    if pointer_bytes != address.bytes {
+        return Err(LoweringError::unsupported(
+            &format!("a {}-bit address stored in {} bits", pointer_bytes * 8, address.bytes * 8),
+            target_name,
+            address.span,
+        ));
+    }
+    Ok(address_space)
+}
+
+/// A packed struct: byte arrays between the stored addresses, pointers for the addresses.
+fn address_initializer_type<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+) -> Result<inkwell::types::StructType<'ctx>, LoweringError> {
+    let context = shared.context;
+    let mut fields = Vec::new();
+    for piece in initializer_pieces(variable) {
+        fields.push(match piece {
+            InitializerPiece::Bytes(range) => context.i8_type().array_type(range.len() as u32).as_basic_type_enum(),
+            InitializerPiece::Address(address) => context.ptr_type(stored_address_space(shared, address)?).into(),
+        });
+    }
+    Ok(context.struct_type(&fields, true))
+}
+
+/// Sets the initializer of a variable that stores addresses, once the variables it points to
+/// are declared: each address is a constant expression (the target's symbol, offset, and cast
+/// to the generic space for `generic()`), resolved by the linker or the JIT's relocations.
+pub fn initialize_addresses<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+    global: GlobalValue<'ctx>,
+) -> Result<(), LoweringError> {
+    if variable.addresses.is_empty() || variable.linkage == Some(Linkage::Extern) {
+        return Ok(());
+    }
+    let context = shared.context;
+    let bytes = variable.initializer.clone().unwrap_or_default();
+    let mut values = Vec::new();
+    for piece in initializer_pieces(variable) {
+        values.push(match piece {
+            InitializerPiece::Bytes(range) => {
+                let constants: Vec<_> = range
+                    .map(|index| context.i8_type().const_int(u64::from(bytes.get(index).copied().unwrap_or(0)), false))
+                    .collect();
+                context.i8_type().const_array(&constants).into()
+            }
+            InitializerPiece::Address(address) => {
+                let address_space = stored_address_space(shared, address)?;
+                let target = global_pointer(shared, address.target).ok_or_else(|| {
+                    LoweringError::internal("an initializer points to an undeclared variable", address.span)
+                })?;
+                let offset = context.i64_type().const_int(address.addend as u64, true);
+                // SAFETY: a byte offset from the symbol, as PTX's `name+offset` means.
+                let target = if address.addend == 0 {
+                    target
+                } else {
+                    unsafe { target.const_gep(context.i8_type(), &[offset]) }
+                };
+                let pointer = if target.get_type().get_address_space() == address_space {
+                    target
+                } else {
+                    target.const_address_space_cast(context.ptr_type(address_space))
+                };
+                pointer.into()
+            }
+        });
+    }
+    global.set_initializer(&context.const_struct(&values, true));
+    Ok(())
 }
 
 /// The LLVM signature of a PTX function: hidden target parameters, then the PTX parameters by

@@ -309,3 +309,35 @@ fn cache_hints_and_function_globals_leave_values_unchanged() {
         assert_eq!(output[thread * WORDS], expected, "thread {thread}");
     }
 }
+
+#[test]
+fn initializers_store_addresses_of_earlier_and_later_variables() {
+    let declarations = r#"
+.global .align 4 .u32 bar[3] = {2, 3, 5};
+.const .align 4 .u32 foo = 42;
+.global .align 8 .u64 pointers[4] = { generic(bar), generic(bar)+4, bar+8, foo };
+.global .align 8 .u64 later = generic(after)-4;
+.global .align 4 .u32 after[2] = {7, 11};"#;
+    // Each thread reads through the stored pointer its index selects, so every address is
+    // dereferenced.
+    let body = r#"
+    and.b32 %r1, %r0, 3;
+    mul.wide.u32 %rd6, %r1, 8;
+    mov.u64 %rd7, pointers;
+    add.u64 %rd7, %rd7, %rd6;
+    ld.global.u64 %rd8, [%rd7];
+    setp.eq.u32 %p1, %r1, 3;
+    @%p1 ld.const.u32 %r2, [%rd8];
+    @!%p1 ld.u32 %r2, [%rd8];
+    ld.global.u64 %rd9, [later];
+    ld.u32 %r3, [%rd9+4];
+    st.global.v2.u32 [%rd5], {%r2, %r3};
+"#;
+    let threads = 8;
+    let input = inputs(9, threads);
+    let output = run_words(&kernel(declarations, body), &input, threads);
+    for thread in 0..threads {
+        let expected = [[2u32, 3, 5, 42][thread % 4], 7];
+        assert_eq!(&output[thread * WORDS..][..2], &expected, "thread {thread}");
+    }
+}

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Variable, VariableId};
+use crate::ir::{AddressInitializer, Variable, VariableId};
 use crate::syntax::ast::{self, Directive, Expression, Initializer};
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -15,6 +15,21 @@ pub struct Globals {
 
 pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>) -> Globals {
     let mut globals = Globals { variables: Vec::new(), names: HashMap::new() };
+    // Initializers may hold the address of any module variable, declared before or after them:
+    // the ids each name will get (exact whenever the declarations have no errors, and a module
+    // with errors is never lowered).
+    let mut future_ids = HashMap::new();
+    for directive in &module.directives {
+        let Directive::Variable(declaration) = directive else { continue };
+        if matches!(declaration.state_space.node, StateSpace::Reg | StateSpace::Param) {
+            continue;
+        }
+        for name in &declaration.names {
+            let next = VariableId::Global(future_ids.len() as u32);
+            future_ids.entry(name.name.node.clone()).or_insert(next);
+        }
+    }
+    let mut resolve = |name: &str| future_ids.get(name).copied();
     for directive in &module.directives {
         let Directive::Variable(declaration) = directive else { continue };
         if matches!(declaration.state_space.node, StateSpace::Reg | StateSpace::Param) {
@@ -28,7 +43,9 @@ pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>)
             continue;
         }
         for name in &declaration.names {
-            let Some(variable) = variable_from_declaration(declaration, name, diagnostics) else { continue };
+            let Some(variable) = variable_from_declaration(declaration, name, &mut resolve, diagnostics) else {
+                continue;
+            };
             if let Some(VariableId::Global(existing)) = globals.names.get(&variable.name) {
                 diagnostics.push(
                     Diagnostic::error(Code::DuplicateDeclaration, format!("`{}` is declared twice", variable.name))
@@ -50,6 +67,7 @@ pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>)
 pub fn variable_from_declaration(
     declaration: &ast::VariableDeclaration,
     name: &ast::DeclaredName,
+    resolve: &mut dyn FnMut(&str) -> Option<VariableId>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Variable> {
     let ty = declaration.ty.node;
@@ -84,11 +102,13 @@ pub fn variable_from_declaration(
         array_length = Some(array_length.unwrap_or(1).saturating_mul(length));
     }
     let element_bytes = u64::from(ty.bytes()) * u64::from(declaration.vector.unwrap_or(1));
+    let mut addresses = Vec::new();
     let initializer = match &name.initializer {
         None => None,
         Some(initializer) => {
             let mut bytes = Vec::new();
-            if !initializer_bytes(initializer, ty, &mut bytes, diagnostics) {
+            let mut output = InitializerOutput { bytes: &mut bytes, addresses: &mut addresses, resolve };
+            if !initializer_bytes(initializer, ty, &mut output, diagnostics) {
                 return None;
             }
             let declared_bytes = element_bytes * array_length.unwrap_or(1);
@@ -118,20 +138,29 @@ pub fn variable_from_declaration(
         align: declaration.align,
         linkage: declaration.linkage.as_ref().map(|linkage| linkage.node),
         initializer,
+        addresses,
         span: name.span,
     })
 }
 
-/// Appends the little-endian bytes of an initializer; false (with a diagnostic) when it holds
-/// something that is not a constant.
+/// Where `initializer_bytes` puts what it reads.
+struct InitializerOutput<'a> {
+    bytes: &'a mut Vec<u8>,
+    addresses: &'a mut Vec<AddressInitializer>,
+    resolve: &'a mut dyn FnMut(&str) -> Option<VariableId>,
+}
+
+/// Appends the little-endian bytes of an initializer, and the addresses it stores (as zero
+/// bytes plus an `AddressInitializer`); false (with a diagnostic) when it holds something else.
 fn initializer_bytes(
     initializer: &Initializer,
     ty: ScalarType,
-    bytes: &mut Vec<u8>,
+    output: &mut InitializerOutput,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> bool {
+    let bytes = &mut *output.bytes;
     match initializer {
-        Initializer::List(items, _) => items.iter().all(|item| initializer_bytes(item, ty, bytes, diagnostics)),
+        Initializer::List(items, _) => items.iter().all(|item| initializer_bytes(item, ty, output, diagnostics)),
         Initializer::Expression(expression) => match evaluate(&expression.node) {
             Some(Constant::Integer(value)) => {
                 let value = if ty.is_float() { float_bits_of(ty, value as f64) } else { value as u128 };
@@ -144,16 +173,69 @@ fn initializer_bytes(
                 bytes.extend_from_slice(&stored.to_le_bytes()[..ty.bytes() as usize]);
                 true
             }
-            None => {
-                diagnostics.push(
-                    Diagnostic::error(Code::Unsupported, "unsupported: initializers that hold addresses")
-                        .with_primary(expression.span, "not a constant number")
-                        .with_note("ptxr accepts constant integer and float initializers for now"),
-                );
-                false
-            }
+            None => address_initializer(expression, ty, output, diagnostics),
         },
     }
+}
+
+/// `name`, `generic(name)`, and either plus or minus a constant: an address to store.
+fn address_initializer(
+    expression: &crate::span::Spanned<Expression>,
+    ty: ScalarType,
+    output: &mut InitializerOutput,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    use crate::syntax::ast::BinaryOperator;
+    let symbol = |expression: &Expression| match expression {
+        Expression::Symbol(name) => Some((name.clone(), false)),
+        Expression::Generic(name) => Some((name.clone(), true)),
+        _ => None,
+    };
+    let parts = match &expression.node {
+        Expression::Binary { operator: operator @ (BinaryOperator::Add | BinaryOperator::Subtract), left, right } => {
+            match (symbol(&left.node), evaluate(&right.node)) {
+                (Some(symbol), Some(Constant::Integer(addend))) => {
+                    let addend = addend as i64;
+                    Some((symbol, if *operator == BinaryOperator::Add { addend } else { addend.wrapping_neg() }))
+                }
+                _ => None,
+            }
+        }
+        other => symbol(other).map(|symbol| (symbol, 0)),
+    };
+    let Some(((name, generic), addend)) = parts else {
+        diagnostics.push(
+            Diagnostic::error(Code::Unsupported, "unsupported: this initializer expression")
+                .with_primary(expression.span, "not a constant or an address")
+                .with_note("ptxr accepts constants, `name`, `generic(name)` and either plus or minus a constant"),
+        );
+        return false;
+    };
+    if !matches!(ty, ScalarType::U32 | ScalarType::U64 | ScalarType::B32 | ScalarType::B64 | ScalarType::S64) {
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidDeclaration, format!("an address does not fit `{ty}`"))
+                .with_primary(expression.span, "address stored here")
+                .with_note("variables holding addresses are `.u32` or `.u64`"),
+        );
+        return false;
+    }
+    let Some(target) = (output.resolve)(&name) else {
+        diagnostics.push(
+            Diagnostic::error(Code::UndeclaredName, format!("`{name}` is not declared"))
+                .with_primary(expression.span, "undeclared name"),
+        );
+        return false;
+    };
+    output.addresses.push(AddressInitializer {
+        offset: output.bytes.len() as u64,
+        bytes: ty.bytes(),
+        target,
+        addend,
+        generic,
+        span: expression.span,
+    });
+    output.bytes.extend(std::iter::repeat_n(0, ty.bytes() as usize));
+    true
 }
 
 fn float_bits_of(ty: ScalarType, value: f64) -> u128 {

@@ -80,6 +80,7 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
         align: parameter.align,
         linkage: None,
         initializer: None,
+        addresses: Vec::new(),
         span: parameter.span,
     }
 }
@@ -233,7 +234,11 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
         return;
     }
     for name in &declaration.names {
-        let Some(variable) = variable_from_declaration(declaration, name, context.diagnostics) else { continue };
+        let (scopes, variables) = (&mut context.scopes, &mut context.variables);
+        let mut resolve = |name: &str| scopes.lookup(name, variables);
+        let Some(variable) = variable_from_declaration(declaration, name, &mut resolve, context.diagnostics) else {
+            continue;
+        };
         if let Some(count) = name.range {
             if context.scopes.declare_range(variable, count).is_err() {
                 context.report(

@@ -71,8 +71,23 @@ pub struct Variable {
     pub array_length: Option<u64>,
     pub align: Option<u32>,
     pub linkage: Option<Linkage>,
-    /// Raw bytes of the initializer, little-endian, when it is made of constants only.
+    /// Raw bytes of the initializer, little-endian; the bytes of stored addresses are zeros.
     pub initializer: Option<Vec<u8>>,
+    /// The addresses that the initializer stores (`.global .u64 p = x;`), in byte order.
+    pub addresses: Vec<AddressInitializer>,
+    pub span: Span,
+}
+
+/// An address stored by an initializer (ISA 7.8 section 5.4.4): `bytes` bytes at `offset` into
+/// the variable hold the address of `target` plus `addend`, in `target`'s state space, or
+/// generic for `generic(target)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AddressInitializer {
+    pub offset: u64,
+    pub bytes: u32,
+    pub target: VariableId,
+    pub addend: i64,
+    pub generic: bool,
     pub span: Span,
 }
 
