@@ -7,7 +7,7 @@ use std::ffi::CString;
 use inkwell::values::{AsValueRef, BasicValueEnum, PointerValue};
 use llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope,
-    LLVMGetSyncScopeID, LLVMSetAlignment,
+    LLVMGetSyncScopeID, LLVMSetAlignment, LLVMSetAtomicSyncScopeID, LLVMSetOrdering,
 };
 use llvm_sys::prelude::LLVMValueRef;
 use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
@@ -161,4 +161,20 @@ pub fn fence(site: &Site<'_, '_>, ordering: MemoryOrdering, scope: &str) -> Resu
         return Err(Unsupported { what: "a fence here".to_string() });
     }
     Ok(())
+}
+
+/// Makes a load or store that the builder just created atomic, with an ordering and a scope:
+/// PTX's `ld.relaxed`/`ld.acquire` and `st.relaxed`/`st.release`.
+pub fn order_access(
+    site: &Site<'_, '_>,
+    access: inkwell::values::InstructionValue<'_>,
+    ordering: MemoryOrdering,
+    scope: &str,
+) {
+    let id = scope_id(site, scope);
+    // SAFETY: `access` is a live load or store instruction of a first-class, non-aggregate type.
+    unsafe {
+        LLVMSetOrdering(access.as_value_ref(), llvm_ordering(ordering));
+        LLVMSetAtomicSyncScopeID(access.as_value_ref(), id);
+    }
 }

@@ -32,21 +32,44 @@ pub struct Guard {
 pub enum Instruction {
     /// `mov.type d, a`
     Move { ty: ScalarType, destination: Destination, source: Operand },
-    /// `ld.space.type d, [a]` (and `ld.param`, `ld.global.nc`, `ldu`)
-    Load { state_space: StateSpace, ty: ScalarType, volatile: bool, destination: Destination, address: Address },
-    /// `st.space.type [a], b`
-    Store { state_space: StateSpace, ty: ScalarType, volatile: bool, address: Address, source: Operand },
+    /// `ld.space.type d, [a]` (and `ld.param`, `ld.global.nc`, `ldu`); `.relaxed`/`.acquire` with
+    /// a scope make it an atomic load (`ordered`).
+    Load {
+        state_space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        ordered: Option<OrderedAccess>,
+        destination: Destination,
+        address: Address,
+    },
+    /// `st.space.type [a], b`; `.relaxed`/`.release` with a scope make it an atomic store.
+    Store {
+        state_space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        ordered: Option<OrderedAccess>,
+        address: Address,
+        source: Operand,
+    },
     /// `ld.space.vN.type {d0, d1, ...}, [a]` (and `ldu`, `ld.global.nc`): `N` consecutive elements
     /// of `ty`, the first at `a`; `None` is a `_` sink, whose element is read and dropped.
     LoadVector {
         state_space: StateSpace,
         ty: ScalarType,
         volatile: bool,
+        ordered: Option<OrderedAccess>,
         destinations: Vec<Option<Destination>>,
         address: Address,
     },
     /// `st.space.vN.type [a], {b0, b1, ...}`
-    StoreVector { state_space: StateSpace, ty: ScalarType, volatile: bool, address: Address, sources: Vec<Operand> },
+    StoreVector {
+        state_space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        ordered: Option<OrderedAccess>,
+        address: Address,
+        sources: Vec<Operand>,
+    },
     /// `mov.vN.type {d0, ...}, {a0, ...}`: every source is read before any destination is written,
     /// so the lists may permute the same registers.
     MoveVector { ty: ScalarType, destinations: Vec<Destination>, sources: Vec<Operand> },
@@ -215,6 +238,14 @@ pub enum Instruction {
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,
+}
+
+/// The memory-consistency qualifiers of a strong `ld`/`st` (ISA 7.8 section 8.4): an ordering
+/// (`.relaxed`, `.acquire` for loads, `.release` for stores) and its scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderedAccess {
+    pub ordering: MemoryOrdering,
+    pub scope: MemoryScope,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

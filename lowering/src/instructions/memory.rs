@@ -2,7 +2,7 @@
 
 use inkwell::types::BasicType;
 use inkwell::values::BasicValue;
-use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand};
+use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand, OrderedAccess};
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 
 use crate::error::LoweringResult;
@@ -23,7 +23,7 @@ pub fn load(
     lowering: &mut FunctionLowering<'_, '_>,
     state_space: StateSpace,
     ty: ScalarType,
-    volatile: bool,
+    access: Access,
     destination: &Destination,
     address: &Address,
 ) -> LoweringResult<()> {
@@ -33,7 +33,7 @@ pub fn load(
     if let Some(instruction) = value.as_instruction_value() {
         // PTX requires natural alignment of every access.
         let _ = instruction.set_alignment(ty.bytes());
-        let _ = instruction.set_volatile(volatile);
+        apply_access(lowering, instruction, ty, access, address.span)?;
     }
     lowering.write(destination, value, ty)
 }
@@ -42,7 +42,7 @@ pub fn store(
     lowering: &mut FunctionLowering<'_, '_>,
     state_space: StateSpace,
     ty: ScalarType,
-    volatile: bool,
+    access: Access,
     address: &Address,
     source: &Operand,
 ) -> LoweringResult<()> {
@@ -50,7 +50,36 @@ pub fn store(
     let value = lowering.read(source, ty)?;
     let store = lowering.shared.builder.build_store(pointer, value)?;
     let _ = store.set_alignment(ty.bytes());
-    let _ = store.set_volatile(volatile);
+    apply_access(lowering, store, ty, access, address.span)
+}
+
+/// How a load or store touches memory: `.volatile`, and the ordering and scope of a strong
+/// access.
+#[derive(Clone, Copy)]
+pub struct Access {
+    pub volatile: bool,
+    pub ordered: Option<OrderedAccess>,
+}
+
+/// Marks a load or store volatile, or atomic with the PTX ordering in the target's sync scope.
+pub fn apply_access<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    instruction: inkwell::values::InstructionValue<'ctx>,
+    ty: ScalarType,
+    access: Access,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<()> {
+    let _ = instruction.set_volatile(access.volatile);
+    let Some(ordered) = access.ordered else { return Ok(()) };
+    if ty.bits() > 64 {
+        return Err(crate::error::LoweringError::unsupported(
+            &format!("ordered {}-bit loads and stores", ty.bits()),
+            lowering.target_name(),
+            span,
+        ));
+    }
+    let scope = lowering.shared.target.sync_scope(ordered.scope);
+    ptxr_intrinsics::atomics::order_access(&lowering.site(), instruction, ordered.ordering, scope);
     Ok(())
 }
 

@@ -22,17 +22,21 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
     let span = guarded.span;
     match &guarded.instruction {
         Instruction::Move { ty, destination, source } => memory::mov(lowering, *ty, destination, source),
-        Instruction::Load { state_space, ty, volatile, destination, address } => {
-            memory::load(lowering, *state_space, *ty, *volatile, destination, address)
+        Instruction::Load { state_space, ty, volatile, ordered, destination, address } => {
+            let access = memory::Access { volatile: *volatile, ordered: *ordered };
+            memory::load(lowering, *state_space, *ty, access, destination, address)
         }
-        Instruction::Store { state_space, ty, volatile, address, source } => {
-            memory::store(lowering, *state_space, *ty, *volatile, address, source)
+        Instruction::Store { state_space, ty, volatile, ordered, address, source } => {
+            let access = memory::Access { volatile: *volatile, ordered: *ordered };
+            memory::store(lowering, *state_space, *ty, access, address, source)
         }
-        Instruction::LoadVector { state_space, ty, volatile, destinations, address } => {
-            vector::load_vector(lowering, *state_space, *ty, *volatile, destinations, address)
+        Instruction::LoadVector { state_space, ty, volatile, ordered, destinations, address } => {
+            let access = memory::Access { volatile: *volatile, ordered: *ordered };
+            vector::load_vector(lowering, *state_space, *ty, access, destinations, address)
         }
-        Instruction::StoreVector { state_space, ty, volatile, address, sources } => {
-            vector::store_vector(lowering, *state_space, *ty, *volatile, address, sources)
+        Instruction::StoreVector { state_space, ty, volatile, ordered, address, sources } => {
+            let access = memory::Access { volatile: *volatile, ordered: *ordered };
+            vector::store_vector(lowering, *state_space, *ty, access, address, sources)
         }
         Instruction::MoveVector { ty, destinations, sources } => {
             vector::move_vector(lowering, *ty, destinations, sources)

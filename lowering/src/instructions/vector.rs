@@ -7,6 +7,7 @@ use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
+use crate::instructions::memory::{apply_access, Access};
 use crate::types::{integer_type, llvm_type};
 
 /// The alignment PTX guarantees for element `index` of a vector access: the whole vector is
@@ -42,7 +43,7 @@ pub fn load_vector(
     lowering: &mut FunctionLowering<'_, '_>,
     state_space: StateSpace,
     ty: ScalarType,
-    volatile: bool,
+    access: Access,
     destinations: &[Option<Destination>],
     address: &Address,
 ) -> LoweringResult<()> {
@@ -51,7 +52,7 @@ pub fn load_vector(
     // Every element is loaded before any is written: a destination may be the address register.
     let mut values = Vec::with_capacity(destinations.len());
     for (index, destination) in destinations.iter().enumerate() {
-        if destination.is_none() && !volatile {
+        if destination.is_none() && !access.volatile && access.ordered.is_none() {
             values.push(None);
             continue;
         }
@@ -59,7 +60,7 @@ pub fn load_vector(
         let value = lowering.shared.builder.build_load(value_type, pointer, "")?;
         if let Some(instruction) = value.as_instruction_value() {
             let _ = instruction.set_alignment(element_alignment(ty, destinations.len(), index));
-            let _ = instruction.set_volatile(volatile);
+            apply_access(lowering, instruction, ty, access, address.span)?;
         }
         values.push(Some(value));
     }
@@ -75,7 +76,7 @@ pub fn store_vector(
     lowering: &mut FunctionLowering<'_, '_>,
     state_space: StateSpace,
     ty: ScalarType,
-    volatile: bool,
+    access: Access,
     address: &Address,
     sources: &[Operand],
 ) -> LoweringResult<()> {
@@ -85,7 +86,7 @@ pub fn store_vector(
         let pointer = element_pointer(lowering, base, ty, index)?;
         let store = lowering.shared.builder.build_store(pointer, value)?;
         let _ = store.set_alignment(element_alignment(ty, sources.len(), index));
-        let _ = store.set_volatile(volatile);
+        apply_access(lowering, store, ty, access, address.span)?;
     }
     Ok(())
 }

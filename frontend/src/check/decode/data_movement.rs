@@ -2,7 +2,7 @@
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{AddressConversion, Instruction, RoundingMode};
+use crate::ir::{AddressConversion, Instruction, MemoryOrdering, MemoryScope, OrderedAccess, RoundingMode};
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -143,13 +143,47 @@ fn memory_space(context: &mut Context, modifiers: &mut Modifiers) -> Option<Stat
     }
 }
 
-/// Memory-consistency qualifiers: `.volatile`, or `.relaxed`/`.acquire`/`.release` with a scope.
-/// On one address they all read or write the value itself; `volatile` is kept for lowering.
-fn memory_order(modifiers: &mut Modifiers) -> bool {
-    let volatile = modifiers.flag("volatile");
-    let ordered = modifiers.flag("relaxed") | modifiers.flag("acquire") | modifiers.flag("release");
-    modifiers.drop_all(|modifier| matches!(modifier, "cta" | "gpu" | "sys" | "cluster" | "mmio"));
-    volatile || ordered
+/// Memory-consistency qualifiers: `.volatile`, or `.relaxed`/`.acquire` (loads) or `.release`
+/// (stores) with a scope (`.gpu` when none is written), which make an atomic access. `.weak` is
+/// the default; `.mmio` is volatile as well.
+fn memory_order(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    is_load: bool,
+) -> Option<(bool, Option<OrderedAccess>)> {
+    let mut volatile = modifiers.flag("volatile");
+    volatile |= modifiers.flag("mmio");
+    let ordering = modifiers.take(MemoryOrdering::from_ptx);
+    let scope = modifiers.take(MemoryScope::from_ptx);
+    let Some(ordering) = ordering else {
+        if let Some(scope) = scope {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("a scope on `{}` needs `.relaxed`, `.acquire` or `.release`", modifiers.opcode()),
+                )
+                .with_primary(scope.span, "scope without an ordering"),
+            );
+            return None;
+        }
+        return Some((volatile, None));
+    };
+    let allowed = match ordering.node {
+        MemoryOrdering::Relaxed => true,
+        MemoryOrdering::Acquire => is_load,
+        MemoryOrdering::Release => !is_load,
+        MemoryOrdering::AcquireRelease | MemoryOrdering::SequentiallyConsistent => false,
+    };
+    if !allowed {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`{}` does not take this ordering", modifiers.opcode()))
+                .with_primary(ordering.span, "invalid ordering")
+                .with_note("loads are `.relaxed` or `.acquire`; stores are `.relaxed` or `.release`"),
+        );
+        return None;
+    }
+    let scope = scope.map_or(MemoryScope::Gpu, |scope| scope.node);
+    Some((volatile, Some(OrderedAccess { ordering: ordering.node, scope })))
 }
 
 /// With `.L2::cache_hint`, a third operand holds a `createpolicy` result; ptxr checks it and
@@ -164,7 +198,7 @@ fn cache_policy(context: &mut Context, instruction: &ast::Instruction, cache_hin
 
 pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
-    let volatile = memory_order(modifiers);
+    let (volatile, ordered) = memory_order(context, modifiers, true)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take(vector::lanes_of_modifier);
@@ -175,16 +209,16 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         let destinations =
             context.destination_list(&instruction.operands[0], ty.node, lanes.node, SizeRule::AllowWider, true)?;
         let address = context.address(&instruction.operands[1])?;
-        return Some(Instruction::LoadVector { state_space, ty: ty.node, volatile, destinations, address });
+        return Some(Instruction::LoadVector { state_space, ty: ty.node, volatile, ordered, destinations, address });
     }
     let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::AllowWider)?;
     let address = context.address(&instruction.operands[1])?;
-    Some(Instruction::Load { state_space, ty: ty.node, volatile, destination, address })
+    Some(Instruction::Load { state_space, ty: ty.node, volatile, ordered, destination, address })
 }
 
 pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
-    let volatile = memory_order(modifiers);
+    let (volatile, ordered) = memory_order(context, modifiers, false)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take(vector::lanes_of_modifier);
@@ -201,10 +235,10 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     if let Some(lanes) = lanes {
         check_vector_type(context, &ty, lanes.node, lanes.span)?;
         let sources = context.source_list(&instruction.operands[1], ty.node, lanes.node, SizeRule::AllowWider)?;
-        return Some(Instruction::StoreVector { state_space, ty: ty.node, volatile, address, sources });
+        return Some(Instruction::StoreVector { state_space, ty: ty.node, volatile, ordered, address, sources });
     }
     let source = context.source(&instruction.operands[1], ty.node, SizeRule::AllowWider)?;
-    Some(Instruction::Store { state_space, ty: ty.node, volatile, address, source })
+    Some(Instruction::Store { state_space, ty: ty.node, volatile, ordered, address, source })
 }
 
 pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
