@@ -88,6 +88,32 @@ impl Target for Amdgpu {
         Ok(())
     }
 
+    fn is_in_state_space<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        address: inkwell::values::PointerValue<'ctx>,
+        state_space: StateSpace,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        let shared = || call_intrinsic(site, "llvm.amdgcn.is.shared", &[], &[address.into()]);
+        let private = || call_intrinsic(site, "llvm.amdgcn.is.private", &[], &[address.into()]);
+        match state_space {
+            StateSpace::Shared => Ok(shared()?.into_int_value()),
+            StateSpace::Local => Ok(private()?.into_int_value()),
+            StateSpace::Global => {
+                // A flat address is global memory unless its aperture is LDS or scratch.
+                let either = site
+                    .builder
+                    .build_or(shared()?.into_int_value(), private()?.into_int_value(), "")
+                    .map_err(|error| Unsupported { what: format!("an LLVM builder operation ({error})") })?;
+                site.builder
+                    .build_not(either, "")
+                    .map_err(|error| Unsupported { what: format!("an LLVM builder operation ({error})") })
+            }
+            // Constant memory is global memory on AMD GPUs: no aperture tells them apart.
+            other => Err(Unsupported { what: format!("`isspacep{other}`") }),
+        }
+    }
+
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "workgroup",

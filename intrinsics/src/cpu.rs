@@ -269,6 +269,44 @@ impl Target for Cpu {
         Ok(())
     }
 
+    fn is_in_state_space<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        address: PointerValue<'ctx>,
+        state_space: StateSpace,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        if state_space != StateSpace::Shared {
+            // Host addresses of global buffers, `.const` data and thread stacks carry no mark
+            // of their state space, and the compiled code knows none of their ranges.
+            return Err(Unsupported { what: format!("`isspacep{state_space}`") });
+        }
+        // Shared memory is the block's window: `[base, base + static + dynamic bytes)`.
+        let context_pointer = context_parameter(site, site.function)?;
+        let builder = site.builder;
+        let i64_type = site.context.i64_type();
+        let field = |index: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
+            let i32_type = site.context.i32_type();
+            let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(index), false)];
+            // SAFETY: the indices name one of BlockContext's scalar fields.
+            let pointer =
+                unsafe { builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
+                    .map_err(llvm_error)?;
+            builder.build_load(ty, pointer, "").map_err(llvm_error)
+        };
+        let pointer_type = site.context.ptr_type(AddressSpace::default());
+        let base = field(block_context_field::SHARED, pointer_type.into())?.into_pointer_value();
+        let base = builder.build_ptr_to_int(base, i64_type, "").map_err(llvm_error)?;
+        let mut size = i64_type.const_zero();
+        for index in [block_context_field::STATIC_SHARED_BYTES, block_context_field::DYNAMIC_SHARED_BYTES] {
+            let bytes = field(index, site.context.i32_type().into())?.into_int_value();
+            let bytes = builder.build_int_z_extend(bytes, i64_type, "").map_err(llvm_error)?;
+            size = builder.build_int_add(size, bytes, "").map_err(llvm_error)?;
+        }
+        let address = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
+        let offset = builder.build_int_sub(address, base, "").map_err(llvm_error)?;
+        builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "").map_err(llvm_error)
+    }
+
     fn sync_scope(&self, _scope: MemoryScope) -> &'static str {
         // Blocks run in parallel on the host's cores: every scope needs host-wide atomicity.
         ""

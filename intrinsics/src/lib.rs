@@ -107,6 +107,15 @@ pub trait Target {
         Err(Unsupported { what: "a shared-memory window".to_string() })
     }
 
+    /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,
+    /// `.shared`, `.local`, `.const` or `.param`); an `i1`.
+    fn is_in_state_space<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        address: PointerValue<'ctx>,
+        state_space: StateSpace,
+    ) -> Result<IntValue<'ctx>, Unsupported>;
+
     /// The LLVM `syncscope` name of a PTX memory scope, for atomics and fences.
     fn sync_scope(&self, scope: MemoryScope) -> &'static str;
 

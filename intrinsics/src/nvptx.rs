@@ -50,6 +50,22 @@ impl Target for Nvptx {
         Ok(())
     }
 
+    fn is_in_state_space<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        address: inkwell::values::PointerValue<'ctx>,
+        state_space: StateSpace,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        let name = match state_space {
+            StateSpace::Global => "llvm.nvvm.isspacep.global",
+            StateSpace::Shared => "llvm.nvvm.isspacep.shared",
+            StateSpace::Local => "llvm.nvvm.isspacep.local",
+            StateSpace::Const => "llvm.nvvm.isspacep.const",
+            other => return Err(Unsupported { what: format!("`isspacep{other}`") }),
+        };
+        Ok(call_intrinsic(site, name, &[], &[address.into()])?.into_int_value())
+    }
+
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "block",

@@ -81,6 +81,16 @@ impl Target for Spirv {
         Ok(())
     }
 
+    fn is_in_state_space<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _address: inkwell::values::PointerValue<'ctx>,
+        state_space: StateSpace,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // OpGenericPtrMemSemantics has no LLVM intrinsic that the SPIR-V backend lowers.
+        Err(Unsupported { what: format!("`isspacep{state_space}`") })
+    }
+
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "workgroup",

@@ -96,6 +96,8 @@ pub enum Instruction {
     CreatePolicy { destination: Destination },
     /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`: a hint; only the address is evaluated.
     Prefetch { state_space: StateSpace, address: Address },
+    /// `isspacep.space p, a`: whether the generic address `a` lies in `space`.
+    IsSpace { state_space: StateSpace, destination: Destination, address: Operand },
     /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
     ConvertAddress {
         direction: AddressConversion,

@@ -137,3 +137,22 @@ pub fn prefetch(
     lowering.address(address, state_space)?;
     Ok(())
 }
+
+/// `isspacep`: the target decides from the generic address.
+pub fn is_space(
+    lowering: &mut FunctionLowering<'_, '_>,
+    state_space: StateSpace,
+    destination: &Destination,
+    address: &Operand,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let ty = if lowering.shared.ptx.address_size == 32 { ScalarType::U32 } else { ScalarType::U64 };
+    let integer = lowering.read_int(address, ty)?;
+    let generic = lowering.address_space(StateSpace::Generic);
+    let pointer = lowering.shared.builder.build_int_to_ptr(integer, context.ptr_type(generic), "")?;
+    let inside =
+        lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space).map_err(|unsupported| {
+            crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
+        })?;
+    lowering.write(destination, inside.into(), ScalarType::Pred)
+}

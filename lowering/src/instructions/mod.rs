@@ -49,6 +49,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::CopyAsyncGroup => Ok(()),
         Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
+        Instruction::IsSpace { state_space, destination, address } => {
+            memory::is_space(lowering, *state_space, destination, address)
+        }
         Instruction::ConvertAddress { direction, state_space, size_bits, destination, source } => {
             memory::convert_address(lowering, *direction, *state_space, *size_bits, destination, source)
         }

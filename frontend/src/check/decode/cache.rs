@@ -200,3 +200,43 @@ fn is_predicate(context: &mut Context, operand: &ast::Operand) -> bool {
         None => false,
     }
 }
+
+/// `isspacep.space p, a` (ISA 7.8 section 9.7.8.17) with `.const`, `.global`, `.local`,
+/// `.shared{::cta}` or `.param{::entry}`.
+pub fn is_space(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "shared::cluster") {
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    modifiers.drop_all(|name| name == "param::entry");
+    let has_entry_parameter = instruction.modifiers.iter().any(|modifier| modifier.node == "param::entry");
+    let state_space = match modifiers.state_space() {
+        Some(space)
+            if matches!(
+                space.node,
+                StateSpace::Const | StateSpace::Global | StateSpace::Local | StateSpace::Shared | StateSpace::Param
+            ) =>
+        {
+            space.node
+        }
+        None if has_entry_parameter => StateSpace::Param,
+        other => {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    "`isspacep` needs `.const`, `.global`, `.local`, `.shared` or `.param`",
+                )
+                .with_primary(other.map_or(modifiers.end_span(), |space| space.span), "expected a state space"),
+            );
+            return None;
+        }
+    };
+    context.expect_operand_count(instruction, 2)?;
+    let destination = context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
+    let address_type = if context.address_size == 32 { ScalarType::U32 } else { ScalarType::U64 };
+    let address = context.source(&instruction.operands[1], address_type, SizeRule::Exact)?;
+    Some(Instruction::IsSpace { state_space, destination, address })
+}

@@ -34,6 +34,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "cp" => cache::copy(context, &mut modifiers, instruction),
         "createpolicy" => cache::create_policy(context, &mut modifiers, instruction),
         "prefetch" | "prefetchu" => cache::prefetch(context, &mut modifiers, instruction),
+        "isspacep" => cache::is_space(context, &mut modifiers, instruction),
         "cvta" => data_movement::cvta(context, &mut modifiers, instruction),
         "cvt" => data_movement::cvt(context, &mut modifiers, instruction),
         "add" | "sub" | "mul" | "min" | "max" | "div" | "rem" => {
