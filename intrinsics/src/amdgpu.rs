@@ -114,6 +114,10 @@ impl Target for Amdgpu {
         }
     }
 
+    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "workgroup",

@@ -307,6 +307,10 @@ impl Target for Cpu {
         builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "").map_err(llvm_error)
     }
 
+    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn sync_scope(&self, _scope: MemoryScope) -> &'static str {
         // Blocks run in parallel on the host's cores: every scope needs host-wide atomicity.
         ""

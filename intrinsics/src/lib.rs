@@ -116,6 +116,10 @@ pub trait Target {
         state_space: StateSpace,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
+    /// Whether `cvta` can cast between `state_space` and the generic space (SPIR-V has no
+    /// generic pointers to UniformConstant, and its backend aborts on such casts).
+    fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported>;
+
     /// The LLVM `syncscope` name of a PTX memory scope, for atomics and fences.
     fn sync_scope(&self, scope: MemoryScope) -> &'static str;
 

@@ -66,6 +66,10 @@ impl Target for Nvptx {
         Ok(call_intrinsic(site, name, &[], &[address.into()])?.into_int_value())
     }
 
+    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "block",

@@ -91,6 +91,13 @@ impl Target for Spirv {
         Err(Unsupported { what: format!("`isspacep{state_space}`") })
     }
 
+    fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported> {
+        match state_space {
+            StateSpace::Const => Err(Unsupported { what: "`cvta` of `.const` addresses".to_string() }),
+            _ => Ok(()),
+        }
+    }
+
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "workgroup",

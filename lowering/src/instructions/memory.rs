@@ -95,6 +95,12 @@ pub fn convert_address(
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let ty = if size_bits == 64 { ScalarType::U64 } else { ScalarType::U32 };
+    // Parameters live in storage that each function allocates, so their addresses are in the
+    // local space.
+    let state_space = if state_space == StateSpace::Param { StateSpace::Local } else { state_space };
+    lowering.shared.target.supports_generic_cast(state_space).map_err(|unsupported| {
+        crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
+    })?;
     let integer = lowering.read_int(source, ty)?;
     let (from, to) = match direction {
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
