@@ -114,6 +114,10 @@ impl Target for Amdgpu {
         }
     }
 
+    fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {
+        false
+    }
+
     fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }

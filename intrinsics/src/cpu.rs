@@ -307,6 +307,13 @@ impl Target for Cpu {
         builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "").map_err(llvm_error)
     }
 
+    fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {
+        // `ptxr run` gives the JIT a section allocator below 4 GiB for such modules
+        // (`ptxr_runtime::low_memory`); an object file relies on its linker, which reports a
+        // 32-bit relocation that does not fit.
+        true
+    }
+
     fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }

@@ -120,6 +120,10 @@ pub trait Target {
     /// generic pointers to UniformConstant, and its backend aborts on such casts).
     fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported>;
 
+    /// Whether the `.global` and `.const` variables of an `.address_size 32` module lie below
+    /// 4 GiB, so that their addresses truncate to 32 bits without loss.
+    fn variables_below_4gib_for_32_bit_addresses(&self) -> bool;
+
     /// The LLVM `syncscope` name of a PTX memory scope, for atomics and fences.
     fn sync_scope(&self, scope: MemoryScope) -> &'static str;
 

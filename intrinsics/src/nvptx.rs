@@ -66,6 +66,10 @@ impl Target for Nvptx {
         Ok(call_intrinsic(site, name, &[], &[address.into()])?.into_int_value())
     }
 
+    fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {
+        false
+    }
+
     fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }

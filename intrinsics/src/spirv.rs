@@ -91,6 +91,10 @@ impl Target for Spirv {
         Err(Unsupported { what: format!("`isspacep{state_space}`") })
     }
 
+    fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {
+        false
+    }
+
     fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported> {
         match state_space {
             StateSpace::Const => Err(Unsupported { what: "`cvta` of `.const` addresses".to_string() }),

@@ -2,10 +2,13 @@
 //! assembly or objects, and in-process JIT compilation for `ptxr run`.
 
 use inkwell::execution_engine::ExecutionEngine;
+use inkwell::memory_manager::McjitMemoryManager;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::CodeModel;
 use inkwell::targets::{FileType, TargetMachine};
 use inkwell::OptimizationLevel;
+use ptxr_runtime::low_memory::LowSections;
 
 /// What `ptxr compile` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,8 +62,9 @@ pub struct JitModule<'ctx> {
 
 impl<'ctx> JitModule<'ctx> {
     /// Compiles a module for the host with MCJIT. The module must have been lowered for the
-    /// host CPU target.
-    pub fn new(module: Module<'ctx>, level: u8) -> Result<JitModule<'ctx>, String> {
+    /// host CPU target. With `low_addresses` (`.address_size 32` modules), every section lies
+    /// below 4 GiB, so that variables' addresses fit in 32 bits.
+    pub fn new(module: Module<'ctx>, level: u8, low_addresses: bool) -> Result<JitModule<'ctx>, String> {
         let optimization = match level {
             0 => OptimizationLevel::None,
             1 => OptimizationLevel::Less,
@@ -72,7 +76,18 @@ impl<'ctx> JitModule<'ctx> {
             .into_iter()
             .filter_map(|(name, address)| module.get_function(name).map(|function| (function, address)))
             .collect();
-        let engine = module.create_jit_execution_engine(optimization).map_err(|message| message.to_string())?;
+        let engine = if low_addresses {
+            module.create_mcjit_execution_engine_with_memory_manager(
+                LowSectionManager(LowSections::new()),
+                optimization,
+                CodeModel::JITDefault,
+                false,
+                false,
+            )
+        } else {
+            module.create_jit_execution_engine(optimization)
+        }
+        .map_err(|message| message.to_string())?;
         for (function, address) in runtime_functions {
             engine.add_global_mapping(&function, address);
         }
@@ -82,5 +97,34 @@ impl<'ctx> JitModule<'ctx> {
     /// The address of a compiled function.
     pub fn function_address(&self, name: &str) -> Result<usize, String> {
         self.engine.get_function_address(name).map_err(|error| format!("no compiled function `{name}`: {error:?}"))
+    }
+}
+
+/// MCJIT's section allocator for `.address_size 32` modules: all sections below 4 GiB.
+#[derive(Debug)]
+struct LowSectionManager(LowSections);
+
+impl McjitMemoryManager for LowSectionManager {
+    fn allocate_code_section(&mut self, size: usize, alignment: u32, _section_id: u32, _name: &str) -> *mut u8 {
+        self.0.allocate(size, alignment, true)
+    }
+
+    fn allocate_data_section(
+        &mut self,
+        size: usize,
+        alignment: u32,
+        _section_id: u32,
+        _name: &str,
+        _is_read_only: bool,
+    ) -> *mut u8 {
+        self.0.allocate(size, alignment, false)
+    }
+
+    fn finalize_memory(&mut self) -> Result<(), String> {
+        self.0.finalize()
+    }
+
+    fn destroy(&mut self) {
+        self.0.release();
     }
 }

@@ -73,6 +73,7 @@ pub fn with_jit<R>(
 ) -> Result<R, PipelineError> {
     let context = Context::create();
     let (llvm_module, _machine) = build(&context, module, options)?;
-    let jit = JitModule::new(llvm_module, options.optimization).map_err(PipelineError::Llvm)?;
+    let jit =
+        JitModule::new(llvm_module, options.optimization, module.address_size == 32).map_err(PipelineError::Llvm)?;
     Ok(use_module(&|name| jit.function_address(name)))
 }

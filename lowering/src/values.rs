@@ -75,7 +75,12 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 }
                 let pointer = self.storage(*id, operand.span)?;
                 let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
-                if ty.bits() < address_bits {
+                let variable = self.variable(*id);
+                let fits_32_bits = ty.bits() == 32
+                    && self.shared.ptx.address_size == 32
+                    && matches!(variable.state_space, StateSpace::Global | StateSpace::Const)
+                    && self.shared.target.variables_below_4gib_for_32_bit_addresses();
+                if ty.bits() < address_bits && !fits_32_bits {
                     // A truncated address would point elsewhere: refuse rather than crash.
                     return Err(LoweringError::unsupported(
                         &format!(

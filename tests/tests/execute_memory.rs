@@ -341,3 +341,42 @@ fn initializers_store_addresses_of_earlier_and_later_variables() {
         assert_eq!(&output[thread * WORDS..][..2], &expected, "thread {thread}");
     }
 }
+
+#[test]
+fn variables_of_32_bit_modules_have_32_bit_addresses() {
+    // With `.address_size 32`, `mov.u32 %r, table` is the whole address: the JIT places the
+    // module's variables below 4 GiB, like the launch's buffers.
+    let kernel = r#"
+.version 7.8
+.target sm_80
+.address_size 32
+.global .align 16 .u32 table[4] = {3, 5, 7, 11};
+.const .align 4 .u32 scale = 10;
+.visible .entry test(.param .u32 input, .param .u32 output)
+{
+    .reg .u32 %r<12>;
+    ld.param.u32 %r1, [input];
+    ld.param.u32 %r2, [output];
+    mov.u32 %r0, %tid.x;
+    shl.b32 %r3, %r0, 2;
+    add.u32 %r4, %r1, %r3;
+    add.u32 %r5, %r2, %r3;
+    mov.u32 %r6, table;
+    ld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%r6];
+    add.u32 %r7, %r7, %r10;
+    mov.u32 %r6, scale;
+    ld.const.u32 %r11, [%r6];
+    ld.global.u32 %r8, [%r4];
+    mad.lo.u32 %r8, %r8, %r11, %r7;
+    st.global.u32 [%r5], %r8;
+    ret;
+}
+"#;
+    let input: Vec<u32> = Random::new(10).u32_with_edges(16);
+    let threads = input.len();
+    let result =
+        run_ok(kernel, &Launch::threads(threads as u32), &[Buffer::u32s(&input), Buffer::zeroed("u32", threads)]);
+    for (thread, &value) in input.iter().enumerate() {
+        assert_eq!(result[1][thread] as u32, value.wrapping_mul(10).wrapping_add(14), "thread {thread}");
+    }
+}
