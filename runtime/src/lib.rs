@@ -19,6 +19,7 @@ pub mod cooperative;
 pub mod element;
 pub mod error;
 pub mod launch;
+pub mod opencl;
 pub mod report;
 pub mod spec;
 
