@@ -157,6 +157,7 @@ fn run_on_opencl(
     device: Option<&str>,
 ) -> Result<(String, usize), Failure> {
     let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
+    let spirv_target = crate::target::for_module(&spirv_target, module);
     let options = pipeline_options(&spirv_target, optimization, module_name)?;
     let spirv = ptxr_lowering::compile(module, &options, Emit::Object)?;
     // The spec is checked (and its buffers read) before looking for a device, so that its

@@ -309,3 +309,69 @@ fn device_errors_name_the_devices_and_the_fix() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no OpenCL platform") && stderr.contains("setup-opencl.sh"), "{stderr}");
 }
+
+/// Warp collectives on OpenCL sub-groups of 32 give the CPU target's results (whose runtime the
+/// synchronisation execution tests check against a model of the ISA).
+#[test]
+fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
+    if !opencl_device_available() {
+        return;
+    }
+    let input = inputs(256, &[], |_| true).iter().map(|value| value % 7).collect::<Vec<_>>();
+    let cases = [
+        "shfl.sync.down.b32 %r2|%p1, %r1, 3, 0x1f, 0xffffffff;\n    selp.u32 %r3, 0x80000000, 0, %p1;\n    or.b32 %r2, %r2, %r3;",
+        "shfl.sync.up.b32 %r2|%p1, %r1, 5, 0x800, 0xffffffff;\n    selp.u32 %r3, 0x80000000, 0, %p1;\n    or.b32 %r2, %r2, %r3;",
+        "shfl.sync.bfly.b32 %r2, %r1, 9, 0x1f, 0xffffffff;",
+        "shfl.sync.idx.b32 %r2|%p1, %r1, %r1, 0x181f, 0xffffffff;\n    selp.u32 %r3, 0x80000000, 0, %p1;\n    or.b32 %r2, %r2, %r3;",
+        "setp.gt.u32 %p1, %r1, 3;\n    vote.sync.ballot.b32 %r2, %p1, 0xffffffff;",
+        "setp.gt.u32 %p1, %r1, 0;\n    vote.sync.all.pred %p2, %p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;",
+        "setp.eq.u32 %p1, %r1, 6;\n    vote.sync.any.pred %p2, %p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;",
+        "match.any.sync.b32 %r2, %r1, 0xffffffff;",
+        "redux.sync.add.u32 %r2, %r1, 0xffffffff;",
+        "redux.sync.max.s32 %r2, %r1, 0xffffffff;",
+        "redux.sync.xor.b32 %r2, %r1, 0xffffffff;",
+        "activemask.b32 %r2;",
+        // %laneid alone does not make the module SPIR-V 1.3; a collective beside it does.
+        "activemask.b32 %r3;\n    mov.u32 %r2, %laneid;",
+    ];
+    for case in cases {
+        let kernel = per_thread_kernel(&format!("    {case}"), "st.global.u32 [%rd4], %r2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        if case.starts_with("redux.sync.add") {
+            let first_warp: u64 = input[..32].iter().map(|&value| u64::from(value)).sum();
+            assert_eq!(output[0], first_warp);
+        }
+        if case.contains("%laneid") {
+            assert!(output.iter().enumerate().all(|(thread, &lane)| lane == (thread % 32) as u64), "{output:?}");
+        }
+    }
+}
+
+/// A module with warp collectives is SPIR-V 1.3 (the first version with sub-group
+/// instructions), valid for that version; an explicitly older version says what is needed.
+#[test]
+fn warp_collectives_choose_spirv_1_3_and_older_versions_say_so() {
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let kernel =
+        per_thread_kernel("    shfl.sync.bfly.b32 %r2, %r1, 1, 0x1f, 0xffffffff;", "st.global.u32 [%rd4], %r2;");
+    std::fs::write(directory.path().join("warp.ptx"), kernel).unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", "warp.ptx", "--target", "spirv", "-o", "warp.spv"], directory.path());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let spirv = std::fs::read(directory.path().join("warp.spv")).unwrap_or_else(|error| panic!("{error}"));
+    // The version word of the SPIR-V header: 0x00010300 for 1.3.
+    assert_eq!(spirv.get(4..8), Some(&[0, 3, 1, 0][..]), "SPIR-V version");
+    if let Ok(validation) =
+        Command::new("spirv-val").args(["--target-env", "spv1.3", "warp.spv"]).current_dir(directory.path()).output()
+    {
+        assert!(validation.status.success(), "spirv-val: {}", String::from_utf8_lossy(&validation.stderr));
+    } else if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
+        panic!("spirv-val is required (PTXR_REQUIRE_VALIDATORS=1)");
+    }
+
+    let output =
+        ptxr(&["compile", "warp.ptx", "--target", "spirv64v1.1-unknown-unknown", "-o", "old.spv"], directory.path());
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("E0901") && stderr.contains("SPIR-V 1.3"), "{stderr}");
+    assert!(!directory.path().join("old.spv").exists(), "no output after an error");
+}
