@@ -62,7 +62,7 @@ pub fn multiply_add(
             context.report(
                 Diagnostic::error(
                     Code::InvalidModifier,
-                    format!("`{}` with a carry needs one of `.lo` or `.hi`", modifiers.opcode()),
+                    format!("`{}` needs one of `.lo` or `.hi`", modifiers.opcode()),
                 )
                 .with_primary(modifiers.end_span(), "expected `.lo` or `.hi`"),
             );
