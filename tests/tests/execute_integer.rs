@@ -880,3 +880,239 @@ fn scalar_video_instructions_select_extend_saturate_and_merge() {
         }
     }
 }
+
+struct SimdForm {
+    opcode: &'static str,
+    lanes: u32,
+    destination_signed: bool,
+    a_signed: bool,
+    b_signed: bool,
+    saturate: bool,
+    accumulate: bool,
+    comparison: &'static str,
+    /// Lanes written, as digits (`None`: all, no mask written).
+    mask: Option<Vec<u32>>,
+    /// Each lane's source lane in `{b, a}`, lane 0 first (`None`: the default).
+    a_select: Option<Vec<u32>>,
+    b_select: Option<Vec<u32>>,
+}
+
+impl SimdForm {
+    fn suffix(&self, lanes: &[u32]) -> String {
+        let letter = if self.lanes == 2 { 'h' } else { 'b' };
+        let digits: String = lanes.iter().rev().map(|lane| char::from_digit(*lane, 10).unwrap_or('0')).collect();
+        format!(".{letter}{digits}")
+    }
+
+    fn statement(&self, destination: usize) -> String {
+        let type_name = |signed: bool| if signed { ".s32" } else { ".u32" };
+        let name = format!("{}{}", self.opcode, self.lanes);
+        let mut spelling = if self.opcode == "vset" {
+            format!("{name}{}{}.{}", type_name(self.a_signed), type_name(self.b_signed), self.comparison)
+        } else {
+            format!(
+                "{name}{}{}{}",
+                type_name(self.destination_signed),
+                type_name(self.a_signed),
+                type_name(self.b_signed)
+            )
+        };
+        if self.saturate {
+            spelling.push_str(".sat");
+        }
+        if self.accumulate {
+            spelling.push_str(".add");
+        }
+        let selector = |lanes: &Option<Vec<u32>>| lanes.as_ref().map(|lanes| self.suffix(lanes)).unwrap_or_default();
+        format!(
+            "{spelling} %d{destination}{}, %a0{}, %a1{}, %a2;\n",
+            selector(&self.mask),
+            selector(&self.a_select),
+            selector(&self.b_select)
+        )
+    }
+
+    /// The ISA's pseudo-code for the SIMD video instructions.
+    fn model(&self, a: u32, b: u32, c: u32) -> u32 {
+        let bits = 32 / self.lanes;
+        let pair = (u64::from(b) << 32) | u64::from(a);
+        let lane = |value: u64, index: u32, signed: bool| {
+            let part = (value >> (bits * index)) & ((1 << bits) - 1);
+            if signed && part >> (bits - 1) == 1 {
+                part as i64 - (1i64 << bits)
+            } else {
+                part as i64
+            }
+        };
+        let default_a: Vec<u32> = (0..self.lanes).collect();
+        let default_b: Vec<u32> = (self.lanes..2 * self.lanes).collect();
+        let a_select = self.a_select.clone().unwrap_or(default_a);
+        let b_select = self.b_select.clone().unwrap_or(default_b);
+        let destination_signed = self.destination_signed && self.opcode != "vset";
+        let mask: Vec<u32> = self.mask.clone().unwrap_or_else(|| (0..self.lanes).collect());
+        let mut result: i64 = if self.accumulate { i64::from(c) } else { 0 };
+        for index in 0..self.lanes {
+            let va = lane(pair, a_select[index as usize], self.a_signed);
+            let vb = lane(pair, b_select[index as usize], self.b_signed);
+            let mut value = match self.opcode {
+                "vadd" => va + vb,
+                "vsub" => va - vb,
+                "vavrg" => {
+                    if va + vb >= 0 {
+                        (va + vb + 1) >> 1
+                    } else {
+                        (va + vb) >> 1
+                    }
+                }
+                "vabsdiff" => (va - vb).abs(),
+                "vmin" => va.min(vb),
+                "vmax" => va.max(vb),
+                _ => i64::from(match self.comparison {
+                    "eq" => va == vb,
+                    "ne" => va != vb,
+                    "lt" => va < vb,
+                    "le" => va <= vb,
+                    "gt" => va > vb,
+                    _ => va >= vb,
+                }),
+            };
+            if self.saturate {
+                value = if destination_signed {
+                    value.clamp(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                } else {
+                    value.clamp(0, (1 << bits) - 1)
+                };
+            }
+            let written = mask.contains(&index);
+            if self.accumulate {
+                if written {
+                    result += value;
+                }
+            } else {
+                let part = if written { value } else { i64::from(c >> (bits * index)) };
+                result |= (part & ((1 << bits) - 1)) << (bits * index);
+            }
+        }
+        result as u32
+    }
+}
+
+#[test]
+fn simd_video_instructions_work_lane_by_lane_with_selectors_masks_and_accumulation() {
+    let mut random = Random::new(17);
+    let opcodes = ["vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset"];
+    let comparisons = ["eq", "ne", "lt", "le", "gt", "ge"];
+    let mut forms = Vec::new();
+    for index in 0..168usize {
+        let opcode = opcodes[index % opcodes.len()];
+        let lanes = if index / opcodes.len() % 2 == 0 { 2 } else { 4 };
+        let pick = random.next_u32();
+        let accumulate = pick & 1 == 1;
+        let mut lanes_from = |limit: u32| -> Vec<u32> { (0..lanes).map(|_| random.next_u32() % limit).collect() };
+        let a_select = (pick & 2 == 2).then(|| lanes_from(2 * lanes));
+        let b_select = (pick & 4 == 4).then(|| lanes_from(2 * lanes));
+        let mask = (pick & 8 == 8).then(|| {
+            let mut lanes: Vec<u32> = (0..lanes).filter(|_| random.next_u32() % 2 == 0).collect();
+            if lanes.is_empty() {
+                lanes.push(random.next_u32() % 2);
+            }
+            lanes
+        });
+        forms.push(SimdForm {
+            opcode,
+            lanes,
+            destination_signed: pick & 16 == 16,
+            a_signed: pick & 32 == 32,
+            b_signed: pick & 64 == 64,
+            saturate: !accumulate && opcode != "vset" && pick & 128 == 128,
+            accumulate,
+            comparison: comparisons[(pick >> 8) as usize % comparisons.len()],
+            mask,
+            a_select,
+            b_select,
+        });
+    }
+    let rows: Vec<Vec<u64>> = (0..48)
+        .map(|row| {
+            if row < 6 {
+                let words = [0, 0x7fff_7fff, 0x8000_8000, 0xffff_ffff, 0x7f80_807f, 0x0180_ff01];
+                vec![words[row], words[(row + 3) % 6], 0x1234_5678]
+            } else {
+                words_with_edges(&mut random, 3)
+            }
+        })
+        .collect();
+    for chunk in forms.chunks(24) {
+        let body: String = chunk.iter().enumerate().map(|(index, form)| form.statement(index)).collect();
+        for (row, result) in rows.iter().zip(run_rows("u32", "", &body, &rows, chunk.len())) {
+            let (a, b, c) = (row[0] as u32, row[1] as u32, row[2] as u32);
+            for (index, form) in chunk.iter().enumerate() {
+                assert_eq!(result[index] as u32, form.model(a, b, c), "{} with {row:x?}", form.statement(index));
+            }
+        }
+    }
+}
+
+#[test]
+fn vmad_multiplies_selected_parts_adds_c_and_scales() {
+    let mut random = Random::new(18);
+    let selectors = [Selector::Word, Selector::Byte(0), Selector::Byte(3), Selector::Half(0), Selector::Half(1)];
+    let mut forms = Vec::new();
+    for _ in 0..60 {
+        let pick = random.next_u32();
+        forms.push((
+            pick & 1 == 1,
+            pick & 2 == 2,
+            pick & 4 == 4,
+            pick & 8 == 8,
+            [0u32, 7, 15][(pick >> 4) as usize % 3],
+            pick & 64 == 64,
+            selectors[(pick >> 8) as usize % selectors.len()],
+            selectors[(pick >> 12) as usize % selectors.len()],
+        ));
+    }
+    let statement = |index: usize, form: &(bool, bool, bool, bool, u32, bool, Selector, Selector)| {
+        let (destination_signed, a_signed, b_signed, saturate, shift, plus_one, a_select, b_select) = *form;
+        let type_name = |signed: bool| if signed { ".s32" } else { ".u32" };
+        format!(
+            "vmad{}{}{}{}{}{} %d{index}, %a0{}, %a1{}, %a2;\n",
+            type_name(destination_signed),
+            type_name(a_signed),
+            type_name(b_signed),
+            if plus_one { ".po" } else { "" },
+            if saturate { ".sat" } else { "" },
+            match shift {
+                7 => ".shr7",
+                15 => ".shr15",
+                _ => "",
+            },
+            a_select.suffix(),
+            b_select.suffix()
+        )
+    };
+    let rows: Vec<Vec<u64>> = (0..48).map(|_| words_with_edges(&mut random, 3)).collect();
+    for chunk in forms.chunks(20) {
+        let body: String = chunk.iter().enumerate().map(|(index, form)| statement(index, form)).collect();
+        for (row, result) in rows.iter().zip(run_rows("u32", "", &body, &rows, chunk.len())) {
+            let (a, b, c) = (row[0] as u32, row[1] as u32, row[2] as u32);
+            for (index, form) in chunk.iter().enumerate() {
+                let (_, a_signed, b_signed, saturate, shift, plus_one, a_select, b_select) = *form;
+                // The ISA's pseudo-code, in 128 bits.
+                let signed = a_signed || b_signed;
+                let product = i128::from(a_select.extract(a, a_signed)) * i128::from(b_select.extract(b, b_signed));
+                let c_wide = if signed { i128::from(c as i32) } else { i128::from(c) };
+                let total = (product + c_wide + i128::from(plus_one)) >> shift;
+                // The 64-bit result, as the ISA's `& 0xffffffffffffffff` leaves it.
+                let mut expected = if signed { i128::from(total as i64) } else { i128::from(total as u64) };
+                if saturate {
+                    expected = if signed {
+                        expected.clamp(i128::from(i32::MIN), i128::from(i32::MAX))
+                    } else {
+                        expected.clamp(0, i128::from(u32::MAX))
+                    };
+                }
+                assert_eq!(result[index] as u32, expected as u32, "{}", statement(index, form));
+            }
+        }
+    }
+}

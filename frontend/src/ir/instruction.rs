@@ -163,8 +163,12 @@ pub enum Instruction {
     /// type and packed (`a` above `b`), above the low bits of `c` for 8-bit types.
     ConvertPack { destination_type: ScalarType, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
     /// Scalar video instructions (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`, `vshr`,
-    /// `vset`) with their byte/half selectors, `.sat`, secondary operation or merge.
+    /// `vset`, `vmad`) with their byte/half selectors, `.sat`, secondary operation or merge.
     Video(Box<VideoInstruction>),
+    /// SIMD video instructions (`vadd2`, `vsub2`, `vavrg2`, `vabsdiff2`, `vmin2`, `vmax2`,
+    /// `vset2` and the four-lane `...4` forms) with their lane selectors, `.sat`, and the
+    /// accumulate (`.add`) or merge (`d.mask`) secondary operation.
+    VideoSimd(Box<VideoSimdInstruction>),
     /// `setp.cmp[.bool].type p[|q], a, b[, c]`
     SetPredicate {
         comparison: Comparison,
@@ -393,6 +397,43 @@ pub struct VideoInstruction {
     pub c: Option<Operand>,
 }
 
+/// One SIMD video instruction (ISA 7.8 section 9.7.17).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VideoSimdInstruction {
+    pub operation: VideoSimdOperation,
+    /// 2 (half-words) or 4 (bytes).
+    pub lanes: u8,
+    /// `.dtype`, `.atype`, `.btype` are `.s32` (signed) or `.u32`; `vset2`/`vset4` have no
+    /// destination type.
+    pub destination_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub saturate: bool,
+    /// `.add`: the selected lanes' results are added to `c`; otherwise they are merged into `c`.
+    pub accumulate: bool,
+    /// Bit `i` set: lane `i` of the result is written (or added).
+    pub mask: u8,
+    /// For each lane, which lane of the pair `{b, a}` feeds `a`'s side (`.h10`, `.b3210`...).
+    pub a_select: [u8; 4],
+    pub b_select: [u8; 4],
+    pub destination: Destination,
+    pub a: Operand,
+    pub b: Operand,
+    pub c: Operand,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoSimdOperation {
+    Add,
+    Subtract,
+    /// `vavrg`: `(a + b + 1) >> 1` for a non-negative sum, `(a + b) >> 1` otherwise.
+    Average,
+    AbsoluteDifference,
+    Minimum,
+    Maximum,
+    Set(Comparison),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VideoOperation {
     Add,
@@ -409,6 +450,11 @@ pub enum VideoOperation {
     },
     /// `vset.cmp`: 1 when the comparison holds, else 0.
     Set(Comparison),
+    /// `vmad{.po}{.shr7/.shr15}`: `a * b + c` (plus one with `.po`), shifted right by `shift`.
+    MultiplyAdd {
+        plus_one: bool,
+        shift: u8,
+    },
 }
 
 /// `.b0`..`.b3` (a byte) or `.h0`/`.h1` (a half-word) of a 32-bit video operand.

@@ -116,6 +116,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             bits::convert_pack(lowering, *destination_type, destination, a, b, c.as_ref())
         }
         Instruction::Video(instruction) => video::video(lowering, instruction),
+        Instruction::VideoSimd(instruction) => video::video_simd(lowering, instruction),
         Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine } => {
             comparison::set_predicate(
                 lowering,

@@ -25,7 +25,7 @@ use modifiers::Modifiers;
 pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = instruction.opcode.node.as_str();
     let mut modifiers = Modifiers::new(&instruction.modifiers, &instruction.opcode);
-    if !video::is_scalar_video(opcode) && uses_operand_forms_not_decoded_yet(instruction) {
+    if !video::reads_selectors(opcode) && uses_operand_forms_not_decoded_yet(instruction) {
         return accept_unlowered(context, &mut modifiers, instruction);
     }
     let decoded = match opcode {
@@ -57,6 +57,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "sad" => bit_manipulation::sum_of_absolute_differences(context, &mut modifiers, instruction),
         "dp4a" | "dp2a" => bit_manipulation::dot_product(context, &mut modifiers, instruction),
         _ if video::is_scalar_video(opcode) => video::scalar(context, &mut modifiers, instruction),
+        _ if video::is_simd_video(opcode) => video::simd(context, &mut modifiers, instruction),
         "setp" => comparison::setp(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),
