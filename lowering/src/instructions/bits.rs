@@ -96,6 +96,23 @@ impl<'ctx> Bits<'_, 'ctx> {
         let mask = self.sub(self.shl(int_type.const_int(1, false), safe_width)?, int_type.const_int(1, false))?;
         self.select(full, int_type.const_all_ones(), mask)
     }
+
+    fn truncate_or_same(&self, x: IntValue<'ctx>, to: IntType<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        if x.get_type().get_bit_width() == to.get_bit_width() {
+            Ok(x)
+        } else {
+            self.truncate(x, to)
+        }
+    }
+
+    fn population_count(
+        &self,
+        lowering: &FunctionLowering<'_, 'ctx>,
+        x: IntValue<'ctx>,
+        span: Span,
+    ) -> LoweringResult<IntValue<'ctx>> {
+        Ok(intrinsic(lowering, "llvm.ctpop", &[x.get_type().into()], &[x.into()], span)?.into_int_value())
+    }
 }
 
 fn bits<'a, 'ctx>(lowering: &'a FunctionLowering<'_, 'ctx>) -> Bits<'a, 'ctx> {
@@ -214,25 +231,6 @@ pub fn find_most_significant_bit<'ctx>(
     let none = ops.compare(IntPredicate::EQ, value, int_type.const_zero())?;
     let result = ops.select(none, u32_type.const_all_ones(), position)?;
     lowering.write(destination, result.into(), ScalarType::U32)
-}
-
-impl<'ctx> Bits<'_, 'ctx> {
-    fn truncate_or_same(&self, x: IntValue<'ctx>, to: IntType<'ctx>) -> LoweringResult<IntValue<'ctx>> {
-        if x.get_type().get_bit_width() == to.get_bit_width() {
-            Ok(x)
-        } else {
-            self.truncate(x, to)
-        }
-    }
-
-    fn population_count(
-        &self,
-        lowering: &FunctionLowering<'_, 'ctx>,
-        x: IntValue<'ctx>,
-        span: Span,
-    ) -> LoweringResult<IntValue<'ctx>> {
-        Ok(intrinsic(lowering, "llvm.ctpop", &[x.get_type().into()], &[x.into()], span)?.into_int_value())
-    }
 }
 
 /// The position of the `rank`-th set bit (1-based, from bit 0) of a 32-bit `mask` that has at
