@@ -176,6 +176,8 @@ pub fn video<'ctx>(lowering: &mut FunctionLowering<'_, 'ctx>, instruction: &Vide
         result = match (instruction.secondary, instruction.destination_select) {
             (Some(VideoSecondaryOperation::Add), _) => builder.build_int_add(result, c, "")?,
             (Some(secondary), _) => {
+                // The ISA names this step `optSecondaryOp` without spelling it out; the result
+                // and `c` are compared in the destination type's signedness, as `.sat` clamps.
                 let predicate = match (secondary == VideoSecondaryOperation::Minimum, signed_destination) {
                     (true, true) => IntPredicate::SLT,
                     (true, false) => IntPredicate::ULT,
