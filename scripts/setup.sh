@@ -13,6 +13,9 @@ packages=(
   "lld-${llvm_major}"
   libzstd-dev
   spirv-tools
+  # The OpenCL ICD loader for `ptxr run --target spirv` (scripts/setup-opencl.sh adds a platform).
+  ocl-icd-libopencl1
+  unzip
 )
 
 missing=()

@@ -24,8 +24,10 @@ pub struct Cli {
 pub enum Command {
     /// Compile a PTX module for a target.
     Compile(CompileArgs),
-    /// Compile a PTX module for the host and run one kernel grid (see LAUNCH_SPEC.md).
+    /// Compile a PTX module and run one kernel grid on the host or an OpenCL device (see LAUNCH_SPEC.md).
     Run(RunArgs),
+    /// List the OpenCL devices that `ptxr run --target spirv --device N` can use.
+    Devices,
     /// Parse and check PTX files without compiling them.
     Check(CheckArgs),
 }
@@ -79,8 +81,22 @@ pub struct RunArgs {
     /// Write each buffer to DIR/NAME.bin instead of printing its values.
     #[arg(long)]
     pub dump_dir: Option<PathBuf>,
+    /// Where to run: cpu (the host, default) or spirv (an OpenCL device, given the module as SPIR-V).
+    #[arg(long, value_enum, default_value_t = RunTarget::Cpu)]
+    pub target: RunTarget,
+    /// With --target spirv: the OpenCL device, as an index from `ptxr devices` or part of its name.
+    #[arg(long, requires = "target")]
+    pub device: Option<String>,
     #[command(flatten)]
     pub optimization: OptimizationArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunTarget {
+    /// The host CPU.
+    Cpu,
+    /// An OpenCL device that accepts SPIR-V.
+    Spirv,
 }
 
 #[derive(Args, Debug)]

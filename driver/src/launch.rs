@@ -4,6 +4,8 @@
 use std::path::Path;
 
 use ptxr_frontend::ir;
+use ptxr_lowering::Emit;
+use ptxr_runtime::opencl::select_device;
 use ptxr_runtime::{prepare, BlockEntry, KernelSignature, LaunchSpec, ParamLayout};
 
 use crate::pipeline::{check, pipeline_options, Failure};
@@ -49,6 +51,19 @@ pub struct LaunchFiles<'a> {
     pub dump_directory: Option<&'a Path>,
 }
 
+/// Where a launch runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LaunchTarget<'a> {
+    /// The host CPU: the module JIT-compiled, blocks spread over the cores.
+    #[default]
+    Cpu,
+    /// An OpenCL device, given the module as SPIR-V: `device` is `--device` (an index or part of
+    /// a name), or `None` for the first suitable device. Use one such launch per process:
+    /// Intel's CPU runtime crashes when one process launches on it repeatedly while also
+    /// compiling with LLVM 22 (see docs/ARCHITECTURE.md, "Not done yet").
+    OpenCl { device: Option<&'a str> },
+}
+
 /// Compiles `source` for the host CPU and runs the grid that `spec` describes. Returns the
 /// result JSON of LAUNCH_SPEC.md and the frontend's warnings.
 pub fn launch(
@@ -58,27 +73,28 @@ pub fn launch(
     files: &LaunchFiles<'_>,
     optimization: u8,
 ) -> Result<(String, Vec<ptxr_frontend::Diagnostic>), Failure> {
+    launch_on(source, module_name, spec, files, optimization, LaunchTarget::Cpu)
+}
+
+/// Compiles `source` for `target` and runs the grid that `spec` describes there. Returns the
+/// result JSON of LAUNCH_SPEC.md and the frontend's warnings.
+pub fn launch_on(
+    source: &str,
+    module_name: &str,
+    spec: &LaunchSpec,
+    files: &LaunchFiles<'_>,
+    optimization: u8,
+    target: LaunchTarget<'_>,
+) -> Result<(String, Vec<ptxr_frontend::Diagnostic>), Failure> {
     let (module, mut warnings) = check(source).map_err(Failure::Diagnostics)?;
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
     let signature = signature(&module, kernel);
-    let host = describe("cpu", None, true).map_err(Failure::Message)?;
-    let options = pipeline_options(&host, optimization, module_name)?;
-    let mut ignored_arguments = 0;
-    let json = ptxr_lowering::with_jit(&module, &options, |lookup| -> Result<String, String> {
-        let address = lookup(&signature.name)?;
-        if address == 0 {
-            return Err(format!("the compiled kernel `{}` has no address", signature.name));
+    let (json, ignored_arguments) = match target {
+        LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature)?,
+        LaunchTarget::OpenCl { device } => {
+            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?
         }
-        // SAFETY: the CPU target compiles every kernel entry with exactly BlockEntry's
-        // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
-        let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
-        let mut prepared = prepare(spec, files.spec_directory, &signature).map_err(|error| error.to_string())?;
-        ignored_arguments = prepared.ignored_arguments();
-        // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
-        let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
-        report.to_json(files.dump_directory).map_err(|error| error.to_string())
-    })?
-    .map_err(Failure::Message)?;
+    };
     if ignored_arguments > 0 {
         let count = kernel.parameters.len();
         warnings.push(
@@ -96,4 +112,60 @@ pub fn launch(
         );
     }
     Ok((json, warnings))
+}
+
+/// The JIT-compiled module on the host's cores: the result JSON and the count of ignored
+/// arguments.
+fn run_on_cpu(
+    module: &ir::Module,
+    module_name: &str,
+    spec: &LaunchSpec,
+    files: &LaunchFiles<'_>,
+    optimization: u8,
+    signature: &KernelSignature,
+) -> Result<(String, usize), Failure> {
+    let host = describe("cpu", None, true).map_err(Failure::Message)?;
+    let options = pipeline_options(&host, optimization, module_name)?;
+    let mut ignored_arguments = 0;
+    let json = ptxr_lowering::with_jit(module, &options, |lookup| -> Result<String, String> {
+        let address = lookup(&signature.name)?;
+        if address == 0 {
+            return Err(format!("the compiled kernel `{}` has no address", signature.name));
+        }
+        // SAFETY: the CPU target compiles every kernel entry with exactly BlockEntry's
+        // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
+        let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
+        let mut prepared = prepare(spec, files.spec_directory, signature).map_err(|error| error.to_string())?;
+        ignored_arguments = prepared.ignored_arguments();
+        // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
+        let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
+        report.to_json(files.dump_directory).map_err(|error| error.to_string())
+    })?
+    .map_err(Failure::Message)?;
+    Ok((json, ignored_arguments))
+}
+
+/// The module as SPIR-V on an OpenCL device: the result JSON and the count of ignored
+/// arguments.
+fn run_on_opencl(
+    module: &ir::Module,
+    module_name: &str,
+    spec: &LaunchSpec,
+    files: &LaunchFiles<'_>,
+    optimization: u8,
+    signature: &KernelSignature,
+    device: Option<&str>,
+) -> Result<(String, usize), Failure> {
+    let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
+    let spirv_target = crate::target::for_module(&spirv_target, module);
+    let options = pipeline_options(&spirv_target, optimization, module_name)?;
+    let spirv = ptxr_lowering::compile(module, &options, Emit::Object)?;
+    // The spec is checked (and its buffers read) before looking for a device, so that its
+    // mistakes are reported the same way on every target.
+    let mut prepared =
+        prepare(spec, files.spec_directory, signature).map_err(|error| Failure::Message(error.to_string()))?;
+    let device = select_device(device).map_err(|error| Failure::Message(error.to_string()))?;
+    let report = prepared.run_opencl(&device, &spirv).map_err(|error| Failure::Message(error.to_string()))?;
+    let json = report.to_json(files.dump_directory).map_err(|error| Failure::Message(error.to_string()))?;
+    Ok((json, prepared.ignored_arguments()))
 }

@@ -60,7 +60,8 @@ pub fn pipeline_options(
 /// The whole pipeline: PTX text to the bytes that `ptxr compile` writes.
 pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions) -> Result<Artifact, Failure> {
     let (module, warnings) = check(source).map_err(Failure::Diagnostics)?;
-    let pipeline = pipeline_options(&options.target, options.optimization, module_name)?;
+    let target = crate::target::for_module(&options.target, &module);
+    let pipeline = pipeline_options(&target, options.optimization, module_name)?;
     let natural = match options.target.kind {
         TargetKind::Nvptx => Emit::Assembly,
         TargetKind::Cpu | TargetKind::Amdgpu | TargetKind::Spirv => Emit::Object,

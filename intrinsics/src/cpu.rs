@@ -9,7 +9,7 @@ use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, StructType};
-use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
+use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
@@ -125,6 +125,22 @@ fn load_kernel_parameters<'ctx>(
 /// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
 /// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
 /// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`).
+/// Adds `noalias` to the given parameters of `function`.
+fn mark_noalias<'ctx>(context: &'ctx Context, function: FunctionValue<'ctx>, parameters: &[u32]) {
+    let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
+    for &index in parameters {
+        function.add_attribute(AttributeLoc::Param(index), context.create_enum_attribute(noalias, 0));
+    }
+}
+
+/// Tells LLVM that parameter `index` of `function` points at a whole `BlockContext`, so that
+/// loads of its fields may be hoisted out of conditional code in the thread loop.
+fn mark_block_context<'ctx>(context: &'ctx Context, function: FunctionValue<'ctx>, index: u32) {
+    let bytes = std::mem::size_of::<ptxr_runtime::abi::BlockContext>() as u64;
+    let dereferenceable = inkwell::attributes::Attribute::get_named_enum_kind_id("dereferenceable");
+    function.add_attribute(AttributeLoc::Param(index), context.create_enum_attribute(dereferenceable, bytes));
+}
+
 fn cooperative_entries<'ctx>(
     site: &Site<'_, 'ctx>,
     name: &str,
@@ -199,6 +215,12 @@ impl Target for Cpu {
         }
         let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
         let entry = site.module.add_function(&name, entry_type, Some(Linkage::External));
+        // The context and the parameter array belong to the runtime: kernel stores never reach
+        // them, so their loads may leave the thread loop (and the loop may be vectorised).
+        mark_noalias(context, entry, &[0, 1]);
+        mark_noalias(context, body, &[0]);
+        mark_block_context(context, entry, 1);
+        mark_block_context(context, body, 0);
         let builder = site.builder;
         let start = context.append_basic_block(entry, "entry");
         builder.position_at_end(start);

@@ -11,6 +11,7 @@ mod declare;
 mod nvptx;
 mod site;
 mod spirv;
+mod spirv_subgroup;
 
 use inkwell::context::Context;
 use inkwell::module::Module;

@@ -10,6 +10,7 @@ use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
 use crate::declare::to_i32;
+use crate::spirv_subgroup;
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope};
 
 use crate::atomics::ReadModifyWrite;
@@ -78,6 +79,10 @@ impl Target for Spirv {
         _parameters: &KernelParameters<'ctx>,
     ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(SPIR_KERNEL);
+        // Where there are sub-groups, they are PTX's warps of 32, for collectives and %laneid alike.
+        if spirv_subgroup::available(site) {
+            spirv_subgroup::require_warp_size(site, site.function);
+        }
         Ok(())
     }
 
@@ -146,10 +151,13 @@ impl Target for Spirv {
 
     fn warp_collective<'ctx>(
         &self,
-        _site: &Site<'_, 'ctx>,
-        _collective: &WarpCollective<'ctx>,
+        site: &Site<'_, 'ctx>,
+        collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported> {
-        Err(Unsupported { what: "warp collectives (sub-group operations)".to_string() })
+        if !spirv_subgroup::available(site) {
+            return Err(spirv_subgroup::needs_newer_version("warp collectives"));
+        }
+        spirv_subgroup::warp_collective(site, collective)
     }
 
     fn special_register<'ctx>(
@@ -168,11 +176,17 @@ impl Target for Spirv {
             SpecialRegister::CtaCount(dimension) => {
                 self.work_item_builtin(site, "_Z14get_num_groupsj", dimension.index())
             }
-            SpecialRegister::LaneId
-            | SpecialRegister::WarpId
-            | SpecialRegister::WarpCount
-            | SpecialRegister::Clock
-            | SpecialRegister::Clock64 => Err(Unsupported { what: format!("special register {register}") }),
+            SpecialRegister::LaneId | SpecialRegister::WarpId | SpecialRegister::WarpCount
+                if !spirv_subgroup::available(site) =>
+            {
+                Err(spirv_subgroup::needs_newer_version(&format!("special register {register}")))
+            }
+            SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
+            SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
+            SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
+            SpecialRegister::Clock | SpecialRegister::Clock64 => {
+                Err(Unsupported { what: format!("special register {register}") })
+            }
         }
     }
 

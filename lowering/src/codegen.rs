@@ -37,7 +37,10 @@ pub fn optimize(module: &Module<'_>, machine: &TargetMachine, level: u8) -> Resu
         2 => "default<O2>",
         _ => "default<O3>",
     };
-    module.run_passes(pipeline, machine, PassBuilderOptions::create()).map_err(|message| message.to_string())
+    let triple = machine.get_triple();
+    crate::fatal::during(format!("LLVM's {pipeline} pipeline for {}", triple.as_str().to_string_lossy()), || {
+        module.run_passes(pipeline, machine, PassBuilderOptions::create()).map_err(|message| message.to_string())
+    })
 }
 
 /// Emits the module in the requested form.
@@ -47,10 +50,13 @@ pub fn emit(module: &Module<'_>, machine: &TargetMachine, emit: Emit) -> Result<
         Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
         Emit::Assembly | Emit::Object => {
             let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
-            machine
-                .write_to_memory_buffer(module, file_type)
-                .map(|buffer| buffer.as_slice().to_vec())
-                .map_err(|message| message.to_string())
+            let triple = machine.get_triple();
+            crate::fatal::during(format!("LLVM's code generation for {}", triple.as_str().to_string_lossy()), || {
+                machine
+                    .write_to_memory_buffer(module, file_type)
+                    .map(|buffer| buffer.as_slice().to_vec())
+                    .map_err(|message| message.to_string())
+            })
         }
     }
 }

@@ -27,6 +27,9 @@ pub struct FunctionLowering<'a, 'ctx> {
     label_blocks: Vec<BasicBlock<'ctx>>,
     /// The block's shared-memory window, on targets that have one (loaded in the prologue).
     shared_window: Option<PointerValue<'ctx>>,
+    /// The condition code's carry flag `CC.CF` (an `i1`), in functions that use it. One alloca
+    /// for the whole function keeps the carry across basic blocks and guards.
+    carry_flag: Option<PointerValue<'ctx>>,
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
@@ -44,6 +47,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             storage: HashMap::new(),
             label_blocks: Vec::new(),
             shared_window: None,
+            carry_flag: None,
         }
     }
 
@@ -208,6 +212,15 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             };
             self.storage.insert(index as u32, pointer);
         }
+        let uses_carry_flag = self.function.body.as_deref().unwrap_or_default().iter().any(|statement| {
+            matches!(statement, Statement::Instruction(instruction) if instruction.instruction.uses_carry_flag())
+        });
+        if uses_carry_flag {
+            // PTX leaves the flag's initial value undefined; starting clear keeps runs deterministic.
+            let flag = builder.build_alloca(context.bool_type(), "carry_flag")?;
+            builder.build_store(flag, context.bool_type().const_zero())?;
+            self.carry_flag = Some(flag);
+        }
         let hidden = self.shared.target.hidden_parameter_types(context).len() as u32;
         for (position, &index) in self.function.parameters.iter().enumerate() {
             let incoming = self
@@ -311,6 +324,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             many => builder.build_aggregate_return(many)?,
         };
         Ok(())
+    }
+
+    /// The carry flag's alloca; present whenever the function has a carry instruction.
+    pub fn carry_flag(&self, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        self.carry_flag.ok_or_else(|| LoweringError::internal("no carry flag in this function", span))
     }
 
     /// Loads a register with its declared type.

@@ -7,6 +7,7 @@
 
 mod codegen;
 mod error;
+mod fatal;
 mod function;
 mod instructions;
 mod machine;
@@ -17,7 +18,8 @@ mod values;
 
 pub use codegen::{emit, optimize, verify, Emit, JitModule};
 pub use error::{LoweringError, LoweringResult};
+pub use fatal::install_fatal_error_handler;
 pub use inkwell::context::Context;
 pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
-pub use module::lower;
+pub use module::{lower, uses_warp_collectives};
 pub use pipeline::{compile, with_jit, PipelineError, PipelineOptions};

@@ -344,6 +344,18 @@ pub fn global_pointer<'ctx>(
 }
 
 /// Whether any function body holds a barrier or a warp collective.
+/// Whether any function of the module uses a warp collective (`shfl`, `vote`, `match`, `redux`,
+/// `activemask`, `bar.warp.sync`): on SPIR-V those need sub-groups, so SPIR-V 1.3.
+pub fn uses_warp_collectives(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
+        ir::Statement::Instruction(instruction) => {
+            crate::instructions::is_cooperative(&instruction.instruction)
+                && !matches!(instruction.instruction, ir::Instruction::Barrier { .. })
+        }
+        ir::Statement::Label(_) => false,
+    })
+}
+
 fn uses_collectives(ptx: &ir::Module) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),

@@ -24,6 +24,8 @@ pub enum RuntimeError {
     Io { context: String, path: PathBuf, source: std::io::Error },
     /// The grid could not be started (no worker thread, no shared memory).
     Launch { message: String },
+    /// The OpenCL runtime is missing, has no suitable device, or refused the module or launch.
+    OpenCl { message: String },
     /// `PreparedLaunch::run` was called while a `LaunchReport` of an earlier run still shares the
     /// buffers; running would change memory that the report is reading.
     BuffersInUse,
@@ -65,6 +67,7 @@ impl fmt::Display for RuntimeError {
             RuntimeError::Launch { message } => {
                 write!(formatter, "cannot launch the grid: {message}")
             }
+            RuntimeError::OpenCl { message } => write!(formatter, "OpenCL: {message}"),
             RuntimeError::BuffersInUse => {
                 formatter.write_str("cannot run again while a report of an earlier run still holds the buffers")
             }

@@ -58,13 +58,16 @@ struct ParameterChunk([u8; 16]);
 
 /// A launch ready to run: buffers allocated and filled, parameter bytes packed.
 pub struct PreparedLaunch {
-    kernel: String,
-    grid: [u32; 3],
-    block: [u32; 3],
-    shared_bytes: u32,
+    pub(crate) kernel: String,
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) shared_bytes: u32,
     static_shared_bytes: u32,
     ignored_arguments: usize,
-    buffers: Vec<NamedBuffer>,
+    pub(crate) buffers: Vec<NamedBuffer>,
+    /// For each parameter, the buffer whose address it carries (other runtimes, such as
+    /// OpenCL's, put their own address there).
+    pub(crate) parameter_buffers: Vec<Option<usize>>,
     /// Parameter `i`'s bytes are the first `parameter_sizes[i]` bytes of `parameter_storage[i]`;
     /// `parameter_pointers[i]` points at them (boxes do not move when the vector does).
     parameter_storage: Vec<Box<[ParameterChunk]>>,
@@ -178,6 +181,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         parameter_storage: Vec::with_capacity(spec.args.len()),
         parameter_sizes: Vec::with_capacity(spec.args.len()),
         parameter_pointers: Vec::with_capacity(spec.args.len()),
+        parameter_buffers: buffer_of_argument.clone(),
         worker_threads: None,
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
     };

@@ -20,6 +20,7 @@ pub mod element;
 pub mod error;
 pub mod launch;
 pub mod low_memory;
+pub mod opencl;
 pub mod report;
 pub mod spec;
 

@@ -2,6 +2,7 @@
 
 mod check;
 mod compile;
+mod devices;
 mod run;
 
 use std::path::Path;
@@ -19,6 +20,7 @@ pub fn run_command_line() -> i32 {
         Command::Compile(arguments) => compile::compile(arguments, cli.error_format),
         Command::Run(arguments) => run::run(arguments, cli.error_format),
         Command::Check(arguments) => check::check(arguments, cli.error_format),
+        Command::Devices => devices::devices(cli.error_format),
     }
 }
 

@@ -1,4 +1,4 @@
-//! `ptxr run FILE.ptx --launch SPEC.json [--dump-dir DIR]`: the contract of
+//! `ptxr run FILE.ptx --launch SPEC.json [--dump-dir DIR] [--target cpu|spirv] [--device D]`: the contract of
 //! `../shared/conformance/LAUNCH_SPEC.md`. The result JSON goes to stdout only when the whole
 //! launch succeeded; every error goes to stderr with a non-zero exit.
 
@@ -8,8 +8,8 @@ use std::path::Path;
 use ptxr_runtime::LaunchSpec;
 
 use super::{or_exit, read_source, report_failure};
-use crate::cli::RunArgs;
-use crate::launch::{launch, LaunchFiles};
+use crate::cli::{RunArgs, RunTarget};
+use crate::launch::{launch_on, LaunchFiles, LaunchTarget};
 use crate::report::{print_diagnostics, ErrorFormat};
 
 pub fn run(arguments: &RunArgs, format: ErrorFormat) -> i32 {
@@ -28,7 +28,11 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
     let spec = or_exit(spec, format)?;
     let spec_directory = arguments.launch.parent().unwrap_or(Path::new("."));
     let files = LaunchFiles { spec_directory, dump_directory: arguments.dump_dir.as_deref() };
-    let (json, warnings) = launch(&source, &file_name, &spec, &files, arguments.optimization.level)
+    let target = match arguments.target {
+        RunTarget::Cpu => LaunchTarget::Cpu,
+        RunTarget::Spirv => LaunchTarget::OpenCl { device: arguments.device.as_deref() },
+    };
+    let (json, warnings) = launch_on(&source, &file_name, &spec, &files, arguments.optimization.level, target)
         .map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
     print_diagnostics(&warnings, &file_name, &source, format);
     // A closed stdout (`ptxr run ... | head`) is the reader's choice, not an error.

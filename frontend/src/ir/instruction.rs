@@ -153,6 +153,84 @@ pub enum Instruction {
     Unary { operation: UnaryOperation, ty: ScalarType, flush_subnormals: bool, destination: Destination, a: Operand },
     /// `shl`, `shr` (arithmetic for signed types).
     Shift { operation: ShiftOperation, ty: ScalarType, destination: Destination, a: Operand, b: Operand },
+    /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}` (`.u32 .s32 .u64 .s64`): addition or
+    /// subtraction that reads and/or writes the carry flag `CC.CF`.
+    CarryArithmetic {
+        operation: CarryOperation,
+        ty: ScalarType,
+        carry_in: bool,
+        carry_out: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+    },
+    /// `mad.lo.cc`, `mad.hi.cc`, `madc.lo{.cc}`, `madc.hi{.cc}`: the chosen half of `a * b`,
+    /// plus `c`, plus the carry flag for `madc`.
+    CarryMultiplyAdd {
+        high: bool,
+        ty: ScalarType,
+        carry_in: bool,
+        carry_out: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `bfe.type d, a, b, c`: `c` bits of `a` from bit `b`, sign- or zero-extended.
+    BitFieldExtract { ty: ScalarType, destination: Destination, source: Operand, position: Operand, length: Operand },
+    /// `bfi.type f, a, b, c, d`: `b` with `d` bits from bit `c` replaced by the low bits of `a`.
+    BitFieldInsert {
+        ty: ScalarType,
+        destination: Destination,
+        field: Operand,
+        base: Operand,
+        position: Operand,
+        length: Operand,
+    },
+    /// `bfind{.shiftamt}.type d, a`: the position of the most significant non-sign bit.
+    FindMostSignificantBit { ty: ScalarType, shift_amount: bool, destination: Destination, source: Operand },
+    /// `fns.b32 d, mask, base, offset`: the position of the `offset`-th set bit from `base`.
+    FindNthSetBit { destination: Destination, mask: Operand, base: Operand, offset: Operand },
+    /// `bmsk.mode.b32 d, a, b`: `b` one bits starting at bit `a`.
+    BitMask { wrap: bool, destination: Destination, position: Operand, width: Operand },
+    /// `szext.mode.type d, a, b`: the low `b` bits of `a`, sign- (`.s32`) or zero- (`.u32`) extended.
+    SignOrZeroExtend { ty: ScalarType, wrap: bool, destination: Destination, source: Operand, width: Operand },
+    /// `prmt.b32{.mode} d, a, b, c`: bytes of `{b, a}` chosen by `c`.
+    Permute { mode: PermuteMode, destination: Destination, a: Operand, b: Operand, selector: Operand },
+    /// `shf.l.mode.b32 d, a, b, c` and `shf.r`: `{b, a}` shifted by `c`, one word kept.
+    FunnelShift { left: bool, wrap: bool, destination: Destination, a: Operand, b: Operand, amount: Operand },
+    /// `mul24.lo/.hi.type d, a, b` and (with `addend`) `mad24.lo/.hi{.sat}.type d, a, b, c`.
+    Multiply24 {
+        high: bool,
+        ty: ScalarType,
+        saturate: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        addend: Option<Operand>,
+    },
+    /// `sad.type d, a, b, c`: `c + |a - b|`.
+    SumOfAbsoluteDifferences { ty: ScalarType, destination: Destination, a: Operand, b: Operand, c: Operand },
+    /// `dp4a.atype.btype d, a, b, c` and `dp2a.mode.atype.btype d, a, b, c`.
+    DotProduct {
+        lanes: DotProductLanes,
+        a_signed: bool,
+        b_signed: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`: `a` and `b` saturated to the narrow
+    /// type and packed (`a` above `b`), above the low bits of `c` for 8-bit types.
+    ConvertPack { destination_type: ScalarType, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
+    /// Scalar video instructions (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`, `vshr`,
+    /// `vset`, `vmad`) with their byte/half selectors, `.sat`, secondary operation or merge.
+    Video(Box<VideoInstruction>),
+    /// SIMD video instructions (`vadd2`, `vsub2`, `vavrg2`, `vabsdiff2`, `vmin2`, `vmax2`,
+    /// `vset2` and the four-lane `...4` forms) with their lane selectors, `.sat`, and the
+    /// accumulate (`.add`) or merge (`d.mask`) secondary operation.
+    VideoSimd(Box<VideoSimdInstruction>),
     /// `setp.cmp[.bool].type p[|q], a, b[, c]`
     SetPredicate {
         comparison: Comparison,
@@ -307,6 +385,192 @@ pub enum UnaryOperation {
     BitReverse,
 }
 
+/// Whether the carry-flag instruction adds or subtracts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CarryOperation {
+    Add,
+    Subtract,
+}
+
+/// `prmt` modes: the default picks each byte with a nibble of the selector; the others pick a
+/// fixed pattern by the selector's two low bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PermuteMode {
+    Default,
+    ForwardFourExtract,
+    BackwardFourExtract,
+    ReplicateByte,
+    EdgeClampLeft,
+    EdgeClampRight,
+    ReplicateHalf,
+}
+
+impl PermuteMode {
+    pub fn from_ptx(name: &str) -> Option<PermuteMode> {
+        Some(match name {
+            "f4e" => PermuteMode::ForwardFourExtract,
+            "b4e" => PermuteMode::BackwardFourExtract,
+            "rc8" => PermuteMode::ReplicateByte,
+            "ecl" => PermuteMode::EdgeClampLeft,
+            "ecr" => PermuteMode::EdgeClampRight,
+            "rc16" => PermuteMode::ReplicateHalf,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for PermuteMode {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            PermuteMode::Default => "",
+            PermuteMode::ForwardFourExtract => ".f4e",
+            PermuteMode::BackwardFourExtract => ".b4e",
+            PermuteMode::ReplicateByte => ".rc8",
+            PermuteMode::EdgeClampLeft => ".ecl",
+            PermuteMode::EdgeClampRight => ".ecr",
+            PermuteMode::ReplicateHalf => ".rc16",
+        })
+    }
+}
+
+/// Which products `dp4a`/`dp2a` sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DotProductLanes {
+    /// `dp4a`: four byte products.
+    Four,
+    /// `dp2a.lo`: two half-word by byte products with bytes 0 and 1 of `b`.
+    TwoLow,
+    /// `dp2a.hi`: the same with bytes 2 and 3 of `b`.
+    TwoHigh,
+}
+
+/// One scalar video instruction (ISA 7.8 section 9.7.15.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VideoInstruction {
+    pub operation: VideoOperation,
+    /// `.dtype`, `.atype`, `.btype`: `.u32` or `.s32` (`vset` has no `.dtype`: its result is
+    /// an unsigned 0 or 1).
+    pub destination_type: ScalarType,
+    pub a_type: ScalarType,
+    pub b_type: ScalarType,
+    pub saturate: bool,
+    pub destination: Destination,
+    /// `d.dsel`: the part of `c` that the result replaces (the merge form).
+    pub destination_select: Option<VideoSelector>,
+    pub a: Operand,
+    pub a_select: Option<VideoSelector>,
+    pub b: Operand,
+    pub b_select: Option<VideoSelector>,
+    /// `.add`, `.min`, `.max` with `c`.
+    pub secondary: Option<VideoSecondaryOperation>,
+    /// The third operand, for the secondary operation or the merge.
+    pub c: Option<Operand>,
+}
+
+/// One SIMD video instruction (ISA 7.8 section 9.7.17).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VideoSimdInstruction {
+    pub operation: VideoSimdOperation,
+    /// 2 (half-words) or 4 (bytes).
+    pub lanes: u8,
+    /// `.dtype`, `.atype`, `.btype` are `.s32` (signed) or `.u32`; `vset2`/`vset4` have no
+    /// destination type.
+    pub destination_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub saturate: bool,
+    /// `.add`: the selected lanes' results are added to `c`; otherwise they are merged into `c`.
+    pub accumulate: bool,
+    /// Bit `i` set: lane `i` of the result is written (or added).
+    pub mask: u8,
+    /// For each lane, which lane of the pair `{b, a}` feeds `a`'s side (`.h10`, `.b3210`...).
+    pub a_select: [u8; 4],
+    pub b_select: [u8; 4],
+    pub destination: Destination,
+    pub a: Operand,
+    pub b: Operand,
+    pub c: Operand,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoSimdOperation {
+    Add,
+    Subtract,
+    /// `vavrg`: `(a + b + 1) >> 1` for a non-negative sum, `(a + b) >> 1` otherwise.
+    Average,
+    AbsoluteDifference,
+    Minimum,
+    Maximum,
+    Set(Comparison),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoOperation {
+    Add,
+    Subtract,
+    AbsoluteDifference,
+    Minimum,
+    Maximum,
+    /// `vshl`/`vshr` with `.wrap` (amount modulo 32) or `.clamp` (amount at most 32).
+    ShiftLeft {
+        wrap: bool,
+    },
+    ShiftRight {
+        wrap: bool,
+    },
+    /// `vset.cmp`: 1 when the comparison holds, else 0.
+    Set(Comparison),
+    /// `vmad{.po}{.shr7/.shr15}`: `a * b + c` (plus one with `.po`), shifted right by `shift`.
+    MultiplyAdd {
+        plus_one: bool,
+        shift: u8,
+    },
+}
+
+/// `.b0`..`.b3` (a byte) or `.h0`/`.h1` (a half-word) of a 32-bit video operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoSelector {
+    Byte(u8),
+    Half(u8),
+}
+
+impl VideoSelector {
+    pub fn from_ptx(name: &str) -> Option<VideoSelector> {
+        Some(match name {
+            "b0" => VideoSelector::Byte(0),
+            "b1" => VideoSelector::Byte(1),
+            "b2" => VideoSelector::Byte(2),
+            "b3" => VideoSelector::Byte(3),
+            "h0" => VideoSelector::Half(0),
+            "h1" => VideoSelector::Half(1),
+            _ => return None,
+        })
+    }
+
+    /// The selected part's width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            VideoSelector::Byte(_) => 8,
+            VideoSelector::Half(_) => 16,
+        }
+    }
+
+    /// The selected part's lowest bit.
+    pub fn shift(self) -> u32 {
+        match self {
+            VideoSelector::Byte(index) => 8 * u32::from(index),
+            VideoSelector::Half(index) => 16 * u32::from(index),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoSecondaryOperation {
+    Add,
+    Minimum,
+    Maximum,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShiftOperation {
     Left,
@@ -396,6 +660,13 @@ pub enum Comparison {
     Numbers,
     /// `nan`: either side is NaN.
     NotANumber,
+}
+
+impl Instruction {
+    /// Whether the instruction reads or writes the carry flag `CC.CF`.
+    pub fn uses_carry_flag(&self) -> bool {
+        matches!(self, Instruction::CarryArithmetic { .. } | Instruction::CarryMultiplyAdd { .. })
+    }
 }
 
 impl Comparison {

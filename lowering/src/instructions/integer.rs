@@ -36,18 +36,66 @@ fn wide_product<'ctx>(
     Ok(builder.build_int_mul(a, b, "")?)
 }
 
-/// The high half of the double-width product.
-fn high_product<'ctx>(
+/// The high half of the double-width product. 64-bit operands go through 32-bit halves, so
+/// that no target needs 128-bit arithmetic (the SPIR-V backend aborts on it).
+pub(super) fn high_product<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     ty: ScalarType,
     a: IntValue<'ctx>,
     b: IntValue<'ctx>,
 ) -> LoweringResult<IntValue<'ctx>> {
     let builder = lowering.shared.builder;
+    if ty.bits() == 64 {
+        return high_product_64(lowering, ty.is_signed(), a, b);
+    }
     let product = wide_product(lowering, ty, a, b)?;
     let shift = product.get_type().const_int(u64::from(ty.bits()), false);
     let high = builder.build_right_shift(product, shift, false, "")?;
     Ok(builder.build_int_truncate(high, a.get_type(), "")?)
+}
+
+/// The high 64 bits of a 64 x 64-bit product, from four 32 x 32-bit partial products. The
+/// signed result corrects the unsigned one: each negative operand subtracts the other operand.
+fn high_product_64<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    signed: bool,
+    a: IntValue<'ctx>,
+    b: IntValue<'ctx>,
+) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let i64_type = a.get_type();
+    let thirty_two = i64_type.const_int(32, false);
+    let low_mask = i64_type.const_int(0xffff_ffff, false);
+    let a_low = builder.build_and(a, low_mask, "")?;
+    let a_high = builder.build_right_shift(a, thirty_two, false, "")?;
+    let b_low = builder.build_and(b, low_mask, "")?;
+    let b_high = builder.build_right_shift(b, thirty_two, false, "")?;
+    let low_low = builder.build_int_mul(a_low, b_low, "")?;
+    let low_high = builder.build_int_mul(a_low, b_high, "")?;
+    let high_low = builder.build_int_mul(a_high, b_low, "")?;
+    let high_high = builder.build_int_mul(a_high, b_high, "")?;
+    // The two cross products sum to at most 2^65: their own carry is worth 2^96, that is 2^32
+    // in the high word. The carries are found by comparisons rather than with the textbook
+    // column sums, which LLVM folds back into a 128-bit multiply that SPIR-V cannot hold.
+    let cross = builder.build_int_add(low_high, high_low, "")?;
+    let cross_carry = builder.build_int_compare(IntPredicate::ULT, cross, low_high, "")?;
+    let cross_carry = builder.build_int_z_extend(cross_carry, i64_type, "")?;
+    let low = builder.build_int_add(low_low, builder.build_left_shift(cross, thirty_two, "")?, "")?;
+    let low_carry = builder.build_int_compare(IntPredicate::ULT, low, low_low, "")?;
+    let low_carry = builder.build_int_z_extend(low_carry, i64_type, "")?;
+    let mut high = builder.build_int_add(high_high, builder.build_right_shift(cross, thirty_two, false, "")?, "")?;
+    high = builder.build_int_add(high, builder.build_left_shift(cross_carry, thirty_two, "")?, "")?;
+    high = builder.build_int_add(high, low_carry, "")?;
+    if signed {
+        let zero = i64_type.const_zero();
+        let a_negative = builder.build_int_compare(IntPredicate::SLT, a, zero, "")?;
+        let b_negative = builder.build_int_compare(IntPredicate::SLT, b, zero, "")?;
+        let b_correction = builder.build_select(a_negative, b, zero, "")?.into_int_value();
+        let a_correction = builder.build_select(b_negative, a, zero, "")?.into_int_value();
+        high = builder.build_int_sub(high, b_correction, "")?;
+        high = builder.build_int_sub(high, a_correction, "")?;
+    }
+    Ok(high)
 }
 
 pub fn binary<'ctx>(
@@ -238,9 +286,7 @@ pub fn unary<'ctx>(
                     .into_int_value();
             (count, ScalarType::U32)
         }
-        UnaryOperation::BitReverse => {
-            (intrinsic(lowering, "llvm.bitreverse", &[int_type.into()], &[value.into()], span)?.into_int_value(), ty)
-        }
+        UnaryOperation::BitReverse => (bit_reverse(lowering, value)?, ty),
     };
     let result = if result_type != ty {
         let u32_type = lowering.shared.context.i32_type();
@@ -249,6 +295,31 @@ pub fn unary<'ctx>(
         result
     };
     lowering.write(destination, result.into(), result_type)
+}
+
+/// `brev`: swaps ever smaller halves with shifts and masks. `llvm.bitreverse` would be
+/// shorter, but the SPIR-V backend aborts on it.
+fn bit_reverse<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, value: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let int_type = value.get_type();
+    let bits = int_type.get_bit_width();
+    let masks: [(u32, u64); 6] = [
+        (1, 0x5555_5555_5555_5555),
+        (2, 0x3333_3333_3333_3333),
+        (4, 0x0f0f_0f0f_0f0f_0f0f),
+        (8, 0x00ff_00ff_00ff_00ff),
+        (16, 0x0000_ffff_0000_ffff),
+        (32, 0x0000_0000_ffff_ffff),
+    ];
+    let mut result = value;
+    for (distance, mask) in masks.into_iter().filter(|(distance, _)| *distance < bits) {
+        let mask = int_type.const_int(mask, false);
+        let distance = int_type.const_int(u64::from(distance), false);
+        let low_moved_up = builder.build_left_shift(builder.build_and(result, mask, "")?, distance, "")?;
+        let high_moved_down = builder.build_and(builder.build_right_shift(result, distance, false, "")?, mask, "")?;
+        result = builder.build_or(low_moved_up, high_moved_down, "")?;
+    }
+    Ok(result)
 }
 
 /// Shifts take an unsigned 32-bit amount; amounts at or past the width give 0 for `shl` and

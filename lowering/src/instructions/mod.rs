@@ -1,5 +1,7 @@
 //! One file per instruction family; `lower` is the exhaustive dispatch over `Instruction`.
 
+mod bits;
+mod carry;
 mod comparison;
 mod control;
 mod conversion;
@@ -10,6 +12,7 @@ mod memory;
 mod support;
 mod synchronization;
 mod vector;
+mod video;
 
 pub use synchronization::is_cooperative;
 
@@ -96,6 +99,50 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::Shift { operation, ty, destination, a, b } => {
             integer::shift(lowering, *operation, *ty, destination, a, b)
         }
+        Instruction::CarryArithmetic { operation, ty, carry_in, carry_out, destination, a, b } => {
+            carry::arithmetic(lowering, *operation, *ty, *carry_in, *carry_out, destination, a, b)
+        }
+        Instruction::CarryMultiplyAdd { high, ty, carry_in, carry_out, destination, a, b, c } => {
+            carry::multiply_add(lowering, *high, *ty, *carry_in, *carry_out, destination, a, b, c)
+        }
+        Instruction::BitFieldExtract { ty, destination, source, position, length } => {
+            bits::bit_field_extract(lowering, *ty, destination, source, position, length)
+        }
+        Instruction::BitFieldInsert { ty, destination, field, base, position, length } => {
+            bits::bit_field_insert(lowering, *ty, destination, field, base, position, length)
+        }
+        Instruction::FindMostSignificantBit { ty, shift_amount, destination, source } => {
+            bits::find_most_significant_bit(lowering, *ty, *shift_amount, destination, source, span)
+        }
+        Instruction::FindNthSetBit { destination, mask, base, offset } => {
+            bits::find_nth_set_bit(lowering, destination, mask, base, offset, span)
+        }
+        Instruction::BitMask { wrap, destination, position, width } => {
+            bits::bit_mask(lowering, *wrap, destination, position, width)
+        }
+        Instruction::SignOrZeroExtend { ty, wrap, destination, source, width } => {
+            bits::sign_or_zero_extend(lowering, *ty, *wrap, destination, source, width)
+        }
+        Instruction::Permute { mode, destination, a, b, selector } => {
+            bits::permute(lowering, *mode, destination, a, b, selector)
+        }
+        Instruction::FunnelShift { left, wrap, destination, a, b, amount } => {
+            bits::funnel_shift(lowering, *left, *wrap, destination, a, b, amount)
+        }
+        Instruction::Multiply24 { high, ty, saturate, destination, a, b, addend } => {
+            bits::multiply_24(lowering, *high, *ty, *saturate, destination, a, b, addend.as_ref(), span)
+        }
+        Instruction::SumOfAbsoluteDifferences { ty, destination, a, b, c } => {
+            bits::sum_of_absolute_differences(lowering, *ty, destination, a, b, c)
+        }
+        Instruction::DotProduct { lanes, a_signed, b_signed, destination, a, b, c } => {
+            bits::dot_product(lowering, *lanes, *a_signed, *b_signed, destination, a, b, c)
+        }
+        Instruction::ConvertPack { destination_type, destination, a, b, c } => {
+            bits::convert_pack(lowering, *destination_type, destination, a, b, c.as_ref())
+        }
+        Instruction::Video(instruction) => video::video(lowering, instruction),
+        Instruction::VideoSimd(instruction) => video::video_simd(lowering, instruction),
         Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine } => {
             comparison::set_predicate(
                 lowering,

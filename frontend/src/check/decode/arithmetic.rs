@@ -53,7 +53,10 @@ fn is_integer(ty: ScalarType) -> bool {
 
 pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = modifiers.opcode();
-    if has_unlowered_form(modifiers, &["cc", "relu", "NaN", "xorsign", "abs", "approx", "full"]) {
+    if matches!(opcode, "add" | "sub") && modifiers.flag("cc") {
+        return super::extended::add_subtract(context, modifiers, instruction, true);
+    }
+    if has_unlowered_form(modifiers, &["relu", "NaN", "xorsign", "abs", "approx", "full"]) {
         return accept_unlowered(context, modifiers, instruction);
     }
     let mode = modifiers.take(multiply_mode);
@@ -170,7 +173,10 @@ pub fn multiply_add(
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
     let opcode = modifiers.opcode();
-    if has_unlowered_form(modifiers, &["cc", "relu", "oob"]) {
+    if opcode == "mad" && modifiers.flag("cc") {
+        return super::extended::multiply_add(context, modifiers, instruction, true);
+    }
+    if has_unlowered_form(modifiers, &["relu", "oob"]) {
         return accept_unlowered(context, modifiers, instruction);
     }
     let mode = modifiers.take(multiply_mode);

@@ -3,15 +3,18 @@
 //! its operands through `Context`, which report every problem as a diagnostic.
 
 mod arithmetic;
+mod bit_manipulation;
 mod cache;
 mod comparison;
 mod context;
 mod control;
 mod data_movement;
+mod extended;
 mod modifiers;
 mod opcodes;
 mod synchronization;
 mod vector;
+mod video;
 
 pub use context::Context;
 
@@ -24,7 +27,7 @@ use modifiers::Modifiers;
 pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = instruction.opcode.node.as_str();
     let mut modifiers = Modifiers::new(&instruction.modifiers, &instruction.opcode);
-    if uses_operand_forms_not_decoded_yet(instruction) {
+    if !video::reads_selectors(opcode) && uses_operand_forms_not_decoded_yet(instruction) {
         return accept_unlowered(context, &mut modifiers, instruction);
     }
     let decoded = match opcode {
@@ -46,6 +49,21 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
             arithmetic::unary(context, &mut modifiers, instruction)
         }
         "shl" | "shr" => arithmetic::shift(context, &mut modifiers, instruction),
+        "addc" | "subc" => extended::add_subtract(context, &mut modifiers, instruction, false),
+        "madc" => extended::multiply_add(context, &mut modifiers, instruction, false),
+        "bfe" => bit_manipulation::bit_field_extract(context, &mut modifiers, instruction),
+        "bfi" => bit_manipulation::bit_field_insert(context, &mut modifiers, instruction),
+        "bfind" => bit_manipulation::find_most_significant_bit(context, &mut modifiers, instruction),
+        "fns" => bit_manipulation::find_nth_set_bit(context, &mut modifiers, instruction),
+        "bmsk" => bit_manipulation::bit_mask(context, &mut modifiers, instruction),
+        "szext" => bit_manipulation::sign_or_zero_extend(context, &mut modifiers, instruction),
+        "prmt" => bit_manipulation::permute(context, &mut modifiers, instruction),
+        "shf" => bit_manipulation::funnel_shift(context, &mut modifiers, instruction),
+        "mul24" | "mad24" => bit_manipulation::multiply_24(context, &mut modifiers, instruction),
+        "sad" => bit_manipulation::sum_of_absolute_differences(context, &mut modifiers, instruction),
+        "dp4a" | "dp2a" => bit_manipulation::dot_product(context, &mut modifiers, instruction),
+        _ if video::is_scalar_video(opcode) => video::scalar(context, &mut modifiers, instruction),
+        _ if video::is_simd_video(opcode) => video::simd(context, &mut modifiers, instruction),
         "setp" => comparison::setp(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),

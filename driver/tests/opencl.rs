@@ -1,0 +1,377 @@
+//! `ptxr run --target spirv`: kernels compiled to SPIR-V and run through an OpenCL runtime (in
+//! CI, Intel's CPU runtime from scripts/setup-opencl.sh) print the same buffers as on ptxr's CPU
+//! target, whose results the execution tests check against models of the ISA. Each kernel also
+//! checks a few values computed here.
+//!
+//! Each launch is its own `ptxr` process, as users and the conformance scripts run it: Intel's
+//! runtime carries its own LLVM, and several launches in one process that also uses LLVM 22
+//! crash inside it (see docs/ARCHITECTURE.md, "Not done yet").
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ptxr(arguments: &[&str], directory: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxr"))
+        .args(arguments)
+        .current_dir(directory)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run ptxr: {error}"))
+}
+
+fn repository_file(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
+}
+
+/// Whether an OpenCL device is there. Without one the tests skip, unless every validator is
+/// required (`PTXR_REQUIRE_VALIDATORS=1`, as scripts/test.sh sets after installing a platform).
+fn opencl_device_available() -> bool {
+    let output = ptxr(&["devices"], Path::new("."));
+    let listing = String::from_utf8_lossy(&output.stdout);
+    if output.status.success() && listing.lines().any(|line| line.starts_with("0: ") && !line.contains("unusable")) {
+        return true;
+    }
+    let why = format!("no usable OpenCL device: {}{}", listing.trim(), String::from_utf8_lossy(&output.stderr).trim());
+    if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
+        panic!("an OpenCL device is required (PTXR_REQUIRE_VALIDATORS=1): {why}");
+    }
+    eprintln!("skipping: {why}");
+    false
+}
+
+/// The result JSON without its timing line.
+fn without_timing(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|line| !line.contains("\"elapsed_ms\""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs `ptx` with `spec` on the CPU and on the OpenCL device; checks that both print the same
+/// buffers and returns the OpenCL result.
+fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("spec.json"), spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    let run = |target: &str| {
+        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
+        assert!(output.status.success(), "{target}: {}\n{ptx}", String::from_utf8_lossy(&output.stderr));
+        output
+    };
+    let (cpu, opencl) = (run("cpu"), run("spirv"));
+    let (cpu_text, opencl_text) = (without_timing(&cpu.stdout), without_timing(&opencl.stdout));
+    if cpu_text != opencl_text {
+        let cpu_json: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap_or_default();
+        let opencl_json: serde_json::Value = serde_json::from_slice(&opencl.stdout).unwrap_or_default();
+        for (name, buffer) in cpu_json["buffers"].as_object().into_iter().flatten() {
+            let (expected, actual) = (&buffer["bits"], &opencl_json["buffers"][name]["bits"]);
+            let first = expected
+                .as_array()
+                .into_iter()
+                .flatten()
+                .zip(actual.as_array().into_iter().flatten())
+                .position(|(a, b)| a != b);
+            if let Some(index) = first {
+                panic!("buffer `{name}` element {index}: OpenCL {} but CPU {}\n{ptx}", actual[index], expected[index]);
+            }
+        }
+        panic!("the OpenCL and CPU outputs differ\n{ptx}");
+    }
+    serde_json::from_slice(&opencl.stdout).unwrap_or_else(|error| panic!("{error}"))
+}
+
+fn bits(result: &serde_json::Value, buffer: &str) -> Vec<u64> {
+    result["buffers"][buffer]["bits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no buffer `{buffer}` in {result}"))
+        .iter()
+        .map(|bits| {
+            u64::from_str_radix(bits.as_str().unwrap_or_default().trim_start_matches("0x"), 16).unwrap_or(u64::MAX)
+        })
+        .collect()
+}
+
+#[test]
+fn the_examples_print_the_same_json_on_opencl_as_on_the_cpu() {
+    if !opencl_device_available() {
+        return;
+    }
+    for example in ["vector_add", "saxpy"] {
+        let run = |target: &str| {
+            let output = ptxr(
+                &["run", &format!("{example}.ptx"), "--launch", &format!("{example}.launch.json"), "--target", target],
+                &repository_file("examples"),
+            );
+            assert!(output.status.success(), "{example} on {target}: {}", String::from_utf8_lossy(&output.stderr));
+            without_timing(&output.stdout)
+        };
+        assert!(run("spirv") == run("cpu"), "{example}: the OpenCL output differs from the CPU's");
+    }
+}
+
+const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
+
+/// A kernel where each thread reads `input[i]` into %r1 (and %f1), runs `body`, which leaves its
+/// result in %r2 (or %f2), and stores that to `output[i]`.
+fn per_thread_kernel(body: &str, store: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n{}\n{body}\n    {store}\n    ret;\n}}\n",
+        r#"    .reg .b32 %r<16>;
+    .reg .b64 %rd<12>;
+    .reg .f32 %f<8>;
+    .reg .pred %p<4>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r10, %tid.x;
+    mov.u32 %r11, %ctaid.x;
+    mov.u32 %r12, %ntid.x;
+    mad.lo.u32 %r13, %r11, %r12, %r10;
+    mul.wide.u32 %rd3, %r13, 4;
+    add.u64 %rd5, %rd1, %rd3;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd5];
+    mov.b32 %f1, %r1;"#
+    )
+}
+
+fn spec(input: &[u32], output_len: usize, threads: u32) -> serde_json::Value {
+    let input_bits: Vec<String> = input.iter().map(|value| format!("{value:#010x}")).collect();
+    serde_json::json!({
+        "grid": [threads / 64], "block": [64],
+        "buffers": {
+            "input": { "type": "u32", "bits": input_bits },
+            "output": { "type": "u32", "len": output_len }
+        },
+        "args": [{ "buffer": "input" }, { "buffer": "output" }]
+    })
+}
+
+/// Inputs with the edge values first, then a fixed pseudo-random sequence.
+fn inputs(count: usize, edges: &[u32], keep: impl Fn(u32) -> bool) -> Vec<u32> {
+    let mut values = edges.to_vec();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    while values.len() < count {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let value = (state >> 32) as u32;
+        if keep(value) {
+            values.push(value);
+        }
+    }
+    values
+}
+
+#[test]
+fn integer_results_agree_including_division_by_zero_and_shifts_past_the_width() {
+    if !opencl_device_available() {
+        return;
+    }
+    let input = inputs(256, &[0, 1, 2, 31, 32, 33, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff], |_| true);
+    let cases = [
+        "mul.hi.u32 %r2, %r1, 0x9e3779b9;",
+        "mul.hi.s32 %r2, %r1, -7;",
+        "mad.lo.u32 %r2, %r1, %r1, 12345;",
+        // PTX defines division by zero (all ones for unsigned) and shifts past the width.
+        "and.b32 %r3, %r1, 7;\n    div.u32 %r2, %r1, %r3;",
+        "and.b32 %r3, %r1, 7;\n    rem.u32 %r2, %r1, %r3;",
+        "and.b32 %r3, %r1, 63;\n    shl.b32 %r2, %r1, %r3;",
+        "and.b32 %r3, %r1, 63;\n    shr.s32 %r2, %r1, %r3;",
+        "popc.b32 %r2, %r1;",
+        "clz.b32 %r2, %r1;",
+        "min.s32 %r2, %r1, -5;",
+        "setp.lt.s32 %p1, %r1, 0;\n    selp.u32 %r2, 11, 22, %p1;",
+    ];
+    for case in cases {
+        let kernel = per_thread_kernel(&format!("    {case}"), "st.global.u32 [%rd4], %r2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        if case.starts_with("popc") {
+            assert_eq!(output[4], u64::from(input[4].count_ones()));
+        }
+        if case.contains("div.u32") {
+            // input[0] is 0, so the divisor is 0: PTX gives all ones for unsigned division.
+            assert_eq!(output[0], 0xffff_ffff);
+        }
+    }
+}
+
+#[test]
+fn float_results_agree_bit_for_bit() {
+    if !opencl_device_available() {
+        return;
+    }
+    let edges: Vec<u32> = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        1.0e-40,
+        f32::MAX,
+        3.0,
+        0.1,
+    ]
+    .iter()
+    .map(|value| value.to_bits())
+    .collect();
+    let input = inputs(256, &edges, |bits| f32::from_bits(bits).is_finite());
+    let cases = [
+        "add.rn.f32 %f2, %f1, 0f3F800000;",
+        "mul.rn.f32 %f2, %f1, %f1;",
+        "fma.rn.f32 %f2, %f1, %f1, 0fBF800000;",
+        "div.rn.f32 %f2, 0f40490FDB, %f1;",
+        // Not against zero: which zero max(-0.0, +0.0) gives is not pinned by the ISA text.
+        "max.f32 %f2, %f1, 0f3F000000;",
+        "cvt.rzi.s32.f32 %r3, %f1;\n    mov.b32 %f2, %r3;",
+        "cvt.rn.f32.s32 %f2, %r1;",
+        "abs.f32 %f2, %f1;",
+    ];
+    for case in cases {
+        let kernel = per_thread_kernel(&format!("    {case}"), "st.global.f32 [%rd4], %f2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        if case.starts_with("mul.rn") {
+            // 1.0 squared, and NaN stays NaN.
+            assert_eq!(f32::from_bits(output[2] as u32), 1.0);
+            assert!(f32::from_bits(output[6] as u32).is_nan());
+        }
+    }
+}
+
+#[test]
+fn shared_memory_and_barriers_reverse_each_block() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    .shared .align 4 .u32 tile[64];
+    mul.wide.u32 %rd6, %r10, 4;
+    mov.u64 %rd7, tile;
+    add.u64 %rd8, %rd7, %rd6;
+    st.shared.u32 [%rd8], %r1;
+    bar.sync 0;
+    sub.u32 %r6, 63, %r10;
+    mul.wide.u32 %rd6, %r6, 4;
+    add.u64 %rd8, %rd7, %rd6;
+    ld.shared.u32 %r2, [%rd8];"#;
+    let input: Vec<u32> = (0..256).map(|value| value * 3 + 1).collect();
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+    for (index, &value) in output.iter().enumerate() {
+        let block = index / 64;
+        assert_eq!(value, u64::from(input[block * 64 + 63 - index % 64]), "thread {index}");
+    }
+}
+
+#[test]
+fn global_atomics_count_across_work_groups() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    and.b32 %r3, %r1, 15;
+    mul.wide.u32 %rd6, %r3, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    atom.global.add.u32 %r2, [%rd7], 1;"#;
+    let input = inputs(1024, &[], |_| true);
+    let kernel = per_thread_kernel(body, "");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 16, 1024)), "output");
+    for bin in 0..16u32 {
+        let expected = input.iter().filter(|&&value| value & 15 == bin).count() as u64;
+        assert_eq!(output[bin as usize], expected, "bin {bin}");
+    }
+}
+
+#[test]
+fn device_errors_name_the_devices_and_the_fix() {
+    if !opencl_device_available() {
+        return;
+    }
+    let examples = repository_file("examples");
+    let output =
+        ptxr(&["run", "saxpy.ptx", "--launch", "saxpy.launch.json", "--target", "spirv", "--device", "99"], &examples);
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty(), "no partial JSON on stdout");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no OpenCL device matches `99`") && stderr.contains("0: "), "{stderr}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_ptxr"))
+        .args(["run", "saxpy.ptx", "--launch", "saxpy.launch.json", "--target", "spirv"])
+        .current_dir(&examples)
+        .env("NO_COLOR", "1")
+        .env("OCL_ICD_VENDORS", "/nonexistent-ptxr-test")
+        .output()
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no OpenCL platform") && stderr.contains("setup-opencl.sh"), "{stderr}");
+}
+
+/// Warp collectives on OpenCL sub-groups of 32 give the CPU target's results (whose runtime the
+/// synchronisation execution tests check against a model of the ISA).
+#[test]
+fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
+    if !opencl_device_available() {
+        return;
+    }
+    let input = inputs(256, &[], |_| true).iter().map(|value| value % 7).collect::<Vec<_>>();
+    let cases = [
+        "shfl.sync.down.b32 %r2|%p1, %r1, 3, 0x1f, 0xffffffff;\n    selp.u32 %r3, 0x80000000, 0, %p1;\n    or.b32 %r2, %r2, %r3;",
+        "shfl.sync.up.b32 %r2|%p1, %r1, 5, 0x800, 0xffffffff;\n    selp.u32 %r3, 0x80000000, 0, %p1;\n    or.b32 %r2, %r2, %r3;",
+        "shfl.sync.bfly.b32 %r2, %r1, 9, 0x1f, 0xffffffff;",
+        "shfl.sync.idx.b32 %r2|%p1, %r1, %r1, 0x181f, 0xffffffff;\n    selp.u32 %r3, 0x80000000, 0, %p1;\n    or.b32 %r2, %r2, %r3;",
+        "setp.gt.u32 %p1, %r1, 3;\n    vote.sync.ballot.b32 %r2, %p1, 0xffffffff;",
+        "setp.gt.u32 %p1, %r1, 0;\n    vote.sync.all.pred %p2, %p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;",
+        "setp.eq.u32 %p1, %r1, 6;\n    vote.sync.any.pred %p2, %p1, 0xffffffff;\n    selp.u32 %r2, 1, 0, %p2;",
+        "match.any.sync.b32 %r2, %r1, 0xffffffff;",
+        "redux.sync.add.u32 %r2, %r1, 0xffffffff;",
+        "redux.sync.max.s32 %r2, %r1, 0xffffffff;",
+        "redux.sync.xor.b32 %r2, %r1, 0xffffffff;",
+        "activemask.b32 %r2;",
+        // %laneid alone does not make the module SPIR-V 1.3; a collective beside it does.
+        "activemask.b32 %r3;\n    mov.u32 %r2, %laneid;",
+    ];
+    for case in cases {
+        let kernel = per_thread_kernel(&format!("    {case}"), "st.global.u32 [%rd4], %r2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        if case.starts_with("redux.sync.add") {
+            let first_warp: u64 = input[..32].iter().map(|&value| u64::from(value)).sum();
+            assert_eq!(output[0], first_warp);
+        }
+        if case.contains("%laneid") {
+            assert!(output.iter().enumerate().all(|(thread, &lane)| lane == (thread % 32) as u64), "{output:?}");
+        }
+    }
+}
+
+/// A module with warp collectives is SPIR-V 1.3 (the first version with sub-group
+/// instructions), valid for that version; an explicitly older version says what is needed.
+#[test]
+fn warp_collectives_choose_spirv_1_3_and_older_versions_say_so() {
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let kernel =
+        per_thread_kernel("    shfl.sync.bfly.b32 %r2, %r1, 1, 0x1f, 0xffffffff;", "st.global.u32 [%rd4], %r2;");
+    std::fs::write(directory.path().join("warp.ptx"), kernel).unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", "warp.ptx", "--target", "spirv", "-o", "warp.spv"], directory.path());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let spirv = std::fs::read(directory.path().join("warp.spv")).unwrap_or_else(|error| panic!("{error}"));
+    // The version word of the SPIR-V header: 0x00010300 for 1.3.
+    assert_eq!(spirv.get(4..8), Some(&[0, 3, 1, 0][..]), "SPIR-V version");
+    if let Ok(validation) =
+        Command::new("spirv-val").args(["--target-env", "spv1.3", "warp.spv"]).current_dir(directory.path()).output()
+    {
+        assert!(validation.status.success(), "spirv-val: {}", String::from_utf8_lossy(&validation.stderr));
+    } else if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
+        panic!("spirv-val is required (PTXR_REQUIRE_VALIDATORS=1)");
+    }
+
+    let output =
+        ptxr(&["compile", "warp.ptx", "--target", "spirv64v1.1-unknown-unknown", "-o", "old.spv"], directory.path());
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("E0901") && stderr.contains("SPIR-V 1.3"), "{stderr}");
+    assert!(!directory.path().join("old.spv").exists(), "no output after an error");
+}

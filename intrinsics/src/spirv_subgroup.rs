@@ -1,0 +1,291 @@
+//! PTX warps as OpenCL sub-groups of 32 work-items on SPIR-V (1.3 or newer, where the
+//! `GroupNonUniform*` instructions exist). Kernels of modules that use warp collectives ask for
+//! sub-groups of exactly 32 (`intel_reqd_sub_group_size`, which becomes the `SubgroupSize`
+//! execution mode), so that a sub-group is a PTX warp: work-items are grouped by linear local id,
+//! as CUDA groups threads into warps.
+//!
+//! Every collective is built from the OpenCL sub-group builtins (by their Itanium-mangled names,
+//! which LLVM's SPIR-V back end turns into SPIR-V instructions): `shfl` computes PTX's source lane
+//! and in-range predicate (ISA 7.8 section 9.7.8.6) and reads it with `sub_group_shuffle`; `vote`
+//! and `activemask` use `sub_group_ballot`; `redux` the non-uniform reductions; `match` compares
+//! with every lane's value through 32 shuffles. Member masks name the lanes that execute the
+//! instruction together, which on a sub-group are its active work-items, so the reductions need
+//! nothing more; ballots are limited to the mask.
+
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
+use inkwell::IntPredicate;
+use ptxr_frontend::ir::{ReduxOperation, ShuffleMode, VoteMode};
+
+use crate::{function_or_declare, CollectiveResult, Site, Unsupported, WarpCollective};
+
+/// LLVM's `spir_func` calling convention.
+const SPIR_FUNC: u32 = 75;
+/// `CLK_LOCAL_MEM_FENCE` of OpenCL C.
+const LOCAL_MEMORY_FENCE: u64 = 0x1;
+
+/// Whether the module's SPIR-V version (from its triple, `spirv64v1.3-...`) has the
+/// sub-group instructions: 1.3 and newer; a triple without a version means LLVM's newest.
+pub fn available(site: &Site<'_, '_>) -> bool {
+    let triple = site.module.get_triple();
+    let triple = triple.as_str().to_string_lossy();
+    let architecture = triple.split('-').next().unwrap_or_default();
+    let version = architecture.trim_start_matches("spirv64").trim_start_matches("spirv32").trim_start_matches('v');
+    match version.split_once('.') {
+        None => version.is_empty(),
+        Some((major, minor)) => (major.parse::<u32>().unwrap_or(0), minor.parse::<u32>().unwrap_or(0)) >= (1, 3),
+    }
+}
+
+/// The message for a module whose SPIR-V version has no sub-groups.
+pub fn needs_newer_version(what: &str) -> Unsupported {
+    Unsupported {
+        what: format!(
+            "{what} (sub-group operations need SPIR-V 1.3: compile for spirv64v1.3-unknown-unknown, which `--target \
+             spirv` chooses for modules with warp collectives)"
+        ),
+    }
+}
+
+fn failed(name: &str) -> impl Fn(inkwell::builder::BuilderError) -> Unsupported + '_ {
+    move |error| Unsupported { what: format!("a call to {name} ({error})") }
+}
+
+/// Calls the OpenCL builtin `name` (declared on first use) and returns its result.
+fn builtin<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    result: BasicTypeEnum<'ctx>,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    let parameter_types: Vec<BasicMetadataTypeEnum<'ctx>> = arguments
+        .iter()
+        .map(|argument| match argument {
+            BasicMetadataValueEnum::IntValue(value) => value.get_type().into(),
+            BasicMetadataValueEnum::VectorValue(value) => value.get_type().into(),
+            _ => site.context.i32_type().into(),
+        })
+        .collect();
+    let function: FunctionValue<'ctx> =
+        function_or_declare(site.module, name, || result.fn_type(&parameter_types, false));
+    function.set_call_conventions(SPIR_FUNC);
+    let call = site.builder.build_call(function, arguments, "").map_err(failed(name))?;
+    call.set_call_convention(SPIR_FUNC);
+    call.try_as_basic_value().basic().ok_or_else(|| Unsupported { what: format!("the result of {name}") })
+}
+
+fn u32_builtin<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<IntValue<'ctx>, Unsupported> {
+    Ok(builtin(site, name, site.context.i32_type().into(), arguments)?.into_int_value())
+}
+
+/// This work-item's lane: `get_sub_group_local_id()`.
+pub fn lane_id<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    u32_builtin(site, "_Z22get_sub_group_local_idv", &[])
+}
+
+/// This work-item's warp in the block: `get_sub_group_id()`.
+pub fn warp_id<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    u32_builtin(site, "_Z16get_sub_group_idv", &[])
+}
+
+/// The warps of the block: `get_num_sub_groups()`.
+pub fn warp_count<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    u32_builtin(site, "_Z18get_num_sub_groupsv", &[])
+}
+
+/// The lanes (bit i for lane i) where `predicate` (i1) holds, among the active ones.
+fn ballot<'ctx>(site: &Site<'_, 'ctx>, predicate: IntValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let as_int = site.builder.build_int_z_extend(predicate, i32_type, "").map_err(failed("zext"))?;
+    let vector = builtin(site, "_Z16sub_group_balloti", i32_type.vec_type(4).into(), &[as_int.into()])?;
+    let first = site
+        .builder
+        .build_extract_element(vector.into_vector_value(), i32_type.const_zero(), "ballot")
+        .map_err(failed("ballot"))?;
+    Ok(first.into_int_value())
+}
+
+/// `sub_group_shuffle(value, lane)` for 32- and 64-bit integers.
+fn shuffle<'ctx>(
+    site: &Site<'_, 'ctx>,
+    value: IntValue<'ctx>,
+    lane: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let name =
+        if value.get_type().get_bit_width() == 64 { "_Z17sub_group_shufflemj" } else { "_Z17sub_group_shufflejj" };
+    Ok(builtin(site, name, value.get_type().into(), &[value.into(), lane.into()])?.into_int_value())
+}
+
+fn compare<'ctx>(
+    site: &Site<'_, 'ctx>,
+    predicate: IntPredicate,
+    left: IntValue<'ctx>,
+    right: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    site.builder.build_int_compare(predicate, left, right, "").map_err(failed("icmp"))
+}
+
+/// PTX's `shfl`: the source lane and whether it is in range, computed as ISA 7.8 section 9.7.8.6
+/// says, then the shuffle, which reads this lane's own value when out of range.
+fn warp_shuffle<'ctx>(
+    site: &Site<'_, 'ctx>,
+    mode: ShuffleMode,
+    value: IntValue<'ctx>,
+    offset: IntValue<'ctx>,
+    clamp: IntValue<'ctx>,
+) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let constant = |value: u64| i32_type.const_int(value, false);
+    let lane = lane_id(site)?;
+    let offset = builder.build_and(offset, constant(0x1f), "").map_err(failed("and"))?;
+    let clamp_lane = builder.build_and(clamp, constant(0x1f), "").map_err(failed("and"))?;
+    let segment_shifted = builder.build_right_shift(clamp, constant(8), false, "").map_err(failed("lshr"))?;
+    let segment_mask = builder.build_and(segment_shifted, constant(0x1f), "").map_err(failed("and"))?;
+    let not_segment = builder.build_not(segment_mask, "").map_err(failed("not"))?;
+    let min_lane = builder.build_and(lane, segment_mask, "").map_err(failed("and"))?;
+    let clamp_part = builder.build_and(clamp_lane, not_segment, "").map_err(failed("and"))?;
+    let max_lane = builder.build_or(min_lane, clamp_part, "").map_err(failed("or"))?;
+    let (source, in_range) = match mode {
+        ShuffleMode::Up => {
+            let source = builder.build_int_sub(lane, offset, "").map_err(failed("sub"))?;
+            (source, compare(site, IntPredicate::SGE, source, max_lane)?)
+        }
+        ShuffleMode::Down => {
+            let source = builder.build_int_add(lane, offset, "").map_err(failed("add"))?;
+            (source, compare(site, IntPredicate::SLE, source, max_lane)?)
+        }
+        ShuffleMode::Butterfly => {
+            let source = builder.build_xor(lane, offset, "").map_err(failed("xor"))?;
+            (source, compare(site, IntPredicate::SLE, source, max_lane)?)
+        }
+        ShuffleMode::Index => {
+            let index = builder.build_and(offset, not_segment, "").map_err(failed("and"))?;
+            let source = builder.build_or(min_lane, index, "").map_err(failed("or"))?;
+            (source, compare(site, IntPredicate::SLE, source, max_lane)?)
+        }
+    };
+    let source = builder.build_select(in_range, source, lane, "shfl.lane").map_err(failed("select"))?.into_int_value();
+    let result = shuffle(site, value, source)?;
+    Ok(CollectiveResult { value: Some(result), predicate: Some(in_range) })
+}
+
+/// The lanes of the mask whose `value` equals this lane's, through one shuffle per lane.
+fn matching_lanes<'ctx>(
+    site: &Site<'_, 'ctx>,
+    value: IntValue<'ctx>,
+    members: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let mut lanes = i32_type.const_zero();
+    for lane in 0..32u64 {
+        let other = shuffle(site, value, i32_type.const_int(lane, false))?;
+        let same = compare(site, IntPredicate::EQ, other, value)?;
+        let bit = builder.build_int_z_extend(same, i32_type, "").map_err(failed("zext"))?;
+        let bit = builder.build_left_shift(bit, i32_type.const_int(lane, false), "").map_err(failed("shl"))?;
+        lanes = builder.build_or(lanes, bit, "").map_err(failed("or"))?;
+    }
+    builder.build_and(lanes, members, "match").map_err(failed("and"))
+}
+
+/// Lowers one warp collective on sub-groups of 32.
+pub fn warp_collective<'ctx>(
+    site: &Site<'_, 'ctx>,
+    collective: &WarpCollective<'ctx>,
+) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let bool_type = site.context.bool_type();
+    let single = |value: IntValue<'ctx>| CollectiveResult { value: Some(value), predicate: None };
+    // The lanes executing this instruction: the active ones, within the member mask if given.
+    let members = |mask: Option<IntValue<'ctx>>| -> Result<IntValue<'ctx>, Unsupported> {
+        let active = ballot(site, bool_type.const_int(1, false))?;
+        match mask {
+            Some(mask) => builder.build_and(active, mask, "members").map_err(failed("and")),
+            None => Ok(active),
+        }
+    };
+    match collective {
+        WarpCollective::Shuffle { mode, value, lane, clamp, .. } => warp_shuffle(site, *mode, *value, *lane, *clamp),
+        WarpCollective::Vote { mode, predicate, member_mask } => {
+            let members = members(*member_mask)?;
+            let votes = ballot(site, *predicate)?;
+            let votes = builder.build_and(votes, members, "votes").map_err(failed("and"))?;
+            Ok(single(match mode {
+                VoteMode::Ballot => votes,
+                VoteMode::All => compare(site, IntPredicate::EQ, votes, members)?,
+                VoteMode::Any => compare(site, IntPredicate::NE, votes, i32_type.const_zero())?,
+                VoteMode::Uniform => {
+                    let all = compare(site, IntPredicate::EQ, votes, members)?;
+                    let none = compare(site, IntPredicate::EQ, votes, i32_type.const_zero())?;
+                    builder.build_or(all, none, "uniform").map_err(failed("or"))?
+                }
+            }))
+        }
+        WarpCollective::Match { all, value, member_mask } => {
+            let members = members(Some(*member_mask))?;
+            let lanes = matching_lanes(site, *value, members)?;
+            if !*all {
+                return Ok(single(lanes));
+            }
+            let everyone = compare(site, IntPredicate::EQ, lanes, members)?;
+            let result =
+                builder.build_select(everyone, members, i32_type.const_zero(), "").map_err(failed("select"))?;
+            Ok(CollectiveResult { value: Some(result.into_int_value()), predicate: Some(everyone) })
+        }
+        WarpCollective::Redux { operation, signed, value, .. } => {
+            let name = match (operation, signed) {
+                (ReduxOperation::Add, _) => "_Z32sub_group_non_uniform_reduce_addj",
+                (ReduxOperation::Minimum, true) => "_Z32sub_group_non_uniform_reduce_mini",
+                (ReduxOperation::Minimum, false) => "_Z32sub_group_non_uniform_reduce_minj",
+                (ReduxOperation::Maximum, true) => "_Z32sub_group_non_uniform_reduce_maxi",
+                (ReduxOperation::Maximum, false) => "_Z32sub_group_non_uniform_reduce_maxj",
+                (ReduxOperation::And, _) => "_Z32sub_group_non_uniform_reduce_andj",
+                (ReduxOperation::Or, _) => "_Z31sub_group_non_uniform_reduce_orj",
+                (ReduxOperation::Xor, _) => "_Z32sub_group_non_uniform_reduce_xorj",
+            };
+            Ok(single(u32_builtin(site, name, &[(*value).into()])?))
+        }
+        WarpCollective::ActiveMask => Ok(single(members(None)?)),
+        WarpCollective::Sync { .. } => {
+            builtin_void(site, "_Z17sub_group_barrierj", &[i32_type.const_int(LOCAL_MEMORY_FENCE, false).into()])?;
+            Ok(CollectiveResult { value: None, predicate: None })
+        }
+    }
+}
+
+fn builtin_void<'ctx>(
+    site: &Site<'_, 'ctx>,
+    name: &str,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<(), Unsupported> {
+    let i32_type = site.context.i32_type();
+    let function =
+        function_or_declare(site.module, name, || site.context.void_type().fn_type(&[i32_type.into()], false));
+    function.set_call_conventions(SPIR_FUNC);
+    let call = site.builder.build_call(function, arguments, "").map_err(failed(name))?;
+    call.set_call_convention(SPIR_FUNC);
+    Ok(())
+}
+
+/// Asks for sub-groups of 32 for `kernel`: the `intel_reqd_sub_group_size` metadata, which the
+/// SPIR-V back end emits as the `SubgroupSize` execution mode.
+pub fn require_warp_size(site: &Site<'_, '_>, kernel: FunctionValue<'_>) {
+    use inkwell::values::AsValueRef;
+    let context = site.context;
+    let size = context.i32_type().const_int(32, false);
+    let kind = context.get_kind_id("intel_reqd_sub_group_size");
+    // inkwell's function metadata takes a metadata-as-value node, which is not what
+    // `LLVMGlobalSetMetadata` expects, so the node is built through the C API.
+    // SAFETY: every reference comes from live inkwell objects of this context.
+    unsafe {
+        let mut operands = [llvm_sys::core::LLVMValueAsMetadata(size.as_value_ref())];
+        let node = llvm_sys::core::LLVMMDNodeInContext2(context.raw(), operands.as_mut_ptr(), operands.len());
+        llvm_sys::core::LLVMGlobalSetMetadata(kernel.as_value_ref(), kind, node);
+    }
+}

@@ -1,0 +1,168 @@
+//! One grid on an OpenCL device: the SPIR-V program built for the device, the buffers copied
+//! into SVM allocations, every parameter set from the launch's packed bytes (buffer addresses
+//! replaced by the allocations' addresses), an NDRange of grid x block work-items in work-groups
+//! of the block's shape, timed by the queue's profiling, and the buffers copied back.
+
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::Device;
+use opencl3::error_codes::ClError;
+use opencl3::kernel::{Kernel, CL_KERNEL_EXEC_INFO_SVM_PTRS};
+use opencl3::program::Program;
+
+use super::device::SelectedDevice;
+use super::svm::SvmBuffer;
+use crate::error::RuntimeError;
+use crate::launch::{NamedBuffer, PreparedLaunch};
+use crate::report::LaunchReport;
+
+/// A device's context and queue, made on first use and kept for the life of the process: Intel's
+/// CPU runtime (2026.2) crashes when contexts are created and released repeatedly in one process,
+/// and one context per device is also what CUDA-style programs expect. The mutex makes launches
+/// on a device take turns.
+struct Session {
+    context: Context,
+    queue: CommandQueue,
+}
+
+/// The sessions made so far, by device id.
+type Sessions = Mutex<Vec<(usize, &'static Mutex<Session>)>>;
+
+fn session(device: &SelectedDevice) -> Result<&'static Mutex<Session>, RuntimeError> {
+    static SESSIONS: OnceLock<Sessions> = OnceLock::new();
+    let mut sessions = SESSIONS.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap_or_else(PoisonError::into_inner);
+    let key = device.id as usize;
+    if let Some((_, session)) = sessions.iter().find(|(id, _)| *id == key) {
+        return Ok(session);
+    }
+    let context = Context::from_device(&Device::new(device.id)).map_err(failed("cannot create an OpenCL context"))?;
+    let queue = CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
+        .map_err(failed("cannot create an OpenCL command queue"))?;
+    // Leaked on purpose: see `Session`.
+    let session: &'static Mutex<Session> = Box::leak(Box::new(Mutex::new(Session { context, queue })));
+    sessions.push((key, session));
+    Ok(session)
+}
+
+fn failed(what: &str) -> impl Fn(ClError) -> RuntimeError + '_ {
+    move |error| RuntimeError::OpenCl { message: format!("{what}: {error}") }
+}
+
+impl PreparedLaunch {
+    /// Runs the launch's grid on `device` with the kernel of the SPIR-V module `spirv`. The
+    /// buffers hold the results afterwards, as after [`PreparedLaunch::run`]; the report's time
+    /// is the kernel's execution as the device's profiling measures it.
+    pub fn run_opencl(&mut self, device: &SelectedDevice, spirv: &[u8]) -> Result<LaunchReport, RuntimeError> {
+        if self.buffers.iter_mut().any(|buffer| Arc::get_mut(&mut buffer.memory).is_none()) {
+            return Err(RuntimeError::BuffersInUse);
+        }
+        let session = session(device)?.lock().unwrap_or_else(PoisonError::into_inner);
+        let (context, queue) = (&session.context, &session.queue);
+        let mut program =
+            Program::create_from_il(context, spirv).map_err(failed("the OpenCL device refused the SPIR-V module"))?;
+        // PTX's div.rn and sqrt.rn are correctly rounded; OpenCL allows less unless asked.
+        if let Err(error) = program.build(context.devices(), "-cl-fp32-correctly-rounded-divide-sqrt") {
+            let log = program.get_build_log(device.id).unwrap_or_default();
+            return Err(RuntimeError::OpenCl {
+                message: format!(
+                    "building the SPIR-V module for {} failed ({error}):\n{}",
+                    device.description.name,
+                    log.trim()
+                ),
+            });
+        }
+        let kernel = Kernel::create(&program, &self.kernel)
+            .map_err(failed(&format!("the SPIR-V module has no kernel `{}`", self.kernel)))?;
+
+        let allocations = self
+            .buffers
+            .iter()
+            .map(|buffer| SvmBuffer::with_contents(context, &buffer.name, buffer.memory.as_slice()))
+            .collect::<Result<Vec<_>, _>>()?;
+        for index in 0..self.parameter_buffers.len() {
+            let bytes = match self.parameter_buffers[index] {
+                Some(buffer) => {
+                    let size = self.parameter_bytes(index).map_or(0, <[u8]>::len);
+                    if size != 8 {
+                        return Err(RuntimeError::OpenCl {
+                            message: format!(
+                                "parameter {index} is a {size}-byte address: SPIR-V kernels take 64-bit \
+                                 addresses (.address_size 64)"
+                            ),
+                        });
+                    }
+                    allocations[buffer].address().to_le_bytes().to_vec()
+                }
+                None => self.parameter_bytes(index).unwrap_or_default().to_vec(),
+            };
+            // SAFETY: `bytes` is exactly the parameter's size, as the kernel declares it.
+            unsafe {
+                opencl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    index as u32,
+                    bytes.len(),
+                    bytes.as_ptr().cast::<c_void>(),
+                )
+            }
+            .map_err(|code| RuntimeError::OpenCl {
+                message: format!("cannot set kernel parameter {index} (error {code})"),
+            })?;
+        }
+        // The kernel reaches the buffers through addresses in integer parameters, which OpenCL
+        // must be told about.
+        let pointers: Vec<*mut c_void> = allocations.iter().map(SvmBuffer::pointer).collect();
+        if !pointers.is_empty() {
+            // SAFETY: the array lists live SVM allocations of this context.
+            unsafe {
+                opencl3::kernel::set_kernel_exec_info(
+                    kernel.get(),
+                    CL_KERNEL_EXEC_INFO_SVM_PTRS,
+                    std::mem::size_of_val(pointers.as_slice()),
+                    pointers.as_ptr().cast::<c_void>(),
+                )
+            }
+            .map_err(|code| RuntimeError::OpenCl {
+                message: format!("cannot pass the buffers to the kernel (error {code})"),
+            })?;
+        }
+
+        let mut global = [0usize; 3];
+        for ((work_items, &blocks), &threads) in global.iter_mut().zip(&self.grid).zip(&self.block) {
+            *work_items = (blocks as usize).checked_mul(threads as usize).ok_or_else(|| RuntimeError::OpenCl {
+                message: "the grid has more work-items than fit in size_t".into(),
+            })?;
+        }
+        let local = self.block.map(|size| size as usize);
+        // SAFETY: every parameter is set; the sizes are three-element arrays.
+        let event = unsafe {
+            queue.enqueue_nd_range_kernel(kernel.get(), 3, std::ptr::null(), global.as_ptr(), local.as_ptr(), &[])
+        }
+        .map_err(failed("the OpenCL device did not launch the kernel"))?;
+        event.wait().map_err(failed("the kernel failed on the OpenCL device"))?;
+        let elapsed = match (event.profiling_command_start(), event.profiling_command_end()) {
+            (Ok(start), Ok(end)) => Duration::from_nanos(end.saturating_sub(start)),
+            _ => Duration::ZERO,
+        };
+
+        for (buffer, allocation) in self.buffers.iter_mut().zip(&allocations) {
+            let memory = Arc::get_mut(&mut buffer.memory).ok_or(RuntimeError::BuffersInUse)?;
+            allocation.copy_to(memory.as_mut_slice());
+        }
+        Ok(LaunchReport::new(
+            self.kernel.clone(),
+            self.buffers
+                .iter()
+                .map(|buffer| NamedBuffer {
+                    name: buffer.name.clone(),
+                    element: buffer.element,
+                    memory: Arc::clone(&buffer.memory),
+                })
+                .collect(),
+            elapsed,
+        ))
+    }
+}
