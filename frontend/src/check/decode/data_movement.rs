@@ -134,6 +134,9 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 }
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if super::half::is_half_conversion(instruction) {
+        return super::half::cvt(context, modifiers, instruction);
+    }
     // Packing conversions (`cvt.rn.f16x2.f32 d, a, b`), `.relu`, `.satfinite` and the 8-bit
     // float formats (`.e4m3x2`) are valid PTX that is not decoded yet.
     let packed_or_exotic = instruction.operands.len() != 2

@@ -7,6 +7,7 @@ mod comparison;
 mod context;
 mod control;
 mod data_movement;
+mod half;
 mod modifiers;
 mod opcodes;
 mod synchronization;
@@ -26,6 +27,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         return accept_unlowered(context, &mut modifiers, instruction);
     }
     let decoded = match opcode {
+        _ if half::is_half_precision(instruction) => half::decode(context, &mut modifiers, instruction),
         "mov" => data_movement::mov(context, &mut modifiers, instruction),
         "ld" | "ldu" => data_movement::load(context, &mut modifiers, instruction),
         "st" => data_movement::store(context, &mut modifiers, instruction),
@@ -41,6 +43,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         }
         "shl" | "shr" => arithmetic::shift(context, &mut modifiers, instruction),
         "setp" => comparison::setp(context, &mut modifiers, instruction),
+        "set" => comparison::set(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),
         "ret" => control::return_(context, &mut modifiers, instruction),
