@@ -665,16 +665,16 @@ fn set_and_setp_compare_each_lane() {
                     a[index], b[index]
                 );
             }
-            // Scalar: set.cmp.u32.f16 and set.cmp.f32.bf16 on the low lanes.
+            // Scalar: set.cmp.u32 and set.cmp.u16 on the low lanes (all ones of each width).
             let scalar = if format == F16 { "f16" } else { "bf16" };
             let body = format!(
                 "ld.global.b16 %h1, [%rd1];\nld.global.b16 %h2, [%rd2];\nset.{comparison}.u32.{scalar} %r4, %h1, %h2;\n\
-                 set.{comparison}.f32.{scalar} %r5, %h1, %h2;\nand.b32 %r5, %r5, 0x3f800001;\nor.b32 %r4, %r4, %r5;\n\
+                 set.{comparison}.u16.{scalar} %h5, %h1, %h2;\ncvt.u32.u16 %r5, %h5;\nxor.b32 %r4, %r4, %r5;\n\
                  st.global.b32 [%rd4], %r4;"
             );
             let output = run_elements(&body, &a, &b, &c);
             for index in 0..a.len() {
-                let expected = if holds(lanes(a[index])[0], lanes(b[index])[0]) { 0xffff_ffff } else { 0 };
+                let expected = if holds(lanes(a[index])[0], lanes(b[index])[0]) { 0xffff_0000 } else { 0 };
                 assert_eq!(output[index], expected, "set.{comparison}.{scalar} {:#010x} {:#010x}", a[index], b[index]);
             }
         }

@@ -152,16 +152,14 @@ pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let destination_valid = if packed(source_type.node) {
         destination_type.node == source_type.node || matches!(destination_type.node, ScalarType::U32 | ScalarType::S32)
     } else {
-        matches!(
-            destination_type.node,
-            ScalarType::U16
-                | ScalarType::S16
-                | ScalarType::U32
-                | ScalarType::S32
-                | ScalarType::F32
-                | ScalarType::F16
-                | ScalarType::Bf16
-        )
+        // 16-bit integer results exist only for half sources, `.f32` results only for others.
+        let half_source = matches!(source_type.node, ScalarType::F16 | ScalarType::Bf16);
+        match destination_type.node {
+            ScalarType::U32 | ScalarType::S32 | ScalarType::F16 | ScalarType::Bf16 => true,
+            ScalarType::U16 | ScalarType::S16 => half_source,
+            ScalarType::F32 => !half_source,
+            _ => false,
+        }
     };
     if !destination_valid {
         context.report(
