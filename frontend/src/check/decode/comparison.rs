@@ -168,7 +168,11 @@ pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 format!("`set` does not write `{}` from `{}`", destination_type.node, source_type.node),
             )
             .with_primary(destination_type.span, "invalid destination type")
-            .with_help("packed sources write `.u32`, `.s32` or their own type; others `.u32`, `.s32`, `.f32`, ..."),
+            .with_help(match source_type.node {
+                ScalarType::F16x2 | ScalarType::Bf16x2 => "packed sources write `.u32`, `.s32` or their own type",
+                ScalarType::F16 | ScalarType::Bf16 => "expected `.u16`, `.s16`, `.u32`, `.s32`, `.f16` or `.bf16`",
+                _ => "expected `.u32`, `.s32`, `.f32`, `.f16` or `.bf16`",
+            }),
         );
         return None;
     }
