@@ -844,15 +844,29 @@ fn integer_conversions_to_and_from_half() {
                 assert_eq!(output[index] as u16, format.round(exact, rounding) as u16, "{instruction} {value:#x}");
             }
         }
-        // Back to integers: round to nearest even, saturate, NaN to 0.
+        // Back to integers in each integral rounding, clamped into range, NaN to 0.
         let inputs: Vec<u32> = (0..65536u32).collect();
-        let body = format!("ld.global.b16 %h1, [%rd1];\ncvt.rni.s32.{name} %r4, %h1;\nst.global.b32 [%rd4], %r4;");
-        let output = run_elements(&body, &inputs, &inputs, &inputs);
-        for (index, &bits) in inputs.iter().enumerate() {
-            let value = half_value(format, bits as u16);
-            let expected =
-                if value.is_nan() { 0 } else { value.round_ties_even().clamp(i32::MIN as f64, i32::MAX as f64) as i32 };
-            assert_eq!(output[index] as i32, expected, "cvt.rni.s32.{name} {bits:#06x}");
+        for (modifier, destination) in [("rni.", "s32"), ("rmi.", "u32"), ("rpi.", "s32"), ("", "s32")] {
+            let instruction = format!("cvt.{modifier}{destination}.{name}");
+            let body = format!("ld.global.b16 %h1, [%rd1];\n{instruction} %r4, %h1;\nst.global.b32 [%rd4], %r4;");
+            let output = run_elements(&body, &inputs, &inputs, &inputs);
+            for (index, &bits) in inputs.iter().enumerate() {
+                let value = half_value(format, bits as u16);
+                let integral = match modifier {
+                    "rni." => value.round_ties_even(),
+                    "rmi." => value.floor(),
+                    "rpi." => value.ceil(),
+                    _ => value.trunc(),
+                };
+                let expected = if value.is_nan() {
+                    0
+                } else if destination == "u32" {
+                    integral.clamp(0.0, f64::from(u32::MAX)) as u32
+                } else {
+                    integral.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32
+                };
+                assert_eq!(output[index], expected, "{instruction} {bits:#06x}");
+            }
         }
     }
 }

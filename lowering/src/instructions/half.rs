@@ -764,12 +764,14 @@ pub fn convert<'ctx>(
     let builder = emit.builder();
     let context = emit.context();
     let mut value = source_as_double(&emit, source, source_type, flush)?;
-    if rounding.is_integral() {
+    // Conversions to integers round to an integral value in the given mode whether it is
+    // spelled `.rzi` or `.rz`.
+    if rounding.is_integral() || !destination_type.is_float() {
         let name = match rounding {
-            RoundingMode::TowardZeroIntegral => "llvm.trunc",
-            RoundingMode::TowardNegativeIntegral => "llvm.floor",
-            RoundingMode::TowardPositiveIntegral => "llvm.ceil",
-            _ => "llvm.roundeven",
+            RoundingMode::TowardZero | RoundingMode::TowardZeroIntegral => "llvm.trunc",
+            RoundingMode::TowardNegative | RoundingMode::TowardNegativeIntegral => "llvm.floor",
+            RoundingMode::TowardPositive | RoundingMode::TowardPositiveIntegral => "llvm.ceil",
+            RoundingMode::NearestEven | RoundingMode::NearestEvenIntegral => "llvm.roundeven",
         };
         value = emit.unary_intrinsic(name, value)?;
     }
