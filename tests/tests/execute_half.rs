@@ -953,3 +953,54 @@ fn float8_conversions_round_saturate_and_unpack() {
         }
     }
 }
+
+#[test]
+fn typed_half_registers_hold_their_bits() {
+    // `.f16` and `.f16x2` registers filled by bit loads and `mov`, read by half arithmetic.
+    let body = "\
+        .reg .f16 %fh<4>;\n.reg .f16x2 %fx<3>;\n\
+        ld.global.b16 %fh1, [%rd1];\nld.global.b16 %fh2, [%rd2];\nmov.b16 %fh3, %fh2;\n\
+        add.f16 %fh3, %fh1, %fh3;\nld.global.b32 %fx1, [%rd3];\nmov.b32 %fx2, %fx1;\nneg.f16x2 %fx2, %fx2;\n\
+        mov.b32 %r4, %fx2;\nst.global.b32 [%rd4], %r4;\nst.global.b16 [%rd4], %fh3;";
+    let mut random = Random::new(11);
+    let a = packed_inputs(&mut random, F16, 256);
+    let b = packed_inputs(&mut random, F16, 256);
+    let c = packed_inputs(&mut random, F16, 256);
+    let output = run_elements(body, &a, &b, &c);
+    for index in 0..a.len() {
+        let sum = arithmetic(F16, Operation::Add, [lanes(a[index])[0], lanes(b[index])[0], 0]);
+        let expected = packed(sum, lanes(c[index])[1] ^ 0x8000);
+        assert_eq!(output[index], expected, "{:#010x} {:#010x} {:#010x}", a[index], b[index], c[index]);
+    }
+}
+
+#[test]
+fn set_on_integer_and_float_sources() {
+    // set.lt.u32.s32, set.gtu.f32.f32 (1.0f) and set.ne.and.s32.u32 with a predicate.
+    let body = "\
+        ld.global.u32 %r1, [%rd1];\nld.global.u32 %r2, [%rd2];\nld.global.u32 %r3, [%rd3];\n\
+        set.lt.u32.s32 %r4, %r1, %r2;\nmov.b32 %f1, %r1;\nmov.b32 %f2, %r2;\nset.gtu.f32.f32 %r5, %f1, %f2;\n\
+        setp.ne.u32 %p1, %r3, 0;\nset.ne.and.s32.u32 %r6, %r1, %r2, !%p1;\n\
+        and.b32 %r4, %r4, 0xff;\nand.b32 %r6, %r6, 0xff00;\nor.b32 %r4, %r4, %r6;\nxor.b32 %r4, %r4, %r5;\n\
+        st.global.b32 [%rd4], %r4;";
+    let mut random = Random::new(12);
+    let a = random.u32_with_edges(512);
+    let mut b = random.u32_with_edges(512);
+    b.reverse();
+    b[..32].copy_from_slice(&a[..32]);
+    let c: Vec<u32> = (0..512).map(|_| random.next_u32() & 1).collect();
+    // Some NaNs and signed zeros among the floats.
+    let mut a = a;
+    a[40] = 0x7fc0_0000;
+    a[41] = 0x8000_0000;
+    b[41] = 0;
+    let output = run_elements(body, &a, &b, &c);
+    for index in 0..a.len() {
+        let (x, y) = (a[index], b[index]);
+        let less = if (x as i32) < (y as i32) { 0xff } else { 0 };
+        let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+        let greater_unordered = if fx.is_nan() || fy.is_nan() || fx > fy { 0x3f80_0000 } else { 0 };
+        let not_equal_and = if x != y && c[index] == 0 { 0xff00 } else { 0 };
+        assert_eq!(output[index], (less | not_equal_and) ^ greater_unordered, "{x:#x} {y:#x} {}", c[index]);
+    }
+}
