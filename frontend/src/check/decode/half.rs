@@ -312,6 +312,21 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let source_packed = packed(&source_name.node);
     let rounding_span = rounding.as_ref().map_or(instruction.opcode.span, |rounding| rounding.span);
     let rounding_node = rounding.as_ref().map(|rounding| rounding.node);
+    // Every modifier is taken by now, so a missing one is shown after the last written.
+    let end = instruction.modifiers.last().map_or(instruction.opcode.span.end, |modifier| modifier.span.end);
+    let end_span = Span { start: end, end };
+    // The 8-bit float conversions round to nearest, and saturate when they produce 8-bit floats.
+    let float8_modifiers = |context: &mut Context, produces_float8: bool, description: &str| {
+        if rounding_node != Some(RoundingMode::NearestEven) {
+            invalid(context, rounding_span, format!("{description} needs `.rn`"), "expected `.rn`");
+            return None;
+        }
+        if produces_float8 && satfinite.is_none() {
+            invalid(context, end_span, format!("{description} needs `.satfinite`"), "expected `.satfinite`");
+            return None;
+        }
+        Some(())
+    };
     let no_sat = |context: &mut Context| refuse(context, &saturate, "sat", "this `cvt` form");
     let no_ftz = |context: &mut Context| refuse(context, &flush, "ftz", "this `cvt` form");
     let nearest_or_zero = |context: &mut Context| match rounding_node {
@@ -341,15 +356,7 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             no_sat(context)?;
             no_ftz(context)?;
             let rounding = if format.is_float8() {
-                if rounding_node != Some(RoundingMode::NearestEven) || satfinite.is_none() {
-                    invalid(
-                        context,
-                        rounding_span,
-                        format!("`cvt{format}.f32` needs `.rn.satfinite`"),
-                        "expected `.rn.satfinite`",
-                    );
-                    return None;
-                }
+                float8_modifiers(context, true, &format!("`cvt{format}.f32`"))?;
                 RoundingMode::NearestEven
             } else {
                 nearest_or_zero(context)?
@@ -377,16 +384,7 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             no_sat(context)?;
             no_ftz(context)?;
             let to_float8 = destination_format.is_float8();
-            if rounding_node != Some(RoundingMode::NearestEven) || (to_float8 && satfinite.is_none()) {
-                let expected = if to_float8 { "`.rn.satfinite`" } else { "`.rn`" };
-                invalid(
-                    context,
-                    rounding_span,
-                    format!("this `cvt` needs {expected}"),
-                    &format!("expected {expected}"),
-                );
-                return None;
-            }
+            float8_modifiers(context, to_float8, &format!("`cvt{destination_format}{source_format}`"))?;
             if !to_float8 {
                 refuse(context, &satfinite, "satfinite", "conversions from 8-bit floats")?;
             }
