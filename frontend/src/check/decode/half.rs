@@ -176,6 +176,10 @@ fn fused_multiply_add(
     modifiers: &mut Modifiers,
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
+    // `.oob` (PTX 8.1: out-of-bounds operands read as zero) is valid but not lowered yet.
+    if modifiers.flag("oob") {
+        return super::accept_unlowered(context, modifiers, instruction);
+    }
     let saturate = take_flag(modifiers, "sat");
     let relu = take_flag(modifiers, "relu");
     nearest_rounding(context, modifiers, true)?;
