@@ -281,10 +281,16 @@ fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Ins
 }
 
 /// The `cvt` forms this module decodes: any with a half, packed or 8-bit float type, `.relu` or
-/// `.satfinite`, except `.tf32` (not a half type).
+/// `.satfinite`, except those with `.tf32`, the 4- and 6-bit floats, `.ue8m0` or stochastic
+/// rounding (later PTX versions), which stay unsupported forms of `cvt`.
 pub fn is_half_conversion(instruction: &ast::Instruction) -> bool {
     let names = || instruction.modifiers.iter().map(|modifier| modifier.node.as_str());
-    !names().any(|name| name == "tf32" || name.starts_with("ue"))
+    let later_form = |name: &str| {
+        matches!(name, "tf32" | "rs" | "rna")
+            || name.starts_with("ue")
+            || (name.starts_with('e') && name.ends_with("x2") && !matches!(name, "e4m3x2" | "e5m2x2"))
+    };
+    !names().any(later_form)
         && names().any(|name| HALF_TYPES.contains(&name) || matches!(name, "e4m3x2" | "e5m2x2" | "relu" | "satfinite"))
 }
 
