@@ -242,6 +242,85 @@ pub enum Instruction {
         b: Operand,
         combine: Option<(LogicOperation, Operand, bool)>,
     },
+    /// `setp.cmp[.bool][.ftz].f16x2 p|q, a, b[, c]` (and `.bf16x2`): `p` gets the low lanes'
+    /// comparison, `q` the high lanes'.
+    PackedSetPredicate {
+        comparison: Comparison,
+        ty: ScalarType,
+        flush_subnormals: bool,
+        low: Destination,
+        high: Option<Destination>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(LogicOperation, Operand, bool)>,
+    },
+    /// `set.cmp[.bool][.ftz].dtype.stype d, a, b[, c]`: all ones (integers) or 1.0 (floats) when
+    /// the comparison holds, per lane for packed half types.
+    Set {
+        comparison: Comparison,
+        destination_type: ScalarType,
+        source_type: ScalarType,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        combine: Option<(LogicOperation, Operand, bool)>,
+    },
+    /// `add`, `sub`, `mul`, `min`, `max` on `.f16`, `.f16x2`, `.bf16`, `.bf16x2` (ISA 7.8
+    /// section 9.7.4), rounded to nearest even once per lane.
+    HalfBinary {
+        operation: HalfBinaryOperation,
+        ty: ScalarType,
+        flush_subnormals: bool,
+        saturation: HalfSaturation,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+    },
+    /// `fma.rn[.ftz][.sat|.relu].type d, a, b, c` on the half types: `a * b + c` rounded once.
+    HalfFusedMultiplyAdd {
+        ty: ScalarType,
+        flush_subnormals: bool,
+        saturation: HalfSaturation,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `neg[.ftz].type d, a` and `abs[.ftz].type d, a` on the half types.
+    HalfUnary {
+        operation: HalfUnaryOperation,
+        ty: ScalarType,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+    },
+    /// `cvt.frnd[.ftz][.sat|.relu][.satfinite].dtype.atype d, a` where either type is `.f16` or
+    /// `.bf16` (ISA 7.8 section 9.7.8.18).
+    HalfConvert {
+        destination_type: ScalarType,
+        source_type: ScalarType,
+        rounding: RoundingMode,
+        flush_subnormals: bool,
+        saturation: HalfSaturation,
+        satfinite: bool,
+        destination: Destination,
+        source: Operand,
+    },
+    /// `cvt.frnd[.relu][.satfinite].packed.f32 d, a, b`: `a` converted into the high half of `d`,
+    /// `b` into the low half; `packed` is `.f16x2`, `.bf16x2`, `.e4m3x2` or `.e5m2x2`.
+    PackConvert {
+        format: PackedFormat,
+        rounding: RoundingMode,
+        relu: bool,
+        satfinite: bool,
+        destination: Destination,
+        high: Operand,
+        low: Operand,
+    },
+    /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` (`to_float8`) and
+    /// `cvt.rn[.relu].f16x2.f8x2type d, a`: each lane of `a` converted, order kept.
+    Float8Convert { format: PackedFormat, to_float8: bool, relu: bool, destination: Destination, source: Operand },
     /// `selp.type d, a, b, c`: `c ? a : b`.
     Select { ty: ScalarType, destination: Destination, a: Operand, b: Operand, predicate: Operand },
     /// `cvt.frnd/irnd.ftz.sat.dtype.atype d, a`
@@ -365,6 +444,77 @@ pub enum FloatBinaryOperation {
     Divide,
     Minimum,
     Maximum,
+}
+
+/// The half-precision binary operations (ISA 7.8 sections 9.7.4.1 to 9.7.4.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfBinaryOperation {
+    Add,
+    Subtract,
+    Multiply,
+    Minimum(MinimumMaximum),
+    Maximum(MinimumMaximum),
+}
+
+/// The modifiers of half-precision `min` and `max`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MinimumMaximum {
+    /// `.NaN`: a NaN operand makes the result NaN instead of being ignored.
+    pub propagate_nan: bool,
+    /// `.xorsign.abs`: compare magnitudes; the result's sign is the XOR of the operands' signs.
+    pub xorsign_absolute: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfUnaryOperation {
+    Negate,
+    Absolute,
+}
+
+/// How a half-precision result is clamped: `.sat` to [0.0, 1.0], `.relu` to [0.0, inf).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfSaturation {
+    None,
+    Unit,
+    Relu,
+}
+
+/// The packed destination (or source) formats of `cvt`: two lanes in one register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackedFormat {
+    F16x2,
+    Bf16x2,
+    /// Two 8-bit floats with 4 exponent and 3 mantissa bits, no infinity (OCP FP8 E4M3).
+    E4m3x2,
+    /// Two 8-bit floats with 5 exponent and 2 mantissa bits (OCP FP8 E5M2).
+    E5m2x2,
+}
+
+impl PackedFormat {
+    pub fn from_ptx(name: &str) -> Option<PackedFormat> {
+        Some(match name {
+            "f16x2" => PackedFormat::F16x2,
+            "bf16x2" => PackedFormat::Bf16x2,
+            "e4m3x2" => PackedFormat::E4m3x2,
+            "e5m2x2" => PackedFormat::E5m2x2,
+            _ => return None,
+        })
+    }
+
+    pub fn is_float8(self) -> bool {
+        matches!(self, PackedFormat::E4m3x2 | PackedFormat::E5m2x2)
+    }
+}
+
+impl fmt::Display for PackedFormat {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            PackedFormat::F16x2 => ".f16x2",
+            PackedFormat::Bf16x2 => ".bf16x2",
+            PackedFormat::E4m3x2 => ".e4m3x2",
+            PackedFormat::E5m2x2 => ".e5m2x2",
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

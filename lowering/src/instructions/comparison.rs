@@ -9,7 +9,7 @@ use super::support::flush_subnormal;
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 
-fn float_predicate(comparison: Comparison) -> FloatPredicate {
+pub(super) fn float_predicate(comparison: Comparison) -> FloatPredicate {
     match comparison {
         Comparison::Equal => FloatPredicate::OEQ,
         Comparison::NotEqual => FloatPredicate::ONE,
@@ -28,7 +28,7 @@ fn float_predicate(comparison: Comparison) -> FloatPredicate {
     }
 }
 
-fn int_predicate(comparison: Comparison, signed: bool) -> IntPredicate {
+pub(super) fn int_predicate(comparison: Comparison, signed: bool) -> IntPredicate {
     match (comparison, signed) {
         (Comparison::Equal, _) => IntPredicate::EQ,
         (Comparison::NotEqual, _) => IntPredicate::NE,
@@ -45,7 +45,7 @@ fn int_predicate(comparison: Comparison, signed: bool) -> IntPredicate {
     }
 }
 
-fn combine<'ctx>(
+pub(super) fn combine<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     operation: LogicOperation,
     a: IntValue<'ctx>,
@@ -73,7 +73,10 @@ pub fn set_predicate<'ctx>(
     combine_with: Option<&(LogicOperation, Operand, bool)>,
 ) -> LoweringResult<()> {
     let builder = lowering.shared.builder;
-    let compared = if ty.is_float() {
+    let compared = if matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
+        // Half-precision values compare exactly after widening, without LLVM's bfloat type.
+        super::half::compare_lanes(lowering, comparison, ty, flush_subnormals, a, b)?[0]
+    } else if ty.is_float() {
         let mut left = lowering.read(a, ty)?.into_float_value();
         let mut right = lowering.read(b, ty)?.into_float_value();
         if flush_subnormals {

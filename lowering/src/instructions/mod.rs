@@ -7,6 +7,7 @@ mod control;
 mod conversion;
 mod copy_async;
 mod float;
+mod half;
 mod integer;
 mod memory;
 mod support;
@@ -155,6 +156,76 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 b,
                 combine.as_ref(),
             )
+        }
+        Instruction::PackedSetPredicate { comparison, ty, flush_subnormals, low, high, a, b, combine } => {
+            half::packed_set_predicate(
+                lowering,
+                *comparison,
+                *ty,
+                *flush_subnormals,
+                low,
+                high.as_ref(),
+                a,
+                b,
+                combine.as_ref(),
+            )
+        }
+        Instruction::Set {
+            comparison,
+            destination_type,
+            source_type,
+            flush_subnormals,
+            destination,
+            a,
+            b,
+            combine,
+        } => half::set(
+            lowering,
+            *comparison,
+            *destination_type,
+            *source_type,
+            *flush_subnormals,
+            destination,
+            a,
+            b,
+            combine.as_ref(),
+            span,
+        ),
+        Instruction::HalfBinary { operation, ty, flush_subnormals, saturation, destination, a, b } => {
+            half::binary(lowering, *operation, *ty, *flush_subnormals, *saturation, destination, a, b, span)
+        }
+        Instruction::HalfFusedMultiplyAdd { ty, flush_subnormals, saturation, destination, a, b, c } => {
+            half::fused_multiply_add(lowering, *ty, *flush_subnormals, *saturation, destination, [a, b, c], span)
+        }
+        Instruction::HalfUnary { operation, ty, flush_subnormals, destination, a } => {
+            half::unary(lowering, *operation, *ty, *flush_subnormals, destination, a, span)
+        }
+        Instruction::HalfConvert {
+            destination_type,
+            source_type,
+            rounding,
+            flush_subnormals,
+            saturation,
+            satfinite,
+            destination,
+            source,
+        } => half::convert(
+            lowering,
+            *destination_type,
+            *source_type,
+            *rounding,
+            *flush_subnormals,
+            *saturation,
+            *satfinite,
+            destination,
+            source,
+            span,
+        ),
+        Instruction::PackConvert { format, rounding, relu, satfinite, destination, high, low } => {
+            half::pack_convert(lowering, *format, *rounding, *relu, *satfinite, destination, high, low, span)
+        }
+        Instruction::Float8Convert { format, to_float8, relu, destination, source } => {
+            half::float8_convert(lowering, *format, *to_float8, *relu, destination, source, span)
         }
         Instruction::Select { ty, destination, a, b, predicate } => {
             comparison::select(lowering, *ty, destination, a, b, predicate)

@@ -36,6 +36,7 @@ fn atomic_value_type<'ctx>(
     match ty {
         ScalarType::F16x2 => context.f16_type().vec_type(2).into(),
         ScalarType::Bf16x2 => context.bf16_type().vec_type(2).into(),
+        ScalarType::Bf16 => context.bf16_type().into(),
         _ => llvm_type(context, ty),
     }
 }

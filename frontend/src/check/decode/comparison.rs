@@ -8,7 +8,7 @@ use crate::vocabulary::{ScalarKind, ScalarType};
 
 use super::{accept_unlowered, Context, Modifiers};
 
-fn logic_operation(name: &str) -> Option<LogicOperation> {
+pub(super) fn logic_operation(name: &str) -> Option<LogicOperation> {
     Some(match name {
         "and" => LogicOperation::And,
         "or" => LogicOperation::Or,
@@ -139,4 +139,80 @@ pub fn selp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         return None;
     }
     Some(Instruction::Select { ty: ty.node, destination, a, b, predicate })
+}
+
+/// `set.cmp[.bool][.ftz].dtype.stype d, a, b[, {!}c]` (ISA 7.8 sections 9.7.5.1 and 9.7.6.1).
+pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let comparison = super::half::float_comparison(context, modifiers, "set")?;
+    let combine_operation = modifiers.take(logic_operation);
+    let flush_subnormals = modifiers.flag("ftz");
+    let destination_type = modifiers.required_type(context)?;
+    let source_type = modifiers.required_type(context)?;
+    let packed = |ty: ScalarType| matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2);
+    let destination_valid = if packed(source_type.node) {
+        destination_type.node == source_type.node || matches!(destination_type.node, ScalarType::U32 | ScalarType::S32)
+    } else {
+        // 16-bit integer results exist only for half sources, `.f32` results only for others.
+        let half_source = matches!(source_type.node, ScalarType::F16 | ScalarType::Bf16);
+        match destination_type.node {
+            ScalarType::U32 | ScalarType::S32 | ScalarType::F16 | ScalarType::Bf16 => true,
+            ScalarType::U16 | ScalarType::S16 => half_source,
+            ScalarType::F32 => !half_source,
+            _ => false,
+        }
+    };
+    if !destination_valid {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`set` does not write `{}` from `{}`", destination_type.node, source_type.node),
+            )
+            .with_primary(destination_type.span, "invalid destination type")
+            .with_help(match source_type.node {
+                ScalarType::F16x2 | ScalarType::Bf16x2 => "packed sources write `.u32`, `.s32` or their own type",
+                ScalarType::F16 | ScalarType::Bf16 => "expected `.u16`, `.s16`, `.u32`, `.s32`, `.f16` or `.bf16`",
+                _ => "expected `.u32`, `.s32`, `.f32`, `.f16` or `.bf16`",
+            }),
+        );
+        return None;
+    }
+    let source = source_type.node;
+    let float = source.is_float();
+    let source_valid = source != ScalarType::Pred
+        && source.bits() >= 16
+        && source.bits() <= 64
+        && !(float && comparison.node.is_integer_only())
+        && (float || !comparison.node.is_float_only())
+        && (source.kind() != ScalarKind::Bit || matches!(comparison.node, Comparison::Equal | Comparison::NotEqual));
+    if !source_valid {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`set{}` is not defined on `{}`", comparison_spelling(instruction), source),
+            )
+            .with_primary(source_type.span, "invalid type for this comparison"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, if combine_operation.is_some() { 4 } else { 3 })?;
+    let destination = context.destination(&instruction.operands[0], destination_type.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], source, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], source, SizeRule::Exact)?;
+    let combine = match combine_operation {
+        None => None,
+        Some(operation) => {
+            let (predicate, negated) = predicate_operand(context, &instruction.operands[3])?;
+            Some((operation.node, predicate, negated))
+        }
+    };
+    Some(Instruction::Set {
+        comparison: comparison.node,
+        destination_type: destination_type.node,
+        source_type: source,
+        flush_subnormals,
+        destination,
+        a,
+        b,
+        combine,
+    })
 }

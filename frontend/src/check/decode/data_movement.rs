@@ -284,6 +284,9 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     if instruction.modifiers.iter().any(|modifier| modifier.node == "pack") {
         return super::bit_manipulation::convert_pack(context, modifiers, instruction);
     }
+    if super::half::is_half_conversion(instruction) {
+        return super::half::cvt(context, modifiers, instruction);
+    }
     // Packing conversions (`cvt.rn.f16x2.f32 d, a, b`), `.relu`, `.satfinite` and the 8-bit
     // float formats (`.e4m3x2`) are valid PTX that is not decoded yet.
     let packed_or_exotic = instruction.operands.len() != 2

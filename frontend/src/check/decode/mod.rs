@@ -10,6 +10,7 @@ mod context;
 mod control;
 mod data_movement;
 mod extended;
+mod half;
 mod modifiers;
 mod opcodes;
 mod synchronization;
@@ -31,6 +32,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         return accept_unlowered(context, &mut modifiers, instruction);
     }
     let decoded = match opcode {
+        _ if half::is_half_precision(instruction) => half::decode(context, &mut modifiers, instruction),
         "mov" => data_movement::mov(context, &mut modifiers, instruction),
         "ld" | "ldu" => data_movement::load(context, &mut modifiers, instruction),
         "st" => data_movement::store(context, &mut modifiers, instruction),
@@ -65,6 +67,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         _ if video::is_scalar_video(opcode) => video::scalar(context, &mut modifiers, instruction),
         _ if video::is_simd_video(opcode) => video::simd(context, &mut modifiers, instruction),
         "setp" => comparison::setp(context, &mut modifiers, instruction),
+        "set" => comparison::set(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),
         "ret" => control::return_(context, &mut modifiers, instruction),

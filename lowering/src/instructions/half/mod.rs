@@ -1,0 +1,415 @@
+//! Half-precision arithmetic, comparison and conversion (ISA 7.8 sections 9.7.4, 9.7.6 and
+//! 9.7.8.18) on `.f16`, `.bf16`, their packed pairs and the 8-bit floats.
+//!
+//! Every lane is handled as its 16 bits: operands are widened exactly to `double`, computed
+//! there, and rounded back once. Nothing uses LLVM's `bfloat` type, which the SPIR-V backend
+//! rejects, and packed pairs are two scalar lanes (low half first) rather than `<2 x half>`.
+//! Rounding is exact on every target:
+//! - `add`, `sub` and `mul` of two 11- or 8-bit significands are exact in `double` or rounded
+//!   there with more than twice the precision plus two bits, so the second rounding is the only
+//!   one that shows;
+//! - `fma` computes the sum's rounding error (TwoSum) and rounds the `double` to odd, which a
+//!   later rounding to a format at least two bits narrower cannot misround;
+//! - `bfloat16` goes from `double` to `float` by rounding to odd, then to 16 bits by integer
+//!   round-to-nearest-even on the `float`'s bits;
+//! - directed roundings take the nearest value and step one unit towards the right side when it
+//!   lies on the wrong one.
+//!
+//! NaN results are the canonical NaN `0x7fff`, as on NVIDIA GPUs.
+//!
+//! This file holds the lanes and their rounding; `arithmetic.rs`, `comparison.rs` and
+//! `conversion.rs` the instructions.
+mod arithmetic;
+mod comparison;
+mod conversion;
+
+pub use arithmetic::{binary, fused_multiply_add, unary};
+pub use comparison::{compare_lanes, packed_set_predicate, set};
+pub use conversion::{convert, float8_convert, pack_convert};
+
+use inkwell::values::{FloatValue, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+use ptxr_frontend::ir::{Destination, HalfSaturation, Operand, RoundingMode, Value};
+use ptxr_frontend::vocabulary::ScalarType;
+use ptxr_frontend::Span;
+
+use super::support::intrinsic;
+use crate::error::LoweringResult;
+use crate::function::FunctionLowering;
+
+/// The two 16-bit float formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    /// IEEE binary16 (`.f16`).
+    Half,
+    /// bfloat16 (`.bf16`): `float`'s upper 16 bits.
+    Brain,
+}
+
+const CANONICAL_NAN: u64 = 0x7fff;
+const SIGN: u64 = 0x8000;
+
+impl Format {
+    fn of(ty: ScalarType) -> Format {
+        match ty {
+            ScalarType::Bf16 | ScalarType::Bf16x2 => Format::Brain,
+            _ => Format::Half,
+        }
+    }
+
+    fn one(self) -> u64 {
+        match self {
+            Format::Half => 0x3c00,
+            Format::Brain => 0x3f80,
+        }
+    }
+
+    fn infinity(self) -> u64 {
+        match self {
+            Format::Half => 0x7c00,
+            Format::Brain => 0x7f80,
+        }
+    }
+
+    fn largest_finite(self) -> u64 {
+        self.infinity() - 1
+    }
+}
+
+fn lane_count(ty: ScalarType) -> usize {
+    if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        2
+    } else {
+        1
+    }
+}
+
+/// Small constructors and bit tests over one builder.
+struct Emit<'l, 'a, 'ctx> {
+    lowering: &'l FunctionLowering<'a, 'ctx>,
+    span: Span,
+}
+
+impl<'a, 'ctx> Emit<'_, 'a, 'ctx> {
+    fn builder(&self) -> &'a inkwell::builder::Builder<'ctx> {
+        self.lowering.shared.builder
+    }
+
+    fn context(&self) -> &'ctx inkwell::context::Context {
+        self.lowering.shared.context
+    }
+
+    fn i16(&self, value: u64) -> IntValue<'ctx> {
+        self.context().i16_type().const_int(value, false)
+    }
+
+    fn i32(&self, value: u64) -> IntValue<'ctx> {
+        self.context().i32_type().const_int(value, false)
+    }
+
+    fn i64(&self, value: u64) -> IntValue<'ctx> {
+        self.context().i64_type().const_int(value, false)
+    }
+
+    fn f64(&self, value: f64) -> FloatValue<'ctx> {
+        self.context().f64_type().const_float(value)
+    }
+
+    fn select_int(
+        &self,
+        condition: IntValue<'ctx>,
+        yes: IntValue<'ctx>,
+        no: IntValue<'ctx>,
+    ) -> LoweringResult<IntValue<'ctx>> {
+        Ok(self.builder().build_select(condition, yes, no, "")?.into_int_value())
+    }
+
+    fn select_float(
+        &self,
+        condition: IntValue<'ctx>,
+        yes: FloatValue<'ctx>,
+        no: FloatValue<'ctx>,
+    ) -> LoweringResult<FloatValue<'ctx>> {
+        Ok(self.builder().build_select(condition, yes, no, "")?.into_float_value())
+    }
+
+    fn compare(&self, predicate: IntPredicate, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        Ok(self.builder().build_int_compare(predicate, a, b, "")?)
+    }
+
+    fn compare_float(
+        &self,
+        predicate: FloatPredicate,
+        a: FloatValue<'ctx>,
+        b: FloatValue<'ctx>,
+    ) -> LoweringResult<IntValue<'ctx>> {
+        Ok(self.builder().build_float_compare(predicate, a, b, "")?)
+    }
+
+    fn and(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        Ok(self.builder().build_and(a, b, "")?)
+    }
+
+    fn or(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        Ok(self.builder().build_or(a, b, "")?)
+    }
+
+    fn add(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        Ok(self.builder().build_int_add(a, b, "")?)
+    }
+
+    fn absolute(&self, value: FloatValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+        Ok(intrinsic(self.lowering, "llvm.fabs", &[value.get_type().into()], &[value.into()], self.span)?
+            .into_float_value())
+    }
+
+    fn unary_intrinsic(&self, name: &str, value: FloatValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+        Ok(intrinsic(self.lowering, name, &[value.get_type().into()], &[value.into()], self.span)?.into_float_value())
+    }
+
+    fn float_bits(&self, value: FloatValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        let int_type = crate::types::integer_type(self.context(), value.get_type().get_bit_width());
+        Ok(self.builder().build_bit_cast(value, int_type, "")?.into_int_value())
+    }
+
+    fn bits_float(
+        &self,
+        bits: IntValue<'ctx>,
+        float_type: inkwell::types::FloatType<'ctx>,
+    ) -> LoweringResult<FloatValue<'ctx>> {
+        Ok(self.builder().build_bit_cast(bits, float_type, "")?.into_float_value())
+    }
+
+    /// `2^exponent` as a `double`, for an `i64` exponent inside the normal range.
+    fn power_of_two(&self, exponent: IntValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+        let biased = self.add(exponent, self.i64(1023))?;
+        let bits = self.builder().build_left_shift(biased, self.i64(52), "")?;
+        self.bits_float(bits, self.context().f64_type())
+    }
+
+    fn is_nan_bits(&self, bits: IntValue<'ctx>, format: Format) -> LoweringResult<IntValue<'ctx>> {
+        let magnitude = self.and(bits, self.i16(0x7fff))?;
+        self.compare(IntPredicate::UGT, magnitude, self.i16(format.infinity()))
+    }
+
+    fn sign_set(&self, bits: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        let sign = self.and(bits, self.i16(SIGN))?;
+        self.compare(IntPredicate::NE, sign, self.i16(0))
+    }
+
+    /// A lane's value, exactly, as a `double`.
+    fn widen(&self, bits: IntValue<'ctx>, format: Format) -> LoweringResult<FloatValue<'ctx>> {
+        let builder = self.builder();
+        let context = self.context();
+        let narrow = match format {
+            Format::Half => self.bits_float(bits, context.f16_type())?,
+            Format::Brain => {
+                let wide = builder.build_int_z_extend(bits, context.i32_type(), "")?;
+                let shifted = builder.build_left_shift(wide, self.i32(16), "")?;
+                self.bits_float(shifted, context.f32_type())?
+            }
+        };
+        Ok(builder.build_float_ext(narrow, context.f64_type(), "")?)
+    }
+
+    /// `.ftz` on a `.f16` lane: a subnormal becomes a zero of the same sign.
+    fn flush_bits(&self, bits: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        let exponent = self.and(bits, self.i16(0x7c00))?;
+        let subnormal = self.compare(IntPredicate::EQ, exponent, self.i16(0))?;
+        let signed_zero = self.and(bits, self.i16(SIGN))?;
+        self.select_int(subnormal, signed_zero, bits)
+    }
+
+    /// `float` bits rounded to odd from a `double`: exact values stay, inexact ones take the
+    /// neighbour whose last bit is 1, so a later rounding to bfloat16 rounds only once.
+    fn float_rounded_to_odd(&self, value: FloatValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        let builder = self.builder();
+        let context = self.context();
+        let nearest = builder.build_float_trunc(value, context.f32_type(), "")?;
+        let back = builder.build_float_ext(nearest, context.f64_type(), "")?;
+        let bits = self.float_bits(nearest)?;
+        let inexact = self.compare_float(FloatPredicate::ONE, back, value)?;
+        let even = self.compare(IntPredicate::EQ, self.and(bits, self.i32(1))?, self.i32(0))?;
+        let outward = self.compare_float(FloatPredicate::OGT, self.absolute(value)?, self.absolute(back)?)?;
+        let step = self.select_int(outward, self.i32(1), self.i32(u64::from(u32::MAX)))?;
+        let stepped = self.add(bits, step)?;
+        let adjust = self.and(inexact, even)?;
+        self.select_int(adjust, stepped, bits)
+    }
+
+    /// Rounds `value` (exact, or already rounded to odd with at least two more bits) to the
+    /// format, NaN becoming the canonical NaN.
+    fn narrow(
+        &self,
+        value: FloatValue<'ctx>,
+        format: Format,
+        rounding: RoundingMode,
+    ) -> LoweringResult<IntValue<'ctx>> {
+        let builder = self.builder();
+        let context = self.context();
+        let nearest = match format {
+            Format::Half => {
+                let half = builder.build_float_trunc(value, context.f16_type(), "")?;
+                self.float_bits(half)?
+            }
+            Format::Brain => {
+                let bits = self.float_rounded_to_odd(value)?;
+                let lowest_kept = builder.build_right_shift(bits, self.i32(16), false, "")?;
+                let lowest_kept = self.and(lowest_kept, self.i32(1))?;
+                let bias = self.add(self.i32(0x7fff), lowest_kept)?;
+                let rounded = builder.build_right_shift(self.add(bits, bias)?, self.i32(16), false, "")?;
+                builder.build_int_truncate(rounded, context.i16_type(), "")?
+            }
+        };
+        let rounded = match rounding {
+            RoundingMode::NearestEven | RoundingMode::NearestEvenIntegral => nearest,
+            RoundingMode::TowardZero | RoundingMode::TowardZeroIntegral => {
+                let back = self.widen(nearest, format)?;
+                let outward = self.compare_float(FloatPredicate::OGT, self.absolute(back)?, self.absolute(value)?)?;
+                let inward = builder.build_int_sub(nearest, self.i16(1), "")?;
+                self.select_int(outward, inward, nearest)?
+            }
+            RoundingMode::TowardNegative | RoundingMode::TowardNegativeIntegral => {
+                let back = self.widen(nearest, format)?;
+                let above = self.compare_float(FloatPredicate::OGT, back, value)?;
+                let down = self.step(nearest, false)?;
+                self.select_int(above, down, nearest)?
+            }
+            RoundingMode::TowardPositive | RoundingMode::TowardPositiveIntegral => {
+                let back = self.widen(nearest, format)?;
+                let below = self.compare_float(FloatPredicate::OLT, back, value)?;
+                let up = self.step(nearest, true)?;
+                self.select_int(below, up, nearest)?
+            }
+        };
+        let is_nan = self.compare_float(FloatPredicate::UNO, value, value)?;
+        self.select_int(is_nan, self.i16(CANONICAL_NAN), rounded)
+    }
+
+    /// The next representable lane value up (`upward`) or down from `bits`.
+    fn step(&self, bits: IntValue<'ctx>, upward: bool) -> LoweringResult<IntValue<'ctx>> {
+        let builder = self.builder();
+        let magnitude = self.and(bits, self.i16(0x7fff))?;
+        let zero = self.compare(IntPredicate::EQ, magnitude, self.i16(0))?;
+        let negative = self.sign_set(bits)?;
+        let grows = if upward { builder.build_not(negative, "")? } else { negative };
+        let larger = self.add(bits, self.i16(1))?;
+        let smaller = builder.build_int_sub(bits, self.i16(1), "")?;
+        let stepped = self.select_int(grows, larger, smaller)?;
+        let smallest = self.i16(if upward { 1 } else { SIGN | 1 });
+        self.select_int(zero, smallest, stepped)
+    }
+
+    /// `.sat`: NaN and negative results become +0.0, results above 1.0 become 1.0.
+    fn saturate_bits(&self, bits: IntValue<'ctx>, format: Format) -> LoweringResult<IntValue<'ctx>> {
+        let nan_or_negative = self.or(self.is_nan_bits(bits, format)?, self.sign_set(bits)?)?;
+        let above_one = self.compare(IntPredicate::UGT, bits, self.i16(format.one()))?;
+        let clamped = self.select_int(above_one, self.i16(format.one()), bits)?;
+        self.select_int(nan_or_negative, self.i16(0), clamped)
+    }
+
+    /// `.relu`: negative results (-0.0 included) become +0.0, NaN the canonical NaN.
+    fn relu_bits(&self, bits: IntValue<'ctx>, format: Format) -> LoweringResult<IntValue<'ctx>> {
+        let positive = self.select_int(self.sign_set(bits)?, self.i16(0), bits)?;
+        self.select_int(self.is_nan_bits(bits, format)?, self.i16(CANONICAL_NAN), positive)
+    }
+
+    /// `.satfinite`: infinities become the largest finite value of their sign.
+    fn satfinite_bits(&self, bits: IntValue<'ctx>, format: Format) -> LoweringResult<IntValue<'ctx>> {
+        let magnitude = self.and(bits, self.i16(0x7fff))?;
+        let infinite = self.compare(IntPredicate::EQ, magnitude, self.i16(format.infinity()))?;
+        let largest = self.or(self.and(bits, self.i16(SIGN))?, self.i16(format.largest_finite()))?;
+        self.select_int(infinite, largest, bits)
+    }
+
+    fn saturation(
+        &self,
+        bits: IntValue<'ctx>,
+        format: Format,
+        saturation: HalfSaturation,
+    ) -> LoweringResult<IntValue<'ctx>> {
+        match saturation {
+            HalfSaturation::None => Ok(bits),
+            HalfSaturation::Unit => self.saturate_bits(bits, format),
+            HalfSaturation::Relu => self.relu_bits(bits, format),
+        }
+    }
+}
+
+/// Reads an operand of a half type as its lanes' bits, low lane first.
+fn read_lanes<'ctx>(
+    emit: &Emit<'_, '_, 'ctx>,
+    operand: &Operand,
+    ty: ScalarType,
+) -> LoweringResult<Vec<IntValue<'ctx>>> {
+    let lowering = emit.lowering;
+    let builder = emit.builder();
+    if let (Value::Float { bits, double }, 1) = (&operand.value, lane_count(ty)) {
+        // A floating-point immediate is a value, rounded to the instruction's format.
+        let value = if *double { f64::from_bits(*bits) } else { f64::from(f32::from_bits(*bits as u32)) };
+        return Ok(vec![emit.narrow(emit.f64(value), Format::of(ty), RoundingMode::NearestEven)?]);
+    }
+    if lane_count(ty) == 1 {
+        return Ok(vec![lowering.read_int(operand, ScalarType::B16)?]);
+    }
+    let packed = lowering.read_int(operand, ScalarType::B32)?;
+    let i16_type = emit.context().i16_type();
+    let low = builder.build_int_truncate(packed, i16_type, "")?;
+    let high = builder.build_right_shift(packed, emit.i32(16), false, "")?;
+    let high = builder.build_int_truncate(high, i16_type, "")?;
+    Ok(vec![low, high])
+}
+
+/// Packs 16-bit lanes (low first) into one value of width 16 × lanes.
+fn pack<'ctx>(emit: &Emit<'_, '_, 'ctx>, lanes: &[IntValue<'ctx>], lane_bits: u32) -> LoweringResult<IntValue<'ctx>> {
+    let builder = emit.builder();
+    let wide_type = crate::types::integer_type(emit.context(), lane_bits * lanes.len() as u32);
+    let mut packed = wide_type.const_zero();
+    for (index, lane) in lanes.iter().enumerate() {
+        let wide = builder.build_int_z_extend_or_bit_cast(*lane, wide_type, "")?;
+        let shifted =
+            builder.build_left_shift(wide, wide_type.const_int(u64::from(lane_bits) * index as u64, false), "")?;
+        packed = emit.or(packed, shifted)?;
+    }
+    Ok(packed)
+}
+
+fn write_lanes<'ctx>(
+    emit: &Emit<'_, '_, 'ctx>,
+    destination: &Destination,
+    lanes: &[IntValue<'ctx>],
+) -> LoweringResult<()> {
+    let ty = if lanes.len() == 2 { ScalarType::B32 } else { ScalarType::B16 };
+    let packed = pack(emit, lanes, 16)?;
+    emit.lowering.write(destination, packed.into(), ty)
+}
+
+/// Reads the lanes of `operand`, flushed when `.ftz` asks for it.
+fn read_flushed<'ctx>(
+    emit: &Emit<'_, '_, 'ctx>,
+    operand: &Operand,
+    ty: ScalarType,
+    flush: bool,
+) -> LoweringResult<Vec<IntValue<'ctx>>> {
+    let lanes = read_lanes(emit, operand, ty)?;
+    if flush {
+        lanes.into_iter().map(|lane| emit.flush_bits(lane)).collect()
+    } else {
+        Ok(lanes)
+    }
+}
+
+/// Rounding, `.ftz` and saturation of one result lane computed in `double`.
+fn finish_lane<'ctx>(
+    emit: &Emit<'_, '_, 'ctx>,
+    value: FloatValue<'ctx>,
+    format: Format,
+    flush: bool,
+    saturation: HalfSaturation,
+) -> LoweringResult<IntValue<'ctx>> {
+    let mut bits = emit.narrow(value, format, RoundingMode::NearestEven)?;
+    if flush {
+        bits = emit.flush_bits(bits)?;
+    }
+    emit.saturation(bits, format, saturation)
+}
