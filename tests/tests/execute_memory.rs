@@ -380,3 +380,48 @@ fn variables_of_32_bit_modules_have_32_bit_addresses() {
         assert_eq!(result[1][thread] as u32, value.wrapping_mul(10).wrapping_add(14), "thread {thread}");
     }
 }
+
+#[test]
+fn ordered_accesses_address_conversions_and_isspacep() {
+    // `ld.acquire`/`st.release`/`.relaxed` move the same bits as plain accesses; `cvta` round
+    // trips through generic addresses of shared, local and constant variables; `isspacep.shared`
+    // holds exactly for addresses inside the block's shared memory.
+    let declarations = ".const .align 4 .u32 constants[2] = {100, 200};";
+    let body = r#"
+    .shared .align 4 .b32 tile[64];
+    .local .align 4 .b32 scratch[2];
+    ld.acquire.gpu.global.u32 %r1, [%rd4];
+    ld.relaxed.sys.global.v2.u32 {%r2, %r3}, [%rd4+8];
+    st.release.cta.global.u32 [%rd5], %r1;
+    st.relaxed.gpu.global.v2.u32 [%rd5+4], {%r3, %r2};
+    mov.u64 %rd6, tile;
+    mul.wide.u32 %rd7, %r0, 4;
+    add.u64 %rd6, %rd6, %rd7;
+    cvta.shared.u64 %rd8, %rd6;
+    st.u32 [%rd8], %r1;
+    cvta.to.shared.u64 %rd9, %rd8;
+    ld.shared.u32 %r4, [%rd9];
+    isspacep.shared %p1, %rd8;
+    isspacep.shared %p2, %rd4;
+    selp.u32 %r5, 1, 0, %p1;
+    selp.u32 %r6, 2, 0, %p2;
+    or.b32 %r5, %r5, %r6;
+    mov.u64 %rd10, scratch;
+    cvta.local.u64 %rd11, %rd10;
+    st.u32 [%rd11+4], %r4;
+    ld.local.u32 %r7, [scratch+4];
+    mov.u64 %rd12, constants;
+    cvta.const.u64 %rd13, %rd12;
+    ld.u32 %r8, [%rd13+4];
+    add.u32 %r7, %r7, %r8;
+    st.global.v2.u32 [%rd5+12], {%r5, %r7};
+"#;
+    let threads = 32;
+    let input = inputs(11, threads);
+    let output = run_words(&kernel(declarations, body), &input, threads);
+    for thread in 0..threads {
+        let word = |index: usize| input[thread * WORDS + index];
+        let expected = [word(0), word(3), word(2), 1, word(0).wrapping_add(200), 0, 0, 0];
+        assert_eq!(&output[thread * WORDS..][..WORDS], &expected, "thread {thread}");
+    }
+}
