@@ -118,6 +118,10 @@ impl Target for Amdgpu {
         false
     }
 
+    fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }

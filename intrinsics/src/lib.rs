@@ -117,6 +117,10 @@ pub trait Target {
         state_space: StateSpace,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
+    /// Whether `.b128` registers (LLVM `i128`) can be lowered: SPIR-V has no 128-bit integer
+    /// type without an extension that its backend reports as an internal error.
+    fn supports_128_bit_integers(&self) -> Result<(), Unsupported>;
+
     /// Whether `cvta` can cast between `state_space` and the generic space (SPIR-V has no
     /// generic pointers to UniformConstant, and its backend aborts on such casts).
     fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported>;

@@ -100,6 +100,10 @@ impl Target for Spirv {
         false
     }
 
+    fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
+        Err(Unsupported { what: "`.b128` registers (SPV_INTEL_arbitrary_precision_integers)".to_string() })
+    }
+
     fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported> {
         match state_space {
             StateSpace::Const => Err(Unsupported { what: "`cvta` of `.const` addresses".to_string() }),

@@ -158,6 +158,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         for (index, variable) in self.function.variables.iter().enumerate() {
             let pointer = match variable.state_space {
                 StateSpace::Reg | StateSpace::Param => {
+                    if variable.ty.bits() == 128 {
+                        self.shared.target.supports_128_bit_integers().map_err(|unsupported| {
+                            LoweringError::unsupported(&unsupported.what, target_name, variable.span)
+                        })?;
+                    }
                     let storage_type = parameter_type(context, variable);
                     let pointer = builder.build_alloca(storage_type, value_name(&variable.name))?;
                     if let Some(align) = variable.align {

@@ -425,3 +425,29 @@ fn ordered_accesses_address_conversions_and_isspacep() {
         assert_eq!(&output[thread * WORDS..][..WORDS], &expected, "thread {thread}");
     }
 }
+
+#[test]
+fn b128_registers_pack_and_unpack_64_bit_halves() {
+    let body = r#"
+    .reg .b128 %q;
+    ld.global.v2.u64 {%rd6, %rd7}, [%rd4];
+    mov.b128 %q, {%rd6, %rd7};
+    mov.b128 {%rd8, %rd9}, %q;
+    mov.b128 {%r1, %r2, %r3, %r4}, %q;
+    st.global.v2.u64 [%rd5], {%rd9, %rd8};
+    st.global.v4.u32 [%rd5+16], {%r4, %r3, %r2, %r1};
+"#;
+    let threads = 16;
+    let input = inputs(12, threads);
+    let output = run_words(&kernel("", body), &input, threads);
+    for thread in 0..threads {
+        let word = |index: usize| input[thread * WORDS + index];
+        let value = u128::from(word(0))
+            | (u128::from(word(1)) << 32)
+            | (u128::from(word(2)) << 64)
+            | (u128::from(word(3)) << 96);
+        let part = |index: u32| (value >> (32 * index)) as u32;
+        let expected = [part(2), part(3), part(0), part(1), part(3), part(2), part(1), part(0)];
+        assert_eq!(&output[thread * WORDS..][..WORDS], &expected, "thread {thread}");
+    }
+}
