@@ -179,6 +179,8 @@ fn integer_results_agree_including_division_by_zero_and_shifts_past_the_width() 
         "and.b32 %r3, %r1, 63;\n    shl.b32 %r2, %r1, %r3;",
         "and.b32 %r3, %r1, 63;\n    shr.s32 %r2, %r1, %r3;",
         "popc.b32 %r2, %r1;",
+        // OpBitReverse, through SPV_KHR_bit_instructions.
+        "brev.b32 %r2, %r1;",
         "clz.b32 %r2, %r1;",
         "min.s32 %r2, %r1, -5;",
         "setp.lt.s32 %p1, %r1, 0;\n    selp.u32 %r2, 11, 22, %p1;",

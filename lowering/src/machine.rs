@@ -56,7 +56,24 @@ pub fn initialize_targets() {
             LLVMInitializeSPIRVTargetMC();
             LLVMInitializeSPIRVAsmPrinter();
         }
+        enable_spirv_extensions();
     });
+}
+
+/// SPIR-V extensions that the SPIR-V back end may use when a module needs them (it adds the
+/// `OpExtension` only then). SPV_KHR_bit_instructions gives `OpBitReverse` and friends: without
+/// it, LLVM's optimiser turns shift-and-mask sequences such as `brev`'s back into
+/// `llvm.bitreverse`, which the back end then cannot emit. OpenCL runtimes advertise it as
+/// `cl_khr_extended_bit_ops`.
+const SPIRV_EXTENSIONS: &std::ffi::CStr = c"-spirv-ext=+SPV_KHR_bit_instructions";
+
+fn enable_spirv_extensions() {
+    let arguments = [c"ptxr".as_ptr(), SPIRV_EXTENSIONS.as_ptr()];
+    // SAFETY: two static NUL-terminated strings (LLVM may keep pointers into them), parsed
+    // once, before any compilation.
+    unsafe {
+        llvm_sys::support::LLVMParseCommandLineOptions(arguments.len() as i32, arguments.as_ptr(), std::ptr::null());
+    }
 }
 
 /// Creates the LLVM target machine for a target description.
