@@ -387,6 +387,17 @@ impl Target for Cpu {
         })
     }
 
+    fn approximate_function<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _function: ptxr_frontend::ir::FloatUnaryOperation,
+        _flush_subnormals: bool,
+        _value: inkwell::values::FloatValue<'ctx>,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported> {
+        // LLVM's generic intrinsics lower to the target's (or the host's) math functions.
+        Ok(None)
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

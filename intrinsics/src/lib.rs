@@ -146,6 +146,17 @@ pub trait Target {
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported>;
 
+    /// The target's own approximation of a `.approx` function (`sin`, `cos`, `lg2`, `ex2`,
+    /// `rsqrt`) of `value` (f32 or f64), flushing subnormals when `flush_subnormals`; `None` to use
+    /// LLVM's generic intrinsic, which every target but NVPTX lowers itself.
+    fn approximate_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        function: ptxr_frontend::ir::FloatUnaryOperation,
+        flush_subnormals: bool,
+        value: inkwell::values::FloatValue<'ctx>,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported>;
+
     /// A warp collective with PTX's 32-lane warps.
     fn warp_collective<'ctx>(
         &self,

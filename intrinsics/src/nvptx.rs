@@ -112,6 +112,29 @@ impl Target for Nvptx {
         Ok(if barrier.predicate.is_some() { result } else { None })
     }
 
+    fn approximate_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        function: ptxr_frontend::ir::FloatUnaryOperation,
+        flush_subnormals: bool,
+        value: inkwell::values::FloatValue<'ctx>,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported> {
+        use ptxr_frontend::ir::FloatUnaryOperation as Function;
+        // PTX's own `.approx` instructions, which LLVM's generic intrinsics do not always reach
+        // (`llvm.log2` has no NVPTX lowering).
+        let double = value.get_type().get_bit_width() == 64;
+        let ftz = if flush_subnormals { ".ftz" } else { "" };
+        let name = match (function, double) {
+            (Function::Sine, false) => format!("llvm.nvvm.sin.approx{ftz}.f"),
+            (Function::Cosine, false) => format!("llvm.nvvm.cos.approx{ftz}.f"),
+            (Function::Log2, false) => format!("llvm.nvvm.lg2.approx{ftz}.f"),
+            (Function::ReciprocalSquareRoot, false) => format!("llvm.nvvm.rsqrt.approx{ftz}.f"),
+            (Function::ReciprocalSquareRoot, true) => format!("llvm.nvvm.rsqrt.approx{ftz}.d"),
+            _ => return Ok(None),
+        };
+        Ok(Some(call_intrinsic(site, &name, &[], &[value.into()])?.into_float_value()))
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

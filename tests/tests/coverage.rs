@@ -162,6 +162,11 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("lg2.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; lg2.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("ex2.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; ex2.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("tanh.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; tanh.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("mul.rp.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mul.rp.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
+            form("div.rm.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; div.rm.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
+            form("rcp.rz.f64", ".reg .f64 %fd<3>", "ld.global.f64 %fd1, [%rd2]; rcp.rz.f64 %fd2, %fd1; st.global.f64 [%rd2], %fd2"),
+            form("sqrt.rp.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.rp.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
+            form("rsqrt.approx.f64", ".reg .f64 %fd<3>", "ld.global.f64 %fd1, [%rd2]; rsqrt.approx.f64 %fd2, %fd1; st.global.f64 [%rd2], %fd2"),
         ],
     ),
     (

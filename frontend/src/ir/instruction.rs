@@ -147,6 +147,18 @@ pub enum Instruction {
         b: Operand,
         c: Operand,
     },
+    /// `sin`, `cos`, `lg2`, `ex2`, `tanh` (`.approx`), and `rcp`, `sqrt`, `rsqrt` (`.approx` or an
+    /// IEEE rounding) on floats: `d = op(a)`.
+    FloatUnary {
+        operation: FloatUnaryOperation,
+        ty: ScalarType,
+        precision: FloatPrecision,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+    },
+    /// `copysign.type d, a, b`: the magnitude of `b` with the sign of `a`.
+    CopySign { ty: ScalarType, destination: Destination, a: Operand, b: Operand },
     /// `and`, `or`, `xor` on bits or predicates.
     Logic { operation: LogicOperation, ty: ScalarType, destination: Destination, a: Operand, b: Operand },
     /// `not`, `cnot`, `neg`, `abs`, `popc`, `clz`, `brev` (one source).
@@ -515,6 +527,27 @@ impl fmt::Display for PackedFormat {
             PackedFormat::E5m2x2 => ".e5m2x2",
         })
     }
+}
+
+/// One-operand floating-point functions (ISA 7.8 sections 9.7.3.13 to 9.7.3.22).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatUnaryOperation {
+    Sine,
+    Cosine,
+    Log2,
+    Exp2,
+    Tanh,
+    Reciprocal,
+    SquareRoot,
+    ReciprocalSquareRoot,
+}
+
+/// How a floating-point function's result is rounded: `.approx` (within the ISA's stated error)
+/// or correctly rounded in an IEEE mode (`.rn`, `.rz`, `.rm`, `.rp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatPrecision {
+    Approximate,
+    Rounded(RoundingMode),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

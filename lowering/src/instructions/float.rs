@@ -5,6 +5,7 @@ use inkwell::values::{BasicValueEnum, FloatValue};
 use ptxr_frontend::ir::{Destination, FloatBinaryOperation, GuardedInstruction, Operand, RoundingMode};
 use ptxr_frontend::vocabulary::ScalarType;
 
+use super::directed;
 use super::support::{flush_subnormal, intrinsic, saturate_unit};
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -26,7 +27,7 @@ fn require_nearest(
     }
 }
 
-fn read_float<'ctx>(
+pub(super) fn read_float<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     operand: &Operand,
     ty: ScalarType,
@@ -40,7 +41,7 @@ fn read_float<'ctx>(
     }
 }
 
-fn finish<'ctx>(
+pub(super) fn finish<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     mut result: FloatValue<'ctx>,
     ty: ScalarType,
@@ -70,10 +71,17 @@ pub fn binary<'ctx>(
     a: &Operand,
     b: &Operand,
 ) -> LoweringResult<()> {
-    require_nearest(lowering, guarded, rounding)?;
+    let directed = directed::is_directed(rounding) && matches!(ty, ScalarType::F32 | ScalarType::F64);
+    if !directed {
+        require_nearest(lowering, guarded, rounding)?;
+    }
     let builder = lowering.shared.builder;
     let a = read_float(lowering, a, ty, flush_subnormals)?;
     let b = read_float(lowering, b, ty, flush_subnormals)?;
+    if let (true, Some(mode)) = (directed, rounding) {
+        let result = directed_binary(lowering, guarded, operation, a, b, mode)?;
+        return finish(lowering, result, ty, flush_subnormals, saturate, destination);
+    }
     let result: FloatValue<'ctx> = match operation {
         FloatBinaryOperation::Add => builder.build_float_add(a, b, "")?,
         FloatBinaryOperation::Subtract => builder.build_float_sub(a, b, "")?,
@@ -88,6 +96,76 @@ pub fn binary<'ctx>(
         }
     };
     finish(lowering, result, ty, flush_subnormals, saturate, destination)
+}
+
+/// `add`, `sub`, `mul`, `div` rounded `.rz`, `.rm` or `.rp` (see `directed.rs`). For `.f32` the
+/// side of the exact result comes from `f64` arithmetic, where products and residuals of `f32`
+/// values are exact and never underflow; for `.f64` from error-free transformations in `f64`.
+fn directed_binary<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: FloatBinaryOperation,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    mode: RoundingMode,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let span = guarded.span;
+    let single = a.get_type().get_bit_width() == 32;
+    let b = if operation == FloatBinaryOperation::Subtract { builder.build_float_neg(b, "")? } else { b };
+    let nearest = match operation {
+        FloatBinaryOperation::Add | FloatBinaryOperation::Subtract => builder.build_float_add(a, b, "")?,
+        FloatBinaryOperation::Multiply => builder.build_float_mul(a, b, "")?,
+        FloatBinaryOperation::Divide => builder.build_float_div(a, b, "")?,
+        FloatBinaryOperation::Minimum | FloatBinaryOperation::Maximum => {
+            return Err(LoweringError::unsupported(
+                &format!("`{}` (a rounding on min/max)", guarded.spelling),
+                lowering.target_name(),
+                span,
+            ))
+        }
+    };
+    let (wide_a, wide_b, wide_nearest) = if single {
+        let double = lowering.shared.context.f64_type();
+        (
+            builder.build_float_ext(a, double, "")?,
+            builder.build_float_ext(b, double, "")?,
+            builder.build_float_ext(nearest, double, "")?,
+        )
+    } else {
+        (a, b, nearest)
+    };
+    let side = match operation {
+        FloatBinaryOperation::Divide => {
+            let negated = builder.build_float_neg(wide_nearest, "")?;
+            let residual = directed::fused(lowering, negated, wide_b, wide_a, span)?;
+            directed::side_of_residual(lowering, residual, wide_b)?
+        }
+        FloatBinaryOperation::Multiply if single => {
+            // The f64 product of two f32 values is exact.
+            let product = builder.build_float_mul(wide_a, wide_b, "")?;
+            directed::side_of_error(lowering, builder.build_float_sub(product, wide_nearest, "")?)?
+        }
+        FloatBinaryOperation::Multiply => {
+            let negated = builder.build_float_neg(nearest, "")?;
+            directed::side_of_error(lowering, directed::fused(lowering, a, b, negated, span)?)?
+        }
+        _ => {
+            // exact = sum + error (TwoSum), and sum - nearest is exact (they are close).
+            let sum = builder.build_float_add(wide_a, wide_b, "")?;
+            let error = directed::sum_error(lowering, wide_a, wide_b, sum)?;
+            let difference = builder.build_float_sub(sum, wide_nearest, "")?;
+            let zero = difference.get_type().const_zero();
+            let exact_at_sum = builder.build_float_compare(inkwell::FloatPredicate::OEQ, difference, zero, "")?;
+            let chosen = builder.build_select(exact_at_sum, error, difference, "")?.into_float_value();
+            directed::side_of_error(lowering, chosen)?
+        }
+    };
+    let mut finite = directed::all_finite(lowering, &[a, b])?;
+    if operation == FloatBinaryOperation::Divide {
+        finite = directed::and_nonzero(lowering, finite, b)?;
+    }
+    directed::round(lowering, nearest, &side, finite, mode)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -6,7 +6,9 @@ mod comparison;
 mod control;
 mod conversion;
 mod copy_async;
+mod directed;
 mod float;
+mod float_function;
 mod half;
 mod integer;
 mod memory;
@@ -78,6 +80,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 a,
                 b,
             )
+        }
+        Instruction::FloatUnary { operation, ty, precision, flush_subnormals, destination, a } => {
+            float_function::unary(lowering, guarded, *operation, *ty, *precision, *flush_subnormals, destination, a)
+        }
+        Instruction::CopySign { ty, destination, a, b } => {
+            float_function::copysign(lowering, guarded, *ty, destination, a, b)
         }
         Instruction::FusedMultiplyAdd { ty, rounding, flush_subnormals, saturate, destination, a, b, c } => {
             float::fused_multiply_add(

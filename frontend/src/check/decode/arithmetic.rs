@@ -56,7 +56,10 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     if matches!(opcode, "add" | "sub") && modifiers.flag("cc") {
         return super::extended::add_subtract(context, modifiers, instruction, true);
     }
-    if has_unlowered_form(modifiers, &["relu", "NaN", "xorsign", "abs", "approx", "full"]) {
+    // `div.approx.f32` and `div.full.f32` promise results within 2 ulp; the correctly rounded
+    // quotient is within that bound on every target.
+    let approximate_division = opcode == "div" && (modifiers.flag("approx") || modifiers.flag("full"));
+    if has_unlowered_form(modifiers, &["relu", "NaN", "xorsign", "abs"]) {
         return accept_unlowered(context, modifiers, instruction);
     }
     let mode = modifiers.take(multiply_mode);
@@ -145,7 +148,18 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
             return None;
         }
     };
-    if operation == FloatBinaryOperation::Divide && rounding.is_none() {
+    if approximate_division {
+        if ty.node != ScalarType::F32 || rounding.is_some() {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    "`div.approx` and `div.full` are `.f32` only, without a rounding",
+                )
+                .with_primary(ty.span, "expected `.f32`"),
+            );
+            return None;
+        }
+    } else if operation == FloatBinaryOperation::Divide && rounding.is_none() {
         context.report(
             Diagnostic::error(Code::InvalidModifier, format!("`div{}` needs a rounding modifier", ty.node))
                 .with_primary(modifiers.end_span(), "expected `.rn`, `.rz`, `.rm`, `.rp`, `.approx` or `.full`"),

@@ -10,6 +10,7 @@ mod context;
 mod control;
 mod data_movement;
 mod extended;
+mod float;
 mod half;
 mod modifiers;
 mod opcodes;
@@ -46,6 +47,10 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
             arithmetic::binary(context, &mut modifiers, instruction)
         }
         "mad" | "fma" => arithmetic::multiply_add(context, &mut modifiers, instruction),
+        "sin" | "cos" | "lg2" | "ex2" | "tanh" | "rcp" | "sqrt" | "rsqrt" => {
+            float::unary(context, &mut modifiers, instruction)
+        }
+        "copysign" => float::copysign(context, &mut modifiers, instruction),
         "and" | "or" | "xor" => arithmetic::logic(context, &mut modifiers, instruction),
         "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" => {
             arithmetic::unary(context, &mut modifiers, instruction)

@@ -1,0 +1,200 @@
+//! Directed rounding (`.rz`, `.rm`, `.rp`) from round-to-nearest results. The target computes
+//! the nearest-even result `r`; an exact error term says on which side of `r` the exact result
+//! lies (TwoSum for sums, `fma(a, b, -r)` for products, the residual `a - r*b` for quotients and
+//! `a - r*r` for square roots, all exact in IEEE arithmetic while nothing underflows), and `r`
+//! steps one unit towards the requested direction when it lies on the wrong side. An overflow
+//! to infinity becomes the largest finite value where the mode rounds towards zero from it.
+//! This gives correctly rounded results on every target without changing the floating-point
+//! environment.
+
+use inkwell::values::{FloatValue, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+use ptxr_frontend::ir::RoundingMode;
+use ptxr_frontend::Span;
+
+use super::support::intrinsic;
+use crate::error::LoweringResult;
+use crate::function::FunctionLowering;
+
+/// The exact result relative to the nearest one: greater (`above`) or less (`below`); both
+/// false when `nearest` is exact.
+pub struct Side<'ctx> {
+    pub above: IntValue<'ctx>,
+    pub below: IntValue<'ctx>,
+}
+
+/// The side of an error term: the exact result is `nearest + error`.
+pub fn side_of_error<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    error: FloatValue<'ctx>,
+) -> LoweringResult<Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    let zero = error.get_type().const_zero();
+    Ok(Side {
+        above: builder.build_float_compare(FloatPredicate::OGT, error, zero, "")?,
+        below: builder.build_float_compare(FloatPredicate::OLT, error, zero, "")?,
+    })
+}
+
+/// The side for a quotient `q ≈ a / divisor` from the residual `a - q * divisor`: the exact
+/// quotient is above `q` when the residual has the divisor's sign. (Dividing the residual by the
+/// divisor would underflow to zero for tiny quotients.)
+pub fn side_of_residual<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    residual: FloatValue<'ctx>,
+    divisor: FloatValue<'ctx>,
+) -> LoweringResult<Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    let residual_side = side_of_error(lowering, residual)?;
+    let zero = divisor.get_type().const_zero();
+    let divisor_positive = builder.build_float_compare(FloatPredicate::OGT, divisor, zero, "")?;
+    let divisor_negative = builder.build_float_compare(FloatPredicate::OLT, divisor, zero, "")?;
+    let above_positive = builder.build_and(residual_side.above, divisor_positive, "")?;
+    let above_negative = builder.build_and(residual_side.below, divisor_negative, "")?;
+    let below_positive = builder.build_and(residual_side.below, divisor_positive, "")?;
+    let below_negative = builder.build_and(residual_side.above, divisor_negative, "")?;
+    Ok(Side {
+        above: builder.build_or(above_positive, above_negative, "")?,
+        below: builder.build_or(below_positive, below_negative, "")?,
+    })
+}
+
+/// TwoSum's error of `sum = a + b`.
+pub fn sum_error<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    sum: FloatValue<'ctx>,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let b_virtual = builder.build_float_sub(sum, a, "")?;
+    let a_virtual = builder.build_float_sub(sum, b_virtual, "")?;
+    let b_round_off = builder.build_float_sub(b, b_virtual, "")?;
+    let a_round_off = builder.build_float_sub(a, a_virtual, "")?;
+    Ok(builder.build_float_add(a_round_off, b_round_off, "")?)
+}
+
+/// `fma(a, b, c)`.
+pub fn fused<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    c: FloatValue<'ctx>,
+    span: Span,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let ty = a.get_type();
+    Ok(intrinsic(lowering, "llvm.fma", &[ty.into()], &[a.into(), b.into(), c.into()], span)?.into_float_value())
+}
+
+/// The next representable value above `value` (`-0` and `+0` go to the smallest subnormal;
+/// infinities and NaN stay).
+fn next_up<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, value: FloatValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let float_type = value.get_type();
+    let context = lowering.shared.context;
+    let bits_type = if float_type.get_bit_width() == 64 { context.i64_type() } else { context.i32_type() };
+    let bits = builder.build_bit_cast(value, bits_type, "")?.into_int_value();
+    let one = bits_type.const_int(1, false);
+    let is_zero = builder.build_float_compare(FloatPredicate::OEQ, value, float_type.const_zero(), "")?;
+    let is_negative = builder.build_int_compare(IntPredicate::SLT, bits, bits_type.const_zero(), "")?;
+    let incremented = builder.build_int_add(bits, one, "")?;
+    let decremented = builder.build_int_sub(bits, one, "")?;
+    let stepped = builder.build_select(is_negative, decremented, incremented, "")?.into_int_value();
+    let stepped = builder.build_select(is_zero, one, stepped, "")?.into_int_value();
+    let stepped = builder.build_bit_cast(stepped, float_type, "")?.into_float_value();
+    // +inf and NaN stay; -inf steps to -max, which the bit decrement gives.
+    let positive_infinity = float_type.const_float(f64::INFINITY);
+    let stays = builder.build_float_compare(FloatPredicate::UEQ, value, positive_infinity, "")?;
+    Ok(builder.build_select(stays, value, stepped, "")?.into_float_value())
+}
+
+fn next_down<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, value: FloatValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let negated = builder.build_float_neg(value, "")?;
+    let up = next_up(lowering, negated)?;
+    Ok(builder.build_float_neg(up, "")?)
+}
+
+/// `nearest` rounded in `mode` instead, given the side of the exact result. `finite_inputs`
+/// tells an overflow (infinite `nearest` from finite inputs) from an infinite operand.
+pub fn round<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    nearest: FloatValue<'ctx>,
+    side: &Side<'ctx>,
+    finite_inputs: IntValue<'ctx>,
+    mode: RoundingMode,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let float_type = nearest.get_type();
+    let zero = float_type.const_zero();
+    let positive = builder.build_float_compare(FloatPredicate::OGT, nearest, zero, "")?;
+    let negative = builder.build_float_compare(FloatPredicate::OLT, nearest, zero, "")?;
+    let (step_up, step_down) = match mode {
+        RoundingMode::TowardPositive | RoundingMode::TowardPositiveIntegral => {
+            (side.above, lowering.shared.context.bool_type().const_zero())
+        }
+        RoundingMode::TowardNegative | RoundingMode::TowardNegativeIntegral => {
+            (lowering.shared.context.bool_type().const_zero(), side.below)
+        }
+        RoundingMode::TowardZero | RoundingMode::TowardZeroIntegral => {
+            (builder.build_and(negative, side.above, "")?, builder.build_and(positive, side.below, "")?)
+        }
+        RoundingMode::NearestEven | RoundingMode::NearestEvenIntegral => return Ok(nearest),
+    };
+    let up = next_up(lowering, nearest)?;
+    let down = next_down(lowering, nearest)?;
+    let result = builder.build_select(step_up, up, nearest, "")?.into_float_value();
+    let result = builder.build_select(step_down, down, result, "")?.into_float_value();
+    // Overflow: round-to-nearest gave an infinity that a directed mode may not reach.
+    let magnitude =
+        intrinsic(lowering, "llvm.fabs", &[float_type.into()], &[nearest.into()], Span::default())?.into_float_value();
+    let infinite =
+        builder.build_float_compare(FloatPredicate::OEQ, magnitude, float_type.const_float(f64::INFINITY), "")?;
+    let overflowed = builder.build_and(infinite, finite_inputs, "")?;
+    let keeps_infinity = match mode {
+        RoundingMode::TowardPositive | RoundingMode::TowardPositiveIntegral => positive,
+        RoundingMode::TowardNegative | RoundingMode::TowardNegativeIntegral => negative,
+        _ => lowering.shared.context.bool_type().const_zero(),
+    };
+    let to_largest = builder.build_and(overflowed, builder.build_not(keeps_infinity, "")?, "")?;
+    let largest = if float_type.get_bit_width() == 64 { f64::MAX } else { f64::from(f32::MAX) };
+    let largest = float_type.const_float(largest);
+    let signed_largest =
+        intrinsic(lowering, "llvm.copysign", &[float_type.into()], &[largest.into(), nearest.into()], Span::default())?
+            .into_float_value();
+    Ok(builder.build_select(to_largest, signed_largest, result, "")?.into_float_value())
+}
+
+/// Whether every value is finite.
+pub fn all_finite<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    values: &[FloatValue<'ctx>],
+) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let mut all = lowering.shared.context.bool_type().const_int(1, false);
+    for &value in values {
+        let float_type = value.get_type();
+        let magnitude = intrinsic(lowering, "llvm.fabs", &[float_type.into()], &[value.into()], Span::default())?
+            .into_float_value();
+        let finite =
+            builder.build_float_compare(FloatPredicate::OLT, magnitude, float_type.const_float(f64::INFINITY), "")?;
+        all = builder.build_and(all, finite, "")?;
+    }
+    Ok(all)
+}
+
+/// Whether `divisor` is non-zero: a quotient by zero is exactly infinite, not an overflow.
+pub fn and_nonzero<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    finite: IntValue<'ctx>,
+    divisor: FloatValue<'ctx>,
+) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let nonzero = builder.build_float_compare(FloatPredicate::ONE, divisor, divisor.get_type().const_zero(), "")?;
+    Ok(builder.build_and(finite, nonzero, "")?)
+}
+
+/// Whether a rounding mode is one of the directed ones.
+pub fn is_directed(mode: Option<RoundingMode>) -> bool {
+    matches!(mode, Some(RoundingMode::TowardZero | RoundingMode::TowardNegative | RoundingMode::TowardPositive))
+}

@@ -1,0 +1,269 @@
+//! Execution of the floating-point functions and directed rounding on the CPU (ISA 7.8 section
+//! 9.7.3): `.rz`/`.rm`/`.rp` on `add`, `sub`, `mul`, `div`, `rcp`, `sqrt` against a model that
+//! computes the exact `f32` result in `f64` (exact for sums of nearby exponents and for
+//! products; for quotients and square roots the `f64` result never lies on an `f32` value
+//! unless the exact one does) and rounds it in the mode; the `.approx` functions against `f64`
+//! references within the ISA's stated error bounds, with special values exact; `copysign`.
+
+use ptxr_tests::{run_ok, Buffer, Launch, Random};
+
+/// Each thread reads `a` (and `b`) from the input rows, runs `body` on `%a`, `%b` into `%d`, and
+/// stores `%d`. `ty` is `f32` or `f64`.
+fn run(ty: &'static str, body: &str, rows: &[(u64, u64)]) -> Vec<u64> {
+    let bytes = if ty == "f64" { 8 } else { 4 };
+    let ptx = format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+         .reg .{ty} %a, %b, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+         ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+         mul.wide.u32 %rd3, %thread, {};\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, {bytes};\nadd.u64 %rd5, %rd2, %rd3;\n\
+         ld.global.{ty} %a, [%rd4];\nld.global.{ty} %b, [%rd4+{bytes}];\n{body}\nst.global.{ty} [%rd5], %d;\nret;\n}}\n",
+        2 * bytes
+    );
+    let flat: Vec<u64> = rows.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let element = if ty == "f64" { "b64" } else { "b32" };
+    let result = run_ok(
+        &ptx,
+        &Launch::threads(rows.len() as u32),
+        &[Buffer::new(element, flat), Buffer::zeroed(element, rows.len())],
+    );
+    result[1].clone()
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    Zero,
+    Down,
+    Up,
+}
+
+fn next_up(value: f32) -> f32 {
+    if value.is_nan() || value == f32::INFINITY {
+        return value;
+    }
+    if value == 0.0 {
+        return f32::from_bits(1);
+    }
+    let bits = value.to_bits();
+    f32::from_bits(if value > 0.0 { bits + 1 } else { bits - 1 })
+}
+
+fn next_down(value: f32) -> f32 {
+    -next_up(-value)
+}
+
+/// The exact value `exact` (an `f64` holding it exactly, or as argued above) rounded to `f32`
+/// in `mode`: the nearest `f32`, moved one step when it lies on the wrong side.
+fn round_to_f32(exact: f64, mode: Mode) -> f32 {
+    if exact.is_nan() {
+        return f32::NAN;
+    }
+    let nearest = exact as f32;
+    let nearest = if nearest.is_infinite() && exact.is_finite() {
+        // Past the largest finite f32: the directed modes stop at it unless they round away.
+        match (mode, exact > 0.0) {
+            (Mode::Up, true) | (Mode::Down, false) => nearest,
+            _ => f32::MAX.copysign(nearest),
+        }
+    } else {
+        nearest
+    };
+    if nearest.is_infinite() || f64::from(nearest) == exact {
+        return nearest;
+    }
+    let above = f64::from(nearest) > exact;
+    match mode {
+        Mode::Up if !above => next_up(nearest),
+        Mode::Down if above => next_down(nearest),
+        Mode::Zero if above && exact > 0.0 => next_down(nearest),
+        Mode::Zero if !above && exact < 0.0 => next_up(nearest),
+        _ => nearest,
+    }
+}
+
+/// Random finite f32 values with exponents within a factor of 2^20 of 1, and edge values.
+fn operands(random: &mut Random, count: usize) -> Vec<(f32, f32)> {
+    let edges = [0.0, -0.0, 1.0, 3.0, 0.1, -7.5, f32::MAX, -f32::MAX, 1.0e-30];
+    let mut value = || {
+        let bits = random.next_u32();
+        let mantissa = bits & 0x007f_ffff;
+        let exponent = 127 - 20 + (bits >> 23) % 40;
+        let sign = bits & 0x8000_0000;
+        f32::from_bits(sign | (exponent << 23) | mantissa)
+    };
+    let mut pairs: Vec<(f32, f32)> = edges.iter().flat_map(|&a| edges.iter().map(move |&b| (a, b))).collect();
+    while pairs.len() < count {
+        pairs.push((value(), value()));
+    }
+    pairs
+}
+
+#[test]
+fn directed_rounding_of_arithmetic_matches_the_exact_model() {
+    let mut random = Random::new(41);
+    let pairs = operands(&mut random, 400);
+    let rows: Vec<(u64, u64)> = pairs.iter().map(|&(a, b)| (u64::from(a.to_bits()), u64::from(b.to_bits()))).collect();
+    for (suffix, mode) in [("rz", Mode::Zero), ("rm", Mode::Down), ("rp", Mode::Up)] {
+        type Exact = fn(f64, f64) -> f64;
+        let operations: [(&str, Exact); 5] = [
+            ("add", |a, b| a + b),
+            ("sub", |a, b| a - b),
+            ("mul", |a, b| a * b),
+            ("div", |a, b| a / b),
+            ("rcp", |a, _| 1.0 / a),
+        ];
+        for (operation, exact) in operations {
+            let body = if operation == "rcp" {
+                format!("rcp.{suffix}.f32 %d, %a;")
+            } else {
+                format!("{operation}.{suffix}.f32 %d, %a, %b;")
+            };
+            let output = run("f32", &body, &rows);
+            for (&(a, b), &bits) in pairs.iter().zip(&output) {
+                let (a64, b64) = (f64::from(a), f64::from(b));
+                // Sums are exact in f64 only while the exponents are close; skip the others.
+                if matches!(operation, "add" | "sub")
+                    && (a64 != 0.0 && b64 != 0.0)
+                    && (a64 / b64).abs().log2().abs() > 28.0
+                {
+                    continue;
+                }
+                let expected = round_to_f32(exact(a64, b64), mode);
+                let actual = f32::from_bits(bits as u32);
+                assert!(
+                    actual.to_bits() == expected.to_bits() || (actual.is_nan() && expected.is_nan()),
+                    "{body} a={a:e} ({:#x}) b={b:e} ({:#x}): got {actual:e} ({:#x}), expected {expected:e} ({:#x})",
+                    a.to_bits(),
+                    b.to_bits(),
+                    actual.to_bits(),
+                    expected.to_bits()
+                );
+            }
+        }
+        let body = format!("sqrt.{suffix}.f32 %d, %a;");
+        let output = run("f32", &body, &rows);
+        for (&(a, _), &bits) in pairs.iter().zip(&output) {
+            let expected = round_to_f32(f64::from(a).sqrt(), mode);
+            let actual = f32::from_bits(bits as u32);
+            assert!(
+                actual.to_bits() == expected.to_bits() || (actual.is_nan() && expected.is_nan()),
+                "{body} a={a:e}: got {actual:e}, expected {expected:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn directed_rounding_in_double_precision_at_known_cases() {
+    // 1/3 in f64: the nearest double is below 1/3 (0x3FD5555555555555), so .rz and .rm keep it
+    // and .rp takes the next one; -1/3 mirrors it.
+    let third = (1.0f64 / 3.0).to_bits();
+    let rows = [(3.0f64.to_bits(), 0), ((-3.0f64).to_bits(), 0), (2.0f64.to_bits(), 0)];
+    let expected = [
+        ("rz", [third, (-1.0f64 / 3.0).to_bits(), 0.5f64.to_bits()]),
+        ("rm", [third, (-1.0f64 / 3.0).to_bits() + 1, 0.5f64.to_bits()]),
+        ("rp", [third + 1, (-1.0f64 / 3.0).to_bits(), 0.5f64.to_bits()]),
+    ];
+    for (suffix, values) in expected {
+        let output = run("f64", &format!("rcp.{suffix}.f64 %d, %a;"), &rows);
+        assert_eq!(output, values, "rcp.{suffix}.f64");
+    }
+    // sqrt(2): the nearest double 0x3FF6A09E667F3BCD is above sqrt(2).
+    let root = 2.0f64.sqrt().to_bits();
+    let rows = [(2.0f64.to_bits(), 0)];
+    for (suffix, value) in [("rz", root - 1), ("rm", root - 1), ("rp", root)] {
+        assert_eq!(run("f64", &format!("sqrt.{suffix}.f64 %d, %a;"), &rows), [value], "sqrt.{suffix}.f64");
+    }
+    // Overflow: MAX + MAX is +inf rounded up, MAX rounded towards zero or down.
+    let rows = [(f64::MAX.to_bits(), f64::MAX.to_bits())];
+    assert_eq!(run("f64", "add.rp.f64 %d, %a, %b;", &rows), [f64::INFINITY.to_bits()]);
+    assert_eq!(run("f64", "add.rz.f64 %d, %a, %b;", &rows), [f64::MAX.to_bits()]);
+    assert_eq!(run("f64", "add.rm.f64 %d, %a, %b;", &rows), [f64::MAX.to_bits()]);
+}
+
+/// Runs a one-operand `.f32` function over `inputs`.
+fn function(body: &str, inputs: &[f32]) -> Vec<f32> {
+    let rows: Vec<(u64, u64)> = inputs.iter().map(|value| (u64::from(value.to_bits()), 0)).collect();
+    run("f32", body, &rows).iter().map(|&bits| f32::from_bits(bits as u32)).collect()
+}
+
+#[test]
+fn approximations_stay_within_the_isa_bounds() {
+    let mut random = Random::new(8);
+    let uniform = |random: &mut Random, low: f64, high: f64| {
+        low + (high - low) * (f64::from(random.next_u32()) / f64::from(u32::MAX))
+    };
+    let angles: Vec<f32> =
+        (0..256).map(|_| uniform(&mut random, -std::f64::consts::PI, std::f64::consts::PI) as f32).collect();
+    // sin/cos.approx: absolute error at most 2^-20.9 in [-pi, pi].
+    for (name, reference) in [("sin", f64::sin as fn(f64) -> f64), ("cos", f64::cos)] {
+        for (&x, &y) in angles.iter().zip(&function(&format!("{name}.approx.f32 %d, %a;"), &angles)) {
+            let error = (f64::from(y) - reference(f64::from(x))).abs();
+            assert!(error <= 2f64.powf(-20.9), "{name}({x}) = {y}, error {error:e}");
+        }
+    }
+    // lg2.approx: absolute error at most 2^-22.6 for x in [0.5, 2].
+    let near_one: Vec<f32> = (0..256).map(|_| uniform(&mut random, 0.5, 2.0) as f32).collect();
+    for (&x, &y) in near_one.iter().zip(&function("lg2.approx.f32 %d, %a;", &near_one)) {
+        let error = (f64::from(y) - f64::from(x).log2()).abs();
+        assert!(error <= 2f64.powf(-22.6), "lg2({x}) = {y}, error {error:e}");
+    }
+    // ex2.approx: relative error at most 2^-22.5 over the range.
+    let exponents: Vec<f32> = (0..256).map(|_| uniform(&mut random, -100.0, 100.0) as f32).collect();
+    for (&x, &y) in exponents.iter().zip(&function("ex2.approx.f32 %d, %a;", &exponents)) {
+        let exact = f64::from(x).exp2();
+        assert!(((f64::from(y) - exact) / exact).abs() <= 2f64.powf(-22.5), "ex2({x}) = {y}");
+    }
+    // tanh.approx: relative error at most 2^-11; rsqrt.approx 2^-22.9; rcp.approx and
+    // sqrt.approx within their ulp bounds, here checked at 2^-22 relative.
+    let spread: Vec<f32> = (0..256).map(|_| uniform(&mut random, -20.0, 20.0) as f32).collect();
+    for (&x, &y) in spread.iter().zip(&function("tanh.approx.f32 %d, %a;", &spread)) {
+        let exact = f64::from(x).tanh();
+        assert!(
+            (f64::from(y) - exact).abs() <= 2f64.powf(-11.0) * exact.abs().max(2f64.powf(-10.0)),
+            "tanh({x}) = {y}"
+        );
+    }
+    let positive: Vec<f32> = (0..256).map(|_| uniform(&mut random, 1.0e-3, 1.0e6) as f32).collect();
+    type Reference = fn(f64) -> f64;
+    let checks: [(&str, Reference, f64); 3] =
+        [("rsqrt", |x| 1.0 / x.sqrt(), -22.9), ("rcp", |x| 1.0 / x, -22.0), ("sqrt", f64::sqrt, -22.0)];
+    for (name, reference, bound) in checks {
+        for (&x, &y) in positive.iter().zip(&function(&format!("{name}.approx.f32 %d, %a;"), &positive)) {
+            let exact = reference(f64::from(x));
+            assert!(((f64::from(y) - exact) / exact).abs() <= 2f64.powf(bound), "{name}({x}) = {y}");
+        }
+    }
+}
+
+#[test]
+fn approximations_give_the_isa_special_values() {
+    let specials = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -1.0];
+    let cases: [(&str, [f32; 6]); 6] = [
+        ("sin.approx.f32", [0.0, -0.0, f32::NAN, f32::NAN, f32::NAN, (-1.0f64).sin() as f32]),
+        ("ex2.approx.f32", [1.0, 1.0, f32::INFINITY, 0.0, f32::NAN, 0.5]),
+        ("lg2.approx.f32", [f32::NEG_INFINITY, f32::NEG_INFINITY, f32::INFINITY, f32::NAN, f32::NAN, f32::NAN]),
+        ("tanh.approx.f32", [0.0, -0.0, 1.0, -1.0, f32::NAN, (-1.0f64).tanh() as f32]),
+        ("rcp.approx.f32", [f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, f32::NAN, -1.0]),
+        ("rsqrt.approx.f32", [f32::INFINITY, f32::NEG_INFINITY, 0.0, f32::NAN, f32::NAN, f32::NAN]),
+    ];
+    for (name, expected) in cases {
+        let output = function(&format!("{name} %d, %a;"), &specials);
+        for ((&x, &y), &want) in specials.iter().zip(&output).zip(&expected) {
+            let close =
+                if x == -1.0 && want.is_finite() { (y - want).abs() <= 2e-6 } else { y.to_bits() == want.to_bits() };
+            assert!(close || (y.is_nan() && want.is_nan()), "{name}({x}) = {y}, expected {want}");
+        }
+    }
+    // .ftz flushes a subnormal input: sqrt of the smallest subnormal is +0 (not 2^-74.5).
+    let output = function("sqrt.rn.ftz.f32 %d, %a;", &[f32::from_bits(1), f32::from_bits(0x8000_0001)]);
+    assert_eq!(output.iter().map(|value| value.to_bits()).collect::<Vec<_>>(), [0, 0x8000_0000]);
+}
+
+#[test]
+fn copysign_takes_the_first_operands_sign_and_the_seconds_magnitude() {
+    let rows = [(-0.0f32, f32::NAN), (1.0, -2.5), (-3.0, f32::INFINITY), (0.0, -0.0)]
+        .map(|(a, b)| (u64::from(a.to_bits()), u64::from(b.to_bits())));
+    let output = run("f32", "copysign.f32 %d, %a, %b;", &rows);
+    let expected = [(-f32::NAN).to_bits(), 2.5f32.to_bits(), f32::NEG_INFINITY.to_bits(), 0.0f32.to_bits()];
+    assert_eq!(output, expected.map(u64::from));
+}
