@@ -52,14 +52,15 @@ fn unsupported_instruction_names_instruction_and_target() {
         "sleep.ptx",
         &format!("{HEADER}.visible .entry k()\n{{\n\tnanosleep.u32 100;\n\tret;\n}}\n"),
     );
-    std::fs::write(directory.path().join("sleep.o"), b"previous").unwrap_or_else(|error| panic!("{error}"));
-    let output = ptxr(&["compile", &input, "--target", "cpu", "-o", "sleep.o"], directory.path());
+    // OpenCL has no sleep, so SPIR-V cannot express `nanosleep`.
+    std::fs::write(directory.path().join("sleep.spv"), b"previous").unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", &input, "--target", "spirv", "-o", "sleep.spv"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unsupported: `nanosleep.u32` on cpu"), "{stderr}");
+    assert!(stderr.contains("unsupported: `nanosleep` (OpenCL has no sleep) on spirv"), "{stderr}");
     assert!(stderr.contains("sleep.ptx:7:2"), "{stderr}");
     // The earlier file at -o is untouched: outputs are replaced only when complete.
-    assert_eq!(std::fs::read(directory.path().join("sleep.o")).unwrap_or_default(), b"previous");
+    assert_eq!(std::fs::read(directory.path().join("sleep.spv")).unwrap_or_default(), b"previous");
 }
 
 #[test]
@@ -175,4 +176,24 @@ fn binary_garbage_is_a_clear_error() {
     let output = ptxr(&["compile", "garbage.ptx", "-o", "garbage.o"], directory.path());
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not UTF-8"));
+}
+
+#[test]
+fn a_trap_fails_the_run_with_a_message_and_no_json() {
+    let directory = scratch();
+    let kernel = write(
+        directory.path(),
+        "trap.ptx",
+        &format!("{HEADER}.visible .entry k(.param .u64 out)\n{{\n\t.reg .u64 %rd1;\n\tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], 7;\n\ttrap;\n}}\n"),
+    );
+    let spec = write(
+        directory.path(),
+        "spec.json",
+        r#"{"grid": [2], "block": [4], "buffers": {"out": {"type": "u32", "len": 1}}, "args": [{"buffer": "out"}]}"#,
+    );
+    let output = ptxr(&["run", &kernel, "--launch", &spec], directory.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "no JSON after a trap: {}", String::from_utf8_lossy(&output.stdout));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("trap"), "{stderr}");
 }

@@ -162,6 +162,16 @@ impl Target for Amdgpu {
         Ok(None)
     }
 
+    fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        crate::declare::call_intrinsic_or_void(site, "llvm.trap", &[])?;
+        Ok(())
+    }
+
+    fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
+        // `s_sleep` takes an immediate count of 64-clock units, not a register of nanoseconds.
+        Err(Unsupported { what: "`nanosleep` (s_sleep needs a constant)".to_string() })
+    }
+
     fn warp_collective<'ctx>(
         &self,
         _site: &Site<'_, 'ctx>,

@@ -398,6 +398,19 @@ impl Target for Cpu {
         Ok(None)
     }
 
+    fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        let function_type = site.context.void_type().fn_type(&[], false);
+        call_function(site, runtime_function::TRAP, function_type, &[])?;
+        Ok(())
+    }
+
+    fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
+        let i32_type = site.context.i32_type();
+        let function_type = site.context.void_type().fn_type(&[i32_type.into()], false);
+        call_function(site, runtime_function::SLEEP, function_type, &[nanoseconds.into()])?;
+        Ok(())
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

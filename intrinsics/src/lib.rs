@@ -157,6 +157,12 @@ pub trait Target {
         value: inkwell::values::FloatValue<'ctx>,
     ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported>;
 
+    /// `trap`: stops the kernel with an error. Lowering leaves the function after it.
+    fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported>;
+
+    /// `nanosleep`: suspends the thread for up to `nanoseconds` (i32), at most a millisecond.
+    fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported>;
+
     /// A warp collective with PTX's 32-lane warps.
     fn warp_collective<'ctx>(
         &self,

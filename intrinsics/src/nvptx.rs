@@ -135,6 +135,16 @@ impl Target for Nvptx {
         Ok(Some(call_intrinsic(site, &name, &[], &[value.into()])?.into_float_value()))
     }
 
+    fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        call_intrinsic_or_void(site, "llvm.trap", &[])?;
+        Ok(())
+    }
+
+    fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
+        call_intrinsic_or_void(site, "llvm.nvvm.nanosleep", &[nanoseconds.into()])?;
+        Ok(())
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -164,6 +164,14 @@ impl Target for Spirv {
         Ok(None)
     }
 
+    fn trap<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        Err(Unsupported { what: "`trap` (OpenCL kernels cannot abort)".to_string() })
+    }
+
+    fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
+        Err(Unsupported { what: "`nanosleep` (OpenCL has no sleep)".to_string() })
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

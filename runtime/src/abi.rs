@@ -79,6 +79,10 @@ pub mod runtime_function {
     /// ([`super::warp_collective`]). Returns the value in bits 0..32 and the predicate in bit 32.
     /// A member mask of 0 (the forms without `.sync`) means the lanes that wait there together.
     pub const WARP_COLLECTIVE: &str = "ptxr_warp_collective";
+    /// `void ()`: the thread executed `trap`; the launch fails once the block is done.
+    pub const TRAP: &str = "ptxr_trap";
+    /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
+    pub const SLEEP: &str = "ptxr_nanosleep";
 }
 
 /// The `operation` argument of [`runtime_function::BARRIER`].

@@ -5,6 +5,7 @@
 //! stops at the first error: every function is checked and every problem reported. A module is
 //! returned only when no error was found, so lowering never sees an unchecked module.
 
+mod calls;
 mod declarations;
 mod decode;
 mod directives;
@@ -24,6 +25,7 @@ pub fn check(module: &ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let globals = declarations::module_variables(module, &mut diagnostics);
     let signatures = function::collect_signatures(module, &globals, &mut diagnostics);
     let functions = function::check_bodies(&header, &globals, signatures, &mut diagnostics);
+    calls::check_calls(&functions, &globals.variables, &mut diagnostics);
     if has_errors(&diagnostics) {
         return (None, diagnostics);
     }

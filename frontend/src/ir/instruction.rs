@@ -7,7 +7,7 @@ use crate::span::Span;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, LabelId, MemoryOrdering, MemoryScope, Operand,
+    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MemoryOrdering, MemoryScope, Operand,
     ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
@@ -351,6 +351,14 @@ pub enum Instruction {
     Return,
     /// `exit`
     Exit,
+    /// `call{.uni} (results), function, (arguments)`: a direct call of a `.func`. Results and
+    /// arguments are whole variables (`.param` or `.reg`, scalars, vectors or byte arrays) or,
+    /// for arguments, immediates; the callee's parameter types say how they are passed.
+    Call { callee: FunctionId, results: Vec<CallOperand>, arguments: Vec<CallOperand> },
+    /// `trap`: aborts the kernel with an error.
+    Trap,
+    /// `nanosleep.u32 t`: suspends the thread for about `t` nanoseconds (at most 1 ms).
+    Sleep { nanoseconds: Operand },
     /// `atom.sem.scope.space.op.type d, [a], b{, c}` and (without `destination`) `red`.
     Atomic {
         operation: AtomicOperation,
@@ -417,6 +425,24 @@ pub enum Instruction {
 pub struct OrderedAccess {
     pub ordering: MemoryOrdering,
     pub scope: MemoryScope,
+}
+
+/// An argument or result of `call`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallOperand {
+    /// A whole variable: passed with the callee's parameter type, its bytes reinterpreted.
+    Variable { variable: VariableId, span: Span },
+    /// An immediate argument, converted to the callee's parameter type.
+    Immediate(Operand),
+}
+
+impl CallOperand {
+    pub fn span(&self) -> Span {
+        match self {
+            CallOperand::Variable { span, .. } => *span,
+            CallOperand::Immediate(operand) => operand.span,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

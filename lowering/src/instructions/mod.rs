@@ -1,6 +1,7 @@
 //! One file per instruction family; `lower` is the exhaustive dispatch over `Instruction`.
 
 mod bits;
+mod call;
 mod carry;
 mod comparison;
 mod control;
@@ -259,6 +260,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         ),
         Instruction::Branch { target } => control::branch(lowering, *target),
         Instruction::Return | Instruction::Exit => lowering.build_return(),
+        Instruction::Call { callee, results, arguments } => call::call(lowering, guarded, *callee, results, arguments),
+        Instruction::Trap => call::trap(lowering, guarded),
+        Instruction::Sleep { nanoseconds } => call::sleep(lowering, guarded, nanoseconds),
         Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => {
             synchronization::atomic(
                 lowering,

@@ -13,7 +13,9 @@
 mod scheduler;
 pub mod warp;
 
-pub use scheduler::{ptxr_barrier, ptxr_run_cooperative_block, ptxr_warp_collective, take_block_failure};
+pub use scheduler::{
+    ptxr_barrier, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_trap, ptxr_warp_collective, take_block_failure,
+};
 
 use crate::abi::runtime_function;
 
@@ -23,5 +25,7 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::RUN_COOPERATIVE_BLOCK, ptxr_run_cooperative_block as *const () as usize),
         (runtime_function::BARRIER, ptxr_barrier as *const () as usize),
         (runtime_function::WARP_COLLECTIVE, ptxr_warp_collective as *const () as usize),
+        (runtime_function::TRAP, ptxr_trap as *const () as usize),
+        (runtime_function::SLEEP, ptxr_nanosleep as *const () as usize),
     ]
 }

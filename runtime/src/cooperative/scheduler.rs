@@ -323,3 +323,16 @@ pub unsafe extern "C" fn ptxr_warp_collective(collective: u32, member_mask: u32,
     // SAFETY: forwarded from the caller.
     unsafe { wait(Wait::Warp { collective, member_mask, a, b, c }) }
 }
+
+/// `trap` (see [`crate::abi::runtime_function::TRAP`]): records the failure that stops the
+/// launch after this block. The compiled code then leaves the thread (or function), as `exit`
+/// does; the block's other threads finish, and no further block starts.
+pub extern "C" fn ptxr_trap() {
+    fail("the kernel executed `trap`".to_string());
+}
+
+/// `nanosleep` (see [`crate::abi::runtime_function::SLEEP`]): PTX bounds the delay by a
+/// millisecond, and so does this.
+pub extern "C" fn ptxr_nanosleep(nanoseconds: u32) {
+    std::thread::sleep(std::time::Duration::from_nanos(u64::from(nanoseconds.min(1_000_000))));
+}

@@ -5,6 +5,7 @@
 mod arithmetic;
 mod bit_manipulation;
 mod cache;
+mod call;
 mod comparison;
 mod context;
 mod control;
@@ -77,6 +78,9 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "bra" => control::branch(context, &mut modifiers, instruction),
         "ret" => control::return_(context, &mut modifiers, instruction),
         "exit" => control::exit(context, &mut modifiers, instruction),
+        "call" => call::call(context, &mut modifiers, instruction),
+        "trap" => call::trap(context, &mut modifiers, instruction),
+        "nanosleep" => call::nanosleep(context, &mut modifiers, instruction),
         "atom" | "red" => synchronization::atomic(context, &mut modifiers, instruction),
         "membar" | "fence" => synchronization::fence(context, &mut modifiers, instruction),
         "bar" | "barrier" => synchronization::barrier(context, &mut modifiers, instruction),
@@ -108,9 +112,11 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
     let vectors_decoded = matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st");
+    let lists_decoded = instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded,
-        OperandKind::List(_) | OperandKind::Bracketed(_) => true,
+        OperandKind::List(_) => !lists_decoded,
+        OperandKind::Bracketed(_) => true,
         _ => false,
     })
 }

@@ -1,0 +1,63 @@
+//! Calls against their callees, once every function is known: as many results and arguments as
+//! the callee has return and ordinary parameters, each variable of the parameter's size (ISA
+//! 7.8 section 9.7.12.6: arguments are passed by value, so sizes must agree).
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{CallOperand, Function, Instruction, Statement, Variable, VariableId};
+
+/// Checks every call of every function; returns nothing, reports into `diagnostics`.
+pub fn check_calls(functions: &[Function], globals: &[Variable], diagnostics: &mut Vec<Diagnostic>) {
+    for caller in functions {
+        for statement in caller.body.as_deref().unwrap_or_default() {
+            let Statement::Instruction(instruction) = statement else { continue };
+            let Instruction::Call { callee, results, arguments } = &instruction.instruction else { continue };
+            let callee = &functions[callee.0 as usize];
+            let variable = |id: VariableId| match id {
+                VariableId::Global(index) => &globals[index as usize],
+                VariableId::Local(index) => caller.variable(index),
+            };
+            let lists = [("result", results, &callee.return_parameters), ("argument", arguments, &callee.parameters)];
+            for (what, given, expected) in lists {
+                if given.len() != expected.len() {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::OperandCount,
+                            format!(
+                                "`{}` takes {} {what}{} but the call gives {}",
+                                callee.name,
+                                expected.len(),
+                                if expected.len() == 1 { "" } else { "s" },
+                                given.len()
+                            ),
+                        )
+                        .with_primary(instruction.span, format!("{} {what}(s) here", given.len()))
+                        .with_secondary(callee.span, "declared here"),
+                    );
+                    continue;
+                }
+                for (operand, &parameter) in given.iter().zip(expected.iter()) {
+                    let CallOperand::Variable { variable: id, span } = operand else { continue };
+                    let parameter = callee.variable(parameter);
+                    let given_variable = variable(*id);
+                    if given_variable.size_bytes() != parameter.size_bytes() {
+                        diagnostics.push(
+                            Diagnostic::error(
+                                Code::OperandType,
+                                format!(
+                                    "{what} `{}` is {} bytes but parameter `{}` of `{}` is {} bytes",
+                                    given_variable.name,
+                                    given_variable.size_bytes(),
+                                    parameter.name,
+                                    callee.name,
+                                    parameter.size_bytes()
+                                ),
+                            )
+                            .with_primary(*span, "a different size")
+                            .with_secondary(parameter.span, "the parameter"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
