@@ -197,8 +197,11 @@ fn large_module() -> (String, usize) {
 }
 
 /// Runs `work` until at least a second has passed (at least twice), and returns the best time.
-fn best_time(mut work: impl FnMut()) -> Duration {
+fn best_time(wanted: bool, mut work: impl FnMut()) -> Duration {
     let mut best = Duration::MAX;
+    if !wanted {
+        return best;
+    }
     let started = Instant::now();
     let mut runs = 0;
     while runs < 2 || started.elapsed() < Duration::from_secs(1) {
@@ -226,27 +229,55 @@ fn main() {
     assert!(checked.is_some(), "the benchmark module does not check: {:?}", diagnostics.first());
     drop((module_tree, checked));
 
-    let lex_time = best_time(|| {
+    // `PTXR_BENCH_ONLY=check` (or `lex`, `parse`) measures one phase, for profiling it alone.
+    let only = std::env::var("PTXR_BENCH_ONLY").ok();
+    let wanted = |phase: &str| only.as_deref().is_none_or(|only| only == phase);
+    let lex_time = best_time(wanted("lex"), || {
         std::hint::black_box(lex(&module));
     });
-    let parse_time = best_time(|| {
+    let parse_time = best_time(wanted("parse"), || {
         std::hint::black_box(parse(&module));
     });
-    let check_time = best_time(|| {
+    let check_time = best_time(wanted("check"), || {
         std::hint::black_box(ptxr_frontend::check_source(&module));
     });
-    println!("lex:          {:7.1} MB/s", megabytes_per_second(bytes, lex_time));
-    println!("lex+parse:    {:7.1} MB/s", megabytes_per_second(bytes, parse_time));
-    println!("parse+check:  {:7.1} MB/s", megabytes_per_second(bytes, check_time));
+    for (phase, label, time) in
+        [("lex", "lex", lex_time), ("parse", "lex+parse", parse_time), ("check", "parse+check", check_time)]
+    {
+        if wanted(phase) {
+            println!("{label:12}  {:7.1} MB/s", megabytes_per_second(bytes, time));
+        }
+    }
 
     let baseline = LIVE_BYTES.load(Ordering::Relaxed);
+    let megabytes = |size: usize| size as f64 / 1e6;
+    let ratio = |size: usize| size as f64 / bytes as f64;
+    PEAK_BYTES.store(baseline, Ordering::Relaxed);
+    let tokens = lex(&module);
+    let token_bytes = LIVE_BYTES.load(Ordering::Relaxed) - baseline;
+    drop(tokens);
+    let tree = parse(&module);
+    let tree_bytes = LIVE_BYTES.load(Ordering::Relaxed) - baseline;
+    let parse_peak = PEAK_BYTES.load(Ordering::Relaxed) - baseline;
+    let checked = ptxr_frontend::check(&tree.0);
+    drop(tree);
+    let checked_bytes = LIVE_BYTES.load(Ordering::Relaxed) - baseline;
+    drop(checked);
     PEAK_BYTES.store(baseline, Ordering::Relaxed);
     let result = ptxr_frontend::check_source(&module);
     let peak = PEAK_BYTES.load(Ordering::Relaxed) - baseline;
     drop(result);
+    println!("tokens:       {:7.1} MB = {:5.2} x the input", megabytes(token_bytes), ratio(token_bytes));
     println!(
-        "peak memory (parse+check, beyond the input): {:.1} MB = {:.2} x the input",
-        peak as f64 / 1e6,
-        peak as f64 / bytes as f64
+        "syntax tree:  {:7.1} MB = {:5.2} x the input (peak while parsing {:.2} x)",
+        megabytes(tree_bytes),
+        ratio(tree_bytes),
+        ratio(parse_peak)
+    );
+    println!("checked IR:   {:7.1} MB = {:5.2} x the input", megabytes(checked_bytes), ratio(checked_bytes));
+    println!(
+        "peak memory of parse+check, beyond the input: {:.1} MB = {:.2} x the input",
+        megabytes(peak),
+        ratio(peak)
     );
 }

@@ -296,7 +296,10 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
 
 /// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`.
 fn spelling(instruction: &ast::Instruction) -> String {
-    let mut text = instruction.opcode.node.clone();
+    // Sized once: growing the string modifier by modifier reallocated it for every instruction.
+    let length = instruction.modifiers.iter().map(|modifier| modifier.node.len() + 1).sum::<usize>();
+    let mut text = String::with_capacity(instruction.opcode.node.len() + length);
+    text.push_str(&instruction.opcode.node);
     for modifier in &instruction.modifiers {
         text.push('.');
         text.push_str(&modifier.node);
