@@ -68,6 +68,15 @@ fn continues_expression(kind: Option<TokenKind<'_>>) -> bool {
                 | TokenKind::Ampersand
                 | TokenKind::Caret
                 | TokenKind::Pipe
+                | TokenKind::Less
+                | TokenKind::Greater
+                | TokenKind::LessEqual
+                | TokenKind::GreaterEqual
+                | TokenKind::EqualEqual
+                | TokenKind::NotEqual
+                | TokenKind::AndAnd
+                | TokenKind::OrOr
+                | TokenKind::Question
         )
     )
 }
