@@ -17,13 +17,18 @@ use crate::syntax::ast::{Block, Guard, Instruction, Operand, OperandKind, Statem
 use crate::syntax::lexer::TokenKind;
 
 /// `{ statement* }`, with recovery inside.
+///
+/// A block left open at the end of the input is reported and kept, not failed: a failed block
+/// would be skipped statement by statement and its nested blocks parsed again, so `{` repeated
+/// n times without a `}` took 2^n steps.
 pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
     recursive(|block| {
+        let close = punct(TokenKind::RightBrace).recover_with(via_parser(end().to(TokenKind::RightBrace)));
         statement(block.map(|block| Some(Statement::Block(block))))
             .recover_with(via_parser(skip_statement().map(|()| None)))
             .repeated()
             .collect::<Present<Statement>>()
-            .delimited_by(punct(TokenKind::LeftBrace), punct(TokenKind::RightBrace))
+            .delimited_by(punct(TokenKind::LeftBrace), close)
             .map_with(|statements, extra| Block { statements: statements.0, span: extra.span() })
     })
     .boxed()
