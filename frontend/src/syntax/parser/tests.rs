@@ -648,3 +648,18 @@ fn isa_1_declarations() {
         "{diagnostics:?}"
     );
 }
+
+#[test]
+fn isa_1_aggregates_are_reported_as_unsupported() {
+    let (module, diagnostics) =
+        parse(".struct somestruct { .s32 i; .s32 j; .f32 x; .f32 y; };\n.union intOrFloat { .s32 i; .f32 f; };\n.global .u32 kept;");
+    assert_eq!(
+        messages(&diagnostics),
+        [
+            ("unsupported: `.struct` types".to_string(), "`somestruct` is not supported".to_string()),
+            ("unsupported: `.union` types".to_string(), "`intOrFloat` is not supported".to_string()),
+        ]
+    );
+    assert!(diagnostics.iter().all(|diagnostic| diagnostic.code == Code::Unsupported));
+    assert_eq!(module.directives.len(), 1);
+}
