@@ -155,7 +155,9 @@ fn check_function(
     let mut labels = Vec::new();
     let body = syntax.body.as_ref().map(|block| {
         collect_labels(block, &mut labels, &mut context);
-        let mut statements = Vec::new();
+        // Sized once: the body is the largest part of the checked module, and a grown vector
+        // is up to twice as large as it needs to be.
+        let mut statements = Vec::with_capacity(count_statements(block));
         check_block(block, &mut context, &mut statements, false);
         statements
     });
@@ -170,6 +172,19 @@ fn check_function(
         body,
         span: syntax.span,
     }
+}
+
+/// The labels and instructions of a block and its nested blocks: what the checked body holds.
+fn count_statements(block: &ast::Block) -> usize {
+    block
+        .statements
+        .iter()
+        .map(|statement| match statement {
+            Statement::Label(_) | Statement::Instruction(_) => 1,
+            Statement::Block(inner) => count_statements(inner),
+            Statement::Declaration(_) | Statement::Location { .. } | Statement::Pragma { .. } => 0,
+        })
+        .sum()
 }
 
 /// Labels are visible in the whole function, before and after their definition.
