@@ -11,7 +11,9 @@ use chumsky::prelude::*;
 
 use super::error::Label;
 use super::expression::{evaluate, expression, Symbols, Value};
-use super::tokens::{align, integer_u32, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES};
+use super::tokens::{
+    align, identifier, integer_u32, keyword, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES,
+};
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
@@ -183,4 +185,26 @@ pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, Varia
             span: extra.span(),
         },
     )
+}
+
+/// `.struct name { .s32 i; .f32 x; };` and `.union` (PTX 1.x aggregate types), at module scope or
+/// in a body: read whole so that one clean "unsupported" error stands for the definition, which
+/// leaves nothing in the tree.
+pub(super) fn aggregate_definition<'t, 's: 't, T>() -> impl PtxParser<'t, 's, Option<T>> {
+    choice((keyword("struct"), keyword("union")))
+        .map_with(|kind, extra| (kind, extra.span()))
+        .then(identifier())
+        .then_ignore(super::recovery::balanced_braces())
+        .then_ignore(punct(TokenKind::Semicolon).or_not())
+        .map_with(|((kind, keyword_span), name), extra| {
+            let keyword = if kind == TokenKind::DotName("union") { ".union" } else { ".struct" };
+            diagnostics(extra).push(
+                Diagnostic::error(Code::Unsupported, format!("unsupported: `{keyword}` types"))
+                    .with_primary(keyword_span.to(name.span), format!("`{}` is not supported", name.node))
+                    .with_note(
+                        "structure and union types (PTX 1.x) are not modelled; declare the fields as separate variables",
+                    ),
+            );
+            None
+        })
 }

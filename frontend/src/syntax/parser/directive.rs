@@ -4,7 +4,7 @@
 
 use chumsky::prelude::*;
 
-use super::declaration::variable_declaration;
+use super::declaration::{aggregate_definition, variable_declaration};
 use super::error::Label;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
@@ -111,22 +111,7 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
         .then_ignore(punct(TokenKind::Semicolon))
         .to(None);
 
-    // `.struct name { .s32 i; .f32 x; };` and `.union` (PTX 1.x aggregate types): read whole so
-    // that one clean "unsupported" error stands for the definition.
-    let aggregate = choice((keyword("struct"), keyword("union")))
-        .map_with(|kind, extra| (kind, extra.span()))
-        .then(identifier())
-        .then_ignore(balanced_braces())
-        .then_ignore(punct(TokenKind::Semicolon).or_not())
-        .map_with(|((kind, keyword_span), name), extra| {
-            let keyword = if kind == TokenKind::DotName("union") { ".union" } else { ".struct" };
-            diagnostics(extra).push(
-                Diagnostic::error(Code::Unsupported, format!("unsupported: `{keyword}` types"))
-                    .with_primary(keyword_span.to(name.span), format!("`{}` is not supported", name.node))
-                    .with_note("structure and union types (PTX 1.x) are not modelled; declare the fields as separate variables"),
-            );
-            None
-        });
+    let aggregate = aggregate_definition();
 
     choice((version, target, address_size, file, section, pragma, alias, aggregate, item))
         .labelled(Label::Directive)

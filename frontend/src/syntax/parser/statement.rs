@@ -5,7 +5,7 @@
 
 use chumsky::prelude::*;
 
-use super::declaration::variable_declaration;
+use super::declaration::{aggregate_definition, variable_declaration};
 use super::error::Label;
 use super::fast::fast_statement;
 use super::operand::operand;
@@ -137,6 +137,7 @@ fn statement<'t, 's: 't>(
         location,
         pragma,
         unmodelled,
+        aggregate_definition(),
         block,
     ))
     .labelled(Label::Statement)

@@ -662,4 +662,9 @@ fn isa_1_aggregates_are_reported_as_unsupported() {
     );
     assert!(diagnostics.iter().all(|diagnostic| diagnostic.code == Code::Unsupported));
     assert_eq!(module.directives.len(), 1);
+    let (_, diagnostics) = parse(".entry k { .struct pair { .s32 a; .s32 b; }; ret; }");
+    assert_eq!(
+        messages(&diagnostics),
+        [("unsupported: `.struct` types".to_string(), "`pair` is not supported".to_string())]
+    );
 }
