@@ -1,14 +1,24 @@
 //! Every PTX file of the shared corpus (real compiler output) and of ZLUDA's conformance tests
 //! parses without a single diagnostic; truncated and scrambled files parse without panicking.
 //!
-//! The corpus lives in `../shared` beside the repository (the workspace root's parent).
+//! The corpus lives in `../shared` beside the repository (the workspace root's parent), or beside
+//! a folder that holds the repository (a worktree).
 
 use std::path::{Path, PathBuf};
 
 use ptxr_frontend::diagnostic::render;
 use ptxr_frontend::syntax::parse;
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
+/// The shared folder: `shared/` beside the repository or beside one of its parent folders.
+fn shared() -> PathBuf {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    repository
+        .ancestors()
+        .skip(1)
+        .map(|folder| folder.join("shared"))
+        .find(|shared| shared.join("corpus").is_dir())
+        .unwrap_or_else(|| repository.join("../shared"))
+}
 
 /// The folders whose `.ptx` files must all parse cleanly.
 const FOLDERS: &[&str] = &[
@@ -21,7 +31,7 @@ const FOLDERS: &[&str] = &[
 ];
 
 fn ptx_files(folder: &str) -> Vec<PathBuf> {
-    let path = Path::new(SHARED).join(folder);
+    let path = shared().join(folder);
     let entries = std::fs::read_dir(&path).unwrap_or_else(|error| {
         panic!(
             "the shared PTX corpus is missing: cannot read {} ({error}); it must sit beside the repository",
@@ -53,7 +63,7 @@ fn corpus_parses_without_diagnostics() {
     for path in &files {
         let source = read(path);
         let (module, diagnostics) = parse(&source);
-        let name = path.strip_prefix(SHARED).unwrap_or(path).display().to_string();
+        let name = path.strip_prefix(shared()).unwrap_or(path).display().to_string();
         if !diagnostics.is_empty() {
             failed += 1;
             failures.push_str(&format!("\n=== {name}: {} diagnostics\n", diagnostics.len()));
@@ -72,7 +82,7 @@ fn corpus_parses_without_diagnostics() {
 /// and every diagnostic points inside the text.
 #[test]
 fn every_prefix_of_a_real_file_parses() {
-    let source = read(&Path::new(SHARED).join("corpus/clang/saxpy.sm80.ptx"));
+    let source = read(&shared().join("corpus/clang/saxpy.sm80.ptx"));
     for end in (0..=source.len()).filter(|&end| source.is_char_boundary(end)) {
         let prefix = &source[..end];
         let (_, diagnostics) = parse(prefix);
@@ -162,7 +172,7 @@ fn garbage_never_panics() {
         let _ = parse(&text.join(" "));
     }
 
-    let real = read(&Path::new(SHARED).join("corpus/clang/vecadd.sm80.ptx")).into_bytes();
+    let real = read(&shared().join("corpus/clang/vecadd.sm80.ptx")).into_bytes();
     for _ in 0..300 {
         let mut bytes = real.clone();
         for _ in 0..1 + random.below(8) {

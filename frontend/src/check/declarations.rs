@@ -304,6 +304,8 @@ pub fn evaluate(expression: &Expression) -> Option<Constant> {
                 UnaryOperator::Negate => (value as i64).wrapping_neg() as i128,
                 UnaryOperator::BitNot => !(value as i64) as i128,
                 UnaryOperator::LogicalNot => i128::from(value == 0),
+                UnaryOperator::CastSigned => i128::from(value as i64),
+                UnaryOperator::CastUnsigned => i128::from(value as u64),
             }))
         }
         Expression::Binary { operator, left, right } => {
@@ -323,7 +325,21 @@ pub fn evaluate(expression: &Expression) -> Option<Constant> {
                 BinaryOperator::BitAnd => left & right,
                 BinaryOperator::BitOr => left | right,
                 BinaryOperator::BitXor => left ^ right,
+                BinaryOperator::Less => i64::from(left < right),
+                BinaryOperator::Greater => i64::from(left > right),
+                BinaryOperator::LessEqual => i64::from(left <= right),
+                BinaryOperator::GreaterEqual => i64::from(left >= right),
+                BinaryOperator::Equal => i64::from(left == right),
+                BinaryOperator::NotEqual => i64::from(left != right),
+                BinaryOperator::LogicalAnd => i64::from(left != 0 && right != 0),
+                BinaryOperator::LogicalOr => i64::from(left != 0 || right != 0),
             })))
+        }
+        Expression::Conditional { condition, if_true, if_false } => {
+            let Constant::Integer(condition) = evaluate(&condition.node)? else {
+                return None;
+            };
+            evaluate(if condition != 0 { &if_true.node } else { &if_false.node })
         }
         Expression::Symbol(_) | Expression::Generic(_) | Expression::Call { .. } => None,
     }

@@ -156,7 +156,9 @@ fn check_function(
     let mut labels = Vec::new();
     let body = syntax.body.as_ref().map(|block| {
         collect_labels(block, &mut labels, &mut context);
-        let mut statements = Vec::new();
+        // Sized once: the body is the largest part of the checked module, and a grown vector
+        // is up to twice as large as it needs to be.
+        let mut statements = Vec::with_capacity(count_statements(block));
         check_block(block, &mut context, &mut statements, false);
         statements
     });
@@ -171,6 +173,19 @@ fn check_function(
         body,
         span: syntax.span,
     }
+}
+
+/// The labels and instructions of a block and its nested blocks: what the checked body holds.
+fn count_statements(block: &ast::Block) -> usize {
+    block
+        .statements
+        .iter()
+        .map(|statement| match statement {
+            Statement::Label(_) | Statement::Instruction(_) => 1,
+            Statement::Block(inner) => count_statements(inner),
+            Statement::Declaration(_) | Statement::Location { .. } | Statement::Pragma { .. } => 0,
+        })
+        .sum()
 }
 
 /// Labels are visible in the whole function, before and after their definition.
@@ -301,7 +316,10 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
 
 /// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`.
 fn spelling(instruction: &ast::Instruction) -> String {
-    let mut text = instruction.opcode.node.clone();
+    // Sized once: growing the string modifier by modifier reallocated it for every instruction.
+    let length = instruction.modifiers.iter().map(|modifier| modifier.node.len() + 1).sum::<usize>();
+    let mut text = String::with_capacity(instruction.opcode.node.len() + length);
+    text.push_str(&instruction.opcode.node);
     for modifier in &instruction.modifiers {
         text.push('.');
         text.push_str(&modifier.node);

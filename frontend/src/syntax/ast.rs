@@ -185,6 +185,12 @@ pub enum Expression {
         left: Box<Spanned<Expression>>,
         right: Box<Spanned<Expression>>,
     },
+    /// `condition ? if_true : if_false`
+    Conditional {
+        condition: Box<Spanned<Expression>>,
+        if_true: Box<Spanned<Expression>>,
+        if_false: Box<Spanned<Expression>>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +198,10 @@ pub enum UnaryOperator {
     Negate,
     BitNot,
     LogicalNot,
+    /// `(.s64)`: the value as a signed 64-bit integer.
+    CastSigned,
+    /// `(.u64)`: the value as an unsigned 64-bit integer.
+    CastUnsigned,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,6 +216,14 @@ pub enum BinaryOperator {
     BitAnd,
     BitOr,
     BitXor,
+    Less,
+    Greater,
+    LessEqual,
+    GreaterEqual,
+    Equal,
+    NotEqual,
+    LogicalAnd,
+    LogicalOr,
 }
 
 /// `@%p` or `@!%p` in front of an instruction.

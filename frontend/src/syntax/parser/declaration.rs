@@ -2,12 +2,18 @@
 //! `.reg .b32 %r<12>, %x;`, `.global .align 4 .b8 table[4][8] = {...};`,
 //! `.extern .shared .align 16 .b8 dynamic[];`, and the texture, sampler and surface handles
 //! (`.texref`, `.samplerref`, `.surfref`), which are kept as 64-bit `.tex` variables.
+//!
+//! ISA 1.x forms: the banked constant space `.const[0]` (only bank 0 exists there, and it is
+//! plain `.const`), and untyped texture declarations `.tex tex_a;` and `.tex[2] tex_b;` bound
+//! to a hardware texture id, which are kept as 64-bit `.tex` handles like `.texref`.
 
 use chumsky::prelude::*;
 
 use super::error::Label;
 use super::expression::{evaluate, expression, Symbols, Value};
-use super::tokens::{align, integer_u32, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES};
+use super::tokens::{
+    align, identifier, integer_u32, keyword, punct, scalar_type, state_space, vector_width, VARIABLE_SPACES,
+};
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
@@ -118,7 +124,8 @@ fn opaque_name<'t, 's: 't>(dimension: impl PtxParser<'t, 's, Option<u32>>) -> im
 pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, VariableDeclaration> {
     let dimension = dimension().boxed();
     let names = declared_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
-    let opaque_names = opaque_name(dimension).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
+    let opaque_names =
+        opaque_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
     // `.global .texref t;` and the plain `.texref t;` of older PTX.
     let opaque = state_space(VARIABLE_SPACES).or_not().then(attributes()).then(opaque_type()).then(opaque_names).map(
         |(((_, (align, _)), ty), names)| {
@@ -126,12 +133,48 @@ pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, Varia
             (state_space, align, None, ty, names)
         },
     );
-    let typed = state_space(VARIABLE_SPACES)
+    // `.const[0]`: a constant bank. PTX 1.x has the one bank 0; other banks (PTX 2.x) are not
+    // modelled, and are reported.
+    let bank = integer_u32("a constant bank")
+        .delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket))
+        .map_with(|bank, extra| Spanned::new(bank, extra.span()));
+    let space = state_space(VARIABLE_SPACES).then(bank.or_not()).map_with(
+        |(state_space, bank): (Spanned<StateSpace>, Option<Spanned<u32>>), extra| {
+            if let Some(bank) = bank {
+                if state_space.node != StateSpace::Const {
+                    diagnostics(extra).push(
+                        Diagnostic::error(Code::InvalidDeclaration, "only `.const` has banks")
+                            .with_primary(bank.span, format!("`{}` takes no bank number", state_space.node)),
+                    );
+                } else if bank.node != 0 {
+                    diagnostics(extra).push(
+                        Diagnostic::error(
+                            Code::Unsupported,
+                            format!("unsupported: constant bank `.const[{}]`", bank.node),
+                        )
+                        .with_primary(bank.span, "only bank 0 (plain `.const`) is supported"),
+                    );
+                }
+            }
+            state_space
+        },
+    );
+    // `.tex tex_a;` and `.tex[42] tex_e;` (PTX 1.x): a texture without a type, optionally bound
+    // to a hardware texture id, which ptxr does not use.
+    let texture_id =
+        integer_u32("a texture id").delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket));
+    let untyped_texture = select! { TokenKind::DotName("tex") = extra => extra.span() }
+        .then_ignore(texture_id.or_not())
+        .then(opaque_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
+        .map(|(span, names)| {
+            (Spanned::new(StateSpace::Tex, span), None, None, Spanned::new(ScalarType::B64, span), names)
+        });
+    let typed = space
         .then(attributes())
         .then(scalar_type())
         .then(names)
         .map(|(((state_space, (align, vector)), ty), names)| (state_space, align, vector, ty, names));
-    choice((typed, opaque)).then_ignore(punct(TokenKind::Semicolon)).map_with(
+    choice((typed, opaque, untyped_texture)).then_ignore(punct(TokenKind::Semicolon)).map_with(
         |(state_space, align, vector, ty, names), extra| VariableDeclaration {
             linkage: None,
             state_space,
@@ -142,4 +185,26 @@ pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, Varia
             span: extra.span(),
         },
     )
+}
+
+/// `.struct name { .s32 i; .f32 x; };` and `.union` (PTX 1.x aggregate types), at module scope or
+/// in a body: read whole so that one clean "unsupported" error stands for the definition, which
+/// leaves nothing in the tree.
+pub(super) fn aggregate_definition<'t, 's: 't, T>() -> impl PtxParser<'t, 's, Option<T>> {
+    choice((keyword("struct"), keyword("union")))
+        .map_with(|kind, extra| (kind, extra.span()))
+        .then(identifier())
+        .then_ignore(super::recovery::balanced_braces())
+        .then_ignore(punct(TokenKind::Semicolon).or_not())
+        .map_with(|((kind, keyword_span), name), extra| {
+            let keyword = if kind == TokenKind::DotName("union") { ".union" } else { ".struct" };
+            diagnostics(extra).push(
+                Diagnostic::error(Code::Unsupported, format!("unsupported: `{keyword}` types"))
+                    .with_primary(keyword_span.to(name.span), format!("`{}` is not supported", name.node))
+                    .with_note(
+                        "structure and union types (PTX 1.x) are not modelled; declare the fields as separate variables",
+                    ),
+            );
+            None
+        })
 }

@@ -4,7 +4,7 @@
 
 use chumsky::prelude::*;
 
-use super::declaration::variable_declaration;
+use super::declaration::{aggregate_definition, variable_declaration};
 use super::error::Label;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
@@ -111,7 +111,11 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
         .then_ignore(punct(TokenKind::Semicolon))
         .to(None);
 
-    choice((version, target, address_size, file, section, pragma, alias, item)).labelled(Label::Directive).boxed()
+    let aggregate = aggregate_definition();
+
+    choice((version, target, address_size, file, section, pragma, alias, aggregate, item))
+        .labelled(Label::Directive)
+        .boxed()
 }
 
 /// Reads the text of a `.version` number (`7.8`, `8.10`) as major and minor.

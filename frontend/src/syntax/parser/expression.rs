@@ -1,9 +1,15 @@
 //! Constant expressions (ISA 7.8 section 4.5.4) as they appear in initializers, array sizes,
 //! address offsets and immediate operands.
 //!
-//! C precedence, from loosest: `|`, `^`, `&`, `<<` `>>`, `+` `-`, `*` `/` `%`, then the unary
-//! `-` `~` `!`. Subtrees made only of literals are folded as they are built, so `-1` is the
-//! integer -1 and `(1 << 4) + 2` is 18; subtrees with symbols (`generic(arr) + 4`) stay trees.
+//! C precedence, from loosest: `?:` (right-associative), `||`, `&&`, `|`, `^`, `&`, `==` `!=`,
+//! `<` `>` `<=` `>=`, `<<` `>>`, `+` `-`, `*` `/` `%`, then the unary `+` `-` `~` `!` and the
+//! casts `(.s64)` `(.u64)`. Subtrees made only of literals are folded as they are built, so `-1`
+//! is the integer -1 and `(1 << 4) + 2` is 18; subtrees with symbols (`generic(arr) + 4`) stay
+//! trees.
+//!
+//! Integers are folded as wide (`i128`) values with 64-bit casts; the spec's signed/unsigned
+//! typing of literals (`U` suffixes, "usual arithmetic conversions") is not tracked, because the
+//! lexer drops the suffix. Comparisons therefore compare mathematical values: `-1 < 1U` is 1.
 
 use chumsky::prelude::*;
 
@@ -45,12 +51,21 @@ pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's,
             .map_with(|(name, arguments), extra| Spanned::new(symbol_expression(name, arguments), extra.span()));
         let primary = choice((literal, parenthesised, symbol)).labelled(Label::Expression);
 
+        // `(.s64)` and `(.u64)` cast the operand that follows, like a unary operator.
+        let cast = select! {
+            TokenKind::DotName("s64") => Some(UnaryOperator::CastSigned),
+            TokenKind::DotName("u64") => Some(UnaryOperator::CastUnsigned),
+        }
+        .delimited_by(punct(TokenKind::LeftParen), punct(TokenKind::RightParen))
+        // A `(` here is already expected as the start of an expression; say it once.
+        .labelled(Label::Hidden);
         let unary_operator = select! {
             TokenKind::Minus => Some(UnaryOperator::Negate),
             TokenKind::Tilde => Some(UnaryOperator::BitNot),
             TokenKind::Bang => Some(UnaryOperator::LogicalNot),
             TokenKind::Plus => None,
         }
+        .or(cast)
         .map_with(|operator, extra| (operator, extra.span()));
         let unary =
             unary_operator.repeated().foldr(primary, |(operator, span): (Option<UnaryOperator>, Span), operand| {
@@ -76,8 +91,16 @@ pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's,
             TokenKind::Ampersand => BinaryOperator::BitAnd,
             TokenKind::Caret => BinaryOperator::BitXor,
             TokenKind::Pipe => BinaryOperator::BitOr,
+            TokenKind::Less => BinaryOperator::Less,
+            TokenKind::Greater => BinaryOperator::Greater,
+            TokenKind::LessEqual => BinaryOperator::LessEqual,
+            TokenKind::GreaterEqual => BinaryOperator::GreaterEqual,
+            TokenKind::EqualEqual => BinaryOperator::Equal,
+            TokenKind::NotEqual => BinaryOperator::NotEqual,
+            TokenKind::AndAnd => BinaryOperator::LogicalAnd,
+            TokenKind::OrOr => BinaryOperator::LogicalOr,
         };
-        unary
+        let binary = unary
             .clone()
             .then(binary_operator.then(unary).repeated().collect::<Vec<_>>())
             .map_with(|(first, rest), extra| {
@@ -92,6 +115,23 @@ pub(super) fn expression<'t, 's: 't>(symbols: Symbols) -> impl PtxParser<'t, 's,
                 }
                 arrange(first, rest)
             })
+            .boxed();
+        // `c ? a : b`, right-associative: the alternative is itself a whole expression.
+        binary
+            .then(
+                punct(TokenKind::Question)
+                    .ignore_then(expression.clone())
+                    .then_ignore(punct(TokenKind::Colon))
+                    .then(expression)
+                    .or_not(),
+            )
+            .map(|(condition, branches)| match branches {
+                None => condition,
+                Some((if_true, if_false)) => {
+                    let span = condition.span.to(if_false.span);
+                    Spanned::new(fold_conditional(condition, if_true, if_false), span)
+                }
+            })
             .boxed()
     })
 }
@@ -103,12 +143,16 @@ const MAX_OPERATORS: usize = 1024;
 /// Binding strength of each binary operator: higher binds tighter.
 fn precedence(operator: BinaryOperator) -> u8 {
     match operator {
-        BinaryOperator::Multiply | BinaryOperator::Divide | BinaryOperator::Remainder => 6,
-        BinaryOperator::Add | BinaryOperator::Subtract => 5,
-        BinaryOperator::ShiftLeft | BinaryOperator::ShiftRight => 4,
-        BinaryOperator::BitAnd => 3,
-        BinaryOperator::BitXor => 2,
-        BinaryOperator::BitOr => 1,
+        BinaryOperator::Multiply | BinaryOperator::Divide | BinaryOperator::Remainder => 10,
+        BinaryOperator::Add | BinaryOperator::Subtract => 9,
+        BinaryOperator::ShiftLeft | BinaryOperator::ShiftRight => 8,
+        BinaryOperator::Less | BinaryOperator::Greater | BinaryOperator::LessEqual | BinaryOperator::GreaterEqual => 7,
+        BinaryOperator::Equal | BinaryOperator::NotEqual => 6,
+        BinaryOperator::BitAnd => 5,
+        BinaryOperator::BitXor => 4,
+        BinaryOperator::BitOr => 3,
+        BinaryOperator::LogicalAnd => 2,
+        BinaryOperator::LogicalOr => 1,
     }
 }
 
@@ -208,17 +252,51 @@ fn fold_binary(operator: BinaryOperator, left: Spanned<Expression>, right: Spann
     }
 }
 
+fn fold_conditional(
+    condition: Spanned<Expression>,
+    if_true: Spanned<Expression>,
+    if_false: Spanned<Expression>,
+) -> Expression {
+    match Value::of(&condition.node) {
+        Some(Value::Integer(value)) if Value::of(&if_true.node).is_some() && Value::of(&if_false.node).is_some() => {
+            if value != 0 {
+                if_true.node
+            } else {
+                if_false.node
+            }
+        }
+        _ => Expression::Conditional {
+            condition: Box::new(condition),
+            if_true: Box::new(if_true),
+            if_false: Box::new(if_false),
+        },
+    }
+}
+
+/// `c ? a : b` on values: the condition must be an integer; the branches may be of any kind.
+fn apply_conditional(condition: Value, if_true: Value, if_false: Value) -> Result<Value, &'static str> {
+    match condition {
+        Value::Integer(value) => Ok(if value != 0 { if_true } else { if_false }),
+        Value::Float { .. } => Err("the condition of `?:` must be an integer"),
+    }
+}
+
 fn apply_unary(operator: UnaryOperator, value: Value) -> Result<Value, &'static str> {
     Ok(match (operator, value) {
         (UnaryOperator::Negate, Value::Integer(value)) => Value::Integer(value.wrapping_neg()),
         (UnaryOperator::BitNot, Value::Integer(value)) => Value::Integer(!value),
         (UnaryOperator::LogicalNot, Value::Integer(value)) => Value::Integer(i128::from(value == 0)),
+        (UnaryOperator::CastSigned, Value::Integer(value)) => Value::Integer(i128::from(value as i64)),
+        (UnaryOperator::CastUnsigned, Value::Integer(value)) => Value::Integer(i128::from(value as u64)),
         // Negating a float flips its sign bit, whatever its width.
         (UnaryOperator::Negate, Value::Float { bits, double }) => {
             Value::Float { bits: bits ^ if double { 1 << 63 } else { 1 << 31 }, double }
         }
         (UnaryOperator::BitNot | UnaryOperator::LogicalNot, Value::Float { .. }) => {
             return Err("`~` and `!` apply to integers, not floats")
+        }
+        (UnaryOperator::CastSigned | UnaryOperator::CastUnsigned, Value::Float { .. }) => {
+            return Err("`(.s64)` and `(.u64)` apply to integers, not floats")
         }
     })
 }
@@ -243,14 +321,30 @@ fn apply_binary(operator: BinaryOperator, left: Value, right: Value) -> Result<V
             BinaryOperator::BitAnd => left & right,
             BinaryOperator::BitOr => left | right,
             BinaryOperator::BitXor => left ^ right,
+            BinaryOperator::Less => i128::from(left < right),
+            BinaryOperator::Greater => i128::from(left > right),
+            BinaryOperator::LessEqual => i128::from(left <= right),
+            BinaryOperator::GreaterEqual => i128::from(left >= right),
+            BinaryOperator::Equal => i128::from(left == right),
+            BinaryOperator::NotEqual => i128::from(left != right),
+            BinaryOperator::LogicalAnd => i128::from(left != 0 && right != 0),
+            BinaryOperator::LogicalOr => i128::from(left != 0 || right != 0),
         })),
         (Value::Float { bits: left, double: left_double }, Value::Float { bits: right, double: right_double }) => {
             let (left, right) = (Value::as_f64(left, left_double), Value::as_f64(right, right_double));
+            // Comparisons of floats give signed integers 0 or 1, as in C.
+            let comparison = |result: bool| Ok(Value::Integer(i128::from(result)));
             let value = match operator {
                 BinaryOperator::Add => left + right,
                 BinaryOperator::Subtract => left - right,
                 BinaryOperator::Multiply => left * right,
                 BinaryOperator::Divide => left / right,
+                BinaryOperator::Less => return comparison(left < right),
+                BinaryOperator::Greater => return comparison(left > right),
+                BinaryOperator::LessEqual => return comparison(left <= right),
+                BinaryOperator::GreaterEqual => return comparison(left >= right),
+                BinaryOperator::Equal => return comparison(left == right),
+                BinaryOperator::NotEqual => return comparison(left != right),
                 _ => return Err("this operator applies to integers, not floats"),
             };
             Ok(Value::Float { bits: value.to_bits(), double: true })
@@ -267,6 +361,9 @@ pub(super) fn evaluate(expression: &Expression) -> Result<Value, &'static str> {
         Expression::Unary { operator, operand } => apply_unary(*operator, evaluate(&operand.node)?),
         Expression::Binary { operator, left, right } => {
             apply_binary(*operator, evaluate(&left.node)?, evaluate(&right.node)?)
+        }
+        Expression::Conditional { condition, if_true, if_false } => {
+            apply_conditional(evaluate(&condition.node)?, evaluate(&if_true.node)?, evaluate(&if_false.node)?)
         }
         Expression::Symbol(_) | Expression::Generic(_) | Expression::Call { .. } => {
             Err("a name cannot appear in this constant expression")

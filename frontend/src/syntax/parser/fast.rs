@@ -68,6 +68,15 @@ fn continues_expression(kind: Option<TokenKind<'_>>) -> bool {
                 | TokenKind::Ampersand
                 | TokenKind::Caret
                 | TokenKind::Pipe
+                | TokenKind::Less
+                | TokenKind::Greater
+                | TokenKind::LessEqual
+                | TokenKind::GreaterEqual
+                | TokenKind::EqualEqual
+                | TokenKind::NotEqual
+                | TokenKind::AndAnd
+                | TokenKind::OrOr
+                | TokenKind::Question
         )
     )
 }
@@ -217,6 +226,48 @@ fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     }
 }
 
+/// How many `.modifier` tokens come next. The tree holds millions of these small vectors, so
+/// each is allocated once at its exact size rather than grown (which also left it twice as
+/// large as needed half of the time).
+fn count_modifiers(input: &mut Input<'_, '_, '_>) -> usize {
+    let here = input.save();
+    let mut count = 0;
+    while let Some(TokenKind::DotName(_)) = input.peek() {
+        input.skip();
+        count += 1;
+    }
+    input.rewind(here);
+    count
+}
+
+/// How many operands come before the `;`: one more than the commas outside braces, 0 when the
+/// `;` comes at once. A guess only (it stops early at anything odd), used for the capacity.
+fn count_operands(input: &mut Input<'_, '_, '_>) -> usize {
+    let here = input.save();
+    let (mut commas, mut depth, mut any) = (0, 0usize, false);
+    while let Some(kind) = input.peek() {
+        match kind {
+            TokenKind::Semicolon if depth == 0 => break,
+            TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen => depth += 1,
+            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => {
+                let Some(outer) = depth.checked_sub(1) else { break };
+                depth = outer;
+            }
+            TokenKind::Comma if depth == 0 => commas += 1,
+            TokenKind::Semicolon => break,
+            _ => {}
+        }
+        any = true;
+        input.skip();
+    }
+    input.rewind(here);
+    if any {
+        commas + 1
+    } else {
+        0
+    }
+}
+
 fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     let mut guard = None;
     if let Some(at) = eat(input, TokenKind::At) {
@@ -232,12 +283,12 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
             return Some(Statement::Label(opcode));
         }
     }
-    let mut modifiers = Vec::new();
+    let mut modifiers = Vec::with_capacity(count_modifiers(input));
     while let Some(TokenKind::DotName(modifier)) = input.peek() {
         let span = take(input);
         modifiers.push(Spanned::new(modifier.to_string(), span));
     }
-    let mut operands = Vec::new();
+    let mut operands = Vec::with_capacity(count_operands(input));
     let end = match eat(input, TokenKind::Semicolon) {
         Some(end) => end,
         None => loop {

@@ -107,6 +107,8 @@ fn starts_module_item(name: &str) -> bool {
             | "texref"
             | "samplerref"
             | "surfref"
+            | "struct"
+            | "union"
     )
 }
 

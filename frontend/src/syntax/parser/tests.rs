@@ -490,7 +490,15 @@ fn garbage_does_not_panic() {
 /// The fast path builds exactly the trees and diagnostics of the combinator parser.
 #[test]
 fn fast_path_matches_combinator_parser() {
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared");
+    // `shared/` beside the repository or beside one of its parent folders (a worktree).
+    let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let shared = repository
+        .ancestors()
+        .skip(1)
+        .map(|folder| folder.join("shared"))
+        .find(|shared| shared.join("corpus").is_dir())
+        .unwrap_or_else(|| repository.join("../shared"));
+    let shared = shared.display();
     let folders = [
         "conformance/zluda/ptx",
         "conformance/zluda/ptx/32",
@@ -564,4 +572,99 @@ fn missing_semicolon_at_end_of_line_gets_help() {
     assert_eq!(diagnostic.labels[0].message, "expected `,` or `;`");
     assert_eq!(text(source, diagnostic.labels[1].span), ".x");
     assert_eq!(diagnostic.help.as_deref(), Some("end each statement with `;`"));
+}
+
+#[test]
+fn full_constant_expressions() {
+    let value = |expression: &str| operands(&format!("mov.b32 %r1, {expression};"))[1].clone();
+    // Comparisons bind tighter than equality, equality tighter than `&`, `&` than `&&`, `&&` than `||`.
+    assert_eq!(value("1 < 2"), OperandKind::Integer(1));
+    assert_eq!(value("2 <= 1"), OperandKind::Integer(0));
+    assert_eq!(value("3 > 2 == 1"), OperandKind::Integer(1));
+    assert_eq!(value("2 >= 3 != 1"), OperandKind::Integer(1));
+    assert_eq!(value("1 << 2 < 5"), OperandKind::Integer(1));
+    assert_eq!(value("6 & 3 == 3"), OperandKind::Integer(0));
+    assert_eq!(value("1 || 0 && 0"), OperandKind::Integer(1));
+    assert_eq!(value("0 && 1 / 1"), OperandKind::Integer(0));
+    assert_eq!(value("2 | 1 && 4"), OperandKind::Integer(1));
+    // `?:` is the loosest and right-associative.
+    assert_eq!(value("1 ? 2 : 3"), OperandKind::Integer(2));
+    assert_eq!(value("0 ? 2 : 1 + 3"), OperandKind::Integer(4));
+    assert_eq!(value("0 ? 1 : 0 ? 2 : 3"), OperandKind::Integer(3));
+    assert_eq!(value("1 ? 0 ? 5 : 6 : 7"), OperandKind::Integer(6));
+    assert_eq!(value("1 < 2 ? 1.5 : 2.5"), OperandKind::Float { bits: 1.5f64.to_bits(), double: true });
+    // Casts to 64 bits, as unary operators.
+    assert_eq!(value("(.u64) -1"), OperandKind::Integer(i128::from(u64::MAX)));
+    assert_eq!(value("(.s64) 0xFFFFFFFFFFFFFFFF"), OperandKind::Integer(-1));
+    assert_eq!(value("(.s64)(.u64) -2"), OperandKind::Integer(-2));
+    assert_eq!(value("-(.u64)1 + 1"), OperandKind::Integer(0));
+    // Floats compare to integers 0 or 1; `&&` does not apply to them.
+    assert_eq!(value("1.5 < 2.5"), OperandKind::Integer(1));
+    assert_eq!(value("!0 + ~0"), OperandKind::Integer(0));
+    let diagnostics =
+        parse(".entry k() { mov.b32 %r1, 1.5 && 1.0; mov.b32 %r1, 1.5 ? 1 : 2; mov.b32 %r1, (.u64) 1.5; }").1;
+    assert_eq!(diagnostics.len(), 3, "{diagnostics:?}");
+    assert!(diagnostics.iter().all(|diagnostic| diagnostic.code == Code::InvalidLiteral));
+}
+
+#[test]
+fn constant_expressions_with_symbols_stay_trees() {
+    let module = clean(".global .u32 a; .global .u64 p = a ? 1 : 2; .global .u64 q = a < 4;");
+    let Directive::Variable(p) = &module.directives[1] else { panic!() };
+    let Some(Initializer::Expression(p)) = &p.names[0].initializer else { panic!() };
+    assert!(
+        matches!(&p.node, Expression::Conditional { condition, .. } if condition.node == Expression::Symbol("a".into()))
+    );
+    let Directive::Variable(q) = &module.directives[2] else { panic!() };
+    let Some(Initializer::Expression(q)) = &q.names[0].initializer else { panic!() };
+    assert!(matches!(&q.node, Expression::Binary { operator: BinaryOperator::Less, .. }));
+}
+
+#[test]
+fn isa_1_declarations() {
+    let module = clean(
+        ".const[0] .f32 bias = 1.0;\n\
+         .tex tex_a;\n\
+         .tex[2] tex_b, tex_c;\n\
+         .global .texref tex_d;",
+    );
+    let variables: Vec<&VariableDeclaration> = module
+        .directives
+        .iter()
+        .map(|directive| match directive {
+            Directive::Variable(variable) => variable,
+            other => panic!("not a variable: {other:?}"),
+        })
+        .collect();
+    assert_eq!((variables[0].state_space.node, variables[0].ty.node), (StateSpace::Const, ScalarType::F32));
+    for texture in &variables[1..] {
+        assert_eq!((texture.state_space.node, texture.ty.node), (StateSpace::Tex, ScalarType::B64));
+    }
+    assert_eq!(variables[2].names.len(), 2);
+    let diagnostics = parse(".const[3] .f32 x; .global[0] .f32 y;").1;
+    assert_eq!(
+        diagnostics.iter().map(|diagnostic| diagnostic.code).collect::<Vec<_>>(),
+        [Code::Unsupported, Code::InvalidDeclaration],
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn isa_1_aggregates_are_reported_as_unsupported() {
+    let (module, diagnostics) =
+        parse(".struct somestruct { .s32 i; .s32 j; .f32 x; .f32 y; };\n.union intOrFloat { .s32 i; .f32 f; };\n.global .u32 kept;");
+    assert_eq!(
+        messages(&diagnostics),
+        [
+            ("unsupported: `.struct` types".to_string(), "`somestruct` is not supported".to_string()),
+            ("unsupported: `.union` types".to_string(), "`intOrFloat` is not supported".to_string()),
+        ]
+    );
+    assert!(diagnostics.iter().all(|diagnostic| diagnostic.code == Code::Unsupported));
+    assert_eq!(module.directives.len(), 1);
+    let (_, diagnostics) = parse(".entry k { .struct pair { .s32 a; .s32 b; }; ret; }");
+    assert_eq!(
+        messages(&diagnostics),
+        [("unsupported: `.struct` types".to_string(), "`pair` is not supported".to_string())]
+    );
 }
