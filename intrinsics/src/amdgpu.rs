@@ -186,6 +186,12 @@ impl Target for Amdgpu {
         register: SpecialRegister,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         match register {
+            SpecialRegister::LaneMask(relation) => {
+                let lane = self.special_register(site, SpecialRegister::LaneId).map_err(|unsupported| Unsupported {
+                    what: format!("special register {register}, which needs %laneid ({})", unsupported.what),
+                })?;
+                crate::lane_mask::from_lane(site, relation, lane)
+            }
             SpecialRegister::ThreadId(dimension) => {
                 Ok(call_intrinsic(site, &format!("llvm.amdgcn.workitem.id.{dimension}"), &[], &[])?.into_int_value())
             }

@@ -512,6 +512,12 @@ impl Target for Cpu {
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let context_pointer = || context_parameter(site, site.function);
         match register {
+            SpecialRegister::LaneMask(relation) => {
+                let lane = self.special_register(site, SpecialRegister::LaneId).map_err(|unsupported| Unsupported {
+                    what: format!("special register {register}, which needs %laneid ({})", unsupported.what),
+                })?;
+                crate::lane_mask::from_lane(site, relation, lane)
+            }
             SpecialRegister::ThreadId(dimension) => site
                 .function
                 .get_nth_param(THREAD_ID_PARAMETER + dimension.index())

@@ -8,6 +8,7 @@ pub mod atomics;
 mod collective;
 mod cpu;
 mod declare;
+mod lane_mask;
 mod nvptx;
 mod site;
 mod spirv;

@@ -235,6 +235,7 @@ impl Target for Nvptx {
         register: SpecialRegister,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let name = match register {
+            SpecialRegister::LaneMask(relation) => format!("llvm.nvvm.read.ptx.sreg.lanemask.{relation}"),
             SpecialRegister::ThreadId(dimension) => format!("llvm.nvvm.read.ptx.sreg.tid.{dimension}"),
             SpecialRegister::ThreadCount(dimension) => format!("llvm.nvvm.read.ptx.sreg.ntid.{dimension}"),
             SpecialRegister::CtaId(dimension) => format!("llvm.nvvm.read.ptx.sreg.ctaid.{dimension}"),

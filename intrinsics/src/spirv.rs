@@ -189,6 +189,12 @@ impl Target for Spirv {
         register: SpecialRegister,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         match register {
+            SpecialRegister::LaneMask(relation) => {
+                let lane = self.special_register(site, SpecialRegister::LaneId).map_err(|unsupported| Unsupported {
+                    what: format!("special register {register}, which needs %laneid ({})", unsupported.what),
+                })?;
+                crate::lane_mask::from_lane(site, relation, lane)
+            }
             SpecialRegister::ThreadId(dimension) => {
                 self.work_item_builtin(site, "_Z12get_local_idj", dimension.index())
             }

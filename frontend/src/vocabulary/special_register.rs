@@ -41,6 +41,28 @@ impl fmt::Display for Dimension {
     }
 }
 
+/// The relation of `%lanemask_*`: bit i is set when lane i is in that relation to this lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LaneRelation {
+    Equal,
+    Less,
+    LessOrEqual,
+    Greater,
+    GreaterOrEqual,
+}
+
+impl fmt::Display for LaneRelation {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            LaneRelation::Equal => "eq",
+            LaneRelation::Less => "lt",
+            LaneRelation::LessOrEqual => "le",
+            LaneRelation::Greater => "gt",
+            LaneRelation::GreaterOrEqual => "ge",
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SpecialRegister {
     /// `%tid`: the thread's index within its CTA.
@@ -57,6 +79,9 @@ pub enum SpecialRegister {
     WarpId,
     /// `%nwarpid`: the maximum number of warps per CTA.
     WarpCount,
+    /// `%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge`: the lanes of the warp in that relation to
+    /// this thread's lane, as a 32-bit mask.
+    LaneMask(LaneRelation),
     /// `%clock`: a 32-bit cycle counter.
     Clock,
     /// `%clock64`: a 64-bit cycle counter.
@@ -81,6 +106,11 @@ impl SpecialRegister {
             "%laneid" => scalar(SpecialRegister::LaneId),
             "%warpid" => scalar(SpecialRegister::WarpId),
             "%nwarpid" => scalar(SpecialRegister::WarpCount),
+            "%lanemask_eq" => scalar(SpecialRegister::LaneMask(LaneRelation::Equal)),
+            "%lanemask_lt" => scalar(SpecialRegister::LaneMask(LaneRelation::Less)),
+            "%lanemask_le" => scalar(SpecialRegister::LaneMask(LaneRelation::LessOrEqual)),
+            "%lanemask_gt" => scalar(SpecialRegister::LaneMask(LaneRelation::Greater)),
+            "%lanemask_ge" => scalar(SpecialRegister::LaneMask(LaneRelation::GreaterOrEqual)),
             "%clock" => scalar(SpecialRegister::Clock),
             "%clock64" => scalar(SpecialRegister::Clock64),
             _ => None,
@@ -150,6 +180,7 @@ impl fmt::Display for SpecialRegister {
             SpecialRegister::LaneId => formatter.write_str("%laneid"),
             SpecialRegister::WarpId => formatter.write_str("%warpid"),
             SpecialRegister::WarpCount => formatter.write_str("%nwarpid"),
+            SpecialRegister::LaneMask(relation) => write!(formatter, "%lanemask_{relation}"),
             SpecialRegister::Clock => formatter.write_str("%clock"),
             SpecialRegister::Clock64 => formatter.write_str("%clock64"),
         }
