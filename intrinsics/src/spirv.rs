@@ -155,13 +155,30 @@ impl Target for Spirv {
 
     fn approximate_function<'ctx>(
         &self,
-        _site: &Site<'_, 'ctx>,
-        _function: ptxr_frontend::ir::FloatUnaryOperation,
+        site: &Site<'_, 'ctx>,
+        function: ptxr_frontend::ir::FloatUnaryOperation,
         _flush_subnormals: bool,
-        _value: inkwell::values::FloatValue<'ctx>,
+        value: inkwell::values::FloatValue<'ctx>,
     ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported> {
-        // LLVM's generic intrinsics lower to the target's (or the host's) math functions.
-        Ok(None)
+        use ptxr_frontend::ir::FloatUnaryOperation as Function;
+        // OpenCL's single-precision sin, cos, log2 and exp2 may be 3 or 4 ulp off (Intel's
+        // sin(pi/2) is 0x3f7fffff); the double-precision ones rounded to float are what NVIDIA's
+        // approximations give on the values that matter (exact results stay exact).
+        let name = match function {
+            Function::Sine => "llvm.sin",
+            Function::Cosine => "llvm.cos",
+            Function::Log2 => "llvm.log2",
+            Function::Exp2 => "llvm.exp2",
+            _ => return Ok(None),
+        };
+        if value.get_type().get_bit_width() != 32 {
+            return Ok(None);
+        }
+        let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("{name} ({error})") };
+        let double = site.context.f64_type();
+        let wide = site.builder.build_float_ext(value, double, "").map_err(failed)?;
+        let result = crate::declare::call_intrinsic(site, name, &[double.into()], &[wide.into()])?.into_float_value();
+        Ok(Some(site.builder.build_float_trunc(result, value.get_type(), "").map_err(failed)?))
     }
 
     fn trap<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {

@@ -64,9 +64,11 @@ pub fn unary<'ctx>(
         }
     }
     let result = match operation {
-        FloatUnaryOperation::Sine => call(lowering, guarded, "llvm.sin", value, true)?,
-        FloatUnaryOperation::Cosine => call(lowering, guarded, "llvm.cos", value, true)?,
-        FloatUnaryOperation::Log2 => call(lowering, guarded, "llvm.log2", value, true)?,
+        // Precise, not `afn`: OpenCL's native_sin (what SPIR-V gets with `afn`) is further from
+        // NVIDIA's results than the library functions; NVPTX takes its own path above.
+        FloatUnaryOperation::Sine => call(lowering, guarded, "llvm.sin", value, false)?,
+        FloatUnaryOperation::Cosine => call(lowering, guarded, "llvm.cos", value, false)?,
+        FloatUnaryOperation::Log2 => call(lowering, guarded, "llvm.log2", value, false)?,
         FloatUnaryOperation::Exp2 => call(lowering, guarded, "llvm.exp2", value, true)?,
         FloatUnaryOperation::Tanh => tanh(lowering, guarded, value)?,
         FloatUnaryOperation::Reciprocal => {
