@@ -391,7 +391,12 @@ impl PreparedLaunch {
         let elapsed = started.elapsed();
         outcome?;
 
-        Ok(LaunchReport::new(
+        Ok(self.report(elapsed))
+    }
+
+    /// A report sharing the buffers as they are now, for a run that took `elapsed`.
+    pub(crate) fn report(&self, elapsed: std::time::Duration) -> LaunchReport {
+        LaunchReport::new(
             self.kernel.clone(),
             self.buffers
                 .iter()
@@ -402,7 +407,7 @@ impl PreparedLaunch {
                 })
                 .collect(),
             elapsed,
-        ))
+        )
     }
 
     /// Uses exactly `count` worker threads (still at most one per block) instead of one per core.

@@ -17,7 +17,7 @@ use opencl3::program::Program;
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
 use crate::error::RuntimeError;
-use crate::launch::{NamedBuffer, PreparedLaunch};
+use crate::launch::PreparedLaunch;
 use crate::report::LaunchReport;
 
 /// A device's context and queue, made on first use and kept for the life of the process: Intel's
@@ -152,17 +152,6 @@ impl PreparedLaunch {
             let memory = Arc::get_mut(&mut buffer.memory).ok_or(RuntimeError::BuffersInUse)?;
             allocation.copy_to(memory.as_mut_slice());
         }
-        Ok(LaunchReport::new(
-            self.kernel.clone(),
-            self.buffers
-                .iter()
-                .map(|buffer| NamedBuffer {
-                    name: buffer.name.clone(),
-                    element: buffer.element,
-                    memory: Arc::clone(&buffer.memory),
-                })
-                .collect(),
-            elapsed,
-        ))
+        Ok(self.report(elapsed))
     }
 }
