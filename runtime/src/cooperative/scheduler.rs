@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::ptr;
 
-use corosensei::stack::{DefaultStack, Stack, StackPointer};
+use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use super::warp::{self, Deposit};
@@ -44,43 +44,9 @@ thread_local! {
     /// The block this worker thread is running, for the runtime functions its threads call.
     static CURRENT_BLOCK: Cell<*mut Block> = const { Cell::new(ptr::null_mut()) };
     /// Coroutine stacks kept for the worker's next blocks.
-    static STACKS: RefCell<Vec<ColouredStack>> = const { RefCell::new(Vec::new()) };
-    /// How many stacks this worker has made, which gives each its colour.
-    static STACKS_MADE: Cell<usize> = const { Cell::new(0) };
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
     /// Why the last block stopped early; taken by the launcher after each block.
     static BLOCK_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// A coroutine stack whose top is moved down by a different multiple of 1088 bytes (17 cache
-/// lines) for each stack a worker makes. Stacks are reserved at a 256 KiB stride, so without
-/// this every thread's top frames would map to the same cache sets, and each switch between
-/// threads would evict the last one's: colouring made the block- and warp-reduction benchmarks
-/// about three times faster.
-struct ColouredStack {
-    stack: DefaultStack,
-    offset: usize,
-}
-
-impl ColouredStack {
-    fn new() -> std::io::Result<ColouredStack> {
-        const COLOURS: usize = 60;
-        const STRIDE: usize = 17 * 64;
-        let made = STACKS_MADE.with(|made| made.replace(made.get() + 1));
-        Ok(ColouredStack { stack: DefaultStack::new(THREAD_STACK_BYTES)?, offset: made % COLOURS * STRIDE })
-    }
-}
-
-// SAFETY: the base lies `offset` bytes (a multiple of 64, far less than the stack's size)
-// below the inner stack's base, so it stays aligned and inside the same mapping; the limit is
-// the inner stack's.
-unsafe impl Stack for ColouredStack {
-    fn base(&self) -> StackPointer {
-        StackPointer::new(self.stack.base().get() - self.offset).unwrap_or(self.stack.base())
-    }
-
-    fn limit(&self) -> StackPointer {
-        self.stack.limit()
-    }
 }
 
 /// The failure of the block that just ran on this thread, if it stopped early.
@@ -116,7 +82,10 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(
     let block_pointer: *mut Block = &mut block;
     let mut coroutines = Vec::with_capacity(count);
     for index in 0..count {
-        let stack = match STACKS.with(|stacks| stacks.borrow_mut().pop()).map_or_else(ColouredStack::new, Ok) {
+        let stack = match STACKS
+            .with(|stacks| stacks.borrow_mut().pop())
+            .map_or_else(|| DefaultStack::new(THREAD_STACK_BYTES), Ok)
+        {
             Ok(stack) => stack,
             Err(error) => {
                 fail(format!("cannot allocate the stack of thread {index} of a block: {error}"));
@@ -155,7 +124,7 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(
 }
 
 /// Runs threads until all have exited, completing barriers and collectives between rounds.
-unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), ColouredStack>]) {
+unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), DefaultStack>]) {
     loop {
         for (index, coroutine) in coroutines.iter_mut().enumerate() {
             // SAFETY: see `ptxr_run_cooperative_block`; no reference into the block is held
