@@ -377,3 +377,24 @@ fn warp_collectives_choose_spirv_1_3_and_older_versions_say_so() {
     assert!(stderr.contains("E0901") && stderr.contains("SPIR-V 1.3"), "{stderr}");
     assert!(!directory.path().join("old.spv").exists(), "no output after an error");
 }
+
+/// `atom.add.f32` through SPV_EXT_shader_atomic_float_add: every work-item adds 0.5 to one of
+/// four counters, which stay exact in f32.
+#[test]
+fn float_atomic_add_counts_across_work_groups() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    and.b32 %r3, %r1, 3;
+    mul.wide.u32 %rd6, %r3, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    atom.global.add.f32 %f2, [%rd7], 0f3F000000;"#;
+    let input = inputs(512, &[], |_| true);
+    let kernel = per_thread_kernel(body, "");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 4, 512)), "output");
+    for counter in 0..4u32 {
+        let expected = input.iter().filter(|&&value| value & 3 == counter).count() as f32 * 0.5;
+        assert_eq!(f32::from_bits(output[counter as usize] as u32), expected, "counter {counter}");
+    }
+}

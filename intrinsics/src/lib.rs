@@ -133,9 +133,13 @@ pub trait Target {
     /// The LLVM `syncscope` name of a PTX memory scope, for atomics and fences.
     fn sync_scope(&self, scope: MemoryScope) -> &'static str;
 
-    /// Whether this target's backend can build an atomic read-modify-write (LLVM's SPIR-V
-    /// backend aborts the process on some instead of reporting them).
-    fn supports_atomic(&self, _operation: atomics::ReadModifyWrite) -> Result<(), Unsupported> {
+    /// Whether this target's backend can build an atomic read-modify-write on `ty` (LLVM's
+    /// SPIR-V backend aborts the process on some instead of reporting them).
+    fn supports_atomic(
+        &self,
+        _operation: atomics::ReadModifyWrite,
+        _ty: ptxr_frontend::vocabulary::ScalarType,
+    ) -> Result<(), Unsupported> {
         Ok(())
     }
 

@@ -118,10 +118,17 @@ impl Target for Spirv {
         }
     }
 
-    fn supports_atomic(&self, operation: ReadModifyWrite) -> Result<(), Unsupported> {
+    fn supports_atomic(
+        &self,
+        operation: ReadModifyWrite,
+        ty: ptxr_frontend::vocabulary::ScalarType,
+    ) -> Result<(), Unsupported> {
+        use ptxr_frontend::vocabulary::ScalarType;
         match operation {
-            ReadModifyWrite::FloatAdd => {
-                Err(Unsupported { what: "floating-point atomic add (SPV_EXT_shader_atomic_float_add)".to_string() })
+            // SPV_EXT_shader_atomic_float_add covers f32 and f64; packed and 16-bit floats need
+            // extensions (SPV_NV_shader_atomic_fp16_vector, SPV_KHR_bfloat16) OpenCL lacks.
+            ReadModifyWrite::FloatAdd if !matches!(ty, ScalarType::F32 | ScalarType::F64) => {
+                Err(Unsupported { what: format!("atomic add on `{ty}`") })
             }
             ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap => {
                 Err(Unsupported { what: "wrapping atomic increment and decrement".to_string() })

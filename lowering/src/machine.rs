@@ -64,8 +64,9 @@ pub fn initialize_targets() {
 /// `OpExtension` only then). SPV_KHR_bit_instructions gives `OpBitReverse` and friends: without
 /// it, LLVM's optimiser turns shift-and-mask sequences such as `brev`'s back into
 /// `llvm.bitreverse`, which the back end then cannot emit. OpenCL runtimes advertise it as
-/// `cl_khr_extended_bit_ops`.
-const SPIRV_EXTENSIONS: &std::ffi::CStr = c"-spirv-ext=+SPV_KHR_bit_instructions";
+/// `cl_khr_extended_bit_ops`. SPV_EXT_shader_atomic_float_add gives `atom.add.f32/.f64`
+/// (`cl_ext_float_atomics`).
+const SPIRV_EXTENSIONS: &std::ffi::CStr = c"-spirv-ext=+SPV_KHR_bit_instructions,+SPV_EXT_shader_atomic_float_add";
 
 fn enable_spirv_extensions() {
     let arguments = [c"ptxr".as_ptr(), SPIRV_EXTENSIONS.as_ptr()];

@@ -88,7 +88,7 @@ pub fn atomic<'ctx>(
             AtomicOperation::Maximum => ReadModifyWrite::UnsignedMaximum,
             AtomicOperation::CompareAndSwap => unreachable_compare_and_swap()?,
         };
-        lowering.shared.target.supports_atomic(operation).map_err(&failed)?;
+        lowering.shared.target.supports_atomic(operation, ty).map_err(&failed)?;
         atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
             .map_err(&failed)?
     };
