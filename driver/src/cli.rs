@@ -66,7 +66,7 @@ pub struct CompileArgs {
     pub emit: Option<EmitKind>,
     #[command(flatten)]
     pub optimization: OptimizationArgs,
-    /// Output file; by default the input's name with the artefact's extension.
+    /// Output file (`-` for stdout); by default the input's name with the artefact's extension.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
 }

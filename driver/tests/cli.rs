@@ -197,3 +197,14 @@ fn a_trap_fails_the_run_with_a_message_and_no_json() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("trap"), "{stderr}");
 }
+
+#[test]
+fn output_dash_writes_the_artefact_to_stdout() {
+    let directory = scratch();
+    let input = repository_file("examples/vector_add.ptx");
+    let output = ptxr(&["compile", &input.to_string_lossy(), "--target", "nvptx", "-o", "-"], directory.path());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(".visible .entry vector_add"), "{text}");
+    assert!(!directory.path().join("-").exists(), "no file named `-`");
+}

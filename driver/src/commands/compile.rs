@@ -1,5 +1,6 @@
 //! `ptxr compile FILE.ptx --target T [--arch A] [--emit K] [-O N] [-o OUT]`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use ptxr_intrinsics::TargetKind;
@@ -51,5 +52,16 @@ fn compile_or_exit_code(arguments: &CompileArgs, format: ErrorFormat) -> Result<
         path.set_extension(extension(target.kind, arguments.emit));
         path
     });
+    if output.as_os_str() == "-" {
+        // `-o -`: the artefact on stdout, written only once it is complete.
+        let mut stdout = std::io::stdout().lock();
+        return or_exit(
+            stdout
+                .write_all(&artifact.bytes)
+                .and_then(|()| stdout.flush())
+                .map_err(|error| format!("cannot write to stdout: {error}")),
+            format,
+        );
+    }
     or_exit(write_atomically(&output, &artifact.bytes), format)
 }
