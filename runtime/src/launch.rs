@@ -491,10 +491,20 @@ unsafe fn run_blocks(
 ) -> Option<String> {
     let [grid_x, grid_y, _] = shape.grid.map(u64::from);
     let mut shared_memory_fresh = true;
+    // Workers take runs of consecutive blocks, so that small blocks do not all contend for the
+    // counter's cache line; runs stay short enough to balance the load at the end.
+    let run_length = (blocks / 1024).clamp(1, 32);
+    let mut next = 0;
+    let mut end = 0;
     loop {
-        // Relaxed: the counter only hands out distinct indices; the kernel's memory effects are
-        // published to the caller by joining the thread.
-        let index = next_block.fetch_add(1, Ordering::Relaxed);
+        if next == end {
+            // Relaxed: the counter only hands out distinct indices; the kernel's memory effects
+            // are published to the caller by joining the thread.
+            next = next_block.fetch_add(run_length, Ordering::Relaxed);
+            end = next.saturating_add(run_length).min(blocks);
+        }
+        let index = next;
+        next += 1;
         if index >= blocks || stop.load(Ordering::Relaxed) {
             return None;
         }
