@@ -33,7 +33,11 @@ find_ptxas() {
 # Makes $1 executable (wheels do not always keep the bit) and checks that it runs.
 ptxas_works() {
   [ -x "$1" ] || chmod +x "$1"
-  "$1" --version 2>/dev/null | grep -q 'Cuda compilation tools'
+  # Captured first: with pipefail, `ptxas --version | grep -q` fails whenever grep exits before
+  # ptxas has written everything (SIGPIPE), which made a working ptxas look broken.
+  local version
+  version=$("$1" --version 2>/dev/null) || return 1
+  grep -q 'Cuda compilation tools' <<<"$version"
 }
 
 install_wheel() {
