@@ -96,6 +96,13 @@ pub trait Target {
         Ok(())
     }
 
+    /// Whether unsized `.extern .shared` arrays (the launch's dynamic shared memory) can be
+    /// external globals in the shared address space, which the NVPTX and AMDGPU back ends place
+    /// after the static shared variables.
+    fn supports_dynamic_shared_memory(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// Whether a block's shared memory is one window reached through `shared_window_base`
     /// (the CPU runtime allocates it per block) instead of one LLVM global per variable in the
     /// shared address space (the GPUs). In a window, a shared-space address is the offset from

@@ -118,6 +118,12 @@ impl Target for Spirv {
         }
     }
 
+    fn supports_dynamic_shared_memory(&self) -> Result<(), Unsupported> {
+        // OpenCL sizes local memory through kernel arguments (`clSetKernelArg(.., size, NULL)`),
+        // not through external globals.
+        Err(Unsupported { what: "unsized arrays (dynamic shared memory)".to_string() })
+    }
+
     fn supports_atomic(
         &self,
         operation: ReadModifyWrite,

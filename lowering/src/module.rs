@@ -123,10 +123,25 @@ pub fn declare_global<'ctx>(
             ));
         }
     }
-    if variable.array_length == Some(0) {
-        return Err(LoweringError::unsupported("unsized arrays (dynamic shared memory)", target_name, variable.span));
-    }
     let context = shared.context;
+    if variable.array_length == Some(0) {
+        // An unsized `.extern .shared` array: the launch's dynamic shared memory, an external
+        // zero-length global that the back end places after the static shared variables.
+        let dynamic_shared = variable.state_space == StateSpace::Shared && variable.linkage == Some(Linkage::Extern);
+        if !dynamic_shared {
+            return Err(LoweringError::unsupported("unsized arrays", target_name, variable.span));
+        }
+        shared
+            .target
+            .supports_dynamic_shared_memory()
+            .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?;
+        let storage_type = context.i8_type().array_type(0);
+        let global =
+            shared.module.add_global(storage_type, Some(shared.target.address_space(StateSpace::Shared)), name);
+        global.set_alignment(variable.align.unwrap_or(variable.ty.bytes()).max(1));
+        global.set_linkage(LlvmLinkage::External);
+        return Ok(global);
+    }
     let size = variable.size_bytes();
     let storage_type = if variable.addresses.is_empty() {
         context.i8_type().array_type(size as u32).as_basic_type_enum()

@@ -58,6 +58,7 @@ const fn form_with(
 
 /// Module-scope declarations shared by several rows.
 const SHARED_TILE: &str = ".shared .align 16 .b8 tile[64];";
+const DYNAMIC_SHARED: &str = ".extern .shared .align 16 .b8 dynamic[];";
 const TEXTURE: &str = ".global .texref tex;";
 const SURFACE: &str = ".global .surfref surf;";
 const TWICE: &str = ".func (.param .b32 result) twice(.param .b32 x)\n{\n    .reg .b32 %t<3>;\n    ld.param.b32 %t1, [x];\n    add.s32 %t2, %t1, %t1;\n    st.param.b32 [result], %t2;\n    ret;\n}";
@@ -261,6 +262,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("ld.relaxed.sys.global.v2.f32", ".reg .f32 %f<3>", "ld.relaxed.sys.global.v2.f32 {%f1, %f2}, [%rd2]; st.global.f32 [%rd2+8], %f2"),
             form("ld.u32 (generic)", ".reg .b32 %r<2>", "ld.u32 %r1, [%rd1]; st.global.u32 [%rd2+4], %r1"),
             form("ld.shared.u32", ".reg .b32 %r<2>", "ld.shared.u32 %r1, [tile+4]; st.global.u32 [%rd2], %r1").with_module_scope(SHARED_TILE),
+            form("ld.shared.u32 (dynamic .extern .shared [])", ".reg .b32 %r<2>", "ld.shared.u32 %r1, [dynamic+4]; st.global.u32 [%rd2], %r1").with_module_scope(DYNAMIC_SHARED),
             form("ld.local.u32", ".local .align 4 .b32 scratch[4]; .reg .b32 %r<3>", "ld.global.u32 %r1, [%rd2]; st.local.u32 [scratch+4], %r1; ld.local.u32 %r2, [scratch+4]; st.global.u32 [%rd2+4], %r2"),
             form("ld.const.u32", ".reg .b32 %r<2>", "ld.const.u32 %r1, [table+8]; st.global.u32 [%rd2], %r1").with_module_scope(".const .align 4 .b32 table[4] = {1, 2, 3, 4};"),
             form("ld.param.u64", ".reg .b64 %rl<2>", "ld.param.u64 %rl1, [p]; st.global.u64 [%rd2], %rl1"),
