@@ -7,7 +7,25 @@ use ptxr_tests::repository_root;
 
 #[test]
 fn every_bad_input_gets_its_diagnostic() {
-    let directory = repository_root().join("tests/fixtures/diagnostics");
+    snapshot_directory("diagnostics", 10);
+}
+
+/// Syntax errors: one mistake per file in `tests/fixtures/parse_err/`.
+#[test]
+fn every_parse_error_gets_its_diagnostic() {
+    snapshot_directory("parse_err", 1);
+}
+
+/// Name, type, operand and directive errors: one mistake per file in `tests/fixtures/validate_err/`.
+#[test]
+fn every_validation_error_gets_its_diagnostic() {
+    snapshot_directory("validate_err", 1);
+}
+
+/// Snapshots every `.ptx` file of `tests/fixtures/<folder>/`; the snapshots of the original
+/// `diagnostics` folder keep their bare names, the others are prefixed with their folder.
+fn snapshot_directory(folder: &str, minimum_count: usize) {
+    let directory = repository_root().join("tests/fixtures").join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&directory)
         .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
         .filter_map(Result::ok)
@@ -15,14 +33,15 @@ fn every_bad_input_gets_its_diagnostic() {
         .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
         .collect();
     paths.sort();
-    assert!(paths.len() >= 10, "expected the diagnostic fixtures in {}", directory.display());
+    assert!(paths.len() >= minimum_count, "expected the diagnostic fixtures in {}", directory.display());
     for path in paths {
-        let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let name = if folder == "diagnostics" { stem.clone() } else { format!("{folder}__{stem}") };
         let source = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{error}"));
         let (module, diagnostics) = ptxr_frontend::check_source(&source);
         assert!(module.is_none(), "{name}: expected errors, the module checked");
         assert!(!diagnostics.is_empty(), "{name}: no diagnostics");
-        let file_name = format!("{name}.ptx");
+        let file_name = format!("{stem}.ptx");
         let rendered = render_all(&diagnostics, &file_name, &source, false);
         insta::with_settings!({ description => source.clone(), omit_expression => true }, {
             insta::assert_snapshot!(name, rendered);
