@@ -10,6 +10,7 @@ mod cpu;
 mod declare;
 mod lane_mask;
 mod nvptx;
+mod resumable;
 mod site;
 mod spirv;
 mod spirv_subgroup;
@@ -60,6 +61,9 @@ pub struct KernelParameters<'ctx> {
     /// Whether the kernel (or a function in its module) uses barriers or warp collectives, so
     /// that its threads cannot simply run one after another.
     pub cooperative: bool,
+    /// Whether a `.func` of the module (not only kernel bodies) uses barriers or warp
+    /// collectives: a thread may then wait inside a call, which needs a stack of its own.
+    pub collectives_in_functions: bool,
 }
 
 /// Everything lowering needs to know about one target.

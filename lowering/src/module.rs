@@ -32,6 +32,8 @@ pub struct ModuleContext<'a, 'ctx> {
     /// Whether any function of the module uses barriers or warp collectives. Calls are not
     /// followed, so every kernel of such a module is built cooperative.
     pub cooperative: bool,
+    /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
+    pub collectives_in_functions: bool,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -58,6 +60,7 @@ pub fn lower<'ctx>(
         functions: Vec::new(),
         shared_layout: ir::SharedLayout::of(ptx),
         cooperative: uses_collectives(ptx),
+        collectives_in_functions: functions_use_collectives(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -369,6 +372,18 @@ pub fn uses_warp_collectives(ptx: &ir::Module) -> bool {
         }
         ir::Statement::Label(_) => false,
     })
+}
+
+fn functions_use_collectives(ptx: &ir::Module) -> bool {
+    ptx.functions
+        .iter()
+        .filter(|function| function.kind != FunctionKind::Entry)
+        .filter_map(|function| function.body.as_deref())
+        .flatten()
+        .any(|statement| match statement {
+            ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
+            ir::Statement::Label(_) => false,
+        })
 }
 
 fn uses_collectives(ptx: &ir::Module) -> bool {
