@@ -4,6 +4,7 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+mod amdgpu_warp;
 pub mod atomics;
 mod collective;
 mod cpu;
