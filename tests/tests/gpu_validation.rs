@@ -75,8 +75,7 @@ fn compile(source: &str, target: &str) -> Compiled {
 fn ptx_target(ptx: &str) -> String {
     ptx.lines()
         .find_map(|line| line.trim().strip_prefix(".target"))
-        .map(|rest| rest.trim().split(|character: char| character == ',' || character.is_whitespace()).next())
-        .flatten()
+        .and_then(|rest| rest.trim().split(|character: char| character == ',' || character.is_whitespace()).next())
         .unwrap_or("sm_52")
         .to_string()
 }
