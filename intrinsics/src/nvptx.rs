@@ -135,6 +135,16 @@ impl Target for Nvptx {
         Ok(Some(call_intrinsic(site, &name, &[], &[value.into()])?.into_float_value()))
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        // The CUDA driver links its own definitions of these functions.
+        let _ = (site, call);
+        Ok(crate::DeviceFunctionLowering::CallDeclaration)
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         call_intrinsic_or_void(site, "llvm.trap", &[])?;
         Ok(())

@@ -1,10 +1,13 @@
 //! `ptxr run FILE.ptx --launch SPEC.json [--dump-dir DIR] [--target cpu|spirv] [--device D]`: the contract of
 //! `../shared/conformance/LAUNCH_SPEC.md`. The result JSON goes to stdout only when the whole
-//! launch succeeded; every error goes to stderr with a non-zero exit.
+//! launch succeeded; every error goes to stderr with a non-zero exit. The text of the kernel's
+//! `printf` calls goes to stdout as they run, before the JSON, as CUDA's device printf does.
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
+use ptxr_runtime::device_library::PrintfOutput;
 use ptxr_runtime::LaunchSpec;
 
 use super::{or_exit, read_source, report_failure};
@@ -27,7 +30,13 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
     };
     let spec = or_exit(spec, format)?;
     let spec_directory = arguments.launch.parent().unwrap_or(Path::new("."));
-    let files = LaunchFiles { spec_directory, dump_directory: arguments.dump_dir.as_deref() };
+    // CUDA's device printf writes to the process's stdout; the result JSON follows the grid.
+    let printf_output: PrintfOutput = Arc::new(Mutex::new(std::io::stdout()));
+    let files = LaunchFiles {
+        spec_directory,
+        dump_directory: arguments.dump_dir.as_deref(),
+        printf_output: Some(printf_output),
+    };
     let target = match arguments.target {
         RunTarget::Cpu => LaunchTarget::Cpu,
         RunTarget::Spirv => LaunchTarget::OpenCl { device: arguments.device.as_deref() },

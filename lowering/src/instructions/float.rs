@@ -87,9 +87,16 @@ pub fn binary<'ctx>(
         FloatBinaryOperation::Subtract => builder.build_float_sub(a, b, "")?,
         FloatBinaryOperation::Multiply => builder.build_float_mul(a, b, "")?,
         FloatBinaryOperation::Divide => builder.build_float_div(a, b, "")?,
-        // PTX's min/max return the non-NaN operand when one is NaN, as minnum/maxnum do.
-        FloatBinaryOperation::Minimum | FloatBinaryOperation::Maximum => {
-            let name = if operation == FloatBinaryOperation::Minimum { "llvm.minnum" } else { "llvm.maxnum" };
+        FloatBinaryOperation::Minimum(modifiers) | FloatBinaryOperation::Maximum(modifiers)
+            if ty == ScalarType::F32 =>
+        {
+            let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
+            super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum)?
+        }
+        // `.f64` has no modifiers; a NaN operand gives the other, as minnum/maxnum do.
+        FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
+            let name =
+                if matches!(operation, FloatBinaryOperation::Minimum(_)) { "llvm.minnum" } else { "llvm.maxnum" };
             let value: BasicValueEnum<'ctx> =
                 intrinsic(lowering, name, &[a.get_type().into()], &[a.into(), b.into()], guarded.span)?;
             value.into_float_value()
@@ -117,7 +124,7 @@ fn directed_binary<'ctx>(
         FloatBinaryOperation::Add | FloatBinaryOperation::Subtract => builder.build_float_add(a, b, "")?,
         FloatBinaryOperation::Multiply => builder.build_float_mul(a, b, "")?,
         FloatBinaryOperation::Divide => builder.build_float_div(a, b, "")?,
-        FloatBinaryOperation::Minimum | FloatBinaryOperation::Maximum => {
+        FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
             return Err(LoweringError::unsupported(
                 &format!("`{}` (a rounding on min/max)", guarded.spelling),
                 lowering.target_name(),
