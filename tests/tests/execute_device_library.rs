@@ -267,3 +267,33 @@ fn printf_of_random_integers_matches_rusts_formatting() {
     // One block runs its threads in order.
     assert_eq!(lines, expected);
 }
+
+#[test]
+fn thirty_two_bit_modules_allocate_below_4_gib_and_print_32_bit_pointers() {
+    // With `.address_size 32` pointers are `.b32`: the heap lies below 4 GiB, and `%s` reads a
+    // 4-byte pointer from the argument buffer (here a heap block, as `.local` addresses of the
+    // CPU's thread stacks do not fit 32 bits).
+    let ptx = format!(
+        ".version 7.8\n.target sm_80\n.address_size 32\n\
+         .extern .func (.param .b32 pointer) malloc (.param .b32 size);\n\
+         .extern .func free (.param .b32 pointer);\n\
+         .extern .func (.param .b32 status) vprintf (.param .b32 format, .param .b32 arguments);\n\
+         {}{}.visible .entry test(.param .u32 output)\n{{\n.reg .b32 %r<8>;\n\
+         {{\n\t.param .b32 param0;\n\tst.param.b32 [param0], 8;\n\t.param .b32 retval0;\n\t\
+         call.uni (retval0), malloc, (param0);\n\tld.param.b32 %r1, [retval0];\n\t}}\n\
+         cvta.global.u32 %r2, word;\nst.u32 [%r1], %r2;\nst.u32 [%r1+4], 5;\ncvta.global.u32 %r3, format_text;\n\
+         {{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r3;\n\t.param .b32 param1;\n\tst.param.b32 [param1], %r1;\n\t\
+         .param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\tld.param.b32 %r4, [retval0];\n\t}}\n\
+         ld.u32 %r5, [%r1+4];\nld.param.u32 %r6, [output];\nst.global.u32 [%r6], %r1;\nst.global.u32 [%r6+4], %r5;\n\
+         st.global.u32 [%r6+8], %r4;\n\
+         {{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r1;\n\tcall.uni free, (param0);\n\t}}\nret;\n}}\n",
+        string_global("word", "word"),
+        string_global("format_text", "%s|%d\n")
+    );
+    let (text, result) = run_printing(&ptx, &Launch::threads(1), &[Buffer::zeroed("u32", 3)]);
+    let result = result.unwrap_or_else(|error| panic!("{error}\n{ptx}"));
+    assert_ne!(result[0][0], 0, "malloc gave no block");
+    assert_eq!(result[0][0] % 16, 0);
+    assert_eq!(result[0][1..], [5, 2]);
+    assert_eq!(text, "word|5\n");
+}

@@ -121,4 +121,42 @@ mod tests {
         heap.free(whole + 8);
         assert_eq!(heap.allocated_bytes(), HEAP_BYTES);
     }
+
+    #[test]
+    fn random_allocations_and_frees_never_overlap_and_free_everything() {
+        // A property test against a model of the live blocks: random sizes, frees in random
+        // order, every live block disjoint from the others and inside the heap.
+        let heap = DeviceHeap::default();
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut live: Vec<(u64, u64)> = Vec::new();
+        for _ in 0..4000 {
+            if live.is_empty() || next() % 3 != 0 {
+                let size = 1 + next() % 4096;
+                let address = heap.allocate(size, Placement::Anywhere);
+                if address == 0 {
+                    continue;
+                }
+                assert_eq!(address % 16, 0);
+                for &(start, length) in &live {
+                    assert!(address + size <= start || start + length <= address, "overlap");
+                }
+                live.push((address, size));
+            } else {
+                let index = (next() % live.len() as u64) as usize;
+                heap.free(live.swap_remove(index).0);
+            }
+        }
+        for (address, _) in live.drain(..) {
+            heap.free(address);
+        }
+        assert_eq!(heap.allocated_bytes(), 0);
+        // Everything coalesced back: the whole heap is one block again.
+        assert_ne!(heap.allocate(HEAP_BYTES as u64, Placement::Anywhere), 0);
+    }
 }
