@@ -71,7 +71,22 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 self.shared.target.supports_function_pointers().map_err(|unsupported| {
                     LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span)
                 })?;
-                let name = &self.shared.ptx.function(*function).name;
+                let function = self.shared.ptx.function(*function);
+                let name = &function.name;
+                let device_function = ptxr_intrinsics::DeviceFunction::from_declaration(
+                    name,
+                    function.parameters.len(),
+                    function.return_parameters.len(),
+                );
+                if function.body.is_none() && device_function.is_some() {
+                    // Its calls are lowered in place (`instructions/call.rs`); there is no
+                    // function of that signature to point at.
+                    return Err(LoweringError::unsupported(
+                        &format!("the address of `{name}`"),
+                        self.target_name(),
+                        operand.span,
+                    ));
+                }
                 let callee = self
                     .shared
                     .module

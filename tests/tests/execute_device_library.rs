@@ -297,3 +297,14 @@ fn thirty_two_bit_modules_allocate_below_4_gib_and_print_32_bit_pointers() {
     assert_eq!(result[0][1..], [5, 2]);
     assert_eq!(text, "word|5\n");
 }
+
+#[test]
+fn the_address_of_a_device_library_function_is_reported() {
+    let ptx = format!(
+        "{HEADER}{VPRINTF}.visible .entry test(.param .u64 output)\n{{\n.reg .b64 %rd<3>;\n\
+         mov.u64 %rd1, vprintf;\nld.param.u64 %rd2, [output];\nst.global.u64 [%rd2], %rd1;\nret;\n}}\n"
+    );
+    let (_, result) = run_printing(&ptx, &Launch::threads(1), &[Buffer::zeroed("u64", 1)]);
+    let error = result.expect_err("no address to take");
+    assert!(error.contains("unsupported: the address of `vprintf` on cpu"), "{error}");
+}
