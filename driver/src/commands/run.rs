@@ -3,7 +3,7 @@
 //! launch succeeded; every error goes to stderr with a non-zero exit. The text of the kernel's
 //! `printf` calls goes to stdout as they run, before the JSON, as CUDA's device printf does.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -30,8 +30,10 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
     };
     let spec = or_exit(spec, format)?;
     let spec_directory = arguments.launch.parent().unwrap_or(Path::new("."));
-    // CUDA's device printf writes to the process's stdout; the result JSON follows the grid.
-    let printf_output: PrintfOutput = Arc::new(Mutex::new(std::io::stdout()));
+    // CUDA's device printf writes to the process's stdout, buffered (as by CUDA's printf FIFO)
+    // and flushed once the grid is done, before the result JSON or the error.
+    let printf_stdout = Arc::new(Mutex::new(BufWriter::new(std::io::stdout())));
+    let printf_output: PrintfOutput = printf_stdout.clone();
     let files = LaunchFiles {
         spec_directory,
         dump_directory: arguments.dump_dir.as_deref(),
@@ -41,8 +43,11 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
         RunTarget::Cpu => LaunchTarget::Cpu,
         RunTarget::Spirv => LaunchTarget::OpenCl { device: arguments.device.as_deref() },
     };
-    let (json, warnings) = launch_on(&source, &file_name, &spec, &files, arguments.optimization.level, target)
-        .map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
+    let launched = launch_on(&source, &file_name, &spec, &files, arguments.optimization.level, target);
+    if let Ok(mut printed) = printf_stdout.lock() {
+        let _ = printed.flush();
+    }
+    let (json, warnings) = launched.map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
     print_diagnostics(&warnings, &file_name, &source, format);
     // A closed stdout (`ptxr run ... | head`) is the reader's choice, not an error.
     let _ = std::io::stdout().lock().write_all(json.as_bytes());

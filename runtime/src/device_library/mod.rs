@@ -67,7 +67,8 @@ pub unsafe extern "C" fn ptxr_vprintf(format: u64, arguments: u64, pointer_bytes
     if let Some(output) = services().and_then(|services| services.printf_output.as_ref()) {
         let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
         // A closed output (`ptxr run | head`) is the reader's choice, not the kernel's failure.
-        let _ = output.write_all(&text).and_then(|()| output.flush());
+        // Flushing is the owner's business: `ptxr run` buffers and flushes after the grid.
+        let _ = output.write_all(&text);
     }
     count
 }
