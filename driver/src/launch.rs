@@ -50,7 +50,7 @@ pub struct LaunchFiles<'a> {
     pub spec_directory: &'a Path,
     /// `--dump-dir`: write buffers as raw files instead of JSON values.
     pub dump_directory: Option<&'a Path>,
-    /// Where the kernel's `printf` text goes as it runs (`ptxr run`: stdout); `None` drops it.
+    /// Where the kernel's `printf` text goes (`ptxr run`: buffered stdout); `None` drops it.
     pub printf_output: Option<PrintfOutput>,
 }
 

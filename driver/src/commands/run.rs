@@ -1,7 +1,8 @@
 //! `ptxr run FILE.ptx --launch SPEC.json [--dump-dir DIR] [--target cpu|spirv] [--device D]`: the contract of
 //! `../shared/conformance/LAUNCH_SPEC.md`. The result JSON goes to stdout only when the whole
 //! launch succeeded; every error goes to stderr with a non-zero exit. The text of the kernel's
-//! `printf` calls goes to stdout as they run, before the JSON, as CUDA's device printf does.
+//! `printf` calls goes to stdout through a buffer flushed at the latest when the grid is done,
+//! before the JSON (or the error).
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
