@@ -334,4 +334,16 @@ mod tests {
         assert_eq!(Packed::new(&[]).print("no arguments\n"), ("no arguments\n".to_string(), 0));
         assert_eq!(Packed::new(&[(4, 7)]).print("%d%").0, "7%");
     }
+
+    #[test]
+    fn hostile_specifications_stay_bounded() {
+        // A huge width is clamped; `%n` prints and reads nothing; `%ls` and `%Lf` read a pointer
+        // and a double; a negative `*` width left-justifies.
+        let packed = Packed::new(&[(4, 1)]);
+        assert_eq!(packed.print("%99999999999d").0.len(), FIELD_LIMIT as usize);
+        let text = b"wide\0";
+        let packed =
+            Packed::new(&[(8, text.as_ptr() as u64), (8, 2.5f64.to_bits()), (4, (-4i32) as u32 as u64), (4, 7)]);
+        assert_eq!(packed.print("%n%ls %Lf|%*d|"), ("wide 2.500000|7   |".to_string(), 4));
+    }
 }
