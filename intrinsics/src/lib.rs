@@ -172,6 +172,20 @@ pub trait Target {
         value: inkwell::values::FloatValue<'ctx>,
     ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported>;
 
+    /// `min`/`max` on `.f32` (`.NaN` when `propagate_nan`) as the target's own instruction with
+    /// PTX's rules (-0.0 below +0.0, canonical NaN results); `None` to compute them on the bits
+    /// in lowering, as every target but NVPTX does.
+    fn float_minimum_maximum<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _a: inkwell::values::FloatValue<'ctx>,
+        _b: inkwell::values::FloatValue<'ctx>,
+        _minimum: bool,
+        _propagate_nan: bool,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported> {
+        Ok(None)
+    }
+
     /// `trap`: stops the kernel with an error. Lowering leaves the function after it.
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported>;
 

@@ -91,7 +91,21 @@ pub fn binary<'ctx>(
             if ty == ScalarType::F32 =>
         {
             let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
-            super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum)?
+            let native = if modifiers.xorsign_absolute {
+                None
+            } else {
+                lowering
+                    .shared
+                    .target
+                    .float_minimum_maximum(&lowering.site(), a, b, minimum, modifiers.propagate_nan)
+                    .map_err(|unsupported| {
+                    LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+                })?
+            };
+            match native {
+                Some(value) => value,
+                None => super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum)?,
+            }
         }
         // `.f64` has no modifiers; a NaN operand gives the other, as minnum/maxnum do.
         FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
