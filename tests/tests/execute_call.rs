@@ -191,12 +191,24 @@ fn indirect_calls_through_a_prototype_reach_the_chosen_function() {
     prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);
     call (returned), %target, (argument0, argument1), prototype_0;
     ld.param.b32 %r2, [returned];
+    }
+    {
+    // The same call naming its possible targets instead of a prototype; it adds nothing
+    // for the second argument 0 (`mix` gives a ^ 0, `triple` 3a).
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %r2;
+    st.param.b32 [argument1], 0;
+    targets_0 : .calltargets triple, mix;
+    call (returned), %target, (argument0, argument1), targets_0;
+    ld.param.b32 %r2, [returned];
     }"#;
     let mut random = Random::new(5);
     let input: Vec<u32> = (0..64).map(|_| random.next_u32()).collect();
     let output = per_thread(&kernel(functions, body), &input);
     for (thread, (&value, &result)) in input.iter().zip(&output).enumerate() {
-        let expected = if thread % 2 == 0 { value.wrapping_mul(3) } else { value ^ thread as u32 };
+        let expected = if thread % 2 == 0 { value.wrapping_mul(9) } else { value ^ thread as u32 };
         assert_eq!(result, expected, "thread {thread}");
     }
 }
