@@ -4,6 +4,7 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+mod amdgpu_warp;
 pub mod atomics;
 mod collective;
 mod cpu;
@@ -12,6 +13,7 @@ mod declare;
 mod device_function;
 mod lane_mask;
 mod nvptx;
+mod resumable;
 mod site;
 mod spirv;
 mod spirv_subgroup;
@@ -63,6 +65,9 @@ pub struct KernelParameters<'ctx> {
     /// Whether the kernel (or a function in its module) uses barriers or warp collectives, so
     /// that its threads cannot simply run one after another.
     pub cooperative: bool,
+    /// Whether a `.func` of the module (not only kernel bodies) uses barriers or warp
+    /// collectives: a thread may then wait inside a call, which needs a stack of its own.
+    pub collectives_in_functions: bool,
 }
 
 /// Everything lowering needs to know about one target.

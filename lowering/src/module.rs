@@ -34,6 +34,8 @@ pub struct ModuleContext<'a, 'ctx> {
     pub cooperative: bool,
     /// For each function, whether calling it may stop the thread (`may_stop`).
     pub may_stop: Vec<bool>,
+    /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
+    pub collectives_in_functions: bool,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -61,6 +63,7 @@ pub fn lower<'ctx>(
         shared_layout: ir::SharedLayout::of(ptx),
         cooperative: uses_collectives(ptx),
         may_stop: may_stop(ptx),
+        collectives_in_functions: functions_use_collectives(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -372,6 +375,18 @@ pub fn uses_warp_collectives(ptx: &ir::Module) -> bool {
         }
         ir::Statement::Label(_) => false,
     })
+}
+
+fn functions_use_collectives(ptx: &ir::Module) -> bool {
+    ptx.functions
+        .iter()
+        .filter(|function| function.kind != FunctionKind::Entry)
+        .filter_map(|function| function.body.as_deref())
+        .flatten()
+        .any(|statement| match statement {
+            ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
+            ir::Statement::Label(_) => false,
+        })
 }
 
 fn uses_collectives(ptx: &ir::Module) -> bool {

@@ -308,3 +308,25 @@ fn the_address_of_a_device_library_function_is_reported() {
     let error = result.expect_err("no address to take");
     assert!(error.contains("unsupported: the address of `vprintf` on cpu"), "{error}");
 }
+
+#[test]
+fn trap_in_a_function_called_by_a_kernel_with_barriers_ends_the_thread() {
+    // The kernel meets at a barrier, so its threads are coroutines; thread 3's callee traps, and
+    // thread 3 must neither print nor reach the second barrier's side.
+    let ptx = format!(
+        "{HEADER}{VPRINTF}{}\
+         .func check (.param .b32 value)\n{{\n.reg .b32 %v;\n.reg .pred %q;\nld.param.b32 %v, [value];\n\
+         setp.eq.u32 %q, %v, 3;\n@%q trap;\nret;\n}}\n\
+         .visible .entry test(.param .u64 output)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %buffer, %local;\n\
+         .local .align 4 .b8 depot[4];\nmov.u64 %local, depot;\ncvta.local.u64 %buffer, %local;\n\
+         mov.u32 %r1, %tid.x;\nbar.sync 0;\n{{\n\t.param .b32 argument;\n\tst.param.b32 [argument], %r1;\n\t\
+         call.uni check, (argument);\n\t}}\nst.local.u32 [%local], %r1;\n{}bar.sync 0;\nret;\n}}\n",
+        string_global("after", "after %d\n"),
+        printf_call("after", "%r2")
+    );
+    let (text, result) = run_printing(&ptx, &Launch::threads(8), &[Buffer::zeroed("u32", 1)]);
+    let error = result.expect_err("the trap fails the launch");
+    assert!(error.contains("trap"), "{error}");
+    assert!(!text.lines().any(|line| line == "after 3"), "thread 3 went on: {text}");
+    assert!(text.lines().any(|line| line == "after 0"), "thread 0 ran before the trap: {text}");
+}
