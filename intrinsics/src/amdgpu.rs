@@ -162,6 +162,17 @@ impl Target for Amdgpu {
         Ok(None)
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        let _ = site;
+        Err(Unsupported {
+            what: format!("`{}` (CUDA's device library has no AMDGPU runtime here)", call.function.name()),
+        })
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         crate::declare::call_intrinsic_or_void(site, "llvm.trap", &[])?;
         Ok(())

@@ -21,7 +21,7 @@ use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKin
 
 /// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
 const CONTEXT_PARAMETER: u32 = 0;
-const THREAD_ID_PARAMETER: u32 = 1;
+pub(crate) const THREAD_ID_PARAMETER: u32 = 1;
 /// PTX's warp size, which the runtime keeps on every target.
 const WARP_SIZE: u64 = 32;
 
@@ -426,10 +426,22 @@ impl Target for Cpu {
         Ok(None)
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        crate::cpu_device_library::call(site, call)
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         let function_type = site.context.void_type().fn_type(&[], false);
         call_function(site, runtime_function::TRAP, function_type, &[])?;
         Ok(())
+    }
+
+    fn stopped<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::cpu_device_library::stopped(site).map(Some)
     }
 
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {

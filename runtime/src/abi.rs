@@ -83,6 +83,21 @@ pub mod runtime_function {
     pub const TRAP: &str = "ptxr_trap";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
+    /// `u32 ()`: whether the block has stopped (`trap` or a failed assertion). Checked after
+    /// calls of functions that may stop it, so that their callers leave too; the block's other
+    /// threads also leave at such a check once the launch has failed, as a trap ends the grid.
+    pub const STOPPED: &str = "ptxr_stopped";
+    /// `i32 (u64 format, u64 arguments, u32 pointer_bytes)`: `vprintf`; `pointer_bytes` (4 or 8)
+    /// is the size of `%s` and `%p` arguments. Returns the number of arguments read.
+    pub const PRINTF: &str = "ptxr_vprintf";
+    /// `u64 (u64 bytes, u32 pointer_bytes)`: `malloc` on the launch's device heap; returns 0
+    /// when no block fits. With 4-byte pointers the heap lies below 4 GiB.
+    pub const MALLOC: &str = "ptxr_malloc";
+    /// `void (u64 address)`: `free`.
+    pub const FREE: &str = "ptxr_free";
+    /// `void (u64 message, u64 file, u32 line, u64 function, u32 x, u32 y, u32 z)`:
+    /// `__assertfail` from thread `(x, y, z)`; the launch fails once the block is done.
+    pub const ASSERT_FAIL: &str = "ptxr_assertfail";
     /// `void (const uint8_t *const *params, const BlockContext *context, ThreadEntry entry,
     /// ResumeFunction resume)`: runs every thread of the block as an LLVM switched-resume
     /// coroutine (see [`crate::cooperative::resumable`]): `entry` starts a thread, which runs

@@ -25,7 +25,7 @@ pub fn take_block_failure() -> Option<String> {
     BLOCK_FAILURE.with(|failure| failure.borrow_mut().take())
 }
 
-pub(super) fn fail(message: String) {
+pub(crate) fn fail(message: String) {
     BLOCK_FAILURE.with(|failure| {
         failure.borrow_mut().get_or_insert(message);
     });
@@ -172,6 +172,12 @@ pub unsafe extern "C" fn ptxr_warp_collective(collective: u32, member_mask: u32,
 /// does; the block's other threads finish, and no further block starts.
 pub extern "C" fn ptxr_trap() {
     fail("the kernel executed `trap`".to_string());
+}
+
+/// Whether the block running on this thread has stopped (see
+/// [`crate::abi::runtime_function::STOPPED`]).
+pub extern "C" fn ptxr_stopped() -> u32 {
+    BLOCK_FAILURE.with(|failure| u32::from(failure.borrow().is_some()))
 }
 
 /// `nanosleep` (see [`crate::abi::runtime_function::SLEEP`]): PTX bounds the delay by a
