@@ -1,8 +1,8 @@
 //! Barriers and warp collectives as lowering hands them to a target: the operation with its
 //! operands already read as LLVM integers, and what the target gives back.
 
-use inkwell::values::IntValue;
-use ptxr_frontend::ir::{BarrierOperation, ReduxOperation, ShuffleMode, VoteMode};
+use inkwell::values::{IntValue, PointerValue};
+use ptxr_frontend::ir::{BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode};
 
 /// One block-level barrier: `bar.sync`, `bar.arrive` or `bar.red`.
 pub struct Barrier<'ctx> {
@@ -55,4 +55,20 @@ pub enum WarpCollective<'ctx> {
 pub struct CollectiveResult<'ctx> {
     pub value: Option<IntValue<'ctx>>,
     pub predicate: Option<IntValue<'ctx>>,
+}
+
+/// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`): each lane hands over
+/// its fragment buffer, laid out as `ptxr_runtime::abi::matrix_fragments` says, and finds its
+/// result there afterwards. Lowering fills and reads the buffer; the target makes the lanes meet.
+pub enum MatrixCollective<'ctx> {
+    MultiplyAccumulate {
+        operation: MatrixMultiply,
+        fragments: PointerValue<'ctx>,
+    },
+    /// `fragments` holds the address of the row this lane gives.
+    Load {
+        matrices: u32,
+        transpose: bool,
+        fragments: PointerValue<'ctx>,
+    },
 }

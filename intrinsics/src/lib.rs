@@ -23,7 +23,7 @@ use inkwell::AddressSpace;
 use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-pub use collective::{Barrier, CollectiveResult, WarpCollective};
+pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
 pub use site::Site;
 
 /// The four families of machines that ptxr compiles for.
@@ -185,6 +185,16 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported>;
+
+    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`). No GPU target
+    /// computes these through ptxr yet.
+    fn matrix_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported { what: "warp-level matrix instructions".to_string() })
+    }
 
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {
