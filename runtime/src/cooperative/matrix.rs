@@ -283,3 +283,332 @@ pub(super) unsafe fn complete(collective: u32, group: &[Deposit]) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! An independent model: whole matrices filled from a seeded generator, spread over the
+    //! lanes with the fragment tables of the manual written out per shape, the product computed
+    //! with plain loops, and D read back through the same tables.
+
+    use half::{bf16, f16};
+
+    use super::{load_matrices, multiply_accumulate, Fragments, Operation};
+    use crate::abi::{matrix_fragments as slot, matrix_operation as code};
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        F16,
+        Bf16,
+        Tf32,
+        F32,
+        S8,
+        U8,
+        S32,
+    }
+
+    impl Kind {
+        fn code(self) -> u32 {
+            match self {
+                Kind::F16 => code::ELEMENT_F16,
+                Kind::Bf16 => code::ELEMENT_BF16,
+                Kind::Tf32 => code::ELEMENT_TF32,
+                Kind::F32 => code::ELEMENT_F32,
+                Kind::S8 => code::ELEMENT_S8,
+                Kind::U8 => code::ELEMENT_U8,
+                Kind::S32 => code::ELEMENT_S32,
+            }
+        }
+
+        fn per_register(self) -> usize {
+            match self {
+                Kind::F16 | Kind::Bf16 => 2,
+                Kind::S8 | Kind::U8 => 4,
+                _ => 1,
+            }
+        }
+
+        /// The bits of `value` in this type, and the value the hardware computes with.
+        fn encode(self, value: i64, noise: u32) -> (u32, i64) {
+            match self {
+                Kind::F16 => (u32::from(f16::from_f64(value as f64).to_bits()), value),
+                Kind::Bf16 => (u32::from(bf16::from_f64(value as f64).to_bits()), value),
+                // `.tf32` ignores the 13 low mantissa bits: noise there must not matter.
+                Kind::Tf32 => ((value as f32).to_bits() | (noise & 0x1fff), value),
+                Kind::F32 => ((value as f32).to_bits(), value),
+                Kind::S8 => (value as i8 as u8 as u32, value),
+                Kind::U8 => (value as u8 as u32, value),
+                Kind::S32 => (value as i32 as u32, value),
+            }
+        }
+
+        fn bits(self) -> u32 {
+            32 / self.per_register() as u32
+        }
+    }
+
+    /// A seeded xorshift generator.
+    struct Generator(u64);
+
+    impl Generator {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        /// A value of `kind` (small integers for the float kinds, so that sums are exact).
+        fn value(&mut self, kind: Kind) -> i64 {
+            let raw = self.next();
+            match kind {
+                Kind::F16 | Kind::Bf16 | Kind::Tf32 | Kind::F32 => (raw % 17) as i64 - 8,
+                Kind::S8 => (raw % 256) as i64 - 128,
+                Kind::U8 => (raw % 256) as i64,
+                Kind::S32 => (raw % 2_000_001) as i64 - 1_000_000,
+            }
+        }
+    }
+
+    /// The manual's fragment tables for A: row and column of element `i` of `lane`'s fragment.
+    fn spec_a(shape: (usize, usize, usize), kind: Kind, lane: usize, i: usize) -> (usize, usize) {
+        let (group, thread) = (lane >> 2, lane % 4);
+        match (shape, kind) {
+            ((16, 8, 8), Kind::F16 | Kind::Bf16) => (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1)),
+            ((16, 8, 16), Kind::F16 | Kind::Bf16) => {
+                let row = if matches!(i, 0 | 1 | 4 | 5) { group } else { group + 8 };
+                let column = if i < 4 { thread * 2 + (i & 1) } else { thread * 2 + (i & 1) + 8 };
+                (row, column)
+            }
+            ((16, 8, 4), Kind::Tf32) => (if i == 0 { group } else { group + 8 }, thread),
+            ((16, 8, 8), Kind::Tf32) => {
+                (if i == 0 || i == 2 { group } else { group + 8 }, if i < 2 { thread } else { thread + 4 })
+            }
+            ((8, 8, 16), _) => (group, thread * 4 + i),
+            ((16, 8, 16), _) => (if i < 4 { group } else { group + 8 }, thread * 4 + (i & 3)),
+            ((16, 8, 32), _) => {
+                let row = if i < 4 || (8..12).contains(&i) { group } else { group + 8 };
+                let column = if i < 8 { thread * 4 + (i & 3) } else { thread * 4 + (i & 3) + 16 };
+                (row, column)
+            }
+            _ => unreachable!("no table for this form"),
+        }
+    }
+
+    /// The manual's fragment tables for B.
+    fn spec_b(shape: (usize, usize, usize), kind: Kind, lane: usize, i: usize) -> (usize, usize) {
+        let (group, thread) = (lane >> 2, lane % 4);
+        let row = match (shape, kind) {
+            ((16, 8, 8), Kind::F16 | Kind::Bf16) => thread * 2 + i,
+            ((16, 8, 16), Kind::F16 | Kind::Bf16) => {
+                if i < 2 {
+                    thread * 2 + (i & 1)
+                } else {
+                    thread * 2 + (i & 1) + 8
+                }
+            }
+            ((16, 8, 4), Kind::Tf32) => thread,
+            ((16, 8, 8), Kind::Tf32) => {
+                if i == 0 {
+                    thread
+                } else {
+                    thread + 4
+                }
+            }
+            ((8, 8, 16) | (16, 8, 16), _) => thread * 4 + i,
+            ((16, 8, 32), _) => {
+                if i < 4 {
+                    thread * 4 + (i & 3)
+                } else {
+                    thread * 4 + (i & 3) + 16
+                }
+            }
+            _ => unreachable!("no table for this form"),
+        };
+        (row, group)
+    }
+
+    /// The manual's table for C and D.
+    fn spec_accumulator(m: usize, lane: usize, i: usize) -> (usize, usize) {
+        let (group, thread) = (lane >> 2, lane % 4);
+        if m == 8 {
+            (group, thread * 2 + i)
+        } else {
+            (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1))
+        }
+    }
+
+    struct Form {
+        shape: (usize, usize, usize),
+        shape_code: u32,
+        d: Kind,
+        a: Kind,
+        b: Kind,
+        c: Kind,
+        saturate: bool,
+    }
+
+    fn place(fragments: &mut Fragments, offset: usize, kind: Kind, i: usize, bits: u32) {
+        let per = kind.per_register();
+        let mask = if kind.bits() == 32 { u32::MAX } else { (1 << kind.bits()) - 1 };
+        fragments[offset + i / per] |= (bits & mask) << ((i % per) as u32 * kind.bits());
+    }
+
+    /// Runs one form on matrices from `seed` (C's values replaced by `c_value` when given) and
+    /// compares every lane's D with the model.
+    fn check(form: &Form, seed: u64, c_value: Option<&dyn Fn(usize, usize) -> i64>) {
+        let (m, n, k) = form.shape;
+        let mut generator = Generator(seed);
+        let a: Vec<Vec<i64>> = (0..m).map(|_| (0..k).map(|_| generator.value(form.a)).collect()).collect();
+        let b: Vec<Vec<i64>> = (0..k).map(|_| (0..n).map(|_| generator.value(form.b)).collect()).collect();
+        let c: Vec<Vec<i64>> = (0..m)
+            .map(|row| {
+                (0..n).map(|column| c_value.map_or_else(|| generator.value(form.c), |f| f(row, column))).collect()
+            })
+            .collect();
+        let mut lanes = [[0u32; slot::WORDS]; 32];
+        for (lane, fragments) in lanes.iter_mut().enumerate() {
+            for i in 0..m * k / 32 {
+                let (row, column) = spec_a(form.shape, form.a, lane, i);
+                let noise = generator.next() as u32;
+                place(fragments, slot::A, form.a, i, form.a.encode(a[row][column], noise).0);
+            }
+            for i in 0..k * n / 32 {
+                let (row, column) = spec_b(form.shape, form.b, lane, i);
+                let noise = generator.next() as u32;
+                place(fragments, slot::B, form.b, i, form.b.encode(b[row][column], noise).0);
+            }
+            for i in 0..m * n / 32 {
+                let (row, column) = spec_accumulator(m, lane, i);
+                place(fragments, slot::C, form.c, i, form.c.encode(c[row][column], 0).0);
+            }
+        }
+        let operation_code =
+            code::encode(form.shape_code, form.d.code(), form.a.code(), form.b.code(), form.c.code(), form.saturate);
+        let operation = Operation::decode(operation_code).expect("a form the runtime computes");
+        multiply_accumulate(&operation, &mut lanes);
+        for (lane, fragments) in lanes.iter().enumerate() {
+            for i in 0..m * n / 32 {
+                let (row, column) = spec_accumulator(m, lane, i);
+                let exact: i128 = i128::from(c[row][column])
+                    + (0..k).map(|x| i128::from(a[row][x]) * i128::from(b[x][column])).sum::<i128>();
+                let expected = match form.d {
+                    Kind::S32 if form.saturate => exact.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32,
+                    Kind::S32 => exact as i32 as u32,
+                    Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
+                    _ => (exact as f32).to_bits(),
+                };
+                let per = form.d.per_register();
+                let mask = if form.d.bits() == 32 { u32::MAX } else { (1 << form.d.bits()) - 1 };
+                let got = (fragments[slot::D + i / per] >> ((i % per) as u32 * form.d.bits())) & mask;
+                assert_eq!(got, expected, "lane {lane} d{i} (row {row}, column {column})");
+            }
+        }
+    }
+
+    fn form(shape: (usize, usize, usize), shape_code: u32, d: Kind, a: Kind, b: Kind, c: Kind) -> Form {
+        Form { shape, shape_code, d, a, b, c, saturate: false }
+    }
+
+    #[test]
+    fn half_precision_inputs_with_f32_and_f16_accumulators() {
+        for (shape, shape_code) in [((16, 8, 8), code::SHAPE_M16N8K8), ((16, 8, 16), code::SHAPE_M16N8K16)] {
+            for (d, c) in
+                [(Kind::F32, Kind::F32), (Kind::F16, Kind::F16), (Kind::F32, Kind::F16), (Kind::F16, Kind::F32)]
+            {
+                check(&form(shape, shape_code, d, Kind::F16, Kind::F16, c), 0x1234_5678, None);
+            }
+            check(&form(shape, shape_code, Kind::F32, Kind::Bf16, Kind::Bf16, Kind::F32), 0x9abc_def0, None);
+        }
+    }
+
+    #[test]
+    fn tf32_inputs_ignore_their_low_mantissa_bits() {
+        check(&form((16, 8, 4), code::SHAPE_M16N8K4, Kind::F32, Kind::Tf32, Kind::Tf32, Kind::F32), 77, None);
+        check(&form((16, 8, 8), code::SHAPE_M16N8K8, Kind::F32, Kind::Tf32, Kind::Tf32, Kind::F32), 78, None);
+    }
+
+    #[test]
+    fn eight_bit_integers_of_either_signedness() {
+        let shapes = [
+            ((8, 8, 16), code::SHAPE_M8N8K16),
+            ((16, 8, 16), code::SHAPE_M16N8K16),
+            ((16, 8, 32), code::SHAPE_M16N8K32),
+        ];
+        for (shape, shape_code) in shapes {
+            for (a, b) in [(Kind::S8, Kind::S8), (Kind::U8, Kind::S8), (Kind::S8, Kind::U8), (Kind::U8, Kind::U8)] {
+                check(&form(shape, shape_code, Kind::S32, a, b, Kind::S32), 0xfeed_5eed, None);
+            }
+        }
+    }
+
+    #[test]
+    fn integer_accumulators_wrap_or_saturate_with_satfinite() {
+        // C near both ends of the s32 range: u8 products push past i32::MAX, s8 ones may go below.
+        let edge = |row: usize, column: usize| {
+            if (row + column) % 2 == 0 {
+                i64::from(i32::MAX) - 1000
+            } else {
+                i64::from(i32::MIN) + 1000
+            }
+        };
+        for saturate in [false, true] {
+            for (a, b) in [(Kind::U8, Kind::U8), (Kind::S8, Kind::U8)] {
+                let form = Form { saturate, ..form((16, 8, 32), code::SHAPE_M16N8K32, Kind::S32, a, b, Kind::S32) };
+                check(&form, 0x5a5a_5a5a, Some(&edge));
+            }
+        }
+    }
+
+    #[test]
+    fn ldmatrix_gives_each_lane_two_elements_of_each_matrix() {
+        // Matrix i, row r, column c holds 1000·i + 10·r + c.
+        let mut rows = [[0u16; 8]; 32];
+        for (lane, row) in rows.iter_mut().enumerate() {
+            for (column, element) in row.iter_mut().enumerate() {
+                *element = (1000 * (lane / 8) + 10 * (lane % 8) + column) as u16;
+            }
+        }
+        let matrix = |i: usize, r: usize, c: usize| (1000 * i + 10 * r + c) as u32;
+        for matrices in [1, 2, 4] {
+            for transpose in [false, true] {
+                let registers = load_matrices(matrices, transpose, &rows);
+                for (lane, lane_registers) in registers.iter().enumerate() {
+                    for (i, &register) in lane_registers.iter().enumerate() {
+                        // The manual: lane l holds row l/4, columns 2·(l mod 4) and the next.
+                        let (row, column) = (lane / 4, 2 * (lane % 4));
+                        let expected = if i >= matrices {
+                            0
+                        } else if transpose {
+                            matrix(i, column, row) | matrix(i, column + 1, row) << 16
+                        } else {
+                            matrix(i, row, column) | matrix(i, row, column + 1) << 16
+                        };
+                        assert_eq!(register, expected, "x{matrices} trans {transpose} lane {lane} d{i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn forms_the_runtime_does_not_compute_do_not_decode() {
+        assert!(Operation::decode(code::encode(
+            9,
+            code::ELEMENT_F32,
+            code::ELEMENT_F16,
+            code::ELEMENT_F16,
+            code::ELEMENT_F32,
+            false
+        ))
+        .is_none());
+        assert!(Operation::decode(code::encode(
+            code::SHAPE_M16N8K8,
+            15,
+            code::ELEMENT_F16,
+            code::ELEMENT_F16,
+            code::ELEMENT_F32,
+            false
+        ))
+        .is_none());
+    }
+}
