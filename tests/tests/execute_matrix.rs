@@ -175,7 +175,7 @@ fn check(form: &Form, warps: usize, seed: u64) {
     for _ in 0..warps {
         let a: Vec<Vec<i64>> = (0..m).map(|_| (0..k).map(|_| form.a.random(&mut random)).collect()).collect();
         let b: Vec<Vec<i64>> = (0..k).map(|_| (0..n).map(|_| form.b.random(&mut random)).collect()).collect();
-        let mut c_value = |random: &mut Random| match (form.c_near_limits, random.next_u64() % 2) {
+        let c_value = |random: &mut Random| match (form.c_near_limits, random.next_u64() % 2) {
             (false, _) => form.c.random(random),
             (true, 0) => i64::from(i32::MAX) - 1000,
             (true, _) => i64::from(i32::MIN) + 1000,
