@@ -12,7 +12,8 @@ use inkwell::types::{BasicMetadataTypeEnum, StructType};
 use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use ptxr_frontend::ir::{
-    BarrierOperation, MatrixElement, MatrixMultiply, MatrixShape, MemoryScope, ReduxOperation, ShuffleMode, VoteMode,
+    BarrierOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, MemoryScope, ReduxOperation,
+    ShuffleMode, VoteMode,
 };
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 use ptxr_runtime::abi::{barrier_operation, block_context_field, matrix_operation, runtime_function, warp_collective};
@@ -632,7 +633,10 @@ impl Target for Cpu {
 /// The runtime's code (`ptxr_runtime::abi::matrix_operation`) of an `mma` form.
 fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported> {
     let unsupported = || Unsupported {
-        what: format!("`mma{}{}{}{}{}`", operation.shape, operation.d, operation.a, operation.b, operation.c),
+        what: format!(
+            "`mma{}{}{}{}{}{}{}`",
+            operation.shape, operation.a_layout, operation.b_layout, operation.d, operation.a, operation.b, operation.c
+        ),
     };
     let shape = match operation.shape {
         MatrixShape::M8n8k16 => matrix_operation::SHAPE_M8N8K16,
@@ -640,6 +644,7 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixShape::M16n8k8 => matrix_operation::SHAPE_M16N8K8,
         MatrixShape::M16n8k16 => matrix_operation::SHAPE_M16N8K16,
         MatrixShape::M16n8k32 => matrix_operation::SHAPE_M16N8K32,
+        MatrixShape::M8n8k4 if operation.a == MatrixElement::F16 => matrix_operation::SHAPE_M8N8K4,
         MatrixShape::M8n8k4
         | MatrixShape::M8n8k32
         | MatrixShape::M8n8k128
@@ -657,12 +662,15 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixElement::S32 => Ok(matrix_operation::ELEMENT_S32),
         MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
     };
-    Ok(matrix_operation::encode(
+    let code = matrix_operation::encode(
         shape,
         element(operation.d)?,
         element(operation.a)?,
         element(operation.b)?,
         element(operation.c)?,
         operation.saturate,
-    ))
+    );
+    let a_layout = if operation.a_layout == MatrixLayout::Column { matrix_operation::A_COLUMN_MAJOR } else { 0 };
+    let b_layout = if operation.b_layout == MatrixLayout::Row { matrix_operation::B_ROW_MAJOR } else { 0 };
+    Ok(code | a_layout | b_layout)
 }

@@ -169,13 +169,16 @@ pub mod matrix_fragments {
 }
 
 /// The `b` argument of the matrix collectives. For `mma`: the shape in bits 0..4, then the
-/// element types of D, A, B and C in four bits each from bit 4, and `.satfinite` in bit 20.
+/// element types of D, A, B and C in four bits each from bit 4, `.satfinite` in bit 20, and the
+/// layouts other than `.row.col` (`.m8n8k4` only) in bits 21 and 22.
 pub mod matrix_operation {
     pub const SHAPE_M8N8K16: u32 = 0;
     pub const SHAPE_M16N8K4: u32 = 1;
     pub const SHAPE_M16N8K8: u32 = 2;
     pub const SHAPE_M16N8K16: u32 = 3;
     pub const SHAPE_M16N8K32: u32 = 4;
+    /// `.m8n8k4` on `.f16`: four 8×8×4 products, one per group of eight lanes.
+    pub const SHAPE_M8N8K4: u32 = 5;
 
     pub const ELEMENT_F16: u32 = 0;
     pub const ELEMENT_BF16: u32 = 1;
@@ -186,6 +189,10 @@ pub mod matrix_operation {
     pub const ELEMENT_S32: u32 = 6;
 
     pub const SATURATE: u32 = 1 << 20;
+    /// A is `.col` (column-major).
+    pub const A_COLUMN_MAJOR: u32 = 1 << 21;
+    /// B is `.row` (row-major).
+    pub const B_ROW_MAJOR: u32 = 1 << 22;
 
     /// The code of one `mma` form.
     pub const fn encode(shape: u32, d: u32, a: u32, b: u32, c: u32, saturate: bool) -> u32 {

@@ -300,6 +300,74 @@ fn mma_m16n8k32_eight_bit_integers_wrap_or_saturate() {
     check(&mixed, 1, 6);
 }
 
+/// `.m8n8k4`'s tables (the manual's section on `mma.m8n8k4` with `.f16`): each quad pair, lanes
+/// `4q..4q+3` and `16+4q..16+4q+3`, computes its own 8×8×4 product.
+fn m8n8k4_table(operand: char, kind: Kind, row_major: bool, lane: usize, i: usize) -> (usize, usize) {
+    let high = if lane < 16 { 0 } else { 4 };
+    match (operand, row_major, kind) {
+        ('a', true, _) => (lane % 4 + high, i),
+        ('a', false, _) => (i % 4 + high, lane % 4),
+        ('b', true, _) => (lane % 4, i + high),
+        ('b', false, _) => (i, lane % 4 + high),
+        (_, _, Kind::F16) => (lane % 4 + high, i),
+        _ => ((lane & 1) + (i & 2) + high, (i & 4) + (lane & 2) + (i & 1)),
+    }
+}
+
+fn check_m8n8k4(spelling: &'static str, a_row: bool, b_row: bool, d: Kind, c: Kind, seed: u64) {
+    let form =
+        Form { spelling, shape: (8, 8, 4), d, a: Kind::F16, b: Kind::F16, c, saturate: false, c_near_limits: false };
+    let counts = [2, 2, 8 / c.per_register(), 8 / d.per_register()];
+    let mut random = Random::new(seed);
+    let products: Vec<_> = (0..4)
+        .map(|_| {
+            let a: Vec<Vec<i64>> = (0..8).map(|_| (0..4).map(|_| Kind::F16.random(&mut random)).collect()).collect();
+            let b: Vec<Vec<i64>> = (0..4).map(|_| (0..8).map(|_| Kind::F16.random(&mut random)).collect()).collect();
+            let c_matrix: Vec<Vec<i64>> = (0..8).map(|_| (0..8).map(|_| c.random(&mut random)).collect()).collect();
+            (a, b, c_matrix)
+        })
+        .collect();
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for lane in 0..32 {
+        let (a, b, c_matrix) = &products[(lane % 16) / 4];
+        let mut registers = vec![0u32; 4 + counts[2]];
+        for i in 0..4 {
+            let (row, column) = m8n8k4_table('a', Kind::F16, a_row, lane, i);
+            pack(&mut registers[..2], Kind::F16, i, Kind::F16.encode(a[row][column]));
+            let (row, column) = m8n8k4_table('b', Kind::F16, b_row, lane, i);
+            pack(&mut registers[2..4], Kind::F16, i, Kind::F16.encode(b[row][column]));
+        }
+        let mut d_registers = vec![0u32; counts[3]];
+        for i in 0..8 {
+            let (row, column) = m8n8k4_table('c', c, true, lane, i);
+            pack(&mut registers[4..], c, i, c.encode(c_matrix[row][column]));
+            let (row, column) = m8n8k4_table('d', d, true, lane, i);
+            let exact = c_matrix[row][column] + (0..4).map(|x| a[row][x] * b[x][column]).sum::<i64>();
+            let bits = match d {
+                Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
+                _ => (exact as f32).to_bits(),
+            };
+            pack(&mut d_registers, d, i, bits);
+        }
+        input.extend(registers);
+        expected.extend(d_registers);
+    }
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
+    let output = run_ok(&kernel(&form, counts), &Launch::threads(32), &buffers);
+    for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
+        assert_eq!(got, u64::from(want), "{spelling}: thread {} d{}", index / counts[3], index % counts[3]);
+    }
+}
+
+#[test]
+fn mma_m8n8k4_quad_pairs_in_every_layout() {
+    check_m8n8k4("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", true, false, Kind::F32, Kind::F32, 8);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16", false, true, Kind::F16, Kind::F16, 9);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16", true, true, Kind::F32, Kind::F16, 10);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.col.col.f16.f16.f16.f32", false, false, Kind::F16, Kind::F32, 11);
+}
+
 /// `ldmatrix` from shared memory: lane `l` stores row `l` (eight `.b16`) of four 8×8 matrices,
 /// then every lane gives the address of that row: a shared one, or a generic one for the forms
 /// without `.shared`.
@@ -392,17 +460,17 @@ fn unsupported_messages(body: &str, target: &str) -> Vec<String> {
 
 #[test]
 fn forms_without_a_computation_are_reported_as_unsupported() {
-    let m8n8k4 = "    mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};";
-    let messages = unsupported_messages(m8n8k4, "cpu");
+    let f64_form = "    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};";
+    let messages = unsupported_messages(f64_form, "cpu");
     assert!(
         messages
             .iter()
-            .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32")
+            .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64")
                 && message.contains("cpu")),
         "{messages:?}"
     );
-    let f64_form = "    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};";
-    assert!(!unsupported_messages(f64_form, "cpu").is_empty());
+    let b1_form = "    mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r7}, {%r1, %r2, %r3, %r4};";
+    assert!(!unsupported_messages(b1_form, "cpu").is_empty());
     let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     for target in ["amdgpu", "spirv", "nvptx"] {

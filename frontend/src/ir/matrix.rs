@@ -128,11 +128,40 @@ impl fmt::Display for MatrixElement {
     }
 }
 
-/// One `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype`: D = A·B + C with A
-/// row-major and B column-major, computed by the 32 lanes of a warp together.
+/// `.row` or `.col`: how a multiplicand's elements are spread over the lanes' fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixLayout {
+    Row,
+    Column,
+}
+
+impl MatrixLayout {
+    pub fn from_ptx(name: &str) -> Option<MatrixLayout> {
+        match name {
+            "row" => Some(MatrixLayout::Row),
+            "col" => Some(MatrixLayout::Column),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for MatrixLayout {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            MatrixLayout::Row => ".row",
+            MatrixLayout::Column => ".col",
+        })
+    }
+}
+
+/// One `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype`:
+/// D = A·B + C, computed by the 32 lanes of a warp together. Only `.m8n8k4` takes layouts other
+/// than `.row.col`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatrixMultiply {
     pub shape: MatrixShape,
+    pub a_layout: MatrixLayout,
+    pub b_layout: MatrixLayout,
     pub d: MatrixElement,
     pub a: MatrixElement,
     pub b: MatrixElement,
@@ -144,29 +173,31 @@ pub struct MatrixMultiply {
 impl MatrixMultiply {
     /// How many 32-bit registers one lane holds of a `rows`×`columns` operand of `element`s:
     /// the warp's 32 lanes share the matrix evenly, several narrow elements to a register. This
-    /// holds for every shape but `.m8n8k4`, which four groups of eight lanes compute
-    /// separately, and for every element type narrower than `.f64`.
-    fn registers(rows: u32, columns: u32, element: MatrixElement) -> u32 {
-        (rows * columns * element.bits()).div_ceil(32 * 32)
+    /// holds for every element type narrower than `.f64` and every shape but `.m8n8k4`, which
+    /// on `.f16` four groups of eight lanes compute separately (each its own 8×8×4 product), so
+    /// that its lanes hold four times as much.
+    fn registers(&self, rows: u32, columns: u32, element: MatrixElement) -> u32 {
+        let replication = if self.shape == MatrixShape::M8n8k4 && self.a == MatrixElement::F16 { 4 } else { 1 };
+        (replication * rows * columns * element.bits()).div_ceil(32 * 32)
     }
 
     pub fn a_registers(&self) -> u32 {
         let (m, _, k) = self.shape.dimensions();
-        MatrixMultiply::registers(m, k, self.a)
+        self.registers(m, k, self.a)
     }
 
     pub fn b_registers(&self) -> u32 {
         let (_, n, k) = self.shape.dimensions();
-        MatrixMultiply::registers(k, n, self.b)
+        self.registers(k, n, self.b)
     }
 
     pub fn c_registers(&self) -> u32 {
         let (m, n, _) = self.shape.dimensions();
-        MatrixMultiply::registers(m, n, self.c)
+        self.registers(m, n, self.c)
     }
 
     pub fn d_registers(&self) -> u32 {
         let (m, n, _) = self.shape.dimensions();
-        MatrixMultiply::registers(m, n, self.d)
+        self.registers(m, n, self.d)
     }
 }

@@ -12,7 +12,7 @@ mod shared_layout;
 mod synchronization;
 
 pub use instruction::*;
-pub use matrix::{MatrixElement, MatrixMultiply, MatrixShape};
+pub use matrix::{MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
 pub use module::*;
 pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};

@@ -12,6 +12,9 @@
 //!   column `group`.
 //! - C and D (M×N): element `i` is row `group + 8·(i / 2)`, column `thread·2 + i mod 2`.
 //!
+//! `.m8n8k4` on `.f16` is four separate 8×8×4 products, product `q` by lanes `4q..4q+3` (rows
+//! 0 to 3 of C) and `16+4q..16+4q+3` (rows 4 to 7); see [`quad_pair_position`].
+//!
 //! Arithmetic: `.f16`/`.bf16`/`.tf32` products are exact in `f64` and summed there, then
 //! rounded once to D's type (nearest even); `.tf32` operands ignore their 13 low mantissa bits.
 //! Integer products are summed exactly; D wraps to 32 bits, or saturates with `.satfinite`.
@@ -90,11 +93,17 @@ pub struct Operation {
     b: Element,
     c: Element,
     saturate: bool,
+    /// `.m8n8k4`: four products by quad pairs, A `.row` or `.col`, B `.row` or `.col`.
+    quad_pairs: bool,
+    a_column_major: bool,
+    b_row_major: bool,
 }
 
 impl Operation {
     pub fn decode(operation: u32) -> Option<Operation> {
+        let quad_pairs = operation & 0xf == code::SHAPE_M8N8K4;
         let (m, n, k) = match operation & 0xf {
+            code::SHAPE_M8N8K4 => (8, 8, 4),
             code::SHAPE_M8N8K16 => (8, 8, 16),
             code::SHAPE_M16N8K4 => (16, 8, 4),
             code::SHAPE_M16N8K8 => (16, 8, 8),
@@ -112,6 +121,9 @@ impl Operation {
             b: element(12)?,
             c: element(16)?,
             saturate: operation & code::SATURATE != 0,
+            quad_pairs,
+            a_column_major: operation & code::A_COLUMN_MAJOR != 0,
+            b_row_major: operation & code::B_ROW_MAJOR != 0,
         })
     }
 
@@ -146,6 +158,80 @@ fn accumulator_position(lane: usize, i: usize) -> (usize, usize) {
     (group + 8 * (i / 2), thread * 2 + i % 2)
 }
 
+/// Which operand a position is asked for: A, B, or C or D with its element type (which decides
+/// the layout).
+#[derive(Clone, Copy)]
+enum Operand {
+    A,
+    B,
+    Accumulator(Element),
+}
+
+/// `.m8n8k4`'s tables: row and column of element `i` of `lane`'s fragment of `operand` in its
+/// quad pair's 8×8×4 product. `high` is 4 for the lanes 16 to 31, which hold the second half.
+fn quad_pair_position(operation: &Operation, operand: Operand, lane: usize, i: usize) -> (usize, usize) {
+    let (high, thread) = (if lane >= 16 { 4 } else { 0 }, lane % 4);
+    match operand {
+        Operand::A if operation.a_column_major => (i + high, thread),
+        Operand::A => (thread + high, i),
+        Operand::B if operation.b_row_major => (thread, i + high),
+        Operand::B => (i, thread + high),
+        Operand::Accumulator(Element::F16) => (thread + high, i),
+        Operand::Accumulator(_) => ((lane & 1) + (i & 2) + high, (i & 4) + (lane & 2) + (i & 1)),
+    }
+}
+
+/// D's bits for one element: `c` plus the sum of the products, rounded (floats) or wrapped or
+/// saturated (integers) to D's type.
+fn accumulate(operation: &Operation, c: f64, products: impl Iterator<Item = (f64, f64)>) -> u32 {
+    if operation.integer() {
+        let sum = products.fold(c as i64, |sum, (a, b)| sum + a as i64 * b as i64);
+        if operation.saturate {
+            sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32 as u32
+        } else {
+            sum as i32 as u32
+        }
+    } else {
+        let sum = products.fold(c, |sum, (a, b)| sum + a * b);
+        match operation.d {
+            Element::F16 => u32::from(f16::from_f64(sum).to_bits()),
+            _ => (sum as f32).to_bits(),
+        }
+    }
+}
+
+/// `.m8n8k4`: each quad pair's product from its eight lanes' fragments.
+fn multiply_accumulate_quad_pairs(operation: &Operation, lanes: &mut [Fragments; WARP_SIZE]) {
+    let c_per = operation.c.per_register();
+    let d_per = operation.d.per_register();
+    for quad in 0..4 {
+        let members = (4 * quad..4 * quad + 4).chain(16 + 4 * quad..16 + 4 * quad + 4);
+        let (mut a, mut b, mut c) = ([[0f64; 4]; 8], [[0f64; 8]; 4], [[0f64; 8]; 8]);
+        for lane in members.clone() {
+            let fragments = &lanes[lane];
+            for i in 0..4 {
+                let (row, column) = quad_pair_position(operation, Operand::A, lane, i);
+                a[row][column] = operation.a.value(fragments[slot::A + i / 2], i % 2);
+                let (row, column) = quad_pair_position(operation, Operand::B, lane, i);
+                b[row][column] = operation.b.value(fragments[slot::B + i / 2], i % 2);
+            }
+            for i in 0..8 {
+                let (row, column) = quad_pair_position(operation, Operand::Accumulator(operation.c), lane, i);
+                c[row][column] = operation.c.value(fragments[slot::C + i / c_per], i % c_per);
+            }
+        }
+        for lane in members {
+            let fragments = &mut lanes[lane];
+            fragments[slot::D..slot::D + 8 / d_per].fill(0);
+            for i in 0..8 {
+                let (row, column) = quad_pair_position(operation, Operand::Accumulator(operation.d), lane, i);
+                let bits = accumulate(operation, c[row][column], (0..4).map(|x| (a[row][x], b[x][column])));
+                fragments[slot::D + i / d_per] |= bits << ((i % d_per) as u32 * operation.d.bits());
+            }
+        }
+    }
+}
+
 /// Every element of an operand, gathered from the lanes' fragments at `offset`.
 fn gather(
     lanes: &[Fragments; WARP_SIZE],
@@ -169,6 +255,9 @@ fn gather(
 /// Computes D = A·B + C for the warp: reads each lane's A, B and C fragments from `lanes` and
 /// writes its D fragment there. Lanes that did not take part hold zeros.
 pub fn multiply_accumulate(operation: &Operation, lanes: &mut [Fragments; WARP_SIZE]) {
+    if operation.quad_pairs {
+        return multiply_accumulate_quad_pairs(operation, lanes);
+    }
     let (m, n, k) = (operation.m, operation.n, operation.k);
     let mut a = [0f64; 16 * 32];
     let mut b = [0f64; 32 * 8];
@@ -191,23 +280,8 @@ pub fn multiply_accumulate(operation: &Operation, lanes: &mut [Fragments; WARP_S
         fragments[slot::D..slot::D + accumulators.div_ceil(per)].fill(0);
         for i in 0..accumulators {
             let (row, column) = accumulator_position(lane, i);
-            let bits = if operation.integer() {
-                let sum = (0..k).fold(c[row * n + column] as i64, |sum, index| {
-                    sum + a[row * k + index] as i64 * b[index * n + column] as i64
-                });
-                if operation.saturate {
-                    sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32 as u32
-                } else {
-                    sum as i32 as u32
-                }
-            } else {
-                let sum =
-                    (0..k).fold(c[row * n + column], |sum, index| sum + a[row * k + index] * b[index * n + column]);
-                match operation.d {
-                    Element::F16 => u32::from(f16::from_f64(sum).to_bits()),
-                    _ => (sum as f32).to_bits(),
-                }
-            };
+            let products = (0..k).map(|index| (a[row * k + index], b[index * n + column]));
+            let bits = accumulate(operation, c[row * n + column], products);
             fragments[slot::D + i / per] |= bits << ((i % per) as u32 * operation.d.bits());
         }
     }
@@ -555,6 +629,77 @@ mod tests {
             for (a, b) in [(Kind::U8, Kind::U8), (Kind::S8, Kind::U8)] {
                 let form = Form { saturate, ..form((16, 8, 32), code::SHAPE_M16N8K32, Kind::S32, a, b, Kind::S32) };
                 check(&form, 0x5a5a_5a5a, Some(&edge));
+            }
+        }
+    }
+
+    /// The manual's `.m8n8k4` tables (section "Matrix Fragments for mma.m8n8k4 with .f16").
+    fn spec_m8n8k4(operand: char, kind: Kind, layout_row: bool, lane: usize, i: usize) -> (usize, usize) {
+        let low = lane < 16;
+        let lane_row = if low { lane % 4 } else { lane % 4 + 4 };
+        match (operand, layout_row, kind) {
+            ('a', true, _) => (lane_row, i),
+            ('a', false, _) => (if low { i % 4 } else { i % 4 + 4 }, lane % 4),
+            ('b', true, _) => (lane % 4, if low { i } else { i + 4 }),
+            ('b', false, _) => (i, lane_row),
+            (_, _, Kind::F16) => (lane_row, i),
+            _ => {
+                let x = (lane & 0b1) + (i & 0b10);
+                (if low { x } else { x + 4 }, (i & 0b100) + (lane & 0b10) + (i & 0b1))
+            }
+        }
+    }
+
+    #[test]
+    fn m8n8k4_quad_pairs_compute_four_products_in_every_layout() {
+        for (a_row, b_row) in [(true, false), (true, true), (false, false), (false, true)] {
+            for (d, c) in
+                [(Kind::F32, Kind::F32), (Kind::F16, Kind::F16), (Kind::F32, Kind::F16), (Kind::F16, Kind::F32)]
+            {
+                let mut generator = Generator(0x0bad_cafe);
+                let mut lanes = [[0u32; slot::WORDS]; 32];
+                let mut products = Vec::new();
+                for quad in 0..4 {
+                    let a: Vec<Vec<i64>> =
+                        (0..8).map(|_| (0..4).map(|_| generator.value(Kind::F16)).collect()).collect();
+                    let b: Vec<Vec<i64>> =
+                        (0..4).map(|_| (0..8).map(|_| generator.value(Kind::F16)).collect()).collect();
+                    let c_matrix: Vec<Vec<i64>> =
+                        (0..8).map(|_| (0..8).map(|_| generator.value(c)).collect()).collect();
+                    for lane in (4 * quad..4 * quad + 4).chain(16 + 4 * quad..20 + 4 * quad) {
+                        for i in 0..4 {
+                            let (row, column) = spec_m8n8k4('a', Kind::F16, a_row, lane, i);
+                            place(&mut lanes[lane], slot::A, Kind::F16, i, Kind::F16.encode(a[row][column], 0).0);
+                            let (row, column) = spec_m8n8k4('b', Kind::F16, b_row, lane, i);
+                            place(&mut lanes[lane], slot::B, Kind::F16, i, Kind::F16.encode(b[row][column], 0).0);
+                        }
+                        for i in 0..8 {
+                            let (row, column) = spec_m8n8k4('c', c, true, lane, i);
+                            place(&mut lanes[lane], slot::C, c, i, c.encode(c_matrix[row][column], 0).0);
+                        }
+                    }
+                    products.push((a, b, c_matrix));
+                }
+                let layouts = if a_row { 0 } else { code::A_COLUMN_MAJOR } | if b_row { code::B_ROW_MAJOR } else { 0 };
+                let operation_code =
+                    code::encode(code::SHAPE_M8N8K4, d.code(), code::ELEMENT_F16, code::ELEMENT_F16, c.code(), false)
+                        | layouts;
+                multiply_accumulate(&Operation::decode(operation_code).expect("m8n8k4"), &mut lanes);
+                for (lane, fragments) in lanes.iter().enumerate() {
+                    let (a, b, c_matrix) = &products[(lane % 16) / 4];
+                    for i in 0..8 {
+                        let (row, column) = spec_m8n8k4('d', d, true, lane, i);
+                        let exact = c_matrix[row][column] + (0..4).map(|x| a[row][x] * b[x][column]).sum::<i64>();
+                        let expected = match d {
+                            Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
+                            _ => (exact as f32).to_bits(),
+                        };
+                        let per = d.per_register();
+                        let mask = if d.bits() == 32 { u32::MAX } else { 0xffff };
+                        let got = (fragments[slot::D + i / per] >> ((i % per) as u32 * d.bits())) & mask;
+                        assert_eq!(got, expected, "a_row {a_row} b_row {b_row} lane {lane} d{i}");
+                    }
+                }
             }
         }
     }

@@ -1,12 +1,11 @@
 //! The warp-level matrix instructions `mma` and `ldmatrix` (ISA 7.8 sections 9.7.13.4.14 and
-//! 9.7.13.4.15). Every form of the spec's tables decodes; the forms whose fragments follow the
-//! common layout (every shape but `.m8n8k4`, element types from 8 to 32 bits) become typed
-//! instructions, the others (`.m8n8k4`, `.f64`, `.s4`/`.u4`, `.b1`) are accepted and reported
-//! as unsupported by lowering.
+//! 9.7.13.4.15). Every form of the spec's tables decodes; those with element types from 8 to 32
+//! bits become typed instructions, the others (`.f64`, `.s4`/`.u4`, `.b1`, and `mma.sp`) are
+//! accepted and reported as unsupported by lowering.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Instruction, MatrixElement, MatrixMultiply, MatrixShape};
+use crate::ir::{Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -43,7 +42,7 @@ enum Form {
 fn form(operation: &MatrixMultiply) -> Form {
     use MatrixElement::{Bf16, Tf32, B1, F16, F32, F64, S32, S4, S8, U4, U8};
     use MatrixShape::*;
-    let MatrixMultiply { shape, d, a, b, c, saturate } = *operation;
+    let MatrixMultiply { shape, d, a, b, c, saturate, .. } = *operation;
     let half_accumulator = matches!(d, F16 | F32) && matches!(c, F16 | F32);
     let integer = matches!((a, b), (S8 | U8, S8 | U8)) && d == S32 && c == S32;
     let nibbles = matches!((a, b), (S4 | U4, S4 | U4)) && d == S32 && c == S32;
@@ -53,7 +52,7 @@ fn form(operation: &MatrixMultiply) -> Form {
         (M16n8k8 | M16n8k16, Bf16, Bf16) if d == F32 && c == F32 && float_only => Form::Lowered,
         (M16n8k4 | M16n8k8, Tf32, Tf32) if d == F32 && c == F32 && float_only => Form::Lowered,
         (M8n8k16 | M16n8k16 | M16n8k32, _, _) if integer => Form::Lowered,
-        (M8n8k4, F16, F16) if half_accumulator && float_only => Form::Unlowered,
+        (M8n8k4, F16, F16) if half_accumulator && float_only => Form::Lowered,
         (M8n8k4 | M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
         (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Unlowered,
         (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Unlowered,
@@ -86,8 +85,16 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             "expected a shape such as `.m16n8k16`",
         );
     };
-    let a_layout = modifiers.take(|name| matches!(name, "row" | "col").then(|| name.to_string()));
-    let b_layout = modifiers.take(|name| matches!(name, "row" | "col").then(|| name.to_string()));
+    let a_layout = modifiers.take(MatrixLayout::from_ptx);
+    let b_layout = modifiers.take(MatrixLayout::from_ptx);
+    let (Some(a_layout), Some(b_layout)) = (a_layout, b_layout) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            "`mma` needs the layouts of A and B".to_string(),
+            "expected `.row.col`",
+        );
+    };
     let saturate = modifiers.flag("satfinite");
     let mut types = Vec::with_capacity(4);
     while let Some(element) = modifiers.take(MatrixElement::from_ptx) {
@@ -102,8 +109,19 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             "expected four types",
         );
     };
-    let operation = MatrixMultiply { shape: shape.node, d: d.node, a: a.node, b: b.node, c: c.node, saturate };
-    let row_col = matches!((&a_layout, &b_layout), (Some(a), Some(b)) if a.node == "row" && b.node == "col");
+    let operation = MatrixMultiply {
+        shape: shape.node,
+        a_layout: a_layout.node,
+        b_layout: b_layout.node,
+        d: d.node,
+        a: a.node,
+        b: b.node,
+        c: c.node,
+        saturate,
+    };
+    // Only `.m8n8k4` takes other layouts than `.row.col`.
+    let layouts_valid = shape.node == MatrixShape::M8n8k4
+        || (a_layout.node == MatrixLayout::Row && b_layout.node == MatrixLayout::Column);
     match form(&operation) {
         Form::Invalid => {
             let spelling = format!("{}{}{}{}{}", shape.node, d.node, a.node, b.node, c.node);
@@ -116,8 +134,8 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             );
         }
         Form::Unlowered => return accept_unlowered(context, modifiers, instruction),
-        Form::Lowered if !row_col => {
-            let span = a_layout.as_ref().map_or(shape.span, |layout| layout.span);
+        Form::Lowered if !layouts_valid => {
+            let span = a_layout.span.to(b_layout.span);
             return invalid(context, span, format!("`mma{}` needs `.row.col`", shape.node), "expected `.row.col`");
         }
         Form::Lowered => {}
