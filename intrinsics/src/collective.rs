@@ -59,16 +59,18 @@ pub struct CollectiveResult<'ctx> {
 
 /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`): each lane hands over
 /// its fragment buffer, laid out as `ptxr_runtime::abi::matrix_fragments` says, and finds its
-/// result there afterwards. Lowering fills and reads the buffer; the target makes the lanes meet.
+/// result there afterwards. Lowering fills the operands' words and reads the result's; the
+/// target makes the lanes meet.
 pub enum MatrixCollective<'ctx> {
     MultiplyAccumulate {
         operation: MatrixMultiply,
         fragments: PointerValue<'ctx>,
     },
-    /// `fragments` holds the address of the row this lane gives.
+    /// `row` is the address, in its state space, of the row this lane gives.
     Load {
         matrices: u32,
         transpose: bool,
+        row: PointerValue<'ctx>,
         fragments: PointerValue<'ctx>,
     },
 }

@@ -533,7 +533,11 @@ impl Target for Cpu {
             MatrixCollective::MultiplyAccumulate { operation, fragments } => {
                 (warp_collective::MATRIX_MULTIPLY_ACCUMULATE, matrix_operation_code(operation)?, *fragments)
             }
-            MatrixCollective::Load { matrices, transpose, fragments } => {
+            MatrixCollective::Load { matrices, transpose, row, fragments } => {
+                // The runtime reads the row through its host address, kept in the buffer's first
+                // two words (`matrix_fragments::ROW_ADDRESS`).
+                let row_address = site.builder.build_ptr_to_int(*row, i64_type, "row_address").map_err(llvm_error)?;
+                site.builder.build_store(*fragments, row_address).map_err(llvm_error)?;
                 let transpose = if *transpose { matrix_operation::TRANSPOSE } else { 0 };
                 (warp_collective::LOAD_MATRIX, matrices | transpose, *fragments)
             }

@@ -10,6 +10,7 @@ mod cpu;
 mod declare;
 mod lane_mask;
 mod nvptx;
+mod nvptx_matrix;
 mod resumable;
 mod site;
 mod spirv;
@@ -186,8 +187,8 @@ pub trait Target {
         collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported>;
 
-    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`). No GPU target
-    /// computes these through ptxr yet.
+    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`); the CPU's runtime
+    /// and NVPTX's intrinsics compute them.
     fn matrix_collective<'ctx>(
         &self,
         _site: &Site<'_, 'ctx>,

@@ -365,7 +365,7 @@ fn mma_m8n8k4_quad_pairs_in_every_layout() {
     check_m8n8k4("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", true, false, Kind::F32, Kind::F32, 8);
     check_m8n8k4("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16", false, true, Kind::F16, Kind::F16, 9);
     check_m8n8k4("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16", true, true, Kind::F32, Kind::F16, 10);
-    check_m8n8k4("mma.sync.aligned.m8n8k4.col.col.f16.f16.f16.f32", false, false, Kind::F16, Kind::F32, 11);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32", false, false, Kind::F32, Kind::F32, 11);
 }
 
 /// `ldmatrix` from shared memory: lane `l` stores row `l` (eight `.b16`) of four 8×8 matrices,
@@ -438,6 +438,31 @@ fn ldmatrix_distributes_rows_and_transposes() {
     }
 }
 
+#[test]
+fn forms_outside_the_spec_are_errors() {
+    let mixed = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%r1, %r2}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4}";
+    let no_layouts = "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
+    let wrong_count = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
+    let ldmatrix_type = "ldmatrix.sync.aligned.m8n8.x1.shared.b32 {%r1}, [%rd1]";
+    for body in [mixed, no_layouts, wrong_count, ldmatrix_type] {
+        let source = format!(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test()\n{{\n    .reg .b32 %r<9>;\n    .reg .f32 %f<9>;\n    .reg .b64 %rd<2>;\n    {body};\n    ret;\n}}\n"
+        );
+        let options =
+            CompileOptions { target: describe("cpu", None, false).expect("cpu"), emit: None, optimization: 0 };
+        match compile_source(&source, "matrix", &options) {
+            Err(Failure::Diagnostics(diagnostics)) => {
+                assert!(
+                    diagnostics.iter().all(|diagnostic| diagnostic.code != Code::Unsupported),
+                    "{body}: {diagnostics:?}"
+                )
+            }
+            Err(Failure::Message(message)) => panic!("{body}: {message}"),
+            Ok(_) => panic!("{body} compiled"),
+        }
+    }
+}
+
 /// Compiles `body` in a kernel for `target` and returns the unsupported diagnostics' messages.
 fn unsupported_messages(body: &str, target: &str) -> Vec<String> {
     let source = format!(
@@ -473,7 +498,8 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
     assert!(!unsupported_messages(b1_form, "cpu").is_empty());
     let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
-    for target in ["amdgpu", "spirv", "nvptx"] {
+    assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
+    for target in ["amdgpu", "spirv"] {
         let messages = unsupported_messages(m16n8k16, target);
         assert!(
             messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k16") && message.contains(target)),

@@ -112,12 +112,8 @@ pub fn load_matrix(
     destinations: &[Destination],
     address: &Address,
 ) -> LoweringResult<()> {
-    let builder = lowering.shared.builder;
-    let context = lowering.shared.context;
     let buffer = lowering.matrix_fragments(guarded.span)?;
     let row = lowering.address(address, state_space)?;
-    let row_address = builder.build_ptr_to_int(row, context.i64_type(), "row_address")?;
-    builder.build_store(word(lowering, buffer, slot::ROW_ADDRESS)?, row_address)?;
-    collective(lowering, guarded, &MatrixCollective::Load { matrices, transpose, fragments: buffer })?;
+    collective(lowering, guarded, &MatrixCollective::Load { matrices, transpose, row, fragments: buffer })?;
     load_fragment(lowering, buffer, slot::LOADED, destinations, ScalarType::B32)
 }

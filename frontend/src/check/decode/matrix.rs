@@ -43,16 +43,18 @@ fn form(operation: &MatrixMultiply) -> Form {
     use MatrixElement::{Bf16, Tf32, B1, F16, F32, F64, S32, S4, S8, U4, U8};
     use MatrixShape::*;
     let MatrixMultiply { shape, d, a, b, c, saturate, .. } = *operation;
-    let half_accumulator = matches!(d, F16 | F32) && matches!(c, F16 | F32);
+    // `.m16n8k8` and `.m16n8k16` keep C's type in D; `.m8n8k4` may also widen `.f16` C to `.f32` D.
+    let same_accumulator = matches!(d, F16 | F32) && d == c;
+    let widening_accumulator = same_accumulator || (d, c) == (F32, F16);
     let integer = matches!((a, b), (S8 | U8, S8 | U8)) && d == S32 && c == S32;
     let nibbles = matches!((a, b), (S4 | U4, S4 | U4)) && d == S32 && c == S32;
     let float_only = !saturate;
     match (shape, a, b) {
-        (M16n8k8 | M16n8k16, F16, F16) if half_accumulator && float_only => Form::Lowered,
+        (M16n8k8 | M16n8k16, F16, F16) if same_accumulator && float_only => Form::Lowered,
         (M16n8k8 | M16n8k16, Bf16, Bf16) if d == F32 && c == F32 && float_only => Form::Lowered,
         (M16n8k4 | M16n8k8, Tf32, Tf32) if d == F32 && c == F32 && float_only => Form::Lowered,
         (M8n8k16 | M16n8k16 | M16n8k32, _, _) if integer => Form::Lowered,
-        (M8n8k4, F16, F16) if half_accumulator && float_only => Form::Lowered,
+        (M8n8k4, F16, F16) if widening_accumulator && float_only => Form::Lowered,
         (M8n8k4 | M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
         (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Unlowered,
         (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Unlowered,
