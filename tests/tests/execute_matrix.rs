@@ -507,3 +507,57 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
         );
     }
 }
+
+/// A `.func` that runs `ldmatrix` waits inside a call, which the stackful scheduler runs; its
+/// fragment buffer lives in the function's own frame. A guard skips nothing here but exercises
+/// the branch around the instruction.
+#[test]
+fn ldmatrix_in_a_called_function_under_a_guard() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 16 .b8 rows[512];
+.func (.reg .b32 result) load_first(.reg .b64 row)
+{
+    .reg .pred %p;
+    .reg .b32 %d<2>;
+    setp.eq.u64 %p, row, 0;
+    @!%p ldmatrix.sync.aligned.m8n8.x1.b16 {%d0}, [row];
+    mov.b32 result, %d0;
+    ret;
+}
+.visible .entry test(.param .u64 input, .param .u64 output)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<9>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.v2.b64 {%rd5, %rd6}, [%rd4];
+    mov.u64 %rd7, rows;
+    add.u64 %rd7, %rd7, %rd3;
+    st.shared.v2.b64 [%rd7], {%rd5, %rd6};
+    cvta.shared.u64 %rd8, %rd7;
+    call (%r2), load_first, (%rd8);
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    st.global.b32 [%rd4], %r2;
+    ret;
+}
+";
+    // Row r (given by lane r) holds r·100 + c in column c.
+    let mut input = Vec::new();
+    for lane in 0..32u32 {
+        for pair in 0..4 {
+            input.push((lane * 100 + 2 * pair) | (lane * 100 + 2 * pair + 1) << 16);
+        }
+    }
+    let output = run_ok(ptx, &Launch::threads(32), &[Buffer::u32s(&input), Buffer::zeroed("u32", 32)]);
+    for lane in 0..32u32 {
+        let (row, column) = (lane / 4, 2 * (lane % 4));
+        let expected = (row * 100 + column) | (row * 100 + column + 1) << 16;
+        assert_eq!(output[1][lane as usize], u64::from(expected), "lane {lane}");
+    }
+}
