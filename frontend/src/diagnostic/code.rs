@@ -48,6 +48,8 @@ pub enum Code {
     Deprecated,
     /// Launch arguments after the kernel's last parameter, which the launch ignores.
     IgnoredArguments,
+    /// A kernel run on the host wrote past the end of a launch buffer (into its guard zone).
+    BufferOverrun,
 }
 
 impl Code {
@@ -74,6 +76,7 @@ impl Code {
             Code::InternalCompilerError => "E0999",
             Code::Deprecated => "W0001",
             Code::IgnoredArguments => "W0002",
+            Code::BufferOverrun => "W0901",
         }
     }
 }
