@@ -1,13 +1,16 @@
-//! `ptxr run FILE.ptx --launch SPEC.json [--dump-dir DIR] [--target cpu|spirv] [--device D]`: the contract of
+//! `ptxr run FILE --launch SPEC.json [--dump-dir DIR] [--target cpu|spirv] [--device D]`: the contract of
 //! `../shared/conformance/LAUNCH_SPEC.md`. The result JSON goes to stdout only when the whole
-//! launch succeeded; every error goes to stderr with a non-zero exit.
+//! launch succeeded; every error goes to stderr with a non-zero exit. FILE is PTX text or a CUDA
+//! binary; for a binary, the kernel is looked for in the chosen PTX of each module.
 
 use std::io::Write;
 use std::path::Path;
 
+use ptxr_frontend::binary::ptx_kernels;
 use ptxr_runtime::LaunchSpec;
 
-use super::{or_exit, read_source, report_failure};
+use super::binary::{chosen_ptx, entry_label, note_choice, read_cuda_binary, read_input, Input};
+use super::{or_exit, report_failure};
 use crate::cli::{RunArgs, RunTarget};
 use crate::launch::{launch_on, LaunchFiles, LaunchTarget};
 use crate::report::{print_diagnostics, ErrorFormat};
@@ -18,7 +21,7 @@ pub fn run(arguments: &RunArgs, format: ErrorFormat) -> i32 {
 
 fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32> {
     let file_name = arguments.input.display().to_string();
-    let source = or_exit(read_source(&arguments.input), format)?;
+    let input = or_exit(read_input(&arguments.input), format)?;
     let spec = match std::fs::read_to_string(&arguments.launch) {
         Err(error) => Err(format!("cannot read launch spec {}: {error}", arguments.launch.display())),
         Ok(text) => {
@@ -26,15 +29,59 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
         }
     };
     let spec = or_exit(spec, format)?;
+    match input {
+        Input::Ptx(source) => run_source(arguments, &source, &file_name, &spec, format),
+        Input::Binary(bytes) => {
+            let binary = read_cuda_binary(&bytes, &file_name, format)?;
+            let chosen = chosen_ptx(&binary, &file_name, format)?;
+            let with_kernels: Vec<_> =
+                chosen.iter().map(|&(module, entry, text)| (module, entry, text, ptx_kernels(text))).collect();
+            let candidates: Vec<_> = match spec.kernel_name() {
+                Some(kernel) => {
+                    with_kernels.iter().filter(|(.., kernels)| kernels.iter().any(|name| name == kernel)).collect()
+                }
+                None => with_kernels.iter().collect(),
+            };
+            let (module, entry, text, _) = match candidates.as_slice() {
+                [one] => *one,
+                _ => {
+                    let kernels: Vec<String> = with_kernels
+                        .iter()
+                        .flat_map(|(module, .., kernels)| {
+                            kernels.iter().map(move |kernel| format!("{kernel} (fat binary {})", module.index))
+                        })
+                        .collect();
+                    let problem = match (spec.kernel_name(), candidates.len()) {
+                        (Some(kernel), 0) => format!("{file_name} has no kernel `{kernel}` in its PTX"),
+                        (Some(kernel), _) => format!("several fat binaries of {file_name} define kernel `{kernel}`"),
+                        (None, _) => format!("{file_name} has PTX in several fat binaries; name the kernel with \"kernel\" in the launch spec"),
+                    };
+                    return or_exit(Err(format!("{problem} (its kernels: {})", kernels.join(", "))), format);
+                }
+            };
+            note_choice(&file_name, module, entry, format);
+            run_source(arguments, text, &entry_label(&file_name, module, entry), &spec, format)
+        }
+    }
+}
+
+/// Compiles and launches one PTX module; `file_name` names it in diagnostics.
+fn run_source(
+    arguments: &RunArgs,
+    source: &str,
+    file_name: &str,
+    spec: &LaunchSpec,
+    format: ErrorFormat,
+) -> Result<(), i32> {
     let spec_directory = arguments.launch.parent().unwrap_or(Path::new("."));
     let files = LaunchFiles { spec_directory, dump_directory: arguments.dump_dir.as_deref() };
     let target = match arguments.target {
         RunTarget::Cpu => LaunchTarget::Cpu,
         RunTarget::Spirv => LaunchTarget::OpenCl { device: arguments.device.as_deref() },
     };
-    let (json, warnings) = launch_on(&source, &file_name, &spec, &files, arguments.optimization.level, target)
-        .map_err(|failure| report_failure(&failure, &file_name, &source, format))?;
-    print_diagnostics(&warnings, &file_name, &source, format);
+    let (json, warnings) = launch_on(source, file_name, spec, &files, arguments.optimization.level, target)
+        .map_err(|failure| report_failure(&failure, file_name, source, format))?;
+    print_diagnostics(&warnings, file_name, source, format);
     // A closed stdout (`ptxr run ... | head`) is the reader's choice, not an error.
     let _ = std::io::stdout().lock().write_all(json.as_bytes());
     Ok(())
