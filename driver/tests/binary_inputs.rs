@@ -66,9 +66,12 @@ fn extract_writes_the_ptx_cuobjdump_extracted_and_lists_every_entry() {
 #[test]
 fn extract_list_writes_nothing_and_names_the_compression() {
     let directory = scratch();
-    for (name, compression) in
-        [("libkernels.lz4.so", "lz4 ("), ("kernels.fatbin", "uncompressed"), ("kernels.rdc.o", "zstd (")]
-    {
+    for (name, compression) in [
+        ("libkernels.lz4.so", "lz4 ("),
+        ("kernels.fatbin", "uncompressed"),
+        ("kernels.rdc.o", "zstd ("),
+        ("kernels.concat.fatbin", "zstd, concatenated ("),
+    ] {
         let output = ptxr(&["extract", "--list", &fixture(name)], directory.path());
         assert!(output.status.success(), "{}", text(&output.stderr));
         let listing = text(&output.stdout);

@@ -63,11 +63,13 @@ fn read_measured(bytes: &[u8]) -> (Result<CudaBinary, BinaryError>, i64) {
     (result, PEAK_BYTES.with(Cell::get) - before)
 }
 
-const FIXTURES: [&str; 8] = [
+const FIXTURES: [&str; 10] = [
     "libkernels.so",
     "libkernels.compress-all.so",
     "libkernels.lz4.so",
     "kernels.fatbin",
+    "kernels.concat.fatbin",
+    "kernels.sm_90a.fatbin",
     "square",
     "kernels.o",
     "kernels.rdc.o",
@@ -90,7 +92,7 @@ fn read_fixture(name: &str) -> CudaBinary {
 /// One line of `cuobjdump --list-elf --list-ptx`: `PTX file    1: libkernels.1.sm_80.ptx`.
 struct Listed {
     kind: EntryKind,
-    sm: u32,
+    arch: String,
     file: String,
 }
 
@@ -102,26 +104,25 @@ fn cuobjdump_listing(name: &str) -> Vec<Listed> {
             let (head, file) = line.split_once(": ").unwrap_or_else(|| panic!("unexpected line {line:?}"));
             let kind = if head.starts_with("PTX") { EntryKind::Ptx } else { EntryKind::Elf };
             // The architecture is the second-last dotted part of the name: NAME.N.sm_80.ptx.
-            let arch = file.rsplit('.').nth(1).and_then(|arch| arch.strip_prefix("sm_"));
-            let sm = arch.and_then(|digits| digits.parse().ok()).unwrap_or_else(|| panic!("no sm in {line:?}"));
-            Listed { kind, sm, file: file.to_string() }
+            let arch = file.rsplit('.').nth(1).unwrap_or_else(|| panic!("no architecture in {line:?}"));
+            Listed { kind, arch: arch.to_string(), file: file.to_string() }
         })
         .collect()
 }
 
-/// (kind, sm) of every entry in file order; a cubin is one ELF entry.
-fn entries_in_order(binary: &CudaBinary) -> Vec<(EntryKind, u32)> {
+/// (kind, architecture) of every entry in file order; a cubin is one ELF entry.
+fn entries_in_order(binary: &CudaBinary) -> Vec<(EntryKind, String)> {
     if let Container::Cubin { sm, .. } = binary.container {
-        return vec![(EntryKind::Elf, sm)];
+        return vec![(EntryKind::Elf, format!("sm_{sm}"))];
     }
-    binary.modules.iter().flat_map(|module| &module.entries).map(|entry| (entry.kind, entry.sm)).collect()
+    binary.modules.iter().flat_map(|module| &module.entries).map(|entry| (entry.kind, entry.arch_name())).collect()
 }
 
 #[test]
 fn every_fixture_lists_the_entries_cuobjdump_listed() {
     for name in FIXTURES {
-        let expected: Vec<(EntryKind, u32)> =
-            cuobjdump_listing(name).iter().map(|listed| (listed.kind, listed.sm)).collect();
+        let expected: Vec<(EntryKind, String)> =
+            cuobjdump_listing(name).iter().map(|listed| (listed.kind, listed.arch.clone())).collect();
         assert!(!expected.is_empty(), "{name}: empty cuobjdump listing");
         assert_eq!(entries_in_order(&read_fixture(name)), expected, "{name}");
     }
@@ -177,6 +178,16 @@ fn containers_compression_and_kernels_are_what_nvcc_was_asked_for() {
     assert_eq!(compressions("libkernels.lz4.so"), [(Elf, Lz4), (Ptx, Lz4), (Elf, Lz4)]);
     assert_eq!(compressions("kernels.fatbin"), [(Ptx, Plain), (Elf, Plain)]);
     assert_eq!(compressions("kernels.rdc.o"), [(Ptx, Zstd)]);
+    // -concat compresses the PTX for compute_75 and compute_80 as one payload; the single SASS
+    // entry has nothing to share it with and stays plain.
+    assert_eq!(compressions("kernels.concat.fatbin"), [(Elf, Plain), (Ptx, Zstd), (Ptx, Zstd)]);
+    let concatenated = read_fixture("kernels.concat.fatbin");
+    let parts: Vec<bool> = concatenated.modules[0].entries.iter().map(|entry| entry.concatenated).collect();
+    assert_eq!(parts, [false, true, true]);
+    // Portable PTX is preferred to PTX for one architecture (sm_90a).
+    let specific = read_fixture("kernels.sm_90a.fatbin");
+    let chosen = specific.chosen_ptx().unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(chosen.iter().map(|(_, entry)| entry.arch_name()).collect::<Vec<_>>(), ["sm_90"]);
 
     // Kernels in source order for PTX (src/kernels.cu), as symbols for SASS; the device-link
     // module of a library has none.
@@ -294,6 +305,22 @@ fn absurd_sizes_and_flags_are_refused_before_anything_is_allocated() {
     let (result, peak) = read_measured(&with_field(&lz4, first + 56, &(1u64 << 29).to_le_bytes()));
     assert!(result.err().is_some_and(|error| error.message.contains("cannot decompress")));
     assert!(peak < 1 << 20, "a refused LZ4 entry took {peak} bytes");
+
+    // kernels.concat.fatbin: a plain ELF entry, then the concatenated PTX entry, whose table
+    // (count at 64, table size at 68, parts from 72) follows its fixed header.
+    let concat = fixture("kernels.concat.fatbin");
+    let field = |at: usize, width: usize| {
+        concat[at..at + width].iter().rev().fold(0u64, |value, &byte| value << 8 | u64::from(byte))
+    };
+    let second = 16 + field(16 + 4, 4) as usize + field(16 + 8, 8) as usize;
+    assert_eq!(field(second, 2), 0x100, "the second entry is the concatenated one");
+    assert!(invalid_message(&with_field(&concat, second + 64, &u32::MAX.to_le_bytes())).contains("entries in"));
+    assert!(invalid_message(&with_field(&concat, second + 68, &u32::MAX.to_le_bytes())).contains("declares"));
+    assert!(invalid_message(&with_field(&concat, second + 68, &0u32.to_le_bytes())).contains("declares"));
+    let first_part = second + 72;
+    assert!(invalid_message(&with_field(&concat, first_part + 8, &u64::MAX.to_le_bytes())).contains("claims bytes"));
+    assert!(invalid_message(&with_field(&concat, first_part + 4, &u32::MAX.to_le_bytes())).contains("claims bytes"));
+    assert!(invalid_message(&with_field(&concat, first_part + 20, &u32::MAX.to_le_bytes())).contains("options record"));
 }
 
 /// xorshift64*: a small deterministic generator, so every run mutates the same way.

@@ -66,12 +66,12 @@ pub fn stem(path: &Path) -> String {
 
 /// `STEM.MODULE.sm_NN.EXTENSION`: which fat binary, which architecture.
 pub fn output_name(stem: &str, module: &FatBinary, entry: &Entry, extension: &str) -> String {
-    format!("{stem}.{}.sm_{}.{extension}", module.index, entry.sm)
+    format!("{stem}.{}.{}.{extension}", module.index, entry.arch_name())
 }
 
 /// How diagnostics name one PTX entry of a binary, in place of a file name.
 pub fn entry_label(file_name: &str, module: &FatBinary, entry: &Entry) -> String {
-    format!("{file_name} (fat binary {}, PTX for sm_{})", module.index, entry.sm)
+    format!("{file_name} (fat binary {}, PTX for {})", module.index, entry.arch_name())
 }
 
 /// Says which PTX of `module` is compiled and what else the module offered.
@@ -82,15 +82,15 @@ pub fn note_choice(file_name: &str, module: &FatBinary, entry: &Entry, format: E
         .iter()
         .filter(|other| !std::ptr::eq(*other, entry))
         .map(|other| match other.kind {
-            EntryKind::Ptx => format!("PTX for sm_{}", other.sm),
-            EntryKind::Elf => format!("SASS for sm_{}", other.sm),
+            EntryKind::Ptx => format!("PTX for {}", other.arch_name()),
+            EntryKind::Elf => format!("SASS for {}", other.arch_name()),
             EntryKind::Other(kind) => format!("an entry of kind {kind}"),
         })
         .collect();
     let rest =
         if others.is_empty() { String::new() } else { format!(" (the module also holds {})", others.join(", ")) };
     print_note(
-        &format!("{file_name}: fat binary {}: using the PTX for sm_{}{version}{rest}", module.index, entry.sm),
+        &format!("{file_name}: fat binary {}: using the PTX for {}{version}{rest}", module.index, entry.arch_name()),
         format,
     );
 }

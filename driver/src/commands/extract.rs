@@ -58,7 +58,7 @@ fn write_ptx(binary: &CudaBinary, stem: &str, directory: &Path, format: ErrorFor
         let mut copy = 1;
         while !taken.insert(name.clone()) {
             copy += 1;
-            name = format!("{stem}.{}.sm_{}-{copy}.ptx", module.index, entry.sm);
+            name = format!("{stem}.{}.{}-{copy}.ptx", module.index, entry.arch_name());
         }
         let path = directory.join(&name);
         or_exit(write_atomically(&path, text.as_bytes()), format)?;
@@ -78,7 +78,8 @@ fn listing(file_name: &str, binary: &CudaBinary, written: &[String]) -> String {
     }
     let mut written = written.iter();
     for module in &binary.modules {
-        let _ = writeln!(text, "fat binary {} at offset {:#x}:", module.index, module.offset);
+        let section = module.section.map_or_else(String::new, |section| format!(" in {section}"));
+        let _ = writeln!(text, "fat binary {} at offset {:#x}{section}:", module.index, module.offset);
         for entry in &module.entries {
             let _ = writeln!(text, "  {}", entry_line(entry));
             if entry.kind == EntryKind::Ptx {
@@ -94,7 +95,8 @@ fn listing(file_name: &str, binary: &CudaBinary, written: &[String]) -> String {
     text
 }
 
-/// `PTX  sm_80  ISA 9.5  1614 bytes  zstd (518 bytes stored)  kernels: scale_add, mix_bits`
+/// `PTX  sm_80  ISA 9.5  1614 bytes  zstd (518 bytes stored)  kernels: scale_add, mix_bits`.
+/// The size is the PTX text's, without the NULs that pad it, or the payload's for other kinds.
 fn entry_line(entry: &Entry) -> String {
     let (kind, version, size, kernels) = match entry.kind {
         EntryKind::Ptx => {
@@ -105,11 +107,14 @@ fn entry_line(entry: &Entry) -> String {
         EntryKind::Elf => ("ELF".to_string(), String::new(), entry.payload.len(), cubin_kernels(&entry.payload)),
         EntryKind::Other(code) => (format!("kind {code}"), String::new(), entry.payload.len(), Vec::new()),
     };
-    let compression = match entry.compression {
-        Compression::None => "uncompressed".to_string(),
-        compressed => format!("{} ({} bytes stored)", compressed.name(), entry.stored_bytes),
+    let compression = match (entry.compression, entry.concatenated) {
+        (Compression::None, _) => "uncompressed".to_string(),
+        (compressed, false) => format!("{} ({} bytes stored)", compressed.name(), entry.stored_bytes),
+        (compressed, true) => {
+            format!("{}, concatenated ({} bytes stored with its neighbours)", compressed.name(), entry.stored_bytes)
+        }
     };
-    format!("{kind}  sm_{}  {version}{size} bytes  {compression}  kernels: {}", entry.sm, kernel_list(&kernels))
+    format!("{kind}  {}  {version}{size} bytes  {compression}  kernels: {}", entry.arch_name(), kernel_list(&kernels))
 }
 
 fn kernel_list(kernels: &[String]) -> String {

@@ -1,14 +1,10 @@
 //! The fat-binary container: a 16-byte header followed by entries, each a header and a payload
 //! (PTX text or an ELF cubin for one architecture, possibly compressed).
 //!
-//! Layout (little-endian), as nvcc writes it:
+//! Header layout (little-endian), as nvcc writes it; entries are described in `entry.rs`:
 //!
 //! ```text
-//! header   0 u32 magic 0xBA55ED50   4 u16 version (1)   6 u16 header size   8 u64 size of the entries
-//! entry    0 u16 kind (1 PTX, 2 ELF)                      4 u32 header size (payload follows it)
-//!          8 u64 payload size (padded)                   16 u32 compressed size
-//!         24 u16 PTX ISA minor   26 u16 PTX ISA major    28 u32 sm version (80 for sm_80)
-//!         40 u64 flags (0x1 64-bit, 0x2000 LZ4, 0x8000 Zstd)   56 u64 decompressed size
+//! 0 u32 magic 0xBA55ED50   4 u16 version (1)   6 u16 header size   8 u64 size of the entries
 //! ```
 //!
 //! Executables and libraries carry several fat binaries end to end in one section, aligned to 8
@@ -16,9 +12,10 @@
 //! before it is used.
 
 use super::bytes::{u16_at, u32_at, u64_at};
+use super::concatenated;
 use super::decompress::{decompress, Compression, MAX_ENTRY_BYTES};
+use super::entry::{Entry, EntryHeader, ENTRY_HEADER_BYTES, KIND_CONCATENATED};
 use super::error::BinaryError;
-use crate::ir::IsaVersion;
 
 /// The first word of a fat binary.
 pub const FAT_BINARY_MAGIC: u32 = 0xBA55_ED50;
@@ -27,69 +24,8 @@ pub const FAT_BINARY_MAGIC: u32 = 0xBA55_ED50;
 pub const WRAPPER_MAGIC: u32 = 0x4662_43B1;
 
 const HEADER_BYTES: usize = 16;
-const ENTRY_HEADER_BYTES: usize = 64;
-const FLAG_64_BIT: u64 = 0x1;
-const FLAG_LZ4: u64 = 0x2000;
-const FLAG_ZSTD: u64 = 0x8000;
 /// Decompressed bytes one file may produce in all: four maximal entries.
 const MAX_TOTAL_BYTES: u64 = 4 * MAX_ENTRY_BYTES;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryKind {
-    Ptx,
-    /// An ELF cubin: SASS, machine code for one architecture.
-    Elf,
-    /// A kind ptxr does not know (newer CUDA versions add some); listed and skipped.
-    Other(u16),
-}
-
-impl EntryKind {
-    fn from_code(code: u16) -> EntryKind {
-        match code {
-            1 => EntryKind::Ptx,
-            2 => EntryKind::Elf,
-            other => EntryKind::Other(other),
-        }
-    }
-}
-
-/// One entry of a fat binary, decompressed.
-#[derive(Clone, Debug)]
-pub struct Entry {
-    pub kind: EntryKind,
-    /// The architecture number: 80 for PTX written for compute_80 or SASS for sm_80.
-    pub sm: u32,
-    /// The PTX ISA version of a PTX entry, from its header.
-    pub isa_version: Option<IsaVersion>,
-    pub flags: u64,
-    pub compression: Compression,
-    /// Where the entry's header starts in the file.
-    pub offset: u64,
-    /// The bytes the payload takes in the file (compressed, when it is).
-    pub stored_bytes: u64,
-    /// The payload, decompressed. PTX is padded with NULs.
-    pub payload: Vec<u8>,
-}
-
-impl Entry {
-    /// The PTX text of a PTX entry: the payload up to its first NUL. Checked to be UTF-8 when
-    /// the entry was read.
-    pub fn ptx_text(&self) -> Option<&str> {
-        if self.kind != EntryKind::Ptx {
-            return None;
-        }
-        std::str::from_utf8(until_nul(&self.payload)).ok()
-    }
-
-    pub fn is_64_bit(&self) -> bool {
-        self.flags & FLAG_64_BIT != 0
-    }
-}
-
-fn until_nul(payload: &[u8]) -> &[u8] {
-    let end = payload.iter().position(|&byte| byte == 0).unwrap_or(payload.len());
-    &payload[..end]
-}
 
 /// One fat binary: the entries of one module (one translation unit or device link), which are
 /// the same code for different architectures.
@@ -99,6 +35,8 @@ pub struct FatBinary {
     pub index: usize,
     /// Where its header starts in the file.
     pub offset: u64,
+    /// The ELF section it came from; `None` in a standalone `.fatbin` file.
+    pub section: Option<&'static str>,
     pub entries: Vec<Entry>,
 }
 
@@ -126,6 +64,7 @@ impl Budget {
 pub fn read_fat_binaries(
     data: &[u8],
     base: u64,
+    section: Option<&'static str>,
     first_index: usize,
     budget: &mut Budget,
 ) -> Result<Vec<FatBinary>, BinaryError> {
@@ -139,7 +78,8 @@ pub fn read_fat_binaries(
         if at >= data.len() {
             return Ok(binaries);
         }
-        let (binary, end) = read_fat_binary(data, at, base, first_index + binaries.len(), budget)?;
+        let (mut binary, end) = read_fat_binary(data, at, base, first_index + binaries.len(), budget)?;
+        binary.section = section;
         binaries.push(binary);
         at = end;
     }
@@ -192,48 +132,31 @@ fn read_fat_binary(
     let mut entries = Vec::new();
     let mut at = entries_start;
     while at < end {
-        let (entry, next) = read_entry(&data[..end], at, base, budget)?;
-        entries.push(entry);
+        let (read, next) = read_entry(&data[..end], at, base, budget)?;
+        entries.extend(read);
         at = next;
     }
-    Ok((FatBinary { index, offset: file_offset(start), entries }, end))
+    Ok((FatBinary { index, offset: file_offset(start), section: None, entries }, end))
 }
 
-/// Reads the entry whose header starts at `start`; `data` ends where the fat binary ends.
-fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Result<(Entry, usize), BinaryError> {
+/// Reads the entry whose header starts at `start` (several, for a concatenated entry); `data`
+/// ends where the fat binary ends.
+fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Result<(Vec<Entry>, usize), BinaryError> {
     let offset = base + start as u64;
-    if data.len() - start < ENTRY_HEADER_BYTES {
+    let header = EntryHeader::read(data, start, offset)?;
+    let header_bytes = header.size_or_offset as usize;
+    let left = data.len() - start;
+    if header_bytes < ENTRY_HEADER_BYTES || header_bytes > left {
         return Err(BinaryError::invalid(
             offset,
             format!(
-                "an entry header needs {ENTRY_HEADER_BYTES} bytes but the fat binary has {} left",
-                data.len() - start
-            ),
-        ));
-    }
-    // The header is in bounds, so these reads cannot fail; `?` keeps that a checked claim.
-    let field_error = || BinaryError::invalid(offset, "the entry header is truncated");
-    let kind = EntryKind::from_code(u16_at(data, start).ok_or_else(field_error)?);
-    let header_bytes = u32_at(data, start + 4).ok_or_else(field_error)? as usize;
-    let payload_bytes = u64_at(data, start + 8).ok_or_else(field_error)?;
-    let compressed_bytes = u32_at(data, start + 16).ok_or_else(field_error)? as u64;
-    let minor = u16_at(data, start + 24).ok_or_else(field_error)?;
-    let major = u16_at(data, start + 26).ok_or_else(field_error)?;
-    let sm = u32_at(data, start + 28).ok_or_else(field_error)?;
-    let flags = u64_at(data, start + 40).ok_or_else(field_error)?;
-    let decompressed_bytes = u64_at(data, start + 56).ok_or_else(field_error)?;
-
-    if header_bytes < ENTRY_HEADER_BYTES || header_bytes > data.len() - start {
-        return Err(BinaryError::invalid(
-            offset,
-            format!(
-                "an entry header declares {header_bytes} bytes; it needs at least {ENTRY_HEADER_BYTES} and the fat binary has {} left",
-                data.len() - start
+                "an entry header declares {header_bytes} bytes; it needs at least {ENTRY_HEADER_BYTES} and the fat binary has {left} left"
             ),
         ));
     }
     let payload_start = start + header_bytes;
     let available = (data.len() - payload_start) as u64;
+    let payload_bytes = header.payload_bytes;
     if payload_bytes > available {
         return Err(BinaryError::invalid(
             offset,
@@ -242,17 +165,11 @@ fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Resu
     }
     let payload_end = payload_start + payload_bytes as usize;
     let payload_offset = base + payload_start as u64;
-    let compression = match (flags & FLAG_LZ4 != 0, flags & FLAG_ZSTD != 0) {
-        (false, false) => Compression::None,
-        (true, false) => Compression::Lz4,
-        (false, true) => Compression::Zstd,
-        (true, true) => {
-            return Err(BinaryError::invalid(offset, format!("an entry's flags {flags:#x} claim both LZ4 and Zstd")));
-        }
-    };
+    let compression = header.compression(offset)?;
     let (stored, declared) = match compression {
         Compression::None => (&data[payload_start..payload_end], payload_bytes),
         Compression::Lz4 | Compression::Zstd => {
+            let compressed_bytes = header.compressed_bytes;
             if compressed_bytes > payload_bytes {
                 return Err(BinaryError::invalid(
                     offset,
@@ -261,28 +178,16 @@ fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Resu
                     ),
                 ));
             }
-            (&data[payload_start..payload_start + compressed_bytes as usize], decompressed_bytes)
+            (&data[payload_start..payload_start + compressed_bytes as usize], header.decompressed_bytes)
         }
     };
     let payload = decompress(compression, stored, declared, payload_offset)?;
     budget.spend(payload.len() as u64, offset)?;
-    let entry = Entry {
-        kind,
-        sm,
-        isa_version: (kind == EntryKind::Ptx).then_some(IsaVersion { major: major.into(), minor: minor.into() }),
-        flags,
-        compression,
-        offset,
-        stored_bytes: stored.len() as u64,
-        payload,
+    let stored_bytes = stored.len() as u64;
+    let entries = if header.kind_code == KIND_CONCATENATED {
+        concatenated::split(&data[start..payload_start], &payload, compression, offset, stored_bytes)?
+    } else {
+        vec![header.into_entry(payload, compression, offset, stored_bytes, false)?]
     };
-    if kind == EntryKind::Ptx {
-        if let Err(error) = std::str::from_utf8(until_nul(&entry.payload)) {
-            return Err(BinaryError::invalid(
-                payload_offset,
-                format!("a PTX entry is not UTF-8 text (invalid byte {} bytes into the PTX)", error.valid_up_to()),
-            ));
-        }
-    }
-    Ok((entry, payload_end))
+    Ok((entries, payload_end))
 }

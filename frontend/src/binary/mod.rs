@@ -4,19 +4,23 @@
 //! Like the rest of the frontend this does no I/O: `read_binary` takes the file's bytes. Every
 //! offset and size in the file is checked before it is used, and decompression has fixed memory
 //! limits (`decompress.rs`), so a truncated or hostile file gives a `BinaryError` (E0401), never
-//! a panic or an unbounded allocation. The layout of the container is in `container.rs`.
+//! a panic or an unbounded allocation. The layout of the container is in `container.rs`, `entry.rs` and
+//! `concatenated.rs`.
 
 mod bytes;
+mod concatenated;
 mod container;
 mod decompress;
 mod elf;
+mod entry;
 mod error;
 mod kernels;
 mod select;
 
-pub use container::{Entry, EntryKind, FatBinary, FAT_BINARY_MAGIC, WRAPPER_MAGIC};
+pub use container::{FatBinary, FAT_BINARY_MAGIC, WRAPPER_MAGIC};
 pub use decompress::{Compression, MAX_ENTRY_BYTES};
 pub use elf::{cubin_kernels, ElfKind, FAT_BINARY_SECTIONS};
+pub use entry::{Entry, EntryKind};
 pub use error::BinaryError;
 pub use kernels::ptx_kernels;
 pub use select::best_ptx;
@@ -105,7 +109,7 @@ impl CudaBinary {
                     .iter()
                     .flat_map(|module| &module.entries)
                     .filter(|entry| entry.kind == EntryKind::Elf)
-                    .map(|entry| format!("sm_{}", entry.sm))
+                    .map(|entry| entry.arch_name())
                     .collect();
                 sass.sort();
                 sass.dedup();
@@ -127,7 +131,7 @@ pub fn read_binary(bytes: &[u8]) -> Result<CudaBinary, BinaryError> {
     match detect(bytes) {
         Some(BinaryFormat::FatBinary) => Ok(CudaBinary {
             container: Container::FatBinaryFile,
-            modules: read_fat_binaries(bytes, 0, 1, &mut budget)?,
+            modules: read_fat_binaries(bytes, 0, None, 1, &mut budget)?,
         }),
         Some(BinaryFormat::Elf) => match read_elf(bytes)? {
             ElfContents::Cubin { sm, kernels } => {
@@ -143,7 +147,13 @@ pub fn read_binary(bytes: &[u8]) -> Result<CudaBinary, BinaryError> {
                 }
                 let mut modules = Vec::new();
                 for section in &sections {
-                    let found = read_fat_binaries(section.data, section.offset, modules.len() + 1, &mut budget)?;
+                    let found = read_fat_binaries(
+                        section.data,
+                        section.offset,
+                        Some(section.name),
+                        modules.len() + 1,
+                        &mut budget,
+                    )?;
                     modules.extend(found);
                 }
                 let names = sections.iter().map(|section| section.name).collect();
