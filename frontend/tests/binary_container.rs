@@ -199,10 +199,10 @@ fn containers_compression_and_kernels_are_what_nvcc_was_asked_for() {
             (ptx.sm, ptx_kernels(ptx.ptx_text().unwrap_or_default())),
             (80, vec!["scale_add".into(), "mix_bits".into()])
         );
-        assert_eq!(cubin_kernels(&module.entries[1].payload), kernels, "{name}");
-        assert!(
-            best_ptx(&binary.modules[0]).is_none() && cubin_kernels(&binary.modules[0].entries[0].payload).is_empty()
-        );
+        let bytes = fixture(name);
+        let sass = |entry: &ptxr_frontend::binary::Entry| cubin_kernels(&entry.contents(&bytes).unwrap_or_default());
+        assert_eq!(sass(&module.entries[1]), kernels, "{name}");
+        assert!(best_ptx(&binary.modules[0]).is_none() && sass(&binary.modules[0].entries[0]).is_empty());
         assert!(module.entries.iter().all(|entry| entry.is_64_bit()));
     }
     let square = read_fixture("square");
@@ -298,13 +298,19 @@ fn absurd_sizes_and_flags_are_refused_before_anything_is_allocated() {
     let (result, peak) = read_measured(&with_field(&zstd, ptx + 56, &(1u64 << 29).to_le_bytes()));
     assert!(result.is_err() && peak < 64 << 20, "a Zstd entry claiming 512 MiB took {peak} bytes");
 
-    // libkernels.lz4.so: LZ4 cannot expand its few hundred bytes to 512 MiB, so that is refused
-    // without allocating it.
+    // libkernels.lz4.so: LZ4 cannot expand a few hundred bytes to 512 MiB, so that is refused
+    // without allocating it: at once for the PTX (second fat binary), and when the SASS (first
+    // fat binary), which is left in the file, is asked for.
     let lz4 = fixture("libkernels.lz4.so");
-    let first = first_fat_binary(&lz4) + 16;
-    let (result, peak) = read_measured(&with_field(&lz4, first + 56, &(1u64 << 29).to_le_bytes()));
+    let sass = first_fat_binary(&lz4) + 16;
+    let ptx = first_fat_binary(&lz4[sass..]) + sass + 16;
+    let (result, peak) = read_measured(&with_field(&lz4, ptx + 56, &(1u64 << 29).to_le_bytes()));
     assert!(result.err().is_some_and(|error| error.message.contains("cannot decompress")));
     assert!(peak < 1 << 20, "a refused LZ4 entry took {peak} bytes");
+    let damaged = with_field(&lz4, sass + 56, &(1u64 << 29).to_le_bytes());
+    let binary = read_binary(&damaged).unwrap_or_else(|error| panic!("the PTX is intact: {error}"));
+    let error = binary.modules[0].entries[0].contents(&damaged).err();
+    assert!(error.is_some_and(|error| error.code == Code::InvalidBinary && error.message.contains("cannot decompress")));
 
     // kernels.concat.fatbin: a plain ELF entry, then the concatenated PTX entry, whose table
     // (count at 64, table size at 68, parts from 72) follows its fixed header.
@@ -400,7 +406,16 @@ fn random_mutations_give_errors_or_results_without_panics_hangs_or_memory_blowup
                             for entry in &module.entries {
                                 match entry.kind {
                                     EntryKind::Ptx => drop(ptx_kernels(entry.ptx_text().unwrap_or_default())),
-                                    _ => drop(cubin_kernels(&entry.payload)),
+                                    _ => {
+                                        // SASS is decompressed on demand, under the same bound.
+                                        let before = LIVE_BYTES.with(Cell::get);
+                                        PEAK_BYTES.with(|peak| peak.set(before));
+                                        if let Ok(contents) = entry.contents(&mutant) {
+                                            drop(cubin_kernels(&contents));
+                                        }
+                                        let peak = PEAK_BYTES.with(Cell::get) - before;
+                                        assert!(peak <= bound, "{name}, round {round}: SASS took {peak} bytes");
+                                    }
                                 }
                             }
                         }

@@ -34,12 +34,12 @@ fn extract_or_exit_code(arguments: &ExtractArgs, format: ErrorFormat) -> Result<
     } else {
         // Say what the binary holds even when it holds no PTX, then fail.
         if let Err(error) = binary.chosen_ptx() {
-            print_stdout(&listing(&file_name, &binary, &[]));
+            print_stdout(&listing(&file_name, &bytes, &binary, &[]));
             return Err(report_binary_error(&error, &file_name, format));
         }
         write_ptx(&binary, &stem(&arguments.input), &arguments.output, format)?
     };
-    print_stdout(&listing(&file_name, &binary, &names));
+    print_stdout(&listing(&file_name, &bytes, &binary, &names));
     Ok(())
 }
 
@@ -67,9 +67,10 @@ fn write_ptx(binary: &CudaBinary, stem: &str, directory: &Path, format: ErrorFor
     Ok(written)
 }
 
-/// The listing: one line per entry, under a line per fat binary. `written` are the paths of the
-/// PTX entries, in order, when they were written.
-fn listing(file_name: &str, binary: &CudaBinary, written: &[String]) -> String {
+/// The listing: one line per entry, under a line per fat binary. `bytes` is the file, where the
+/// SASS whose kernels are listed still lies; `written` are the paths of the PTX entries, in
+/// order, when they were written.
+fn listing(file_name: &str, bytes: &[u8], binary: &CudaBinary, written: &[String]) -> String {
     let mut text = format!("{file_name}: {}\n", binary.container.describe());
     if let Container::Cubin { sm, kernels } = &binary.container {
         let _ = writeln!(text, "  ELF  sm_{sm}  kernels: {}", kernel_list(kernels));
@@ -81,7 +82,7 @@ fn listing(file_name: &str, binary: &CudaBinary, written: &[String]) -> String {
         let section = module.section.map_or_else(String::new, |section| format!(" in {section}"));
         let _ = writeln!(text, "fat binary {} at offset {:#x}{section}:", module.index, module.offset);
         for entry in &module.entries {
-            let _ = writeln!(text, "  {}", entry_line(entry));
+            let _ = writeln!(text, "  {}", entry_line(entry, bytes));
             if entry.kind == EntryKind::Ptx {
                 if let Some(path) = written.next() {
                     let _ = writeln!(text, "    written to {path}");
@@ -97,15 +98,22 @@ fn listing(file_name: &str, binary: &CudaBinary, written: &[String]) -> String {
 
 /// `PTX  sm_80  ISA 9.5  1614 bytes  zstd (518 bytes stored)  kernels: scale_add, mix_bits`.
 /// The size is the PTX text's, without the NULs that pad it, or the payload's for other kinds.
-fn entry_line(entry: &Entry) -> String {
+fn entry_line(entry: &Entry, bytes: &[u8]) -> String {
     let (kind, version, size, kernels) = match entry.kind {
         EntryKind::Ptx => {
             let text = entry.ptx_text().unwrap_or_default();
             let version = entry.isa_version.map_or_else(String::new, |version| format!("ISA {version}  "));
-            ("PTX".to_string(), version, text.len(), ptx_kernels(text))
+            ("PTX".to_string(), version, text.len() as u64, kernel_list(&ptx_kernels(text)))
         }
-        EntryKind::Elf => ("ELF".to_string(), String::new(), entry.payload.len(), cubin_kernels(&entry.payload)),
-        EntryKind::Other(code) => (format!("kind {code}"), String::new(), entry.payload.len(), Vec::new()),
+        EntryKind::Elf => {
+            // Damaged SASS does not stop the listing: ptxr never needs it.
+            let kernels = match entry.contents(bytes) {
+                Ok(contents) => kernel_list(&cubin_kernels(&contents)),
+                Err(error) => format!("(the SASS cannot be read: {})", error.message),
+            };
+            ("ELF".to_string(), String::new(), entry.size, kernels)
+        }
+        EntryKind::Other(code) => (format!("kind {code}"), String::new(), entry.size, kernel_list(&[])),
     };
     let compression = match (entry.compression, entry.concatenated) {
         (Compression::None, _) => "uncompressed".to_string(),
@@ -114,7 +122,7 @@ fn entry_line(entry: &Entry) -> String {
             format!("{}, concatenated ({} bytes stored with its neighbours)", compressed.name(), entry.stored_bytes)
         }
     };
-    format!("{kind}  {}  {version}{size} bytes  {compression}  kernels: {}", entry.arch_name(), kernel_list(&kernels))
+    format!("{kind}  {}  {version}{size} bytes  {compression}  kernels: {kernels}", entry.arch_name())
 }
 
 fn kernel_list(kernels: &[String]) -> String {

@@ -11,7 +11,7 @@
 //! (`EntryHeader::size_from_options`), and the headers must fill the table exactly.
 
 use super::decompress::Compression;
-use super::entry::{Entry, EntryHeader, ENTRY_HEADER_BYTES};
+use super::entry::{Entry, EntryHeader, Payload, ENTRY_HEADER_BYTES};
 use super::error::BinaryError;
 
 /// Splits a concatenated entry whose header is `header` (the outer header and its table) and
@@ -53,7 +53,7 @@ pub fn split(
                 ),
             ));
         }
-        let payload = shared[start..end as usize].to_vec();
+        let payload = Payload::Decompressed(shared[start..end as usize].to_vec());
         entries.push(part.into_entry(payload, compression, offset, stored_bytes, true)?);
         at += size;
     }

@@ -14,7 +14,7 @@
 use super::bytes::{u16_at, u32_at, u64_at};
 use super::concatenated;
 use super::decompress::{decompress, Compression, MAX_ENTRY_BYTES};
-use super::entry::{Entry, EntryHeader, ENTRY_HEADER_BYTES, KIND_CONCATENATED};
+use super::entry::{Entry, EntryHeader, EntryKind, Payload, ENTRY_HEADER_BYTES, KIND_CONCATENATED};
 use super::error::BinaryError;
 
 /// The first word of a fat binary.
@@ -181,13 +181,18 @@ fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Resu
             (&data[payload_start..payload_start + compressed_bytes as usize], header.decompressed_bytes)
         }
     };
+    let stored_bytes = stored.len() as u64;
+    let eager = header.kind_code == KIND_CONCATENATED || EntryKind::from_code(header.kind_code) == EntryKind::Ptx;
+    if !eager {
+        let payload = Payload::InFile { start: payload_offset, stored_bytes, declared };
+        return Ok((vec![header.into_entry(payload, compression, offset, stored_bytes, false)?], payload_end));
+    }
     let payload = decompress(compression, stored, declared, payload_offset)?;
     budget.spend(payload.len() as u64, offset)?;
-    let stored_bytes = stored.len() as u64;
     let entries = if header.kind_code == KIND_CONCATENATED {
         concatenated::split(&data[start..payload_start], &payload, compression, offset, stored_bytes)?
     } else {
-        vec![header.into_entry(payload, compression, offset, stored_bytes, false)?]
+        vec![header.into_entry(Payload::Decompressed(payload), compression, offset, stored_bytes, false)?]
     };
     Ok((entries, payload_end))
 }

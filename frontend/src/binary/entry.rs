@@ -14,8 +14,10 @@
 //! both from the start of the header, and the header ends after that text and its NUL, rounded
 //! up to 8 bytes.
 
+use std::borrow::Cow;
+
 use super::bytes::{u16_at, u32_at, u64_at};
-use super::decompress::Compression;
+use super::decompress::{decompress, Compression};
 use super::error::BinaryError;
 use crate::ir::IsaVersion;
 
@@ -119,10 +121,10 @@ impl EntryHeader {
         Ok(size as usize)
     }
 
-    /// Builds the entry from its decompressed payload. PTX must be UTF-8 text.
+    /// Builds the entry from its payload. PTX must be UTF-8 text.
     pub fn into_entry(
         self,
-        payload: Vec<u8>,
+        payload: Payload,
         compression: Compression,
         offset: u64,
         stored_bytes: u64,
@@ -138,8 +140,13 @@ impl EntryHeader {
         } else {
             None
         };
+        let size = match &payload {
+            Payload::Decompressed(bytes) => bytes.len() as u64,
+            Payload::InFile { declared, .. } => *declared,
+        };
         let entry = Entry {
             kind,
+            size,
             sm: self.sm,
             arch_suffix: suffix,
             isa_version: (kind == EntryKind::Ptx).then_some(self.isa_version),
@@ -150,8 +157,8 @@ impl EntryHeader {
             stored_bytes,
             payload,
         };
-        if kind == EntryKind::Ptx {
-            if let Err(error) = std::str::from_utf8(until_nul(&entry.payload)) {
+        if let (EntryKind::Ptx, Payload::Decompressed(bytes)) = (kind, &entry.payload) {
+            if let Err(error) = std::str::from_utf8(until_nul(bytes)) {
                 return Err(BinaryError::invalid(
                     offset,
                     format!(
@@ -166,7 +173,22 @@ impl EntryHeader {
     }
 }
 
-/// One entry of a fat binary, decompressed.
+/// Where an entry's payload is: decompressed when the entry was read (PTX, and every part of a
+/// concatenated entry), or still in the file (SASS, which only a listing looks into and which
+/// makes up most of a large library), to be decompressed on demand by `Entry::contents`.
+#[derive(Clone, Debug)]
+pub enum Payload {
+    Decompressed(Vec<u8>),
+    InFile {
+        /// File offset of the stored bytes.
+        start: u64,
+        stored_bytes: u64,
+        /// The size once decompressed, as the header declares it.
+        declared: u64,
+    },
+}
+
+/// One entry of a fat binary.
 #[derive(Clone, Debug)]
 pub struct Entry {
     pub kind: EntryKind,
@@ -185,18 +207,34 @@ pub struct Entry {
     /// The bytes the payload takes in the file (compressed, when it is; the whole shared
     /// payload for a part of a concatenated entry).
     pub stored_bytes: u64,
-    /// The payload, decompressed. PTX is padded with NULs.
-    pub payload: Vec<u8>,
+    /// The payload's size once decompressed (PTX with its padding NULs).
+    pub size: u64,
+    pub payload: Payload,
 }
 
 impl Entry {
     /// The PTX text of a PTX entry: the payload up to its first NUL. Checked to be UTF-8 when
     /// the entry was read.
     pub fn ptx_text(&self) -> Option<&str> {
-        if self.kind != EntryKind::Ptx {
-            return None;
+        match (self.kind, &self.payload) {
+            (EntryKind::Ptx, Payload::Decompressed(bytes)) => std::str::from_utf8(until_nul(bytes)).ok(),
+            _ => None,
         }
-        std::str::from_utf8(until_nul(&self.payload)).ok()
+    }
+
+    /// The decompressed payload; `file` is the whole file the entry was read from, where a
+    /// payload that was left in the file is decompressed now, with the usual limits.
+    pub fn contents<'e>(&'e self, file: &[u8]) -> Result<Cow<'e, [u8]>, BinaryError> {
+        match &self.payload {
+            Payload::Decompressed(bytes) => Ok(Cow::Borrowed(bytes)),
+            Payload::InFile { start, stored_bytes, declared } => {
+                let range = usize::try_from(*start).ok().zip(usize::try_from(start.saturating_add(*stored_bytes)).ok());
+                let stored = range.and_then(|(first, end)| file.get(first..end)).ok_or_else(|| {
+                    BinaryError::invalid(self.offset, "the entry's payload lies outside the file it was read from")
+                })?;
+                decompress(self.compression, stored, *declared, *start).map(Cow::Owned)
+            }
+        }
     }
 
     pub fn is_64_bit(&self) -> bool {

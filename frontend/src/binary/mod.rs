@@ -1,7 +1,8 @@
 //! CUDA binaries: the PTX inside executables, shared objects, relocatable objects and standalone
 //! fat binaries, and what a cubin holds (SASS only).
 //!
-//! Like the rest of the frontend this does no I/O: `read_binary` takes the file's bytes. Every
+//! Like the rest of the frontend this does no I/O: `read_binary` takes the file's bytes. PTX is
+//! decompressed as it is read; SASS is left in the file until a listing asks for it. Every
 //! offset and size in the file is checked before it is used, and decompression has fixed memory
 //! limits (`decompress.rs`), so a truncated or hostile file gives a `BinaryError` (E0401), never
 //! a panic or an unbounded allocation. The layout of the container is in `container.rs`, `entry.rs` and
@@ -20,7 +21,7 @@ mod select;
 pub use container::{FatBinary, FAT_BINARY_MAGIC, WRAPPER_MAGIC};
 pub use decompress::{Compression, MAX_ENTRY_BYTES};
 pub use elf::{cubin_kernels, ElfKind, FAT_BINARY_SECTIONS};
-pub use entry::{Entry, EntryKind};
+pub use entry::{Entry, EntryKind, Payload};
 pub use error::BinaryError;
 pub use kernels::ptx_kernels;
 pub use select::best_ptx;

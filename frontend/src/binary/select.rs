@@ -24,7 +24,7 @@ mod tests {
     use super::best_ptx;
     use crate::binary::container::FatBinary;
     use crate::binary::decompress::Compression;
-    use crate::binary::entry::{Entry, EntryKind};
+    use crate::binary::entry::{Entry, EntryKind, Payload};
     use crate::ir::IsaVersion;
 
     fn entry(kind: EntryKind, sm: u32, major: u32, minor: u32) -> Entry {
@@ -38,7 +38,8 @@ mod tests {
             concatenated: false,
             offset: 0,
             stored_bytes: 0,
-            payload: Vec::new(),
+            size: 0,
+            payload: Payload::Decompressed(Vec::new()),
         }
     }
 
