@@ -125,11 +125,14 @@ fn entry_line(entry: &Entry, bytes: &[u8]) -> String {
     format!("{kind}  {}  {version}{size} bytes  {compression}  kernels: {kernels}", entry.arch_name())
 }
 
+/// How many kernel names one listing line shows; a library module can have hundreds.
+const LISTED_KERNELS: usize = 16;
+
 fn kernel_list(kernels: &[String]) -> String {
-    if kernels.is_empty() {
-        "(none)".to_string()
-    } else {
-        kernels.join(", ")
+    match kernels.len() {
+        0 => "(none)".to_string(),
+        count if count <= LISTED_KERNELS => kernels.join(", "),
+        count => format!("{} and {} more", kernels[..LISTED_KERNELS].join(", "), count - LISTED_KERNELS),
     }
 }
 
