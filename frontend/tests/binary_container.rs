@@ -63,13 +63,14 @@ fn read_measured(bytes: &[u8]) -> (Result<CudaBinary, BinaryError>, i64) {
     (result, PEAK_BYTES.with(Cell::get) - before)
 }
 
-const FIXTURES: [&str; 10] = [
+const FIXTURES: [&str; 11] = [
     "libkernels.so",
     "libkernels.compress-all.so",
     "libkernels.lz4.so",
     "kernels.fatbin",
     "kernels.concat.fatbin",
     "kernels.sm_90a.fatbin",
+    "kernels.lto.fatbin",
     "square",
     "kernels.o",
     "kernels.rdc.o",
@@ -110,12 +111,15 @@ fn cuobjdump_listing(name: &str) -> Vec<Listed> {
         .collect()
 }
 
-/// (kind, architecture) of every entry in file order; a cubin is one ELF entry.
+/// (kind, architecture) of every PTX and ELF entry in file order (what cuobjdump lists); a
+/// cubin is one ELF entry.
 fn entries_in_order(binary: &CudaBinary) -> Vec<(EntryKind, String)> {
     if let Container::Cubin { sm, .. } = binary.container {
         return vec![(EntryKind::Elf, format!("sm_{sm}"))];
     }
-    binary.modules.iter().flat_map(|module| &module.entries).map(|entry| (entry.kind, entry.arch_name())).collect()
+    let entries = binary.modules.iter().flat_map(|module| &module.entries);
+    let listed = entries.filter(|entry| matches!(entry.kind, EntryKind::Ptx | EntryKind::Elf));
+    listed.map(|entry| (entry.kind, entry.arch_name())).collect()
 }
 
 #[test]
@@ -178,6 +182,7 @@ fn containers_compression_and_kernels_are_what_nvcc_was_asked_for() {
     assert_eq!(compressions("libkernels.lz4.so"), [(Elf, Lz4), (Ptx, Lz4), (Elf, Lz4)]);
     assert_eq!(compressions("kernels.fatbin"), [(Ptx, Plain), (Elf, Plain)]);
     assert_eq!(compressions("kernels.rdc.o"), [(Ptx, Zstd)]);
+    assert_eq!(compressions("kernels.lto.fatbin"), [(Ptx, Zstd), (EntryKind::LtoIr, Zstd)]);
     // -concat compresses the PTX for compute_75 and compute_80 as one payload; the single SASS
     // entry has nothing to share it with and stays plain.
     assert_eq!(compressions("kernels.concat.fatbin"), [(Elf, Plain), (Ptx, Zstd), (Ptx, Zstd)]);
@@ -244,6 +249,20 @@ fn every_truncation_is_an_error_with_an_offset_inside_the_file() {
             assert!(error.offset.is_none_or(|offset| offset <= bytes.len() as u64), "{name}: {error}");
         }
     }
+}
+
+#[test]
+fn zeros_after_the_last_entry_are_padding() {
+    let mut padded = fixture("kernels.fatbin");
+    let entries_bytes = u64::from_le_bytes(padded[8..16].try_into().unwrap_or_default());
+    padded[8..16].copy_from_slice(&(entries_bytes + 24).to_le_bytes());
+    padded.extend([0; 24]);
+    let binary = read_binary(&padded).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(entries_in_order(&binary), entries_in_order(&read_fixture("kernels.fatbin")));
+    // One non-zero byte in the padding makes it a (truncated) entry again.
+    let last = padded.len() - 1;
+    padded[last] = 1;
+    assert!(invalid_message(&padded).contains("entry header needs"));
 }
 
 /// Where the first fat binary starts in a file.

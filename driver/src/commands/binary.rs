@@ -84,6 +84,7 @@ pub fn note_choice(file_name: &str, module: &FatBinary, entry: &Entry, format: E
         .map(|other| match other.kind {
             EntryKind::Ptx => format!("PTX for {}", other.arch_name()),
             EntryKind::Elf => format!("SASS for {}", other.arch_name()),
+            EntryKind::LtoIr => format!("LTO-IR for {}", other.arch_name()),
             EntryKind::Other(kind) => format!("an entry of kind {kind}"),
         })
         .collect();

@@ -113,6 +113,7 @@ fn entry_line(entry: &Entry, bytes: &[u8]) -> String {
             };
             ("ELF".to_string(), String::new(), entry.size, kernels)
         }
+        EntryKind::LtoIr => ("LTO-IR".to_string(), String::new(), entry.size, kernel_list(&[])),
         EntryKind::Other(code) => (format!("kind {code}"), String::new(), entry.size, kernel_list(&[])),
     };
     let compression = match (entry.compression, entry.concatenated) {

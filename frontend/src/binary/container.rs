@@ -131,7 +131,8 @@ fn read_fat_binary(
     let end = entries_start + entries_bytes as usize;
     let mut entries = Vec::new();
     let mut at = entries_start;
-    while at < end {
+    // Zeros after the last entry are padding, not an entry.
+    while at < end && data[at..end].iter().any(|&byte| byte != 0) {
         let (read, next) = read_entry(&data[..end], at, base, budget)?;
         entries.extend(read);
         at = next;

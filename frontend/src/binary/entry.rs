@@ -3,7 +3,7 @@
 //! Header layout (little-endian), as nvcc writes it:
 //!
 //! ```text
-//!  0 u16 kind (1 PTX, 2 ELF, 0x100 concatenated)   2 u16 version    4 u32 header size (payload follows it)
+//!  0 u16 kind (1 PTX, 2 ELF, 8 LTO-IR, 0x100 concatenated)   2 u16 version    4 u32 header size (payload follows it)
 //!  8 u64 payload size (padded)   16 u32 compressed size   20 u32 offset of the options record (0: none)
 //! 24 u16 PTX ISA minor   26 u16 PTX ISA major   28 u32 sm version (80 for sm_80)
 //! 40 u64 flags (0x1 64-bit, 0x2000 LZ4, 0x8000 Zstd, 0x100000 `a` target, 0x200000 `f` target)
@@ -37,6 +37,8 @@ pub enum EntryKind {
     Ptx,
     /// An ELF cubin: SASS, machine code for one architecture.
     Elf,
+    /// NVVM IR for link-time optimisation (`code=lto_80`), which ptxr does not compile.
+    LtoIr,
     /// A kind ptxr does not know (newer CUDA versions add some); listed and skipped.
     Other(u16),
 }
@@ -46,6 +48,7 @@ impl EntryKind {
         match code {
             1 => EntryKind::Ptx,
             2 => EntryKind::Elf,
+            8 => EntryKind::LtoIr,
             other => EntryKind::Other(other),
         }
     }
