@@ -22,9 +22,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Compile a PTX module for a target.
+    /// Compile a PTX module, or the PTX of each module of a CUDA binary, for a target.
     Compile(CompileArgs),
-    /// Compile a PTX module and run one kernel grid on the host or an OpenCL device (see LAUNCH_SPEC.md).
+    /// Compile a PTX module (or a CUDA binary's PTX) and run one kernel grid on the host or an OpenCL device (see LAUNCH_SPEC.md).
     Run(RunArgs),
     /// List the OpenCL devices that `ptxr run --target spirv --device N` can use.
     Devices,

@@ -24,7 +24,8 @@ pub const FAT_BINARY_MAGIC: u32 = 0xBA55_ED50;
 pub const WRAPPER_MAGIC: u32 = 0x4662_43B1;
 
 const HEADER_BYTES: usize = 16;
-/// Decompressed bytes one file may produce in all: four maximal entries.
+/// What one file's entries may decompress to as they are read (PTX and concatenated entries;
+/// SASS waits in the file): four maximal entries.
 const MAX_TOTAL_BYTES: u64 = 4 * MAX_ENTRY_BYTES;
 
 /// One fat binary: the entries of one module (one translation unit or device link), which are
