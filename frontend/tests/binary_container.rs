@@ -63,7 +63,7 @@ fn read_measured(bytes: &[u8]) -> (Result<CudaBinary, BinaryError>, i64) {
     (result, PEAK_BYTES.with(Cell::get) - before)
 }
 
-const FIXTURES: [&str; 11] = [
+const FIXTURES: [&str; 12] = [
     "libkernels.so",
     "libkernels.compress-all.so",
     "libkernels.lz4.so",
@@ -74,6 +74,7 @@ const FIXTURES: [&str; 11] = [
     "square",
     "kernels.o",
     "kernels.rdc.o",
+    "kernels.clang.o",
     "kernels.sm_90.cubin",
 ];
 
@@ -227,6 +228,10 @@ fn files_without_ptx_say_so() {
     let error = read_binary(&bytes).err().unwrap_or_else(|| panic!("the test binary has fat binaries?"));
     assert_eq!(error.code, Code::NoPtx);
     assert!(error.message.contains(".nv_fatbin or __nv_relfatbin"), "{error}");
+    // clang's offload driver puts a cubin in .llvm.offloading, with no fat binary.
+    let error = read_binary(&fixture("kernels.clang-offload.o")).err().unwrap_or_else(|| panic!("accepted"));
+    assert_eq!(error.code, Code::NoPtx);
+    assert!(error.message.contains(".llvm.offloading"), "{error}");
     // Neither ELF nor a fat binary, and the wrapper record that only points at one.
     assert_eq!(read_binary(b"hello").err().map(|error| error.code), Some(Code::InvalidBinary));
     let wrapper = [0xB1, 0x43, 0x62, 0x46, 1, 0, 0, 0];

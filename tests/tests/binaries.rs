@@ -37,13 +37,17 @@ fn run(ptx: &str, spec: &serde_json::Value, buffer: &str) -> Vec<u64> {
         .collect()
 }
 
-const FIXTURES_WITH_KERNELS: [&str; 6] = [
+const FIXTURES_WITH_KERNELS: [&str; 10] = [
     "libkernels.so",
     "libkernels.compress-all.so",
     "libkernels.lz4.so",
     "kernels.fatbin",
+    "kernels.concat.fatbin",
+    "kernels.sm_90a.fatbin",
+    "kernels.lto.fatbin",
     "kernels.o",
     "kernels.rdc.o",
+    "kernels.clang.o",
 ];
 
 #[test]

@@ -11,6 +11,9 @@ use super::error::BinaryError;
 /// objects, `__nv_relfatbin` in objects compiled with relocatable device code (`-rdc=true`).
 pub const FAT_BINARY_SECTIONS: [&str; 2] = [".nv_fatbin", "__nv_relfatbin"];
 
+/// Where clang's new offload driver embeds device images.
+const LLVM_OFFLOADING: &str = ".llvm.offloading";
+
 /// `st_other` bit that marks a kernel (`.entry`) among a cubin's function symbols.
 const STO_CUDA_ENTRY: u8 = 0x10;
 
@@ -45,12 +48,12 @@ pub enum ElfContents<'d> {
     Host {
         kind: ElfKind,
         sections: Vec<FatBinarySection<'d>>,
+        /// Whether the file has clang's `.llvm.offloading` section (`--offload-new-driver`),
+        /// whose images are cubins or LLVM bitcode, never PTX.
+        has_llvm_offloading: bool,
     },
     /// SASS for one architecture, with the names of its kernels.
-    Cubin {
-        sm: u32,
-        kernels: Vec<String>,
-    },
+    Cubin { sm: u32, kernels: Vec<String> },
 }
 
 /// Reads an ELF file (32- or 64-bit, either byte order).
@@ -96,7 +99,8 @@ fn read_elf_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<ElfC
             sections.push(FatBinarySection { name, offset, data: bytes });
         }
     }
-    Ok(ElfContents::Host { kind, sections })
+    let has_llvm_offloading = table.section_by_name(endian, LLVM_OFFLOADING.as_bytes()).is_some();
+    Ok(ElfContents::Host { kind, sections, has_llvm_offloading })
 }
 
 /// The architecture of a cubin: bits 8 to 15 of its ELF flags (`0x5a` for sm_90).

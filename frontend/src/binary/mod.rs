@@ -138,7 +138,15 @@ pub fn read_binary(bytes: &[u8]) -> Result<CudaBinary, BinaryError> {
             ElfContents::Cubin { sm, kernels } => {
                 Ok(CudaBinary { container: Container::Cubin { sm, kernels }, modules: Vec::new() })
             }
-            ElfContents::Host { kind, sections } => {
+            ElfContents::Host { kind, sections, has_llvm_offloading } => {
+                if sections.is_empty() && has_llvm_offloading {
+                    return Err(BinaryError::no_ptx(format!(
+                        "the {} carries its device code in .llvm.offloading (clang's offload driver): cubins or \
+                         LLVM bitcode, which hold no PTX; compile the CUDA source with clang's --cuda-device-only \
+                         -S to get PTX",
+                        kind.describe()
+                    )));
+                }
                 if sections.is_empty() {
                     return Err(BinaryError::no_ptx(format!(
                         "the {} has no {} section: it carries no CUDA kernels",
