@@ -79,6 +79,12 @@ fn extract_list_writes_nothing_and_names_the_compression() {
         assert!(ptx.contains(compression), "{name}: {ptx}");
     }
     assert!(files_in(directory.path()).is_empty());
+    // The entry flags' bit 0 says 64-bit (kernels.fatbin: first entry header at 16, flags at 40).
+    let mut narrow = std::fs::read(fixture("kernels.fatbin")).unwrap_or_default();
+    narrow[16 + 40] &= !1;
+    std::fs::write(directory.path().join("narrow.fatbin"), &narrow).unwrap_or_default();
+    let output = ptxr(&["extract", "--list", "narrow.fatbin"], directory.path());
+    assert!(text(&output.stdout).contains("  PTX  sm_80  32-bit  ISA 9.5  "), "{}", text(&output.stdout));
 }
 
 #[test]

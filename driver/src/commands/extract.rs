@@ -123,7 +123,9 @@ fn entry_line(entry: &Entry, bytes: &[u8]) -> String {
             format!("{}, concatenated ({} bytes stored with its neighbours)", compressed.name(), entry.stored_bytes)
         }
     };
-    format!("{kind}  {}  {version}{size} bytes  {compression}  kernels: {kernels}", entry.arch_name())
+    // nvcc has written 64-bit code only for years; the rare 32-bit entry is worth a word.
+    let width = if entry.is_64_bit() { "" } else { "32-bit  " };
+    format!("{kind}  {}  {width}{version}{size} bytes  {compression}  kernels: {kernels}", entry.arch_name())
 }
 
 /// How many kernel names one listing line shows; a library module can have hundreds.
