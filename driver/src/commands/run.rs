@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use ptxr_frontend::binary::ptx_kernels;
+use ptxr_frontend::binary::{ptx_kernels, Entry, FatBinary};
 use ptxr_runtime::LaunchSpec;
 
 use super::binary::{chosen_ptx, entry_label, note_choice, read_cuda_binary, read_input, Input};
@@ -34,35 +34,43 @@ fn run_or_exit_code(arguments: &RunArgs, format: ErrorFormat) -> Result<(), i32>
         Input::Binary(bytes) => {
             let binary = read_cuda_binary(&bytes, &file_name, format)?;
             let chosen = chosen_ptx(&binary, &file_name, format)?;
-            let with_kernels: Vec<_> =
-                chosen.iter().map(|&(module, entry, text)| (module, entry, text, ptx_kernels(text))).collect();
-            let candidates: Vec<_> = match spec.kernel_name() {
-                Some(kernel) => {
-                    with_kernels.iter().filter(|(.., kernels)| kernels.iter().any(|name| name == kernel)).collect()
-                }
-                None => with_kernels.iter().collect(),
-            };
-            let (module, entry, text, _) = match candidates.as_slice() {
-                [one] => *one,
-                _ => {
-                    let kernels: Vec<String> = with_kernels
-                        .iter()
-                        .flat_map(|(module, .., kernels)| {
-                            kernels.iter().map(move |kernel| format!("{kernel} (fat binary {})", module.index))
-                        })
-                        .collect();
-                    let problem = match (spec.kernel_name(), candidates.len()) {
-                        (Some(kernel), 0) => format!("{file_name} has no kernel `{kernel}` in its PTX"),
-                        (Some(kernel), _) => format!("several fat binaries of {file_name} define kernel `{kernel}`"),
-                        (None, _) => format!("{file_name} has PTX in several fat binaries; name the kernel with \"kernel\" in the launch spec"),
-                    };
-                    return or_exit(Err(format!("{problem} (its kernels: {})", kernels.join(", "))), format);
-                }
-            };
+            let (module, entry, text) = or_exit(module_with_kernel(&chosen, spec.kernel_name(), &file_name), format)?;
             note_choice(&file_name, module, entry, format);
             run_source(arguments, text, &entry_label(&file_name, module, entry), &spec, format)
         }
     }
+}
+
+/// The module whose chosen PTX defines `kernel` (the launch spec's), or the only module with
+/// PTX when the spec names none.
+fn module_with_kernel<'b>(
+    chosen: &[(&'b FatBinary, &'b Entry, &'b str)],
+    kernel: Option<&str>,
+    file_name: &str,
+) -> Result<(&'b FatBinary, &'b Entry, &'b str), String> {
+    let with_kernels: Vec<_> =
+        chosen.iter().map(|&(module, entry, text)| (module, entry, text, ptx_kernels(text))).collect();
+    let candidates: Vec<_> = match kernel {
+        Some(kernel) => with_kernels.iter().filter(|(.., kernels)| kernels.iter().any(|name| name == kernel)).collect(),
+        None => with_kernels.iter().collect(),
+    };
+    if let [(module, entry, text, _)] = candidates.as_slice() {
+        return Ok((module, entry, text));
+    }
+    let kernels: Vec<String> = with_kernels
+        .iter()
+        .flat_map(|(module, .., kernels)| {
+            kernels.iter().map(move |kernel| format!("{kernel} (fat binary {})", module.index))
+        })
+        .collect();
+    let problem = match (kernel, candidates.len()) {
+        (Some(kernel), 0) => format!("{file_name} has no kernel `{kernel}` in its PTX"),
+        (Some(kernel), _) => format!("several fat binaries of {file_name} define kernel `{kernel}`"),
+        (None, _) => {
+            format!("{file_name} has PTX in several fat binaries; name the kernel with \"kernel\" in the launch spec")
+        }
+    };
+    Err(format!("{problem} (its kernels: {})", kernels.join(", ")))
 }
 
 /// Compiles and launches one PTX module; `file_name` names it in diagnostics.

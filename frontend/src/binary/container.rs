@@ -152,7 +152,8 @@ fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Resu
         return Err(BinaryError::invalid(
             offset,
             format!(
-                "an entry header declares {header_bytes} bytes; it needs at least {ENTRY_HEADER_BYTES} and the fat binary has {left} left"
+                "an entry header declares {header_bytes} bytes; it needs at least {ENTRY_HEADER_BYTES} and the fat \
+                 binary has {left} left"
             ),
         ));
     }

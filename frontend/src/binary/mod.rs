@@ -5,8 +5,8 @@
 //! decompressed as it is read; SASS is left in the file until a listing asks for it. Every
 //! offset and size in the file is checked before it is used, and decompression has fixed memory
 //! limits (`decompress.rs`), so a truncated or hostile file gives a `BinaryError` (E0401), never
-//! a panic or an unbounded allocation. The layout of the container is in `container.rs`, `entry.rs` and
-//! `concatenated.rs`.
+//! a panic or an unbounded allocation. The layout of the container is in `container.rs`,
+//! `entry.rs` and `concatenated.rs`.
 
 mod bytes;
 mod concatenated;

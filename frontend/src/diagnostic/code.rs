@@ -1,6 +1,7 @@
 //! Stable diagnostic codes. A code never changes meaning once published; new situations get new
 //! codes. E00xx: syntax; E01xx: names and declarations; E02xx: types and operands; E03xx: version
-//! and target gating; E04xx: CUDA binaries and fat binaries; E09xx: lowering and targets. W-codes are warnings.
+//! and target gating; E04xx: CUDA binaries and fat binaries; E09xx: lowering and targets. W-codes
+//! are warnings.
 
 use std::fmt;
 
