@@ -126,6 +126,14 @@ fn compile_retargets_every_module_and_says_which_ptx_it_used() {
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains(".entry scale_add"));
+    let output = ptxr(&["compile", &fixture("kernels.concat.fatbin"), "-o", "objects"], directory.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("using the PTX for sm_80, PTX ISA 9.5 (the module also holds SASS for sm_90; PTX for sm_75)"),
+        "{stderr}"
+    );
+    assert!(objects.join("kernels.concat.1.sm_80.o").exists());
 }
 
 #[test]

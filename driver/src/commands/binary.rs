@@ -74,22 +74,27 @@ pub fn entry_label(file_name: &str, module: &FatBinary, entry: &Entry) -> String
     format!("{file_name} (fat binary {}, PTX for {})", module.index, entry.arch_name())
 }
 
-/// Says which PTX of `module` is compiled and what else the module offered.
+/// Says which PTX of `module` is compiled and what else the module offered, one group per kind:
+/// `(the module also holds PTX for sm_75, SASS for sm_80, sm_90)`.
 pub fn note_choice(file_name: &str, module: &FatBinary, entry: &Entry, format: ErrorFormat) {
     let version = entry.isa_version.map_or_else(String::new, |version| format!(", PTX ISA {version}"));
-    let others: Vec<String> = module
-        .entries
-        .iter()
-        .filter(|other| !std::ptr::eq(*other, entry))
-        .map(|other| match other.kind {
-            EntryKind::Ptx => format!("PTX for {}", other.arch_name()),
-            EntryKind::Elf => format!("SASS for {}", other.arch_name()),
-            EntryKind::LtoIr => format!("LTO-IR for {}", other.arch_name()),
-            EntryKind::Other(kind) => format!("an entry of kind {kind}"),
-        })
-        .collect();
+    // Groups in the order their kinds first appear in the module.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for other in module.entries.iter().filter(|other| !std::ptr::eq(*other, entry)) {
+        let kind = match other.kind {
+            EntryKind::Ptx => "PTX".to_string(),
+            EntryKind::Elf => "SASS".to_string(),
+            EntryKind::LtoIr => "LTO-IR".to_string(),
+            EntryKind::Other(code) => format!("entries of kind {code}"),
+        };
+        match groups.iter_mut().find(|(name, _)| *name == kind) {
+            Some((_, archs)) => archs.push(other.arch_name()),
+            None => groups.push((kind, vec![other.arch_name()])),
+        }
+    }
+    let others: Vec<String> = groups.iter().map(|(kind, archs)| format!("{kind} for {}", archs.join(", "))).collect();
     let rest =
-        if others.is_empty() { String::new() } else { format!(" (the module also holds {})", others.join(", ")) };
+        if others.is_empty() { String::new() } else { format!(" (the module also holds {})", others.join("; ")) };
     print_note(
         &format!("{file_name}: fat binary {}: using the PTX for {}{version}{rest}", module.index, entry.arch_name()),
         format,
