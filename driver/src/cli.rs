@@ -69,7 +69,7 @@ pub struct CompileArgs {
     #[command(flatten)]
     pub optimization: OptimizationArgs,
     /// Output file (`-` for stdout); by default the input's name with the artefact's extension. For a CUDA binary: the
-    /// directory that receives one STEM.MODULE.sm_NN.EXT file per module (by default the current directory).
+    /// directory that receives one STEM.MODULE.sm_NN.TARGET.EXT file per module (by default the current directory).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
 }

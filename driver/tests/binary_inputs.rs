@@ -112,8 +112,8 @@ fn compile_retargets_every_module_and_says_which_ptx_it_used() {
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
     let objects = directory.path().join("objects");
-    assert_eq!(files_in(&objects), ["libkernels.compress-all.2.sm_80.o"]);
-    let object = std::fs::read(objects.join("libkernels.compress-all.2.sm_80.o")).unwrap_or_default();
+    assert_eq!(files_in(&objects), ["libkernels.compress-all.2.sm_80.cpu.o"]);
+    let object = std::fs::read(objects.join("libkernels.compress-all.2.sm_80.cpu.o")).unwrap_or_default();
     assert!(object.starts_with(b"\x7fELF"));
     let stderr = text(&output.stderr);
     assert!(
@@ -133,7 +133,7 @@ fn compile_retargets_every_module_and_says_which_ptx_it_used() {
         stderr.contains("using the PTX for sm_80, PTX ISA 9.5 (the module also holds SASS for sm_90; PTX for sm_75)"),
         "{stderr}"
     );
-    assert!(objects.join("kernels.concat.1.sm_80.o").exists());
+    assert!(objects.join("kernels.concat.1.sm_80.cpu.o").exists());
 }
 
 #[test]

@@ -72,7 +72,7 @@ fn compile_ptx(
     write_output(&output, &artifact.bytes, format)
 }
 
-/// Compiles the chosen PTX of every module of a CUDA binary into `DIR/STEM.MODULE.sm_NN.EXT`
+/// Compiles the chosen PTX of every module of a CUDA binary into `DIR/STEM.MODULE.sm_NN.TARGET.EXT`
 /// (`-o DIR`, by default the current directory), saying which PTX each module used. Every
 /// module is compiled even when one fails; the exit code says whether all succeeded.
 fn compile_binary(
@@ -114,7 +114,9 @@ fn compile_binary(
                 let output = if to_stdout {
                     PathBuf::from("-")
                 } else {
-                    directory.join(output_name(&stem, module, entry, extension))
+                    // The target in the name keeps NVPTX output apart from the PTX `extract` writes.
+                    let target = options.target.kind.name();
+                    directory.join(output_name(&stem, module, entry, &format!("{target}.{extension}")))
                 };
                 failed |= write_output(&output, &artifact.bytes, format).is_err();
             }
