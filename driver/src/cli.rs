@@ -111,7 +111,7 @@ pub struct CheckArgs {
 
 #[derive(Args, Debug)]
 pub struct ExtractArgs {
-    /// The CUDA binary: an executable, shared library, object file, .fatbin or .cubin.
+    /// The CUDA binary: an executable, shared or static library, object file, .fatbin or .cubin.
     pub input: PathBuf,
     /// The directory for the PTX files (created if missing).
     #[arg(short = 'o', long = "output", default_value = ".")]

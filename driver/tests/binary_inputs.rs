@@ -137,6 +137,27 @@ fn compile_retargets_every_module_and_says_which_ptx_it_used() {
 }
 
 #[test]
+fn a_static_library_is_retargeted_member_by_member() {
+    let directory = scratch();
+    let output =
+        ptxr(&["compile", &fixture("libkernels_static.a"), "--target", "spirv", "-o", "out"], directory.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let names = [
+        "libkernels_static.1.sm_80.spirv.spv",
+        "libkernels_static.2.sm_80.spirv.spv",
+        "libkernels_static.3.sm_80.spirv.spv",
+    ];
+    assert_eq!(files_in(&directory.path().join("out")), names);
+    let output = ptxr(&["extract", "--list", &fixture("libkernels_static.a")], directory.path());
+    let listing = text(&output.stdout);
+    assert!(
+        listing.contains("static library (fat binaries in kernels.o, kernels.rdc.o, kernels.clang.o)"),
+        "{listing}"
+    );
+    assert!(listing.contains(" in __nv_relfatbin of member kernels.rdc.o:"), "{listing}");
+}
+
+#[test]
 fn run_launches_the_kernel_embedded_in_an_executable() {
     let directory = scratch();
     std::fs::write(

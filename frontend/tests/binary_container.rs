@@ -63,7 +63,7 @@ fn read_measured(bytes: &[u8]) -> (Result<CudaBinary, BinaryError>, i64) {
     (result, PEAK_BYTES.with(Cell::get) - before)
 }
 
-const FIXTURES: [&str; 12] = [
+const FIXTURES: [&str; 13] = [
     "libkernels.so",
     "libkernels.compress-all.so",
     "libkernels.lz4.so",
@@ -75,6 +75,7 @@ const FIXTURES: [&str; 12] = [
     "kernels.o",
     "kernels.rdc.o",
     "kernels.clang.o",
+    "libkernels_static.a",
     "kernels.sm_90.cubin",
 ];
 
@@ -167,6 +168,12 @@ fn containers_compression_and_kernels_are_what_nvcc_was_asked_for() {
     assert_eq!(sections(&read_fixture("kernels.o")), Some((ElfKind::Relocatable, vec![".nv_fatbin"])));
     assert_eq!(sections(&read_fixture("kernels.rdc.o")), Some((ElfKind::Relocatable, vec!["__nv_relfatbin"])));
     assert_eq!(read_fixture("kernels.fatbin").container, Container::FatBinaryFile);
+    let members = ["kernels.o", "kernels.rdc.o", "kernels.clang.o"].map(String::from).to_vec();
+    let archive = read_fixture("libkernels_static.a");
+    assert_eq!(archive.container, Container::Archive { members: members.clone() });
+    let origins: Vec<_> = archive.modules.iter().map(|module| (module.member.clone(), module.section)).collect();
+    let sections = [Some(".nv_fatbin"), Some("__nv_relfatbin"), Some(".nv_fatbin")];
+    assert_eq!(origins, members.into_iter().map(Some).zip(sections).collect::<Vec<_>>());
     let kernels = ["mix_bits".to_string(), "scale_add".to_string()];
     assert_eq!(read_fixture("kernels.sm_90.cubin").container, Container::Cubin { sm: 90, kernels: kernels.to_vec() });
 
@@ -246,8 +253,14 @@ fn every_truncation_is_an_error_with_an_offset_inside_the_file() {
         let lengths = (0..bytes.len()).filter(|length| length % 5 == 0 || bytes.len() - length < 200);
         for length in lengths {
             let (result, _) = read_measured(&bytes[..length]);
-            // A cubin cut after its section headers is still a cubin; nothing else survives a cut.
+            // A cubin cut after its section headers is still a cubin, and an archive cut between
+            // members is a smaller archive (with every module, when only the host-only member is
+            // cut off); nothing else survives a cut.
             if name.ends_with(".cubin") {
+                continue;
+            }
+            if let (true, Ok(smaller)) = (name.ends_with(".a"), &result) {
+                assert!(smaller.modules.len() <= read_fixture(name).modules.len(), "{name} cut to {length}");
                 continue;
             }
             let error = result.err().unwrap_or_else(|| panic!("{name} cut to {length} bytes was accepted"));

@@ -93,6 +93,14 @@ fn scale_add_from_every_binary_computes_one_rounded_fma() {
         let text = chosen_text(&read_fixture(name));
         assert_eq!(run(&text, &spec(limit), "y"), expected, "{name}");
     }
+    // A static library: each member's module on its own.
+    let archive = read_fixture("libkernels_static.a");
+    let chosen = archive.chosen_ptx().unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(chosen.len(), 3);
+    for (module, entry) in chosen {
+        let text = entry.ptx_text().unwrap_or_default();
+        assert_eq!(run(text, &spec(limit), "y"), expected, "libkernels_static.a, {:?}", module.member);
+    }
 }
 
 #[test]

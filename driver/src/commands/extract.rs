@@ -80,7 +80,8 @@ fn listing(file_name: &str, bytes: &[u8], binary: &CudaBinary, written: &[String
     let mut written = written.iter();
     for module in &binary.modules {
         let section = module.section.map_or_else(String::new, |section| format!(" in {section}"));
-        let _ = writeln!(text, "fat binary {} at offset {:#x}{section}:", module.index, module.offset);
+        let member = module.member.as_ref().map_or_else(String::new, |member| format!(" of member {member}"));
+        let _ = writeln!(text, "fat binary {} at offset {:#x}{section}{member}:", module.index, module.offset);
         for entry in &module.entries {
             let _ = writeln!(text, "  {}", entry_line(entry, bytes));
             if entry.kind == EntryKind::Ptx {

@@ -38,6 +38,8 @@ pub struct FatBinary {
     pub offset: u64,
     /// The ELF section it came from; `None` in a standalone `.fatbin` file.
     pub section: Option<&'static str>,
+    /// The archive member it came from, in a static library.
+    pub member: Option<String>,
     pub entries: Vec<Entry>,
 }
 
@@ -138,7 +140,7 @@ fn read_fat_binary(
         entries.extend(read);
         at = next;
     }
-    Ok((FatBinary { index, offset: file_offset(start), section: None, entries }, end))
+    Ok((FatBinary { index, offset: file_offset(start), section: None, member: None, entries }, end))
 }
 
 /// Reads the entry whose header starts at `start` (several, for a concatenated entry); `data`

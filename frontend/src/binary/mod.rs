@@ -8,6 +8,7 @@
 //! a panic or an unbounded allocation. The layout of the container is in `container.rs`,
 //! `entry.rs` and `concatenated.rs`.
 
+mod archive;
 mod bytes;
 mod concatenated;
 mod container;
@@ -26,15 +27,36 @@ pub use error::BinaryError;
 pub use kernels::ptx_kernels;
 pub use select::best_ptx;
 
+use archive::read_archive;
 use container::{read_fat_binaries, Budget};
-use elf::{read_elf, ElfContents};
+use elf::{read_elf, ElfContents, FatBinarySection};
+
+/// The fat binaries of an ELF file's sections, numbered from `first_index`; `base` is where the
+/// ELF file starts in the file being read (an archive member's offset).
+fn read_sections(
+    sections: &[FatBinarySection<'_>],
+    base: u64,
+    first_index: usize,
+    budget: &mut Budget,
+) -> Result<Vec<FatBinary>, BinaryError> {
+    let mut modules: Vec<FatBinary> = Vec::new();
+    for section in sections {
+        let offset = base + section.offset;
+        let index = first_index + modules.len();
+        modules.extend(read_fat_binaries(section.data, offset, Some(section.name), index, budget)?);
+    }
+    Ok(modules)
+}
 
 const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
+const ARCHIVE_MAGIC: &[u8] = b"!<arch>\n";
 
 /// What a file is, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryFormat {
     Elf,
+    /// A static library (`ar` archive).
+    Archive,
     FatBinary,
     /// A fat-binary wrapper record (the contents of `.nvFatBinSegment`): a pointer into a
     /// process image, with no fat binary of its own.
@@ -45,6 +67,9 @@ pub enum BinaryFormat {
 pub fn detect(bytes: &[u8]) -> Option<BinaryFormat> {
     if bytes.starts_with(&ELF_MAGIC) {
         return Some(BinaryFormat::Elf);
+    }
+    if bytes.starts_with(ARCHIVE_MAGIC) {
+        return Some(BinaryFormat::Archive);
     }
     match bytes.get(..4).and_then(|word| word.try_into().ok()).map(u32::from_le_bytes) {
         Some(FAT_BINARY_MAGIC) => Some(BinaryFormat::FatBinary),
@@ -60,6 +85,8 @@ pub enum Container {
     Elf { kind: ElfKind, sections: Vec<&'static str> },
     /// A standalone `.fatbin` file.
     FatBinaryFile,
+    /// A static library, with the names of the members that hold fat binaries.
+    Archive { members: Vec<String> },
     /// A cubin: SASS for one architecture, no PTX.
     Cubin { sm: u32, kernels: Vec<String> },
 }
@@ -71,6 +98,7 @@ impl Container {
                 format!("{} (fat binaries in {})", kind.describe(), sections.join(", "))
             }
             Container::FatBinaryFile => "fat binary".to_string(),
+            Container::Archive { members } => format!("static library (fat binaries in {})", members.join(", ")),
             Container::Cubin { sm, .. } => format!("cubin (SASS for sm_{sm})"),
         }
     }
@@ -126,7 +154,7 @@ impl CudaBinary {
 }
 
 /// Reads a CUDA binary: an ELF file (host executable, shared object, relocatable object, or
-/// cubin) or a standalone fat binary.
+/// cubin), a static library of objects, or a standalone fat binary.
 pub fn read_binary(bytes: &[u8]) -> Result<CudaBinary, BinaryError> {
     let mut budget = Budget::default();
     match detect(bytes) {
@@ -134,6 +162,10 @@ pub fn read_binary(bytes: &[u8]) -> Result<CudaBinary, BinaryError> {
             container: Container::FatBinaryFile,
             modules: read_fat_binaries(bytes, 0, None, 1, &mut budget)?,
         }),
+        Some(BinaryFormat::Archive) => {
+            let (members, modules) = read_archive(bytes, &mut budget)?;
+            Ok(CudaBinary { container: Container::Archive { members }, modules })
+        }
         Some(BinaryFormat::Elf) => match read_elf(bytes)? {
             ElfContents::Cubin { sm, kernels } => {
                 Ok(CudaBinary { container: Container::Cubin { sm, kernels }, modules: Vec::new() })
@@ -154,18 +186,8 @@ pub fn read_binary(bytes: &[u8]) -> Result<CudaBinary, BinaryError> {
                         FAT_BINARY_SECTIONS.join(" or ")
                     )));
                 }
-                let mut modules = Vec::new();
-                for section in &sections {
-                    let found = read_fat_binaries(
-                        section.data,
-                        section.offset,
-                        Some(section.name),
-                        modules.len() + 1,
-                        &mut budget,
-                    )?;
-                    modules.extend(found);
-                }
                 let names = sections.iter().map(|section| section.name).collect();
+                let modules = read_sections(&sections, 0, 1, &mut budget)?;
                 Ok(CudaBinary { container: Container::Elf { kind, sections: names }, modules })
             }
         },

@@ -44,7 +44,7 @@ mod tests {
     }
 
     fn chosen(entries: Vec<Entry>) -> Option<(u32, Option<IsaVersion>)> {
-        let module = FatBinary { index: 1, offset: 0, section: None, entries };
+        let module = FatBinary { index: 1, offset: 0, section: None, member: None, entries };
         best_ptx(&module).map(|entry| (entry.sm, entry.isa_version))
     }
 
