@@ -26,7 +26,7 @@ fn chosen_text(binary: &CudaBinary) -> String {
 fn run(ptx: &str, spec: &serde_json::Value, buffer: &str) -> Vec<u64> {
     let spec = LaunchSpec::from_json(&spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
     let root = repository_root();
-    let files = LaunchFiles { spec_directory: &root, dump_directory: None };
+    let files = LaunchFiles { spec_directory: &root, dump_directory: None, printf_output: None };
     let (json, _) = launch(ptx, "extracted.ptx", &spec, &files, 2).unwrap_or_else(|failure| panic!("{failure:?}"));
     let output: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
     let bits = output["buffers"][buffer]["bits"].as_array().cloned().unwrap_or_default();
