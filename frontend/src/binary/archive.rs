@@ -33,17 +33,20 @@ pub fn read_archive(bytes: &[u8], budget: &mut Budget) -> Result<(Vec<String>, V
         if !data.starts_with(b"\x7fELF") {
             continue;
         }
-        // An error inside a member names the member and gets an offset in the whole file.
-        let in_member = |error: BinaryError| BinaryError {
-            message: format!("archive member {name}: {}", error.message),
-            offset: error.offset.map(|offset| start + offset),
-            ..error
+        // An error inside a member names the member. The ELF reader's offsets are the member's
+        // own and move to the whole file; the fat binaries are read with the member's start as
+        // their base already.
+        let named =
+            |error: BinaryError| BinaryError { message: format!("archive member {name}: {}", error.message), ..error };
+        let in_member = |error: BinaryError| {
+            let offset = error.offset.map(|offset| start.saturating_add(offset));
+            BinaryError { offset, ..named(error) }
         };
         let ElfContents::Host { sections, .. } = read_elf(data).map_err(in_member)? else { continue };
         if sections.is_empty() {
             continue;
         }
-        let mut found = read_sections(&sections, start, modules.len() + 1, budget).map_err(in_member)?;
+        let mut found = read_sections(&sections, start, modules.len() + 1, budget).map_err(named)?;
         for module in &mut found {
             module.member = Some(name.clone());
         }

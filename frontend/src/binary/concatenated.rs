@@ -43,7 +43,7 @@ pub fn split(
         let part = EntryHeader::read(table, at, offset)?;
         let size = part.size_from_options(table, at, offset)?;
         let start = part.size_or_offset as usize;
-        let end = start as u64 + part.payload_bytes;
+        let end = (start as u64).saturating_add(part.payload_bytes);
         if end > shared.len() as u64 {
             return Err(BinaryError::invalid(
                 offset,

@@ -96,7 +96,7 @@ fn read_fat_binary(
     index: usize,
     budget: &mut Budget,
 ) -> Result<(FatBinary, usize), BinaryError> {
-    let file_offset = |at: usize| base + at as u64;
+    let file_offset = |at: usize| base.saturating_add(at as u64);
     let truncated = || BinaryError::invalid(file_offset(start), "the fat-binary header is truncated");
     let magic = u32_at(data, start).ok_or_else(truncated)?;
     if magic != FAT_BINARY_MAGIC {
@@ -146,7 +146,7 @@ fn read_fat_binary(
 /// Reads the entry whose header starts at `start` (several, for a concatenated entry); `data`
 /// ends where the fat binary ends.
 fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Result<(Vec<Entry>, usize), BinaryError> {
-    let offset = base + start as u64;
+    let offset = base.saturating_add(start as u64);
     let header = EntryHeader::read(data, start, offset)?;
     let header_bytes = header.size_or_offset as usize;
     let left = data.len() - start;
@@ -169,7 +169,7 @@ fn read_entry(data: &[u8], start: usize, base: u64, budget: &mut Budget) -> Resu
         ));
     }
     let payload_end = payload_start + payload_bytes as usize;
-    let payload_offset = base + payload_start as u64;
+    let payload_offset = base.saturating_add(payload_start as u64);
     let compression = header.compression(offset)?;
     let (stored, declared) = match compression {
         Compression::None => (&data[payload_start..payload_end], payload_bytes),

@@ -115,7 +115,7 @@ impl EntryHeader {
         let record = start.saturating_add(self.options_record as usize);
         let malformed = || BinaryError::invalid(offset, "an entry's options record lies outside its header table");
         let text_offset = u32_at(data, record).ok_or_else(malformed)? as u64;
-        let text_bytes = u32_at(data, record + 4).ok_or_else(malformed)? as u64;
+        let text_bytes = u32_at(data, record.saturating_add(4)).ok_or_else(malformed)? as u64;
         let end = text_offset.saturating_add(text_bytes).saturating_add(1);
         let size = end.div_ceil(8).saturating_mul(8);
         if size < ENTRY_HEADER_BYTES as u64 || size > data.len().saturating_sub(start) as u64 {

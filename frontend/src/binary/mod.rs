@@ -41,7 +41,8 @@ fn read_sections(
 ) -> Result<Vec<FatBinary>, BinaryError> {
     let mut modules: Vec<FatBinary> = Vec::new();
     for section in sections {
-        let offset = base + section.offset;
+        // A section without file contents (SHT_NOBITS) may claim any offset: saturate.
+        let offset = base.saturating_add(section.offset);
         let index = first_index + modules.len();
         modules.extend(read_fat_binaries(section.data, offset, Some(section.name), index, budget)?);
     }
