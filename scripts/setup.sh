@@ -8,6 +8,9 @@ llvm_major=$(tr -d '[:space:]' < "$repo_root/llvm-version.txt")
 
 packages=(
   "llvm-${llvm_major}-dev"
+  # llc: SPIR-V code generation for the second and later modules of a process
+  # (lowering/src/spirv_emission.rs).
+  "llvm-${llvm_major}"
   "libpolly-${llvm_major}-dev"
   "clang-${llvm_major}"
   "lld-${llvm_major}"
