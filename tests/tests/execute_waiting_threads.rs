@@ -227,27 +227,12 @@ const SHUFFLE_IN_A_FUNCTION: &str = r#"
     add.u32 %sum, %sum, %t;
     ret;
 }
-
-.visible .entry sums(.param .u64 input, .param .u64 output)
-{
-    .reg .u32 %r<8>;
-    .reg .u64 %rd<8>;
-    ld.param.u64 %rd1, [input];
-    ld.param.u64 %rd2, [output];
-    mov.u32 %r1, %tid.x;
-    mul.wide.u32 %rd3, %r1, 4;
-    add.u64 %rd4, %rd1, %rd3;
-    add.u64 %rd5, %rd2, %rd3;
-    ld.global.u32 %r2, [%rd4];
-    call.uni (%r3), warp_sum, (%r2);
-    st.global.u32 [%rd5], %r3;
-    ret;
-}
 "#;
 
 #[test]
 fn a_function_that_shuffles_runs_on_stackful_threads() {
-    let ptx = format!("{HEADER}{SHUFFLE_IN_A_FUNCTION}");
+    let sums = per_thread_kernel("sums", "    call.uni (%r3), warp_sum, (%r2);\n    st.global.u32 [%rd5], %r3;");
+    let ptx = format!("{HEADER}{SHUFFLE_IN_A_FUNCTION}{sums}");
     let ir = cpu_ir(&ptx);
     assert!(function(&ir, "sums").contains("ptxr_run_cooperative_block"), "{ir}");
 
@@ -261,27 +246,13 @@ fn a_function_that_shuffles_runs_on_stackful_threads() {
     }
 }
 
-/// Two kernels in one module: `wait` shuffles in its body, `copy` never waits.
-const WAITING_AND_PLAIN_KERNELS: &str = r#"
-.visible .entry wait(.param .u64 input, .param .u64 output)
-{
-    .reg .u32 %r<8>;
-    .reg .u64 %rd<8>;
-    ld.param.u64 %rd1, [input];
-    ld.param.u64 %rd2, [output];
-    mov.u32 %r1, %tid.x;
-    mul.wide.u32 %rd3, %r1, 4;
-    add.u64 %rd4, %rd1, %rd3;
-    add.u64 %rd5, %rd2, %rd3;
-    ld.global.u32 %r2, [%rd4];
-    shfl.sync.down.b32 %r3, %r2, 1, 31, -1;
-    st.global.u32 [%rd5], %r3;
-    ret;
+/// A kernel `name(input, output)` whose thread reads `input[tid]` into %r2, runs `body` and
+/// finds its output address in %rd5.
+fn per_thread_kernel(name: &str, body: &str) -> String {
+    format!(".visible .entry {name}(.param .u64 input, .param .u64 output)\n{{\n{PROLOGUE}{body}\n    ret;\n}}\n")
 }
 
-.visible .entry copy(.param .u64 input, .param .u64 output)
-{
-    .reg .u32 %r<8>;
+const PROLOGUE: &str = r#"    .reg .u32 %r<8>;
     .reg .u64 %rd<8>;
     ld.param.u64 %rd1, [input];
     ld.param.u64 %rd2, [output];
@@ -290,15 +261,14 @@ const WAITING_AND_PLAIN_KERNELS: &str = r#"
     add.u64 %rd4, %rd1, %rd3;
     add.u64 %rd5, %rd2, %rd3;
     ld.global.u32 %r2, [%rd4];
-    add.u32 %r2, %r2, 1;
-    st.global.u32 [%rd5], %r2;
-    ret;
-}
 "#;
 
 #[test]
 fn only_kernels_that_wait_become_coroutines() {
-    let ptx = format!("{HEADER}{WAITING_AND_PLAIN_KERNELS}");
+    // Two kernels in one module: `wait` shuffles in its body, `copy` never waits.
+    let wait = per_thread_kernel("wait", "    shfl.sync.down.b32 %r3, %r2, 1, 31, -1;\n    st.global.u32 [%rd5], %r3;");
+    let copy = per_thread_kernel("copy", "    add.u32 %r2, %r2, 1;\n    st.global.u32 [%rd5], %r2;");
+    let ptx = format!("{HEADER}{wait}{copy}");
     let ir = cpu_ir(&ptx);
     assert!(function(&ir, "wait").contains("ptxr_run_resumable_block"), "{ir}");
     assert!(!function(&ir, "copy").contains("ptxr_run_"), "{ir}");
