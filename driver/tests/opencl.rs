@@ -60,6 +60,7 @@ fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
         output
     };
     let (cpu, opencl) = (run("cpu"), run("spirv"));
+    validate_spirv(directory.path(), ptx);
     let (cpu_text, opencl_text) = (without_timing(&cpu.stdout), without_timing(&opencl.stdout));
     if cpu_text != opencl_text {
         let cpu_json: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap_or_default();
@@ -79,6 +80,27 @@ fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
         panic!("the OpenCL and CPU outputs differ\n{ptx}");
     }
     serde_json::from_slice(&opencl.stdout).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// Compiles `kernel.ptx` in `directory` to SPIR-V and checks it with `spirv-val` for the
+/// OpenCL environment of its version (OpenCL 2.2 for SPIR-V 1.2; spirv-val has no OpenCL
+/// environment for 1.3, so the plain 1.3 rules there).
+fn validate_spirv(directory: &Path, ptx: &str) {
+    let output = ptxr(&["compile", "kernel.ptx", "--target", "spirv", "-o", "kernel.spv"], directory);
+    assert!(output.status.success(), "compile: {}\n{ptx}", String::from_utf8_lossy(&output.stderr));
+    let spirv = std::fs::read(directory.join("kernel.spv")).unwrap_or_else(|error| panic!("{error}"));
+    let environment = if spirv.get(4..8) == Some(&[0, 3, 1, 0][..]) { "spv1.3" } else { "opencl2.2" };
+    match Command::new("spirv-val").args(["--target-env", environment, "kernel.spv"]).current_dir(directory).output() {
+        Ok(validation) => assert!(
+            validation.status.success(),
+            "spirv-val --target-env {environment}: {}\n{ptx}",
+            String::from_utf8_lossy(&validation.stderr)
+        ),
+        Err(_) if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") => {
+            panic!("spirv-val is required (PTXR_REQUIRE_VALIDATORS=1)")
+        }
+        Err(_) => eprintln!("skipping spirv-val: not installed"),
+    }
 }
 
 fn bits(result: &serde_json::Value, buffer: &str) -> Vec<u64> {
@@ -396,5 +418,120 @@ fn float_atomic_add_counts_across_work_groups() {
     for counter in 0..4u32 {
         let expected = input.iter().filter(|&&value| value & 3 == counter).count() as f32 * 0.5;
         assert_eq!(f32::from_bits(output[counter as usize] as u32), expected, "counter {counter}");
+    }
+}
+
+/// Dynamic shared memory (an unsized `.extern .shared` array after a static `.shared`
+/// variable), 32-bit shared addresses (`mov.u32 %r, var`, `cvta.shared`) and a `.func` that
+/// reads the caller's shared memory: on OpenCL the block's window is one `__local` argument
+/// after the PTX parameters, sized by the launch's `shared_bytes`.
+#[test]
+fn dynamic_shared_memory_and_shared_addresses_reach_functions() {
+    if !opencl_device_available() {
+        return;
+    }
+    let kernel = format!(
+        r#"{HEADER}
+.extern .shared .align 16 .b32 dynamic[];
+
+.func (.reg .u32 value) read_shared(.reg .u32 address)
+{{
+    ld.shared.u32 value, [address];
+    ret;
+}}
+
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .shared .align 4 .u32 flags[2];
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r10, %tid.x;
+    mov.u32 %r11, %ctaid.x;
+    mov.u32 %r12, %ntid.x;
+    mad.lo.u32 %r13, %r11, %r12, %r10;
+    mul.wide.u32 %rd3, %r13, 4;
+    add.u64 %rd5, %rd1, %rd3;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd5];
+    mov.u32 %r3, dynamic;
+    shl.b32 %r4, %r10, 2;
+    add.u32 %r5, %r3, %r4;
+    st.shared.u32 [%r5], %r1;
+    setp.eq.u32 %p1, %r10, 0;
+    @%p1 st.shared.u32 [flags+4], %r11;
+    bar.sync 0;
+    sub.u32 %r6, 63, %r10;
+    shl.b32 %r6, %r6, 2;
+    add.u32 %r7, %r3, %r6;
+    call (%r2), read_shared, (%r7);
+    mov.u64 %rd8, flags;
+    cvta.shared.u64 %rd9, %rd8;
+    ld.u32 %r14, [%rd9+4];
+    shl.b32 %r14, %r14, 24;
+    or.b32 %r2, %r2, %r14;
+    st.global.u32 [%rd4], %r2;
+    ret;
+}}
+"#
+    );
+    let input: Vec<u32> = (0..256).map(|value| value * 5 + 2).collect();
+    let mut launch = spec(&input, 256, 256);
+    launch["shared_bytes"] = serde_json::json!(256);
+    let output = bits(&same_on_both(&kernel, &launch), "output");
+    for (index, &value) in output.iter().enumerate() {
+        let block = index / 64;
+        let reversed = u64::from(input[block * 64 + 63 - index % 64]);
+        assert_eq!(value, reversed | ((block as u64) << 24), "thread {index}");
+    }
+}
+
+/// An `.address_size 32` kernel: its buffers lie below 4 GiB and reach it as 32-bit addresses
+/// through fine-grained system SVM; its shared variable's address is a 32-bit offset.
+#[test]
+fn address_size_32_kernels_run_with_32_bit_buffer_addresses() {
+    if !opencl_device_available() {
+        return;
+    }
+    let kernel = r#".version 7.8
+.target sm_80
+.address_size 32
+.visible .entry test(.param .u32 input, .param .u32 output)
+{
+    .shared .align 8 .u64 staging[64];
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [input];
+    ld.param.u32 %r2, [output];
+    mov.u32 %r10, %tid.x;
+    shl.b32 %r3, %r10, 3;
+    add.u32 %r4, %r1, %r3;
+    ld.global.u64 %rd1, [%r4];
+    mov.u32 %r5, staging;
+    add.u32 %r6, %r5, %r3;
+    st.shared.u64 [%r6], %rd1;
+    bar.sync 0;
+    ld.shared.u64 %rd2, [staging];
+    add.u64 %rd3, %rd1, %rd2;
+    add.u32 %r7, %r2, %r3;
+    st.global.u64 [%r7], %rd3;
+    ret;
+}
+"#;
+    let input: Vec<u64> = (0..64u64).map(|value| value * 0x1_0000_0001 + 7).collect();
+    let input_bits: Vec<String> = input.iter().map(|value| format!("{value:#018x}")).collect();
+    let launch = serde_json::json!({
+        "grid": [1], "block": [64],
+        "buffers": {
+            "input": { "type": "u64", "bits": input_bits },
+            "output": { "type": "u64", "len": 64 }
+        },
+        "args": [{ "buffer": "input" }, { "buffer": "output" }]
+    });
+    let output = bits(&same_on_both(kernel, &launch), "output");
+    for (index, &value) in output.iter().enumerate() {
+        assert_eq!(value, input[index].wrapping_add(input[0]), "thread {index}");
     }
 }

@@ -118,10 +118,16 @@ impl Target for Spirv {
         }
     }
 
-    fn supports_dynamic_shared_memory(&self) -> Result<(), Unsupported> {
-        // OpenCL sizes local memory through kernel arguments (`clSetKernelArg(.., size, NULL)`),
-        // not through external globals.
-        Err(Unsupported { what: "unsized arrays (dynamic shared memory)".to_string() })
+    fn shared_variables_in_window(&self) -> bool {
+        // OpenCL sizes local memory only through kernel arguments (`clSetKernelArg(.., size,
+        // NULL)`), so the launch's dynamic shared memory cannot be a global; one window holding
+        // the static variables and then the dynamic part, as on the CPU, also makes shared
+        // addresses 32-bit offsets, as PTX has them.
+        true
+    }
+
+    fn shared_window_parameter_type<'ctx>(&self, context: &'ctx Context) -> Option<BasicMetadataTypeEnum<'ctx>> {
+        Some(context.ptr_type(self.address_space(StateSpace::Shared)).into())
     }
 
     fn supports_atomic(

@@ -57,6 +57,13 @@ pub fn call<'ctx>(
         };
         values.push(value.into());
     }
+    if lowering.shared.shared_window_parameter.is_some() {
+        // The callee reaches the caller's block's shared memory through the same window.
+        let window = lowering
+            .shared_window_base()
+            .ok_or_else(|| LoweringError::internal("no shared window to pass on", guarded.span))?;
+        values.push(window.into());
+    }
     let call = builder.build_call(llvm_callee, &values, "")?;
     call.set_call_convention(llvm_callee.get_call_conventions());
     let returned = call.try_as_basic_value().basic();
