@@ -355,8 +355,9 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
         "redux.sync.max.s32 %r2, %r1, 0xffffffff;",
         "redux.sync.xor.b32 %r2, %r1, 0xffffffff;",
         "activemask.b32 %r2;",
-        // %laneid alone does not make the module SPIR-V 1.3; a collective beside it does.
-        "activemask.b32 %r3;\n    mov.u32 %r2, %laneid;",
+        // Warp special registers alone make the module SPIR-V 1.3, as collectives do.
+        "mov.u32 %r2, %laneid;",
+        "mov.u32 %r2, %lanemask_lt;",
     ];
     for case in cases {
         let kernel = per_thread_kernel(&format!("    {case}"), "st.global.u32 [%rd4], %r2;");
@@ -367,6 +368,10 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
         }
         if case.contains("%laneid") {
             assert!(output.iter().enumerate().all(|(thread, &lane)| lane == (thread % 32) as u64), "{output:?}");
+        }
+        if case.contains("%lanemask_lt") {
+            let below = |thread: usize| (1u64 << (thread % 32)) - 1;
+            assert!(output.iter().enumerate().all(|(thread, &mask)| mask == below(thread)), "{output:?}");
         }
     }
 }
@@ -534,4 +539,41 @@ fn address_size_32_kernels_run_with_32_bit_buffer_addresses() {
     for (index, &value) in output.iter().enumerate() {
         assert_eq!(value, input[index].wrapping_add(input[0]), "thread {index}");
     }
+}
+
+/// `atom.inc` and `atom.dec` wrap at their bound (ISA 7.8 section 9.7.12.5), which SPIR-V's
+/// increment and decrement do not: on SPIR-V they are compare-and-swap loops. Every work-item
+/// increments one counter and decrements another (bound 9) and counts the old value it got in a
+/// histogram, so the result does not depend on the order the work-items ran in. `nanosleep`
+/// before them returns (its duration may be zero).
+#[test]
+fn wrapping_atomic_increment_and_decrement_count_across_work_groups() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    nanosleep.u32 100;
+    atom.global.inc.u32 %r3, [%rd2], 9;
+    atom.global.dec.u32 %r4, [%rd2+4], 9;
+    mul.wide.u32 %rd6, %r3, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    atom.global.add.u32 %r5, [%rd7+8], 1;
+    mul.wide.u32 %rd6, %r4, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    atom.global.add.u32 %r5, [%rd7+48], 1;"#;
+    let input = inputs(256, &[], |_| true);
+    let kernel = per_thread_kernel(body, "");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 22, 256)), "output");
+    // The model: the ISA's formulas applied 256 times in any order visit the same values.
+    let (mut increment, mut decrement) = (0u32, 0u32);
+    let mut expected = vec![0u64; 22];
+    for _ in 0..256 {
+        expected[2 + increment as usize] += 1;
+        expected[12 + decrement as usize] += 1;
+        increment = if increment >= 9 { 0 } else { increment + 1 };
+        decrement = if decrement == 0 || decrement > 9 { 9 } else { decrement - 1 };
+    }
+    expected[0] = u64::from(increment);
+    expected[1] = u64::from(decrement);
+    assert_eq!(output, expected);
 }

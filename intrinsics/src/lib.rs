@@ -153,6 +153,13 @@ pub trait Target {
         Ok(())
     }
 
+    /// Whether `operation` is built as a loop of compare-and-swaps
+    /// (`atomics::read_modify_write_by_compare_and_swap`) because the back end has no
+    /// instruction for it.
+    fn atomic_by_compare_and_swap(&self, _operation: atomics::ReadModifyWrite) -> bool {
+        false
+    }
+
     /// A block-level barrier; returns the reduction's result for `bar.red` (i32 for `.popc`,
     /// i1 for `.and`/`.or`).
     fn barrier<'ctx>(

@@ -372,10 +372,13 @@ pub fn global_pointer<'ctx>(
     }
 }
 
-/// Whether any function body holds a barrier or a warp collective.
 /// Whether any function of the module uses a warp collective (`shfl`, `vote`, `match`, `redux`,
-/// `activemask`, `bar.warp.sync`): on SPIR-V those need sub-groups, so SPIR-V 1.3.
-pub fn uses_warp_collectives(ptx: &ir::Module) -> bool {
+/// `activemask`, `bar.warp.sync`) or reads a warp special register (`%laneid`, `%lanemask_lt`,
+/// ...): on SPIR-V those need sub-groups, so SPIR-V 1.3.
+pub fn uses_warps(ptx: &ir::Module) -> bool {
+    if ptx.functions.iter().any(|function| function.reads_warp_registers) {
+        return true;
+    }
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => {
             crate::instructions::is_cooperative(&instruction.instruction)

@@ -89,8 +89,21 @@ pub fn atomic<'ctx>(
             AtomicOperation::CompareAndSwap => unreachable_compare_and_swap()?,
         };
         lowering.shared.target.supports_atomic(operation, ty).map_err(&failed)?;
-        atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
+        if lowering.shared.target.atomic_by_compare_and_swap(operation) {
+            atomics::read_modify_write_by_compare_and_swap(
+                &site,
+                operation,
+                pointer,
+                operand,
+                ordering,
+                scope_name,
+                ty.bytes(),
+            )
             .map_err(&failed)?
+        } else {
+            atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
+                .map_err(&failed)?
+        }
     };
     if let Some(destination) = destination {
         let result = builder.build_bit_cast(old, llvm_type(lowering.shared.context, ty), "")?;
