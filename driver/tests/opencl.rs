@@ -577,3 +577,35 @@ fn wrapping_atomic_increment_and_decrement_count_across_work_groups() {
     expected[1] = u64::from(decrement);
     assert_eq!(output, expected);
 }
+
+/// `bar.red.popc`, `.and` and `.or` over each block of 64 through OpenCL's work-group
+/// functions, against the counts computed here.
+#[test]
+fn barrier_reductions_count_each_block() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    and.b32 %r3, %r1, 3;
+    setp.ne.u32 %p1, %r3, 0;
+    bar.red.popc.u32 %r4, 0, %p1;
+    bar.red.and.pred %p2, 0, %p1;
+    bar.red.or.pred %p3, 0, !%p1;
+    selp.u32 %r5, 0x10000, 0, %p2;
+    selp.u32 %r6, 0x20000, 0, %p3;
+    or.b32 %r2, %r4, %r5;
+    or.b32 %r2, %r2, %r6;"#;
+    // Block 1 has no multiple of 4, so its AND is true and its OR of the negation false.
+    let input: Vec<u32> = (0..256u32).map(|index| if index / 64 == 1 { 1 } else { index * 7 % 13 }).collect();
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+    for block in 0..4 {
+        let values = &input[block * 64..block * 64 + 64];
+        let count = values.iter().filter(|&&value| value & 3 != 0).count() as u64;
+        let all = u64::from(count == 64) << 16;
+        let any_negated = u64::from(count < 64) << 17;
+        for thread in 0..64 {
+            assert_eq!(output[block * 64 + thread], count | all | any_negated, "block {block} thread {thread}");
+        }
+    }
+}

@@ -29,6 +29,24 @@ const SPIR_FUNC: u32 = 75;
 pub struct Spirv;
 
 impl Spirv {
+    /// Calls the OpenCL builtin `mangled_name` of type `function_type` (declared on first use).
+    fn call_builtin<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        mangled_name: &str,
+        function_type: inkwell::types::FunctionType<'ctx>,
+        arguments: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> Result<Option<inkwell::values::BasicValueEnum<'ctx>>, Unsupported> {
+        let builtin = function_or_declare(site.module, mangled_name, || function_type);
+        builtin.set_call_conventions(SPIR_FUNC);
+        let call = site
+            .builder
+            .build_call(builtin, arguments, "")
+            .map_err(|error| Unsupported { what: format!("a call to {mangled_name} ({error})") })?;
+        call.set_call_convention(SPIR_FUNC);
+        Ok(call.try_as_basic_value().basic())
+    }
+
     /// Calls `size_t NAME(uint dimension)` and truncates the result to 32 bits.
     fn work_item_builtin<'ctx>(
         &self,
@@ -156,22 +174,46 @@ impl Target for Spirv {
         site: &Site<'_, 'ctx>,
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
-            return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
+        if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
+            return Err(Unsupported {
+                what: "barriers other than `bar.sync` and `bar.red` of the whole block".to_string(),
+            });
         }
         // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
         // memories, as `bar.sync` orders shared and global accesses of the block.
         let i32_type = site.context.i32_type();
-        let builtin = function_or_declare(site.module, "_Z7barrierj", || {
-            site.context.void_type().fn_type(&[i32_type.into()], false)
-        });
-        builtin.set_call_conventions(SPIR_FUNC);
-        let call = site
-            .builder
-            .build_call(builtin, &[i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false).into()], "")
-            .map_err(|error| Unsupported { what: format!("a call to barrier ({error})") })?;
-        call.set_call_convention(SPIR_FUNC);
-        Ok(None)
+        let fence = i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false);
+        self.call_builtin(
+            site,
+            "_Z7barrierj",
+            site.context.void_type().fn_type(&[i32_type.into()], false),
+            &[fence.into()],
+        )?;
+        // `bar.red` is that barrier, then a reduction over the work-group: OpenCL 2.0's
+        // work-group functions (SPIR-V OpGroupAll, OpGroupAny, OpGroupIAdd at Workgroup scope),
+        // which every work-item of the group reaches together, as PTX requires of `bar.red`.
+        let (name, result_type) = match barrier.operation {
+            BarrierOperation::Sync | BarrierOperation::Arrive => return Ok(None),
+            BarrierOperation::ReduceAnd => ("_Z14work_group_alli", Some(site.context.bool_type())),
+            BarrierOperation::ReduceOr => ("_Z14work_group_anyi", Some(site.context.bool_type())),
+            BarrierOperation::ReducePopulationCount => ("_Z21work_group_reduce_addj", None),
+        };
+        let predicate =
+            barrier.predicate.ok_or_else(|| Unsupported { what: "`bar.red` without its predicate".to_string() })?;
+        let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("{name} ({error})") };
+        let argument = site.builder.build_int_z_extend(predicate, i32_type, "").map_err(failed)?;
+        let reduced = self
+            .call_builtin(site, name, i32_type.fn_type(&[i32_type.into()], false), &[argument.into()])?
+            .ok_or_else(|| Unsupported { what: format!("the result of {name}") })?
+            .into_int_value();
+        Ok(Some(match result_type {
+            // work_group_all/any give a non-zero int for true.
+            Some(_) => site
+                .builder
+                .build_int_compare(inkwell::IntPredicate::NE, reduced, i32_type.const_zero(), "")
+                .map_err(failed)?,
+            None => reduced,
+        }))
     }
 
     fn approximate_function<'ctx>(
