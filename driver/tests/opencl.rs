@@ -609,3 +609,34 @@ fn barrier_reductions_count_each_block() {
         }
     }
 }
+
+/// `trap` on OpenCL: the trapping work-item raises the module's trap flag and returns, and the
+/// launch then fails as on the CPU, with no JSON; when no work-item reaches the `trap`, the
+/// results are the CPU's.
+#[test]
+fn trap_fails_the_launch_only_when_reached() {
+    if !opencl_device_available() {
+        return;
+    }
+    // Work-item `input[0]` traps; every other one stores its index at its place.
+    let body = r#"
+    ld.global.u32 %r3, [%rd1];
+    setp.eq.u32 %p1, %r13, %r3;
+    @%p1 trap;
+    mov.u32 %r2, %r13;"#;
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;");
+    let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
+    assert_eq!(output, (0..64).collect::<Vec<u64>>());
+
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    let trapping = spec(&[5; 64], 64, 64);
+    std::fs::write(directory.path().join("spec.json"), trapping.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    for target in ["cpu", "spirv"] {
+        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
+        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
+        assert!(stderr.contains("the kernel executed `trap`"), "{target}: {stderr}");
+    }
+}

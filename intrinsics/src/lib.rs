@@ -13,6 +13,7 @@ mod nvptx;
 mod site;
 mod spirv;
 mod spirv_subgroup;
+mod spirv_trap;
 
 use inkwell::context::Context;
 use inkwell::module::Module;

@@ -244,8 +244,8 @@ impl Target for Spirv {
         Ok(Some(site.builder.build_float_trunc(result, value.get_type(), "").map_err(failed)?))
     }
 
-    fn trap<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
-        Err(Unsupported { what: "`trap` (OpenCL kernels cannot abort)".to_string() })
+    fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        crate::spirv_trap::trap(site)
     }
 
     fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {

@@ -85,6 +85,15 @@ pub mod runtime_function {
     pub const SLEEP: &str = "ptxr_nanosleep";
 }
 
+/// What SPIR-V modules give an OpenCL host beside their kernels.
+pub mod opencl {
+    /// `kernel void (global uint *status)`, present in modules that can `trap`: one work-item
+    /// stores 1 into `status` if any kernel of the program trapped since it was built, else 0.
+    /// OpenCL kernels cannot abort, so a trapping work-item raises a program-scope flag and
+    /// returns, and the host asks this kernel after the grid.
+    pub const TRAP_STATUS_KERNEL: &str = "ptxr.trap_status";
+}
+
 /// The `operation` argument of [`runtime_function::BARRIER`].
 pub mod barrier_operation {
     pub const SYNC: u32 = 0;

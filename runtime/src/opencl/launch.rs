@@ -11,12 +11,14 @@ use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::error_codes::ClError;
+use opencl3::error_codes::CL_INVALID_KERNEL_NAME;
 use opencl3::kernel::{Kernel, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, CL_KERNEL_EXEC_INFO_SVM_PTRS};
 use opencl3::program::Program;
 use opencl3::types::{cl_bool, CL_TRUE};
 
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
+use crate::abi::opencl::TRAP_STATUS_KERNEL;
 use crate::error::RuntimeError;
 use crate::launch::PreparedLaunch;
 use crate::report::LaunchReport;
@@ -47,6 +49,29 @@ fn session(device: &SelectedDevice) -> Result<&'static Mutex<Session>, RuntimeEr
     let session: &'static Mutex<Session> = Box::leak(Box::new(Mutex::new(Session { context, queue })));
     sessions.push((key, session));
     Ok(session)
+}
+
+/// Whether a work-item of the program trapped: the flag that its trap status kernel reads
+/// (`abi::opencl::TRAP_STATUS_KERNEL`; a module without `trap` has no such kernel).
+fn trapped(context: &Context, queue: &CommandQueue, program: &Program) -> Result<bool, RuntimeError> {
+    let kernel = match Kernel::create(program, TRAP_STATUS_KERNEL) {
+        Ok(kernel) => kernel,
+        Err(error) if error.0 == CL_INVALID_KERNEL_NAME => return Ok(false),
+        Err(error) => return Err(failed("cannot create the trap status kernel")(error)),
+    };
+    let status = SvmBuffer::with_contents(context, "trap status", &[0; 4])?;
+    // SAFETY: argument 0 is the kernel's `global uint *`, and the allocation is 4 bytes.
+    unsafe { kernel.set_arg_svm_pointer(0, status.pointer()) }
+        .map_err(failed("cannot pass the trap status to its kernel"))?;
+    let one = [1usize; 3];
+    // SAFETY: the argument is set; the sizes are three-element arrays.
+    let event =
+        unsafe { queue.enqueue_nd_range_kernel(kernel.get(), 3, std::ptr::null(), one.as_ptr(), one.as_ptr(), &[]) }
+            .map_err(failed("cannot launch the trap status kernel"))?;
+    event.wait().map_err(failed("the trap status kernel failed"))?;
+    let mut flag = [0u8; 4];
+    status.copy_to(&mut flag);
+    Ok(u32::from_le_bytes(flag) != 0)
 }
 
 fn failed(what: &str) -> impl Fn(ClError) -> RuntimeError + '_ {
@@ -170,6 +195,9 @@ impl PreparedLaunch {
             _ => Duration::ZERO,
         };
 
+        if trapped(context, queue, &program)? {
+            return Err(RuntimeError::Launch { message: "the kernel executed `trap`".to_string() });
+        }
         for (buffer, allocation) in self.buffers.iter_mut().zip(&allocations) {
             let memory = Arc::get_mut(&mut buffer.memory).ok_or(RuntimeError::BuffersInUse)?;
             allocation.copy_to(memory.as_mut_slice());
