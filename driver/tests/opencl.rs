@@ -640,3 +640,38 @@ fn trap_fails_the_launch_only_when_reached() {
         assert!(stderr.contains("the kernel executed `trap`"), "{target}: {stderr}");
     }
 }
+
+/// Half precision on OpenCL: `.f16` lanes are handled as their bits, so the SPIR-V module needs
+/// no Float16 capability (which OpenCL's environment allows only with `cl_khr_fp16`) and passes
+/// `spirv-val` for OpenCL 2.2; the results are the CPU's, bit for bit.
+#[test]
+fn half_precision_needs_no_float16_capability() {
+    if !opencl_device_available() {
+        return;
+    }
+    let edges: Vec<u32> =
+        [0.0f32, -0.0, 1.0, 65504.0, 65520.0, 6.0e-8, 2.9e-8, 6.1e-5, -3.0e-6, f32::NAN, f32::INFINITY]
+            .iter()
+            .map(|value| value.to_bits())
+            .collect();
+    let input = inputs(256, &edges, |bits| f32::from_bits(bits).abs() < 70000.0);
+    let cases = [
+        "cvt.rn.f16.f32 %h1, %f1;\n    cvt.f32.f16 %f2, %h1;",
+        "cvt.rz.f16.f32 %h1, %f1;\n    cvt.f32.f16 %f2, %h1;",
+        "cvt.rn.f16.f32 %h1, %f1;\n    mul.rn.f16 %h2, %h1, %h1;\n    add.f16 %h2, %h2, 0f3F800000;\n    cvt.f32.f16 %f2, %h2;",
+        "cvt.rn.f16x2.f32 %r3, %f1, %f1;\n    fma.rn.f16x2 %r4, %r3, %r3, %r3;\n    mov.b32 %f2, %r4;",
+        "cvt.rn.f16.f32 %h1, %f1;\n    setp.gt.f16 %p1, %h1, 0f3F800000;\n    selp.f32 %f2, 0f3F800000, 0f00000000, %p1;",
+    ];
+    for case in cases {
+        let body = format!("    .reg .b16 %h<3>;\n    {case}");
+        let kernel = per_thread_kernel(&body, "st.global.f32 [%rd4], %f2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        if case.starts_with("cvt.rn.f16.f32 %h1, %f1;\n    cvt.f32") {
+            // 1.0 and 65504 are exact; 65520 rounds to infinity, 2.9e-8 to zero.
+            assert_eq!(f32::from_bits(output[2] as u32), 1.0);
+            assert_eq!(f32::from_bits(output[3] as u32), 65504.0);
+            assert_eq!(f32::from_bits(output[4] as u32), f32::INFINITY);
+            assert_eq!(f32::from_bits(output[6] as u32), 0.0);
+        }
+    }
+}
