@@ -16,11 +16,12 @@ use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective};
 
 use crate::declare::{call_function, call_intrinsic, to_i32};
+use crate::resumable::{make_resumable, resume_helper, ThreadForm};
 use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
 const CONTEXT_PARAMETER: u32 = 0;
-const THREAD_ID_PARAMETER: u32 = 1;
+pub(crate) const THREAD_ID_PARAMETER: u32 = 1;
 /// PTX's warp size, which the runtime keeps on every target.
 const WARP_SIZE: u64 = 32;
 
@@ -122,9 +123,6 @@ fn load_kernel_parameters<'ctx>(
     Ok(values)
 }
 
-/// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
-/// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
-/// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`).
 /// Adds `noalias` to the given parameters of `function`.
 fn mark_noalias<'ctx>(context: &'ctx Context, function: FunctionValue<'ctx>, parameters: &[u32]) {
     let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
@@ -141,10 +139,16 @@ fn mark_block_context<'ctx>(context: &'ctx Context, function: FunctionValue<'ctx
     function.add_attribute(AttributeLoc::Param(index), context.create_enum_attribute(dereferenceable, bytes));
 }
 
+/// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
+/// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
+/// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`):
+/// LLVM coroutines resumed through `resume` when the body was made resumable, stackful ones
+/// otherwise.
 fn cooperative_entries<'ctx>(
     site: &Site<'_, 'ctx>,
     name: &str,
     parameters: &KernelParameters<'ctx>,
+    resume: Option<FunctionValue<'ctx>>,
 ) -> Result<(), Unsupported> {
     let context = site.context;
     let builder = site.builder;
@@ -168,11 +172,22 @@ fn cooperative_entries<'ctx>(
     let entry = site.module.add_function(name, entry_type, Some(Linkage::External));
     builder.position_at_end(context.append_basic_block(entry, "entry"));
     let entry_site = Site { context, module: site.module, builder, function: entry };
-    let run_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into(), pointer_type.into()], false);
     let entry_parameter = |index: u32| entry.get_nth_param(index).ok_or_else(|| llvm_error("entry"));
-    let arguments =
-        [entry_parameter(0)?.into(), entry_parameter(1)?.into(), thread.as_global_value().as_pointer_value().into()];
-    call_function(&entry_site, runtime_function::RUN_COOPERATIVE_BLOCK, run_type, &arguments)?;
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![
+        entry_parameter(0)?.into(),
+        entry_parameter(1)?.into(),
+        thread.as_global_value().as_pointer_value().into(),
+    ];
+    let runner = match resume {
+        Some(resume) => {
+            arguments.push(resume.as_global_value().as_pointer_value().into());
+            runtime_function::RUN_RESUMABLE_BLOCK
+        }
+        None => runtime_function::RUN_COOPERATIVE_BLOCK,
+    };
+    let argument_types = vec![pointer_type.into(); arguments.len()];
+    let run_type = context.void_type().fn_type(&argument_types, false);
+    call_function(&entry_site, runner, run_type, &arguments)?;
     builder.build_return(None).map_err(llvm_error)?;
     Ok(())
 }
@@ -211,7 +226,20 @@ impl Target for Cpu {
 
         let pointer_type = context.ptr_type(AddressSpace::default());
         if parameters.cooperative {
-            return cooperative_entries(site, &name, parameters);
+            let form = if parameters.collectives_in_functions {
+                ThreadForm::Stackful
+            } else {
+                make_resumable(context, site.module, body)?
+            };
+            match form {
+                ThreadForm::Resumable => {
+                    let resume = resume_helper(context, site.module)?;
+                    return cooperative_entries(site, &name, parameters, Some(resume));
+                }
+                ThreadForm::Stackful => return cooperative_entries(site, &name, parameters, None),
+                // Nothing in this kernel waits: its threads run one after another.
+                ThreadForm::Independent => {}
+            }
         }
         let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
         let entry = site.module.add_function(&name, entry_type, Some(Linkage::External));
@@ -398,10 +426,22 @@ impl Target for Cpu {
         Ok(None)
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        crate::cpu_device_library::call(site, call)
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         let function_type = site.context.void_type().fn_type(&[], false);
         call_function(site, runtime_function::TRAP, function_type, &[])?;
         Ok(())
+    }
+
+    fn stopped<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::cpu_device_library::stopped(site).map(Some)
     }
 
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {

@@ -263,10 +263,14 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 .parameter_variables()
                 .map(|variable| parameter_type(self.shared.context, variable))
                 .collect();
-            let cooperative = self.shared.cooperative;
-            self.shared.target.finish_kernel(&self.site(), &KernelParameters { types, cooperative }).map_err(
-                |unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span),
-            )?;
+            let parameters = KernelParameters {
+                types,
+                cooperative: self.shared.cooperative,
+                collectives_in_functions: self.shared.collectives_in_functions,
+            };
+            self.shared.target.finish_kernel(&self.site(), &parameters).map_err(|unsupported| {
+                LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span)
+            })?;
         }
         Ok(())
     }

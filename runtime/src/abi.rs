@@ -83,6 +83,40 @@ pub mod runtime_function {
     pub const TRAP: &str = "ptxr_trap";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
+    /// `u32 ()`: whether the block has stopped (`trap` or a failed assertion). Checked after
+    /// calls of functions that may stop it, so that their callers leave too; the block's other
+    /// threads also leave at such a check once the launch has failed, as a trap ends the grid.
+    pub const STOPPED: &str = "ptxr_stopped";
+    /// `i32 (u64 format, u64 arguments, u32 pointer_bytes)`: `vprintf`; `pointer_bytes` (4 or 8)
+    /// is the size of `%s` and `%p` arguments. Returns the number of arguments read.
+    pub const PRINTF: &str = "ptxr_vprintf";
+    /// `u64 (u64 bytes, u32 pointer_bytes)`: `malloc` on the launch's device heap; returns 0
+    /// when no block fits. With 4-byte pointers the heap lies below 4 GiB.
+    pub const MALLOC: &str = "ptxr_malloc";
+    /// `void (u64 address)`: `free`.
+    pub const FREE: &str = "ptxr_free";
+    /// `void (u64 message, u64 file, u32 line, u64 function, u32 x, u32 y, u32 z)`:
+    /// `__assertfail` from thread `(x, y, z)`; the launch fails once the block is done.
+    pub const ASSERT_FAIL: &str = "ptxr_assertfail";
+    /// `void (const uint8_t *const *params, const BlockContext *context, ThreadEntry entry,
+    /// ResumeFunction resume)`: runs every thread of the block as an LLVM switched-resume
+    /// coroutine (see [`crate::cooperative::resumable`]): `entry` starts a thread, which runs
+    /// to its first suspension; `resume(frame)` continues it.
+    pub const RUN_RESUMABLE_BLOCK: &str = "ptxr_run_resumable_block";
+    /// `ptr (u64 size, u32 align)`: memory for a thread's coroutine frame, valid while the
+    /// block runs.
+    pub const RESUMABLE_FRAME: &str = "ptxr_resumable_frame";
+    /// `void (ptr frame)`: the running thread's coroutine has begun with this frame.
+    pub const RESUMABLE_STARTED: &str = "ptxr_resumable_started";
+    /// `void (u32 operation, u32 barrier, u32 thread_count, u32 predicate)`: as [`BARRIER`],
+    /// but only records the wait; the coroutine suspends after the call.
+    pub const RESUMABLE_BARRIER: &str = "ptxr_resumable_barrier";
+    /// `void (u32 kind, u32 member_mask, u64 a, u32 b, u32 c)`: as [`WARP_COLLECTIVE`], but
+    /// only records the wait; the coroutine suspends after the call.
+    pub const RESUMABLE_WARP_COLLECTIVE: &str = "ptxr_resumable_warp_collective";
+    /// `u64 ()`: after resuming, what the barrier or collective gave the thread (as
+    /// [`BARRIER`] and [`WARP_COLLECTIVE`] return it).
+    pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
 }
 
 /// What SPIR-V modules give an OpenCL host beside their kernels.
@@ -128,6 +162,10 @@ pub mod warp_collective {
     pub const ACTIVE_MASK: u32 = 18;
     pub const SYNC: u32 = 19;
 }
+
+/// Continues a suspended thread of a resumable block: `llvm.coro.resume` on its frame, compiled
+/// into the kernel's module (the frame's resume function has LLVM's internal calling convention).
+pub type ResumeFunction = unsafe extern "C" fn(frame: *mut u8);
 
 /// One thread of a cooperative block: `NAME.thread_entry` of a kernel that uses barriers or
 /// warp collectives.

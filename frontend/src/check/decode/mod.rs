@@ -73,6 +73,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         _ if video::is_scalar_video(opcode) => video::scalar(context, &mut modifiers, instruction),
         _ if video::is_simd_video(opcode) => video::simd(context, &mut modifiers, instruction),
         "setp" => comparison::setp(context, &mut modifiers, instruction),
+        "testp" => comparison::testp(context, &mut modifiers, instruction),
         "set" => comparison::set(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),
