@@ -675,3 +675,65 @@ fn half_precision_needs_no_float16_capability() {
         }
     }
 }
+
+/// `__assertfail` on OpenCL stops the work-item like `trap` and fails the launch, saying that the
+/// message stayed on the device; a kernel whose assertion holds gives the CPU's results.
+#[test]
+fn a_failed_assertion_fails_the_launch() {
+    if !opencl_device_available() {
+        return;
+    }
+    let strings: String = [("message", "index != input"), ("file", "kernel.cu"), ("function", "void test()")]
+        .iter()
+        .map(|(name, text)| {
+            let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+            format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
+        })
+        .collect();
+    let body = r#"
+    ld.global.u32 %r3, [%rd1];
+    setp.ne.u32 %p1, %r13, %r3;
+    @%p1 bra FINE;
+    {
+    .reg .b64 %a<4>;
+    cvta.global.u64 %a1, message;
+    cvta.global.u64 %a2, file;
+    cvta.global.u64 %a3, function;
+    .param .b64 param0;
+    st.param.b64 [param0], %a1;
+    .param .b64 param1;
+    st.param.b64 [param1], %a2;
+    .param .b32 param2;
+    st.param.b32 [param2], 7;
+    .param .b64 param3;
+    st.param.b64 [param3], %a3;
+    .param .b64 param4;
+    st.param.b64 [param4], 1;
+    call.uni __assertfail, (param0, param1, param2, param3, param4);
+    }
+FINE:
+    mov.u32 %r2, %r13;"#;
+    let declaration = ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, \
+                       .param .b64 function, .param .b64 char_size);\n";
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+        ".visible .entry",
+        &format!("{declaration}{strings}.visible .entry"),
+        1,
+    );
+    let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
+    assert_eq!(output, (0..64).collect::<Vec<u64>>());
+
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("spec.json"), spec(&[9; 64], 64, 64).to_string())
+        .unwrap_or_else(|error| panic!("{error}"));
+    for (target, expected) in
+        [("cpu", "Assertion `index != input` failed"), ("spirv", "failed an assertion (`__assertfail`")]
+    {
+        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
+        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
+        assert!(stderr.contains(expected), "{target}: {stderr}");
+    }
+}

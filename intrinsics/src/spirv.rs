@@ -249,7 +249,11 @@ impl Target for Spirv {
         site: &Site<'_, 'ctx>,
         call: &crate::DeviceFunctionCall<'ctx>,
     ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
-        let _ = site;
+        if call.function == crate::DeviceFunction::AssertFail {
+            // Stops the work-item as `trap` does; the message's strings stay on the device.
+            crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_ASSERTION)?;
+            return Ok(crate::DeviceFunctionLowering::Lowered(None));
+        }
         Err(Unsupported {
             what: format!("`{}` (CUDA's device library has no OpenCL equivalent here)", call.function.name()),
         })
@@ -261,7 +265,7 @@ impl Target for Spirv {
     }
 
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
-        crate::spirv_trap::trap(site)
+        crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
     }
 
     fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {

@@ -1,6 +1,6 @@
-//! `trap` on SPIR-V. OpenCL kernels cannot abort, so a trapping work-item raises a
-//! program-scope flag (`ptxr.trapped`, a CrossWorkgroup `uint`) and returns, as `trap` leaves the
-//! function on the CPU. The module also gets a kernel, [`TRAP_STATUS_KERNEL`], that copies the
+//! `trap` and `__assertfail` on SPIR-V. OpenCL kernels cannot abort, so a stopping work-item
+//! raises a program-scope flag (`ptxr.trapped`, a CrossWorkgroup `uint`, set to how it stopped)
+//! and returns, as `trap` leaves the function on the CPU. The module also gets a kernel, [`TRAP_STATUS_KERNEL`], that copies the
 //! flag into a buffer, so that the host can ask after the grid whether any work-item trapped and
 //! fail the launch as the CPU runtime does.
 //!
@@ -26,11 +26,13 @@ fn failed(error: inkwell::builder::BuilderError) -> Unsupported {
     Unsupported { what: format!("`trap` ({error})") }
 }
 
-/// Raises the flag in the function of `site`; the caller then returns.
-pub fn trap(site: &Site<'_, '_>) -> Result<(), Unsupported> {
+/// Raises the flag in the function of `site` with `reason` (`STOPPED_BY_TRAP` or
+/// `STOPPED_BY_ASSERTION`); the caller then returns.
+pub fn stop(site: &Site<'_, '_>, reason: u32) -> Result<(), Unsupported> {
     let flag = flag(site)?;
     let i32_type = site.context.i32_type();
-    let store = site.builder.build_store(flag.as_pointer_value(), i32_type.const_int(1, false)).map_err(failed)?;
+    let value = i32_type.const_int(u64::from(reason), false);
+    let store = site.builder.build_store(flag.as_pointer_value(), value).map_err(failed)?;
     store.set_alignment(4).map_err(|error| Unsupported { what: format!("`trap` ({error})") })?;
     // Work-items may trap together: an atomic store keeps that free of data races.
     order_access(site, store, MemoryOrdering::Relaxed, "device");

@@ -18,7 +18,7 @@ use opencl3::types::{cl_bool, CL_TRUE};
 
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
-use crate::abi::opencl::TRAP_STATUS_KERNEL;
+use crate::abi::opencl::{STOPPED_BY_ASSERTION, TRAP_STATUS_KERNEL};
 use crate::error::RuntimeError;
 use crate::launch::PreparedLaunch;
 use crate::report::LaunchReport;
@@ -51,12 +51,13 @@ fn session(device: &SelectedDevice) -> Result<&'static Mutex<Session>, RuntimeEr
     Ok(session)
 }
 
-/// Whether a work-item of the program trapped: the flag that its trap status kernel reads
-/// (`abi::opencl::TRAP_STATUS_KERNEL`; a module without `trap` has no such kernel).
-fn trapped(context: &Context, queue: &CommandQueue, program: &Program) -> Result<bool, RuntimeError> {
+/// How a work-item of the program stopped (`abi::opencl::STOPPED_BY_*`), 0 if none did: the
+/// flag that its trap status kernel reads (`abi::opencl::TRAP_STATUS_KERNEL`; a module that
+/// cannot stop has no such kernel).
+fn stop_status(context: &Context, queue: &CommandQueue, program: &Program) -> Result<u32, RuntimeError> {
     let kernel = match Kernel::create(program, TRAP_STATUS_KERNEL) {
         Ok(kernel) => kernel,
-        Err(error) if error.0 == CL_INVALID_KERNEL_NAME => return Ok(false),
+        Err(error) if error.0 == CL_INVALID_KERNEL_NAME => return Ok(0),
         Err(error) => return Err(failed("cannot create the trap status kernel")(error)),
     };
     let status = SvmBuffer::with_contents(context, "trap status", &[0; 4])?;
@@ -71,7 +72,7 @@ fn trapped(context: &Context, queue: &CommandQueue, program: &Program) -> Result
     event.wait().map_err(failed("the trap status kernel failed"))?;
     let mut flag = [0u8; 4];
     status.copy_to(&mut flag);
-    Ok(u32::from_le_bytes(flag) != 0)
+    Ok(u32::from_le_bytes(flag))
 }
 
 fn failed(what: &str) -> impl Fn(ClError) -> RuntimeError + '_ {
@@ -195,8 +196,15 @@ impl PreparedLaunch {
             _ => Duration::ZERO,
         };
 
-        if trapped(context, queue, &program)? {
-            return Err(RuntimeError::Launch { message: "the kernel executed `trap`".to_string() });
+        match stop_status(context, queue, &program)? {
+            0 => {}
+            STOPPED_BY_ASSERTION => {
+                return Err(RuntimeError::Launch {
+                    message: "a thread failed an assertion (`__assertfail`; OpenCL keeps its message on the device)"
+                        .to_string(),
+                })
+            }
+            _ => return Err(RuntimeError::Launch { message: "the kernel executed `trap`".to_string() }),
         }
         for (buffer, allocation) in self.buffers.iter_mut().zip(&allocations) {
             let memory = Arc::get_mut(&mut buffer.memory).ok_or(RuntimeError::BuffersInUse)?;
