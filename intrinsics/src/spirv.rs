@@ -55,15 +55,11 @@ impl Spirv {
         dimension: u32,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let i32_type = site.context.i32_type();
-        let size_type = site.context.i64_type();
-        let builtin = function_or_declare(site.module, mangled_name, || size_type.fn_type(&[i32_type.into()], false));
-        builtin.set_call_conventions(SPIR_FUNC);
-        let call = site
-            .builder
-            .build_call(builtin, &[i32_type.const_int(u64::from(dimension), false).into()], "")
-            .map_err(|error| Unsupported { what: format!("a call to {mangled_name} ({error})") })?;
-        call.set_call_convention(SPIR_FUNC);
-        let value = call.try_as_basic_value().basic().ok_or_else(|| Unsupported { what: mangled_name.to_string() })?;
+        let function_type = site.context.i64_type().fn_type(&[i32_type.into()], false);
+        let dimension = i32_type.const_int(u64::from(dimension), false);
+        let value = self
+            .call_builtin(site, mangled_name, function_type, &[dimension.into()])?
+            .ok_or_else(|| Unsupported { what: mangled_name.to_string() })?;
         to_i32(site, value.into_int_value())
     }
 }
