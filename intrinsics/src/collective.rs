@@ -1,9 +1,9 @@
 //! Barriers and warp collectives as lowering hands them to a target: the operation with its
 //! operands already read as LLVM integers, and what the target gives back.
 
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{BarrierOperation, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::ir::{BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode};
 
 use crate::{Site, Unsupported};
 
@@ -95,4 +95,22 @@ pub fn shuffle_source<'ctx>(
     let in_range = builder.build_int_compare(predicate, source, max_lane, "shfl.in_range").map_err(failed)?;
     let source = builder.build_select(in_range, source, lane, "shfl.lane").map_err(failed)?.into_int_value();
     Ok((source, in_range))
+}
+
+/// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`): each lane hands over
+/// its fragment buffer, laid out as `ptxr_runtime::abi::matrix_fragments` says, and finds its
+/// result there afterwards. Lowering fills the operands' words and reads the result's; the
+/// target makes the lanes meet.
+pub enum MatrixCollective<'ctx> {
+    MultiplyAccumulate {
+        operation: MatrixMultiply,
+        fragments: PointerValue<'ctx>,
+    },
+    /// `row` is the address, in its state space, of the row this lane gives.
+    Load {
+        matrices: u32,
+        transpose: bool,
+        row: PointerValue<'ctx>,
+        fragments: PointerValue<'ctx>,
+    },
 }

@@ -11,13 +11,19 @@ use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, StructType};
 use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
-use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::ir::{
+    BarrierOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, MemoryScope, ReduxOperation,
+    ShuffleMode, VoteMode,
+};
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
-use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective};
+use ptxr_runtime::abi::{barrier_operation, block_context_field, matrix_operation, runtime_function, warp_collective};
 
 use crate::declare::{call_function, call_intrinsic, to_i32};
 use crate::resumable::{make_resumable, resume_helper, ThreadForm};
-use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+use crate::{
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
+    WarpCollective,
+};
 
 /// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
 const CONTEXT_PARAMETER: u32 = 0;
@@ -528,6 +534,41 @@ impl Target for Cpu {
         })
     }
 
+    fn matrix_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        let i32_type = site.context.i32_type();
+        let i64_type = site.context.i64_type();
+        let (kind, operation, fragments) = match collective {
+            MatrixCollective::MultiplyAccumulate { operation, fragments } => {
+                (warp_collective::MATRIX_MULTIPLY_ACCUMULATE, matrix_operation_code(operation)?, *fragments)
+            }
+            MatrixCollective::Load { matrices, transpose, row, fragments } => {
+                // The runtime reads the row through its host address, kept in the buffer's first
+                // two words (`matrix_fragments::ROW_ADDRESS`).
+                let row_address = site.builder.build_ptr_to_int(*row, i64_type, "row_address").map_err(llvm_error)?;
+                site.builder.build_store(*fragments, row_address).map_err(llvm_error)?;
+                let transpose = if *transpose { matrix_operation::TRANSPOSE } else { 0 };
+                (warp_collective::LOAD_MATRIX, matrices | transpose, *fragments)
+            }
+        };
+        let address = site.builder.build_ptr_to_int(fragments, i64_type, "fragments").map_err(llvm_error)?;
+        let function_type = i64_type
+            .fn_type(&[i32_type.into(), i32_type.into(), i64_type.into(), i32_type.into(), i32_type.into()], false);
+        // `.sync.aligned`: every lane of the warp takes part.
+        let arguments = [
+            i32_type.const_int(u64::from(kind), false).into(),
+            i32_type.const_all_ones().into(),
+            address.into(),
+            i32_type.const_int(u64::from(operation), false).into(),
+            i32_type.const_zero().into(),
+        ];
+        call_function(site, runtime_function::WARP_COLLECTIVE, function_type, &arguments)?;
+        Ok(())
+    }
+
     fn shared_variables_in_window(&self) -> bool {
         true
     }
@@ -603,4 +644,49 @@ impl Target for Cpu {
             }
         }
     }
+}
+
+/// The runtime's code (`ptxr_runtime::abi::matrix_operation`) of an `mma` form.
+fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported> {
+    let unsupported = || Unsupported {
+        what: format!(
+            "`mma{}{}{}{}{}{}{}`",
+            operation.shape, operation.a_layout, operation.b_layout, operation.d, operation.a, operation.b, operation.c
+        ),
+    };
+    let shape = match operation.shape {
+        MatrixShape::M8n8k16 => matrix_operation::SHAPE_M8N8K16,
+        MatrixShape::M16n8k4 => matrix_operation::SHAPE_M16N8K4,
+        MatrixShape::M16n8k8 => matrix_operation::SHAPE_M16N8K8,
+        MatrixShape::M16n8k16 => matrix_operation::SHAPE_M16N8K16,
+        MatrixShape::M16n8k32 => matrix_operation::SHAPE_M16N8K32,
+        MatrixShape::M8n8k4 if operation.a == MatrixElement::F16 => matrix_operation::SHAPE_M8N8K4,
+        MatrixShape::M8n8k4
+        | MatrixShape::M8n8k32
+        | MatrixShape::M8n8k128
+        | MatrixShape::M16n8k64
+        | MatrixShape::M16n8k128
+        | MatrixShape::M16n8k256 => return Err(unsupported()),
+    };
+    let element = |element: MatrixElement| match element {
+        MatrixElement::F16 => Ok(matrix_operation::ELEMENT_F16),
+        MatrixElement::Bf16 => Ok(matrix_operation::ELEMENT_BF16),
+        MatrixElement::Tf32 => Ok(matrix_operation::ELEMENT_TF32),
+        MatrixElement::F32 => Ok(matrix_operation::ELEMENT_F32),
+        MatrixElement::S8 => Ok(matrix_operation::ELEMENT_S8),
+        MatrixElement::U8 => Ok(matrix_operation::ELEMENT_U8),
+        MatrixElement::S32 => Ok(matrix_operation::ELEMENT_S32),
+        MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
+    };
+    let code = matrix_operation::encode(
+        shape,
+        element(operation.d)?,
+        element(operation.a)?,
+        element(operation.b)?,
+        element(operation.c)?,
+        operation.saturate,
+    );
+    let a_layout = if operation.a_layout == MatrixLayout::Column { matrix_operation::A_COLUMN_MAJOR } else { 0 };
+    let b_layout = if operation.b_layout == MatrixLayout::Row { matrix_operation::B_ROW_MAJOR } else { 0 };
+    Ok(code | a_layout | b_layout)
 }

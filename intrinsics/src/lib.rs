@@ -13,6 +13,7 @@ mod declare;
 mod device_function;
 mod lane_mask;
 mod nvptx;
+mod nvptx_matrix;
 mod resumable;
 mod site;
 mod spirv;
@@ -27,7 +28,7 @@ use inkwell::AddressSpace;
 use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-pub use collective::{Barrier, CollectiveResult, WarpCollective};
+pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 pub use site::Site;
 
@@ -233,6 +234,16 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported>;
+
+    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`); the CPU's runtime
+    /// and NVPTX's intrinsics compute them.
+    fn matrix_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported { what: "warp-level matrix instructions".to_string() })
+    }
 
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {

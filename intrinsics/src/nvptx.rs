@@ -11,7 +11,10 @@ use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
 
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
-use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+use crate::{
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
+    WarpCollective,
+};
 
 /// LLVM's `ptx_kernel` calling convention.
 const PTX_KERNEL: u32 = 71;
@@ -172,6 +175,14 @@ impl Target for Nvptx {
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         call_intrinsic_or_void(site, "llvm.nvvm.nanosleep", &[nanoseconds.into()])?;
         Ok(())
+    }
+
+    fn matrix_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        crate::nvptx_matrix::matrix_collective(site, collective)
     }
 
     fn warp_collective<'ctx>(

@@ -166,6 +166,70 @@ pub mod warp_collective {
     pub const REDUX_XOR: u32 = 17;
     pub const ACTIVE_MASK: u32 = 18;
     pub const SYNC: u32 = 19;
+    /// `mma.sync`: `a` is the address of the lane's fragment buffer ([`super::matrix_fragments`]),
+    /// `b` the operation ([`super::matrix_operation`]). The runtime writes every lane's D
+    /// fragment into its buffer before the lanes resume.
+    pub const MATRIX_MULTIPLY_ACCUMULATE: u32 = 20;
+    /// `ldmatrix.sync`: `a` is the address of the lane's fragment buffer, which holds the address
+    /// of the row the lane gives; `b` is the number of matrices (1, 2 or 4), plus
+    /// [`super::matrix_operation::TRANSPOSE`] for `.trans`. The runtime writes each lane's
+    /// registers into its buffer.
+    pub const LOAD_MATRIX: u32 = 21;
+}
+
+/// The buffer of 32-bit words through which a lane hands its fragments to a matrix collective:
+/// the registers of each operand in the order PTX lists them, each at a fixed offset. The
+/// compiler keeps one such buffer per function, 8-byte aligned.
+pub mod matrix_fragments {
+    /// `mma`: A's registers (at most 4).
+    pub const A: usize = 0;
+    /// `mma`: B's registers (at most 4).
+    pub const B: usize = 4;
+    /// `mma`: C's registers (at most 8).
+    pub const C: usize = 8;
+    /// `mma`: where the runtime writes D's registers (at most 8).
+    pub const D: usize = 16;
+    /// `ldmatrix`: the 64-bit address of the lane's row (words 0 and 1, little-endian).
+    pub const ROW_ADDRESS: usize = 0;
+    /// `ldmatrix`: where the runtime writes the lane's registers, one per matrix.
+    pub const LOADED: usize = 2;
+    /// The buffer's size in words.
+    pub const WORDS: usize = 24;
+}
+
+/// The `b` argument of the matrix collectives. For `mma`: the shape in bits 0..4, then the
+/// element types of D, A, B and C in four bits each from bit 4, `.satfinite` in bit 20, and the
+/// layouts other than `.row.col` (`.m8n8k4` only) in bits 21 and 22.
+pub mod matrix_operation {
+    pub const SHAPE_M8N8K16: u32 = 0;
+    pub const SHAPE_M16N8K4: u32 = 1;
+    pub const SHAPE_M16N8K8: u32 = 2;
+    pub const SHAPE_M16N8K16: u32 = 3;
+    pub const SHAPE_M16N8K32: u32 = 4;
+    /// `.m8n8k4` on `.f16`: four 8×8×4 products, one per group of eight lanes.
+    pub const SHAPE_M8N8K4: u32 = 5;
+
+    pub const ELEMENT_F16: u32 = 0;
+    pub const ELEMENT_BF16: u32 = 1;
+    pub const ELEMENT_TF32: u32 = 2;
+    pub const ELEMENT_F32: u32 = 3;
+    pub const ELEMENT_S8: u32 = 4;
+    pub const ELEMENT_U8: u32 = 5;
+    pub const ELEMENT_S32: u32 = 6;
+
+    pub const SATURATE: u32 = 1 << 20;
+    /// A is `.col` (column-major).
+    pub const A_COLUMN_MAJOR: u32 = 1 << 21;
+    /// B is `.row` (row-major).
+    pub const B_ROW_MAJOR: u32 = 1 << 22;
+
+    /// The code of one `mma` form.
+    pub const fn encode(shape: u32, d: u32, a: u32, b: u32, c: u32, saturate: bool) -> u32 {
+        shape | (d << 4) | (a << 8) | (b << 12) | (c << 16) | if saturate { SATURATE } else { 0 }
+    }
+
+    /// `ldmatrix`'s `.trans`, added to the number of matrices.
+    pub const TRANSPOSE: u32 = 1 << 8;
 }
 
 /// Continues a suspended thread of a resumable block: `llvm.coro.resume` on its frame, compiled

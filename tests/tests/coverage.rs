@@ -393,11 +393,49 @@ const SECTIONS: &[(&str, &[Form])] = &[
     ),
     (
         "9.7.13 Warp-level matrix multiply-accumulate",
-        &[form(
-            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
-            ".reg .b32 %r<4>; .reg .f32 %f<9>",
-            "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
-        )],
+        &[
+            form(
+                "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+                ".reg .b32 %r<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%r5, %r6, %r7, %r8}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%r3, %r3, %r3, %r3}; st.global.b32 [%rd2], %r5",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32",
+                ".reg .b32 %r<6>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32 {%r3, %r4}, {%r1}, {%r2}, {%r1, %r2}; st.global.b32 [%rd2], %r4",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+                ".reg .f64 %fd<6>",
+                "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd3, %fd4}, {%fd1}, {%fd2}, {%fd1, %fd2}; st.global.f64 [%rd2], %fd4",
+            ),
+            form(
+                "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                ".reg .b32 %r<6>",
+                "ld.global.b32 %r1, [%rd2]; st.shared.b32 [tile], %r1; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r2, %r3, %r4, %r5}, [tile]; st.global.b32 [%rd2], %r5",
+            )
+            .with_module_scope(SHARED_TILE),
+        ],
     ),
     (
         "9.7.14 Video",

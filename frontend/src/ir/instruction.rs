@@ -7,8 +7,8 @@ use crate::span::Span;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MemoryOrdering, MemoryScope, Operand,
-    ReduxOperation, ShuffleMode, VariableId, VoteMode,
+    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MatrixMultiply, MemoryOrdering,
+    MemoryScope, Operand, ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -420,6 +420,26 @@ pub enum Instruction {
     ActiveMask { destination: Destination },
     /// `bar.warp.sync membermask`
     WarpSync { member_mask: Operand },
+    /// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`: each
+    /// operand is the lane's fragment, a list of 32-bit registers (`.f32`/`.s32` elements, or
+    /// narrower elements packed into `.b32`) in the spec's order.
+    MatrixMultiplyAccumulate {
+        operation: MatrixMultiply,
+        destinations: Vec<Destination>,
+        a: Vec<Operand>,
+        b: Vec<Operand>,
+        c: Vec<Operand>,
+    },
+    /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [a]`: `matrices` (1, 2 or 4)
+    /// 8×8 matrices of 16-bit elements whose rows' addresses the lanes give, one `.b32`
+    /// destination per matrix.
+    LoadMatrix {
+        matrices: u32,
+        transpose: bool,
+        state_space: StateSpace,
+        destinations: Vec<Destination>,
+        address: Address,
+    },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,

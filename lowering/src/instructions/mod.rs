@@ -14,6 +14,7 @@ mod float_minimum;
 mod float_property;
 mod half;
 mod integer;
+mod matrix;
 mod memory;
 mod support;
 mod synchronization;
@@ -320,6 +321,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::ActiveMask { destination } => synchronization::active_mask(lowering, guarded, destination),
         Instruction::WarpSync { member_mask } => synchronization::warp_sync(lowering, guarded, member_mask),
+        Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
+            matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
+        }
+        Instruction::LoadMatrix { matrices, transpose, state_space, destinations, address } => {
+            matrix::load_matrix(lowering, guarded, *matrices, *transpose, *state_space, destinations, address)
+        }
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))
         }

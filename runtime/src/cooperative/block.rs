@@ -7,6 +7,7 @@
 use std::cell::Cell;
 use std::ptr;
 
+use super::matrix;
 use super::warp::{self, Deposit};
 use crate::abi::{barrier_operation, warp_collective};
 
@@ -99,7 +100,11 @@ impl Block {
                 };
             }
             let mut results = [0u64; WARP_SIZE];
-            warp::resolve_into(collective, &deposits[..members], &mut results[..members]);
+            // SAFETY: for the matrix collectives the compiled kernel deposits the address of the
+            // lane's fragment buffer, which stays valid while the lane is suspended here.
+            if !unsafe { matrix::complete(collective, &deposits[..members]) } {
+                warp::resolve_into(collective, &deposits[..members], &mut results[..members]);
+            }
             for (&index, &result) in group.iter().zip(&results) {
                 self.lanes[index].result = result;
                 self.lanes[index].wait = Wait::Running;
