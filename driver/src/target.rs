@@ -75,13 +75,13 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 const SUBGROUP_SPIRV_VERSION: &str = "v1.3";
 
 /// `target` adjusted to what `module` needs: on SPIR-V at the default version (1.2), a module
-/// with warp collectives is compiled for SPIR-V 1.3, the first with sub-group instructions
+/// with warp collectives or warp special registers is compiled for SPIR-V 1.3, the first with sub-group instructions
 /// (OpenCL 3.0 runtimes that accept SPIR-V take it; 1.2 cannot express the collectives at all).
 pub fn for_module(target: &TargetDescription, module: &ptxr_frontend::ir::Module) -> TargetDescription {
     let default_version = format!("{DEFAULT_SPIRV_VERSION}-");
     if target.kind != TargetKind::Spirv
         || !target.triple.contains(&default_version)
-        || !ptxr_lowering::uses_warp_collectives(module)
+        || !ptxr_lowering::uses_warps(module)
     {
         return target.clone();
     }

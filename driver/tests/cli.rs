@@ -52,15 +52,15 @@ fn unsupported_instruction_names_instruction_and_target() {
         "sleep.ptx",
         &format!("{HEADER}.visible .entry k()\n{{\n\tnanosleep.u32 100;\n\tret;\n}}\n"),
     );
-    // OpenCL has no sleep, so SPIR-V cannot express `nanosleep`.
-    std::fs::write(directory.path().join("sleep.spv"), b"previous").unwrap_or_else(|error| panic!("{error}"));
-    let output = ptxr(&["compile", &input, "--target", "spirv", "-o", "sleep.spv"], directory.path());
+    // AMDGPU's `s_sleep` takes a constant, so it cannot express `nanosleep` of a register.
+    std::fs::write(directory.path().join("sleep.hsaco"), b"previous").unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "sleep.hsaco"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unsupported: `nanosleep` (OpenCL has no sleep) on spirv"), "{stderr}");
+    assert!(stderr.contains("unsupported: `nanosleep` (s_sleep needs a constant) on amdgpu"), "{stderr}");
     assert!(stderr.contains("sleep.ptx:7:2"), "{stderr}");
     // The earlier file at -o is untouched: outputs are replaced only when complete.
-    assert_eq!(std::fs::read(directory.path().join("sleep.spv")).unwrap_or_default(), b"previous");
+    assert_eq!(std::fs::read(directory.path().join("sleep.hsaco")).unwrap_or_default(), b"previous");
 }
 
 #[test]

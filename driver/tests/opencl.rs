@@ -60,6 +60,7 @@ fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
         output
     };
     let (cpu, opencl) = (run("cpu"), run("spirv"));
+    validate_spirv(directory.path(), ptx);
     let (cpu_text, opencl_text) = (without_timing(&cpu.stdout), without_timing(&opencl.stdout));
     if cpu_text != opencl_text {
         let cpu_json: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap_or_default();
@@ -79,6 +80,27 @@ fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
         panic!("the OpenCL and CPU outputs differ\n{ptx}");
     }
     serde_json::from_slice(&opencl.stdout).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// Compiles `kernel.ptx` in `directory` to SPIR-V and checks it with `spirv-val` for the
+/// OpenCL environment of its version (OpenCL 2.2 for SPIR-V 1.2; spirv-val has no OpenCL
+/// environment for 1.3, so the plain 1.3 rules there).
+fn validate_spirv(directory: &Path, ptx: &str) {
+    let output = ptxr(&["compile", "kernel.ptx", "--target", "spirv", "-o", "kernel.spv"], directory);
+    assert!(output.status.success(), "compile: {}\n{ptx}", String::from_utf8_lossy(&output.stderr));
+    let spirv = std::fs::read(directory.join("kernel.spv")).unwrap_or_else(|error| panic!("{error}"));
+    let environment = if spirv.get(4..8) == Some(&[0, 3, 1, 0][..]) { "spv1.3" } else { "opencl2.2" };
+    match Command::new("spirv-val").args(["--target-env", environment, "kernel.spv"]).current_dir(directory).output() {
+        Ok(validation) => assert!(
+            validation.status.success(),
+            "spirv-val --target-env {environment}: {}\n{ptx}",
+            String::from_utf8_lossy(&validation.stderr)
+        ),
+        Err(_) if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") => {
+            panic!("spirv-val is required (PTXR_REQUIRE_VALIDATORS=1)")
+        }
+        Err(_) => eprintln!("skipping spirv-val: not installed"),
+    }
 }
 
 fn bits(result: &serde_json::Value, buffer: &str) -> Vec<u64> {
@@ -333,8 +355,9 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
         "redux.sync.max.s32 %r2, %r1, 0xffffffff;",
         "redux.sync.xor.b32 %r2, %r1, 0xffffffff;",
         "activemask.b32 %r2;",
-        // %laneid alone does not make the module SPIR-V 1.3; a collective beside it does.
-        "activemask.b32 %r3;\n    mov.u32 %r2, %laneid;",
+        // Warp special registers alone make the module SPIR-V 1.3, as collectives do.
+        "mov.u32 %r2, %laneid;",
+        "mov.u32 %r2, %lanemask_lt;",
     ];
     for case in cases {
         let kernel = per_thread_kernel(&format!("    {case}"), "st.global.u32 [%rd4], %r2;");
@@ -345,6 +368,10 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
         }
         if case.contains("%laneid") {
             assert!(output.iter().enumerate().all(|(thread, &lane)| lane == (thread % 32) as u64), "{output:?}");
+        }
+        if case.contains("%lanemask_lt") {
+            let below = |thread: usize| (1u64 << (thread % 32)) - 1;
+            assert!(output.iter().enumerate().all(|(thread, &mask)| mask == below(thread)), "{output:?}");
         }
     }
 }
@@ -396,5 +423,317 @@ fn float_atomic_add_counts_across_work_groups() {
     for counter in 0..4u32 {
         let expected = input.iter().filter(|&&value| value & 3 == counter).count() as f32 * 0.5;
         assert_eq!(f32::from_bits(output[counter as usize] as u32), expected, "counter {counter}");
+    }
+}
+
+/// Dynamic shared memory (an unsized `.extern .shared` array after a static `.shared`
+/// variable), 32-bit shared addresses (`mov.u32 %r, var`, `cvta.shared`) and a `.func` that
+/// reads the caller's shared memory: on OpenCL the block's window is one `__local` argument
+/// after the PTX parameters, sized by the launch's `shared_bytes`.
+#[test]
+fn dynamic_shared_memory_and_shared_addresses_reach_functions() {
+    if !opencl_device_available() {
+        return;
+    }
+    let kernel = format!(
+        r#"{HEADER}
+.extern .shared .align 16 .b32 dynamic[];
+
+.func (.reg .u32 value) read_shared(.reg .u32 address)
+{{
+    ld.shared.u32 value, [address];
+    ret;
+}}
+
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .shared .align 4 .u32 flags[2];
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r10, %tid.x;
+    mov.u32 %r11, %ctaid.x;
+    mov.u32 %r12, %ntid.x;
+    mad.lo.u32 %r13, %r11, %r12, %r10;
+    mul.wide.u32 %rd3, %r13, 4;
+    add.u64 %rd5, %rd1, %rd3;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd5];
+    mov.u32 %r3, dynamic;
+    shl.b32 %r4, %r10, 2;
+    add.u32 %r5, %r3, %r4;
+    st.shared.u32 [%r5], %r1;
+    setp.eq.u32 %p1, %r10, 0;
+    @%p1 st.shared.u32 [flags+4], %r11;
+    bar.sync 0;
+    sub.u32 %r6, 63, %r10;
+    shl.b32 %r6, %r6, 2;
+    add.u32 %r7, %r3, %r6;
+    call (%r2), read_shared, (%r7);
+    mov.u64 %rd8, flags;
+    cvta.shared.u64 %rd9, %rd8;
+    ld.u32 %r14, [%rd9+4];
+    shl.b32 %r14, %r14, 24;
+    or.b32 %r2, %r2, %r14;
+    st.global.u32 [%rd4], %r2;
+    ret;
+}}
+"#
+    );
+    let input: Vec<u32> = (0..256).map(|value| value * 5 + 2).collect();
+    let mut launch = spec(&input, 256, 256);
+    launch["shared_bytes"] = serde_json::json!(256);
+    let output = bits(&same_on_both(&kernel, &launch), "output");
+    for (index, &value) in output.iter().enumerate() {
+        let block = index / 64;
+        let reversed = u64::from(input[block * 64 + 63 - index % 64]);
+        assert_eq!(value, reversed | ((block as u64) << 24), "thread {index}");
+    }
+}
+
+/// An `.address_size 32` kernel: its buffers lie below 4 GiB and reach it as 32-bit addresses
+/// through fine-grained system SVM; its shared variable's address is a 32-bit offset.
+#[test]
+fn address_size_32_kernels_run_with_32_bit_buffer_addresses() {
+    if !opencl_device_available() {
+        return;
+    }
+    let kernel = r#".version 7.8
+.target sm_80
+.address_size 32
+.visible .entry test(.param .u32 input, .param .u32 output)
+{
+    .shared .align 8 .u64 staging[64];
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [input];
+    ld.param.u32 %r2, [output];
+    mov.u32 %r10, %tid.x;
+    shl.b32 %r3, %r10, 3;
+    add.u32 %r4, %r1, %r3;
+    ld.global.u64 %rd1, [%r4];
+    mov.u32 %r5, staging;
+    add.u32 %r6, %r5, %r3;
+    st.shared.u64 [%r6], %rd1;
+    bar.sync 0;
+    ld.shared.u64 %rd2, [staging];
+    add.u64 %rd3, %rd1, %rd2;
+    add.u32 %r7, %r2, %r3;
+    st.global.u64 [%r7], %rd3;
+    ret;
+}
+"#;
+    let input: Vec<u64> = (0..64u64).map(|value| value * 0x1_0000_0001 + 7).collect();
+    let input_bits: Vec<String> = input.iter().map(|value| format!("{value:#018x}")).collect();
+    let launch = serde_json::json!({
+        "grid": [1], "block": [64],
+        "buffers": {
+            "input": { "type": "u64", "bits": input_bits },
+            "output": { "type": "u64", "len": 64 }
+        },
+        "args": [{ "buffer": "input" }, { "buffer": "output" }]
+    });
+    let output = bits(&same_on_both(kernel, &launch), "output");
+    for (index, &value) in output.iter().enumerate() {
+        assert_eq!(value, input[index].wrapping_add(input[0]), "thread {index}");
+    }
+}
+
+/// `atom.inc` and `atom.dec` wrap at their bound (ISA 7.8 section 9.7.12.5), which SPIR-V's
+/// increment and decrement do not: on SPIR-V they are compare-and-swap loops. Every work-item
+/// increments one counter and decrements another (bound 9) and counts the old value it got in a
+/// histogram, so the result does not depend on the order the work-items ran in. `nanosleep`
+/// before them returns (its duration may be zero).
+#[test]
+fn wrapping_atomic_increment_and_decrement_count_across_work_groups() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    nanosleep.u32 100;
+    atom.global.inc.u32 %r3, [%rd2], 9;
+    atom.global.dec.u32 %r4, [%rd2+4], 9;
+    mul.wide.u32 %rd6, %r3, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    atom.global.add.u32 %r5, [%rd7+8], 1;
+    mul.wide.u32 %rd6, %r4, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    atom.global.add.u32 %r5, [%rd7+48], 1;"#;
+    let input = inputs(256, &[], |_| true);
+    let kernel = per_thread_kernel(body, "");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 22, 256)), "output");
+    // The model: the ISA's formulas applied 256 times in any order visit the same values.
+    let (mut increment, mut decrement) = (0u32, 0u32);
+    let mut expected = vec![0u64; 22];
+    for _ in 0..256 {
+        expected[2 + increment as usize] += 1;
+        expected[12 + decrement as usize] += 1;
+        increment = if increment >= 9 { 0 } else { increment + 1 };
+        decrement = if decrement == 0 || decrement > 9 { 9 } else { decrement - 1 };
+    }
+    expected[0] = u64::from(increment);
+    expected[1] = u64::from(decrement);
+    assert_eq!(output, expected);
+}
+
+/// `bar.red.popc`, `.and` and `.or` over each block of 64 through OpenCL's work-group
+/// functions, against the counts computed here.
+#[test]
+fn barrier_reductions_count_each_block() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    and.b32 %r3, %r1, 3;
+    setp.ne.u32 %p1, %r3, 0;
+    bar.red.popc.u32 %r4, 0, %p1;
+    bar.red.and.pred %p2, 0, %p1;
+    bar.red.or.pred %p3, 0, !%p1;
+    selp.u32 %r5, 0x10000, 0, %p2;
+    selp.u32 %r6, 0x20000, 0, %p3;
+    or.b32 %r2, %r4, %r5;
+    or.b32 %r2, %r2, %r6;"#;
+    // Block 1 has no multiple of 4, so its AND is true and its OR of the negation false.
+    let input: Vec<u32> = (0..256u32).map(|index| if index / 64 == 1 { 1 } else { index * 7 % 13 }).collect();
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;");
+    let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+    for block in 0..4 {
+        let values = &input[block * 64..block * 64 + 64];
+        let count = values.iter().filter(|&&value| value & 3 != 0).count() as u64;
+        let all = u64::from(count == 64) << 16;
+        let any_negated = u64::from(count < 64) << 17;
+        for thread in 0..64 {
+            assert_eq!(output[block * 64 + thread], count | all | any_negated, "block {block} thread {thread}");
+        }
+    }
+}
+
+/// `trap` on OpenCL: the trapping work-item raises the module's trap flag and returns, and the
+/// launch then fails as on the CPU, with no JSON; when no work-item reaches the `trap`, the
+/// results are the CPU's.
+#[test]
+fn trap_fails_the_launch_only_when_reached() {
+    if !opencl_device_available() {
+        return;
+    }
+    // Work-item `input[0]` traps; every other one stores its index at its place.
+    let body = r#"
+    ld.global.u32 %r3, [%rd1];
+    setp.eq.u32 %p1, %r13, %r3;
+    @%p1 trap;
+    mov.u32 %r2, %r13;"#;
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;");
+    let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
+    assert_eq!(output, (0..64).collect::<Vec<u64>>());
+
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    let trapping = spec(&[5; 64], 64, 64);
+    std::fs::write(directory.path().join("spec.json"), trapping.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    for target in ["cpu", "spirv"] {
+        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
+        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
+        assert!(stderr.contains("the kernel executed `trap`"), "{target}: {stderr}");
+    }
+}
+
+/// Half precision on OpenCL: `.f16` lanes are handled as their bits, so the SPIR-V module needs
+/// no Float16 capability (which OpenCL's environment allows only with `cl_khr_fp16`) and passes
+/// `spirv-val` for OpenCL 2.2; the results are the CPU's, bit for bit.
+#[test]
+fn half_precision_needs_no_float16_capability() {
+    if !opencl_device_available() {
+        return;
+    }
+    let edges: Vec<u32> =
+        [0.0f32, -0.0, 1.0, 65504.0, 65520.0, 6.0e-8, 2.9e-8, 6.1e-5, -3.0e-6, f32::NAN, f32::INFINITY]
+            .iter()
+            .map(|value| value.to_bits())
+            .collect();
+    let input = inputs(256, &edges, |bits| f32::from_bits(bits).abs() < 70000.0);
+    let cases = [
+        "cvt.rn.f16.f32 %h1, %f1;\n    cvt.f32.f16 %f2, %h1;",
+        "cvt.rz.f16.f32 %h1, %f1;\n    cvt.f32.f16 %f2, %h1;",
+        "cvt.rn.f16.f32 %h1, %f1;\n    mul.rn.f16 %h2, %h1, %h1;\n    add.f16 %h2, %h2, 0f3F800000;\n    cvt.f32.f16 %f2, %h2;",
+        "cvt.rn.f16x2.f32 %r3, %f1, %f1;\n    fma.rn.f16x2 %r4, %r3, %r3, %r3;\n    mov.b32 %f2, %r4;",
+        "cvt.rn.f16.f32 %h1, %f1;\n    setp.gt.f16 %p1, %h1, 0f3F800000;\n    selp.f32 %f2, 0f3F800000, 0f00000000, %p1;",
+    ];
+    for case in cases {
+        let body = format!("    .reg .b16 %h<3>;\n    {case}");
+        let kernel = per_thread_kernel(&body, "st.global.f32 [%rd4], %f2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        if case.starts_with("cvt.rn.f16.f32 %h1, %f1;\n    cvt.f32") {
+            // 1.0 and 65504 are exact; 65520 rounds to infinity, 2.9e-8 to zero.
+            assert_eq!(f32::from_bits(output[2] as u32), 1.0);
+            assert_eq!(f32::from_bits(output[3] as u32), 65504.0);
+            assert_eq!(f32::from_bits(output[4] as u32), f32::INFINITY);
+            assert_eq!(f32::from_bits(output[6] as u32), 0.0);
+        }
+    }
+}
+
+/// `__assertfail` on OpenCL stops the work-item like `trap` and fails the launch, saying that the
+/// message stayed on the device; a kernel whose assertion holds gives the CPU's results.
+#[test]
+fn a_failed_assertion_fails_the_launch() {
+    if !opencl_device_available() {
+        return;
+    }
+    let strings: String = [("message", "index != input"), ("file", "kernel.cu"), ("function", "void test()")]
+        .iter()
+        .map(|(name, text)| {
+            let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+            format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
+        })
+        .collect();
+    let body = r#"
+    ld.global.u32 %r3, [%rd1];
+    setp.ne.u32 %p1, %r13, %r3;
+    @%p1 bra FINE;
+    {
+    .reg .b64 %a<4>;
+    cvta.global.u64 %a1, message;
+    cvta.global.u64 %a2, file;
+    cvta.global.u64 %a3, function;
+    .param .b64 param0;
+    st.param.b64 [param0], %a1;
+    .param .b64 param1;
+    st.param.b64 [param1], %a2;
+    .param .b32 param2;
+    st.param.b32 [param2], 7;
+    .param .b64 param3;
+    st.param.b64 [param3], %a3;
+    .param .b64 param4;
+    st.param.b64 [param4], 1;
+    call.uni __assertfail, (param0, param1, param2, param3, param4);
+    }
+FINE:
+    mov.u32 %r2, %r13;"#;
+    let declaration = ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, \
+                       .param .b64 function, .param .b64 char_size);\n";
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+        ".visible .entry",
+        &format!("{declaration}{strings}.visible .entry"),
+        1,
+    );
+    let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
+    assert_eq!(output, (0..64).collect::<Vec<u64>>());
+
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("spec.json"), spec(&[9; 64], 64, 64).to_string())
+        .unwrap_or_else(|error| panic!("{error}"));
+    for (target, expected) in
+        [("cpu", "Assertion `index != input` failed"), ("spirv", "failed an assertion (`__assertfail`")]
+    {
+        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
+        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
+        assert!(stderr.contains(expected), "{target}: {stderr}");
     }
 }

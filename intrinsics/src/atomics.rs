@@ -4,7 +4,8 @@
 
 use std::ffi::CString;
 
-use inkwell::values::{AsValueRef, BasicValueEnum, PointerValue};
+use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, PointerValue};
+use inkwell::IntPredicate;
 use llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope,
     LLVMGetSyncScopeID, LLVMSetAlignment, LLVMSetAtomicSyncScopeID, LLVMSetOrdering,
@@ -110,6 +111,67 @@ pub fn read_modify_write<'ctx>(
         unsafe { LLVMSetAlignment(instruction, alignment) };
     }
     checked(instruction, "read-modify-write")
+}
+
+/// An atomic read-modify-write of an integer as a loop of compare-and-swaps, for back ends
+/// without an instruction for `operation` (SPIR-V has no wrapping increment or decrement):
+/// read the old value, compute the new one, and swap it in if the memory still holds the old
+/// value, else try again with what it holds. Returns the old value; the builder is left in the
+/// block after the loop.
+pub fn read_modify_write_by_compare_and_swap<'ctx>(
+    site: &Site<'_, 'ctx>,
+    operation: ReadModifyWrite,
+    pointer: PointerValue<'ctx>,
+    value: BasicValueEnum<'ctx>,
+    ordering: MemoryOrdering,
+    scope: &str,
+    alignment: u32,
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("an atomic loop ({error})") };
+    let builder = site.builder;
+    let BasicValueEnum::IntValue(bound) = value else {
+        return Err(Unsupported { what: format!("{operation:?} on a non-integer as a compare-and-swap loop") });
+    };
+    let int_type = bound.get_type();
+    let initial = builder.build_load(int_type, pointer, "").map_err(failed)?;
+    if let Some(load) = initial.as_instruction_value() {
+        load.set_alignment(alignment).map_err(|error| Unsupported { what: format!("an atomic load ({error})") })?;
+        order_access(site, load, MemoryOrdering::Relaxed, scope);
+    }
+    let entry = builder.get_insert_block().ok_or_else(|| Unsupported { what: "an unpositioned builder".into() })?;
+    let retry = site.context.append_basic_block(site.function, "atomic.retry");
+    let done = site.context.append_basic_block(site.function, "atomic.done");
+    builder.build_unconditional_branch(retry).map_err(failed)?;
+    builder.position_at_end(retry);
+    let old = builder.build_phi(int_type, "atomic.old").map_err(failed)?;
+    let old_value = old.as_basic_value().into_int_value();
+    let one = int_type.const_int(1, false);
+    let replacement = match operation {
+        ReadModifyWrite::IncrementWrap => {
+            // (old >= b) ? 0 : old + 1
+            let wraps = builder.build_int_compare(IntPredicate::UGE, old_value, bound, "").map_err(failed)?;
+            let next = builder.build_int_add(old_value, one, "").map_err(failed)?;
+            builder.build_select(wraps, int_type.const_zero(), next, "").map_err(failed)?.into_int_value()
+        }
+        ReadModifyWrite::DecrementWrap => {
+            // (old == 0 || old > b) ? b : old - 1
+            let zero =
+                builder.build_int_compare(IntPredicate::EQ, old_value, int_type.const_zero(), "").map_err(failed)?;
+            let above = builder.build_int_compare(IntPredicate::UGT, old_value, bound, "").map_err(failed)?;
+            let wraps = builder.build_or(zero, above, "").map_err(failed)?;
+            let previous = builder.build_int_sub(old_value, one, "").map_err(failed)?;
+            builder.build_select(wraps, bound, previous, "").map_err(failed)?.into_int_value()
+        }
+        other => return Err(Unsupported { what: format!("{other:?} as a compare-and-swap loop") }),
+    };
+    let seen = compare_and_swap(site, pointer, old_value.into(), replacement.into(), ordering, scope, alignment)?
+        .into_int_value();
+    let swapped = builder.build_int_compare(IntPredicate::EQ, seen, old_value, "").map_err(failed)?;
+    let retry_end = builder.get_insert_block().unwrap_or(retry);
+    builder.build_conditional_branch(swapped, done, retry).map_err(failed)?;
+    old.add_incoming(&[(&initial, entry), (&seen, retry_end)]);
+    builder.position_at_end(done);
+    Ok(old_value.into())
 }
 
 /// `cmpxchg` with the given scope; returns the old value.

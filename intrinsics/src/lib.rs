@@ -18,6 +18,7 @@ mod resumable;
 mod site;
 mod spirv;
 mod spirv_subgroup;
+mod spirv_trap;
 
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -105,13 +106,6 @@ pub trait Target {
         Ok(())
     }
 
-    /// Whether unsized `.extern .shared` arrays (the launch's dynamic shared memory) can be
-    /// external globals in the shared address space, which the NVPTX and AMDGPU back ends place
-    /// after the static shared variables.
-    fn supports_dynamic_shared_memory(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     /// Whether a block's shared memory is one window reached through `shared_window_base`
     /// (the CPU runtime allocates it per block) instead of one LLVM global per variable in the
     /// shared address space (the GPUs). In a window, a shared-space address is the offset from
@@ -120,9 +114,19 @@ pub trait Target {
         false
     }
 
-    /// The base of the current block's shared-memory window (see `shared_variables_in_window`).
+    /// The base of the current block's shared-memory window (see `shared_variables_in_window`),
+    /// on targets that find it themselves rather than through `shared_window_parameter_type`.
     fn shared_window_base<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
         Err(Unsupported { what: "a shared-memory window".to_string() })
+    }
+
+    /// The type of the trailing parameter through which every function of a module with shared
+    /// memory receives the block's window, after its PTX parameters, on targets where the
+    /// launch hands the window to the kernel as an argument (SPIR-V: OpenCL sizes a kernel's
+    /// `__local` memory with `clSetKernelArg(index, size, NULL)`). `None` where
+    /// `shared_window_base` finds the window.
+    fn shared_window_parameter_type<'ctx>(&self, _context: &'ctx Context) -> Option<BasicMetadataTypeEnum<'ctx>> {
+        None
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,
@@ -157,6 +161,13 @@ pub trait Target {
         _ty: ptxr_frontend::vocabulary::ScalarType,
     ) -> Result<(), Unsupported> {
         Ok(())
+    }
+
+    /// Whether `operation` is built as a loop of compare-and-swaps
+    /// (`atomics::read_modify_write_by_compare_and_swap`) because the back end has no
+    /// instruction for it.
+    fn atomic_by_compare_and_swap(&self, _operation: atomics::ReadModifyWrite) -> bool {
+        false
     }
 
     /// A block-level barrier; returns the reduction's result for `bar.red` (i32 for `.popc`,

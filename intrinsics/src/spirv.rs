@@ -29,6 +29,24 @@ const SPIR_FUNC: u32 = 75;
 pub struct Spirv;
 
 impl Spirv {
+    /// Calls the OpenCL builtin `mangled_name` of type `function_type` (declared on first use).
+    fn call_builtin<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        mangled_name: &str,
+        function_type: inkwell::types::FunctionType<'ctx>,
+        arguments: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> Result<Option<inkwell::values::BasicValueEnum<'ctx>>, Unsupported> {
+        let builtin = function_or_declare(site.module, mangled_name, || function_type);
+        builtin.set_call_conventions(SPIR_FUNC);
+        let call = site
+            .builder
+            .build_call(builtin, arguments, "")
+            .map_err(|error| Unsupported { what: format!("a call to {mangled_name} ({error})") })?;
+        call.set_call_convention(SPIR_FUNC);
+        Ok(call.try_as_basic_value().basic())
+    }
+
     /// Calls `size_t NAME(uint dimension)` and truncates the result to 32 bits.
     fn work_item_builtin<'ctx>(
         &self,
@@ -37,15 +55,11 @@ impl Spirv {
         dimension: u32,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let i32_type = site.context.i32_type();
-        let size_type = site.context.i64_type();
-        let builtin = function_or_declare(site.module, mangled_name, || size_type.fn_type(&[i32_type.into()], false));
-        builtin.set_call_conventions(SPIR_FUNC);
-        let call = site
-            .builder
-            .build_call(builtin, &[i32_type.const_int(u64::from(dimension), false).into()], "")
-            .map_err(|error| Unsupported { what: format!("a call to {mangled_name} ({error})") })?;
-        call.set_call_convention(SPIR_FUNC);
-        let value = call.try_as_basic_value().basic().ok_or_else(|| Unsupported { what: mangled_name.to_string() })?;
+        let function_type = site.context.i64_type().fn_type(&[i32_type.into()], false);
+        let dimension = i32_type.const_int(u64::from(dimension), false);
+        let value = self
+            .call_builtin(site, mangled_name, function_type, &[dimension.into()])?
+            .ok_or_else(|| Unsupported { what: mangled_name.to_string() })?;
         to_i32(site, value.into_int_value())
     }
 }
@@ -118,10 +132,16 @@ impl Target for Spirv {
         }
     }
 
-    fn supports_dynamic_shared_memory(&self) -> Result<(), Unsupported> {
-        // OpenCL sizes local memory through kernel arguments (`clSetKernelArg(.., size, NULL)`),
-        // not through external globals.
-        Err(Unsupported { what: "unsized arrays (dynamic shared memory)".to_string() })
+    fn shared_variables_in_window(&self) -> bool {
+        // OpenCL sizes local memory only through kernel arguments (`clSetKernelArg(.., size,
+        // NULL)`), so the launch's dynamic shared memory cannot be a global; one window holding
+        // the static variables and then the dynamic part, as on the CPU, also makes shared
+        // addresses 32-bit offsets, as PTX has them.
+        true
+    }
+
+    fn shared_window_parameter_type<'ctx>(&self, context: &'ctx Context) -> Option<BasicMetadataTypeEnum<'ctx>> {
+        Some(context.ptr_type(self.address_space(StateSpace::Shared)).into())
     }
 
     fn supports_atomic(
@@ -136,11 +156,13 @@ impl Target for Spirv {
             ReadModifyWrite::FloatAdd if !matches!(ty, ScalarType::F32 | ScalarType::F64) => {
                 Err(Unsupported { what: format!("atomic add on `{ty}`") })
             }
-            ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap => {
-                Err(Unsupported { what: "wrapping atomic increment and decrement".to_string() })
-            }
             _ => Ok(()),
         }
+    }
+
+    fn atomic_by_compare_and_swap(&self, operation: ReadModifyWrite) -> bool {
+        // SPIR-V has OpAtomicIIncrement/IDecrement, which do not wrap at a bound.
+        matches!(operation, ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap)
     }
 
     fn barrier<'ctx>(
@@ -148,22 +170,46 @@ impl Target for Spirv {
         site: &Site<'_, 'ctx>,
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
-            return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
+        if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
+            return Err(Unsupported {
+                what: "barriers other than `bar.sync` and `bar.red` of the whole block".to_string(),
+            });
         }
         // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
         // memories, as `bar.sync` orders shared and global accesses of the block.
         let i32_type = site.context.i32_type();
-        let builtin = function_or_declare(site.module, "_Z7barrierj", || {
-            site.context.void_type().fn_type(&[i32_type.into()], false)
-        });
-        builtin.set_call_conventions(SPIR_FUNC);
-        let call = site
-            .builder
-            .build_call(builtin, &[i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false).into()], "")
-            .map_err(|error| Unsupported { what: format!("a call to barrier ({error})") })?;
-        call.set_call_convention(SPIR_FUNC);
-        Ok(None)
+        let fence = i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false);
+        self.call_builtin(
+            site,
+            "_Z7barrierj",
+            site.context.void_type().fn_type(&[i32_type.into()], false),
+            &[fence.into()],
+        )?;
+        // `bar.red` is that barrier, then a reduction over the work-group: OpenCL 2.0's
+        // work-group functions (SPIR-V OpGroupAll, OpGroupAny, OpGroupIAdd at Workgroup scope),
+        // which every work-item of the group reaches together, as PTX requires of `bar.red`.
+        let (name, result_type) = match barrier.operation {
+            BarrierOperation::Sync | BarrierOperation::Arrive => return Ok(None),
+            BarrierOperation::ReduceAnd => ("_Z14work_group_alli", Some(site.context.bool_type())),
+            BarrierOperation::ReduceOr => ("_Z14work_group_anyi", Some(site.context.bool_type())),
+            BarrierOperation::ReducePopulationCount => ("_Z21work_group_reduce_addj", None),
+        };
+        let predicate =
+            barrier.predicate.ok_or_else(|| Unsupported { what: "`bar.red` without its predicate".to_string() })?;
+        let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("{name} ({error})") };
+        let argument = site.builder.build_int_z_extend(predicate, i32_type, "").map_err(failed)?;
+        let reduced = self
+            .call_builtin(site, name, i32_type.fn_type(&[i32_type.into()], false), &[argument.into()])?
+            .ok_or_else(|| Unsupported { what: format!("the result of {name}") })?
+            .into_int_value();
+        Ok(Some(match result_type {
+            // work_group_all/any give a non-zero int for true.
+            Some(_) => site
+                .builder
+                .build_int_compare(inkwell::IntPredicate::NE, reduced, i32_type.const_zero(), "")
+                .map_err(failed)?,
+            None => reduced,
+        }))
     }
 
     fn approximate_function<'ctx>(
@@ -199,7 +245,11 @@ impl Target for Spirv {
         site: &Site<'_, 'ctx>,
         call: &crate::DeviceFunctionCall<'ctx>,
     ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
-        let _ = site;
+        if call.function == crate::DeviceFunction::AssertFail {
+            // Stops the work-item as `trap` does; the message's strings stay on the device.
+            crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_ASSERTION)?;
+            return Ok(crate::DeviceFunctionLowering::Lowered(None));
+        }
         Err(Unsupported {
             what: format!("`{}` (CUDA's device library has no OpenCL equivalent here)", call.function.name()),
         })
@@ -210,12 +260,15 @@ impl Target for Spirv {
         Err(Unsupported { what: "function addresses and indirect calls".to_string() })
     }
 
-    fn trap<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
-        Err(Unsupported { what: "`trap` (OpenCL kernels cannot abort)".to_string() })
+    fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
     }
 
     fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
-        Err(Unsupported { what: "`nanosleep` (OpenCL has no sleep)".to_string() })
+        // OpenCL has neither a sleep nor a clock to wait on. The ISA guarantees only a duration
+        // in [0, 2t] (section 9.7.18.2, `nanosleep`), so not sleeping at all is a valid sleep;
+        // code that sleeps to back off in a spin loop still makes progress.
+        Ok(())
     }
 
     fn warp_collective<'ctx>(

@@ -154,9 +154,18 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         let target_name = self.target_name();
         // A module without `.shared` variables has no shared memory to address: no window load.
         if self.shared.target.shared_variables_in_window() && !self.shared.shared_layout.is_empty() {
-            let window = self.shared.target.shared_window_base(&self.site()).map_err(|unsupported| {
-                LoweringError::unsupported(&unsupported.what, target_name, self.function.span)
-            })?;
+            let window = if self.shared.shared_window_parameter.is_some() {
+                self.llvm_function
+                    .get_last_param()
+                    .ok_or_else(|| {
+                        LoweringError::internal("the shared window parameter is missing", self.function.span)
+                    })?
+                    .into_pointer_value()
+            } else {
+                self.shared.target.shared_window_base(&self.site()).map_err(|unsupported| {
+                    LoweringError::unsupported(&unsupported.what, target_name, self.function.span)
+                })?
+            };
             self.shared_window = Some(window);
         }
         for (index, variable) in self.function.variables.iter().enumerate() {

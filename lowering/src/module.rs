@@ -32,6 +32,9 @@ pub struct ModuleContext<'a, 'ctx> {
     /// Whether any function of the module uses barriers or warp collectives. Calls are not
     /// followed, so every kernel of such a module is built cooperative.
     pub cooperative: bool,
+    /// The type of the trailing parameter that carries the block's shared window into every
+    /// function, where the target passes it that way and the module has shared memory.
+    pub shared_window_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
     /// For each function, whether calling it may stop the thread (`may_stop`).
     pub may_stop: Vec<bool>,
     /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
@@ -52,6 +55,12 @@ pub fn lower<'ctx>(
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     target.configure_module(context, &module);
     let builder = context.create_builder();
+    let shared_layout = ir::SharedLayout::of(ptx);
+    let shared_window_parameter = if target.shared_variables_in_window() && !shared_layout.is_empty() {
+        target.shared_window_parameter_type(context)
+    } else {
+        None
+    };
     let mut shared = ModuleContext {
         context,
         module: &module,
@@ -60,8 +69,9 @@ pub fn lower<'ctx>(
         ptx,
         globals: HashMap::new(),
         functions: Vec::new(),
-        shared_layout: ir::SharedLayout::of(ptx),
+        shared_layout,
         cooperative: uses_collectives(ptx),
+        shared_window_parameter,
         may_stop: may_stop(ptx),
         collectives_in_functions: functions_use_collectives(ptx),
     };
@@ -132,15 +142,12 @@ pub fn declare_global<'ctx>(
     let context = shared.context;
     if variable.array_length == Some(0) {
         // An unsized `.extern .shared` array: the launch's dynamic shared memory, an external
-        // zero-length global that the back end places after the static shared variables.
+        // zero-length global that the back end places after the static shared variables
+        // (targets with a shared window place it themselves and never get here).
         let dynamic_shared = variable.state_space == StateSpace::Shared && variable.linkage == Some(Linkage::Extern);
         if !dynamic_shared {
             return Err(LoweringError::unsupported("unsized arrays", target_name, variable.span));
         }
-        shared
-            .target
-            .supports_dynamic_shared_memory()
-            .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?;
         let storage_type = context.i8_type().array_type(0);
         let global =
             shared.module.add_global(storage_type, Some(shared.target.address_space(StateSpace::Shared)), name);
@@ -308,13 +315,15 @@ pub fn initialize_addresses<'ctx>(
 }
 
 /// The LLVM signature of a PTX function: hidden target parameters, then the PTX parameters by
-/// value; `.func` return parameters become the return value.
+/// value, then the shared window where the target passes it as a parameter; `.func` return
+/// parameters become the return value.
 fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Function) -> FunctionValue<'ctx> {
     let context = shared.context;
     let mut parameter_types: Vec<BasicMetadataTypeEnum<'ctx>> = shared.target.hidden_parameter_types(context);
     for variable in function.parameter_variables() {
         parameter_types.push(parameter_type(context, variable).into());
     }
+    parameter_types.extend(shared.shared_window_parameter);
     let return_types: Vec<_> =
         function.return_parameters.iter().map(|&index| parameter_type(context, function.variable(index))).collect();
     let function_type = match return_types.as_slice() {
@@ -337,6 +346,11 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     for (position, variable) in function.parameter_variables().enumerate() {
         if let Some(parameter) = llvm_function.get_nth_param((hidden + position) as u32) {
             parameter.set_name(&variable.name);
+        }
+    }
+    if shared.shared_window_parameter.is_some() {
+        if let Some(window) = llvm_function.get_last_param() {
+            window.set_name("shared.window");
         }
     }
     llvm_function
@@ -364,10 +378,13 @@ pub fn global_pointer<'ctx>(
     }
 }
 
-/// Whether any function body holds a barrier or a warp collective.
 /// Whether any function of the module uses a warp collective (`shfl`, `vote`, `match`, `redux`,
-/// `activemask`, `bar.warp.sync`): on SPIR-V those need sub-groups, so SPIR-V 1.3.
-pub fn uses_warp_collectives(ptx: &ir::Module) -> bool {
+/// `activemask`, `bar.warp.sync`) or reads a warp special register (`%laneid`, `%lanemask_lt`,
+/// ...): on SPIR-V those need sub-groups, so SPIR-V 1.3.
+pub fn uses_warps(ptx: &ir::Module) -> bool {
+    if ptx.functions.iter().any(|function| function.reads_warp_registers) {
+        return true;
+    }
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => {
             crate::instructions::is_cooperative(&instruction.instruction)

@@ -5,13 +5,14 @@ use inkwell::types::{BasicTypeEnum, IntType};
 use ptxr_frontend::vocabulary::ScalarType;
 
 /// The LLVM type that holds a PTX value of `ty` in a register. Packed pairs (`.f16x2`) are
-/// kept as 32-bit integers and unpacked by the instructions that read them; `.bf16` is kept as
-/// its 16 bits, because the SPIR-V backend rejects LLVM's `bfloat` without an extension and
-/// every bf16 instruction works on the bits.
+/// kept as 32-bit integers and unpacked by the instructions that read them; `.f16` and `.bf16`
+/// are kept as their 16 bits, because every half-precision instruction works on the bits
+/// (`instructions/half/`), the SPIR-V backend rejects LLVM's `bfloat` without an extension, and
+/// LLVM's `half` would give a SPIR-V module the Float16 capability, which OpenCL's SPIR-V
+/// environment allows only with `cl_khr_fp16`.
 pub fn llvm_type(context: &Context, ty: ScalarType) -> BasicTypeEnum<'_> {
     match ty {
         ScalarType::Pred => context.bool_type().into(),
-        ScalarType::F16 => context.f16_type().into(),
         ScalarType::F32 => context.f32_type().into(),
         ScalarType::F64 => context.f64_type().into(),
         _ => crate::types::integer_type(context, ty.bits()).into(),

@@ -31,6 +31,12 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             }),
             Value::Float { bits, double } => {
                 let value = if *double { f64::from_bits(*bits) } else { f64::from(f32::from_bits(*bits as u32)) };
+                if ty == ScalarType::F16 {
+                    // `.f16` registers hold the bits: the literal rounded to half, whose bit
+                    // cast LLVM folds into an i16 constant.
+                    let half = context.f16_type().const_float(value);
+                    return Ok(self.shared.builder.build_bit_cast(half, wanted, "")?);
+                }
                 Ok(match wanted {
                     BasicTypeEnum::FloatType(float_type) => match ty {
                         // Keep the exact bits (NaN payloads included) when widths agree.

@@ -119,6 +119,20 @@ pub mod runtime_function {
     pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
 }
 
+/// What SPIR-V modules give an OpenCL host beside their kernels.
+pub mod opencl {
+    /// `kernel void (global uint *status)`, present in modules that can `trap` or call
+    /// `__assertfail`: one work-item stores into `status` how the program's kernels stopped
+    /// since it was built ([`STOPPED_BY_TRAP`], [`STOPPED_BY_ASSERTION`], or 0 when none did).
+    /// OpenCL kernels cannot abort, so a stopping work-item raises a program-scope flag and
+    /// returns, and the host asks this kernel after the grid.
+    pub const TRAP_STATUS_KERNEL: &str = "ptxr.trap_status";
+    /// A work-item executed `trap`.
+    pub const STOPPED_BY_TRAP: u32 = 1;
+    /// A work-item called `__assertfail` (a failed `assert`); its message stays on the device.
+    pub const STOPPED_BY_ASSERTION: u32 = 2;
+}
+
 /// The `operation` argument of [`runtime_function::BARRIER`].
 pub mod barrier_operation {
     pub const SYNC: u32 = 0;

@@ -63,7 +63,7 @@ pub struct PreparedLaunch {
     pub(crate) grid: [u32; 3],
     pub(crate) block: [u32; 3],
     pub(crate) shared_bytes: u32,
-    static_shared_bytes: u32,
+    pub(crate) static_shared_bytes: u32,
     ignored_arguments: usize,
     pub(crate) buffers: Vec<NamedBuffer>,
     /// For each parameter, the buffer whose address it carries (other runtimes, such as

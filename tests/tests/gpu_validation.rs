@@ -82,9 +82,9 @@ fn ptx_target(ptx: &str) -> String {
 
 /// The `spirv-val` environment for a module: OpenCL 2.2 for SPIR-V 1.2 and older. spirv-tools
 /// has no OpenCL environment for SPIR-V 1.3 (the sub-group version ptxr picks for warp
-/// collectives), and its OpenCL environments reject the `Float16` capability, which OpenCL
-/// grants through the `cl_khr_fp16` device extension rather than a SPIR-V one; those modules
-/// get the universal rules of their SPIR-V version.
+/// collectives); those modules get the universal rules of their SPIR-V version. A module that
+/// declared the `Float16` capability would fail here: OpenCL grants it only through the
+/// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
 fn spirv_environment(binary: &[u8]) -> String {
     let word = |index: usize| {
         binary
@@ -92,10 +92,7 @@ fn spirv_environment(binary: &[u8]) -> String {
             .map_or(0, |bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     };
     let (major, minor) = ((word(1) >> 16) & 0xff, (word(1) >> 8) & 0xff);
-    // OpCapability (opcode 17, one operand) Float16 (9): the words 0x00020011, 0x00000009.
-    let words: Vec<u32> = (5..binary.len() / 4).map(word).collect();
-    let float16 = words.windows(2).any(|pair| pair == [0x0002_0011, 9]);
-    if (major, minor) <= (1, 2) && !float16 {
+    if (major, minor) <= (1, 2) {
         "opencl2.2".to_string()
     } else {
         format!("spv{major}.{minor}")

@@ -13,7 +13,11 @@ pub fn devices(format: ErrorFormat) -> i32 {
         println!("no OpenCL devices (an OpenCL loader is installed, but no platform; see scripts/setup-opencl.sh)");
     }
     for device in devices {
-        let note = if device.fine_grained_svm { "" } else { " [no fine-grained buffer SVM: unusable by ptxr]" };
+        let note = match (device.fine_grained_svm, device.system_svm) {
+            (false, _) => " [no fine-grained buffer SVM: unusable by ptxr]",
+            (true, false) => " [no fine-grained system SVM: no .address_size 32 kernels]",
+            (true, true) => "",
+        };
         println!("{}: {} ({}, {}){note}", device.index, device.name, device.platform, device.version);
     }
     0

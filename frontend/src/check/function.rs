@@ -114,6 +114,7 @@ fn check_function(
         functions: function_names,
         diagnostics,
         address_size: header.address_size,
+        reads_warp_registers: false,
     };
     let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {
         let mut indices = Vec::new();
@@ -171,6 +172,7 @@ fn check_function(
         variables: context.variables,
         labels,
         body,
+        reads_warp_registers: context.reads_warp_registers,
         span: syntax.span,
     }
 }

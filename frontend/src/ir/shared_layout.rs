@@ -1,5 +1,6 @@
 //! Where each `.shared` variable sits in a block's shared memory, for targets that give a block
-//! one window of shared memory rather than one symbol per variable (the CPU runtime).
+//! one window of shared memory rather than one symbol per variable (the CPU runtime, and SPIR-V,
+//! where OpenCL hands the window to the kernel as a `__local` argument).
 //!
 //! Static variables (module scope first, then each function's, in declaration order) are laid
 //! out at their alignment; unsized `.extern .shared` arrays (dynamic shared memory) all start

@@ -117,6 +117,18 @@ impl SpecialRegister {
         }
     }
 
+    /// Whether the register describes the thread's warp (`%laneid`, `%warpid`, `%nwarpid`,
+    /// `%lanemask_*`), so that reading it needs warps as the warp collectives do.
+    pub fn is_per_warp(self) -> bool {
+        matches!(
+            self,
+            SpecialRegister::LaneId
+                | SpecialRegister::WarpId
+                | SpecialRegister::WarpCount
+                | SpecialRegister::LaneMask(_)
+        )
+    }
+
     /// True for names that PTX reserves for special registers, known to ptxr or not.
     pub fn is_reserved_name(name: &str) -> bool {
         matches!(

@@ -52,6 +52,7 @@ pub fn call<'ctx>(
     }
     let mut values = hidden_arguments(lowering, guarded)?;
     values.extend(argument_values(lowering, guarded, callee, arguments)?.into_iter().map(BasicMetadataValueEnum::from));
+    values.extend(shared_window_argument(lowering, guarded)?);
     let call = builder.build_call(llvm_callee, &values, "")?;
     call.set_call_convention(llvm_callee.get_call_conventions());
     let returned = call.try_as_basic_value().basic();
@@ -89,6 +90,10 @@ pub fn call_indirect<'ctx>(
         parameter_types.push(variable_type.into());
         values.push(builder.build_load(variable_type, lowering.storage(*variable, *span)?, "")?.into());
     }
+    if let Some(window_type) = lowering.shared.shared_window_parameter {
+        parameter_types.push(window_type);
+    }
+    values.extend(shared_window_argument(lowering, guarded)?);
     let mut result_types = Vec::new();
     for result in results {
         let CallOperand::Variable { variable, .. } = result else {
@@ -128,6 +133,21 @@ fn hidden_arguments<'ctx>(
                 .ok_or_else(|| LoweringError::internal("a hidden parameter is missing", guarded.span))
         })
         .collect()
+}
+
+/// The caller's shared window, passed on where the target hands it to every function as a
+/// trailing parameter (SPIR-V), so that the callee reaches the same block's shared memory.
+fn shared_window_argument<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+) -> LoweringResult<Option<BasicMetadataValueEnum<'ctx>>> {
+    if lowering.shared.shared_window_parameter.is_none() {
+        return Ok(None);
+    }
+    let window = lowering
+        .shared_window_base()
+        .ok_or_else(|| LoweringError::internal("no shared window to pass on", guarded.span))?;
+    Ok(Some(window.into()))
 }
 
 /// Each argument as a value of the callee's parameter type.

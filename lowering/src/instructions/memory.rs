@@ -107,8 +107,14 @@ pub fn convert_address(
         AddressConversion::FromGeneric => (StateSpace::Generic, state_space),
     };
     if let (StateSpace::Shared, Some(base)) = (state_space, lowering.shared_window_base()) {
-        // Generic addresses of shared memory are host addresses in the block's window;
-        // shared-space addresses are offsets from its base.
+        // Generic addresses of shared memory are the window's generic addresses; shared-space
+        // addresses are offsets from its base.
+        let generic = lowering.address_space(StateSpace::Generic);
+        let base = if base.get_type().get_address_space() == generic {
+            base
+        } else {
+            builder.build_address_space_cast(base, context.ptr_type(generic), "")?
+        };
         let base = builder.build_ptr_to_int(base, integer.get_type(), "")?;
         let result = match direction {
             AddressConversion::ToGeneric => builder.build_int_add(base, integer, "")?,

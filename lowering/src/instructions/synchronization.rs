@@ -27,13 +27,15 @@ fn unsupported(
     }
 }
 
-/// The LLVM type an atomic works on: packed half pairs as `<2 x half>`/`<2 x bfloat>`.
+/// The LLVM type an atomic works on: half-precision floats as `half`/`bfloat` (registers hold
+/// their bits), packed pairs as `<2 x half>`/`<2 x bfloat>`.
 fn atomic_value_type<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     ty: ScalarType,
 ) -> inkwell::types::BasicTypeEnum<'ctx> {
     let context = lowering.shared.context;
     match ty {
+        ScalarType::F16 => context.f16_type().into(),
         ScalarType::F16x2 => context.f16_type().vec_type(2).into(),
         ScalarType::Bf16x2 => context.bf16_type().vec_type(2).into(),
         ScalarType::Bf16 => context.bf16_type().into(),
@@ -89,8 +91,21 @@ pub fn atomic<'ctx>(
             AtomicOperation::CompareAndSwap => unreachable_compare_and_swap()?,
         };
         lowering.shared.target.supports_atomic(operation, ty).map_err(&failed)?;
-        atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
+        if lowering.shared.target.atomic_by_compare_and_swap(operation) {
+            atomics::read_modify_write_by_compare_and_swap(
+                &site,
+                operation,
+                pointer,
+                operand,
+                ordering,
+                scope_name,
+                ty.bytes(),
+            )
             .map_err(&failed)?
+        } else {
+            atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
+                .map_err(&failed)?
+        }
     };
     if let Some(destination) = destination {
         let result = builder.build_bit_cast(old, llvm_type(lowering.shared.context, ty), "")?;

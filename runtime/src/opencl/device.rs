@@ -1,6 +1,6 @@
 //! Finding OpenCL devices and choosing one for `--device`.
 
-use opencl3::device::{Device, CL_DEVICE_SVM_FINE_GRAIN_BUFFER, CL_DEVICE_TYPE_ALL};
+use opencl3::device::{Device, CL_DEVICE_SVM_FINE_GRAIN_BUFFER, CL_DEVICE_SVM_FINE_GRAIN_SYSTEM, CL_DEVICE_TYPE_ALL};
 use opencl3::error_codes::{ClError, CL_DEVICE_NOT_FOUND, CL_PLATFORM_NOT_FOUND_KHR, DLOPEN_RUNTIME_LOAD_FAILED};
 use opencl3::platform::get_platforms;
 use opencl3::types::cl_device_id;
@@ -18,6 +18,9 @@ pub struct DeviceDescription {
     pub version: String,
     /// Whether the device has fine-grained buffer SVM, which ptxr needs.
     pub fine_grained_svm: bool,
+    /// Whether the device has fine-grained system SVM (any host address is a device address),
+    /// which `.address_size 32` kernels need: their buffers must lie below 4 GiB.
+    pub system_svm: bool,
 }
 
 /// A device chosen for a launch.
@@ -57,14 +60,16 @@ fn devices() -> Result<Vec<(cl_device_id, DeviceDescription)>, RuntimeError> {
         };
         for id in ids {
             let device = Device::new(id);
-            let fine_grained_svm =
-                device.svm_capabilities().is_ok_and(|capabilities| capabilities & CL_DEVICE_SVM_FINE_GRAIN_BUFFER != 0);
+            let capabilities = device.svm_capabilities().unwrap_or(0);
+            let fine_grained_svm = capabilities & CL_DEVICE_SVM_FINE_GRAIN_BUFFER != 0;
+            let system_svm = capabilities & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM != 0;
             let description = DeviceDescription {
                 index: found.len(),
                 platform: platform_name.clone(),
                 name: device.name().unwrap_or_default().trim().to_string(),
                 version: device.version().unwrap_or_default().trim().to_string(),
                 fine_grained_svm,
+                system_svm,
             };
             found.push((id, description));
         }

@@ -11,11 +11,14 @@ use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::error_codes::ClError;
-use opencl3::kernel::{Kernel, CL_KERNEL_EXEC_INFO_SVM_PTRS};
+use opencl3::error_codes::CL_INVALID_KERNEL_NAME;
+use opencl3::kernel::{Kernel, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, CL_KERNEL_EXEC_INFO_SVM_PTRS};
 use opencl3::program::Program;
+use opencl3::types::{cl_bool, CL_TRUE};
 
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
+use crate::abi::opencl::{STOPPED_BY_ASSERTION, TRAP_STATUS_KERNEL};
 use crate::error::RuntimeError;
 use crate::launch::PreparedLaunch;
 use crate::report::LaunchReport;
@@ -48,6 +51,30 @@ fn session(device: &SelectedDevice) -> Result<&'static Mutex<Session>, RuntimeEr
     Ok(session)
 }
 
+/// How a work-item of the program stopped (`abi::opencl::STOPPED_BY_*`), 0 if none did: the
+/// flag that its trap status kernel reads (`abi::opencl::TRAP_STATUS_KERNEL`; a module that
+/// cannot stop has no such kernel).
+fn stop_status(context: &Context, queue: &CommandQueue, program: &Program) -> Result<u32, RuntimeError> {
+    let kernel = match Kernel::create(program, TRAP_STATUS_KERNEL) {
+        Ok(kernel) => kernel,
+        Err(error) if error.0 == CL_INVALID_KERNEL_NAME => return Ok(0),
+        Err(error) => return Err(failed("cannot create the trap status kernel")(error)),
+    };
+    let status = SvmBuffer::with_contents(context, "trap status", &[0; 4])?;
+    // SAFETY: argument 0 is the kernel's `global uint *`, and the allocation is 4 bytes.
+    unsafe { kernel.set_arg_svm_pointer(0, status.pointer()) }
+        .map_err(failed("cannot pass the trap status to its kernel"))?;
+    let one = [1usize; 3];
+    // SAFETY: the argument is set; the sizes are three-element arrays.
+    let event =
+        unsafe { queue.enqueue_nd_range_kernel(kernel.get(), 3, std::ptr::null(), one.as_ptr(), one.as_ptr(), &[]) }
+            .map_err(failed("cannot launch the trap status kernel"))?;
+    event.wait().map_err(failed("the trap status kernel failed"))?;
+    let mut flag = [0u8; 4];
+    status.copy_to(&mut flag);
+    Ok(u32::from_le_bytes(flag))
+}
+
 fn failed(what: &str) -> impl Fn(ClError) -> RuntimeError + '_ {
     move |error| RuntimeError::OpenCl { message: format!("{what}: {error}") }
 }
@@ -78,26 +105,31 @@ impl PreparedLaunch {
         let kernel = Kernel::create(&program, &self.kernel)
             .map_err(failed(&format!("the SPIR-V module has no kernel `{}`", self.kernel)))?;
 
-        let allocations = self
-            .buffers
-            .iter()
-            .map(|buffer| SvmBuffer::with_contents(context, &buffer.name, buffer.memory.as_slice()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let in_place = self.has_32_bit_addresses();
+        if in_place && !device.description.system_svm {
+            return Err(RuntimeError::OpenCl {
+                message: format!(
+                    "OpenCL device {} ({}) has no fine-grained system SVM, which ptxr needs to pass the \
+                     32-bit buffer addresses of an .address_size 32 kernel",
+                    device.description.index, device.description.name
+                ),
+            });
+        }
+        // With 32-bit addresses the kernel uses the host buffers, which `prepare` placed below
+        // 4 GiB, in place (fine-grained system SVM: any host address is a device address);
+        // otherwise each buffer is copied into an SVM allocation, wherever that lands.
+        let allocations = if in_place {
+            Vec::new()
+        } else {
+            self.buffers
+                .iter()
+                .map(|buffer| SvmBuffer::with_contents(context, &buffer.name, buffer.memory.as_slice()))
+                .collect::<Result<Vec<_>, _>>()?
+        };
         for index in 0..self.parameter_buffers.len() {
             let bytes = match self.parameter_buffers[index] {
-                Some(buffer) => {
-                    let size = self.parameter_bytes(index).map_or(0, <[u8]>::len);
-                    if size != 8 {
-                        return Err(RuntimeError::OpenCl {
-                            message: format!(
-                                "parameter {index} is a {size}-byte address: SPIR-V kernels take 64-bit \
-                                 addresses (.address_size 64)"
-                            ),
-                        });
-                    }
-                    allocations[buffer].address().to_le_bytes().to_vec()
-                }
-                None => self.parameter_bytes(index).unwrap_or_default().to_vec(),
+                Some(buffer) if !in_place => allocations[buffer].address().to_le_bytes().to_vec(),
+                _ => self.parameter_bytes(index).unwrap_or_default().to_vec(),
             };
             // SAFETY: `bytes` is exactly the parameter's size, as the kernel declares it.
             unsafe {
@@ -112,6 +144,22 @@ impl PreparedLaunch {
                 message: format!("cannot set kernel parameter {index} (error {code})"),
             })?;
         }
+        if in_place {
+            let enabled: cl_bool = CL_TRUE;
+            // SAFETY: the value is a cl_bool, as the query requires.
+            unsafe {
+                opencl3::kernel::set_kernel_exec_info(
+                    kernel.get(),
+                    CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM,
+                    std::mem::size_of::<cl_bool>(),
+                    (&raw const enabled).cast::<c_void>(),
+                )
+            }
+            .map_err(|code| RuntimeError::OpenCl {
+                message: format!("cannot let the kernel use host memory (error {code})"),
+            })?;
+        }
+        self.set_shared_window(&kernel)?;
         // The kernel reaches the buffers through addresses in integer parameters, which OpenCL
         // must be told about.
         let pointers: Vec<*mut c_void> = allocations.iter().map(SvmBuffer::pointer).collect();
@@ -148,10 +196,53 @@ impl PreparedLaunch {
             _ => Duration::ZERO,
         };
 
+        match stop_status(context, queue, &program)? {
+            0 => {}
+            STOPPED_BY_ASSERTION => {
+                return Err(RuntimeError::Launch {
+                    message: "a thread failed an assertion (`__assertfail`; OpenCL keeps its message on the device)"
+                        .to_string(),
+                })
+            }
+            _ => return Err(RuntimeError::Launch { message: "the kernel executed `trap`".to_string() }),
+        }
         for (buffer, allocation) in self.buffers.iter_mut().zip(&allocations) {
             let memory = Arc::get_mut(&mut buffer.memory).ok_or(RuntimeError::BuffersInUse)?;
             allocation.copy_to(memory.as_mut_slice());
         }
         Ok(self.report(elapsed))
+    }
+
+    /// Whether a buffer is passed through a 4-byte parameter (an `.address_size 32` kernel).
+    fn has_32_bit_addresses(&self) -> bool {
+        (0..self.parameter_buffers.len()).any(|index| {
+            self.parameter_buffers[index].is_some() && self.parameter_bytes(index).map_or(0, <[u8]>::len) == 4
+        })
+    }
+
+    /// Sizes the block's shared window: a SPIR-V kernel of a module with shared memory takes it
+    /// as one `__local` argument after its PTX parameters (docs/TARGETS.md), which holds the
+    /// static `.shared` variables and then the launch's dynamic shared memory.
+    fn set_shared_window(&self, kernel: &Kernel) -> Result<(), RuntimeError> {
+        let parameters = self.parameter_buffers.len();
+        let arguments = kernel.num_args().map_err(failed("cannot count the kernel's arguments"))? as usize;
+        if arguments == parameters {
+            return Ok(());
+        }
+        if arguments != parameters + 1 {
+            return Err(RuntimeError::OpenCl {
+                message: format!(
+                    "kernel `{}` takes {arguments} OpenCL arguments for {parameters} PTX parameters",
+                    self.kernel
+                ),
+            });
+        }
+        // OpenCL refuses a zero-sized local argument; a module whose only shared variable is an
+        // unsized array launched without dynamic shared memory never touches the byte.
+        let bytes = (self.static_shared_bytes as usize + self.shared_bytes as usize).max(1);
+        // SAFETY: the index is the kernel's last argument, a `__local` pointer.
+        unsafe { kernel.set_arg_local_buffer(parameters as u32, bytes) }.map_err(|error| RuntimeError::OpenCl {
+            message: format!("cannot give the kernel {bytes} bytes of shared memory: {error}"),
+        })
     }
 }

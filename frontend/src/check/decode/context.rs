@@ -22,6 +22,8 @@ pub struct Context<'a, 'module> {
     pub diagnostics: &'a mut Vec<Diagnostic>,
     /// 32 or 64, from `.address_size`.
     pub address_size: u32,
+    /// Whether an operand so far was a warp special register (`ir::Function::reads_warp_registers`).
+    pub reads_warp_registers: bool,
 }
 
 impl Context<'_, '_> {
@@ -166,6 +168,7 @@ impl Context<'_, '_> {
                         );
                         return None;
                     }
+                    self.reads_warp_registers |= register.is_per_warp();
                     Value::SpecialRegister(register)
                 } else if SpecialRegister::is_reserved_name(name) {
                     let spelled = match member {

@@ -3,7 +3,9 @@
 //!
 //! Every lane is handled as its 16 bits: operands are widened exactly to `double`, computed
 //! there, and rounded back once. Nothing uses LLVM's `bfloat` type, which the SPIR-V backend
-//! rejects, and packed pairs are two scalar lanes (low half first) rather than `<2 x half>`.
+//! rejects, nor its `half` type, which would need SPIR-V's Float16 capability (OpenCL only has
+//! it with `cl_khr_fp16`): binary16 lanes are widened and narrowed with integer operations.
+//! Packed pairs are two scalar lanes (low half first) rather than `<2 x half>`.
 //! Rounding is exact on every target:
 //! - `add`, `sub` and `mul` of two 11- or 8-bit significands are exact in `double` or rounded
 //!   there with more than twice the precision plus two bits, so the second rounding is the only
@@ -201,15 +203,79 @@ impl<'a, 'ctx> Emit<'_, 'a, 'ctx> {
     fn widen(&self, bits: IntValue<'ctx>, format: Format) -> LoweringResult<FloatValue<'ctx>> {
         let builder = self.builder();
         let context = self.context();
-        let narrow = match format {
-            Format::Half => self.bits_float(bits, context.f16_type())?,
+        match format {
+            Format::Half => self.widen_half(bits),
             Format::Brain => {
                 let wide = builder.build_int_z_extend(bits, context.i32_type(), "")?;
                 let shifted = builder.build_left_shift(wide, self.i32(16), "")?;
-                self.bits_float(shifted, context.f32_type())?
+                let narrow = self.bits_float(shifted, context.f32_type())?;
+                Ok(builder.build_float_ext(narrow, context.f64_type(), "")?)
             }
-        };
-        Ok(builder.build_float_ext(narrow, context.f64_type(), "")?)
+        }
+    }
+
+    /// An IEEE binary16 lane as a `double`, built from the bits with integer operations (LLVM's
+    /// `half` would need SPIR-V's Float16 capability): a normal number or an infinity or NaN
+    /// (payload kept) moves its exponent to `double`'s bias and its fraction to the top of
+    /// `double`'s; a subnormal is its fraction times 2^-24, exact in `double`.
+    fn widen_half(&self, bits: IntValue<'ctx>) -> LoweringResult<FloatValue<'ctx>> {
+        let builder = self.builder();
+        let context = self.context();
+        let wide = builder.build_int_z_extend(bits, context.i64_type(), "")?;
+        let sign = builder.build_left_shift(self.and(wide, self.i64(SIGN))?, self.i64(48), "")?;
+        let exponent = self.and(builder.build_right_shift(wide, self.i64(10), false, "")?, self.i64(0x1f))?;
+        let fraction = self.and(wide, self.i64(0x3ff))?;
+        let shifted_fraction = builder.build_left_shift(fraction, self.i64(42), "")?;
+        let special = self.compare(IntPredicate::EQ, exponent, self.i64(0x1f))?;
+        let wide_exponent = self.select_int(special, self.i64(0x7ff), self.add(exponent, self.i64(1023 - 15))?)?;
+        let normal = self.or(builder.build_left_shift(wide_exponent, self.i64(52), "")?, shifted_fraction)?;
+        let subnormal = builder.build_float_mul(
+            builder.build_unsigned_int_to_float(fraction, context.f64_type(), "")?,
+            self.f64(f64::powi(2.0, -24)),
+            "",
+        )?;
+        let subnormal = self.float_bits(subnormal)?;
+        let is_subnormal = self.compare(IntPredicate::EQ, exponent, self.i64(0))?;
+        let magnitude = self.select_int(is_subnormal, subnormal, normal)?;
+        self.bits_float(self.or(magnitude, sign)?, context.f64_type())
+    }
+
+    /// `float` bits (rounded to odd from the exact value, so at least two bits more precise than
+    /// the result) rounded to the nearest IEEE binary16, ties to even, with integer operations:
+    /// normal results shift the rebiased bits right by 13 with a rounding bias, and a carry
+    /// into the exponent makes 65520 and above infinity; subnormal results shift the significand
+    /// right by as much as the exponent lies below half's normal range.
+    fn float_bits_to_half(&self, float: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+        let builder = self.builder();
+        let context = self.context();
+        let sign = self.and(builder.build_right_shift(float, self.i32(16), false, "")?, self.i32(SIGN))?;
+        let magnitude = self.and(float, self.i32(0x7fff_ffff))?;
+        // Normal: exponent 113..142 of `float` is 1..30 of half (bias 127 against 15).
+        let rebiased = builder.build_int_sub(magnitude, self.i32(112 << 23), "")?;
+        let lowest_kept = self.and(builder.build_right_shift(rebiased, self.i32(13), false, "")?, self.i32(1))?;
+        let bias = self.add(self.i32(0xfff), lowest_kept)?;
+        let normal = builder.build_right_shift(self.add(rebiased, bias)?, self.i32(13), false, "")?;
+        let overflows = self.compare(IntPredicate::UGT, normal, self.i32(Format::Half.infinity()))?;
+        let normal = self.select_int(overflows, self.i32(Format::Half.infinity()), normal)?;
+        // Subnormal: the value in units of 2^-24 is the significand shifted right by 126 - exponent
+        // (at least 14; past 31 everything is below half a unit).
+        let exponent = builder.build_right_shift(magnitude, self.i32(23), false, "")?;
+        let significand = self.or(self.and(magnitude, self.i32(0x7f_ffff))?, self.i32(0x80_0000))?;
+        let shift = builder.build_int_sub(self.i32(126), exponent, "")?;
+        let too_far = self.compare(IntPredicate::UGT, shift, self.i32(31))?;
+        let shift = self.select_int(too_far, self.i32(31), shift)?;
+        let kept = builder.build_right_shift(significand, shift, false, "")?;
+        let unit = builder.build_left_shift(self.i32(1), shift, "")?;
+        let dropped = self.and(significand, builder.build_int_sub(unit, self.i32(1), "")?)?;
+        let halfway = builder.build_right_shift(unit, self.i32(1), false, "")?;
+        let above = self.compare(IntPredicate::UGT, dropped, halfway)?;
+        let tie = self.compare(IntPredicate::EQ, dropped, halfway)?;
+        let odd = self.compare(IntPredicate::NE, self.and(kept, self.i32(1))?, self.i32(0))?;
+        let round_up = self.or(above, self.and(tie, odd)?)?;
+        let subnormal = self.add(kept, builder.build_int_z_extend(round_up, context.i32_type(), "")?)?;
+        let is_subnormal = self.compare(IntPredicate::ULT, magnitude, self.i32(113 << 23))?;
+        let half = self.or(self.select_int(is_subnormal, subnormal, normal)?, sign)?;
+        Ok(builder.build_int_truncate(half, context.i16_type(), "")?)
     }
 
     /// `.ftz` on a `.f16` lane: a subnormal becomes a zero of the same sign.
@@ -249,8 +315,8 @@ impl<'a, 'ctx> Emit<'_, 'a, 'ctx> {
         let context = self.context();
         let nearest = match format {
             Format::Half => {
-                let half = builder.build_float_trunc(value, context.f16_type(), "")?;
-                self.float_bits(half)?
+                let bits = self.float_rounded_to_odd(value)?;
+                self.float_bits_to_half(bits)?
             }
             Format::Brain => {
                 let bits = self.float_rounded_to_odd(value)?;
