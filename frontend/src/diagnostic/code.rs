@@ -48,6 +48,8 @@ pub enum Code {
     Deprecated,
     /// Launch arguments after the kernel's last parameter, which the launch ignores.
     IgnoredArguments,
+    /// An integer immediate wider than the instruction type, which keeps only its low bits.
+    TruncatedImmediate,
 }
 
 impl Code {
@@ -74,6 +76,7 @@ impl Code {
             Code::InternalCompilerError => "E0999",
             Code::Deprecated => "W0001",
             Code::IgnoredArguments => "W0002",
+            Code::TruncatedImmediate => "W0003",
         }
     }
 }

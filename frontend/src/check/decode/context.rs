@@ -86,6 +86,30 @@ impl Context<'_, '_> {
         }
     }
 
+    /// Section 4.5.1: integer constants are 64-bit and "converted to the size of the
+    /// instruction type", so an immediate outside both the signed and the unsigned range of a
+    /// narrower integer or bit type is legal but loses its high bits (ptxas accepts it too).
+    /// That is almost always a mistake, so it is a warning.
+    fn warn_if_truncated(&mut self, value: i128, ty: ScalarType, span: Span) {
+        let bits = ty.bits();
+        let integer = matches!(ty.kind(), ScalarKind::Signed | ScalarKind::Unsigned | ScalarKind::Bit);
+        if !integer || bits >= 64 || bits == 0 {
+            return;
+        }
+        let (lowest, highest) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
+        // A 64-bit constant reads as `.s64` or `.u64`: `0xffffffffffffffffU` is also -1.
+        let as_signed = if value > i64::MAX as i128 { value - (1i128 << 64) } else { value };
+        if (lowest..=highest).contains(&value) || (lowest..=highest).contains(&as_signed) {
+            return;
+        }
+        let kept = value & ((1i128 << bits) - 1);
+        self.report(
+            Diagnostic::warning(Code::TruncatedImmediate, format!("the immediate {value} does not fit `{ty}`"))
+                .with_primary(span, format!("only its low {bits} bits are used: {kept} ({kept:#x})"))
+                .with_help(format!("`{ty}` holds {lowest} to {highest}")),
+        );
+    }
+
     /// Checks that the instruction has exactly `count` operands.
     pub fn expect_operand_count(&mut self, instruction: &ast::Instruction, count: usize) -> Option<()> {
         let given = instruction.operands.len();
@@ -205,14 +229,12 @@ impl Context<'_, '_> {
                 }
             }
             OperandKind::Integer(value) => {
-                // ptxas accepts 0 and 1 as predicate immediates (`mov.pred %p, 1;`).
-                if ty.kind() == ScalarKind::Pred && !matches!(value, 0 | 1) {
-                    self.report(
-                        Diagnostic::error(Code::OperandKind, "a predicate immediate must be 0 or 1")
-                            .with_primary(operand.span, "not a truth value"),
-                    );
-                    return None;
+                // Section 4.5.3: an integer is a predicate constant, 0 false and any other
+                // value true (Triton writes `mov.pred %p, -1;`).
+                if ty.kind() == ScalarKind::Pred {
+                    return Some(Operand { value: Value::Integer(i128::from(*value != 0)), span: operand.span });
                 }
+                self.warn_if_truncated(*value, ty, operand.span);
                 Value::Integer(*value)
             }
             OperandKind::Float { bits, double } => {

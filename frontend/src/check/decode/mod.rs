@@ -14,7 +14,7 @@ mod extended;
 mod float;
 mod half;
 mod modifiers;
-mod opcodes;
+pub(in crate::check) mod opcodes;
 mod synchronization;
 mod vector;
 mod video;
