@@ -128,13 +128,7 @@ const PROBES: &[Probe] = &[
         older_version: "7.3",
         older_sm: 75,
     },
-    Probe {
-        instruction: "ld.shared::cta.u32 %r1, [%rd1];",
-        version: "7.8",
-        sm: 30,
-        older_version: "7.7",
-        older_sm: 0,
-    },
+    Probe { instruction: "ld.shared::cta.u32 %r1, [%rd1];", version: "7.8", sm: 30, older_version: "7.7", older_sm: 0 },
     Probe { instruction: "cvta.param.u64 %rd1, %rd2;", version: "7.7", sm: 70, older_version: "7.6", older_sm: 62 },
     Probe {
         instruction: "cvt.pack.sat.u8.s32.b32 %r1, %r2, %r3, %r1;",

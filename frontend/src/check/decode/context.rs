@@ -57,8 +57,8 @@ impl Context<'_, '_> {
         for operand in operands {
             match &operand.kind {
                 OperandKind::Name { name, .. } => {
-                    let known = self.labels.contains_key(name)
-                        || self.functions.contains_key(name)
+                    let known = self.labels.contains_key(name.as_str())
+                        || self.functions.contains_key(name.as_str())
                         || SpecialRegister::is_reserved_name(name)
                         || name == "WARP_SZ";
                     if !known {
@@ -66,7 +66,7 @@ impl Context<'_, '_> {
                     }
                 }
                 OperandKind::Address { base: Some(base), .. } => {
-                    if !self.functions.contains_key(&base.node) {
+                    if !self.functions.contains_key(base.node.as_str()) {
                         self.resolve(&base.node, base.span);
                     }
                 }
@@ -194,7 +194,7 @@ impl Context<'_, '_> {
                 } else if SpecialRegister::is_reserved_name(name) {
                     let spelled = match member {
                         Some(member) => format!("{name}.{member}"),
-                        None => name.clone(),
+                        None => name.to_string(),
                     };
                     self.report(
                         Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))
@@ -317,7 +317,7 @@ impl Context<'_, '_> {
             );
             return None;
         };
-        if let Some(label) = self.labels.get(name) {
+        if let Some(label) = self.labels.get(name.as_str()) {
             return Some(*label);
         }
         self.report(

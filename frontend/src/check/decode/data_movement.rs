@@ -250,7 +250,7 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
 /// True when the operand is the name of a function and no variable hides it.
 fn names_a_function(context: &mut Context, operand: &ast::Operand) -> bool {
     let ast::OperandKind::Name { name, member: None } = &operand.kind else { return false };
-    context.functions.contains_key(name) && context.scopes.lookup(name, &mut context.variables).is_none()
+    context.functions.contains_key(name.as_str()) && context.scopes.lookup(name, &mut context.variables).is_none()
 }
 
 /// Triton writes scalar loads and stores with a one-element list, `ld.global.b32 { %r1 }, [a];`,

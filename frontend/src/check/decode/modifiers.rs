@@ -4,19 +4,20 @@
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::RoundingMode;
 use crate::span::{Span, Spanned};
+use crate::syntax::ast::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::Context;
 
 pub struct Modifiers<'a> {
     /// Every modifier as written, so that a leftover can be compared with the ones taken.
-    all: &'a [Spanned<String>],
-    remaining: Vec<&'a Spanned<String>>,
-    opcode: &'a Spanned<String>,
+    all: &'a [Spanned<Word>],
+    remaining: Vec<&'a Spanned<Word>>,
+    opcode: &'a Spanned<Word>,
 }
 
 impl<'a> Modifiers<'a> {
-    pub fn new(modifiers: &'a [Spanned<String>], opcode: &'a Spanned<String>) -> Modifiers<'a> {
+    pub fn new(modifiers: &'a [Spanned<Word>], opcode: &'a Spanned<Word>) -> Modifiers<'a> {
         Modifiers { all: modifiers, remaining: modifiers.iter().collect(), opcode }
     }
 
@@ -84,9 +85,9 @@ impl<'a> Modifiers<'a> {
 
     /// The diagnostic for a modifier nobody took: a repeated modifier and a second rounding
     /// mode are named as such, since the decoder did take the first one.
-    fn leftover(&self, modifier: &Spanned<String>) -> Diagnostic {
+    fn leftover(&self, modifier: &Spanned<Word>) -> Diagnostic {
         let opcode = &self.opcode.node;
-        let taken = |other: &&Spanned<String>| !self.remaining.iter().any(|left| std::ptr::eq(*left, *other));
+        let taken = |other: &&Spanned<Word>| !self.remaining.iter().any(|left| std::ptr::eq(*left, *other));
         if let Some(other) = self.all.iter().filter(taken).find(|other| other.node == modifier.node) {
             let (first, second) = if other.span.start < modifier.span.start {
                 (other.span, modifier.span)

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::IsaVersion;
 use crate::span::{Span, Spanned};
-use crate::syntax::ast::{self, Directive, Statement};
+use crate::syntax::ast::{self, Directive, Statement, Word};
 
 use super::directives::Header;
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
@@ -188,7 +188,7 @@ fn fails(requirement: &Requirement, header: &Header) -> bool {
 }
 
 /// True when every modifier group of the row is matched by one of the instruction's modifiers.
-fn applies(requirement: &Requirement, modifiers: &[Spanned<String>]) -> bool {
+fn applies(requirement: &Requirement, modifiers: &[Spanned<Word>]) -> bool {
     requirement
         .modifiers
         .iter()
@@ -211,7 +211,7 @@ fn spelling_span(instruction: &ast::Instruction) -> Span {
 }
 
 fn spelling(instruction: &ast::Instruction) -> String {
-    let mut text = instruction.opcode.node.clone();
+    let mut text = instruction.opcode.node.to_string();
     for modifier in &instruction.modifiers {
         text.push('.');
         text.push_str(&modifier.node);
