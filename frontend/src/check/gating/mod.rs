@@ -36,10 +36,12 @@ pub fn check_module(module: &ast::Module, header: &Header, diagnostics: &mut Vec
     }
 }
 
-/// The rows of the tables that can fail for one module's header, by opcode.
+/// The rows of the tables that can fail for one module's header, by opcode. A sorted list
+/// rather than a hash map: for a recent module it holds two opcodes (the deprecated `shfl` and
+/// `vote`), and every instruction of the module is looked up in it.
 struct Gate<'header> {
     header: &'header Header,
-    by_opcode: HashMap<&'static str, Rows>,
+    by_opcode: Vec<(&'static str, Rows)>,
 }
 
 #[derive(Default)]
@@ -59,7 +61,14 @@ impl<'header> Gate<'header> {
         for deprecation in DEPRECATED_INSTRUCTIONS.iter().filter(|deprecation| header.version >= deprecation.since) {
             by_opcode.entry(deprecation.opcode).or_default().deprecations.push(deprecation);
         }
+        let mut by_opcode: Vec<(&'static str, Rows)> = by_opcode.into_iter().collect();
+        by_opcode.sort_unstable_by_key(|(opcode, _)| *opcode);
         Gate { header, by_opcode }
+    }
+
+    fn rows(&self, opcode: &str) -> Option<&Rows> {
+        let index = self.by_opcode.binary_search_by(|(candidate, _)| (*candidate).cmp(opcode)).ok()?;
+        Some(&self.by_opcode[index].1)
     }
 
     fn check_block(&self, block: &ast::Block, diagnostics: &mut Vec<Diagnostic>) {
@@ -73,7 +82,7 @@ impl<'header> Gate<'header> {
     }
 
     fn check_instruction(&self, instruction: &ast::Instruction, diagnostics: &mut Vec<Diagnostic>) {
-        let Some(rows) = self.by_opcode.get(instruction.opcode.node.as_str()) else { return };
+        let Some(rows) = self.rows(instruction.opcode.node.as_str()) else { return };
         let applying = || rows.requirements.iter().filter(|requirement| applies(requirement, &instruction.modifiers));
         let span = spelling_span(instruction);
         let newest_version = applying()
