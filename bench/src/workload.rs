@@ -301,7 +301,7 @@ pub fn run_ptxr(measurement: &Measurement, scratch: &Path) -> Result<Output, Str
     });
     let spec = LaunchSpec::from_json(&spec.to_string()).map_err(|error| error.to_string())?;
     let dump = scratch.join("out");
-    let files = LaunchFiles { spec_directory: scratch, dump_directory: Some(&dump) };
+    let files = LaunchFiles { spec_directory: scratch, dump_directory: Some(&dump), printf_output: None };
     // -O2, as `ptxr run` compiles by default.
     let (json, _warnings) = launch(measurement.ptx, "kernel.ptx", &spec, &files, 2)
         .map_err(|failure| format!("{} failed: {failure:?}", measurement.kernel))?;

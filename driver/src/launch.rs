@@ -5,6 +5,7 @@ use std::path::Path;
 
 use ptxr_frontend::ir;
 use ptxr_lowering::Emit;
+use ptxr_runtime::device_library::PrintfOutput;
 use ptxr_runtime::opencl::select_device;
 use ptxr_runtime::{prepare, BlockEntry, KernelSignature, LaunchSpec, ParamLayout};
 
@@ -49,6 +50,8 @@ pub struct LaunchFiles<'a> {
     pub spec_directory: &'a Path,
     /// `--dump-dir`: write buffers as raw files instead of JSON values.
     pub dump_directory: Option<&'a Path>,
+    /// Where the kernel's `printf` text goes (`ptxr run`: buffered stdout); `None` drops it.
+    pub printf_output: Option<PrintfOutput>,
 }
 
 /// Where a launch runs.
@@ -137,6 +140,9 @@ fn run_on_cpu(
         let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
         let mut prepared = prepare(spec, files.spec_directory, signature).map_err(|error| error.to_string())?;
         ignored_arguments = prepared.ignored_arguments();
+        if let Some(output) = &files.printf_output {
+            prepared.set_printf_output(output.clone());
+        }
         // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
         let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
         report.to_json(files.dump_directory).map_err(|error| error.to_string())

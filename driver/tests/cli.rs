@@ -208,3 +208,51 @@ fn output_dash_writes_the_artefact_to_stdout() {
     assert!(text.contains(".visible .entry vector_add"), "{text}");
     assert!(!directory.path().join("-").exists(), "no file named `-`");
 }
+
+#[test]
+fn run_prints_printf_text_before_the_json_and_a_failed_assertion_on_stderr() {
+    let directory = scratch();
+    // Thread 0 prints "value 7\n" (format "value %d\n"); with `fail` set, it then asserts.
+    let kernel = format!(
+        "{HEADER}.extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments);\n\
+         .extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, .param .b64 function, .param .b64 char_size);\n\
+         .global .align 1 .b8 text[10] = {{118, 97, 108, 117, 101, 32, 37, 100, 10, 0}};\n\
+         .global .align 1 .b8 what[6] = {{102, 97, 108, 115, 101, 0}};\n\
+         .visible .entry k(.param .u64 out, .param .u32 fail)\n{{\n\
+         .local .align 4 .b8 depot[4];\n.reg .u64 %rd<4>;\n.reg .u32 %r<3>;\n.reg .pred %p1;\n\
+         mov.u64 %rd1, depot;\nst.local.u32 [%rd1], 7;\ncvta.local.u64 %rd1, %rd1;\ncvta.global.u64 %rd2, text;\n\
+         {{\n.param .b64 param0;\nst.param.b64 [param0], %rd2;\n.param .b64 param1;\nst.param.b64 [param1], %rd1;\n\
+         .param .b32 retval0;\ncall.uni (retval0), vprintf, (param0, param1);\nld.param.b32 %r1, [retval0];\n}}\n\
+         ld.param.u32 %r2, [fail];\nsetp.eq.u32 %p1, %r2, 0;\n@%p1 bra DONE;\ncvta.global.u64 %rd3, what;\n\
+         {{\n.param .b64 m;\nst.param.b64 [m], %rd3;\n.param .b64 f;\nst.param.b64 [f], %rd3;\n.param .b32 l;\nst.param.b32 [l], 3;\n\
+         .param .b64 n;\nst.param.b64 [n], %rd3;\n.param .b64 c;\nst.param.b64 [c], 1;\n\
+         call.uni __assertfail, (m, f, l, n, c);\n}}\n\
+         DONE:\nld.param.u64 %rd3, [out];\nst.global.u32 [%rd3], %r1;\nret;\n}}\n"
+    );
+    let kernel = write(directory.path(), "print.ptx", &kernel);
+    for fail in [0, 1] {
+        let spec = write(
+            directory.path(),
+            "spec.json",
+            &format!(
+                r#"{{"grid": [1], "block": [1], "buffers": {{"out": {{"type": "u32", "len": 1}}}}, "args": [{{"buffer": "out"}}, {{"type": "u32", "value": {fail}}}]}}"#
+            ),
+        );
+        let output = ptxr(&["run", &kernel, "--launch", &spec], directory.path());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // CUDA's printf output comes first, as the kernel ran.
+        assert!(stdout.starts_with("value 7\n"), "stdout: {stdout}\nstderr: {stderr}");
+        if fail == 0 {
+            assert_eq!(output.status.code(), Some(0), "{stderr}");
+            let json: serde_json::Value =
+                serde_json::from_str(&stdout["value 7\n".len()..]).unwrap_or_else(|error| panic!("{error}: {stdout}"));
+            // vprintf returned the number of arguments it read.
+            assert_eq!(json["buffers"]["out"]["data"][0], 1, "{stdout}");
+        } else {
+            assert_eq!(output.status.code(), Some(1));
+            assert_eq!(stdout, "value 7\n", "no JSON after a failed assertion");
+            assert!(stderr.contains("false:3: false: Assertion `false` failed."), "{stderr}");
+        }
+    }
+}

@@ -162,6 +162,17 @@ impl Target for Amdgpu {
         Ok(None)
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        let _ = site;
+        Err(Unsupported {
+            what: format!("`{}` (CUDA's device library has no AMDGPU runtime here)", call.function.name()),
+        })
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         crate::declare::call_intrinsic_or_void(site, "llvm.trap", &[])?;
         Ok(())
@@ -174,10 +185,10 @@ impl Target for Amdgpu {
 
     fn warp_collective<'ctx>(
         &self,
-        _site: &Site<'_, 'ctx>,
-        _collective: &WarpCollective<'ctx>,
+        site: &Site<'_, 'ctx>,
+        collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported> {
-        Err(Unsupported { what: "warp collectives (32-lane warps on AMD waves)".to_string() })
+        crate::amdgpu_warp::warp_collective(site, collective)
     }
 
     fn special_register<'ctx>(
@@ -209,7 +220,8 @@ impl Target for Amdgpu {
                 let time = call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value();
                 to_i32(site, time)
             }
-            SpecialRegister::LaneId | SpecialRegister::WarpId | SpecialRegister::WarpCount => {
+            SpecialRegister::LaneId => crate::amdgpu_warp::lane_id(site),
+            SpecialRegister::WarpId | SpecialRegister::WarpCount => {
                 Err(Unsupported { what: format!("special register {register}") })
             }
         }

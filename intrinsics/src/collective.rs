@@ -1,8 +1,11 @@
 //! Barriers and warp collectives as lowering hands them to a target: the operation with its
 //! operands already read as LLVM integers, and what the target gives back.
 
-use inkwell::values::IntValue;
-use ptxr_frontend::ir::{BarrierOperation, ReduxOperation, ShuffleMode, VoteMode};
+use inkwell::values::{IntValue, PointerValue};
+use inkwell::IntPredicate;
+use ptxr_frontend::ir::{BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode};
+
+use crate::{Site, Unsupported};
 
 /// One block-level barrier: `bar.sync`, `bar.arrive` or `bar.red`.
 pub struct Barrier<'ctx> {
@@ -55,4 +58,59 @@ pub enum WarpCollective<'ctx> {
 pub struct CollectiveResult<'ctx> {
     pub value: Option<IntValue<'ctx>>,
     pub predicate: Option<IntValue<'ctx>>,
+}
+
+/// PTX's `shfl` source lane for `lane` (i32, 0 to 31), as ISA 7.8 section 9.7.8.6 defines it
+/// from the offset or index `b` and the packed clamp and segment mask `c`: the lane to read,
+/// already replaced by `lane` itself when out of range, and whether it was in range (i1).
+pub fn shuffle_source<'ctx>(
+    site: &Site<'_, 'ctx>,
+    mode: ShuffleMode,
+    lane: IntValue<'ctx>,
+    b: IntValue<'ctx>,
+    c: IntValue<'ctx>,
+) -> Result<(IntValue<'ctx>, IntValue<'ctx>), Unsupported> {
+    let builder = site.builder;
+    let failed =
+        |error: inkwell::builder::BuilderError| Unsupported { what: format!("a shuffle's source lane ({error})") };
+    let i32_type = site.context.i32_type();
+    let constant = |value: u64| i32_type.const_int(value, false);
+    let offset = builder.build_and(b, constant(0x1f), "").map_err(failed)?;
+    let clamp_lane = builder.build_and(c, constant(0x1f), "").map_err(failed)?;
+    let segment_shifted = builder.build_right_shift(c, constant(8), false, "").map_err(failed)?;
+    let segment_mask = builder.build_and(segment_shifted, constant(0x1f), "").map_err(failed)?;
+    let not_segment = builder.build_not(segment_mask, "").map_err(failed)?;
+    let min_lane = builder.build_and(lane, segment_mask, "").map_err(failed)?;
+    let clamp_part = builder.build_and(clamp_lane, not_segment, "").map_err(failed)?;
+    let max_lane = builder.build_or(min_lane, clamp_part, "").map_err(failed)?;
+    let (source, predicate) = match mode {
+        ShuffleMode::Up => (builder.build_int_sub(lane, offset, "").map_err(failed)?, IntPredicate::SGE),
+        ShuffleMode::Down => (builder.build_int_add(lane, offset, "").map_err(failed)?, IntPredicate::SLE),
+        ShuffleMode::Butterfly => (builder.build_xor(lane, offset, "").map_err(failed)?, IntPredicate::SLE),
+        ShuffleMode::Index => {
+            let index = builder.build_and(offset, not_segment, "").map_err(failed)?;
+            (builder.build_or(min_lane, index, "").map_err(failed)?, IntPredicate::SLE)
+        }
+    };
+    let in_range = builder.build_int_compare(predicate, source, max_lane, "shfl.in_range").map_err(failed)?;
+    let source = builder.build_select(in_range, source, lane, "shfl.lane").map_err(failed)?.into_int_value();
+    Ok((source, in_range))
+}
+
+/// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`): each lane hands over
+/// its fragment buffer, laid out as `ptxr_runtime::abi::matrix_fragments` says, and finds its
+/// result there afterwards. Lowering fills the operands' words and reads the result's; the
+/// target makes the lanes meet.
+pub enum MatrixCollective<'ctx> {
+    MultiplyAccumulate {
+        operation: MatrixMultiply,
+        fragments: PointerValue<'ctx>,
+    },
+    /// `row` is the address, in its state space, of the row this lane gives.
+    Load {
+        matrices: u32,
+        transpose: bool,
+        row: PointerValue<'ctx>,
+        fragments: PointerValue<'ctx>,
+    },
 }

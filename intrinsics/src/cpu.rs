@@ -11,16 +11,23 @@ use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, StructType};
 use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
-use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::ir::{
+    BarrierOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, MemoryScope, ReduxOperation,
+    ShuffleMode, VoteMode,
+};
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
-use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective};
+use ptxr_runtime::abi::{barrier_operation, block_context_field, matrix_operation, runtime_function, warp_collective};
 
 use crate::declare::{call_function, call_intrinsic, to_i32};
-use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+use crate::resumable::{make_resumable, resume_helper, ThreadForm};
+use crate::{
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
+    WarpCollective,
+};
 
 /// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
 const CONTEXT_PARAMETER: u32 = 0;
-const THREAD_ID_PARAMETER: u32 = 1;
+pub(crate) const THREAD_ID_PARAMETER: u32 = 1;
 /// PTX's warp size, which the runtime keeps on every target.
 const WARP_SIZE: u64 = 32;
 
@@ -122,9 +129,6 @@ fn load_kernel_parameters<'ctx>(
     Ok(values)
 }
 
-/// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
-/// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
-/// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`).
 /// Adds `noalias` to the given parameters of `function`.
 fn mark_noalias<'ctx>(context: &'ctx Context, function: FunctionValue<'ctx>, parameters: &[u32]) {
     let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
@@ -141,10 +145,16 @@ fn mark_block_context<'ctx>(context: &'ctx Context, function: FunctionValue<'ctx
     function.add_attribute(AttributeLoc::Param(index), context.create_enum_attribute(dereferenceable, bytes));
 }
 
+/// A kernel whose threads meet at barriers or warp collectives: `NAME.thread_entry(params,
+/// context, x, y, z)` runs one thread, and the block entry `NAME(params, context)` hands it to
+/// the runtime, which runs the block's threads as coroutines (`ptxr_runtime::cooperative`):
+/// LLVM coroutines resumed through `resume` when the body was made resumable, stackful ones
+/// otherwise.
 fn cooperative_entries<'ctx>(
     site: &Site<'_, 'ctx>,
     name: &str,
     parameters: &KernelParameters<'ctx>,
+    resume: Option<FunctionValue<'ctx>>,
 ) -> Result<(), Unsupported> {
     let context = site.context;
     let builder = site.builder;
@@ -168,11 +178,22 @@ fn cooperative_entries<'ctx>(
     let entry = site.module.add_function(name, entry_type, Some(Linkage::External));
     builder.position_at_end(context.append_basic_block(entry, "entry"));
     let entry_site = Site { context, module: site.module, builder, function: entry };
-    let run_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into(), pointer_type.into()], false);
     let entry_parameter = |index: u32| entry.get_nth_param(index).ok_or_else(|| llvm_error("entry"));
-    let arguments =
-        [entry_parameter(0)?.into(), entry_parameter(1)?.into(), thread.as_global_value().as_pointer_value().into()];
-    call_function(&entry_site, runtime_function::RUN_COOPERATIVE_BLOCK, run_type, &arguments)?;
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![
+        entry_parameter(0)?.into(),
+        entry_parameter(1)?.into(),
+        thread.as_global_value().as_pointer_value().into(),
+    ];
+    let runner = match resume {
+        Some(resume) => {
+            arguments.push(resume.as_global_value().as_pointer_value().into());
+            runtime_function::RUN_RESUMABLE_BLOCK
+        }
+        None => runtime_function::RUN_COOPERATIVE_BLOCK,
+    };
+    let argument_types = vec![pointer_type.into(); arguments.len()];
+    let run_type = context.void_type().fn_type(&argument_types, false);
+    call_function(&entry_site, runner, run_type, &arguments)?;
     builder.build_return(None).map_err(llvm_error)?;
     Ok(())
 }
@@ -211,7 +232,20 @@ impl Target for Cpu {
 
         let pointer_type = context.ptr_type(AddressSpace::default());
         if parameters.cooperative {
-            return cooperative_entries(site, &name, parameters);
+            let form = if parameters.collectives_in_functions {
+                ThreadForm::Stackful
+            } else {
+                make_resumable(context, site.module, body)?
+            };
+            match form {
+                ThreadForm::Resumable => {
+                    let resume = resume_helper(context, site.module)?;
+                    return cooperative_entries(site, &name, parameters, Some(resume));
+                }
+                ThreadForm::Stackful => return cooperative_entries(site, &name, parameters, None),
+                // Nothing in this kernel waits: its threads run one after another.
+                ThreadForm::Independent => {}
+            }
         }
         let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
         let entry = site.module.add_function(&name, entry_type, Some(Linkage::External));
@@ -398,10 +432,22 @@ impl Target for Cpu {
         Ok(None)
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        crate::cpu_device_library::call(site, call)
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         let function_type = site.context.void_type().fn_type(&[], false);
         call_function(site, runtime_function::TRAP, function_type, &[])?;
         Ok(())
+    }
+
+    fn stopped<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::cpu_device_library::stopped(site).map(Some)
     }
 
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
@@ -488,6 +534,41 @@ impl Target for Cpu {
         })
     }
 
+    fn matrix_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        let i32_type = site.context.i32_type();
+        let i64_type = site.context.i64_type();
+        let (kind, operation, fragments) = match collective {
+            MatrixCollective::MultiplyAccumulate { operation, fragments } => {
+                (warp_collective::MATRIX_MULTIPLY_ACCUMULATE, matrix_operation_code(operation)?, *fragments)
+            }
+            MatrixCollective::Load { matrices, transpose, row, fragments } => {
+                // The runtime reads the row through its host address, kept in the buffer's first
+                // two words (`matrix_fragments::ROW_ADDRESS`).
+                let row_address = site.builder.build_ptr_to_int(*row, i64_type, "row_address").map_err(llvm_error)?;
+                site.builder.build_store(*fragments, row_address).map_err(llvm_error)?;
+                let transpose = if *transpose { matrix_operation::TRANSPOSE } else { 0 };
+                (warp_collective::LOAD_MATRIX, matrices | transpose, *fragments)
+            }
+        };
+        let address = site.builder.build_ptr_to_int(fragments, i64_type, "fragments").map_err(llvm_error)?;
+        let function_type = i64_type
+            .fn_type(&[i32_type.into(), i32_type.into(), i64_type.into(), i32_type.into(), i32_type.into()], false);
+        // `.sync.aligned`: every lane of the warp takes part.
+        let arguments = [
+            i32_type.const_int(u64::from(kind), false).into(),
+            i32_type.const_all_ones().into(),
+            address.into(),
+            i32_type.const_int(u64::from(operation), false).into(),
+            i32_type.const_zero().into(),
+        ];
+        call_function(site, runtime_function::WARP_COLLECTIVE, function_type, &arguments)?;
+        Ok(())
+    }
+
     fn shared_variables_in_window(&self) -> bool {
         true
     }
@@ -563,4 +644,49 @@ impl Target for Cpu {
             }
         }
     }
+}
+
+/// The runtime's code (`ptxr_runtime::abi::matrix_operation`) of an `mma` form.
+fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported> {
+    let unsupported = || Unsupported {
+        what: format!(
+            "`mma{}{}{}{}{}{}{}`",
+            operation.shape, operation.a_layout, operation.b_layout, operation.d, operation.a, operation.b, operation.c
+        ),
+    };
+    let shape = match operation.shape {
+        MatrixShape::M8n8k16 => matrix_operation::SHAPE_M8N8K16,
+        MatrixShape::M16n8k4 => matrix_operation::SHAPE_M16N8K4,
+        MatrixShape::M16n8k8 => matrix_operation::SHAPE_M16N8K8,
+        MatrixShape::M16n8k16 => matrix_operation::SHAPE_M16N8K16,
+        MatrixShape::M16n8k32 => matrix_operation::SHAPE_M16N8K32,
+        MatrixShape::M8n8k4 if operation.a == MatrixElement::F16 => matrix_operation::SHAPE_M8N8K4,
+        MatrixShape::M8n8k4
+        | MatrixShape::M8n8k32
+        | MatrixShape::M8n8k128
+        | MatrixShape::M16n8k64
+        | MatrixShape::M16n8k128
+        | MatrixShape::M16n8k256 => return Err(unsupported()),
+    };
+    let element = |element: MatrixElement| match element {
+        MatrixElement::F16 => Ok(matrix_operation::ELEMENT_F16),
+        MatrixElement::Bf16 => Ok(matrix_operation::ELEMENT_BF16),
+        MatrixElement::Tf32 => Ok(matrix_operation::ELEMENT_TF32),
+        MatrixElement::F32 => Ok(matrix_operation::ELEMENT_F32),
+        MatrixElement::S8 => Ok(matrix_operation::ELEMENT_S8),
+        MatrixElement::U8 => Ok(matrix_operation::ELEMENT_U8),
+        MatrixElement::S32 => Ok(matrix_operation::ELEMENT_S32),
+        MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
+    };
+    let code = matrix_operation::encode(
+        shape,
+        element(operation.d)?,
+        element(operation.a)?,
+        element(operation.b)?,
+        element(operation.c)?,
+        operation.saturate,
+    );
+    let a_layout = if operation.a_layout == MatrixLayout::Column { matrix_operation::A_COLUMN_MAJOR } else { 0 };
+    let b_layout = if operation.b_layout == MatrixLayout::Row { matrix_operation::B_ROW_MAJOR } else { 0 };
+    Ok(code | a_layout | b_layout)
 }

@@ -4,12 +4,17 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+mod amdgpu_warp;
 pub mod atomics;
 mod collective;
 mod cpu;
+mod cpu_device_library;
 mod declare;
+mod device_function;
 mod lane_mask;
 mod nvptx;
+mod nvptx_matrix;
+mod resumable;
 mod site;
 mod spirv;
 mod spirv_subgroup;
@@ -22,7 +27,8 @@ use inkwell::AddressSpace;
 use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-pub use collective::{Barrier, CollectiveResult, WarpCollective};
+pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
+pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 pub use site::Site;
 
 /// The four families of machines that ptxr compiles for.
@@ -60,6 +66,9 @@ pub struct KernelParameters<'ctx> {
     /// Whether the kernel (or a function in its module) uses barriers or warp collectives, so
     /// that its threads cannot simply run one after another.
     pub cooperative: bool,
+    /// Whether a `.func` of the module (not only kernel bodies) uses barriers or warp
+    /// collectives: a thread may then wait inside a call, which needs a stack of its own.
+    pub collectives_in_functions: bool,
 }
 
 /// Everything lowering needs to know about one target.
@@ -169,8 +178,41 @@ pub trait Target {
         value: inkwell::values::FloatValue<'ctx>,
     ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported>;
 
+    /// `min`/`max` on `.f32` (`.NaN` when `propagate_nan`) as the target's own instruction with
+    /// PTX's rules (-0.0 below +0.0, canonical NaN results); `None` to compute them on the bits
+    /// in lowering, as every target but NVPTX does.
+    fn float_minimum_maximum<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _a: inkwell::values::FloatValue<'ctx>,
+        _b: inkwell::values::FloatValue<'ctx>,
+        _minimum: bool,
+        _propagate_nan: bool,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported> {
+        Ok(None)
+    }
+
     /// `trap`: stops the kernel with an error. Lowering leaves the function after it.
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported>;
+
+    /// Whether the thread has been stopped (`trap` or a failed assertion) inside a function it
+    /// called, as an `i1`, checked after calls of functions that may stop it; `None` where
+    /// stopping never returns to the caller (the GPUs abort the kernel).
+    fn stopped<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        Ok(None)
+    }
+
+    /// Whether a function's address can be taken and called through (indirect calls).
+    fn supports_function_pointers(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// A call of CUDA's device library (see `device_function.rs`).
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &DeviceFunctionCall<'ctx>,
+    ) -> Result<DeviceFunctionLowering<'ctx>, Unsupported>;
 
     /// `nanosleep`: suspends the thread for up to `nanoseconds` (i32), at most a millisecond.
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported>;
@@ -181,6 +223,16 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported>;
+
+    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`); the CPU's runtime
+    /// and NVPTX's intrinsics compute them.
+    fn matrix_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported { what: "warp-level matrix instructions".to_string() })
+    }
 
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {

@@ -11,7 +11,10 @@ use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
 
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
-use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+use crate::{
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
+    WarpCollective,
+};
 
 /// LLVM's `ptx_kernel` calling convention.
 const PTX_KERNEL: u32 = 71;
@@ -135,6 +138,35 @@ impl Target for Nvptx {
         Ok(Some(call_intrinsic(site, &name, &[], &[value.into()])?.into_float_value()))
     }
 
+    fn float_minimum_maximum<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        a: inkwell::values::FloatValue<'ctx>,
+        b: inkwell::values::FloatValue<'ctx>,
+        minimum: bool,
+        propagate_nan: bool,
+    ) -> Result<Option<inkwell::values::FloatValue<'ctx>>, Unsupported> {
+        // PTX's own `min.f32`/`min.NaN.f32` (`.xorsign.abs` needs sm_86, which the target may not
+        // be, so lowering computes it).
+        let name = match (minimum, propagate_nan) {
+            (true, false) => "llvm.nvvm.fmin.f",
+            (true, true) => "llvm.nvvm.fmin.nan.f",
+            (false, false) => "llvm.nvvm.fmax.f",
+            (false, true) => "llvm.nvvm.fmax.nan.f",
+        };
+        Ok(Some(call_intrinsic(site, name, &[], &[a.into(), b.into()])?.into_float_value()))
+    }
+
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        // The CUDA driver links its own definitions of these functions.
+        let _ = (site, call);
+        Ok(crate::DeviceFunctionLowering::CallDeclaration)
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         call_intrinsic_or_void(site, "llvm.trap", &[])?;
         Ok(())
@@ -143,6 +175,14 @@ impl Target for Nvptx {
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         call_intrinsic_or_void(site, "llvm.nvvm.nanosleep", &[nanoseconds.into()])?;
         Ok(())
+    }
+
+    fn matrix_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &MatrixCollective<'ctx>,
+    ) -> Result<(), Unsupported> {
+        crate::nvptx_matrix::matrix_collective(site, collective)
     }
 
     fn warp_collective<'ctx>(

@@ -194,6 +194,22 @@ impl Target for Spirv {
         Ok(Some(site.builder.build_float_trunc(result, value.get_type(), "").map_err(failed)?))
     }
 
+    fn device_function<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        call: &crate::DeviceFunctionCall<'ctx>,
+    ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
+        let _ = site;
+        Err(Unsupported {
+            what: format!("`{}` (CUDA's device library has no OpenCL equivalent here)", call.function.name()),
+        })
+    }
+
+    fn supports_function_pointers(&self) -> Result<(), Unsupported> {
+        // SPIR-V needs the SPV_INTEL_function_pointers extension, which OpenCL runtimes lack.
+        Err(Unsupported { what: "function addresses and indirect calls".to_string() })
+    }
+
     fn trap<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         Err(Unsupported { what: "`trap` (OpenCL kernels cannot abort)".to_string() })
     }

@@ -138,38 +138,8 @@ fn warp_shuffle<'ctx>(
     offset: IntValue<'ctx>,
     clamp: IntValue<'ctx>,
 ) -> Result<CollectiveResult<'ctx>, Unsupported> {
-    let builder = site.builder;
-    let i32_type = site.context.i32_type();
-    let constant = |value: u64| i32_type.const_int(value, false);
     let lane = lane_id(site)?;
-    let offset = builder.build_and(offset, constant(0x1f), "").map_err(failed("and"))?;
-    let clamp_lane = builder.build_and(clamp, constant(0x1f), "").map_err(failed("and"))?;
-    let segment_shifted = builder.build_right_shift(clamp, constant(8), false, "").map_err(failed("lshr"))?;
-    let segment_mask = builder.build_and(segment_shifted, constant(0x1f), "").map_err(failed("and"))?;
-    let not_segment = builder.build_not(segment_mask, "").map_err(failed("not"))?;
-    let min_lane = builder.build_and(lane, segment_mask, "").map_err(failed("and"))?;
-    let clamp_part = builder.build_and(clamp_lane, not_segment, "").map_err(failed("and"))?;
-    let max_lane = builder.build_or(min_lane, clamp_part, "").map_err(failed("or"))?;
-    let (source, in_range) = match mode {
-        ShuffleMode::Up => {
-            let source = builder.build_int_sub(lane, offset, "").map_err(failed("sub"))?;
-            (source, compare(site, IntPredicate::SGE, source, max_lane)?)
-        }
-        ShuffleMode::Down => {
-            let source = builder.build_int_add(lane, offset, "").map_err(failed("add"))?;
-            (source, compare(site, IntPredicate::SLE, source, max_lane)?)
-        }
-        ShuffleMode::Butterfly => {
-            let source = builder.build_xor(lane, offset, "").map_err(failed("xor"))?;
-            (source, compare(site, IntPredicate::SLE, source, max_lane)?)
-        }
-        ShuffleMode::Index => {
-            let index = builder.build_and(offset, not_segment, "").map_err(failed("and"))?;
-            let source = builder.build_or(min_lane, index, "").map_err(failed("or"))?;
-            (source, compare(site, IntPredicate::SLE, source, max_lane)?)
-        }
-    };
-    let source = builder.build_select(in_range, source, lane, "shfl.lane").map_err(failed("select"))?.into_int_value();
+    let (source, in_range) = crate::collective::shuffle_source(site, mode, lane, offset, clamp)?;
     let result = shuffle(site, value, source)?;
     Ok(CollectiveResult { value: Some(result), predicate: Some(in_range) })
 }

@@ -43,14 +43,20 @@ pub fn optimize(module: &Module<'_>, machine: &TargetMachine, level: u8) -> Resu
     })
 }
 
-/// Emits the module in the requested form.
-pub fn emit(module: &Module<'_>, machine: &TargetMachine, emit: Emit) -> Result<Vec<u8>, String> {
+/// Emits the module in the requested form; `optimization` is the level it was compiled at.
+pub fn emit(module: &Module<'_>, machine: &TargetMachine, emit: Emit, optimization: u8) -> Result<Vec<u8>, String> {
     match emit {
         Emit::LlvmIr => Ok(module.print_to_string().to_bytes().to_vec()),
         Emit::Bitcode => Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
         Emit::Assembly | Emit::Object => {
             let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
             let triple = machine.get_triple();
+            if triple.as_str().to_string_lossy().starts_with("spirv") {
+                return crate::fatal::during(
+                    format!("LLVM's code generation for {}", triple.as_str().to_string_lossy()),
+                    || crate::spirv_emission::emit(module, machine, file_type, optimization),
+                );
+            }
             crate::fatal::during(format!("LLVM's code generation for {}", triple.as_str().to_string_lossy()), || {
                 machine
                     .write_to_memory_buffer(module, file_type)

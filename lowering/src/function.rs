@@ -30,6 +30,9 @@ pub struct FunctionLowering<'a, 'ctx> {
     /// The condition code's carry flag `CC.CF` (an `i1`), in functions that use it. One alloca
     /// for the whole function keeps the carry across basic blocks and guards.
     carry_flag: Option<PointerValue<'ctx>>,
+    /// The buffer through which `mma` and `ldmatrix` hand fragments to the target's matrix
+    /// collective (`ptxr_runtime::abi::matrix_fragments`), in functions that use them.
+    matrix_fragments: Option<PointerValue<'ctx>>,
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
@@ -48,6 +51,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             label_blocks: Vec::new(),
             shared_window: None,
             carry_flag: None,
+            matrix_fragments: None,
         }
     }
 
@@ -226,6 +230,23 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             builder.build_store(flag, context.bool_type().const_zero())?;
             self.carry_flag = Some(flag);
         }
+        let uses_matrix_fragments = self.function.body.as_deref().unwrap_or_default().iter().any(|statement| {
+            matches!(
+                statement,
+                Statement::Instruction(GuardedInstruction {
+                    instruction: Instruction::MatrixMultiplyAccumulate { .. } | Instruction::LoadMatrix { .. },
+                    ..
+                })
+            )
+        });
+        if uses_matrix_fragments {
+            // One buffer for the function, in the entry block so that it is a fixed part of the
+            // frame; 8-aligned for `ldmatrix`'s 64-bit row address.
+            let words = ptxr_runtime::abi::matrix_fragments::WORDS as u32;
+            let buffer = builder.build_alloca(context.i32_type().array_type(words), "matrix_fragments")?;
+            set_alignment(buffer, 8);
+            self.matrix_fragments = Some(buffer);
+        }
         let hidden = self.shared.target.hidden_parameter_types(context).len() as u32;
         for (position, &index) in self.function.parameters.iter().enumerate() {
             let incoming = self
@@ -254,10 +275,14 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 .parameter_variables()
                 .map(|variable| parameter_type(self.shared.context, variable))
                 .collect();
-            let cooperative = self.shared.cooperative;
-            self.shared.target.finish_kernel(&self.site(), &KernelParameters { types, cooperative }).map_err(
-                |unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span),
-            )?;
+            let parameters = KernelParameters {
+                types,
+                cooperative: self.shared.cooperative,
+                collectives_in_functions: self.shared.collectives_in_functions,
+            };
+            self.shared.target.finish_kernel(&self.site(), &parameters).map_err(|unsupported| {
+                LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span)
+            })?;
         }
         Ok(())
     }
@@ -329,6 +354,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             many => builder.build_aggregate_return(many)?,
         };
         Ok(())
+    }
+
+    /// The matrix fragment buffer; present whenever the function has `mma` or `ldmatrix`.
+    pub fn matrix_fragments(&self, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        self.matrix_fragments.ok_or_else(|| LoweringError::internal("no matrix fragment buffer in this function", span))
     }
 
     /// The carry flag's alloca; present whenever the function has a carry instruction.

@@ -13,6 +13,7 @@ mod instructions;
 mod machine;
 mod module;
 mod pipeline;
+mod spirv_emission;
 mod types;
 mod values;
 

@@ -66,12 +66,14 @@ pub fn initialize_targets() {
 /// `llvm.bitreverse`, which the back end then cannot emit. OpenCL runtimes advertise it as
 /// `cl_khr_extended_bit_ops`. SPV_EXT_shader_atomic_float_add gives `atom.add.f32/.f64`
 /// (`cl_ext_float_atomics`).
-const SPIRV_EXTENSIONS: &std::ffi::CStr = c"-spirv-ext=+SPV_KHR_bit_instructions,+SPV_EXT_shader_atomic_float_add";
-
 fn enable_spirv_extensions() {
-    let arguments = [c"ptxr".as_ptr(), SPIRV_EXTENSIONS.as_ptr()];
-    // SAFETY: two static NUL-terminated strings (LLVM may keep pointers into them), parsed
-    // once, before any compilation.
+    // Leaked once: LLVM may keep pointers into its command-line arguments.
+    let option =
+        std::ffi::CString::new(format!("-spirv-ext={}", crate::spirv_emission::EXTENSIONS)).unwrap_or_default();
+    let option: &'static std::ffi::CStr = Box::leak(option.into_boxed_c_str());
+    let arguments = [c"ptxr".as_ptr(), option.as_ptr()];
+    // SAFETY: two NUL-terminated strings that live for the rest of the process (LLVM may keep
+    // pointers into them), parsed once, before any compilation.
     unsafe {
         llvm_sys::support::LLVMParseCommandLineOptions(arguments.len() as i32, arguments.as_ptr(), std::ptr::null());
     }

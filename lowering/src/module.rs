@@ -32,6 +32,10 @@ pub struct ModuleContext<'a, 'ctx> {
     /// Whether any function of the module uses barriers or warp collectives. Calls are not
     /// followed, so every kernel of such a module is built cooperative.
     pub cooperative: bool,
+    /// For each function, whether calling it may stop the thread (`may_stop`).
+    pub may_stop: Vec<bool>,
+    /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
+    pub collectives_in_functions: bool,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -58,6 +62,8 @@ pub fn lower<'ctx>(
         functions: Vec::new(),
         shared_layout: ir::SharedLayout::of(ptx),
         cooperative: uses_collectives(ptx),
+        may_stop: may_stop(ptx),
+        collectives_in_functions: functions_use_collectives(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -371,9 +377,61 @@ pub fn uses_warp_collectives(ptx: &ir::Module) -> bool {
     })
 }
 
+fn functions_use_collectives(ptx: &ir::Module) -> bool {
+    ptx.functions
+        .iter()
+        .filter(|function| function.kind != FunctionKind::Entry)
+        .filter_map(|function| function.body.as_deref())
+        .flatten()
+        .any(|statement| match statement {
+            ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
+            ir::Statement::Label(_) => false,
+        })
+}
+
 fn uses_collectives(ptx: &ir::Module) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
         ir::Statement::Label(_) => false,
     })
+}
+
+/// For each function, whether calling it may stop the thread: it executes `trap`, calls
+/// `__assertfail`, or calls a function that may stop (found by iterating to a fixed point).
+fn may_stop(ptx: &ir::Module) -> Vec<bool> {
+    let stops_on_call = |function: &ir::Function| {
+        function.body.is_none()
+            && ptxr_intrinsics::DeviceFunction::from_declaration(
+                &function.name,
+                function.parameters.len(),
+                function.return_parameters.len(),
+            )
+            .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
+    };
+    let mut may_stop: Vec<bool> = ptx.functions.iter().map(stops_on_call).collect();
+    loop {
+        let mut changed = false;
+        for (index, function) in ptx.functions.iter().enumerate() {
+            if may_stop[index] {
+                continue;
+            }
+            let stops = function.body.iter().flatten().any(|statement| match statement {
+                ir::Statement::Instruction(instruction) => match &instruction.instruction {
+                    ir::Instruction::Trap => true,
+                    ir::Instruction::Call { callee, .. } => may_stop[callee.0 as usize],
+                    // Any function whose address was taken may be the target.
+                    ir::Instruction::CallIndirect { .. } => may_stop.iter().any(|&stops| stops),
+                    _ => false,
+                },
+                ir::Statement::Label(_) => false,
+            });
+            if stops {
+                may_stop[index] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return may_stop;
+        }
+    }
 }

@@ -61,7 +61,7 @@ fn build<'ctx>(
 pub fn compile(module: &ir::Module, options: &PipelineOptions, output: Emit) -> Result<Vec<u8>, PipelineError> {
     let context = Context::create();
     let (llvm_module, machine) = build(&context, module, options)?;
-    emit(&llvm_module, &machine, output).map_err(PipelineError::Llvm)
+    emit(&llvm_module, &machine, output, options.optimization).map_err(PipelineError::Llvm)
 }
 
 /// Compiles a checked module for the host into memory and calls `use_module` with a function

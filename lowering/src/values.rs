@@ -67,6 +67,35 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let offset = const_int(base.get_type(), i128::from(*offset));
                 Ok(self.shared.builder.build_int_add(base, offset, "")?.into())
             }
+            Value::FunctionAddress(function) => {
+                self.shared.target.supports_function_pointers().map_err(|unsupported| {
+                    LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span)
+                })?;
+                let function = self.shared.ptx.function(*function);
+                let name = &function.name;
+                let device_function = ptxr_intrinsics::DeviceFunction::from_declaration(
+                    name,
+                    function.parameters.len(),
+                    function.return_parameters.len(),
+                );
+                if function.body.is_none() && device_function.is_some() {
+                    // Its calls are lowered in place (`instructions/call.rs`); there is no
+                    // function of that signature to point at.
+                    return Err(LoweringError::unsupported(
+                        &format!("the address of `{name}`"),
+                        self.target_name(),
+                        operand.span,
+                    ));
+                }
+                let callee = self
+                    .shared
+                    .module
+                    .get_function(name)
+                    .ok_or_else(|| LoweringError::internal(format!("`{name}` was not declared"), operand.span))?;
+                let pointer = callee.as_global_value().as_pointer_value();
+                let int_type = crate::types::integer_type(context, ty.bits());
+                Ok(self.shared.builder.build_ptr_to_int(pointer, int_type, "")?.into())
+            }
             Value::AddressOf(id) => {
                 if let Some(offset) = self.shared_window_offset(*id) {
                     // A shared-space address is the offset into the block's window.

@@ -83,6 +83,40 @@ pub mod runtime_function {
     pub const TRAP: &str = "ptxr_trap";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
+    /// `u32 ()`: whether the block has stopped (`trap` or a failed assertion). Checked after
+    /// calls of functions that may stop it, so that their callers leave too; the block's other
+    /// threads also leave at such a check once the launch has failed, as a trap ends the grid.
+    pub const STOPPED: &str = "ptxr_stopped";
+    /// `i32 (u64 format, u64 arguments, u32 pointer_bytes)`: `vprintf`; `pointer_bytes` (4 or 8)
+    /// is the size of `%s` and `%p` arguments. Returns the number of arguments read.
+    pub const PRINTF: &str = "ptxr_vprintf";
+    /// `u64 (u64 bytes, u32 pointer_bytes)`: `malloc` on the launch's device heap; returns 0
+    /// when no block fits. With 4-byte pointers the heap lies below 4 GiB.
+    pub const MALLOC: &str = "ptxr_malloc";
+    /// `void (u64 address)`: `free`.
+    pub const FREE: &str = "ptxr_free";
+    /// `void (u64 message, u64 file, u32 line, u64 function, u32 x, u32 y, u32 z)`:
+    /// `__assertfail` from thread `(x, y, z)`; the launch fails once the block is done.
+    pub const ASSERT_FAIL: &str = "ptxr_assertfail";
+    /// `void (const uint8_t *const *params, const BlockContext *context, ThreadEntry entry,
+    /// ResumeFunction resume)`: runs every thread of the block as an LLVM switched-resume
+    /// coroutine (see [`crate::cooperative::resumable`]): `entry` starts a thread, which runs
+    /// to its first suspension; `resume(frame)` continues it.
+    pub const RUN_RESUMABLE_BLOCK: &str = "ptxr_run_resumable_block";
+    /// `ptr (u64 size, u32 align)`: memory for a thread's coroutine frame, valid while the
+    /// block runs.
+    pub const RESUMABLE_FRAME: &str = "ptxr_resumable_frame";
+    /// `void (ptr frame)`: the running thread's coroutine has begun with this frame.
+    pub const RESUMABLE_STARTED: &str = "ptxr_resumable_started";
+    /// `void (u32 operation, u32 barrier, u32 thread_count, u32 predicate)`: as [`BARRIER`],
+    /// but only records the wait; the coroutine suspends after the call.
+    pub const RESUMABLE_BARRIER: &str = "ptxr_resumable_barrier";
+    /// `void (u32 kind, u32 member_mask, u64 a, u32 b, u32 c)`: as [`WARP_COLLECTIVE`], but
+    /// only records the wait; the coroutine suspends after the call.
+    pub const RESUMABLE_WARP_COLLECTIVE: &str = "ptxr_resumable_warp_collective";
+    /// `u64 ()`: after resuming, what the barrier or collective gave the thread (as
+    /// [`BARRIER`] and [`WARP_COLLECTIVE`] return it).
+    pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
 }
 
 /// The `operation` argument of [`runtime_function::BARRIER`].
@@ -118,7 +152,75 @@ pub mod warp_collective {
     pub const REDUX_XOR: u32 = 17;
     pub const ACTIVE_MASK: u32 = 18;
     pub const SYNC: u32 = 19;
+    /// `mma.sync`: `a` is the address of the lane's fragment buffer ([`super::matrix_fragments`]),
+    /// `b` the operation ([`super::matrix_operation`]). The runtime writes every lane's D
+    /// fragment into its buffer before the lanes resume.
+    pub const MATRIX_MULTIPLY_ACCUMULATE: u32 = 20;
+    /// `ldmatrix.sync`: `a` is the address of the lane's fragment buffer, which holds the address
+    /// of the row the lane gives; `b` is the number of matrices (1, 2 or 4), plus
+    /// [`super::matrix_operation::TRANSPOSE`] for `.trans`. The runtime writes each lane's
+    /// registers into its buffer.
+    pub const LOAD_MATRIX: u32 = 21;
 }
+
+/// The buffer of 32-bit words through which a lane hands its fragments to a matrix collective:
+/// the registers of each operand in the order PTX lists them, each at a fixed offset. The
+/// compiler keeps one such buffer per function, 8-byte aligned.
+pub mod matrix_fragments {
+    /// `mma`: A's registers (at most 4).
+    pub const A: usize = 0;
+    /// `mma`: B's registers (at most 4).
+    pub const B: usize = 4;
+    /// `mma`: C's registers (at most 8).
+    pub const C: usize = 8;
+    /// `mma`: where the runtime writes D's registers (at most 8).
+    pub const D: usize = 16;
+    /// `ldmatrix`: the 64-bit address of the lane's row (words 0 and 1, little-endian).
+    pub const ROW_ADDRESS: usize = 0;
+    /// `ldmatrix`: where the runtime writes the lane's registers, one per matrix.
+    pub const LOADED: usize = 2;
+    /// The buffer's size in words.
+    pub const WORDS: usize = 24;
+}
+
+/// The `b` argument of the matrix collectives. For `mma`: the shape in bits 0..4, then the
+/// element types of D, A, B and C in four bits each from bit 4, `.satfinite` in bit 20, and the
+/// layouts other than `.row.col` (`.m8n8k4` only) in bits 21 and 22.
+pub mod matrix_operation {
+    pub const SHAPE_M8N8K16: u32 = 0;
+    pub const SHAPE_M16N8K4: u32 = 1;
+    pub const SHAPE_M16N8K8: u32 = 2;
+    pub const SHAPE_M16N8K16: u32 = 3;
+    pub const SHAPE_M16N8K32: u32 = 4;
+    /// `.m8n8k4` on `.f16`: four 8×8×4 products, one per group of eight lanes.
+    pub const SHAPE_M8N8K4: u32 = 5;
+
+    pub const ELEMENT_F16: u32 = 0;
+    pub const ELEMENT_BF16: u32 = 1;
+    pub const ELEMENT_TF32: u32 = 2;
+    pub const ELEMENT_F32: u32 = 3;
+    pub const ELEMENT_S8: u32 = 4;
+    pub const ELEMENT_U8: u32 = 5;
+    pub const ELEMENT_S32: u32 = 6;
+
+    pub const SATURATE: u32 = 1 << 20;
+    /// A is `.col` (column-major).
+    pub const A_COLUMN_MAJOR: u32 = 1 << 21;
+    /// B is `.row` (row-major).
+    pub const B_ROW_MAJOR: u32 = 1 << 22;
+
+    /// The code of one `mma` form.
+    pub const fn encode(shape: u32, d: u32, a: u32, b: u32, c: u32, saturate: bool) -> u32 {
+        shape | (d << 4) | (a << 8) | (b << 12) | (c << 16) | if saturate { SATURATE } else { 0 }
+    }
+
+    /// `ldmatrix`'s `.trans`, added to the number of matrices.
+    pub const TRANSPOSE: u32 = 1 << 8;
+}
+
+/// Continues a suspended thread of a resumable block: `llvm.coro.resume` on its frame, compiled
+/// into the kernel's module (the frame's resume function has LLVM's internal calling convention).
+pub type ResumeFunction = unsafe extern "C" fn(frame: *mut u8);
 
 /// One thread of a cooperative block: `NAME.thread_entry` of a kernel that uses barriers or
 /// warp collectives.

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use crate::abi::{BlockContext, BlockEntry};
 use crate::buffer::{AlignedBuffer, Placement};
+use crate::device_library::{with_services, LaunchServices, PrintfOutput};
 use crate::element::ElementType;
 use crate::error::RuntimeError;
 use crate::report::LaunchReport;
@@ -75,6 +76,8 @@ pub struct PreparedLaunch {
     parameter_pointers: Vec<*const u8>,
     worker_threads: Option<NonZeroUsize>,
     worker_stack_bytes: usize,
+    /// The printf output and device heap that the kernel's device-library calls use.
+    services: LaunchServices,
 }
 
 // SAFETY: the raw pointers point into storage that the launch owns (parameter boxes and buffers),
@@ -184,6 +187,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         parameter_buffers: buffer_of_argument.clone(),
         worker_threads: None,
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
+        services: LaunchServices::default(),
     };
     for ((argument, parameter), buffer) in spec.args.iter().zip(&kernel.params).zip(buffer_of_argument) {
         let size = parameter.size_bytes as usize;
@@ -351,6 +355,7 @@ impl PreparedLaunch {
         let started = Instant::now();
         let stop = AtomicBool::new(false);
         let stop = &stop;
+        let services = &self.services;
         let outcome = thread::scope(|scope| {
             let mut workers = Vec::new();
             for (index, shared_memory) in shared_memories.iter_mut().enumerate() {
@@ -360,7 +365,9 @@ impl PreparedLaunch {
                     .spawn_scoped(scope, move || {
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
-                        unsafe { run_blocks(entry, parameters, shape, blocks, next_block, shared_memory, stop) }
+                        with_services(services, || unsafe {
+                            run_blocks(entry, parameters, shape, blocks, next_block, shared_memory, stop)
+                        })
                     });
                 match worker {
                     Ok(handle) => workers.push(handle),
@@ -408,6 +415,11 @@ impl PreparedLaunch {
                 .collect(),
             elapsed,
         )
+    }
+
+    /// Sends the text of the kernel's `printf` calls to `output` (by default it is dropped).
+    pub fn set_printf_output(&mut self, output: PrintfOutput) {
+        self.services.printf_output = Some(output);
     }
 
     /// Uses exactly `count` worker threads (still at most one per block) instead of one per core.

@@ -16,6 +16,7 @@
 pub mod abi;
 pub mod buffer;
 pub mod cooperative;
+pub mod device_library;
 pub mod element;
 pub mod error;
 pub mod launch;

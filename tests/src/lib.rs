@@ -47,6 +47,9 @@ pub fn validator(candidates: &[&str]) -> Option<PathBuf> {
 }
 
 use ptxr_driver::launch::{launch, LaunchFiles};
+use std::sync::{Arc, Mutex};
+
+use ptxr_runtime::device_library::PrintfOutput;
 use ptxr_runtime::LaunchSpec;
 
 /// One device buffer: its PTX element type (`u32`, `f32`, `b64`, ...) and its elements' bits.
@@ -117,6 +120,16 @@ fn element_digits(element: &str) -> usize {
 /// Runs `ptx` with every kernel parameter bound, in order, to the address of one of `buffers`,
 /// and returns every buffer's bits after the grid has finished.
 pub fn run(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Result<Vec<Vec<u64>>, String> {
+    run_with_printf(ptx, launch_shape, buffers, None)
+}
+
+/// `run`, with the kernel's `printf` text going to `printf_output`.
+pub fn run_with_printf(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    printf_output: Option<PrintfOutput>,
+) -> Result<Vec<Vec<u64>>, String> {
     let mut buffer_specs = serde_json::Map::new();
     let mut args = Vec::new();
     for (index, buffer) in buffers.iter().enumerate() {
@@ -138,7 +151,7 @@ pub fn run(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Result<V
     }
     let spec = LaunchSpec::from_json(&spec.to_string()).map_err(|error| error.to_string())?;
     let root = repository_root();
-    let files = LaunchFiles { spec_directory: &root, dump_directory: None };
+    let files = LaunchFiles { spec_directory: &root, dump_directory: None, printf_output };
     let (json, _) = launch(ptx, "test.ptx", &spec, &files, 2).map_err(|failure| format!("{failure:?}"))?;
     let output: serde_json::Value = serde_json::from_str(&json).map_err(|error| format!("{error}: {json}"))?;
     (0..buffers.len())
@@ -154,6 +167,20 @@ pub fn run(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Result<V
                 .collect()
         })
         .collect()
+}
+
+/// Runs `ptx` like `run`; returns the text its `printf` calls wrote (also when the launch
+/// failed) and the launch's outcome.
+pub fn run_printing(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+) -> (String, Result<Vec<Vec<u64>>, String>) {
+    let text = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let output: PrintfOutput = text.clone();
+    let result = run_with_printf(ptx, launch_shape, buffers, Some(output));
+    let bytes = text.lock().map(|bytes| bytes.clone()).unwrap_or_default();
+    (String::from_utf8_lossy(&bytes).into_owned(), result)
 }
 
 /// `run`, panicking with the failure: for tests.

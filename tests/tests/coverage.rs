@@ -133,6 +133,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
         "9.7.3 Floating point",
         &[
             form("testp.notanumber.f32", ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .f32 %f<2>", "ld.global.f32 %f1, [%rd2]; testp.notanumber.f32 %p1, %f1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("testp.subnormal.f64", ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .f64 %fd<2>", "ld.global.f64 %fd1, [%rd2]; testp.subnormal.f64 %p1, %fd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("copysign.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; copysign.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
             form("add.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; add.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
             form("add.rz.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; add.rz.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
@@ -142,6 +143,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("mul.rn.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mul.rn.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
             form("fma.rn.f32", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; fma.rn.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4"),
             form("fma.rn.f64", ".reg .f64 %fd<5>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; ld.global.f64 %fd3, [%rd2+16]; fma.rn.f64 %fd4, %fd1, %fd2, %fd3; st.global.f64 [%rd2], %fd4"),
+            form("fma.rz.f32", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; fma.rz.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4"),
+            form("fma.rp.f64", ".reg .f64 %fd<5>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; ld.global.f64 %fd3, [%rd2+16]; fma.rp.f64 %fd4, %fd1, %fd2, %fd3; st.global.f64 [%rd2], %fd4"),
             form("mad.rn.f32", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; mad.rn.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4"),
             form("div.rn.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; div.rn.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
             form("div.approx.f32", ".reg .f32 %f<4>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; div.approx.f32 %f3, %f1, %f2; st.global.f32 [%rd2], %f3"),
@@ -281,6 +284,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("cvta.local.u64", ".local .align 4 .b32 scratch[4]; .reg .b64 %rl<3>", "mov.u64 %rl1, scratch; cvta.local.u64 %rl2, %rl1; st.u32 [%rl2], 1; st.global.u64 [%rd2], %rl2"),
             form("cvt.rn.f32.s32", ".reg .b32 %r<2>; .reg .f32 %f<2>", "ld.global.u32 %r1, [%rd2]; cvt.rn.f32.s32 %f1, %r1; st.global.f32 [%rd2], %f1"),
             form("cvt.rzi.s32.f32", ".reg .b32 %r<2>; .reg .f32 %f<2>", "ld.global.f32 %f1, [%rd2]; cvt.rzi.s32.f32 %r1, %f1; st.global.u32 [%rd2], %r1"),
+            form("cvt.rm.f32.f64", ".reg .f32 %f<2>; .reg .f64 %fd<2>", "ld.global.f64 %fd1, [%rd2]; cvt.rm.f32.f64 %f1, %fd1; st.global.f32 [%rd2], %f1"),
+            form("cvt.rp.f32.s64", ".reg .f32 %f<2>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; cvt.rp.f32.s64 %f1, %rl1; st.global.f32 [%rd2], %f1"),
             form("cvt.rni.f32.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; cvt.rni.f32.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("cvt.f64.f32", ".reg .f32 %f<2>; .reg .f64 %fd<2>", "ld.global.f32 %f1, [%rd2]; cvt.f64.f32 %fd1, %f1; st.global.f64 [%rd2], %fd1"),
             form("cvt.rn.f32.f64", ".reg .f32 %f<2>; .reg .f64 %fd<2>", "ld.global.f64 %fd1, [%rd2]; cvt.rn.f32.f64 %f1, %fd1; st.global.f32 [%rd2], %f1"),
@@ -386,11 +391,49 @@ const SECTIONS: &[(&str, &[Form])] = &[
     ),
     (
         "9.7.13 Warp-level matrix multiply-accumulate",
-        &[form(
-            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
-            ".reg .b32 %r<4>; .reg .f32 %f<9>",
-            "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
-        )],
+        &[
+            form(
+                "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+                ".reg .b32 %r<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.b32 %r3, [%rd2+8]; mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%r5, %r6, %r7, %r8}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%r3, %r3, %r3, %r3}; st.global.b32 [%rd2], %r5",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32",
+                ".reg .b32 %r<4>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1}; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32",
+                ".reg .b32 %r<6>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32 {%r3, %r4}, {%r1}, {%r2}, {%r1, %r2}; st.global.b32 [%rd2], %r4",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+                ".reg .f64 %fd<6>",
+                "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd3, %fd4}, {%fd1}, {%fd2}, {%fd1, %fd2}; st.global.f64 [%rd2], %fd4",
+            ),
+            form(
+                "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                ".reg .b32 %r<6>",
+                "ld.global.b32 %r1, [%rd2]; st.shared.b32 [tile], %r1; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r2, %r3, %r4, %r5}, [tile]; st.global.b32 [%rd2], %r5",
+            )
+            .with_module_scope(SHARED_TILE),
+        ],
     ),
     (
         "9.7.14 Video",
@@ -415,6 +458,24 @@ const SECTIONS: &[(&str, &[Form])] = &[
         &[
             form("trap", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 trap; st.global.u32 [%rd2], %r1"),
             form("nanosleep.u32", R4, "ld.global.u32 %r1, [%rd2]; nanosleep.u32 %r1; st.global.u32 [%rd2+4], %r1"),
+            form_with(
+                "vprintf",
+                ".extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments); .global .align 1 .b8 text[4] = {37, 100, 10, 0};",
+                ".local .align 4 .b8 depot[4]; .param .b64 format_argument; .param .b64 buffer_argument; .param .b32 status; .reg .b32 %r<3>; .reg .b64 %rl<3>",
+                "ld.global.u32 %r1, [%rd2]; mov.u64 %rl1, depot; st.local.u32 [%rl1], %r1; cvta.local.u64 %rl1, %rl1; cvta.global.u64 %rl2, text; st.param.b64 [format_argument], %rl2; st.param.b64 [buffer_argument], %rl1; call.uni (status), vprintf, (format_argument, buffer_argument); ld.param.b32 %r2, [status]; st.global.u32 [%rd2], %r2",
+            ),
+            form_with(
+                "malloc / free",
+                ".extern .func (.param .b64 pointer) malloc (.param .b64 size); .extern .func free (.param .b64 pointer);",
+                ".param .b64 size; .param .b64 pointer; .param .b64 freed; .reg .b32 %r<2>; .reg .b64 %rl<2>",
+                "ld.global.u32 %r1, [%rd2]; st.param.b64 [size], 64; call.uni (pointer), malloc, (size); ld.param.b64 %rl1, [pointer]; st.u32 [%rl1], %r1; st.param.b64 [freed], %rl1; call.uni free, (freed); st.global.u32 [%rd2], %r1",
+            ),
+            form_with(
+                "__assertfail",
+                ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, .param .b64 function, .param .b64 char_size); .global .align 1 .b8 text[2] = {63, 0};",
+                ".param .b64 message; .param .b64 file; .param .b32 line; .param .b64 function; .param .b64 char_size; .reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rl<2>",
+                "ld.global.u32 %r1, [%rd2]; setp.ne.u32 %p1, %r1, 0; @%p1 bra DONE; cvta.global.u64 %rl1, text; st.param.b64 [message], %rl1; st.param.b64 [file], %rl1; st.param.b32 [line], 1; st.param.b64 [function], %rl1; st.param.b64 [char_size], 1; call.uni __assertfail, (message, file, line, function, char_size); DONE: st.global.u32 [%rd2], %r1",
+            ),
         ],
     ),
 ];

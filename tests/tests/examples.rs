@@ -56,7 +56,7 @@ fn run_and_read(path: &str, spec: &serde_json::Value, buffer: &str) -> Vec<f32> 
     let source = read_repository_file(path);
     let spec = LaunchSpec::from_json(&spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
     let root = repository_root();
-    let files = LaunchFiles { spec_directory: &root, dump_directory: None };
+    let files = LaunchFiles { spec_directory: &root, dump_directory: None, printf_output: None };
     let (json, _) = launch(&source, path, &spec, &files, 2).unwrap_or_else(|failure| panic!("{path}: {failure:?}"));
     let output: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
     let bits = output["buffers"][buffer]["bits"].as_array().unwrap_or_else(|| panic!("no bits for {buffer}: {json}"));

@@ -1,5 +1,6 @@
 //! Execution of `call` with PTX's `.param` calling sequence (ISA 7.8 section 9.7.12.6 and
-//! ptx-abi.md), `trap` and `nanosleep` on the CPU. Expected values are computed here from the
+//! ptx-abi.md), direct and indirect (through a register and a `.callprototype`), `trap` and
+//! `nanosleep` on the CPU. Expected values are computed here from the
 //! kernels' arithmetic.
 
 use ptxr_tests::{run, run_ok, Buffer, Launch, Random};
@@ -150,4 +151,88 @@ fn trap_stops_the_launch_with_an_error() {
 fn nanosleep_returns() {
     let body = "    nanosleep.u32 1000;\n    nanosleep.u32 %r1;\n    add.u32 %r2, %r1, 1;";
     assert_eq!(per_thread(&kernel("", body), &[5, 6, 7]), vec![6, 7, 8]);
+}
+
+#[test]
+fn indirect_calls_through_a_prototype_reach_the_chosen_function() {
+    // Even threads call `triple`, odd ones `mix`, through a register holding the function's
+    // address and the `.callprototype` that nvcc emits for a function pointer call.
+    let functions = r#"
+.func (.param .b32 result) triple (.param .b32 a, .param .b32 b)
+{
+    .reg .b32 %t<3>;
+    ld.param.b32 %t1, [a];
+    mul.lo.u32 %t2, %t1, 3;
+    st.param.b32 [result], %t2;
+    ret;
+}
+.func (.param .b32 result) mix (.param .b32 a, .param .b32 b)
+{
+    .reg .b32 %t<4>;
+    ld.param.b32 %t1, [a];
+    ld.param.b32 %t2, [b];
+    xor.b32 %t3, %t1, %t2;
+    st.param.b32 [result], %t3;
+    ret;
+}"#;
+    let body = r#"
+    .reg .b64 %target, %first, %second;
+    and.b32 %r3, %r10, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    mov.u64 %first, triple;
+    mov.u64 %second, mix;
+    selp.b64 %target, %first, %second, %p1;
+    {
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %r1;
+    st.param.b32 [argument1], %r10;
+    prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);
+    call (returned), %target, (argument0, argument1), prototype_0;
+    ld.param.b32 %r2, [returned];
+    }
+    {
+    // The same call naming its possible targets instead of a prototype; it adds nothing
+    // for the second argument 0 (`mix` gives a ^ 0, `triple` 3a).
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %r2;
+    st.param.b32 [argument1], 0;
+    targets_0 : .calltargets triple, mix;
+    call (returned), %target, (argument0, argument1), targets_0;
+    ld.param.b32 %r2, [returned];
+    }"#;
+    let mut random = Random::new(5);
+    let input: Vec<u32> = (0..64).map(|_| random.next_u32()).collect();
+    let output = per_thread(&kernel(functions, body), &input);
+    for (thread, (&value, &result)) in input.iter().zip(&output).enumerate() {
+        let expected = if thread % 2 == 0 { value.wrapping_mul(9) } else { value ^ thread as u32 };
+        assert_eq!(result, expected, "thread {thread}");
+    }
+}
+
+#[test]
+fn an_indirect_call_of_a_trapping_function_ends_the_caller() {
+    let functions = r#"
+.func stop (.param .b32 value)
+{
+    trap;
+    ret;
+}"#;
+    let body = r#"
+    .reg .b64 %target;
+    mov.u64 %target, stop;
+    mov.u32 %r2, 1;
+    {
+    .param .b32 argument;
+    st.param.b32 [argument], %r1;
+    prototype_1 : .callprototype _ (.param .b32 _);
+    call %target, (argument), prototype_1;
+    }"#;
+    let input = vec![0u32; 4];
+    let error = run(&kernel(functions, body), &Launch::threads(4), &[Buffer::u32s(&input), Buffer::zeroed("u32", 4)])
+        .expect_err("the trap fails the launch");
+    assert!(error.contains("trap"), "{error}");
 }

@@ -3,7 +3,9 @@
 //! computes the exact `f32` result in `f64` (exact for sums of nearby exponents and for
 //! products; for quotients and square roots the `f64` result never lies on an `f32` value
 //! unless the exact one does) and rounds it in the mode; the `.approx` functions against `f64`
-//! references within the ISA's stated error bounds, with special values exact; `copysign`.
+//! references within the ISA's stated error bounds, with special values exact; `copysign`;
+//! `testp` on edge and random bit patterns against Rust's classification with the spec's rule
+//! for zeros; `min`/`max` on `.f32` with `.NaN` and `.xorsign.abs` against a model of the spec.
 
 use ptxr_tests::{run_ok, Buffer, Launch, Random};
 
@@ -29,7 +31,7 @@ fn run(ty: &'static str, body: &str, rows: &[(u64, u64)]) -> Vec<u64> {
     result[1].clone()
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
     Zero,
     Down,
@@ -127,7 +129,17 @@ fn directed_rounding_of_arithmetic_matches_the_exact_model() {
                 {
                     continue;
                 }
-                let expected = round_to_f32(exact(a64, b64), mode);
+                let mut expected = round_to_f32(exact(a64, b64), mode);
+                // IEEE 754 section 6.3: an exact zero sum is -0 when rounding down, unless both
+                // addends are +0 (f64 arithmetic, rounding to nearest, gave +0).
+                let addend = if operation == "sub" { -b } else { b };
+                if matches!(operation, "add" | "sub")
+                    && mode == Mode::Down
+                    && exact(a64, b64) == 0.0
+                    && !(a.to_bits() == 0 && addend.to_bits() == 0)
+                {
+                    expected = -0.0;
+                }
                 let actual = f32::from_bits(bits as u32);
                 assert!(
                     actual.to_bits() == expected.to_bits() || (actual.is_nan() && expected.is_nan()),
@@ -266,4 +278,177 @@ fn copysign_takes_the_first_operands_sign_and_the_seconds_magnitude() {
     let output = run("f32", "copysign.f32 %d, %a, %b;", &rows);
     let expected = [(-f32::NAN).to_bits(), 2.5f32.to_bits(), f32::NEG_INFINITY.to_bits(), 0.0f32.to_bits()];
     assert_eq!(output, expected.map(u64::from));
+}
+
+/// Bit patterns every classification must get right, then random ones (exponents spread over
+/// the whole range so that subnormals, infinities and NaNs come up).
+fn f32_edge_patterns(random: &mut Random, count: usize) -> Vec<u32> {
+    let mut values = vec![
+        0x0000_0000,
+        0x8000_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x007f_ffff,
+        0x0080_0000,
+        0x8080_0000,
+        0x3f80_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7f80_0001,
+        0x7fc0_0000,
+        0xffff_ffff,
+        0x7fff_ffff,
+    ];
+    while values.len() < count {
+        let bits = random.next_u32();
+        // Half the random values get an extreme exponent (0 or all ones).
+        let bits = match bits % 4 {
+            0 => bits & 0x807f_ffff,
+            1 => bits | 0x7f80_0000,
+            _ => bits,
+        };
+        values.push(bits);
+    }
+    values
+}
+
+fn f64_edge_patterns(random: &mut Random, count: usize) -> Vec<u64> {
+    let mut values = vec![
+        0,
+        0x8000_0000_0000_0000,
+        1,
+        0x000f_ffff_ffff_ffff,
+        0x0010_0000_0000_0000,
+        0x7fef_ffff_ffff_ffff,
+        0x7ff0_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0x7ff0_0000_0000_0001,
+        0x7ff8_0000_0000_0000,
+        0x3ff0_0000_0000_0000,
+    ];
+    while values.len() < count {
+        let bits = random.next_u64();
+        let bits = match bits % 4 {
+            0 => bits & 0x800f_ffff_ffff_ffff,
+            1 => bits | 0x7ff0_0000_0000_0000,
+            _ => bits,
+        };
+        values.push(bits);
+    }
+    values
+}
+
+/// The spec's `testp` properties (ISA 7.8 section 9.7.3.1), where both zeros count as normal.
+fn property_holds(property: &str, value: f64, subnormal: bool) -> bool {
+    match property {
+        "finite" => value.is_finite(),
+        "infinite" => value.is_infinite(),
+        "number" => !value.is_nan(),
+        "notanumber" => value.is_nan(),
+        "normal" => value.is_finite() && !subnormal,
+        "subnormal" => subnormal,
+        _ => unreachable!("{property}"),
+    }
+}
+
+const PROPERTIES: [&str; 6] = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"];
+
+#[test]
+fn testp_classifies_f32_and_f64_bit_patterns() {
+    let mut random = Random::new(17);
+    let singles = f32_edge_patterns(&mut random, 96);
+    let doubles = f64_edge_patterns(&mut random, 96);
+    for property in PROPERTIES {
+        let body = format!(
+            ".reg .pred %p;\n.reg .b32 %bits;\ntestp.{property}.f32 %p, %a;\nselp.b32 %bits, 1, 0, %p;\nmov.b32 %d, %bits;"
+        );
+        let rows: Vec<(u64, u64)> = singles.iter().map(|&bits| (u64::from(bits), 0)).collect();
+        let output = run("f32", &body, &rows);
+        for (&bits, &result) in singles.iter().zip(&output) {
+            let value = f32::from_bits(bits);
+            let expected = property_holds(property, f64::from(value), value.is_subnormal());
+            assert_eq!(result == 1, expected, "testp.{property}.f32 of {bits:#010x}");
+        }
+        let body = format!(
+            ".reg .pred %p;\n.reg .b64 %bits;\ntestp.{property}.f64 %p, %a;\nselp.b64 %bits, 1, 0, %p;\nmov.b64 %d, %bits;"
+        );
+        let rows: Vec<(u64, u64)> = doubles.iter().map(|&bits| (bits, 0)).collect();
+        let output = run("f64", &body, &rows);
+        for (&bits, &result) in doubles.iter().zip(&output) {
+            let value = f64::from_bits(bits);
+            assert_eq!(
+                result == 1,
+                property_holds(property, value, value.is_subnormal()),
+                "testp.{property}.f64 of {bits:#018x}"
+            );
+        }
+    }
+}
+
+/// PTX's `min`/`max` on `.f32` (ISA 7.8 sections 9.7.3.11 and 9.7.3.12): a NaN operand is
+/// ignored unless `.NaN`, NaN results are the canonical `0x7fffffff`, -0.0 is below +0.0, and
+/// `.xorsign.abs` compares magnitudes and gives the XOR of the signs.
+fn minimum_maximum_model(a: u32, b: u32, minimum: bool, propagate_nan: bool, xorsign: bool) -> u32 {
+    const CANONICAL_NAN: u32 = 0x7fff_ffff;
+    let sign = (a ^ b) & 0x8000_0000;
+    let (a, b) = if xorsign { (a & 0x7fff_ffff, b & 0x7fff_ffff) } else { (a, b) };
+    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    let result = match (x.is_nan(), y.is_nan()) {
+        (true, true) => return CANONICAL_NAN,
+        (true, false) | (false, true) if propagate_nan => return CANONICAL_NAN,
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) if x == y => {
+            // Only the zeros compare equal with different bits: min takes -0, max +0.
+            let a_negative = a >> 31 == 1;
+            if a_negative == minimum {
+                a
+            } else {
+                b
+            }
+        }
+        (false, false) => {
+            if (x < y) == minimum {
+                a
+            } else {
+                b
+            }
+        }
+    };
+    if xorsign {
+        result | sign
+    } else {
+        result
+    }
+}
+
+#[test]
+fn min_and_max_f32_with_nan_and_xorsign_abs_match_the_model() {
+    let mut random = Random::new(23);
+    let patterns = f32_edge_patterns(&mut random, 40);
+    // Every pair of edge patterns, then random pairs: a property test on the same model.
+    let mut rows: Vec<(u64, u64)> = Vec::new();
+    for &a in &patterns[..16] {
+        for &b in &patterns[..16] {
+            rows.push((u64::from(a), u64::from(b)));
+        }
+    }
+    rows.extend((0..256).map(|_| {
+        let pair = f32_edge_patterns(&mut random, 18);
+        (u64::from(pair[16]), u64::from(pair[17]))
+    }));
+    for opcode in ["min", "max"] {
+        for (modifiers, propagate_nan, xorsign) in
+            [("", false, false), (".NaN", true, false), (".xorsign.abs", false, true), (".NaN.xorsign.abs", true, true)]
+        {
+            let body = format!("{opcode}{modifiers}.f32 %d, %a, %b;");
+            let output = run("f32", &body, &rows);
+            for (&(a, b), &result) in rows.iter().zip(&output) {
+                let expected = minimum_maximum_model(a as u32, b as u32, opcode == "min", propagate_nan, xorsign);
+                assert_eq!(result as u32, expected, "{opcode}{modifiers}.f32 {a:#010x}, {b:#010x}");
+            }
+        }
+    }
 }

@@ -7,8 +7,8 @@ use crate::span::Span;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MemoryOrdering, MemoryScope, Operand,
-    ReduxOperation, ShuffleMode, VariableId, VoteMode,
+    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MatrixMultiply, MemoryOrdering,
+    MemoryScope, Operand, ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -243,6 +243,8 @@ pub enum Instruction {
     /// `vset2` and the four-lane `...4` forms) with their lane selectors, `.sat`, and the
     /// accumulate (`.add`) or merge (`d.mask`) secondary operation.
     VideoSimd(Box<VideoSimdInstruction>),
+    /// `testp.property.type p, a` (`.f32`, `.f64`).
+    TestProperty { property: FloatProperty, ty: ScalarType, destination: Destination, source: Operand },
     /// `setp.cmp[.bool].type p[|q], a, b[, c]`
     SetPredicate {
         comparison: Comparison,
@@ -355,6 +357,10 @@ pub enum Instruction {
     /// arguments are whole variables (`.param` or `.reg`, scalars, vectors or byte arrays) or,
     /// for arguments, immediates; the callee's parameter types say how they are passed.
     Call { callee: FunctionId, results: Vec<CallOperand>, arguments: Vec<CallOperand> },
+    /// `call (results), %target, (arguments), prototype`: a call through a register holding a
+    /// function's address. The `.param` variables passed give the callee's signature, which the
+    /// prototype (or `.calltargets` list) only restates.
+    CallIndirect { target: Operand, results: Vec<CallOperand>, arguments: Vec<CallOperand> },
     /// `trap`: aborts the kernel with an error.
     Trap,
     /// `nanosleep.u32 t`: suspends the thread for about `t` nanoseconds (at most 1 ms).
@@ -414,6 +420,26 @@ pub enum Instruction {
     ActiveMask { destination: Destination },
     /// `bar.warp.sync membermask`
     WarpSync { member_mask: Operand },
+    /// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`: each
+    /// operand is the lane's fragment, a list of 32-bit registers (`.f32`/`.s32` elements, or
+    /// narrower elements packed into `.b32`) in the spec's order.
+    MatrixMultiplyAccumulate {
+        operation: MatrixMultiply,
+        destinations: Vec<Destination>,
+        a: Vec<Operand>,
+        b: Vec<Operand>,
+        c: Vec<Operand>,
+    },
+    /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [a]`: `matrices` (1, 2 or 4)
+    /// 8×8 matrices of 16-bit elements whose rows' addresses the lanes give, one `.b32`
+    /// destination per matrix.
+    LoadMatrix {
+        matrices: u32,
+        transpose: bool,
+        state_space: StateSpace,
+        destinations: Vec<Destination>,
+        address: Address,
+    },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,
@@ -480,8 +506,8 @@ pub enum FloatBinaryOperation {
     Subtract,
     Multiply,
     Divide,
-    Minimum,
-    Maximum,
+    Minimum(MinimumMaximum),
+    Maximum(MinimumMaximum),
 }
 
 /// The half-precision binary operations (ISA 7.8 sections 9.7.4.1 to 9.7.4.8).
@@ -494,7 +520,35 @@ pub enum HalfBinaryOperation {
     Maximum(MinimumMaximum),
 }
 
-/// The modifiers of half-precision `min` and `max`.
+/// What `testp` tests (ISA 7.8 section 9.7.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatProperty {
+    /// Neither infinite nor NaN.
+    Finite,
+    Infinite,
+    /// Not NaN.
+    Number,
+    NotANumber,
+    /// Finite and not subnormal: the spec counts both zeros as normal.
+    Normal,
+    Subnormal,
+}
+
+impl FloatProperty {
+    pub fn from_ptx(name: &str) -> Option<FloatProperty> {
+        Some(match name {
+            "finite" => FloatProperty::Finite,
+            "infinite" => FloatProperty::Infinite,
+            "number" => FloatProperty::Number,
+            "notanumber" => FloatProperty::NotANumber,
+            "normal" => FloatProperty::Normal,
+            "subnormal" => FloatProperty::Subnormal,
+            _ => return None,
+        })
+    }
+}
+
+/// The modifiers of `min` and `max` on `.f32` and the half-precision types.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MinimumMaximum {
     /// `.NaN`: a NaN operand makes the result NaN instead of being ignored.

@@ -5,12 +5,14 @@
 //! checked against the instruction type. Spans stay beside the nodes for later diagnostics.
 
 mod instruction;
+mod matrix;
 mod module;
 mod operand;
 mod shared_layout;
 mod synchronization;
 
 pub use instruction::*;
+pub use matrix::{MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
 pub use module::*;
 pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};

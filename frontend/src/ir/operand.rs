@@ -3,7 +3,7 @@
 use crate::span::Span;
 use crate::vocabulary::SpecialRegister;
 
-use super::VariableId;
+use super::{FunctionId, VariableId};
 
 /// A value an instruction reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +20,8 @@ pub enum Value {
     SpecialRegister(SpecialRegister),
     /// The address of a variable (`mov.u64 %rd1, buffer;`), in the variable's state space.
     AddressOf(VariableId),
+    /// The address of a function (`mov.u64 %rd1, callee;`), for indirect calls.
+    FunctionAddress(FunctionId),
     /// One element of a vector register: `%v.x` is index 0, `%v.w` index 3.
     Member {
         register: VariableId,

@@ -4,10 +4,17 @@
 //! its declared type (PTX passes `.param` byte arrays and registers alike by value), or an
 //! immediate converted to the parameter's type. Results come back as the callee's return value
 //! (a struct when there are several) and are stored into the result variables.
+//!
+//! A call of a bodiless declaration of CUDA's device library (`vprintf`, `malloc`, `free`,
+//! `__assertfail`) goes to the target's `device_function`. Where stopping a thread returns to
+//! its caller (the CPU), a call of a function that may stop it (`may_stop` in `module.rs`) is
+//! followed by a check that leaves the caller too, so that `trap` in a `.func` ends the thread.
 
+use inkwell::types::BasicType;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
-use ptxr_frontend::ir::{CallOperand, FunctionId, GuardedInstruction, Operand};
+use ptxr_frontend::ir::{self, CallOperand, FunctionId, GuardedInstruction, Operand};
 use ptxr_frontend::vocabulary::ScalarType;
+use ptxr_intrinsics::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -20,27 +27,119 @@ fn unsupported(lowering: &FunctionLowering<'_, '_>, guarded: &GuardedInstruction
 pub fn call<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
-    callee: FunctionId,
+    callee_id: FunctionId,
     results: &[CallOperand],
     arguments: &[CallOperand],
 ) -> LoweringResult<()> {
-    let context = lowering.shared.context;
     let builder = lowering.shared.builder;
-    let callee = lowering.shared.ptx.function(callee);
+    let callee = lowering.shared.ptx.function(callee_id);
     let llvm_callee = lowering
         .shared
         .module
         .get_function(&callee.name)
         .ok_or_else(|| LoweringError::internal(format!("`{}` was not declared", callee.name), guarded.span))?;
-    let hidden = lowering.shared.target.hidden_parameter_types(context).len() as u32;
-    let mut values: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
-    for index in 0..hidden {
-        let value = lowering
-            .llvm_function
-            .get_nth_param(index)
-            .ok_or_else(|| LoweringError::internal("a hidden parameter is missing", guarded.span))?;
-        values.push(value.into());
+    let device_function = callee
+        .body
+        .is_none()
+        .then(|| {
+            DeviceFunction::from_declaration(&callee.name, callee.parameters.len(), callee.return_parameters.len())
+        })
+        .flatten();
+    if let Some(function) = device_function {
+        if device_call(lowering, guarded, function, callee, results, arguments)? {
+            return Ok(());
+        }
     }
+    let mut values = hidden_arguments(lowering, guarded)?;
+    values.extend(argument_values(lowering, guarded, callee, arguments)?.into_iter().map(BasicMetadataValueEnum::from));
+    let call = builder.build_call(llvm_callee, &values, "")?;
+    call.set_call_convention(llvm_callee.get_call_conventions());
+    let returned = call.try_as_basic_value().basic();
+    store_results(lowering, results, returned)?;
+    if lowering.shared.may_stop[callee_id.0 as usize] {
+        leave_if_stopped(lowering, guarded)?;
+    }
+    Ok(())
+}
+
+/// `call (results), %target, (arguments), prototype`: the callee's LLVM type is built from the
+/// variables passed (hidden parameters first, as every lowered function takes them), which the
+/// PTX calling sequence makes the callee's own parameter types.
+pub fn call_indirect<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    target: &Operand,
+    results: &[CallOperand],
+    arguments: &[CallOperand],
+) -> LoweringResult<()> {
+    lowering
+        .shared
+        .target
+        .supports_function_pointers()
+        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span))?;
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let mut parameter_types = lowering.shared.target.hidden_parameter_types(context);
+    let mut values = hidden_arguments(lowering, guarded)?;
+    for argument in arguments {
+        let CallOperand::Variable { variable, span } = argument else {
+            return Err(unsupported(lowering, guarded, "an immediate argument of an indirect call"));
+        };
+        let variable_type = parameter_type(context, lowering.variable(*variable));
+        parameter_types.push(variable_type.into());
+        values.push(builder.build_load(variable_type, lowering.storage(*variable, *span)?, "")?.into());
+    }
+    let mut result_types = Vec::new();
+    for result in results {
+        let CallOperand::Variable { variable, .. } = result else {
+            return Err(LoweringError::internal("a call result that is not a variable", result.span()));
+        };
+        result_types.push(parameter_type(context, lowering.variable(*variable)));
+    }
+    let function_type = match result_types.as_slice() {
+        [] => context.void_type().fn_type(&parameter_types, false),
+        [single] => single.fn_type(&parameter_types, false),
+        many => context.struct_type(many, false).fn_type(&parameter_types, false),
+    };
+    let address_type = if lowering.shared.ptx.address_size == 32 { ScalarType::U32 } else { ScalarType::U64 };
+    let address = lowering.read_int(target, address_type)?;
+    let pointer = builder.build_int_to_ptr(address, context.ptr_type(inkwell::AddressSpace::default()), "")?;
+    let call = builder.build_indirect_call(function_type, pointer, &values, "")?;
+    call.set_call_convention(lowering.shared.target.function_calling_convention());
+    store_results(lowering, results, call.try_as_basic_value().basic())?;
+    if lowering.shared.may_stop.iter().any(|&stops| stops) {
+        leave_if_stopped(lowering, guarded)?;
+    }
+    Ok(())
+}
+
+/// The caller's hidden parameters, passed through to the callee.
+fn hidden_arguments<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+) -> LoweringResult<Vec<BasicMetadataValueEnum<'ctx>>> {
+    let hidden = lowering.shared.target.hidden_parameter_types(lowering.shared.context).len() as u32;
+    (0..hidden)
+        .map(|index| {
+            lowering
+                .llvm_function
+                .get_nth_param(index)
+                .map(BasicMetadataValueEnum::from)
+                .ok_or_else(|| LoweringError::internal("a hidden parameter is missing", guarded.span))
+        })
+        .collect()
+}
+
+/// Each argument as a value of the callee's parameter type.
+fn argument_values<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    callee: &ir::Function,
+    arguments: &[CallOperand],
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let mut values = Vec::new();
     for (argument, &parameter) in arguments.iter().zip(&callee.parameters) {
         let parameter = callee.variable(parameter);
         let parameter_type = parameter_type(context, parameter);
@@ -55,11 +154,18 @@ pub fn call<'ctx>(
                 immediate(lowering, operand, parameter.ty)?
             }
         };
-        values.push(value.into());
+        values.push(value);
     }
-    let call = builder.build_call(llvm_callee, &values, "")?;
-    call.set_call_convention(llvm_callee.get_call_conventions());
-    let returned = call.try_as_basic_value().basic();
+    Ok(values)
+}
+
+/// Stores a call's returned value into the result variables.
+fn store_results<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    results: &[CallOperand],
+    returned: Option<BasicValueEnum<'ctx>>,
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
     for (position, result) in results.iter().enumerate() {
         let CallOperand::Variable { variable, span } = result else {
             return Err(LoweringError::internal("a call result that is not a variable", result.span()));
@@ -73,6 +179,69 @@ pub fn call<'ctx>(
         };
         builder.build_store(lowering.storage(*variable, *span)?, value)?;
     }
+    Ok(())
+}
+
+/// A call of CUDA's device library through the target; `false` when the target calls the
+/// declaration itself.
+fn device_call<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    function: DeviceFunction,
+    callee: &ir::Function,
+    results: &[CallOperand],
+    arguments: &[CallOperand],
+) -> LoweringResult<bool> {
+    let values = argument_values(lowering, guarded, callee, arguments)?;
+    let mut integers = Vec::new();
+    for value in values {
+        let BasicValueEnum::IntValue(value) = value else {
+            return Err(unsupported(lowering, guarded, "a device-library argument that is not an integer"));
+        };
+        integers.push(value);
+    }
+    let call = DeviceFunctionCall { function, arguments: integers, pointer_bits: lowering.shared.ptx.address_size };
+    let lowered =
+        lowering.shared.target.device_function(&lowering.site(), &call).map_err(|unsupported| {
+            LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+        })?;
+    let DeviceFunctionLowering::Lowered(returned) = lowered else { return Ok(false) };
+    let returned = match (returned, callee.return_parameters.first()) {
+        (Some(value), Some(&index)) => {
+            let return_type = parameter_type(lowering.shared.context, callee.variable(index));
+            let builder = lowering.shared.builder;
+            let converted = if return_type.is_int_type() {
+                builder.build_int_cast_sign_flag(value, return_type.into_int_type(), false, "")?.into()
+            } else {
+                builder.build_bit_cast(value, return_type, "")?
+            };
+            Some(converted)
+        }
+        (returned, _) => returned.map(BasicValueEnum::from),
+    };
+    store_results(lowering, results, returned)?;
+    if function.stops_thread() {
+        lowering.build_return()?;
+    }
+    Ok(true)
+}
+
+/// After a call that may have stopped the thread: leaves this function too, where stopping
+/// returns to the caller.
+fn leave_if_stopped(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
+    let stopped =
+        lowering.shared.target.stopped(&lowering.site()).map_err(|unsupported| {
+            LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+        })?;
+    let Some(stopped) = stopped else { return Ok(()) };
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let leave = context.append_basic_block(lowering.llvm_function, "stopped");
+    let continue_block = context.append_basic_block(lowering.llvm_function, "");
+    builder.build_conditional_branch(stopped, leave, continue_block)?;
+    builder.position_at_end(leave);
+    lowering.build_return()?;
+    builder.position_at_end(continue_block);
     Ok(())
 }
 

@@ -1,12 +1,16 @@
 //! `cvt` (ISA 7.8 section 9.7.8.21): integer widths and signedness, float widths, and the
 //! conversions between them. Float-to-integer conversions saturate and map NaN to 0, as PTX
 //! specifies, through LLVM's `fpto[su]i.sat`.
+//! Directed rounding (`.rz`, `.rm`, `.rp`) of `.f64` to `.f32` and of integers to `.f32`/`.f64`
+//! steps the nearest result by one unit where the exact value lies on the other side
+//! (`directed.rs`).
 
 use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
-use inkwell::IntPredicate;
+use inkwell::{FloatPredicate, IntPredicate};
 use ptxr_frontend::ir::{Destination, GuardedInstruction, Operand, RoundingMode};
 use ptxr_frontend::vocabulary::ScalarType;
 
+use super::directed;
 use super::support::{flush_subnormal, intrinsic, saturate_unit};
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -57,8 +61,18 @@ pub fn convert<'ctx>(
             let mut result = if destination_type.bits() > source_type.bits() {
                 builder.build_float_ext(value, target_float, "")?
             } else if destination_type.bits() < source_type.bits() {
+                let nearest = builder.build_float_trunc(value, target_float, "")?;
                 match rounding {
-                    None | Some(RoundingMode::NearestEven) => builder.build_float_trunc(value, target_float, "")?,
+                    None | Some(RoundingMode::NearestEven) => nearest,
+                    Some(mode) if directed::is_directed(Some(mode)) && source_type == ScalarType::F64 => {
+                        // `value - nearest` is exact: they lie within a factor of two of each
+                        // other, or `nearest` is zero (or infinite, where the sign still holds).
+                        let wide_nearest = builder.build_float_ext(nearest, value.get_type(), "")?;
+                        let side =
+                            directed::side_of_error(lowering, builder.build_float_sub(value, wide_nearest, "")?)?;
+                        let finite = directed::all_finite(lowering, &[value])?;
+                        directed::round(lowering, nearest, &side, finite, mode)?
+                    }
                     Some(_) => return Err(unsupported()),
                 }
             } else if destination_type == source_type {
@@ -105,7 +119,9 @@ pub fn convert<'ctx>(
             intrinsic(lowering, name, &[int_type.into(), value.get_type().into()], &[rounded.into()], span)?
         }
         (false, true) => {
-            if !matches!(rounding, None | Some(RoundingMode::NearestEven)) {
+            let directed =
+                directed::is_directed(rounding) && matches!(destination_type, ScalarType::F32 | ScalarType::F64);
+            if !directed && !matches!(rounding, None | Some(RoundingMode::NearestEven)) {
                 return Err(unsupported());
             }
             let value = lowering.read_int(source, source_type)?;
@@ -115,6 +131,9 @@ pub fn convert<'ctx>(
             } else {
                 builder.build_unsigned_int_to_float(value, float_type, "")?
             };
+            if let (true, Some(mode)) = (directed, rounding) {
+                result = integer_to_float_directed(lowering, value, source_type.is_signed(), result, mode, span)?;
+            }
             if saturate {
                 result = saturate_unit(lowering, result)?;
             }
@@ -122,6 +141,37 @@ pub fn convert<'ctx>(
         }
     };
     lowering.write(destination, result, destination_type)
+}
+
+/// An integer converted to a float in a directed mode, from the nearest float `nearest`: the
+/// integer is compared exactly with `nearest` turned back into an integer (every float this
+/// large is an integer). Only a `nearest` of 2^63 (signed) or 2^64 (unsigned) does not fit;
+/// it lies above every source value.
+fn integer_to_float_directed<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: inkwell::values::IntValue<'ctx>,
+    signed: bool,
+    nearest: FloatValue<'ctx>,
+    mode: RoundingMode,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let int_type = value.get_type();
+    let bits = int_type.get_bit_width();
+    let limit = if signed { 2f64.powi(bits as i32 - 1) } else { 2f64.powi(bits as i32) };
+    let float_type = nearest.get_type();
+    let too_large = builder.build_float_compare(FloatPredicate::OGE, nearest, float_type.const_float(limit), "")?;
+    let name = if signed { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
+    let back =
+        intrinsic(lowering, name, &[int_type.into(), float_type.into()], &[nearest.into()], span)?.into_int_value();
+    let (greater, less) =
+        if signed { (IntPredicate::SGT, IntPredicate::SLT) } else { (IntPredicate::UGT, IntPredicate::ULT) };
+    let above = builder.build_int_compare(greater, value, back, "")?;
+    let above = builder.build_and(above, builder.build_not(too_large, "")?, "")?;
+    let below = builder.build_int_compare(less, value, back, "")?;
+    let below = builder.build_or(below, too_large, "")?;
+    let all_finite = lowering.shared.context.bool_type().const_int(1, false);
+    directed::round(lowering, nearest, &directed::Side { above, below }, all_finite, mode)
 }
 
 /// Integer-to-integer `cvt.sat`: clamps the source value into the destination type's range.

@@ -165,6 +165,38 @@ pub fn round<'ctx>(
     Ok(builder.build_select(to_largest, signed_largest, result, "")?.into_float_value())
 }
 
+/// IEEE 754's sign of an exact zero sum: `+0` in every mode but `.rm`, where it is `-0` unless
+/// both addends are `+0`; `side` tells an exact zero from a rounded one. Round-to-nearest gave `+0` for an exact cancellation, so under `.rm`
+/// such a zero becomes `-0`. `addends` are the two values summed (the product's sign stands
+/// for a product).
+pub fn signed_zero_sum<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    result: FloatValue<'ctx>,
+    side: &Side<'ctx>,
+    addends: [FloatValue<'ctx>; 2],
+    mode: RoundingMode,
+) -> LoweringResult<FloatValue<'ctx>> {
+    if mode != RoundingMode::TowardNegative {
+        return Ok(result);
+    }
+    let builder = lowering.shared.builder;
+    let float_type = result.get_type();
+    let context = lowering.shared.context;
+    let bits_type = if float_type.get_bit_width() == 64 { context.i64_type() } else { context.i32_type() };
+    let positive_zero = |value: FloatValue<'ctx>| -> LoweringResult<IntValue<'ctx>> {
+        let bits = builder.build_bit_cast(value, bits_type, "")?.into_int_value();
+        Ok(builder.build_int_compare(IntPredicate::EQ, bits, bits_type.const_zero(), "")?)
+    };
+    // Only an exact zero: a tiny sum that rounded to zero keeps the sign of its side.
+    let zero = builder.build_float_compare(FloatPredicate::OEQ, result, float_type.const_zero(), "")?;
+    let inexact = builder.build_or(side.above, side.below, "")?;
+    let zero = builder.build_and(zero, builder.build_not(inexact, "")?, "")?;
+    let both_positive_zero = builder.build_and(positive_zero(addends[0])?, positive_zero(addends[1])?, "")?;
+    let negative = builder.build_and(zero, builder.build_not(both_positive_zero, "")?, "")?;
+    let negative_zero = float_type.const_float(-0.0);
+    Ok(builder.build_select(negative, negative_zero, result, "")?.into_float_value())
+}
+
 /// Whether every value is finite.
 pub fn all_finite<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,

@@ -87,9 +87,30 @@ pub fn binary<'ctx>(
         FloatBinaryOperation::Subtract => builder.build_float_sub(a, b, "")?,
         FloatBinaryOperation::Multiply => builder.build_float_mul(a, b, "")?,
         FloatBinaryOperation::Divide => builder.build_float_div(a, b, "")?,
-        // PTX's min/max return the non-NaN operand when one is NaN, as minnum/maxnum do.
-        FloatBinaryOperation::Minimum | FloatBinaryOperation::Maximum => {
-            let name = if operation == FloatBinaryOperation::Minimum { "llvm.minnum" } else { "llvm.maxnum" };
+        FloatBinaryOperation::Minimum(modifiers) | FloatBinaryOperation::Maximum(modifiers)
+            if ty == ScalarType::F32 =>
+        {
+            let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
+            let native = if modifiers.xorsign_absolute {
+                None
+            } else {
+                lowering
+                    .shared
+                    .target
+                    .float_minimum_maximum(&lowering.site(), a, b, minimum, modifiers.propagate_nan)
+                    .map_err(|unsupported| {
+                    LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+                })?
+            };
+            match native {
+                Some(value) => value,
+                None => super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum)?,
+            }
+        }
+        // `.f64` has no modifiers; a NaN operand gives the other, as minnum/maxnum do.
+        FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
+            let name =
+                if matches!(operation, FloatBinaryOperation::Minimum(_)) { "llvm.minnum" } else { "llvm.maxnum" };
             let value: BasicValueEnum<'ctx> =
                 intrinsic(lowering, name, &[a.get_type().into()], &[a.into(), b.into()], guarded.span)?;
             value.into_float_value()
@@ -117,7 +138,7 @@ fn directed_binary<'ctx>(
         FloatBinaryOperation::Add | FloatBinaryOperation::Subtract => builder.build_float_add(a, b, "")?,
         FloatBinaryOperation::Multiply => builder.build_float_mul(a, b, "")?,
         FloatBinaryOperation::Divide => builder.build_float_div(a, b, "")?,
-        FloatBinaryOperation::Minimum | FloatBinaryOperation::Maximum => {
+        FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
             return Err(LoweringError::unsupported(
                 &format!("`{}` (a rounding on min/max)", guarded.spelling),
                 lowering.target_name(),
@@ -165,7 +186,12 @@ fn directed_binary<'ctx>(
     if operation == FloatBinaryOperation::Divide {
         finite = directed::and_nonzero(lowering, finite, b)?;
     }
-    directed::round(lowering, nearest, &side, finite, mode)
+    let result = directed::round(lowering, nearest, &side, finite, mode)?;
+    if matches!(operation, FloatBinaryOperation::Add | FloatBinaryOperation::Subtract) {
+        // `b` is already negated for a difference.
+        return directed::signed_zero_sum(lowering, result, &side, [a, b], mode);
+    }
+    Ok(result)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -179,12 +205,60 @@ pub fn fused_multiply_add<'ctx>(
     destination: &Destination,
     operands: [&Operand; 3],
 ) -> LoweringResult<()> {
-    require_nearest(lowering, guarded, Some(rounding))?;
+    let directed = directed::is_directed(Some(rounding)) && matches!(ty, ScalarType::F32 | ScalarType::F64);
+    if !directed {
+        require_nearest(lowering, guarded, Some(rounding))?;
+    }
     let [a, b, c] = operands;
     let a = read_float(lowering, a, ty, flush_subnormals)?;
     let b = read_float(lowering, b, ty, flush_subnormals)?;
     let c = read_float(lowering, c, ty, flush_subnormals)?;
-    let result =
-        intrinsic(lowering, "llvm.fma", &[a.get_type().into()], &[a.into(), b.into(), c.into()], guarded.span)?;
-    finish(lowering, result.into_float_value(), ty, flush_subnormals, saturate, destination)
+    let nearest = directed::fused(lowering, a, b, c, guarded.span)?;
+    let result = if directed {
+        let side = fused_side(lowering, a, b, c, nearest, guarded.span)?;
+        let finite = directed::all_finite(lowering, &[a, b, c])?;
+        let rounded = directed::round(lowering, nearest, &side, finite, rounding)?;
+        // The product's sign: a zero product of any magnitude signs like `a * b`.
+        let product = lowering.shared.builder.build_float_mul(a, b, "")?;
+        directed::signed_zero_sum(lowering, rounded, &side, [product, c], rounding)?
+    } else {
+        nearest
+    };
+    finish(lowering, result, ty, flush_subnormals, saturate, destination)
+}
+
+/// The side of the exact `a * b + c` from its nearest `fma`. For `.f32` in `f64`: the product
+/// is exact, TwoSum gives `a * b + c = sum + error` exactly, and `sum - nearest` is exact (they
+/// lie within a factor of two, or `nearest` is zero), so `(sum - nearest) + error` has the sign
+/// of the rounding error. For `.f64` Boldo and Muller's ErrFma: with `(high, low)` the exact
+/// product, `c + low = α1 + α2` and `high + α1 = β1 + β2` (TwoSum), the error is exactly
+/// `γ + α2` with `γ = (β1 - nearest) + β2`, so its rounded sum has the error's sign (exact
+/// while nothing underflows).
+fn fused_side<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    c: FloatValue<'ctx>,
+    nearest: FloatValue<'ctx>,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<directed::Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    if a.get_type().get_bit_width() == 32 {
+        let double = lowering.shared.context.f64_type();
+        let widen = |value: FloatValue<'ctx>| builder.build_float_ext(value, double, "");
+        let product = builder.build_float_mul(widen(a)?, widen(b)?, "")?;
+        let addend = widen(c)?;
+        let sum = builder.build_float_add(product, addend, "")?;
+        let error = directed::sum_error(lowering, product, addend, sum)?;
+        let difference = builder.build_float_sub(sum, widen(nearest)?, "")?;
+        return directed::side_of_error(lowering, builder.build_float_add(difference, error, "")?);
+    }
+    let high = builder.build_float_mul(a, b, "")?;
+    let low = directed::fused(lowering, a, b, builder.build_float_neg(high, "")?, span)?;
+    let alpha_high = builder.build_float_add(c, low, "")?;
+    let alpha_low = directed::sum_error(lowering, c, low, alpha_high)?;
+    let beta_high = builder.build_float_add(high, alpha_high, "")?;
+    let beta_low = directed::sum_error(lowering, high, alpha_high, beta_high)?;
+    let gamma = builder.build_float_add(builder.build_float_sub(beta_high, nearest, "")?, beta_low, "")?;
+    directed::side_of_error(lowering, builder.build_float_add(gamma, alpha_low, "")?)
 }

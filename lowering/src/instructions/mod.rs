@@ -10,8 +10,11 @@ mod copy_async;
 mod directed;
 mod float;
 mod float_function;
+mod float_minimum;
+mod float_property;
 mod half;
 mod integer;
+mod matrix;
 mod memory;
 mod support;
 mod synchronization;
@@ -153,6 +156,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::Video(instruction) => video::video(lowering, instruction),
         Instruction::VideoSimd(instruction) => video::video_simd(lowering, instruction),
+        Instruction::TestProperty { property, ty, destination, source } => {
+            float_property::test_property(lowering, *property, *ty, destination, source)
+        }
         Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine } => {
             comparison::set_predicate(
                 lowering,
@@ -261,6 +267,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::Branch { target } => control::branch(lowering, *target),
         Instruction::Return | Instruction::Exit => lowering.build_return(),
         Instruction::Call { callee, results, arguments } => call::call(lowering, guarded, *callee, results, arguments),
+        Instruction::CallIndirect { target, results, arguments } => {
+            call::call_indirect(lowering, guarded, target, results, arguments)
+        }
         Instruction::Trap => call::trap(lowering, guarded),
         Instruction::Sleep { nanoseconds } => call::sleep(lowering, guarded, nanoseconds),
         Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => {
@@ -312,6 +321,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::ActiveMask { destination } => synchronization::active_mask(lowering, guarded, destination),
         Instruction::WarpSync { member_mask } => synchronization::warp_sync(lowering, guarded, member_mask),
+        Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
+            matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
+        }
+        Instruction::LoadMatrix { matrices, transpose, state_space, destinations, address } => {
+            matrix::load_matrix(lowering, guarded, *matrices, *transpose, *state_space, destinations, address)
+        }
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))
         }

@@ -314,5 +314,7 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::Redux { .. }
             | Instruction::ActiveMask { .. }
             | Instruction::WarpSync { .. }
+            | Instruction::MatrixMultiplyAccumulate { .. }
+            | Instruction::LoadMatrix { .. }
     )
 }

@@ -6,26 +6,51 @@
 //! A thread runs until it reaches a barrier or a warp collective, where the runtime function
 //! records what it waits for and suspends it. When every thread is waiting (or has exited), the
 //! scheduler completes what can complete: warp collectives whose member lanes have all arrived
-//! (their results computed by [`warp::resolve`]), then barriers that enough threads reached,
+//! (their results computed by [`warp::resolve`], or by [`matrix`] for `mma` and `ldmatrix`), then barriers that enough threads reached,
 //! and resumes those threads. Nothing completing while threads still wait is a deadlock, which
 //! stops the launch with a message instead of hanging.
+//!
+//! Two schemes run the threads: LLVM coroutines ([`resumable`]) when every barrier and
+//! collective is in the kernel body, and stackful coroutines ([`scheduler`]) when a called
+//! function waits too. Both share the block state and its completion rules ([`block`]).
 
+mod block;
+pub mod matrix;
+pub mod resumable;
 mod scheduler;
 pub mod warp;
 
+pub use resumable::{
+    ptxr_resumable_barrier, ptxr_resumable_frame, ptxr_resumable_result, ptxr_resumable_started,
+    ptxr_resumable_warp_collective, ptxr_run_resumable_block,
+};
+pub(crate) use scheduler::fail;
 pub use scheduler::{
-    ptxr_barrier, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_trap, ptxr_warp_collective, take_block_failure,
+    ptxr_barrier, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_stopped, ptxr_trap, ptxr_warp_collective,
+    take_block_failure,
 };
 
 use crate::abi::runtime_function;
+use crate::device_library::{ptxr_assertfail, ptxr_free, ptxr_malloc, ptxr_vprintf};
 
 /// The runtime functions that compiled kernels may call, with their addresses, for the JIT.
 pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
     vec![
+        (runtime_function::STOPPED, ptxr_stopped as *const () as usize),
+        (runtime_function::PRINTF, ptxr_vprintf as *const () as usize),
+        (runtime_function::MALLOC, ptxr_malloc as *const () as usize),
+        (runtime_function::FREE, ptxr_free as *const () as usize),
+        (runtime_function::ASSERT_FAIL, ptxr_assertfail as *const () as usize),
         (runtime_function::RUN_COOPERATIVE_BLOCK, ptxr_run_cooperative_block as *const () as usize),
         (runtime_function::BARRIER, ptxr_barrier as *const () as usize),
         (runtime_function::WARP_COLLECTIVE, ptxr_warp_collective as *const () as usize),
         (runtime_function::TRAP, ptxr_trap as *const () as usize),
         (runtime_function::SLEEP, ptxr_nanosleep as *const () as usize),
+        (runtime_function::RUN_RESUMABLE_BLOCK, ptxr_run_resumable_block as *const () as usize),
+        (runtime_function::RESUMABLE_FRAME, ptxr_resumable_frame as *const () as usize),
+        (runtime_function::RESUMABLE_STARTED, ptxr_resumable_started as *const () as usize),
+        (runtime_function::RESUMABLE_BARRIER, ptxr_resumable_barrier as *const () as usize),
+        (runtime_function::RESUMABLE_WARP_COLLECTIVE, ptxr_resumable_warp_collective as *const () as usize),
+        (runtime_function::RESUMABLE_RESULT, ptxr_resumable_result as *const () as usize),
     ]
 }

@@ -23,19 +23,31 @@ pub fn pack(value: u32, predicate: bool) -> u64 {
 /// Every participating lane's result, in the order of `group`. `group` holds the lanes that
 /// take part, sorted by lane; their mask is the set of those lanes.
 pub fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
+    let mut results = vec![0; group.len()];
+    resolve_into(collective, group, &mut results);
+    results
+}
+
+/// [`resolve`] without allocating: writes lane `group[i]`'s result to `results[i]`. The
+/// scheduler calls this once per collective per warp, so it stays linear in the group.
+pub fn resolve_into(collective: u32, group: &[Deposit], results: &mut [u64]) {
     let members: u32 = group.iter().fold(0, |mask, deposit| mask | (1 << deposit.lane));
-    let value_of = |lane: u32| group.iter().find(|deposit| deposit.lane == lane).map(|deposit| deposit.a as u32);
+    let mut values = [0u32; 32];
+    for deposit in group {
+        values[deposit.lane as usize & 31] = deposit.a as u32;
+    }
+    let value_of = |lane: u32| (members & (1 << lane) != 0).then(|| values[lane as usize]);
+    let uniform = |results: &mut [u64], value: u64| results.iter_mut().for_each(|result| *result = value);
     match collective {
-        kind::SHUFFLE_UP | kind::SHUFFLE_DOWN | kind::SHUFFLE_BUTTERFLY | kind::SHUFFLE_INDEX => group
-            .iter()
-            .map(|deposit| {
+        kind::SHUFFLE_UP | kind::SHUFFLE_DOWN | kind::SHUFFLE_BUTTERFLY | kind::SHUFFLE_INDEX => {
+            for (deposit, result) in group.iter().zip(results.iter_mut()) {
                 let (source, in_range) = shuffle_source(collective, deposit.lane, deposit.b, deposit.c);
                 // A source lane that does not take part gives an unpredictable value in PTX;
                 // ptxr gives the lane's own value, as for an out-of-range source.
                 let value = if in_range { value_of(source).unwrap_or(deposit.a as u32) } else { deposit.a as u32 };
-                pack(value, in_range)
-            })
-            .collect(),
+                *result = pack(value, in_range);
+            }
+        }
         kind::VOTE_ALL | kind::VOTE_ANY | kind::VOTE_UNIFORM | kind::VOTE_BALLOT => {
             let ballot: u32 =
                 group.iter().filter(|deposit| deposit.a != 0).fold(0, |mask, deposit| mask | (1 << deposit.lane));
@@ -45,19 +57,18 @@ pub fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
                 kind::VOTE_UNIFORM => u32::from(ballot == 0 || ballot == members),
                 _ => ballot,
             };
-            vec![pack(result, false); group.len()]
+            uniform(results, pack(result, false));
         }
-        kind::MATCH_ANY => group
-            .iter()
-            .map(|deposit| {
+        kind::MATCH_ANY => {
+            for (deposit, result) in group.iter().zip(results.iter_mut()) {
                 let same =
                     group.iter().filter(|other| other.a == deposit.a).fold(0, |mask, other| mask | (1 << other.lane));
-                pack(same, false)
-            })
-            .collect(),
+                *result = pack(same, false);
+            }
+        }
         kind::MATCH_ALL => {
             let all_equal = group.iter().all(|deposit| deposit.a == group[0].a);
-            vec![if all_equal { pack(members, true) } else { pack(0, false) }; group.len()]
+            uniform(results, if all_equal { pack(members, true) } else { pack(0, false) });
         }
         kind::REDUX_ADD..=kind::REDUX_XOR => {
             let values = group.iter().map(|deposit| deposit.a as u32);
@@ -71,10 +82,10 @@ pub fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
                 kind::REDUX_OR => values.fold(0, |all, value| all | value),
                 _ => values.fold(0, |all, value| all ^ value),
             };
-            vec![pack(result, false); group.len()]
+            uniform(results, pack(result, false));
         }
-        kind::ACTIVE_MASK => vec![pack(members, false); group.len()],
-        _ => vec![0; group.len()],
+        kind::ACTIVE_MASK => uniform(results, pack(members, false)),
+        _ => uniform(results, 0),
     }
 }
 

@@ -3,8 +3,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    FloatBinaryOperation, Instruction, IntegerBinaryOperation, LogicOperation, MultiplyMode, RoundingMode,
-    ShiftOperation, UnaryOperation,
+    FloatBinaryOperation, Instruction, IntegerBinaryOperation, LogicOperation, MinimumMaximum, MultiplyMode,
+    RoundingMode, ShiftOperation, UnaryOperation,
 };
 use crate::span::Spanned;
 use crate::syntax::ast;
@@ -59,15 +59,36 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     // `div.approx.f32` and `div.full.f32` promise results within 2 ulp; the correctly rounded
     // quotient is within that bound on every target.
     let approximate_division = opcode == "div" && (modifiers.flag("approx") || modifiers.flag("full"));
-    if has_unlowered_form(modifiers, &["relu", "NaN", "xorsign", "abs"]) {
+    if modifiers.flag("relu") {
         return accept_unlowered(context, modifiers, instruction);
     }
+    let propagate_nan = modifiers.take(|name| (name == "NaN").then_some(()));
+    let xorsign = modifiers.take(|name| (name == "xorsign").then_some(()));
+    let absolute = modifiers.take(|name| (name == "abs").then_some(()));
     let mode = modifiers.take(multiply_mode);
     let rounding = modifiers.take(float_rounding);
     let flush_subnormals = modifiers.flag("ftz");
     let saturate = modifiers.flag("sat");
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 3)?;
+    let min_max_modifiers = [&propagate_nan, &xorsign, &absolute];
+    if let Some(modifier) = min_max_modifiers.iter().find_map(|modifier| modifier.as_ref()) {
+        if !(matches!(opcode, "min" | "max") && ty.node == ScalarType::F32) {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`.NaN` and `.xorsign.abs` are for `min` and `max` on `.f32`")
+                    .with_primary(modifier.span, "unexpected modifier"),
+            );
+            return None;
+        }
+        if xorsign.is_some() != absolute.is_some() {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, "`.xorsign` and `.abs` come together")
+                    .with_primary(modifier.span, "write `.xorsign.abs`"),
+            );
+            return None;
+        }
+    }
+    let min_max = MinimumMaximum { propagate_nan: propagate_nan.is_some(), xorsign_absolute: xorsign.is_some() };
     if is_integer(ty.node) {
         let operation = match (opcode, mode.as_ref().map(|mode| mode.node)) {
             (_, Some(_)) if opcode != "mul" => {
@@ -141,8 +162,8 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         "sub" => FloatBinaryOperation::Subtract,
         "mul" => FloatBinaryOperation::Multiply,
         "div" => FloatBinaryOperation::Divide,
-        "min" => FloatBinaryOperation::Minimum,
-        "max" => FloatBinaryOperation::Maximum,
+        "min" => FloatBinaryOperation::Minimum(min_max),
+        "max" => FloatBinaryOperation::Maximum(min_max),
         _ => {
             invalid_type(context, opcode, &ty, "an integer type");
             return None;

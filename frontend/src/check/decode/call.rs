@@ -1,8 +1,8 @@
 //! `call` (ISA 7.8 section 9.7.12.6, and the calling sequence of ptx-abi.md): direct calls of
-//! `.func`s, with optional lists of results and arguments; `trap` and `nanosleep`. Indirect
-//! calls (through a register and a `.callprototype`) are accepted and reported as unsupported
-//! by lowering. That the lists match the callee's parameters is checked once every function is
-//! known (`check::calls`).
+//! `.func`s, with optional lists of results and arguments, and indirect calls through a register
+//! with a `.callprototype` or `.calltargets` label after the arguments; `trap` and `nanosleep`.
+//! That the lists of a direct call match the callee's parameters is checked once every function
+//! is known (`check::calls`); an indirect call is trusted to match its target, as in PTX.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
@@ -79,7 +79,7 @@ pub fn call(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let Some(&function) = context.functions.get(name.as_str()) else {
         // A register holding a function's address: an indirect call through a prototype.
         if context.scopes.lookup(name, &mut context.variables).is_some() {
-            return accept_unlowered(context, modifiers, instruction);
+            return indirect_call(context, modifiers, instruction, has_results);
         }
         context.report(
             Diagnostic::error(Code::UndeclaredName, format!("`{name}` is not a declared function"))
@@ -99,6 +99,46 @@ pub fn call(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         None => Vec::new(),
     };
     Some(Instruction::Call { callee: function, results, arguments })
+}
+
+/// `call (results), %target, (arguments), prototype` (or a `.calltargets` label).
+fn indirect_call(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+    has_results: bool,
+) -> Option<Instruction> {
+    let operands = &instruction.operands;
+    let callee_position = usize::from(has_results);
+    let rest = &operands[callee_position + 1..];
+    let (arguments, prototype) = match rest {
+        [arguments, prototype] => (Some(arguments), prototype),
+        [prototype] => (None, prototype),
+        _ => return accept_unlowered(context, modifiers, instruction),
+    };
+    if !matches!(prototype.kind, OperandKind::Name { member: None, .. }) {
+        context.report(
+            Diagnostic::error(Code::OperandKind, "an indirect call ends with its prototype's label")
+                .with_primary(prototype.span, "expected a `.callprototype` or `.calltargets` label"),
+        );
+        return None;
+    }
+    let target = context.source(&operands[callee_position], context_address_type(context), SizeRule::Exact)?;
+    let results = if has_results { list(context, &operands[0], true)? } else { Vec::new() };
+    let arguments = match arguments {
+        Some(operand) => list(context, operand, false)?,
+        None => Vec::new(),
+    };
+    Some(Instruction::CallIndirect { target, results, arguments })
+}
+
+/// The integer type of an address in this module.
+fn context_address_type(context: &Context) -> ScalarType {
+    if context.address_size == 32 {
+        ScalarType::U32
+    } else {
+        ScalarType::U64
+    }
 }
 
 /// `trap`.

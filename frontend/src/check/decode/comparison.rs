@@ -1,8 +1,9 @@
-//! `setp` and `selp` (ISA 7.8 section 9.7.5).
+//! `setp` and `selp` (ISA 7.8 section 9.7.5), and `testp` (section 9.7.3.1), which also yields a
+//! predicate.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Comparison, Instruction, LogicOperation, Operand, Value};
+use crate::ir::{Comparison, FloatProperty, Instruction, LogicOperation, Operand, Value};
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType};
 
@@ -15,6 +16,29 @@ pub(super) fn logic_operation(name: &str) -> Option<LogicOperation> {
         "xor" => LogicOperation::Xor,
         _ => return None,
     })
+}
+
+/// `testp.property.type p, a` with `.type` `.f32` or `.f64`.
+pub fn testp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let Some(property) = modifiers.take(FloatProperty::from_ptx) else {
+        context.report(Diagnostic::error(Code::InvalidModifier, "`testp` needs a property").with_primary(
+            modifiers.end_span(),
+            "expected `.finite`, `.infinite`, `.number`, `.notanumber`, `.normal` or `.subnormal`",
+        ));
+        return None;
+    };
+    let ty = modifiers.required_type(context)?;
+    if !matches!(ty.node, ScalarType::F32 | ScalarType::F64) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`testp` does not take type `{}`", ty.node))
+                .with_primary(ty.span, "expected `.f32` or `.f64`"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, 2)?;
+    let destination = context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
+    let source = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    Some(Instruction::TestProperty { property: property.node, ty: ty.node, destination, source })
 }
 
 pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {

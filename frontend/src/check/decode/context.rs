@@ -206,6 +206,18 @@ impl Context<'_, '_> {
                     let index = self.member_index(register, member, operand.span)?;
                     self.check_register(register, operand.span, ty, rule, "source", true)?;
                     Value::Member { register, index }
+                } else if let Some(function) = self.function_named(name) {
+                    if ty.bits() != self.address_size {
+                        self.report(
+                            Diagnostic::error(
+                                Code::OperandType,
+                                format!("the address of function `{name}` needs a {}-bit type", self.address_size),
+                            )
+                            .with_primary(operand.span, format!("used as `{ty}`")),
+                        );
+                        return None;
+                    }
+                    Value::FunctionAddress(function)
                 } else {
                     let id = self.resolve(name, operand.span)?;
                     let variable = self.variable(id);
@@ -310,6 +322,12 @@ impl Context<'_, '_> {
     }
 
     /// A label operand of `bra`.
+    /// The function called `name`, unless a variable of that name hides it.
+    pub fn function_named(&mut self, name: &str) -> Option<crate::ir::FunctionId> {
+        let function = *self.functions.get(name)?;
+        self.scopes.lookup(name, &mut self.variables).is_none().then_some(function)
+    }
+
     pub fn label(&mut self, operand: &ast::Operand) -> Option<LabelId> {
         let OperandKind::Name { name, member: None } = &operand.kind else {
             self.report(

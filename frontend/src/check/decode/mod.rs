@@ -13,6 +13,7 @@ mod data_movement;
 mod extended;
 mod float;
 mod half;
+mod matrix;
 mod modifiers;
 pub(in crate::check) mod opcodes;
 mod synchronization;
@@ -73,6 +74,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         _ if video::is_scalar_video(opcode) => video::scalar(context, &mut modifiers, instruction),
         _ if video::is_simd_video(opcode) => video::simd(context, &mut modifiers, instruction),
         "setp" => comparison::setp(context, &mut modifiers, instruction),
+        "testp" => comparison::testp(context, &mut modifiers, instruction),
         "set" => comparison::set(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),
@@ -89,6 +91,8 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "match" => synchronization::match_(context, &mut modifiers, instruction),
         "redux" => synchronization::redux(context, &mut modifiers, instruction),
         "activemask" => synchronization::active_mask(context, &mut modifiers, instruction),
+        "mma" => matrix::mma(context, &mut modifiers, instruction),
+        "ldmatrix" => matrix::ldmatrix(context, &mut modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => return accept_unlowered(context, &mut modifiers, instruction),
         _ => {
@@ -105,13 +109,13 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
     Some(decoded)
 }
 
-/// Vector operands (`{a, b}`) outside `mov`, `ld` and `st`, and bracketed lists are valid PTX
+/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma` and `ldmatrix`, and bracketed lists are valid PTX
 /// that the typed decoders do not read yet; such instructions are accepted and reported as
 /// unsupported by lowering, never rejected as errors. Vector members (`%v.x`) are read by every
 /// decoder through `Context`.
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
-    let vectors_decoded = matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st");
+    let vectors_decoded = matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix");
     let lists_decoded = instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded,

@@ -1,0 +1,212 @@
+//! The warp-level matrix instructions `mma` and `ldmatrix` (ISA 7.8 sections 9.7.13.4.14 and
+//! 9.7.13.4.15). Every form of the spec's tables decodes; those with element types from 8 to 32
+//! bits become typed instructions, the others (`.f64`, `.s4`/`.u4`, `.b1`, and `mma.sp`) are
+//! accepted and reported as unsupported by lowering.
+
+use crate::check::types::SizeRule;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
+use crate::syntax::ast;
+use crate::vocabulary::{ScalarType, StateSpace};
+
+use super::{accept_unlowered, Context, Modifiers};
+
+fn invalid(context: &mut Context, span: crate::span::Span, message: String, label: &str) -> Option<Instruction> {
+    context.report(Diagnostic::error(Code::InvalidModifier, message).with_primary(span, label.to_string()));
+    None
+}
+
+/// Requires `.sync` and `.aligned`, which every warp-level matrix instruction spells out.
+fn sync_aligned(context: &mut Context, modifiers: &mut Modifiers) -> Option<()> {
+    for name in ["sync", "aligned"] {
+        if !modifiers.flag(name) {
+            let opcode = modifiers.opcode();
+            invalid(context, modifiers.end_span(), format!("`{opcode}` needs `.sync.aligned`"), "expected `.{name}`");
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// How an `mma` form of the spec is handled.
+enum Form {
+    /// Typed and lowered where a target can.
+    Lowered,
+    /// Valid PTX that no target computes yet.
+    Unlowered,
+    /// Not a form of the spec.
+    Invalid,
+}
+
+/// The spec's `mma` forms (ISA 7.8 section 9.7.13.4.14), `.row.col` aside.
+fn form(operation: &MatrixMultiply) -> Form {
+    use MatrixElement::{Bf16, Tf32, B1, F16, F32, F64, S32, S4, S8, U4, U8};
+    use MatrixShape::*;
+    let MatrixMultiply { shape, d, a, b, c, saturate, .. } = *operation;
+    // `.m16n8k8` and `.m16n8k16` keep C's type in D; `.m8n8k4` may also widen `.f16` C to `.f32` D.
+    let same_accumulator = matches!(d, F16 | F32) && d == c;
+    let widening_accumulator = same_accumulator || (d, c) == (F32, F16);
+    let integer = matches!((a, b), (S8 | U8, S8 | U8)) && d == S32 && c == S32;
+    let nibbles = matches!((a, b), (S4 | U4, S4 | U4)) && d == S32 && c == S32;
+    let float_only = !saturate;
+    match (shape, a, b) {
+        (M16n8k8 | M16n8k16, F16, F16) if same_accumulator && float_only => Form::Lowered,
+        (M16n8k8 | M16n8k16, Bf16, Bf16) if d == F32 && c == F32 && float_only => Form::Lowered,
+        (M16n8k4 | M16n8k8, Tf32, Tf32) if d == F32 && c == F32 && float_only => Form::Lowered,
+        (M8n8k16 | M16n8k16 | M16n8k32, _, _) if integer => Form::Lowered,
+        (M8n8k4, F16, F16) if widening_accumulator && float_only => Form::Lowered,
+        (M8n8k4 | M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
+        (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Unlowered,
+        (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Unlowered,
+        _ => Form::Invalid,
+    }
+}
+
+/// The register type of one lane's fragment of an operand of `element`s: narrow elements are
+/// packed into `.b32` registers.
+fn fragment_register(element: MatrixElement) -> ScalarType {
+    match element {
+        MatrixElement::F32 => ScalarType::F32,
+        MatrixElement::S32 => ScalarType::S32,
+        _ => ScalarType::B32,
+    }
+}
+
+/// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype d, a, b, c`
+pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "sp" || modifier.node.starts_with("sp::")) {
+        // `mma.sp` (sparse A) is valid PTX with its own fragments and a metadata operand.
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    sync_aligned(context, modifiers)?;
+    let Some(shape) = modifiers.take(MatrixShape::from_ptx) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            "`mma` needs a shape".to_string(),
+            "expected a shape such as `.m16n8k16`",
+        );
+    };
+    let a_layout = modifiers.take(MatrixLayout::from_ptx);
+    let b_layout = modifiers.take(MatrixLayout::from_ptx);
+    let (Some(a_layout), Some(b_layout)) = (a_layout, b_layout) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            "`mma` needs the layouts of A and B".to_string(),
+            "expected `.row.col`",
+        );
+    };
+    let saturate = modifiers.flag("satfinite");
+    let mut types = Vec::with_capacity(4);
+    while let Some(element) = modifiers.take(MatrixElement::from_ptx) {
+        types.push(element);
+    }
+    let [d, a, b, c] = &types[..] else {
+        let span = types.first().map_or(modifiers.end_span(), |first| first.span);
+        return invalid(
+            context,
+            span,
+            format!("`mma` takes four types (`.dtype.atype.btype.ctype`), but {} were given", types.len()),
+            "expected four types",
+        );
+    };
+    let operation = MatrixMultiply {
+        shape: shape.node,
+        a_layout: a_layout.node,
+        b_layout: b_layout.node,
+        d: d.node,
+        a: a.node,
+        b: b.node,
+        c: c.node,
+        saturate,
+    };
+    // Only `.m8n8k4` takes other layouts than `.row.col`.
+    let layouts_valid = shape.node == MatrixShape::M8n8k4
+        || (a_layout.node == MatrixLayout::Row && b_layout.node == MatrixLayout::Column);
+    match form(&operation) {
+        Form::Invalid => {
+            let spelling = format!("{}{}{}{}{}", shape.node, d.node, a.node, b.node, c.node);
+            let satfinite = if saturate { " with `.satfinite`" } else { "" };
+            return invalid(
+                context,
+                shape.span.to(c.span),
+                format!("`mma` has no form `{spelling}`{satfinite}"),
+                "not a form of `mma`",
+            );
+        }
+        Form::Unlowered => return accept_unlowered(context, modifiers, instruction),
+        Form::Lowered if !layouts_valid => {
+            let span = a_layout.span.to(b_layout.span);
+            return invalid(context, span, format!("`mma{}` needs `.row.col`", shape.node), "expected `.row.col`");
+        }
+        Form::Lowered => {}
+    }
+    context.expect_operand_count(instruction, 4)?;
+    let operands = &instruction.operands;
+    let destinations = context.destination_list(
+        &operands[0],
+        fragment_register(operation.d),
+        operation.d_registers(),
+        SizeRule::Exact,
+        false,
+    );
+    let a = context.source_list(&operands[1], fragment_register(operation.a), operation.a_registers(), SizeRule::Exact);
+    let b = context.source_list(&operands[2], fragment_register(operation.b), operation.b_registers(), SizeRule::Exact);
+    let c = context.source_list(&operands[3], fragment_register(operation.c), operation.c_registers(), SizeRule::Exact);
+    let destinations = destinations?.into_iter().collect::<Option<Vec<_>>>()?;
+    Some(Instruction::MatrixMultiplyAccumulate { operation, destinations, a: a?, b: b?, c: c? })
+}
+
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 d, [a]`
+pub fn ldmatrix(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    sync_aligned(context, modifiers)?;
+    if !modifiers.flag("m8n8") {
+        return invalid(context, modifiers.end_span(), "`ldmatrix` needs `.m8n8`".to_string(), "expected `.m8n8`");
+    }
+    let Some(matrices) = modifiers.take(|name| match name {
+        "x1" => Some(1),
+        "x2" => Some(2),
+        "x4" => Some(4),
+        _ => None,
+    }) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            "`ldmatrix` needs the number of matrices".to_string(),
+            "expected `.x1`, `.x2` or `.x4`",
+        );
+    };
+    let transpose = modifiers.flag("trans");
+    let state_space = match modifiers.state_space() {
+        None => StateSpace::Generic,
+        Some(space) if space.node == StateSpace::Shared => StateSpace::Shared,
+        Some(space) => {
+            return invalid(
+                context,
+                space.span,
+                format!("`ldmatrix` cannot read {}", space.node),
+                "expected `.shared`",
+            );
+        }
+    };
+    let ty = modifiers.required_type(context)?;
+    if ty.node != ScalarType::B16 {
+        return invalid(context, ty.span, format!("`ldmatrix` is not defined on `{}`", ty.node), "expected `.b16`");
+    }
+    context.expect_operand_count(instruction, 2)?;
+    let target = &instruction.operands[0];
+    let destinations = if matrices.node == 1 && matches!(target.kind, ast::OperandKind::Name { .. }) {
+        // One matrix may be written to a plain register as well as to `{d}`.
+        context.destination(target, ScalarType::B32, SizeRule::Exact).map(|destination| vec![Some(destination)])
+    } else {
+        context.destination_list(target, ScalarType::B32, matrices.node, SizeRule::Exact, false)
+    };
+    let address = context.address(&instruction.operands[1])?;
+    let destinations = destinations?.into_iter().collect::<Option<Vec<_>>>()?;
+    Some(Instruction::LoadMatrix { matrices: matrices.node, transpose, state_space, destinations, address })
+}

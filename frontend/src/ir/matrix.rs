@@ -1,0 +1,203 @@
+//! The vocabulary of the warp-level matrix instructions `mma` and `ldmatrix` (ISA 7.8 sections
+//! 9.7.13.4.14 and 9.7.13.4.15): shapes, element types, and how many 32-bit registers each
+//! lane's fragment of each operand takes.
+
+use std::fmt;
+
+/// `.mMnNkK`: the product of an M×K matrix A and a K×N matrix B, added to an M×N matrix C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixShape {
+    M8n8k4,
+    M8n8k16,
+    M8n8k32,
+    M8n8k128,
+    M16n8k4,
+    M16n8k8,
+    M16n8k16,
+    M16n8k32,
+    M16n8k64,
+    M16n8k128,
+    M16n8k256,
+}
+
+impl MatrixShape {
+    pub fn from_ptx(name: &str) -> Option<MatrixShape> {
+        Some(match name {
+            "m8n8k4" => MatrixShape::M8n8k4,
+            "m8n8k16" => MatrixShape::M8n8k16,
+            "m8n8k32" => MatrixShape::M8n8k32,
+            "m8n8k128" => MatrixShape::M8n8k128,
+            "m16n8k4" => MatrixShape::M16n8k4,
+            "m16n8k8" => MatrixShape::M16n8k8,
+            "m16n8k16" => MatrixShape::M16n8k16,
+            "m16n8k32" => MatrixShape::M16n8k32,
+            "m16n8k64" => MatrixShape::M16n8k64,
+            "m16n8k128" => MatrixShape::M16n8k128,
+            "m16n8k256" => MatrixShape::M16n8k256,
+            _ => return None,
+        })
+    }
+
+    /// (M, N, K).
+    pub fn dimensions(self) -> (u32, u32, u32) {
+        match self {
+            MatrixShape::M8n8k4 => (8, 8, 4),
+            MatrixShape::M8n8k16 => (8, 8, 16),
+            MatrixShape::M8n8k32 => (8, 8, 32),
+            MatrixShape::M8n8k128 => (8, 8, 128),
+            MatrixShape::M16n8k4 => (16, 8, 4),
+            MatrixShape::M16n8k8 => (16, 8, 8),
+            MatrixShape::M16n8k16 => (16, 8, 16),
+            MatrixShape::M16n8k32 => (16, 8, 32),
+            MatrixShape::M16n8k64 => (16, 8, 64),
+            MatrixShape::M16n8k128 => (16, 8, 128),
+            MatrixShape::M16n8k256 => (16, 8, 256),
+        }
+    }
+}
+
+impl fmt::Display for MatrixShape {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (m, n, k) = self.dimensions();
+        write!(formatter, ".m{m}n{n}k{k}")
+    }
+}
+
+/// The element types of `mma`'s operands. The sub-byte, `.b1` and `.f64` kinds are read so that
+/// every form of the spec decodes, even where no target computes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixElement {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S4,
+    U4,
+    B1,
+    S32,
+}
+
+impl MatrixElement {
+    pub fn from_ptx(name: &str) -> Option<MatrixElement> {
+        Some(match name {
+            "f16" => MatrixElement::F16,
+            "bf16" => MatrixElement::Bf16,
+            "tf32" => MatrixElement::Tf32,
+            "f32" => MatrixElement::F32,
+            "f64" => MatrixElement::F64,
+            "s8" => MatrixElement::S8,
+            "u8" => MatrixElement::U8,
+            "s4" => MatrixElement::S4,
+            "u4" => MatrixElement::U4,
+            "b1" => MatrixElement::B1,
+            "s32" => MatrixElement::S32,
+            _ => return None,
+        })
+    }
+
+    pub fn bits(self) -> u32 {
+        match self {
+            MatrixElement::F16 | MatrixElement::Bf16 => 16,
+            MatrixElement::Tf32 | MatrixElement::F32 | MatrixElement::S32 => 32,
+            MatrixElement::F64 => 64,
+            MatrixElement::S8 | MatrixElement::U8 => 8,
+            MatrixElement::S4 | MatrixElement::U4 => 4,
+            MatrixElement::B1 => 1,
+        }
+    }
+}
+
+impl fmt::Display for MatrixElement {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            MatrixElement::F16 => ".f16",
+            MatrixElement::Bf16 => ".bf16",
+            MatrixElement::Tf32 => ".tf32",
+            MatrixElement::F32 => ".f32",
+            MatrixElement::F64 => ".f64",
+            MatrixElement::S8 => ".s8",
+            MatrixElement::U8 => ".u8",
+            MatrixElement::S4 => ".s4",
+            MatrixElement::U4 => ".u4",
+            MatrixElement::B1 => ".b1",
+            MatrixElement::S32 => ".s32",
+        })
+    }
+}
+
+/// `.row` or `.col`: how a multiplicand's elements are spread over the lanes' fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixLayout {
+    Row,
+    Column,
+}
+
+impl MatrixLayout {
+    pub fn from_ptx(name: &str) -> Option<MatrixLayout> {
+        match name {
+            "row" => Some(MatrixLayout::Row),
+            "col" => Some(MatrixLayout::Column),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for MatrixLayout {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            MatrixLayout::Row => ".row",
+            MatrixLayout::Column => ".col",
+        })
+    }
+}
+
+/// One `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype`:
+/// D = A·B + C, computed by the 32 lanes of a warp together. Only `.m8n8k4` takes layouts other
+/// than `.row.col`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixMultiply {
+    pub shape: MatrixShape,
+    pub a_layout: MatrixLayout,
+    pub b_layout: MatrixLayout,
+    pub d: MatrixElement,
+    pub a: MatrixElement,
+    pub b: MatrixElement,
+    pub c: MatrixElement,
+    /// `.satfinite` on integer forms: D saturates to the s32 range instead of wrapping.
+    pub saturate: bool,
+}
+
+impl MatrixMultiply {
+    /// How many 32-bit registers one lane holds of a `rows`×`columns` operand of `element`s:
+    /// the warp's 32 lanes share the matrix evenly, several narrow elements to a register. This
+    /// holds for every element type narrower than `.f64` and every shape but `.m8n8k4`, which
+    /// on `.f16` four groups of eight lanes compute separately (each its own 8×8×4 product), so
+    /// that its lanes hold four times as much.
+    fn registers(&self, rows: u32, columns: u32, element: MatrixElement) -> u32 {
+        let replication = if self.shape == MatrixShape::M8n8k4 && self.a == MatrixElement::F16 { 4 } else { 1 };
+        (replication * rows * columns * element.bits()).div_ceil(32 * 32)
+    }
+
+    pub fn a_registers(&self) -> u32 {
+        let (m, _, k) = self.shape.dimensions();
+        self.registers(m, k, self.a)
+    }
+
+    pub fn b_registers(&self) -> u32 {
+        let (_, n, k) = self.shape.dimensions();
+        self.registers(k, n, self.b)
+    }
+
+    pub fn c_registers(&self) -> u32 {
+        let (m, n, _) = self.shape.dimensions();
+        self.registers(m, n, self.c)
+    }
+
+    pub fn d_registers(&self) -> u32 {
+        let (m, n, _) = self.shape.dimensions();
+        self.registers(m, n, self.d)
+    }
+}

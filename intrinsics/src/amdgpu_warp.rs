@@ -1,0 +1,230 @@
+//! PTX's 32-lane warps on AMD waves of 32 (gfx10 and later, wave32) or 64 (gfx9, where each
+//! wave holds two warps).
+//!
+//! A block's work-items fill waves in linear-id order, as CUDA fills warps, so the work-item
+//! in lane `w` of a wave (`w` from `llvm.amdgcn.mbcnt.lo/hi`) is PTX lane `w & 31` of the
+//! warp that starts at wave lane `w & 32`. Every collective works on that half: ballots
+//! (`llvm.amdgcn.ballot.i64`, zero-extended on wave32) are shifted down by the warp's start,
+//! and lane reads (`llvm.amdgcn.ds.bpermute`, which addresses the whole wave) add it. On
+//! wave32 the start is always 0 and the same code serves.
+//!
+//! Member masks name the lanes that execute the instruction together, which on a wave are its
+//! active lanes: the lanes taking part are the active ones within the mask. `match` and `redux`
+//! read every lane of the warp in turn (32 reads), since AMD has no instruction for either
+//! across a 32-lane half of a wave.
+
+use inkwell::values::{BasicMetadataValueEnum, IntValue};
+use inkwell::IntPredicate;
+use ptxr_frontend::ir::{MemoryOrdering, ReduxOperation, VoteMode};
+
+use crate::atomics::fence;
+use crate::collective::shuffle_source;
+use crate::declare::{call_intrinsic, call_intrinsic_or_void};
+use crate::{CollectiveResult, Site, Unsupported, WarpCollective};
+
+fn failed(what: &str) -> impl Fn(inkwell::builder::BuilderError) -> Unsupported + '_ {
+    move |error| Unsupported { what: format!("{what} on AMD waves ({error})") }
+}
+
+/// This work-item's lane in its wave (0 to 31, or 0 to 63 on wave64).
+fn wave_lane<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let all = i32_type.const_all_ones();
+    let low = call_intrinsic(site, "llvm.amdgcn.mbcnt.lo", &[], &[all.into(), i32_type.const_zero().into()])?;
+    Ok(call_intrinsic(site, "llvm.amdgcn.mbcnt.hi", &[], &[all.into(), low.into()])?.into_int_value())
+}
+
+/// `%laneid`: the lane in the 32-lane warp.
+pub fn lane_id<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let lane = wave_lane(site)?;
+    site.builder.build_and(lane, site.context.i32_type().const_int(31, false), "laneid").map_err(failed("%laneid"))
+}
+
+/// The wave lane where this work-item's warp starts: 0, or 32 for the upper warp of a wave64.
+fn warp_start<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let lane = wave_lane(site)?;
+    site.builder.build_and(lane, site.context.i32_type().const_int(32, false), "warp.start").map_err(failed("a warp"))
+}
+
+/// The warp's lanes (bit i for lane i) where `predicate` (i1) holds, among the active ones.
+fn ballot<'ctx>(
+    site: &Site<'_, 'ctx>,
+    predicate: IntValue<'ctx>,
+    start: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i64_type = site.context.i64_type();
+    let wave = call_intrinsic(site, "llvm.amdgcn.ballot", &[i64_type.into()], &[predicate.into()])?.into_int_value();
+    let start = builder.build_int_z_extend(start, i64_type, "").map_err(failed("a ballot"))?;
+    let warp = builder.build_right_shift(wave, start, false, "").map_err(failed("a ballot"))?;
+    builder.build_int_truncate(warp, site.context.i32_type(), "ballot").map_err(failed("a ballot"))
+}
+
+/// The value (i32 or i64) that warp lane `source` holds: `ds_bpermute` by the wave lane's byte
+/// address, in 32-bit halves.
+fn read_lane<'ctx>(
+    site: &Site<'_, 'ctx>,
+    value: IntValue<'ctx>,
+    source: IntValue<'ctx>,
+    start: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let wave_source = builder.build_int_add(start, source, "").map_err(failed("a lane read"))?;
+    let address =
+        builder.build_left_shift(wave_source, i32_type.const_int(2, false), "").map_err(failed("a lane read"))?;
+    let permute = |half: IntValue<'ctx>| -> Result<IntValue<'ctx>, Unsupported> {
+        let arguments: [BasicMetadataValueEnum<'ctx>; 2] = [address.into(), half.into()];
+        Ok(call_intrinsic(site, "llvm.amdgcn.ds.bpermute", &[], &arguments)?.into_int_value())
+    };
+    if value.get_type().get_bit_width() != 64 {
+        return permute(value);
+    }
+    let i64_type = site.context.i64_type();
+    let low = builder.build_int_truncate(value, i32_type, "").map_err(failed("a lane read"))?;
+    let high =
+        builder.build_right_shift(value, i64_type.const_int(32, false), false, "").map_err(failed("a lane read"))?;
+    let high = builder.build_int_truncate(high, i32_type, "").map_err(failed("a lane read"))?;
+    let low = builder.build_int_z_extend(permute(low)?, i64_type, "").map_err(failed("a lane read"))?;
+    let high = builder.build_int_z_extend(permute(high)?, i64_type, "").map_err(failed("a lane read"))?;
+    let high = builder.build_left_shift(high, i64_type.const_int(32, false), "").map_err(failed("a lane read"))?;
+    builder.build_or(high, low, "").map_err(failed("a lane read"))
+}
+
+/// Whether warp lane `lane` (a constant) is in `members`, as an i1.
+fn is_member<'ctx>(site: &Site<'_, 'ctx>, members: IntValue<'ctx>, lane: u64) -> Result<IntValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let bit = site.builder.build_and(members, i32_type.const_int(1 << lane, false), "").map_err(failed("a mask"))?;
+    site.builder.build_int_compare(IntPredicate::NE, bit, i32_type.const_zero(), "").map_err(failed("a mask"))
+}
+
+/// The member lanes whose `value` equals this lane's.
+fn matching_lanes<'ctx>(
+    site: &Site<'_, 'ctx>,
+    value: IntValue<'ctx>,
+    members: IntValue<'ctx>,
+    start: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let mut lanes = i32_type.const_zero();
+    for lane in 0..32u64 {
+        let other = read_lane(site, value, i32_type.const_int(lane, false), start)?;
+        let same = builder.build_int_compare(IntPredicate::EQ, other, value, "").map_err(failed("match"))?;
+        let bit = builder.build_int_z_extend(same, i32_type, "").map_err(failed("match"))?;
+        let bit = builder.build_left_shift(bit, i32_type.const_int(lane, false), "").map_err(failed("match"))?;
+        lanes = builder.build_or(lanes, bit, "").map_err(failed("match"))?;
+    }
+    builder.build_and(lanes, members, "match").map_err(failed("match"))
+}
+
+/// `redux.sync`: the operation over the member lanes' values, read lane by lane.
+fn reduce<'ctx>(
+    site: &Site<'_, 'ctx>,
+    operation: ReduxOperation,
+    signed: bool,
+    value: IntValue<'ctx>,
+    members: IntValue<'ctx>,
+    start: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let identity: u64 = match (operation, signed) {
+        (ReduxOperation::Minimum, true) => i32::MAX as u64,
+        (ReduxOperation::Minimum, false) | (ReduxOperation::And, _) => u64::from(u32::MAX),
+        (ReduxOperation::Maximum, true) => i32::MIN as u32 as u64,
+        _ => 0,
+    };
+    let mut accumulator = i32_type.const_int(identity, false);
+    for lane in 0..32u64 {
+        let other = read_lane(site, value, i32_type.const_int(lane, false), start)?;
+        let combined = match operation {
+            ReduxOperation::Add => builder.build_int_add(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::And => builder.build_and(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::Or => builder.build_or(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::Xor => builder.build_xor(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::Minimum | ReduxOperation::Maximum => {
+                let predicate = match (operation, signed) {
+                    (ReduxOperation::Minimum, true) => IntPredicate::SLT,
+                    (ReduxOperation::Minimum, false) => IntPredicate::ULT,
+                    (_, true) => IntPredicate::SGT,
+                    (_, false) => IntPredicate::UGT,
+                };
+                let better = builder.build_int_compare(predicate, other, accumulator, "").map_err(failed("redux"))?;
+                builder.build_select(better, other, accumulator, "").map_err(failed("redux"))?.into_int_value()
+            }
+        };
+        let member = is_member(site, members, lane)?;
+        accumulator =
+            builder.build_select(member, combined, accumulator, "redux").map_err(failed("redux"))?.into_int_value();
+    }
+    Ok(accumulator)
+}
+
+/// Lowers one warp collective on AMD waves.
+pub fn warp_collective<'ctx>(
+    site: &Site<'_, 'ctx>,
+    collective: &WarpCollective<'ctx>,
+) -> Result<CollectiveResult<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let bool_type = site.context.bool_type();
+    let single = |value: IntValue<'ctx>| CollectiveResult { value: Some(value), predicate: None };
+    let start = warp_start(site)?;
+    // The lanes executing this instruction: the active ones, within the member mask if given.
+    let members = |mask: Option<IntValue<'ctx>>| -> Result<IntValue<'ctx>, Unsupported> {
+        let active = ballot(site, bool_type.const_int(1, false), start)?;
+        match mask {
+            Some(mask) => builder.build_and(active, mask, "members").map_err(failed("a member mask")),
+            None => Ok(active),
+        }
+    };
+    let compare = |predicate: IntPredicate, left: IntValue<'ctx>, right: IntValue<'ctx>| {
+        builder.build_int_compare(predicate, left, right, "").map_err(failed("a vote"))
+    };
+    match collective {
+        WarpCollective::Shuffle { mode, value, lane, clamp, .. } => {
+            let own_lane = lane_id(site)?;
+            let (source, in_range) = shuffle_source(site, *mode, own_lane, *lane, *clamp)?;
+            let result = read_lane(site, *value, source, start)?;
+            Ok(CollectiveResult { value: Some(result), predicate: Some(in_range) })
+        }
+        WarpCollective::Vote { mode, predicate, member_mask } => {
+            let members = members(*member_mask)?;
+            let votes = ballot(site, *predicate, start)?;
+            let votes = builder.build_and(votes, members, "votes").map_err(failed("a vote"))?;
+            Ok(single(match mode {
+                VoteMode::Ballot => votes,
+                VoteMode::All => compare(IntPredicate::EQ, votes, members)?,
+                VoteMode::Any => compare(IntPredicate::NE, votes, i32_type.const_zero())?,
+                VoteMode::Uniform => {
+                    let all = compare(IntPredicate::EQ, votes, members)?;
+                    let none = compare(IntPredicate::EQ, votes, i32_type.const_zero())?;
+                    builder.build_or(all, none, "uniform").map_err(failed("a vote"))?
+                }
+            }))
+        }
+        WarpCollective::Match { all, value, member_mask } => {
+            let members = members(Some(*member_mask))?;
+            let lanes = matching_lanes(site, *value, members, start)?;
+            if !*all {
+                return Ok(single(lanes));
+            }
+            let everyone = compare(IntPredicate::EQ, lanes, members)?;
+            let result = builder.build_select(everyone, members, i32_type.const_zero(), "").map_err(failed("match"))?;
+            Ok(CollectiveResult { value: Some(result.into_int_value()), predicate: Some(everyone) })
+        }
+        WarpCollective::Redux { operation, signed, value, member_mask } => {
+            let members = members(Some(*member_mask))?;
+            Ok(single(reduce(site, *operation, *signed, *value, members, start)?))
+        }
+        WarpCollective::ActiveMask => Ok(single(members(None)?)),
+        WarpCollective::Sync { .. } => {
+            // A wave runs its lanes together; the fence orders the warp's memory accesses
+            // around the point, as `bar.warp.sync` does.
+            fence(site, MemoryOrdering::AcquireRelease, "wavefront")?;
+            call_intrinsic_or_void(site, "llvm.amdgcn.wave.barrier", &[])?;
+            Ok(CollectiveResult { value: None, predicate: None })
+        }
+    }
+}

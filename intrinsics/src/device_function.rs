@@ -1,0 +1,61 @@
+//! CUDA's device library as PTX calls it: `.extern .func`s named `vprintf`, `malloc`, `free`
+//! and `__assertfail` (ptx-abi.md section 4.3). Lowering recognises a call of such a
+//! declaration and hands its operands to [`crate::Target::device_function`]; on NVPTX the
+//! declaration is called as written (the CUDA driver provides it), the CPU calls ptxr's runtime,
+//! and the other targets report it.
+
+use inkwell::values::IntValue;
+
+/// Which function of the device library, by its PTX name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceFunction {
+    Printf,
+    Malloc,
+    Free,
+    AssertFail,
+}
+
+impl DeviceFunction {
+    /// The function that an `.extern .func` named `name` with `arguments` parameters and
+    /// `results` return parameters is, if it has the shape ptx-abi.md gives it.
+    pub fn from_declaration(name: &str, arguments: usize, results: usize) -> Option<DeviceFunction> {
+        match (name, arguments, results) {
+            ("vprintf", 2, 1) => Some(DeviceFunction::Printf),
+            ("malloc", 1, 1) => Some(DeviceFunction::Malloc),
+            ("free", 1, 0) => Some(DeviceFunction::Free),
+            ("__assertfail", 5, 0) => Some(DeviceFunction::AssertFail),
+            _ => None,
+        }
+    }
+
+    /// The PTX name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceFunction::Printf => "vprintf",
+            DeviceFunction::Malloc => "malloc",
+            DeviceFunction::Free => "free",
+            DeviceFunction::AssertFail => "__assertfail",
+        }
+    }
+
+    /// Whether the call stops the thread, as `trap` does.
+    pub fn stops_thread(self) -> bool {
+        self == DeviceFunction::AssertFail
+    }
+}
+
+/// One call: the function and its arguments as integers in the declaration's order, addresses
+/// being generic addresses of `pointer_bits` bits (the module's address size).
+pub struct DeviceFunctionCall<'ctx> {
+    pub function: DeviceFunction,
+    pub arguments: Vec<IntValue<'ctx>>,
+    pub pointer_bits: u32,
+}
+
+/// How the target lowered a call.
+pub enum DeviceFunctionLowering<'ctx> {
+    /// Call the `.extern .func` declaration itself: the target's own library defines it.
+    CallDeclaration,
+    /// Lowered in place; the result (for `vprintf` and `malloc`), as an integer.
+    Lowered(Option<IntValue<'ctx>>),
+}

@@ -1,0 +1,122 @@
+//! `mma.sync` and `ldmatrix.sync` on NVPTX: the `llvm.nvvm.mma.*` and `llvm.nvvm.ldmatrix.*`
+//! intrinsics, which the back end prints as the same PTX instructions. The operands come from
+//! the lane's fragment buffer and the results go back there (`ptxr_runtime::abi::
+//! matrix_fragments`); LLVM's scalar replacement turns the buffer back into registers.
+//!
+//! Intrinsic names: `.f16` inputs name D's and C's types (`llvm.nvvm.mma.m16n8k16.row.col.f32.f16`),
+//! `.bf16` and `.tf32` their input type, 8-bit integers `.satfinite` and A's type, then B's when
+//! it differs (`llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8.u8`).
+
+use inkwell::types::{BasicType, BasicTypeEnum};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, PointerValue};
+use ptxr_frontend::ir::{MatrixElement, MatrixMultiply};
+use ptxr_runtime::abi::matrix_fragments as slot;
+
+use crate::{MatrixCollective, Site, Unsupported};
+
+fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
+    Unsupported { what: format!("an LLVM builder operation ({error})") }
+}
+
+/// The intrinsic's name for one `mma` form.
+fn intrinsic_name(operation: &MatrixMultiply) -> String {
+    let shape = operation.shape.to_string();
+    let mut name = format!("llvm.nvvm.mma{shape}{}{}", operation.a_layout, operation.b_layout);
+    match operation.a {
+        MatrixElement::F16 => name += &format!("{}{}", operation.d, operation.c),
+        MatrixElement::S8 | MatrixElement::U8 => {
+            if operation.saturate {
+                name += ".satfinite";
+            }
+            name += &operation.a.to_string();
+            if operation.b != operation.a {
+                name += &operation.b.to_string();
+            }
+        }
+        other => name += &other.to_string(),
+    }
+    name
+}
+
+/// The LLVM type of one 32-bit register of a fragment of `element`s.
+fn register_type<'ctx>(site: &Site<'_, 'ctx>, element: MatrixElement) -> BasicTypeEnum<'ctx> {
+    match element {
+        MatrixElement::F16 => site.context.f16_type().vec_type(2).as_basic_type_enum(),
+        MatrixElement::F32 => site.context.f32_type().as_basic_type_enum(),
+        _ => site.context.i32_type().as_basic_type_enum(),
+    }
+}
+
+fn word<'ctx>(
+    site: &Site<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    index: usize,
+) -> Result<PointerValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    // SAFETY: every index is below `slot::WORDS`, the buffer's length.
+    unsafe { site.builder.build_in_bounds_gep(i32_type, buffer, &[i32_type.const_int(index as u64, false)], "") }
+        .map_err(llvm_error)
+}
+
+/// Reads `count` registers of `element`s from the buffer, from word `offset`.
+fn read_fragment<'ctx>(
+    site: &Site<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    offset: usize,
+    count: u32,
+    element: MatrixElement,
+    arguments: &mut Vec<BasicMetadataValueEnum<'ctx>>,
+) -> Result<(), Unsupported> {
+    for index in 0..count as usize {
+        let bits = site
+            .builder
+            .build_load(site.context.i32_type(), word(site, buffer, offset + index)?, "")
+            .map_err(llvm_error)?;
+        let value = site.builder.build_bit_cast(bits, register_type(site, element), "").map_err(llvm_error)?;
+        arguments.push(value.into());
+    }
+    Ok(())
+}
+
+/// Stores the intrinsic's result (a struct of registers, or one register) from word `offset`.
+fn write_result<'ctx>(
+    site: &Site<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    offset: usize,
+    result: BasicValueEnum<'ctx>,
+) -> Result<(), Unsupported> {
+    let registers: Vec<BasicValueEnum<'ctx>> = match result {
+        BasicValueEnum::StructValue(structure) => (0..structure.get_type().count_fields())
+            .map(|index| site.builder.build_extract_value(structure, index, "").map_err(llvm_error))
+            .collect::<Result<_, _>>()?,
+        single => vec![single],
+    };
+    for (index, register) in registers.into_iter().enumerate() {
+        let bits = site.builder.build_bit_cast(register, site.context.i32_type(), "").map_err(llvm_error)?;
+        site.builder.build_store(word(site, buffer, offset + index)?, bits).map_err(llvm_error)?;
+    }
+    Ok(())
+}
+
+pub fn matrix_collective<'ctx>(site: &Site<'_, 'ctx>, collective: &MatrixCollective<'ctx>) -> Result<(), Unsupported> {
+    let (name, overloads, arguments, fragments, result_offset) = match collective {
+        MatrixCollective::MultiplyAccumulate { operation, fragments } => {
+            let mut arguments = Vec::new();
+            read_fragment(site, *fragments, slot::A, operation.a_registers(), operation.a, &mut arguments)?;
+            read_fragment(site, *fragments, slot::B, operation.b_registers(), operation.b, &mut arguments)?;
+            read_fragment(site, *fragments, slot::C, operation.c_registers(), operation.c, &mut arguments)?;
+            (intrinsic_name(operation), Vec::new(), arguments, *fragments, slot::D)
+        }
+        MatrixCollective::Load { matrices, transpose, row, fragments } => {
+            let transpose = if *transpose { ".trans" } else { "" };
+            let name = format!("llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{matrices}{transpose}.b16");
+            (name, vec![row.get_type().as_basic_type_enum()], vec![(*row).into()], *fragments, slot::LOADED)
+        }
+    };
+    let unsupported = || Unsupported { what: format!("no LLVM intrinsic {name}") };
+    let intrinsic = inkwell::intrinsics::Intrinsic::find(&name).ok_or_else(unsupported)?;
+    let declaration = intrinsic.get_declaration(site.module, &overloads).ok_or_else(unsupported)?;
+    let call = site.builder.build_call(declaration, &arguments, "").map_err(llvm_error)?;
+    let result = call.try_as_basic_value().basic().ok_or_else(unsupported)?;
+    write_result(site, fragments, result_offset, result)
+}

@@ -1,0 +1,119 @@
+//! `mma.sync` and `ldmatrix.sync` (ISA 7.8 sections 9.7.13.4.14 and 9.7.13.4.15): the lane
+//! stores its fragments into the function's fragment buffer, the target's matrix collective
+//! makes the warp meet and computes, and the lane reads its result back from the buffer.
+
+use inkwell::values::{BasicValueEnum, PointerValue};
+use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixElement, MatrixMultiply, Operand};
+use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
+use ptxr_intrinsics::MatrixCollective;
+use ptxr_runtime::abi::matrix_fragments as slot;
+
+use crate::error::{LoweringError, LoweringResult};
+use crate::function::FunctionLowering;
+
+/// The register type of a fragment of `element`s, as the frontend checked it.
+fn fragment_register(element: MatrixElement) -> ScalarType {
+    match element {
+        MatrixElement::F32 => ScalarType::F32,
+        MatrixElement::S32 => ScalarType::S32,
+        _ => ScalarType::B32,
+    }
+}
+
+/// A pointer to word `index` of the buffer.
+fn word<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    index: usize,
+) -> LoweringResult<PointerValue<'ctx>> {
+    let i32_type = lowering.shared.context.i32_type();
+    let offset = i32_type.const_int(index as u64, false);
+    // SAFETY: every index is below `slot::WORDS`, the buffer's length.
+    Ok(unsafe { lowering.shared.builder.build_in_bounds_gep(i32_type, buffer, &[offset], "") }?)
+}
+
+fn store_fragment<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    offset: usize,
+    registers: &[Operand],
+    element: MatrixElement,
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
+    let i32_type = lowering.shared.context.i32_type();
+    for (index, register) in registers.iter().enumerate() {
+        let value = lowering.read(register, fragment_register(element))?;
+        let bits = builder.build_bit_cast(value, i32_type, "")?;
+        builder.build_store(word(lowering, buffer, offset + index)?, bits)?;
+    }
+    Ok(())
+}
+
+/// Writes word `offset + index` of the buffer to each destination, as `ty`.
+fn load_fragment<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    offset: usize,
+    destinations: &[Destination],
+    ty: ScalarType,
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
+    let i32_type = lowering.shared.context.i32_type();
+    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
+    for (index, destination) in destinations.iter().enumerate() {
+        let bits = builder.build_load(i32_type, word(lowering, buffer, offset + index)?, "")?;
+        let value: BasicValueEnum<'ctx> = builder.build_bit_cast(bits, wanted, "")?;
+        lowering.write(destination, value, ty)?;
+    }
+    Ok(())
+}
+
+fn collective<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    collective: &MatrixCollective<'ctx>,
+) -> LoweringResult<()> {
+    lowering.shared.target.matrix_collective(&lowering.site(), collective).map_err(|unsupported| {
+        LoweringError::unsupported(
+            &format!("`{}` ({})", guarded.spelling, unsupported.what),
+            lowering.target_name(),
+            guarded.span,
+        )
+    })
+}
+
+pub fn multiply_accumulate(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    destinations: &[Destination],
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<()> {
+    let fits = a.len() <= slot::B - slot::A && b.len() <= slot::C - slot::B && c.len() <= slot::D - slot::C;
+    if !fits || destinations.len() > slot::WORDS - slot::D {
+        return Err(LoweringError::internal("an `mma` fragment larger than the buffer", guarded.span));
+    }
+    let buffer = lowering.matrix_fragments(guarded.span)?;
+    store_fragment(lowering, buffer, slot::A, a, operation.a)?;
+    store_fragment(lowering, buffer, slot::B, b, operation.b)?;
+    store_fragment(lowering, buffer, slot::C, c, operation.c)?;
+    collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
+    load_fragment(lowering, buffer, slot::D, destinations, fragment_register(operation.d))
+}
+
+pub fn load_matrix(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    matrices: u32,
+    transpose: bool,
+    state_space: StateSpace,
+    destinations: &[Destination],
+    address: &Address,
+) -> LoweringResult<()> {
+    let buffer = lowering.matrix_fragments(guarded.span)?;
+    let row = lowering.address(address, state_space)?;
+    collective(lowering, guarded, &MatrixCollective::Load { matrices, transpose, row, fragments: buffer })?;
+    load_fragment(lowering, buffer, slot::LOADED, destinations, ScalarType::B32)
+}

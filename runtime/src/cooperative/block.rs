@@ -1,0 +1,216 @@
+//! The state of one cooperative block that both thread schemes share: what each thread waits
+//! for, and the completion of warp collectives and barriers once enough threads wait there.
+//!
+//! Completion runs between rounds of the scheduler, once per suspension of every thread, so it
+//! allocates nothing and stays linear in the block's size.
+
+use std::cell::Cell;
+use std::ptr;
+
+use super::matrix;
+use super::warp::{self, Deposit};
+use crate::abi::{barrier_operation, warp_collective};
+
+pub(super) const WARP_SIZE: usize = 32;
+/// `bar` numbers 0 to 15.
+pub(super) const BARRIERS: usize = 16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Wait {
+    Running,
+    Barrier { barrier: u32, operation: u32, thread_count: u32, predicate: bool },
+    Warp { collective: u32, member_mask: u32, a: u64, b: u32, c: u32 },
+    Exited,
+}
+
+pub(super) struct Lane {
+    pub(super) wait: Wait,
+    /// What the collective or barrier gave this thread, read when it resumes.
+    pub(super) result: u64,
+    /// The scheme's handle on the suspended thread: its stackful coroutine's yielder, or its
+    /// LLVM coroutine frame. Null until the thread first runs.
+    pub(super) handle: *const (),
+}
+
+pub(super) struct Block {
+    pub(super) lanes: Vec<Lane>,
+    /// The lane that is running now.
+    pub(super) current: usize,
+    /// `bar.arrive` arrivals counted towards each barrier's next completion.
+    pub(super) arrivals: [u32; BARRIERS],
+}
+
+thread_local! {
+    /// The block this worker thread is running, for the runtime functions its threads call.
+    pub(super) static CURRENT_BLOCK: Cell<*mut Block> = const { Cell::new(ptr::null_mut()) };
+}
+
+impl Block {
+    pub(super) fn new(count: usize) -> Block {
+        Block {
+            lanes: (0..count).map(|_| Lane { wait: Wait::Running, result: 0, handle: ptr::null() }).collect(),
+            current: 0,
+            arrivals: [0; BARRIERS],
+        }
+    }
+
+    pub(super) fn all_exited(&self) -> bool {
+        self.lanes.iter().all(|lane| lane.wait == Wait::Exited)
+    }
+
+    /// Completes every warp collective of warp `warp` whose member lanes have all arrived.
+    pub(super) fn complete_warp(&mut self, warp: usize) -> bool {
+        let warp_start = warp * WARP_SIZE;
+        let warp_end = (warp_start + WARP_SIZE).min(self.lanes.len());
+        let mut completed = false;
+        for leader in warp_start..warp_end {
+            let Wait::Warp { collective, member_mask, .. } = self.lanes[leader].wait else { continue };
+            let waiting_with = |lane: &Lane| matches!(lane.wait, Wait::Warp { collective: other, member_mask: other_mask, .. } if other == collective && other_mask == member_mask);
+            let mut group = [0usize; WARP_SIZE];
+            let mut members = 0;
+            if member_mask == 0 || collective == warp_collective::ACTIVE_MASK {
+                // Without a member mask, the lanes that arrived together are the active ones.
+                for index in warp_start..warp_end {
+                    if waiting_with(&self.lanes[index]) {
+                        group[members] = index;
+                        members += 1;
+                    }
+                }
+            } else {
+                let mut ready = true;
+                for index in warp_start..warp_end {
+                    if member_mask & (1 << (index - warp_start)) == 0 || self.lanes[index].wait == Wait::Exited {
+                        continue;
+                    }
+                    ready &= waiting_with(&self.lanes[index]);
+                    group[members] = index;
+                    members += 1;
+                }
+                if !ready {
+                    continue;
+                }
+            }
+            let group = &group[..members];
+            let mut deposits = [Deposit { lane: 0, a: 0, b: 0, c: 0 }; WARP_SIZE];
+            for (deposit, &index) in deposits.iter_mut().zip(group) {
+                let lane = (index - warp_start) as u32;
+                *deposit = match self.lanes[index].wait {
+                    Wait::Warp { a, b, c, .. } => Deposit { lane, a, b, c },
+                    _ => Deposit { lane, a: 0, b: 0, c: 0 },
+                };
+            }
+            let mut results = [0u64; WARP_SIZE];
+            // SAFETY: for the matrix collectives the compiled kernel deposits the address of the
+            // lane's fragment buffer, which stays valid while the lane is suspended here.
+            if !unsafe { matrix::complete(collective, &deposits[..members]) } {
+                warp::resolve_into(collective, &deposits[..members], &mut results[..members]);
+            }
+            for (&index, &result) in group.iter().zip(&results) {
+                self.lanes[index].result = result;
+                self.lanes[index].wait = Wait::Running;
+            }
+            completed = true;
+        }
+        completed
+    }
+
+    /// Completes every warp collective whose member lanes have all arrived.
+    pub(super) fn complete_warp_collectives(&mut self) -> bool {
+        let mut completed = false;
+        for warp in 0..self.lanes.len().div_ceil(WARP_SIZE) {
+            completed |= self.complete_warp(warp);
+        }
+        completed
+    }
+
+    /// Completes every barrier that enough threads have reached: the number given to `bar`, or
+    /// every thread of the block that has not exited.
+    pub(super) fn complete_barriers(&mut self) -> bool {
+        let mut waiting = [0u32; BARRIERS];
+        let mut true_counts = [0u64; BARRIERS];
+        let mut thread_counts = [None::<u32>; BARRIERS];
+        let mut alive = 0u32;
+        for lane in &self.lanes {
+            match lane.wait {
+                Wait::Exited => continue,
+                Wait::Barrier { barrier, thread_count, predicate, .. } => {
+                    let barrier = barrier as usize;
+                    waiting[barrier] += 1;
+                    true_counts[barrier] += u64::from(predicate);
+                    // The first waiting thread's count stands for the barrier, as before.
+                    thread_counts[barrier].get_or_insert(thread_count);
+                }
+                _ => {}
+            }
+            alive += 1;
+        }
+        let mut released = [false; BARRIERS];
+        for barrier in 0..BARRIERS {
+            let Some(thread_count) = thread_counts[barrier] else { continue };
+            let expected = if thread_count == 0 { alive } else { thread_count.min(alive.max(1)) };
+            let arrived = waiting[barrier] + self.arrivals[barrier];
+            if arrived < expected {
+                continue;
+            }
+            self.arrivals[barrier] = arrived.saturating_sub(expected).min(self.arrivals[barrier]);
+            released[barrier] = true;
+        }
+        if !released.contains(&true) {
+            return false;
+        }
+        for lane in &mut self.lanes {
+            let Wait::Barrier { barrier, operation, .. } = lane.wait else { continue };
+            let barrier = barrier as usize;
+            if !released[barrier] {
+                continue;
+            }
+            let true_count = true_counts[barrier];
+            lane.result = match operation {
+                barrier_operation::REDUCE_POPULATION_COUNT => true_count,
+                barrier_operation::REDUCE_AND => u64::from(true_count == u64::from(waiting[barrier])),
+                barrier_operation::REDUCE_OR => u64::from(true_count > 0),
+                _ => 0,
+            };
+            lane.wait = Wait::Running;
+        }
+        true
+    }
+
+    pub(super) fn deadlock_message(&self) -> String {
+        let barrier_waits = self.lanes.iter().filter(|lane| matches!(lane.wait, Wait::Barrier { .. })).count();
+        let warp_waits = self.lanes.iter().filter(|lane| matches!(lane.wait, Wait::Warp { .. })).count();
+        let exited = self.lanes.iter().filter(|lane| lane.wait == Wait::Exited).count();
+        format!(
+            "deadlock in a block of {} threads: {barrier_waits} wait at barriers and {warp_waits} at warp collectives \
+             that can never complete ({exited} have exited)",
+            self.lanes.len()
+        )
+    }
+}
+
+/// Records what the running thread of this worker's block waits for; false outside a block.
+///
+/// # Safety
+///
+/// Called from a thread of the block running on this worker, while the scheduler is suspended.
+pub(super) unsafe fn record_wait(wait: Wait) -> bool {
+    let block = CURRENT_BLOCK.with(Cell::get);
+    if block.is_null() {
+        return false;
+    }
+    // SAFETY: the scheduler does not touch the block while one of its threads runs.
+    unsafe {
+        let current = (*block).current;
+        (&mut (*block).lanes)[current].wait = wait;
+    }
+    true
+}
+
+/// `bar.arrive`: counts towards the barrier's next completion without waiting.
+pub(super) fn arrive(barrier: u32) {
+    let block = CURRENT_BLOCK.with(Cell::get);
+    if !block.is_null() {
+        // SAFETY: as in `record_wait`.
+        unsafe { (*block).arrivals[barrier as usize % BARRIERS] += 1 };
+    }
+}

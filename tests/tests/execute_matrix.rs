@@ -1,0 +1,563 @@
+//! `mma.sync` and `ldmatrix.sync` on the CPU (ISA 7.8 sections 9.7.13.4.14 and 9.7.13.4.15).
+//! Each lane loads its fragments from an input buffer, the warp multiplies, and each lane
+//! stores its D fragment. The test spreads whole matrices over the lanes with the manual's
+//! fragment tables and computes the expected D with plain loops (exact integers, the `half`
+//! crate for `.f16`/`.bf16` bits).
+
+use half::{bf16, f16};
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_frontend::Code;
+use ptxr_tests::{run_ok, Buffer, Launch, Random};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    S8,
+    U8,
+    S32,
+}
+
+impl Kind {
+    fn per_register(self) -> usize {
+        match self {
+            Kind::F16 | Kind::Bf16 => 2,
+            Kind::S8 | Kind::U8 => 4,
+            Kind::Tf32 | Kind::F32 | Kind::S32 => 1,
+        }
+    }
+
+    fn bits(self) -> u32 {
+        32 / self.per_register() as u32
+    }
+
+    fn encode(self, value: i64) -> u32 {
+        match self {
+            Kind::F16 => u32::from(f16::from_f64(value as f64).to_bits()),
+            Kind::Bf16 => u32::from(bf16::from_f64(value as f64).to_bits()),
+            Kind::Tf32 | Kind::F32 => (value as f32).to_bits(),
+            Kind::S8 | Kind::U8 => value as u8 as u32,
+            Kind::S32 => value as i32 as u32,
+        }
+    }
+
+    fn random(self, random: &mut Random) -> i64 {
+        let raw = random.next_u64();
+        match self {
+            Kind::F16 | Kind::Bf16 | Kind::Tf32 | Kind::F32 => (raw % 21) as i64 - 10,
+            Kind::S8 => (raw % 256) as i64 - 128,
+            Kind::U8 => (raw % 256) as i64,
+            Kind::S32 => (raw % 200_001) as i64 - 100_000,
+        }
+    }
+}
+
+struct Form {
+    spelling: &'static str,
+    shape: (usize, usize, usize),
+    d: Kind,
+    a: Kind,
+    b: Kind,
+    c: Kind,
+    saturate: bool,
+    /// C's elements just inside the s32 range, so that the sums leave it.
+    c_near_limits: bool,
+}
+
+/// The manual's tables: row and column of element `i` of `lane`'s A, B and C/D fragments.
+fn a_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    match (form.shape, form.a) {
+        ((16, 8, 16), Kind::F16 | Kind::Bf16) => (
+            if matches!(i, 0 | 1 | 4 | 5) { group } else { group + 8 },
+            thread * 2 + (i & 1) + if i < 4 { 0 } else { 8 },
+        ),
+        ((16, 8, 8), Kind::Tf32) => {
+            (if i % 2 == 0 { group } else { group + 8 }, if i < 2 { thread } else { thread + 4 })
+        }
+        ((16, 8, 32), Kind::S8 | Kind::U8) => {
+            let row = if i < 4 || (8..12).contains(&i) { group } else { group + 8 };
+            (row, thread * 4 + (i & 3) + if i < 8 { 0 } else { 16 })
+        }
+        _ => unreachable!("no table for {}", form.spelling),
+    }
+}
+
+fn b_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    let row = match (form.shape, form.b) {
+        ((16, 8, 16), Kind::F16 | Kind::Bf16) => thread * 2 + (i & 1) + if i < 2 { 0 } else { 8 },
+        ((16, 8, 8), Kind::Tf32) => thread + 4 * i,
+        ((16, 8, 32), Kind::S8 | Kind::U8) => thread * 4 + (i & 3) + if i < 4 { 0 } else { 16 },
+        _ => unreachable!("no table for {}", form.spelling),
+    };
+    (row, group)
+}
+
+fn accumulator_table(lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1))
+}
+
+fn pack(registers: &mut [u32], kind: Kind, i: usize, bits: u32) {
+    let mask = if kind.bits() == 32 { u32::MAX } else { (1 << kind.bits()) - 1 };
+    registers[i / kind.per_register()] |= (bits & mask) << ((i % kind.per_register()) as u32 * kind.bits());
+}
+
+/// A kernel in which each thread loads `a + b + c` words, runs `form`, and stores `d` words.
+fn kernel(form: &Form, counts: [usize; 4]) -> String {
+    let [a, b, c, d] = counts;
+    let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
+    let mut body = String::new();
+    for (offset, (name, count)) in [("a", a), ("b", b), ("c", c)].iter().scan(0, |offset, &(name, count)| {
+        let start = *offset;
+        *offset += count;
+        Some((start, (name, count)))
+    }) {
+        for i in 0..count {
+            body += &format!("    ld.global.b32 %{name}{i}, [%rd4+{}];\n", 4 * (offset + i));
+        }
+    }
+    body += &format!(
+        "    {} {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+        form.spelling,
+        list("d", d),
+        list("a", a),
+        list("b", b),
+        list("c", c)
+    );
+    for i in 0..d {
+        body += &format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i);
+    }
+    format!(
+        ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .b32 %a<{a}>;
+    .reg .b32 %b<{b}>;
+    .reg .b32 %c<{c}>;
+    .reg .b32 %d<{d}>;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<7>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, {in_stride};
+    add.u64 %rd4, %rd1, %rd3;
+    mul.wide.u32 %rd5, %r1, {out_stride};
+    add.u64 %rd6, %rd2, %rd5;
+{body}    ret;
+}}
+",
+        in_stride = 4 * (a + b + c),
+        out_stride = 4 * d,
+    )
+}
+
+/// Runs `form` on `warps` warps, each with its own random matrices, and checks every lane's D.
+fn check(form: &Form, warps: usize, seed: u64) {
+    let (m, n, k) = form.shape;
+    let counts = [
+        m * k / 32 / form.a.per_register(),
+        k * n / 32 / form.b.per_register(),
+        m * n / 32 / form.c.per_register(),
+        m * n / 32 / form.d.per_register(),
+    ];
+    let [a_count, b_count, c_count, d_count] = counts;
+    let mut random = Random::new(seed);
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for _ in 0..warps {
+        let a: Vec<Vec<i64>> = (0..m).map(|_| (0..k).map(|_| form.a.random(&mut random)).collect()).collect();
+        let b: Vec<Vec<i64>> = (0..k).map(|_| (0..n).map(|_| form.b.random(&mut random)).collect()).collect();
+        let c_value = |random: &mut Random| match (form.c_near_limits, random.next_u64() % 2) {
+            (false, _) => form.c.random(random),
+            (true, 0) => i64::from(i32::MAX) - 1000,
+            (true, _) => i64::from(i32::MIN) + 1000,
+        };
+        let c: Vec<Vec<i64>> = (0..m).map(|_| (0..n).map(|_| c_value(&mut random)).collect()).collect();
+        for lane in 0..32 {
+            let mut registers = vec![0u32; a_count + b_count + c_count];
+            for i in 0..m * k / 32 {
+                let (row, column) = a_table(form, lane, i);
+                pack(&mut registers[..a_count], form.a, i, form.a.encode(a[row][column]));
+            }
+            for i in 0..k * n / 32 {
+                let (row, column) = b_table(form, lane, i);
+                pack(&mut registers[a_count..a_count + b_count], form.b, i, form.b.encode(b[row][column]));
+            }
+            for i in 0..m * n / 32 {
+                let (row, column) = accumulator_table(lane, i);
+                pack(&mut registers[a_count + b_count..], form.c, i, form.c.encode(c[row][column]));
+            }
+            input.extend(registers);
+            let mut d = vec![0u32; d_count];
+            for i in 0..m * n / 32 {
+                let (row, column) = accumulator_table(lane, i);
+                let exact = i128::from(c[row][column])
+                    + (0..k).map(|x| i128::from(a[row][x]) * i128::from(b[x][column])).sum::<i128>();
+                let bits = match form.d {
+                    Kind::S32 if form.saturate => exact.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32,
+                    Kind::S32 => exact as i32 as u32,
+                    Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
+                    _ => (exact as f32).to_bits(),
+                };
+                pack(&mut d, form.d, i, bits);
+            }
+            expected.extend(d);
+        }
+    }
+    let ptx = kernel(form, counts);
+    let threads = 32 * warps as u32;
+    let output =
+        run_ok(&ptx, &Launch::threads(threads), &[Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())]);
+    for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
+        let (thread, register) = (index / d_count, index % d_count);
+        assert_eq!(got, u64::from(want), "{}: thread {thread} d{register}", form.spelling);
+    }
+}
+
+#[test]
+fn mma_m16n8k16_f16_inputs_with_f32_accumulators() {
+    let form = Form {
+        spelling: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        shape: (16, 8, 16),
+        d: Kind::F32,
+        a: Kind::F16,
+        b: Kind::F16,
+        c: Kind::F32,
+        saturate: false,
+        c_near_limits: false,
+    };
+    check(&form, 2, 1);
+}
+
+#[test]
+fn mma_m16n8k16_f16_accumulators_and_bf16_inputs() {
+    let f16_accumulators = Form {
+        spelling: "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+        shape: (16, 8, 16),
+        d: Kind::F16,
+        a: Kind::F16,
+        b: Kind::F16,
+        c: Kind::F16,
+        saturate: false,
+        c_near_limits: false,
+    };
+    check(&f16_accumulators, 1, 2);
+    let bf16_inputs = Form {
+        spelling: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+        shape: (16, 8, 16),
+        d: Kind::F32,
+        a: Kind::Bf16,
+        b: Kind::Bf16,
+        c: Kind::F32,
+        saturate: false,
+        c_near_limits: false,
+    };
+    check(&bf16_inputs, 1, 3);
+}
+
+#[test]
+fn mma_m16n8k8_tf32() {
+    let form = Form {
+        spelling: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+        shape: (16, 8, 8),
+        d: Kind::F32,
+        a: Kind::Tf32,
+        b: Kind::Tf32,
+        c: Kind::F32,
+        saturate: false,
+        c_near_limits: false,
+    };
+    check(&form, 1, 4);
+}
+
+#[test]
+fn mma_m16n8k32_eight_bit_integers_wrap_or_saturate() {
+    let signed = Form {
+        spelling: "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+        shape: (16, 8, 32),
+        d: Kind::S32,
+        a: Kind::S8,
+        b: Kind::S8,
+        c: Kind::S32,
+        saturate: false,
+        c_near_limits: false,
+    };
+    check(&signed, 2, 5);
+    let mixed = Form {
+        spelling: "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32",
+        a: Kind::U8,
+        saturate: true,
+        ..signed
+    };
+    check(&mixed, 1, 6);
+}
+
+/// `.m8n8k4`'s tables (the manual's section on `mma.m8n8k4` with `.f16`): each quad pair, lanes
+/// `4q..4q+3` and `16+4q..16+4q+3`, computes its own 8×8×4 product.
+fn m8n8k4_table(operand: char, kind: Kind, row_major: bool, lane: usize, i: usize) -> (usize, usize) {
+    let high = if lane < 16 { 0 } else { 4 };
+    match (operand, row_major, kind) {
+        ('a', true, _) => (lane % 4 + high, i),
+        ('a', false, _) => (i % 4 + high, lane % 4),
+        ('b', true, _) => (lane % 4, i + high),
+        ('b', false, _) => (i, lane % 4 + high),
+        (_, _, Kind::F16) => (lane % 4 + high, i),
+        _ => ((lane & 1) + (i & 2) + high, (i & 4) + (lane & 2) + (i & 1)),
+    }
+}
+
+fn check_m8n8k4(spelling: &'static str, a_row: bool, b_row: bool, d: Kind, c: Kind, seed: u64) {
+    let form =
+        Form { spelling, shape: (8, 8, 4), d, a: Kind::F16, b: Kind::F16, c, saturate: false, c_near_limits: false };
+    let counts = [2, 2, 8 / c.per_register(), 8 / d.per_register()];
+    let mut random = Random::new(seed);
+    let products: Vec<_> = (0..4)
+        .map(|_| {
+            let a: Vec<Vec<i64>> = (0..8).map(|_| (0..4).map(|_| Kind::F16.random(&mut random)).collect()).collect();
+            let b: Vec<Vec<i64>> = (0..4).map(|_| (0..8).map(|_| Kind::F16.random(&mut random)).collect()).collect();
+            let c_matrix: Vec<Vec<i64>> = (0..8).map(|_| (0..8).map(|_| c.random(&mut random)).collect()).collect();
+            (a, b, c_matrix)
+        })
+        .collect();
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for lane in 0..32 {
+        let (a, b, c_matrix) = &products[(lane % 16) / 4];
+        let mut registers = vec![0u32; 4 + counts[2]];
+        for i in 0..4 {
+            let (row, column) = m8n8k4_table('a', Kind::F16, a_row, lane, i);
+            pack(&mut registers[..2], Kind::F16, i, Kind::F16.encode(a[row][column]));
+            let (row, column) = m8n8k4_table('b', Kind::F16, b_row, lane, i);
+            pack(&mut registers[2..4], Kind::F16, i, Kind::F16.encode(b[row][column]));
+        }
+        let mut d_registers = vec![0u32; counts[3]];
+        for i in 0..8 {
+            let (row, column) = m8n8k4_table('c', c, true, lane, i);
+            pack(&mut registers[4..], c, i, c.encode(c_matrix[row][column]));
+            let (row, column) = m8n8k4_table('d', d, true, lane, i);
+            let exact = c_matrix[row][column] + (0..4).map(|x| a[row][x] * b[x][column]).sum::<i64>();
+            let bits = match d {
+                Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
+                _ => (exact as f32).to_bits(),
+            };
+            pack(&mut d_registers, d, i, bits);
+        }
+        input.extend(registers);
+        expected.extend(d_registers);
+    }
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
+    let output = run_ok(&kernel(&form, counts), &Launch::threads(32), &buffers);
+    for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
+        assert_eq!(got, u64::from(want), "{spelling}: thread {} d{}", index / counts[3], index % counts[3]);
+    }
+}
+
+#[test]
+fn mma_m8n8k4_quad_pairs_in_every_layout() {
+    check_m8n8k4("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", true, false, Kind::F32, Kind::F32, 8);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16", false, true, Kind::F16, Kind::F16, 9);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16", true, true, Kind::F32, Kind::F16, 10);
+    check_m8n8k4("mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32", false, false, Kind::F32, Kind::F32, 11);
+}
+
+/// `ldmatrix` from shared memory: lane `l` stores row `l` (eight `.b16`) of four 8×8 matrices,
+/// then every lane gives the address of that row: a shared one, or a generic one for the forms
+/// without `.shared`.
+fn ldmatrix_kernel(spelling: &str, matrices: usize) -> String {
+    let list = (0..matrices).map(|i| format!("%d{i}")).collect::<Vec<_>>().join(", ");
+    let stores = (0..matrices).map(|i| format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i)).collect::<String>();
+    format!(
+        ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 16 .b8 rows[512];
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .b32 %d<{matrices}>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<11>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.v2.b64 {{%rd5, %rd7}}, [%rd4];
+    mov.u32 %r2, rows;
+    mad.lo.u32 %r3, %r1, 16, %r2;
+    st.shared.v2.b64 [%r3], {{%rd5, %rd7}};
+    cvt.u64.u32 %rd9, %r3;
+    cvta.shared.u64 %rd10, %rd9;
+    {spelling} {{{list}}}, [{address}];
+    mul.wide.u32 %rd3, %r1, {out_stride};
+    add.u64 %rd6, %rd2, %rd3;
+{stores}    ret;
+}}
+",
+        out_stride = 4 * matrices,
+        address = if spelling.contains(".shared") { "%r3" } else { "%rd10" },
+    )
+}
+
+#[test]
+fn ldmatrix_distributes_rows_and_transposes() {
+    // Matrix i, row r, column c holds 1000·i + 10·r + c + 7.
+    let element = |i: usize, r: usize, c: usize| (1000 * i + 10 * r + c + 7) as u32;
+    let mut input = Vec::new();
+    for lane in 0..32 {
+        for pair in 0..4 {
+            input.push(element(lane / 8, lane % 8, 2 * pair) | element(lane / 8, lane % 8, 2 * pair + 1) << 16);
+        }
+    }
+    for (spelling, matrices, transpose) in [
+        ("ldmatrix.sync.aligned.m8n8.x1.shared.b16", 1, false),
+        ("ldmatrix.sync.aligned.m8n8.x2.b16", 2, false),
+        ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", 4, true),
+    ] {
+        let ptx = ldmatrix_kernel(spelling, matrices);
+        let output = run_ok(&ptx, &Launch::threads(32), &[Buffer::u32s(&input), Buffer::zeroed("u32", 32 * matrices)]);
+        for lane in 0..32 {
+            // The manual: lane l receives row l/4, columns 2·(l mod 4) and the next.
+            let (row, column) = (lane / 4, 2 * (lane % 4));
+            for i in 0..matrices {
+                let expected = if transpose {
+                    element(i, column, row) | element(i, column + 1, row) << 16
+                } else {
+                    element(i, row, column) | element(i, row, column + 1) << 16
+                };
+                assert_eq!(output[1][lane * matrices + i], u64::from(expected), "{spelling}: lane {lane} d{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn forms_outside_the_spec_are_errors() {
+    let mixed = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%r1, %r2}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4}";
+    let no_layouts = "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
+    let wrong_count = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
+    let ldmatrix_type = "ldmatrix.sync.aligned.m8n8.x1.shared.b32 {%r1}, [%rd1]";
+    for body in [mixed, no_layouts, wrong_count, ldmatrix_type] {
+        let source = format!(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test()\n{{\n    .reg .b32 %r<9>;\n    .reg .f32 %f<9>;\n    .reg .b64 %rd<2>;\n    {body};\n    ret;\n}}\n"
+        );
+        let options =
+            CompileOptions { target: describe("cpu", None, false).expect("cpu"), emit: None, optimization: 0 };
+        match compile_source(&source, "matrix", &options) {
+            Err(Failure::Diagnostics(diagnostics)) => {
+                assert!(
+                    diagnostics.iter().all(|diagnostic| diagnostic.code != Code::Unsupported),
+                    "{body}: {diagnostics:?}"
+                )
+            }
+            Err(Failure::Message(message)) => panic!("{body}: {message}"),
+            Ok(_) => panic!("{body} compiled"),
+        }
+    }
+}
+
+/// Compiles `body` in a kernel for `target` and returns the unsupported diagnostics' messages.
+fn unsupported_messages(body: &str, target: &str) -> Vec<String> {
+    let source = format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 output)\n{{\n    .reg .b32 %r<9>;\n    .reg .f32 %f<9>;\n    .reg .f64 %fd<5>;\n{body}\n    ret;\n}}\n"
+    );
+    let description = describe(target, None, false).expect("a known target");
+    let options = CompileOptions { target: description, emit: None, optimization: 0 };
+    match compile_source(&source, "matrix", &options) {
+        Err(Failure::Diagnostics(diagnostics)) => diagnostics
+            .iter()
+            .map(|diagnostic| {
+                assert_eq!(diagnostic.code, Code::Unsupported, "{}", diagnostic.message);
+                diagnostic.message.clone()
+            })
+            .collect(),
+        Err(Failure::Message(message)) => panic!("{message}"),
+        Ok(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn forms_without_a_computation_are_reported_as_unsupported() {
+    let f64_form = "    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};";
+    let messages = unsupported_messages(f64_form, "cpu");
+    assert!(
+        messages
+            .iter()
+            .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64")
+                && message.contains("cpu")),
+        "{messages:?}"
+    );
+    let b1_form = "    mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r7}, {%r1, %r2, %r3, %r4};";
+    assert!(!unsupported_messages(b1_form, "cpu").is_empty());
+    let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
+    assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
+    assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
+    for target in ["amdgpu", "spirv"] {
+        let messages = unsupported_messages(m16n8k16, target);
+        assert!(
+            messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k16") && message.contains(target)),
+            "{target}: {messages:?}"
+        );
+    }
+}
+
+/// A `.func` that runs `ldmatrix` waits inside a call, which the stackful scheduler runs; its
+/// fragment buffer lives in the function's own frame. A guard skips nothing here but exercises
+/// the branch around the instruction.
+#[test]
+fn ldmatrix_in_a_called_function_under_a_guard() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 16 .b8 rows[512];
+.func (.reg .b32 result) load_first(.reg .b64 row)
+{
+    .reg .pred %p;
+    .reg .b32 %d<2>;
+    setp.eq.u64 %p, row, 0;
+    @!%p ldmatrix.sync.aligned.m8n8.x1.b16 {%d0}, [row];
+    mov.b32 result, %d0;
+    ret;
+}
+.visible .entry test(.param .u64 input, .param .u64 output)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<9>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.v2.b64 {%rd5, %rd6}, [%rd4];
+    mov.u64 %rd7, rows;
+    add.u64 %rd7, %rd7, %rd3;
+    st.shared.v2.b64 [%rd7], {%rd5, %rd6};
+    cvta.shared.u64 %rd8, %rd7;
+    call (%r2), load_first, (%rd8);
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    st.global.b32 [%rd4], %r2;
+    ret;
+}
+";
+    // Row r (given by lane r) holds r·100 + c in column c.
+    let mut input = Vec::new();
+    for lane in 0..32u32 {
+        for pair in 0..4 {
+            input.push((lane * 100 + 2 * pair) | (lane * 100 + 2 * pair + 1) << 16);
+        }
+    }
+    let output = run_ok(ptx, &Launch::threads(32), &[Buffer::u32s(&input), Buffer::zeroed("u32", 32)]);
+    for lane in 0..32u32 {
+        let (row, column) = (lane / 4, 2 * (lane % 4));
+        let expected = (row * 100 + column) | (row * 100 + column + 1) << 16;
+        assert_eq!(output[1][lane as usize], u64::from(expected), "lane {lane}");
+    }
+}
