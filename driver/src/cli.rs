@@ -22,14 +22,16 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Compile a PTX module for a target.
+    /// Compile a PTX module, or the PTX of each module of a CUDA binary, for a target.
     Compile(CompileArgs),
-    /// Compile a PTX module and run one kernel grid on the host or an OpenCL device (see LAUNCH_SPEC.md).
+    /// Compile a PTX module (or a CUDA binary's PTX) and run one kernel grid on the host or an OpenCL device (see LAUNCH_SPEC.md).
     Run(RunArgs),
     /// List the OpenCL devices that `ptxr run --target spirv --device N` can use.
     Devices,
     /// Parse and check PTX files without compiling them.
     Check(CheckArgs),
+    /// List the fat-binary entries of a CUDA binary (executable, library, object, .fatbin, .cubin) and write out its PTX.
+    Extract(ExtractArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -53,7 +55,7 @@ pub struct OptimizationArgs {
 
 #[derive(Args, Debug)]
 pub struct CompileArgs {
-    /// The PTX file.
+    /// The PTX file, or a CUDA binary (executable, library, object, .fatbin): then the best PTX of each of its modules.
     pub input: PathBuf,
     /// cpu, nvptx, amdgpu, spirv, or a target triple (x86_64-unknown-linux-gnu, amdgcn-amd-amdhsa, ...).
     #[arg(long, default_value = "cpu")]
@@ -66,14 +68,15 @@ pub struct CompileArgs {
     pub emit: Option<EmitKind>,
     #[command(flatten)]
     pub optimization: OptimizationArgs,
-    /// Output file (`-` for stdout); by default the input's name with the artefact's extension.
+    /// Output file (`-` for stdout); by default the input's name with the artefact's extension. For a CUDA binary: the
+    /// directory that receives one STEM.MODULE.sm_NN.TARGET.EXT file per module (by default the current directory).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The PTX file.
+    /// The PTX file, or a CUDA binary: then the module whose chosen PTX has the launch's kernel.
     pub input: PathBuf,
     /// The launch spec (JSON).
     #[arg(long)]
@@ -104,4 +107,16 @@ pub struct CheckArgs {
     /// The PTX files.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ExtractArgs {
+    /// The CUDA binary: an executable, shared or static library, object file, .fatbin or .cubin.
+    pub input: PathBuf,
+    /// The directory for the PTX files (created if missing).
+    #[arg(short = 'o', long = "output", default_value = ".")]
+    pub output: PathBuf,
+    /// Only list the entries; write nothing.
+    #[arg(long)]
+    pub list: bool,
 }

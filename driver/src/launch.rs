@@ -92,12 +92,31 @@ pub fn launch_on(
     let (module, mut warnings) = check(source).map_err(Failure::Diagnostics)?;
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
     let signature = signature(&module, kernel);
-    let (json, ignored_arguments) = match target {
+    let (json, ignored_arguments, overruns) = match target {
         LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature)?,
         LaunchTarget::OpenCl { device } => {
-            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?
+            let (json, ignored) = run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?;
+            (json, ignored, Vec::new())
         }
     };
+    for (buffer, changed) in overruns {
+        warnings.push(
+            ptxr_frontend::Diagnostic::warning(
+                ptxr_frontend::diagnostic::Code::BufferOverrun,
+                format!("kernel `{}` wrote past the end of buffer `{buffer}`", kernel.name),
+            )
+            .with_primary(
+                kernel.span,
+                format!(
+                    "{changed} byte(s) of the {}-byte guard zone after `{buffer}` changed",
+                    ptxr_runtime::buffer::GUARD_BYTES
+                ),
+            )
+            .with_help(
+                "the buffer's contents are as the kernel left them; on a GPU these writes would have gone to                  whatever memory follows the allocation: check the launch's buffer sizes against the kernel's indexing",
+            ),
+        );
+    }
     if ignored_arguments > 0 {
         let count = kernel.parameters.len();
         warnings.push(
@@ -117,8 +136,11 @@ pub fn launch_on(
     Ok((json, warnings))
 }
 
-/// The JIT-compiled module on the host's cores: the result JSON and the count of ignored
-/// arguments.
+/// Buffers that a kernel wrote past the end of, with the guard-zone bytes that changed.
+type Overruns = Vec<(String, usize)>;
+
+/// The JIT-compiled module on the host's cores: the result JSON, the count of ignored
+/// arguments and the buffers written past their end.
 fn run_on_cpu(
     module: &ir::Module,
     module_name: &str,
@@ -126,10 +148,11 @@ fn run_on_cpu(
     files: &LaunchFiles<'_>,
     optimization: u8,
     signature: &KernelSignature,
-) -> Result<(String, usize), Failure> {
+) -> Result<(String, usize, Overruns), Failure> {
     let host = describe("cpu", None, true).map_err(Failure::Message)?;
     let options = pipeline_options(&host, optimization, module_name)?;
     let mut ignored_arguments = 0;
+    let mut overruns = Vec::new();
     let json = ptxr_lowering::with_jit(module, &options, |lookup| -> Result<String, String> {
         let address = lookup(&signature.name)?;
         if address == 0 {
@@ -145,10 +168,11 @@ fn run_on_cpu(
         }
         // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
         let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
+        overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
         report.to_json(files.dump_directory).map_err(|error| error.to_string())
     })?
     .map_err(Failure::Message)?;
-    Ok((json, ignored_arguments))
+    Ok((json, ignored_arguments, overruns))
 }
 
 /// The module as SPIR-V on an OpenCL device: the result JSON and the count of ignored

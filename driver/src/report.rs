@@ -79,6 +79,14 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], file_name: &str, source: &s
     }
 }
 
+/// Prints a note on stderr: something the user should know that is not a problem.
+pub fn print_note(message: &str, format: ErrorFormat) {
+    match format {
+        ErrorFormat::Human => eprintln!("note: {message}"),
+        ErrorFormat::Json => eprintln!("{}", serde_json::json!({ "severity": "note", "message": message })),
+    }
+}
+
 /// Prints an error that has no place in the source.
 pub fn print_error(message: &str, format: ErrorFormat) {
     match format {

@@ -256,3 +256,30 @@ fn run_prints_printf_text_before_the_json_and_a_failed_assertion_on_stderr() {
         }
     }
 }
+
+#[test]
+fn writes_past_a_buffer_are_caught_by_its_guard_zone_and_reported() {
+    // Eight threads each store their index at out[tid], but `out` holds four u32: threads 4 to
+    // 7 write the 16 bytes after it. The guard counts bytes that are no longer zero: each of
+    // the little-endian values 4 to 7 has one, so 4 bytes changed.
+    let directory = scratch();
+    let kernel = format!(
+        "{HEADER}.visible .entry spill(.param .u64 out)\n{{\n\t.reg .u32 %r<2>;\n\t.reg .u64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n\
+         \tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}}\n"
+    );
+    let input = write(directory.path(), "spill.ptx", &kernel);
+    let spec = write(
+        directory.path(),
+        "spec.json",
+        r#"{ "grid": [1], "block": [8], "buffers": { "out": { "type": "u32", "len": 4 } }, "args": [{ "buffer": "out" }] }"#,
+    );
+    let output = ptxr(&["run", &input, "--launch", &spec], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(json["buffers"]["out"]["data"], serde_json::json!([0, 1, 2, 3]));
+    assert!(stderr.contains("W0901"), "{stderr}");
+    assert!(stderr.contains("kernel `spill` wrote past the end of buffer `out`"), "{stderr}");
+    assert!(stderr.contains("4 byte(s) of the 4096-byte guard zone"), "{stderr}");
+}

@@ -1,6 +1,8 @@
 //! ptxr's frontend: PTX text to a checked module, with diagnostics. It knows nothing of LLVM and
-//! does no I/O: callers hand it source text and get back data plus diagnostics.
+//! does no I/O: callers hand it source text (or, for `binary`, a CUDA binary's bytes) and get back
+//! data plus diagnostics.
 
+pub mod binary;
 pub mod diagnostic;
 pub mod span;
 pub mod syntax;

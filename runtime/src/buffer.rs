@@ -1,12 +1,20 @@
 //! Zero-filled, 256-byte aligned memory blocks: the "device" allocations of a launch (buffers and
 //! dynamic shared memory). 256 bytes is what `cudaMalloc` guarantees, so kernels that assume it
 //! (vector loads, alignment hints given to LLVM) work unchanged on the CPU.
+//!
+//! Each block is followed by a zeroed guard zone of [`GUARD_BYTES`]. On a GPU a kernel that
+//! writes a little past its buffer lands in the allocator's slack or a neighbouring allocation;
+//! on the host it would corrupt the heap of the process. The guard zone takes such writes, and
+//! [`AlignedBuffer::guard_bytes_changed`] tells afterwards that they happened.
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 /// The alignment of every block, in bytes.
 pub const ALIGNMENT: usize = 256;
+
+/// The bytes reserved, zeroed, after every block.
+pub const GUARD_BYTES: usize = 4096;
 
 /// Where a block must lie in the address space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,8 +26,9 @@ pub enum Placement {
     Below4GiB,
 }
 
-/// An owned, zero-filled, [`ALIGNMENT`]-aligned block of `len` bytes. At least one byte is
-/// reserved even for `len == 0`, so every block has its own valid address. Freed on drop.
+/// An owned, zero-filled, [`ALIGNMENT`]-aligned block of `len` bytes, followed by
+/// [`GUARD_BYTES`] more, so every block has its own valid address even for `len == 0`. Freed
+/// on drop.
 pub struct AlignedBuffer {
     pointer: NonNull<u8>,
     len: usize,
@@ -51,7 +60,7 @@ impl AlignedBuffer {
     }
 
     fn zeroed_on_heap(len: usize) -> Option<AlignedBuffer> {
-        let layout = Layout::from_size_align(len.max(1), ALIGNMENT).ok()?;
+        let layout = Layout::from_size_align(len.checked_add(GUARD_BYTES)?, ALIGNMENT).ok()?;
         // SAFETY: the layout has a non-zero size.
         let pointer = NonNull::new(unsafe { alloc::alloc_zeroed(layout) })?;
         Some(AlignedBuffer { pointer, len, origin: Origin::Heap(layout) })
@@ -60,7 +69,7 @@ impl AlignedBuffer {
     #[cfg(unix)]
     fn zeroed_below_4gib(len: usize) -> Option<AlignedBuffer> {
         const LIMIT: usize = 1 << 32;
-        let reserved = len.max(1);
+        let reserved = len.checked_add(GUARD_BYTES)?;
         if reserved >= LIMIT {
             return None;
         }
@@ -91,7 +100,7 @@ impl AlignedBuffer {
         None
     }
 
-    /// The length asked for (the block may reserve one byte more when this is 0).
+    /// The length asked for (the guard zone follows).
     pub fn len(&self) -> usize {
         self.len
     }
@@ -123,9 +132,17 @@ impl AlignedBuffer {
         unsafe { std::slice::from_raw_parts_mut(self.pointer.as_ptr(), self.len) }
     }
 
-    /// Sets every byte back to zero.
+    /// Sets every byte of the block back to zero (the guard zone keeps what it caught).
     pub fn fill_zero(&mut self) {
         self.as_mut_slice().fill(0);
+    }
+
+    /// How many bytes of the guard zone after the block are no longer zero: writes past the
+    /// end (writes of zero go unnoticed).
+    pub fn guard_bytes_changed(&self) -> usize {
+        // SAFETY: the guard zone is owned, initialized memory right after the block.
+        let guard = unsafe { std::slice::from_raw_parts(self.pointer.as_ptr().add(self.len), GUARD_BYTES) };
+        guard.iter().filter(|&&byte| byte != 0).count()
     }
 }
 
@@ -168,6 +185,24 @@ mod tests {
         assert_eq!(second.as_slice()[999], 7);
         second.fill_zero();
         assert_eq!(second.as_slice()[999], 0);
+    }
+
+    #[test]
+    fn writes_past_the_end_land_in_the_guard_zone() {
+        for placement in [Placement::Anywhere, Placement::Below4GiB] {
+            let Some(mut buffer) = AlignedBuffer::zeroed(100, placement) else { continue };
+            assert_eq!(buffer.guard_bytes_changed(), 0);
+            buffer.as_mut_slice()[99] = 1;
+            assert_eq!(buffer.guard_bytes_changed(), 0, "the last byte is the buffer's own");
+            // SAFETY: bytes 100 to 100 + GUARD_BYTES belong to the block's guard zone.
+            unsafe {
+                buffer.as_mut_ptr().add(100).write(7);
+                buffer.as_mut_ptr().add(100 + GUARD_BYTES - 1).write(9);
+            }
+            assert_eq!(buffer.guard_bytes_changed(), 2);
+            buffer.fill_zero();
+            assert_eq!(buffer.guard_bytes_changed(), 2, "what the guard caught stays until the block is freed");
+        }
     }
 
     #[test]

@@ -36,6 +36,16 @@ impl LaunchReport {
         LaunchReport { kernel, buffers, elapsed }
     }
 
+    /// The buffers that the kernel wrote past the end of, with how many bytes of the guard zone
+    /// after each changed (see [`crate::buffer::GUARD_BYTES`]).
+    pub fn overruns(&self) -> Vec<(&str, usize)> {
+        self.buffers
+            .iter()
+            .map(|buffer| (buffer.name.as_str(), buffer.memory.guard_bytes_changed()))
+            .filter(|&(_, changed)| changed > 0)
+            .collect()
+    }
+
     pub fn kernel_name(&self) -> &str {
         &self.kernel
     }

@@ -1,8 +1,10 @@
 //! The subcommands. Each returns the process exit code; diagnostics are printed on the way.
 
+mod binary;
 mod check;
 mod compile;
 mod devices;
+mod extract;
 mod run;
 
 use std::path::Path;
@@ -21,6 +23,7 @@ pub fn run_command_line() -> i32 {
         Command::Run(arguments) => run::run(arguments, cli.error_format),
         Command::Check(arguments) => check::check(arguments, cli.error_format),
         Command::Devices => devices::devices(cli.error_format),
+        Command::Extract(arguments) => extract::extract(arguments, cli.error_format),
     }
 }
 

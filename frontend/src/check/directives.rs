@@ -19,7 +19,7 @@ pub struct Header {
 }
 
 /// The newest PTX ISA version that ptxr reads (nvcc 13.5 writes 9.5).
-const NEWEST_VERSION: IsaVersion = IsaVersion { major: 9, minor: 9 };
+pub const NEWEST_VERSION: IsaVersion = IsaVersion { major: 9, minor: 9 };
 
 pub fn check_header(module: &Module, diagnostics: &mut Vec<Diagnostic>) -> Header {
     let mut version: Option<(IsaVersion, Span)> = None;

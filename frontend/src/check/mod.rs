@@ -18,6 +18,8 @@ use crate::diagnostic::{has_errors, Diagnostic};
 use crate::ir;
 use crate::syntax::ast;
 
+pub use directives::NEWEST_VERSION;
+
 /// Checks a parsed module. Returns the checked module when there are no errors, and every
 /// diagnostic (errors and warnings) found on the way.
 pub fn check(module: &ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {

@@ -1,6 +1,7 @@
 //! Stable diagnostic codes. A code never changes meaning once published; new situations get new
 //! codes. E00xx: syntax; E01xx: names and declarations; E02xx: types and operands; E03xx: version
-//! and target gating; E09xx: lowering and targets. W-codes are warnings.
+//! and target gating; E04xx: CUDA binaries and fat binaries; E09xx: lowering and targets. W-codes
+//! are warnings.
 
 use std::fmt;
 
@@ -40,6 +41,10 @@ pub enum Code {
     NeedsNewerVersion,
     /// A feature that needs a newer `sm_` target than the module declares.
     NeedsNewerTarget,
+    /// A CUDA binary or fat binary that is truncated, corrupted or not what its headers claim.
+    InvalidBinary,
+    /// A CUDA binary that carries no PTX (only SASS, or no fat binary at all).
+    NoPtx,
     /// A valid PTX construct that ptxr does not handle on the chosen target.
     Unsupported,
     /// A failure inside LLVM (verifier or code generation): a bug in ptxr.
@@ -50,6 +55,8 @@ pub enum Code {
     IgnoredArguments,
     /// An integer immediate wider than the instruction type, which keeps only its low bits.
     TruncatedImmediate,
+    /// A kernel run on the host wrote past the end of a launch buffer (into its guard zone).
+    BufferOverrun,
 }
 
 impl Code {
@@ -72,11 +79,14 @@ impl Code {
             Code::InvalidDirective => "E0207",
             Code::NeedsNewerVersion => "E0301",
             Code::NeedsNewerTarget => "E0302",
+            Code::InvalidBinary => "E0401",
+            Code::NoPtx => "E0402",
             Code::Unsupported => "E0901",
             Code::InternalCompilerError => "E0999",
             Code::Deprecated => "W0001",
             Code::IgnoredArguments => "W0002",
             Code::TruncatedImmediate => "W0003",
+            Code::BufferOverrun => "W0901",
         }
     }
 }

@@ -21,11 +21,6 @@ pub fn mov(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;
     let (destination, source) = (&instruction.operands[0], &instruction.operands[1]);
-    if names_a_function(context, source) {
-        // `mov.u64 %rd, function;` (section 9.7.8.3): the address of a function is valid PTX
-        // that the checked IR has no value for yet; lowering reports it as unsupported.
-        return accept_unlowered(context, modifiers, instruction);
-    }
     if let Some(lanes) = lanes {
         // `mov.vN.type`: element by element.
         check_vector_type(context, &ty, lanes.node, lanes.span)?;
@@ -245,12 +240,6 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     }
     let source = context.source(scalar_of(&instruction.operands[1]), ty.node, SizeRule::AllowWider)?;
     Some(Instruction::Store { state_space, ty: ty.node, volatile, ordered, address, source })
-}
-
-/// True when the operand is the name of a function and no variable hides it.
-fn names_a_function(context: &mut Context, operand: &ast::Operand) -> bool {
-    let ast::OperandKind::Name { name, member: None } = &operand.kind else { return false };
-    context.functions.contains_key(name.as_str()) && context.scopes.lookup(name, &mut context.variables).is_none()
 }
 
 /// Triton writes scalar loads and stores with a one-element list, `ld.global.b32 { %r1 }, [a];`,
