@@ -7,24 +7,41 @@ use ptxr_tests::repository_root;
 
 #[test]
 fn every_bad_input_gets_its_diagnostic() {
-    snapshot_directory("diagnostics", 10);
+    snapshot_directory("diagnostics", 10, Outcome::Errors);
 }
 
 /// Syntax errors: one mistake per file in `tests/fixtures/parse_err/`.
 #[test]
 fn every_parse_error_gets_its_diagnostic() {
-    snapshot_directory("parse_err", 1);
+    snapshot_directory("parse_err", 1, Outcome::Errors);
 }
 
-/// Name, type, operand and directive errors: one mistake per file in `tests/fixtures/validate_err/`.
+/// Name, type, operand, directive and version/target gating errors: one mistake per file in
+/// `tests/fixtures/validate_err/`.
 #[test]
 fn every_validation_error_gets_its_diagnostic() {
-    snapshot_directory("validate_err", 1);
+    snapshot_directory("validate_err", 20, Outcome::Errors);
+}
+
+/// Deprecated and suspicious forms in `tests/fixtures/warnings/`: the module still checks, and
+/// every diagnostic is a warning (so `ptxr check` exits 0).
+#[test]
+fn every_warning_is_reported_and_the_module_checks() {
+    snapshot_directory("warnings", 4, Outcome::Warnings);
+}
+
+/// What checking a fixture must give besides its snapshot.
+#[derive(Clone, Copy, PartialEq)]
+enum Outcome {
+    /// No module, at least one error.
+    Errors,
+    /// A checked module and only warnings, at least one.
+    Warnings,
 }
 
 /// Snapshots every `.ptx` file of `tests/fixtures/<folder>/`; the snapshots of the original
 /// `diagnostics` folder keep their bare names, the others are prefixed with their folder.
-fn snapshot_directory(folder: &str, minimum_count: usize) {
+fn snapshot_directory(folder: &str, minimum_count: usize, outcome: Outcome) {
     let directory = repository_root().join("tests/fixtures").join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&directory)
         .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
@@ -39,8 +56,14 @@ fn snapshot_directory(folder: &str, minimum_count: usize) {
         let name = if folder == "diagnostics" { stem.clone() } else { format!("{folder}__{stem}") };
         let source = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{error}"));
         let (module, diagnostics) = ptxr_frontend::check_source(&source);
-        assert!(module.is_none(), "{name}: expected errors, the module checked");
         assert!(!diagnostics.is_empty(), "{name}: no diagnostics");
+        match outcome {
+            Outcome::Errors => assert!(module.is_none(), "{name}: expected errors, the module checked"),
+            Outcome::Warnings => {
+                assert!(module.is_some(), "{name}: expected only warnings, the module did not check");
+                assert!(diagnostics.iter().all(|diagnostic| !diagnostic.is_error()), "{name}: an error");
+            }
+        }
         let file_name = format!("{stem}.ptx");
         let rendered = render_all(&diagnostics, &file_name, &source, false);
         insta::with_settings!({ description => source.clone(), omit_expression => true }, {

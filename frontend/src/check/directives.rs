@@ -9,7 +9,11 @@ use crate::syntax::ast::{Directive, Module};
 /// What the module header says, after checking.
 pub struct Header {
     pub version: IsaVersion,
+    /// The `.version` directive, where version-gating diagnostics point; `None` when missing.
+    pub version_span: Option<Span>,
     pub sm: Option<u32>,
+    /// The `.target` directive, where target-gating diagnostics point; `None` when missing.
+    pub target_span: Option<Span>,
     pub target_names: Vec<String>,
     pub address_size: u32,
 }
@@ -73,6 +77,7 @@ pub fn check_header(module: &Module, diagnostics: &mut Vec<Diagnostic>) -> Heade
             _ => {}
         }
     }
+    let version_span = version.map(|(_, span)| span);
     let version = match version {
         Some((version, _)) => version,
         None => {
@@ -85,9 +90,27 @@ pub fn check_header(module: &Module, diagnostics: &mut Vec<Diagnostic>) -> Heade
             IsaVersion { major: 1, minor: 0 }
         }
     };
+    let target_span = targets.as_ref().map(|(_, span)| *span);
+    if targets.is_none() && version_span.is_some() {
+        // Without `.target` the module says nothing of the machine it was written for, and
+        // ptxas rejects it; the `.version` check above already covers a module with neither.
+        let at = version_span.map_or(0, |span| span.end);
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidDirective, "the module has no `.target` directive")
+                .with_primary(Span { start: at, end: at }, "expected `.target` after `.version`")
+                .with_help("add a target such as `.target sm_80` after the `.version` line"),
+        );
+    }
     let target_names = targets.map(|(names, _)| names).unwrap_or_default();
     let sm = target_names.iter().find_map(|name| sm_number(name));
-    Header { version, sm, target_names, address_size: address_size.map_or(32, |(bits, _)| bits) }
+    Header {
+        version,
+        version_span,
+        sm,
+        target_span,
+        target_names,
+        address_size: address_size.map_or(32, |(bits, _)| bits),
+    }
 }
 
 fn is_known_target_name(name: &str) -> bool {

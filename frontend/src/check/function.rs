@@ -286,6 +286,22 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
     let guard = match &instruction.guard {
         None => None,
         Some(guard) => {
+            if missing_predicate(guard, context) {
+                let at = Span { start: guard.span.start, end: guard.span.start + 1 };
+                context.report(
+                    Diagnostic::error(Code::SyntaxError, "`@` is not followed by a predicate")
+                        .with_primary(at, "expected a predicate register after `@`")
+                        .with_secondary(
+                            guard.predicate.span,
+                            format!("`{}` is an instruction, not a predicate", guard.predicate.node),
+                        )
+                        .with_help(format!(
+                            "write `@%p {} ...` with a `.pred` register, or remove the `@`",
+                            guard.predicate.node
+                        )),
+                );
+                return None;
+            }
             let predicate = context.resolve(&guard.predicate.node, guard.predicate.span);
             let predicate = predicate.and_then(|id| {
                 let variable = context.variable(id);
@@ -314,6 +330,13 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
         spelling: spelling(instruction),
         span: instruction_span(instruction),
     })
+}
+
+/// `@ bra L;` reads as the guard `@bra` on an instruction `L`: a guard named after an opcode
+/// and declared nowhere is a missing predicate, not an undeclared one.
+fn missing_predicate(guard: &ast::Guard, context: &mut Context) -> bool {
+    let name = guard.predicate.node.as_str();
+    decode::opcodes::is_ptx_opcode(name) && context.scopes.lookup(name, &mut context.variables).is_none()
 }
 
 /// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`.

@@ -10,6 +10,7 @@ mod declarations;
 mod decode;
 mod directives;
 mod function;
+mod gating;
 mod scope;
 mod types;
 
@@ -28,6 +29,7 @@ pub fn check(module: &ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let signatures = function::collect_signatures(module, &globals, &mut diagnostics);
     let functions = function::check_bodies(&header, &globals, signatures, &mut diagnostics);
     calls::check_calls(&functions, &globals.variables, &mut diagnostics);
+    gating::check_module(module, &header, &mut diagnostics);
     if has_errors(&diagnostics) {
         return (None, diagnostics);
     }

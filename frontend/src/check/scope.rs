@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ir::{Variable, VariableId};
+use crate::syntax::ast::Word;
 
 /// A fast hasher for register names. Every operand of every instruction is looked up here,
 /// and the standard SipHash (made to resist hash flooding from untrusted keys) was a tenth of
@@ -36,7 +37,8 @@ impl Hasher for NameHasher {
 
 #[derive(Default)]
 struct Frame {
-    names: HashMap<String, VariableId, BuildHasherDefault<NameHasher>>,
+    /// Keyed by `Word`: most names fit inline, so a first use allocates no key.
+    names: HashMap<Word, VariableId, BuildHasherDefault<NameHasher>>,
     /// `(prefix, count, template)`: `%r<12>` is `("%r", 12, the declaration's variable)`.
     ranges: Vec<(String, u32, Variable)>,
 }
@@ -68,7 +70,7 @@ impl<'module> Scopes<'module> {
         }
         let id = VariableId::Local(variables.len() as u32);
         let frame = self.frames.last_mut().expect("a scope is always open");
-        frame.names.insert(variable.name.clone(), id);
+        frame.names.insert(Word::new(&variable.name), id);
         variables.push(variable);
         Ok(id)
     }
@@ -81,6 +83,10 @@ impl<'module> Scopes<'module> {
             return Err(());
         }
         frame.ranges.push((template.name.clone(), count, template));
+        // Compilers declare about as many registers as they use: room for them up front saves
+        // growing (and rehashing) the table as each is first used. Capped so that a huge
+        // declaration of unused registers costs nothing.
+        frame.names.reserve(count.min(4096) as usize);
         Ok(())
     }
 
@@ -108,9 +114,26 @@ impl<'module> Scopes<'module> {
         let (_, _, template) =
             frame.ranges.iter().find(|(range_prefix, count, _)| range_prefix == prefix && number < *count)?;
         let id = VariableId::Local(variables.len() as u32);
-        variables.push(Variable { name: name.to_string(), ..template.clone() });
-        frame.names.insert(name.to_string(), id);
+        variables.push(numbered_variable(template, name));
+        frame.names.insert(Word::new(name), id);
         Some(id)
+    }
+}
+
+/// The member `name` of a range declared like `template`: built field by field, because
+/// `..template.clone()` would copy the template's name only to drop it.
+fn numbered_variable(template: &Variable, name: &str) -> Variable {
+    Variable {
+        name: name.to_string(),
+        state_space: template.state_space,
+        ty: template.ty,
+        vector: template.vector,
+        array_length: template.array_length,
+        align: template.align,
+        linkage: template.linkage,
+        initializer: template.initializer.clone(),
+        addresses: template.addresses.clone(),
+        span: template.span,
     }
 }
 

@@ -53,6 +53,8 @@ pub enum Code {
     Deprecated,
     /// Launch arguments after the kernel's last parameter, which the launch ignores.
     IgnoredArguments,
+    /// An integer immediate wider than the instruction type, which keeps only its low bits.
+    TruncatedImmediate,
     /// A kernel run on the host wrote past the end of a launch buffer (into its guard zone).
     BufferOverrun,
 }
@@ -83,6 +85,7 @@ impl Code {
             Code::InternalCompilerError => "E0999",
             Code::Deprecated => "W0001",
             Code::IgnoredArguments => "W0002",
+            Code::TruncatedImmediate => "W0003",
             Code::BufferOverrun => "W0901",
         }
     }

@@ -5,6 +5,7 @@
 //! them into typed instructions. Names are kept as written (`%r1`, `$L__BB0_2`, `saxpy_param_0`).
 
 use crate::span::{Span, Spanned};
+pub use crate::syntax::word::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 /// A whole `.ptx` file.
@@ -230,7 +231,7 @@ pub enum BinaryOperator {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Guard {
     pub negated: bool,
-    pub predicate: Spanned<String>,
+    pub predicate: Spanned<Word>,
     pub span: Span,
 }
 
@@ -239,8 +240,8 @@ pub struct Guard {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
     pub guard: Option<Guard>,
-    pub opcode: Spanned<String>,
-    pub modifiers: Vec<Spanned<String>>,
+    pub opcode: Spanned<Word>,
+    pub modifiers: Vec<Spanned<Word>>,
     pub operands: Vec<Operand>,
     pub span: Span,
 }
@@ -255,13 +256,13 @@ pub struct Operand {
 pub enum OperandKind {
     /// A register, variable, label, function or special register name, with an optional member
     /// (`%tid.x` is `%tid` with member `x`; `%v1.y` a vector component).
-    Name { name: String, member: Option<String> },
+    Name { name: Word, member: Option<Word> },
     /// An integer literal (any base, with optional `U` suffix) or a constant expression of them.
     Integer(i128),
     /// A float literal: `0f3F800000` (32-bit), `0d3FF0000000000000` or `1.5` (64-bit).
     Float { bits: u64, double: bool },
     /// `[base]`, `[base+offset]`, `[offset]`: a memory address.
-    Address { base: Option<Spanned<String>>, offset: i64 },
+    Address { base: Option<Spanned<Word>>, offset: i64 },
     /// `{%r1, %r2}`: a vector operand.
     Vector(Vec<Operand>),
     /// `(%r1, %r2)`: the argument or return list of `call`.

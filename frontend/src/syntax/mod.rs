@@ -3,6 +3,7 @@
 pub mod ast;
 mod lexer;
 mod parser;
+mod word;
 
 pub use lexer::{lex, Token, TokenKind};
 pub use parser::parse;

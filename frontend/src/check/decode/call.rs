@@ -76,7 +76,7 @@ pub fn call(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         );
         return None;
     };
-    let Some(&function) = context.functions.get(name) else {
+    let Some(&function) = context.functions.get(name.as_str()) else {
         // A register holding a function's address: an indirect call through a prototype.
         if context.scopes.lookup(name, &mut context.variables).is_some() {
             return indirect_call(context, modifiers, instruction, has_results);

@@ -59,8 +59,8 @@ impl Context<'_, '_> {
         for operand in operands {
             match &operand.kind {
                 OperandKind::Name { name, .. } => {
-                    let known = self.labels.contains_key(name)
-                        || self.functions.contains_key(name)
+                    let known = self.labels.contains_key(name.as_str())
+                        || self.functions.contains_key(name.as_str())
                         || SpecialRegister::is_reserved_name(name)
                         || name == "WARP_SZ";
                     if !known {
@@ -68,7 +68,7 @@ impl Context<'_, '_> {
                     }
                 }
                 OperandKind::Address { base: Some(base), .. } => {
-                    if !self.functions.contains_key(&base.node) {
+                    if !self.functions.contains_key(base.node.as_str()) {
                         self.resolve(&base.node, base.span);
                     }
                 }
@@ -86,6 +86,30 @@ impl Context<'_, '_> {
                 | OperandKind::Sink => {}
             }
         }
+    }
+
+    /// Section 4.5.1: integer constants are 64-bit and "converted to the size of the
+    /// instruction type", so an immediate outside both the signed and the unsigned range of a
+    /// narrower integer or bit type is legal but loses its high bits (ptxas accepts it too).
+    /// That is almost always a mistake, so it is a warning.
+    fn warn_if_truncated(&mut self, value: i128, ty: ScalarType, span: Span) {
+        let bits = ty.bits();
+        let integer = matches!(ty.kind(), ScalarKind::Signed | ScalarKind::Unsigned | ScalarKind::Bit);
+        if !integer || bits >= 64 || bits == 0 {
+            return;
+        }
+        let (lowest, highest) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
+        // A 64-bit constant reads as `.s64` or `.u64`: `0xffffffffffffffffU` is also -1.
+        let as_signed = if value > i64::MAX as i128 { value - (1i128 << 64) } else { value };
+        if (lowest..=highest).contains(&value) || (lowest..=highest).contains(&as_signed) {
+            return;
+        }
+        let kept = value & ((1i128 << bits) - 1);
+        self.report(
+            Diagnostic::warning(Code::TruncatedImmediate, format!("the immediate {value} does not fit `{ty}`"))
+                .with_primary(span, format!("only its low {bits} bits are used: {kept} ({kept:#x})"))
+                .with_help(format!("`{ty}` holds {lowest} to {highest}")),
+        );
     }
 
     /// Checks that the instruction has exactly `count` operands.
@@ -173,7 +197,7 @@ impl Context<'_, '_> {
                 } else if SpecialRegister::is_reserved_name(name) {
                     let spelled = match member {
                         Some(member) => format!("{name}.{member}"),
-                        None => name.clone(),
+                        None => name.to_string(),
                     };
                     self.report(
                         Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))
@@ -220,14 +244,12 @@ impl Context<'_, '_> {
                 }
             }
             OperandKind::Integer(value) => {
-                // ptxas accepts 0 and 1 as predicate immediates (`mov.pred %p, 1;`).
-                if ty.kind() == ScalarKind::Pred && !matches!(value, 0 | 1) {
-                    self.report(
-                        Diagnostic::error(Code::OperandKind, "a predicate immediate must be 0 or 1")
-                            .with_primary(operand.span, "not a truth value"),
-                    );
-                    return None;
+                // Section 4.5.3: an integer is a predicate constant, 0 false and any other
+                // value true (Triton writes `mov.pred %p, -1;`).
+                if ty.kind() == ScalarKind::Pred {
+                    return Some(Operand { value: Value::Integer(i128::from(*value != 0)), span: operand.span });
                 }
+                self.warn_if_truncated(*value, ty, operand.span);
                 Value::Integer(*value)
             }
             OperandKind::Float { bits, double } => {
@@ -316,7 +338,7 @@ impl Context<'_, '_> {
             );
             return None;
         };
-        if let Some(label) = self.labels.get(name) {
+        if let Some(label) = self.labels.get(name.as_str()) {
             return Some(*label);
         }
         self.report(

@@ -3,6 +3,7 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressConversion, Instruction, MemoryOrdering, MemoryScope, OrderedAccess, RoundingMode};
+use crate::span::Span;
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -211,7 +212,7 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         let address = context.address(&instruction.operands[1])?;
         return Some(Instruction::LoadVector { state_space, ty: ty.node, volatile, ordered, destinations, address });
     }
-    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::AllowWider)?;
+    let destination = context.destination(scalar_of(&instruction.operands[0]), ty.node, SizeRule::AllowWider)?;
     let address = context.address(&instruction.operands[1])?;
     Some(Instruction::Load { state_space, ty: ty.node, volatile, ordered, destination, address })
 }
@@ -237,8 +238,17 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         let sources = context.source_list(&instruction.operands[1], ty.node, lanes.node, SizeRule::AllowWider)?;
         return Some(Instruction::StoreVector { state_space, ty: ty.node, volatile, ordered, address, sources });
     }
-    let source = context.source(&instruction.operands[1], ty.node, SizeRule::AllowWider)?;
+    let source = context.source(scalar_of(&instruction.operands[1]), ty.node, SizeRule::AllowWider)?;
     Some(Instruction::Store { state_space, ty: ty.node, volatile, ordered, address, source })
+}
+
+/// Triton writes scalar loads and stores with a one-element list, `ld.global.b32 { %r1 }, [a];`,
+/// which ptxas reads as the plain register.
+fn scalar_of(operand: &ast::Operand) -> &ast::Operand {
+    match &operand.kind {
+        ast::OperandKind::Vector(items) if items.len() == 1 => &items[0],
+        _ => operand,
+    }
 }
 
 pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
@@ -313,6 +323,29 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     if let Some(rounding) = &rounding {
         let float_to_float = destination_type.is_float() && source_type.is_float();
         let integral_allowed = float_to_float || (source_type.is_float() && !destination_type.is_float());
+        if !rounding.node.is_integral() && source_type.is_float() && !destination_type.is_float() {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("a float-to-integer `cvt` rounds to an integer, not with `{}`", rounding.node),
+                )
+                .with_primary(rounding.span, "invalid rounding modifier here")
+                .with_help("use `.rni`, `.rzi`, `.rmi` or `.rpi` (section 9.7.8.18)"),
+            );
+            return None;
+        }
+        let narrowing = float_to_float && destination_type.bits() < source_type.bits();
+        if rounding.node.is_integral() && narrowing {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("`{}` rounds to an integral value, which a narrowing conversion cannot keep", rounding.node),
+                )
+                .with_primary(rounding.span, "invalid rounding modifier here")
+                .with_help("integral rounding is for float-to-integer and same-size float conversions; use `.rn`, `.rz`, `.rm` or `.rp`"),
+            );
+            return None;
+        }
         if rounding.node.is_integral() && !integral_allowed {
             context.report(
                 Diagnostic::error(
@@ -323,6 +356,9 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             );
             return None;
         }
+    }
+    if rounding.is_none() {
+        report_missing_rounding(context, instruction, destination_type, source_type)?;
     }
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], destination_type, SizeRule::AllowWider)?;
@@ -336,4 +372,38 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         destination,
         source,
     })
+}
+
+/// Section 9.7.8.18: a rounding modifier is required for every float-to-integer conversion
+/// (an integer rounding, `.rni`, `.rzi`, `.rmi` or `.rpi`), every integer-to-float conversion
+/// and every float-to-float conversion to a narrower type (a float rounding, `.rn`, `.rz`,
+/// `.rm` or `.rp`). Returns `None` after reporting its absence.
+fn report_missing_rounding(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    destination_type: ScalarType,
+    source_type: ScalarType,
+) -> Option<()> {
+    const FLOAT_ROUNDING: &str = "`.rn`, `.rz`, `.rm` or `.rp`";
+    let (kind, choices, example) = match (source_type.is_float(), destination_type.is_float()) {
+        (true, false) => ("a float-to-integer", "`.rni`, `.rzi`, `.rmi` or `.rpi`", ".rzi"),
+        (false, true) => ("an integer-to-float", FLOAT_ROUNDING, ".rn"),
+        (true, true) if destination_type.bits() < source_type.bits() => ("a narrowing float", FLOAT_ROUNDING, ".rn"),
+        _ => return Some(()),
+    };
+    context.report(
+        Diagnostic::error(
+            Code::InvalidModifier,
+            format!("`cvt{destination_type}{source_type}` needs a rounding modifier"),
+        )
+        .with_primary(
+            Span {
+                start: instruction.opcode.span.start,
+                end: instruction.modifiers.last().map_or(instruction.opcode.span.end, |modifier| modifier.span.end),
+            },
+            format!("{kind} conversion must say how it rounds"),
+        )
+        .with_help(format!("add one of {choices}, for example `cvt{example}{destination_type}{source_type}`")),
+    );
+    None
 }

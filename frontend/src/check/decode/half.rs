@@ -9,6 +9,7 @@ use crate::ir::{
     RoundingMode,
 };
 use crate::span::{Span, Spanned};
+use crate::syntax::ast::Word;
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::ScalarType;
 
@@ -302,7 +303,7 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let flush = take_flag(modifiers, "ftz");
     let packed = |name: &str| PackedFormat::from_ptx(name);
     // The types come last; the first is the destination's.
-    let type_names: Vec<&Spanned<String>> = instruction
+    let type_names: Vec<&Spanned<Word>> = instruction
         .modifiers
         .iter()
         .filter(|modifier| ScalarType::from_ptx(&modifier.node).is_some() || packed(&modifier.node).is_some())

@@ -15,7 +15,7 @@ mod float;
 mod half;
 mod matrix;
 mod modifiers;
-mod opcodes;
+pub(in crate::check) mod opcodes;
 mod synchronization;
 mod vector;
 mod video;

@@ -2,19 +2,23 @@
 //! Whatever is left at the end was not understood and is reported.
 
 use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::RoundingMode;
 use crate::span::{Span, Spanned};
+use crate::syntax::ast::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::Context;
 
 pub struct Modifiers<'a> {
-    remaining: Vec<&'a Spanned<String>>,
-    opcode: &'a Spanned<String>,
+    /// Every modifier as written, so that a leftover can be compared with the ones taken.
+    all: &'a [Spanned<Word>],
+    remaining: Vec<&'a Spanned<Word>>,
+    opcode: &'a Spanned<Word>,
 }
 
 impl<'a> Modifiers<'a> {
-    pub fn new(modifiers: &'a [Spanned<String>], opcode: &'a Spanned<String>) -> Modifiers<'a> {
-        Modifiers { remaining: modifiers.iter().collect(), opcode }
+    pub fn new(modifiers: &'a [Spanned<Word>], opcode: &'a Spanned<Word>) -> Modifiers<'a> {
+        Modifiers { all: modifiers, remaining: modifiers.iter().collect(), opcode }
     }
 
     pub fn opcode(&self) -> &'a str {
@@ -74,14 +78,39 @@ impl<'a> Modifiers<'a> {
             return Some(());
         }
         for modifier in &self.remaining {
-            context.report(
-                Diagnostic::error(
-                    Code::InvalidModifier,
-                    format!("`.{}` is not a modifier of `{}` here", modifier.node, self.opcode.node),
-                )
-                .with_primary(modifier.span, "unexpected modifier"),
-            );
+            context.report(self.leftover(modifier));
         }
         None
+    }
+
+    /// The diagnostic for a modifier nobody took: a repeated modifier and a second rounding
+    /// mode are named as such, since the decoder did take the first one.
+    fn leftover(&self, modifier: &Spanned<Word>) -> Diagnostic {
+        let opcode = &self.opcode.node;
+        let taken = |other: &&Spanned<Word>| !self.remaining.iter().any(|left| std::ptr::eq(*left, *other));
+        if let Some(other) = self.all.iter().filter(taken).find(|other| other.node == modifier.node) {
+            let (first, second) = if other.span.start < modifier.span.start {
+                (other.span, modifier.span)
+            } else {
+                (modifier.span, other.span)
+            };
+            return Diagnostic::error(Code::InvalidModifier, format!("`.{}` is written twice", modifier.node))
+                .with_primary(second, "repeated modifier")
+                .with_secondary(first, "first written here");
+        }
+        if RoundingMode::from_ptx(&modifier.node).is_some() {
+            let first = self.all.iter().filter(taken).find(|other| RoundingMode::from_ptx(&other.node).is_some());
+            if let Some(first) = first {
+                return Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("conflicting rounding modifiers `.{}` and `.{}`", first.node, modifier.node),
+                )
+                .with_primary(modifier.span, "second rounding modifier")
+                .with_secondary(first.span, "rounding already chosen here")
+                .with_help(format!("`{opcode}` takes one rounding modifier; keep the one you mean"));
+            }
+        }
+        Diagnostic::error(Code::InvalidModifier, format!("`.{}` is not a modifier of `{opcode}` here", modifier.node))
+            .with_primary(modifier.span, "unexpected modifier")
     }
 }

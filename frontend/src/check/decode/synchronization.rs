@@ -170,6 +170,11 @@ pub fn barrier(
         let member_mask = context.source(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
         return Some(Instruction::WarpSync { member_mask });
     }
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "cluster") {
+        // `barrier.cluster.arrive`/`.wait` (section 9.7.12.3) take no barrier number; valid
+        // PTX that needs clusters, which lowering reports as unsupported.
+        return accept_unlowered(context, modifiers, instruction);
+    }
     // `.cta` is the only scope; `.aligned` promises that all threads execute the same barrier.
     modifiers.flag("cta");
     modifiers.flag("aligned");

@@ -250,6 +250,11 @@ impl<'s> SyntaxError<'s> {
 
     /// An error that only makes a custom parser fail and expects nothing: recovery discards
     /// it, and merged with other errors it adds nothing.
+    /// True when the parser ran out of tokens here, rather than meeting a wrong one.
+    pub(super) fn at_end_of_input(&self) -> bool {
+        self.found.is_none()
+    }
+
     pub(super) fn expecting_nothing(found: Option<TokenKind<'s>>, span: Span) -> SyntaxError<'s> {
         SyntaxError::new(found, span)
     }

@@ -13,7 +13,7 @@ use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
-use crate::syntax::ast::{Guard, Instruction, Operand, OperandKind, Statement};
+use crate::syntax::ast::{Guard, Instruction, Operand, OperandKind, Statement, Word};
 use crate::syntax::lexer::TokenKind;
 
 type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
@@ -46,9 +46,9 @@ fn eat(input: &mut Input<'_, '_, '_>, kind: TokenKind<'_>) -> Option<Span> {
     }
 }
 
-fn identifier<'s>(input: &mut Input<'_, '_, 's>) -> Option<Spanned<String>> {
+fn identifier<'s>(input: &mut Input<'_, '_, 's>) -> Option<Spanned<Word>> {
     match input.peek() {
-        Some(TokenKind::Identifier(name)) => Some(Spanned::new(name.to_string(), take(input))),
+        Some(TokenKind::Identifier(name)) => Some(Spanned::new(Word::new(name), take(input))),
         _ => None,
     }
 }
@@ -88,7 +88,7 @@ fn name(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
     let member = match input.peek() {
         Some(TokenKind::DotName(member)) => {
             span = span.to(take(input));
-            Some(member.to_string())
+            Some(Word::new(member))
         }
         _ => None,
     };
@@ -280,13 +280,13 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     if guard.is_none() {
         if let Some(colon) = eat(input, TokenKind::Colon) {
             let _ = colon;
-            return Some(Statement::Label(opcode));
+            return Some(Statement::Label(Spanned::new(opcode.node.to_string(), opcode.span)));
         }
     }
     let mut modifiers = Vec::with_capacity(count_modifiers(input));
     while let Some(TokenKind::DotName(modifier)) = input.peek() {
         let span = take(input);
-        modifiers.push(Spanned::new(modifier.to_string(), span));
+        modifiers.push(Spanned::new(Word::new(modifier), span));
     }
     let mut operands = Vec::with_capacity(count_operands(input));
     let end = match eat(input, TokenKind::Semicolon) {

@@ -148,7 +148,15 @@ pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
     let mut state = TruncateState(Vec::new());
     let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
     diagnostics.extend(state.0);
-    diagnostics.extend(errors.into_iter().map(|error| error::to_diagnostic(error, end_of_input, source, &tokens)));
+    // A comment or string that runs to the end of the file swallows everything after it, so
+    // "unexpected end of input" is only its echo: the lexer's diagnostic says what happened.
+    // (A block comment that did so starts after the last token; a string ends at its line.)
+    let swallowed_end = diagnostics.iter().any(|diagnostic| {
+        diagnostic.code == Code::Unterminated
+            && diagnostic.primary_span().is_some_and(|span| span.start >= end_of_input.end)
+    });
+    let errors = errors.into_iter().filter(|error| !(swallowed_end && error.at_end_of_input()));
+    diagnostics.extend(errors.map(|error| error::to_diagnostic(error, end_of_input, source, &tokens)));
     diagnostics.sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
     diagnostics.dedup();
     (module.unwrap_or_default(), diagnostics)

@@ -10,7 +10,7 @@ use super::tokens::punct;
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{Span, Spanned};
-use crate::syntax::ast::{Expression, Operand, OperandKind, UnaryOperator};
+use crate::syntax::ast::{Expression, Operand, OperandKind, UnaryOperator, Word};
 use crate::syntax::lexer::TokenKind;
 
 /// A constant expression parser, built once per grammar and shared.
@@ -21,7 +21,7 @@ fn name<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     // A failed `select!` adds no expectation, so members and the like stay out of messages.
     let member = select! { TokenKind::DotName(member) => member };
     select! { TokenKind::Identifier(name) => name }.then(member.or_not()).map_with(|(name, member), extra| Operand {
-        kind: OperandKind::Name { name: name.to_string(), member: member.map(str::to_string) },
+        kind: OperandKind::Name { name: Word::new(name), member: member.map(Word::new) },
         span: extra.span(),
     })
 }
@@ -107,7 +107,7 @@ fn address<'t, 's: 't>(
             let span = extra.span();
             if rest.is_empty() {
                 let (base, offset) = match start {
-                    AddressStart::Base { base, offset, .. } => (Some(base), offset),
+                    AddressStart::Base { base, offset, .. } => (Some(to_word(base)), offset),
                     AddressStart::Offset(offset) => (None, Some(offset)),
                 };
                 let offset = match offset {
@@ -117,12 +117,13 @@ fn address<'t, 's: 't>(
                 return Operand { kind: OperandKind::Address { base, offset }, span };
             }
             let first = match start {
-                AddressStart::Base { base, member, offset: None, span } => {
-                    Operand { kind: OperandKind::Name { name: base.node, member }, span }
-                }
+                AddressStart::Base { base, member, offset: None, span } => Operand {
+                    kind: OperandKind::Name { name: Word::from(base.node), member: member.map(Word::from) },
+                    span,
+                },
                 AddressStart::Base { base, offset: Some(offset), span, .. } => Operand {
                     kind: OperandKind::Address {
-                        base: Some(base),
+                        base: Some(to_word(base)),
                         offset: address_offset(&offset, diagnostics(extra)),
                     },
                     span,
@@ -207,7 +208,7 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
         Some(Tail::Offset(negative, offset)) => {
             let base = match first.kind {
                 OperandKind::Name { name, .. } => Spanned::new(name, first.span),
-                _ => Spanned::new(String::new(), first.span),
+                _ => Spanned::new(Word::new(""), first.span),
             };
             let offset = signed_offset(negative, offset);
             let offset = address_offset(&offset, diagnostics(extra));
@@ -233,4 +234,8 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     ))
     .labelled(Label::Operand)
     .boxed()
+}
+
+fn to_word(name: Spanned<String>) -> Spanned<Word> {
+    Spanned::new(Word::from(name.node), name.span)
 }

@@ -13,7 +13,7 @@ use super::recovery::{rest_of_statement, skip_statement};
 use super::tokens::{identifier, integer, keyword, pragma_text, punct};
 use super::{Present, PtxParser};
 use crate::span::Spanned;
-use crate::syntax::ast::{Block, Guard, Instruction, Operand, OperandKind, Statement};
+use crate::syntax::ast::{Block, Guard, Instruction, Operand, OperandKind, Statement, Word};
 use crate::syntax::lexer::TokenKind;
 
 /// `{ statement* }`, with recovery inside.
@@ -41,14 +41,14 @@ pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
 }
 
 /// `.`-modifiers after an opcode, without their dots.
-fn modifiers<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Spanned<String>>> {
-    select! { TokenKind::DotName(modifier) = extra => Spanned::new(modifier.to_string(), extra.span()) }
+fn modifiers<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Spanned<Word>>> {
+    select! { TokenKind::DotName(modifier) = extra => Spanned::new(Word::new(modifier), extra.span()) }
         .repeated()
         .collect::<Vec<_>>()
 }
 
 /// What follows an opcode: modifiers, operands and the `;`.
-fn instruction_tail<'t, 's: 't>() -> impl PtxParser<'t, 's, (Vec<Spanned<String>>, Vec<Operand>)> {
+fn instruction_tail<'t, 's: 't>() -> impl PtxParser<'t, 's, (Vec<Spanned<Word>>, Vec<Operand>)> {
     modifiers()
         .then(operand().separated_by(punct(TokenKind::Comma)).collect::<Vec<_>>())
         .then_ignore(punct(TokenKind::Semicolon))
@@ -57,7 +57,7 @@ fn instruction_tail<'t, 's: 't>() -> impl PtxParser<'t, 's, (Vec<Spanned<String>
 fn instruction(
     guard: Option<Guard>,
     opcode: Spanned<String>,
-    modifiers: Vec<Spanned<String>>,
+    modifiers: Vec<Spanned<Word>>,
     mut operands: Vec<Operand>,
     span: crate::span::Span,
 ) -> Instruction {
@@ -73,6 +73,7 @@ fn instruction(
             }
         }
     }
+    let opcode = Spanned::new(Word::from(opcode.node), opcode.span);
     Instruction { guard, opcode, modifiers, operands, span }
 }
 
@@ -97,7 +98,11 @@ fn statement<'t, 's: 't>(
     let guard = punct(TokenKind::At)
         .ignore_then(punct(TokenKind::Bang).or_not())
         .then(identifier().labelled(Label::Predicate))
-        .map_with(|(bang, predicate), extra| Guard { negated: bang.is_some(), predicate, span: extra.span() });
+        .map_with(|(bang, predicate): (_, Spanned<String>), extra| Guard {
+            negated: bang.is_some(),
+            predicate: Spanned::new(Word::from(predicate.node), predicate.span),
+            span: extra.span(),
+        });
     let guarded_instruction = guard.then(identifier().labelled(Label::Opcode)).then(instruction_tail()).map_with(
         |((guard, opcode), (modifiers, operands)), extra| {
             Some(Statement::Instruction(instruction(Some(guard), opcode, modifiers, operands, extra.span())))

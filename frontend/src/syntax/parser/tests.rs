@@ -43,7 +43,7 @@ fn operands(statement: &str) -> Vec<OperandKind> {
 }
 
 fn name(name: &str) -> OperandKind {
-    OperandKind::Name { name: name.to_string(), member: None }
+    OperandKind::Name { name: name.into(), member: None }
 }
 
 fn text(source: &str, span: Span) -> &str {
@@ -176,17 +176,17 @@ fn addresses() {
         OperandKind::Address { base, offset } => (base.as_ref().map(|base| base.node.clone()), *offset),
         other => panic!("not an address: {other:?}"),
     };
-    assert_eq!(address("[%rd1]"), (Some("%rd1".to_string()), 0));
-    assert_eq!(address("[%rd1+4]"), (Some("%rd1".to_string()), 4));
-    assert_eq!(address("[%rd1+-4]"), (Some("%rd1".to_string()), -4));
-    assert_eq!(address("[%rd1-4]"), (Some("%rd1".to_string()), -4));
-    assert_eq!(address("[ %rd1 + 0 ]"), (Some("%rd1".to_string()), 0));
-    assert_eq!(address("[buffer+2*8]"), (Some("buffer".to_string()), 16));
+    assert_eq!(address("[%rd1]"), (Some(Word::new("%rd1")), 0));
+    assert_eq!(address("[%rd1+4]"), (Some(Word::new("%rd1")), 4));
+    assert_eq!(address("[%rd1+-4]"), (Some(Word::new("%rd1")), -4));
+    assert_eq!(address("[%rd1-4]"), (Some(Word::new("%rd1")), -4));
+    assert_eq!(address("[ %rd1 + 0 ]"), (Some(Word::new("%rd1")), 0));
+    assert_eq!(address("[buffer+2*8]"), (Some(Word::new("buffer")), 16));
     assert_eq!(address("[0x100]"), (None, 256));
     assert_eq!(address("[-(4)]"), (None, -4));
     // `var+imm` without brackets (mov, cvta, ZLUDA's `reg + imm`) is an address too.
-    assert_eq!(address("table+8"), (Some("table".to_string()), 8));
-    assert_eq!(address("temp + 1"), (Some("temp".to_string()), 1));
+    assert_eq!(address("table+8"), (Some(Word::new("table")), 8));
+    assert_eq!(address("temp + 1"), (Some(Word::new("temp")), 1));
     // `[tex, {x, y}]` is a bracketed list.
     let OperandKind::Bracketed(items) = &operands("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}];")[1]
     else {

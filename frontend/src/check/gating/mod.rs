@@ -1,0 +1,232 @@
+//! Version and target gating: every instruction form needs the PTX ISA version that introduced
+//! it and the `sm_` target that has it (`requirements.rs`), and some forms are deprecated
+//! (`deprecations.rs`). A form newer than the module's `.version` is E0301, one beyond its
+//! `.target` is E0302, each with a secondary label on the directive; a deprecated form is W0001.
+//!
+//! The tables are filtered once per module down to the rows this module's header can fail, so a
+//! module that declares a recent version and target walks its instructions against an empty
+//! (or nearly empty) table.
+
+mod deprecations;
+mod requirements;
+
+use std::collections::HashMap;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::IsaVersion;
+use crate::span::{Span, Spanned};
+use crate::syntax::ast::{self, Directive, Statement, Word};
+
+use super::directives::Header;
+use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
+use requirements::{Requirement, REQUIREMENTS};
+
+/// Reports every instruction of the module that its `.version` or `.target` does not allow, and
+/// every deprecated form.
+pub fn check_module(module: &ast::Module, header: &Header, diagnostics: &mut Vec<Diagnostic>) {
+    let gate = Gate::new(header);
+    for directive in &module.directives {
+        let Directive::Function(function) = directive else { continue };
+        gate.check_attributes(function, diagnostics);
+        if let Some(body) = &function.body {
+            if !gate.by_opcode.is_empty() {
+                gate.check_block(body, diagnostics);
+            }
+        }
+    }
+}
+
+/// The rows of the tables that can fail for one module's header, by opcode. A sorted list
+/// rather than a hash map: for a recent module it holds two opcodes (the deprecated `shfl` and
+/// `vote`), and every instruction of the module is looked up in it.
+struct Gate<'header> {
+    header: &'header Header,
+    by_opcode: Vec<(&'static str, Rows)>,
+}
+
+#[derive(Default)]
+struct Rows {
+    requirements: Vec<&'static Requirement>,
+    deprecations: Vec<&'static DeprecatedInstruction>,
+}
+
+impl<'header> Gate<'header> {
+    fn new(header: &'header Header) -> Gate<'header> {
+        let mut by_opcode: HashMap<&'static str, Rows> = HashMap::new();
+        for requirement in REQUIREMENTS.iter().filter(|requirement| fails(requirement, header)) {
+            for opcode in requirement.opcodes {
+                by_opcode.entry(opcode).or_default().requirements.push(requirement);
+            }
+        }
+        for deprecation in DEPRECATED_INSTRUCTIONS.iter().filter(|deprecation| header.version >= deprecation.since) {
+            by_opcode.entry(deprecation.opcode).or_default().deprecations.push(deprecation);
+        }
+        let mut by_opcode: Vec<(&'static str, Rows)> = by_opcode.into_iter().collect();
+        by_opcode.sort_unstable_by_key(|(opcode, _)| *opcode);
+        Gate { header, by_opcode }
+    }
+
+    fn rows(&self, opcode: &str) -> Option<&Rows> {
+        let index = self.by_opcode.binary_search_by(|(candidate, _)| (*candidate).cmp(opcode)).ok()?;
+        Some(&self.by_opcode[index].1)
+    }
+
+    fn check_block(&self, block: &ast::Block, diagnostics: &mut Vec<Diagnostic>) {
+        for statement in &block.statements {
+            match statement {
+                Statement::Instruction(instruction) => self.check_instruction(instruction, diagnostics),
+                Statement::Block(nested) => self.check_block(nested, diagnostics),
+                _ => {}
+            }
+        }
+    }
+
+    fn check_instruction(&self, instruction: &ast::Instruction, diagnostics: &mut Vec<Diagnostic>) {
+        let Some(rows) = self.rows(instruction.opcode.node.as_str()) else { return };
+        let applying = || rows.requirements.iter().filter(|requirement| applies(requirement, &instruction.modifiers));
+        let span = spelling_span(instruction);
+        let newest_version = applying()
+            .filter_map(|requirement| Some((requirement.version?, *requirement)))
+            .filter(|(version, _)| *version > self.header.version)
+            .max_by_key(|(version, _)| *version);
+        if let Some((version, requirement)) = newest_version {
+            diagnostics.push(self.version_error(instruction, span, version, requirement));
+        }
+        if let Some(declared) = self.header.sm {
+            let newest_target = applying()
+                .filter_map(|requirement| Some((requirement.sm?, *requirement)))
+                .filter(|(sm, _)| *sm > declared)
+                .max_by_key(|(sm, _)| *sm);
+            if let Some((sm, requirement)) = newest_target {
+                diagnostics.push(self.target_error(instruction, span, sm, declared, requirement));
+            }
+        }
+        for deprecation in &rows.deprecations {
+            if !instruction.modifiers.iter().any(|modifier| modifier.node == deprecation.missing) {
+                diagnostics.push(self.deprecation_warning(span, deprecation));
+            }
+        }
+    }
+
+    fn version_error(
+        &self,
+        instruction: &ast::Instruction,
+        span: Span,
+        version: IsaVersion,
+        requirement: &Requirement,
+    ) -> Diagnostic {
+        let declared = self.header.version;
+        let mut diagnostic = Diagnostic::error(
+            Code::NeedsNewerVersion,
+            format!("`{}` needs PTX ISA {version} or later", spelling(instruction)),
+        )
+        .with_primary(span, format!("{} was introduced in PTX ISA {version}", requirement.form));
+        if let Some(directive) = self.header.version_span {
+            diagnostic = diagnostic.with_secondary(directive, format!("the module declares PTX ISA {declared}"));
+        }
+        diagnostic
+            .with_note(format!("PTX ISA notes of section {}", requirement.section))
+            .with_help(format!("raise `.version` to {version} or later"))
+    }
+
+    fn target_error(
+        &self,
+        instruction: &ast::Instruction,
+        span: Span,
+        sm: u32,
+        declared: u32,
+        requirement: &Requirement,
+    ) -> Diagnostic {
+        let mut diagnostic =
+            Diagnostic::error(Code::NeedsNewerTarget, format!("`{}` needs sm_{sm} or later", spelling(instruction)))
+                .with_primary(span, format!("{} requires sm_{sm} or higher", requirement.form));
+        if let Some(directive) = self.header.target_span {
+            diagnostic = diagnostic.with_secondary(directive, format!("the module targets sm_{declared}"));
+        }
+        diagnostic
+            .with_note(format!("Target ISA notes of section {}", requirement.section))
+            .with_help(format!("raise `.target` to sm_{sm} or later"))
+    }
+
+    fn deprecation_warning(&self, span: Span, deprecation: &DeprecatedInstruction) -> Diagnostic {
+        let mut diagnostic = Diagnostic::warning(
+            Code::Deprecated,
+            format!("`{}` without `.{}` is deprecated", deprecation.opcode, deprecation.missing),
+        )
+        .with_primary(span, format!("deprecated since PTX ISA {}", deprecation.since));
+        if let (Some((version, sm)), Some(declared)) = (deprecation.removed, self.header.sm) {
+            if self.header.version >= version && declared >= sm {
+                if let Some(directive) = self.header.target_span {
+                    diagnostic = diagnostic.with_secondary(directive, format!("the module targets sm_{declared}"));
+                }
+                diagnostic = diagnostic.with_note(format!(
+                    "PTX ISA {version} removed it for sm_{sm} and later (ptxas rejects it there); \
+                     ptxr still reads it, with every lane of the warp taking part"
+                ));
+            }
+        }
+        diagnostic.with_help(format!(
+            "use `{}` with a member mask (section {})",
+            deprecation.replacement, deprecation.section
+        ))
+    }
+
+    fn check_attributes(&self, function: &ast::Function, diagnostics: &mut Vec<Diagnostic>) {
+        for attribute in &function.attributes {
+            let Some(deprecated) = DEPRECATED_DIRECTIVES.iter().find(|directive| directive.name == attribute.name.node)
+            else {
+                continue;
+            };
+            diagnostics.push(
+                Diagnostic::warning(Code::Deprecated, format!("`.{}` is deprecated", deprecated.name))
+                    .with_primary(attribute.name.span, "deprecated directive")
+                    .with_help(format!("use `{}` instead (section {})", deprecated.replacement, deprecated.section)),
+            );
+        }
+    }
+}
+
+/// True when the module's header does not reach the row's version or target.
+fn fails(requirement: &Requirement, header: &Header) -> bool {
+    let version_fails = requirement.version.is_some_and(|version| version > header.version);
+    let target_fails = match (requirement.sm, header.sm) {
+        (Some(needed), Some(declared)) => needed > declared,
+        _ => false,
+    };
+    version_fails || target_fails
+}
+
+/// True when every modifier group of the row is matched by one of the instruction's modifiers.
+fn applies(requirement: &Requirement, modifiers: &[Spanned<Word>]) -> bool {
+    requirement
+        .modifiers
+        .iter()
+        .all(|group| group.iter().any(|pattern| modifiers.iter().any(|modifier| matches(pattern, &modifier.node))))
+}
+
+/// `::cta` matches any modifier ending in it (`shared::cta`); other patterns match exactly.
+fn matches(pattern: &str, modifier: &str) -> bool {
+    if pattern.starts_with("::") {
+        modifier.ends_with(pattern)
+    } else {
+        modifier == pattern
+    }
+}
+
+/// The opcode and its modifiers: what gating labels.
+fn spelling_span(instruction: &ast::Instruction) -> Span {
+    let end = instruction.modifiers.last().map_or(instruction.opcode.span.end, |modifier| modifier.span.end);
+    Span { start: instruction.opcode.span.start, end }
+}
+
+fn spelling(instruction: &ast::Instruction) -> String {
+    let mut text = instruction.opcode.node.to_string();
+    for modifier in &instruction.modifiers {
+        text.push('.');
+        text.push_str(&modifier.node);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests;

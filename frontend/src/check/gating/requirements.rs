@@ -1,0 +1,150 @@
+//! The oldest PTX ISA version and `sm_` target of each instruction form, as data.
+//!
+//! Every row comes from the "PTX ISA notes" and "Target ISA notes" of one instruction in
+//! `../shared/spec/ptx-isa-7.8-zh.md` (section numbers below), `ptx-extended-precision-integer.md`
+//! or `ptx-half-precision-comparison.md`. A row applies to an instruction whose opcode is one of
+//! `opcodes` and which has, for each group of `modifiers`, at least one modifier of that group
+//! (written without its dot). A pattern that starts with `::` matches any modifier ending with
+//! it, so `::cta` matches `shared::cta`.
+//!
+//! Where the notes only say "all other features need ISA x.y" for an instruction that existed
+//! long before (`bar`, `membar`, `atom`, `call`, the texture and surface instructions), the
+//! sentence summarises the newest forms, not the instruction, and no row is written: a wrong row
+//! would reject real PTX, a missing one only lets an old module through.
+
+use crate::ir::IsaVersion;
+
+/// One instruction form and what it needs.
+#[derive(Debug)]
+pub struct Requirement {
+    pub opcodes: &'static [&'static str],
+    /// Each group must be matched by one of the instruction's modifiers.
+    pub modifiers: &'static [&'static [&'static str]],
+    /// The PTX ISA version that introduced the form.
+    pub version: Option<IsaVersion>,
+    /// The oldest `sm_` target that has it.
+    pub sm: Option<u32>,
+    /// How the spec names the form, for messages: "64-bit `add.cc`".
+    pub form: &'static str,
+    /// The spec section of the notes.
+    pub section: &'static str,
+}
+
+const fn isa(major: u32, minor: u32) -> Option<IsaVersion> {
+    Some(IsaVersion { major, minor })
+}
+
+const NONE: &[&[&str]] = &[];
+const SIXTY_FOUR_BIT: &[&str] = &["u64", "s64"];
+const THIRTY_TWO_BIT: &[&str] = &["u32", "s32"];
+const HALF: &[&str] = &["f16", "f16x2"];
+const BFLOAT: &[&str] = &["bf16", "bf16x2"];
+const MEMORY: &[&str] = &["ld", "st"];
+const ATOMIC: &[&str] = &["atom", "red"];
+const MBARRIER: &[&str] = &["mbarrier"];
+
+#[rustfmt::skip]
+pub const REQUIREMENTS: &[Requirement] = &[
+    // 9.7.1: integer arithmetic.
+    Requirement { opcodes: &["popc"], modifiers: NONE, version: None, sm: Some(20), form: "`popc`", section: "9.7.1.14" },
+    Requirement { opcodes: &["clz"], modifiers: NONE, version: None, sm: Some(20), form: "`clz`", section: "9.7.1.15" },
+    Requirement { opcodes: &["bfind"], modifiers: NONE, version: None, sm: Some(20), form: "`bfind`", section: "9.7.1.16" },
+    Requirement { opcodes: &["fns"], modifiers: NONE, version: isa(6, 0), sm: Some(30), form: "`fns`", section: "9.7.1.17" },
+    Requirement { opcodes: &["brev"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`brev`", section: "9.7.1.18" },
+    Requirement { opcodes: &["bfe"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`bfe`", section: "9.7.1.19" },
+    Requirement { opcodes: &["bfi"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`bfi`", section: "9.7.1.20" },
+    Requirement { opcodes: &["szext"], modifiers: NONE, version: isa(7, 6), sm: Some(70), form: "`szext`", section: "9.7.1.21" },
+    Requirement { opcodes: &["bmsk"], modifiers: NONE, version: isa(7, 6), sm: Some(70), form: "`bmsk`", section: "9.7.1.22" },
+    Requirement { opcodes: &["dp4a"], modifiers: NONE, version: isa(5, 0), sm: Some(61), form: "`dp4a`", section: "9.7.1.23" },
+    Requirement { opcodes: &["dp2a"], modifiers: NONE, version: isa(5, 0), sm: Some(61), form: "`dp2a`", section: "9.7.1.24" },
+    // 9.7.2: extended precision (ptx-extended-precision-integer.md).
+    Requirement { opcodes: &["add", "sub"], modifiers: &[&["cc"], THIRTY_TWO_BIT], version: isa(1, 2), sm: None, form: "32-bit `add.cc`/`sub.cc`", section: "9.7.2.1, 9.7.2.3" },
+    Requirement { opcodes: &["add", "sub"], modifiers: &[&["cc"], SIXTY_FOUR_BIT], version: isa(4, 3), sm: Some(20), form: "64-bit `add.cc`/`sub.cc`", section: "9.7.2.1, 9.7.2.3" },
+    Requirement { opcodes: &["addc", "subc"], modifiers: &[THIRTY_TWO_BIT], version: isa(1, 2), sm: None, form: "32-bit `addc`/`subc`", section: "9.7.2.2, 9.7.2.4" },
+    Requirement { opcodes: &["addc", "subc"], modifiers: &[SIXTY_FOUR_BIT], version: isa(4, 3), sm: Some(20), form: "64-bit `addc`/`subc`", section: "9.7.2.2, 9.7.2.4" },
+    Requirement { opcodes: &["mad"], modifiers: &[&["cc"], THIRTY_TWO_BIT], version: isa(3, 0), sm: Some(20), form: "32-bit `mad.cc`", section: "9.7.2.5" },
+    Requirement { opcodes: &["mad"], modifiers: &[&["cc"], SIXTY_FOUR_BIT], version: isa(4, 3), sm: Some(20), form: "64-bit `mad.cc`", section: "9.7.2.5" },
+    Requirement { opcodes: &["madc"], modifiers: &[THIRTY_TWO_BIT], version: isa(3, 0), sm: Some(20), form: "32-bit `madc`", section: "9.7.2.6" },
+    Requirement { opcodes: &["madc"], modifiers: &[SIXTY_FOUR_BIT], version: isa(4, 3), sm: Some(20), form: "64-bit `madc`", section: "9.7.2.6" },
+    // 9.7.3: floating point.
+    Requirement { opcodes: &["testp"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`testp`", section: "9.7.3.1" },
+    Requirement { opcodes: &["add"], modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`add.f64`", section: "9.7.3.3" },
+    Requirement { opcodes: &["add"], modifiers: &[&["rm", "rp"], &["f32"]], version: None, sm: Some(20), form: "`add.rm`/`add.rp` on `.f32`", section: "9.7.3.3" },
+    Requirement { opcodes: &["fma"], modifiers: &[&["f64"]], version: isa(1, 4), sm: Some(13), form: "`fma.f64`", section: "9.7.3.6" },
+    Requirement { opcodes: &["fma"], modifiers: &[&["f32"]], version: isa(2, 0), sm: Some(13), form: "`fma.f32`", section: "9.7.3.6" },
+    Requirement { opcodes: &["mad"], modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`mad.f64`", section: "9.7.3.7" },
+    Requirement { opcodes: &["min", "max"], modifiers: &[&["NaN"]], version: isa(7, 0), sm: Some(80), form: "`min.NaN`/`max.NaN`", section: "9.7.3.11" },
+    Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11" },
+    // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).
+    Requirement { opcodes: &["add", "sub", "mul"], modifiers: &[HALF], version: isa(4, 2), sm: Some(53), form: "half-precision arithmetic", section: "9.7.4.1" },
+    Requirement { opcodes: &["add", "sub", "mul"], modifiers: &[BFLOAT], version: isa(7, 8), sm: Some(90), form: "`add`/`sub`/`mul` on `.bf16`", section: "9.7.4.1" },
+    // 9.7.6: half-precision comparison (ptx-half-precision-comparison.md).
+    Requirement { opcodes: &["set", "setp"], modifiers: &[HALF], version: isa(4, 2), sm: Some(53), form: "half-precision comparison", section: "9.7.6.1, 9.7.6.2" },
+    Requirement { opcodes: &["set"], modifiers: &[&["u16", "u32", "s16", "s32"], HALF], version: isa(6, 5), sm: Some(53), form: "`set` with an integer result on `.f16`", section: "9.7.6.1" },
+    Requirement { opcodes: &["set", "setp"], modifiers: &[BFLOAT], version: isa(7, 8), sm: Some(90), form: "`set`/`setp` on `.bf16`", section: "9.7.6.1, 9.7.6.2" },
+    // 9.7.7: logic and shift.
+    Requirement { opcodes: &["lop3"], modifiers: NONE, version: isa(4, 3), sm: Some(50), form: "`lop3`", section: "9.7.7.6" },
+    Requirement { opcodes: &["shf"], modifiers: NONE, version: isa(3, 1), sm: Some(32), form: "`shf`", section: "9.7.7.7" },
+    // 9.7.8: data movement and conversion (`st` shares the notes of `ld`).
+    Requirement { opcodes: &["mov"], modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`mov.f64`", section: "9.7.8.3" },
+    Requirement { opcodes: &["shfl"], modifiers: &[&["sync"]], version: isa(6, 0), sm: Some(30), form: "`shfl.sync`", section: "9.7.8.6" },
+    Requirement { opcodes: &["prmt"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`prmt`", section: "9.7.8.7" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["volatile"]], version: isa(1, 1), sm: None, form: "`.volatile`", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["ca", "cg", "cs", "lu", "cv", "wb", "wt"]], version: isa(2, 0), sm: Some(20), form: "cache operators", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["relaxed", "acquire", "release", "weak"]], version: isa(6, 0), sm: Some(70), form: "the `.relaxed`, `.acquire`, `.release` and `.weak` qualifiers", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&[ "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", ]], version: isa(7, 4), sm: Some(70), form: "eviction priorities", section: "9.7.8.2, 9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["L2::64B", "L2::128B"]], version: isa(7, 4), sm: Some(75), form: "`.level::prefetch_size`", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["L2::256B"]], version: isa(7, 4), sm: Some(80), form: "`.L2::256B`", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["L2::cache_hint"]], version: isa(7, 4), sm: Some(80), form: "`.L2::cache_hint`", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["cluster"]], version: isa(7, 8), sm: Some(90), form: "the `.cluster` scope", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(30), form: "the `::cta` sub-qualifier", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["::cluster"]], version: isa(7, 8), sm: Some(90), form: "the `::cluster` sub-qualifier", section: "9.7.8.8" },
+    Requirement { opcodes: MEMORY, modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`.f64` loads and stores", section: "9.7.8.8" },
+    Requirement { opcodes: &["ld"], modifiers: &[&["global"], &["nc"]], version: isa(3, 1), sm: None, form: "`ld.global.nc`", section: "9.7.8.9" },
+    Requirement { opcodes: &["ldu"], modifiers: NONE, version: isa(2, 0), sm: None, form: "`ldu`", section: "9.7.8.10" },
+    Requirement { opcodes: &["ldu"], modifiers: &[&["f64"]], version: isa(2, 0), sm: Some(13), form: "`ldu.f64`", section: "9.7.8.10" },
+    Requirement { opcodes: &["prefetch", "prefetchu"], modifiers: NONE, version: isa(2, 0), sm: None, form: "`prefetch`/`prefetchu`", section: "9.7.8.12" },
+    Requirement { opcodes: &["prefetch"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`prefetch`", section: "9.7.8.12" },
+    Requirement { opcodes: &["applypriority"], modifiers: NONE, version: isa(7, 4), sm: Some(80), form: "`applypriority`", section: "9.7.8.13" },
+    Requirement { opcodes: &["discard"], modifiers: NONE, version: isa(7, 4), sm: Some(80), form: "`discard`", section: "9.7.8.14" },
+    Requirement { opcodes: &["createpolicy"], modifiers: NONE, version: isa(7, 4), sm: Some(80), form: "`createpolicy`", section: "9.7.8.15" },
+    Requirement { opcodes: &["isspacep", "cvta"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`isspacep`/`cvta`", section: "9.7.8.16, 9.7.8.17" },
+    Requirement { opcodes: &["isspacep", "cvta"], modifiers: &[&["const"]], version: isa(3, 1), sm: Some(20), form: "the `.const` state space in `isspacep`/`cvta`", section: "9.7.8.16, 9.7.8.17" },
+    Requirement { opcodes: &["isspacep", "cvta"], modifiers: &[&["param"]], version: isa(7, 7), sm: Some(70), form: "the `.param` state space in `isspacep`/`cvta`", section: "9.7.8.16, 9.7.8.17" },
+    Requirement { opcodes: &["isspacep", "cvta"], modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(30), form: "the `::cta` sub-qualifier", section: "9.7.8.16, 9.7.8.17" },
+    Requirement { opcodes: &["isspacep", "cvta"], modifiers: &[&["::cluster"]], version: isa(7, 8), sm: Some(90), form: "the `::cluster` sub-qualifier", section: "9.7.8.16, 9.7.8.17" },
+    Requirement { opcodes: &["cvt"], modifiers: &[&["pack"]], version: isa(6, 5), sm: Some(72), form: "`cvt.pack`", section: "9.7.8.19" },
+    Requirement { opcodes: &["cvt"], modifiers: &[&["pack"], &["u4", "s4", "u2", "s2"]], version: isa(6, 5), sm: Some(75), form: "`cvt.pack` to `.u4`, `.s4`, `.u2` or `.s2`", section: "9.7.8.19" },
+    Requirement { opcodes: &["mapa"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`mapa`", section: "9.7.8.20" },
+    Requirement { opcodes: &["cp"], modifiers: &[&["async"]], version: isa(7, 0), sm: Some(80), form: "`cp.async`", section: "9.7.8.22" },
+    Requirement { opcodes: &["cp"], modifiers: &[&["async"], &["L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"]], version: isa(7, 4), sm: Some(80), form: "`cp.async` with cache hints", section: "9.7.8.22.1" },
+    Requirement { opcodes: &["cp"], modifiers: &[&["async"], &["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.8.22.1" },
+    // 9.7.9 and 9.7.11: textures and control flow.
+    Requirement { opcodes: &["istypep"], modifiers: NONE, version: isa(4, 0), sm: Some(30), form: "`istypep`", section: "9.7.9.6" },
+    Requirement { opcodes: &["brx"], modifiers: &[&["idx"]], version: isa(6, 0), sm: Some(30), form: "`brx.idx`", section: "9.7.11.4" },
+    // 9.7.12: synchronisation (`red` shares the notes of `atom`).
+    Requirement { opcodes: &["barrier"], modifiers: NONE, version: isa(6, 0), sm: Some(30), form: "`barrier`", section: "9.7.12.1" },
+    Requirement { opcodes: &["bar", "barrier"], modifiers: &[&["cta"]], version: isa(7, 8), sm: Some(30), form: "the `.cta` qualifier of `bar`/`barrier`", section: "9.7.12.1" },
+    Requirement { opcodes: &["bar"], modifiers: &[&["warp"]], version: isa(6, 0), sm: Some(30), form: "`bar.warp.sync`", section: "9.7.12.2" },
+    Requirement { opcodes: &["barrier"], modifiers: &[&["cluster"]], version: isa(7, 8), sm: Some(90), form: "`barrier.cluster`", section: "9.7.12.3" },
+    // "The rest needs sm_20" in 9.7.12.4 is about `membar`: `fence` orders memory under the
+    // model of chapter 8, which section 8.1 applies to sm_70 and later (ptxas 12.9 agrees).
+    Requirement { opcodes: &["fence"], modifiers: NONE, version: isa(6, 0), sm: Some(70), form: "`fence`", section: "8.1, 9.7.12.4" },
+    Requirement { opcodes: &["fence"], modifiers: &[&["proxy"]], version: isa(7, 5), sm: Some(70), form: "`fence.proxy`", section: "9.7.12.4" },
+    Requirement { opcodes: &["membar"], modifiers: &[&["proxy"]], version: isa(7, 5), sm: Some(60), form: "`membar.proxy`", section: "9.7.12.4" },
+    Requirement { opcodes: &["fence", "membar"], modifiers: &[&["cluster"]], version: isa(7, 8), sm: Some(90), form: "the `.cluster` scope", section: "9.7.12.4" },
+    Requirement { opcodes: ATOMIC, modifiers: &[&["add"], &["noftz"], &["f16"]], version: isa(6, 3), sm: Some(70), form: "`atom.add.noftz.f16`", section: "9.7.12.5" },
+    Requirement { opcodes: ATOMIC, modifiers: &[&["cas"], &["b16"]], version: isa(6, 3), sm: Some(70), form: "`atom.cas.b16`", section: "9.7.12.5" },
+    Requirement { opcodes: ATOMIC, modifiers: &[BFLOAT], version: isa(7, 8), sm: Some(90), form: "atomics on `.bf16`", section: "9.7.12.5" },
+    Requirement { opcodes: ATOMIC, modifiers: &[&["L2::cache_hint"]], version: isa(7, 4), sm: Some(80), form: "`.L2::cache_hint`", section: "9.7.12.5" },
+    Requirement { opcodes: ATOMIC, modifiers: &[&["cluster", "::cluster"]], version: isa(7, 8), sm: Some(90), form: "clusters in atomics", section: "9.7.12.5" },
+    Requirement { opcodes: &["vote"], modifiers: &[&["sync"]], version: isa(6, 0), sm: Some(30), form: "`vote.sync`", section: "9.7.12.8" },
+    Requirement { opcodes: &["match"], modifiers: NONE, version: isa(6, 0), sm: Some(70), form: "`match.sync`", section: "9.7.12.9" },
+    Requirement { opcodes: &["activemask"], modifiers: NONE, version: isa(6, 2), sm: Some(30), form: "`activemask`", section: "9.7.12.10" },
+    Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11" },
+    Requirement { opcodes: &["griddepcontrol"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`griddepcontrol`", section: "9.7.12.12" },
+    Requirement { opcodes: MBARRIER, modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`mbarrier`", section: "9.7.12.13" },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.12.13" },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["parity"]], version: isa(7, 1), sm: Some(80), form: "`mbarrier.test_wait.parity`", section: "9.7.12.13.11" },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["try_wait"]], version: isa(7, 8), sm: Some(90), form: "`mbarrier.try_wait`", section: "9.7.12.13.11" },
+];
