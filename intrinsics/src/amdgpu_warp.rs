@@ -8,18 +8,17 @@
 //! and lane reads (`llvm.amdgcn.ds.bpermute`, which addresses the whole wave) add it. On
 //! wave32 the start is always 0 and the same code serves.
 //!
-//! Member masks name the lanes that execute the instruction together, which on a wave are its
-//! active lanes: the lanes taking part are the active ones within the mask. `match` and `redux`
-//! read every lane of the warp in turn (32 reads), since AMD has no instruction for either
-//! across a 32-lane half of a wave.
+//! `shfl`, `vote`, `match` and `activemask` come from these primitives through the shared
+//! lowering of `warp_lanes.rs`; `redux` reads every lane of the warp in turn (32 reads), since
+//! AMD has no instruction for it across a 32-lane half of a wave.
 
 use inkwell::values::{BasicMetadataValueEnum, IntValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{MemoryOrdering, ReduxOperation, VoteMode};
+use ptxr_frontend::ir::{MemoryOrdering, ReduxOperation};
 
 use crate::atomics::fence;
-use crate::collective::shuffle_source;
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
+use crate::warp_lanes::LanePrimitives;
 use crate::{CollectiveResult, Site, Unsupported, WarpCollective};
 
 fn failed(what: &str) -> impl Fn(inkwell::builder::BuilderError) -> Unsupported + '_ {
@@ -98,26 +97,6 @@ fn is_member<'ctx>(site: &Site<'_, 'ctx>, members: IntValue<'ctx>, lane: u64) ->
     site.builder.build_int_compare(IntPredicate::NE, bit, i32_type.const_zero(), "").map_err(failed("a mask"))
 }
 
-/// The member lanes whose `value` equals this lane's.
-fn matching_lanes<'ctx>(
-    site: &Site<'_, 'ctx>,
-    value: IntValue<'ctx>,
-    members: IntValue<'ctx>,
-    start: IntValue<'ctx>,
-) -> Result<IntValue<'ctx>, Unsupported> {
-    let builder = site.builder;
-    let i32_type = site.context.i32_type();
-    let mut lanes = i32_type.const_zero();
-    for lane in 0..32u64 {
-        let other = read_lane(site, value, i32_type.const_int(lane, false), start)?;
-        let same = builder.build_int_compare(IntPredicate::EQ, other, value, "").map_err(failed("match"))?;
-        let bit = builder.build_int_z_extend(same, i32_type, "").map_err(failed("match"))?;
-        let bit = builder.build_left_shift(bit, i32_type.const_int(lane, false), "").map_err(failed("match"))?;
-        lanes = builder.build_or(lanes, bit, "").map_err(failed("match"))?;
-    }
-    builder.build_and(lanes, members, "match").map_err(failed("match"))
-}
-
 /// `redux.sync`: the operation over the member lanes' values, read lane by lane.
 fn reduce<'ctx>(
     site: &Site<'_, 'ctx>,
@@ -161,64 +140,45 @@ fn reduce<'ctx>(
     Ok(accumulator)
 }
 
-/// Lowers one warp collective on AMD waves.
+/// A warp's primitives on its wave, for the shared warp lowering: `start` is the wave lane
+/// where the warp begins.
+struct WaveHalf<'ctx> {
+    start: IntValue<'ctx>,
+}
+
+impl<'ctx> LanePrimitives<'ctx> for WaveHalf<'ctx> {
+    fn lane(&self, site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        lane_id(site)
+    }
+
+    fn ballot(&self, site: &Site<'_, 'ctx>, predicate: IntValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        ballot(site, predicate, self.start)
+    }
+
+    fn read_lane(
+        &self,
+        site: &Site<'_, 'ctx>,
+        value: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        read_lane(site, value, lane, self.start)
+    }
+}
+
+/// Lowers one warp collective on AMD waves: `redux` lane by lane, `bar.warp.sync` as a
+/// wavefront fence and wave barrier, the rest from the wave's primitives.
 pub fn warp_collective<'ctx>(
     site: &Site<'_, 'ctx>,
     collective: &WarpCollective<'ctx>,
 ) -> Result<CollectiveResult<'ctx>, Unsupported> {
-    let builder = site.builder;
-    let i32_type = site.context.i32_type();
-    let bool_type = site.context.bool_type();
-    let single = |value: IntValue<'ctx>| CollectiveResult { value: Some(value), predicate: None };
-    let start = warp_start(site)?;
-    // The lanes executing this instruction: the active ones, within the member mask if given.
-    let members = |mask: Option<IntValue<'ctx>>| -> Result<IntValue<'ctx>, Unsupported> {
-        let active = ballot(site, bool_type.const_int(1, false), start)?;
-        match mask {
-            Some(mask) => builder.build_and(active, mask, "members").map_err(failed("a member mask")),
-            None => Ok(active),
-        }
-    };
-    let compare = |predicate: IntPredicate, left: IntValue<'ctx>, right: IntValue<'ctx>| {
-        builder.build_int_compare(predicate, left, right, "").map_err(failed("a vote"))
-    };
+    let wave = WaveHalf { start: warp_start(site)? };
     match collective {
-        WarpCollective::Shuffle { mode, value, lane, clamp, .. } => {
-            let own_lane = lane_id(site)?;
-            let (source, in_range) = shuffle_source(site, *mode, own_lane, *lane, *clamp)?;
-            let result = read_lane(site, *value, source, start)?;
-            Ok(CollectiveResult { value: Some(result), predicate: Some(in_range) })
-        }
-        WarpCollective::Vote { mode, predicate, member_mask } => {
-            let members = members(*member_mask)?;
-            let votes = ballot(site, *predicate, start)?;
-            let votes = builder.build_and(votes, members, "votes").map_err(failed("a vote"))?;
-            Ok(single(match mode {
-                VoteMode::Ballot => votes,
-                VoteMode::All => compare(IntPredicate::EQ, votes, members)?,
-                VoteMode::Any => compare(IntPredicate::NE, votes, i32_type.const_zero())?,
-                VoteMode::Uniform => {
-                    let all = compare(IntPredicate::EQ, votes, members)?;
-                    let none = compare(IntPredicate::EQ, votes, i32_type.const_zero())?;
-                    builder.build_or(all, none, "uniform").map_err(failed("a vote"))?
-                }
-            }))
-        }
-        WarpCollective::Match { all, value, member_mask } => {
-            let members = members(Some(*member_mask))?;
-            let lanes = matching_lanes(site, *value, members, start)?;
-            if !*all {
-                return Ok(single(lanes));
-            }
-            let everyone = compare(IntPredicate::EQ, lanes, members)?;
-            let result = builder.build_select(everyone, members, i32_type.const_zero(), "").map_err(failed("match"))?;
-            Ok(CollectiveResult { value: Some(result.into_int_value()), predicate: Some(everyone) })
-        }
         WarpCollective::Redux { operation, signed, value, member_mask } => {
-            let members = members(Some(*member_mask))?;
-            Ok(single(reduce(site, *operation, *signed, *value, members, start)?))
+            let active = ballot(site, site.context.bool_type().const_int(1, false), wave.start)?;
+            let members = site.builder.build_and(active, *member_mask, "members").map_err(failed("a member mask"))?;
+            let value = reduce(site, *operation, *signed, *value, members, wave.start)?;
+            Ok(CollectiveResult { value: Some(value), predicate: None })
         }
-        WarpCollective::ActiveMask => Ok(single(members(None)?)),
         WarpCollective::Sync { .. } => {
             // A wave runs its lanes together; the fence orders the warp's memory accesses
             // around the point, as `bar.warp.sync` does.
@@ -226,5 +186,6 @@ pub fn warp_collective<'ctx>(
             call_intrinsic_or_void(site, "llvm.amdgcn.wave.barrier", &[])?;
             Ok(CollectiveResult { value: None, predicate: None })
         }
+        _ => crate::warp_lanes::lower(site, &wave, collective),
     }
 }

@@ -19,6 +19,7 @@ mod site;
 mod spirv;
 mod spirv_subgroup;
 mod spirv_trap;
+mod warp_lanes;
 
 use inkwell::context::Context;
 use inkwell::module::Module;

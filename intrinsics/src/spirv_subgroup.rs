@@ -5,18 +5,16 @@
 //! as CUDA groups threads into warps.
 //!
 //! Every collective is built from the OpenCL sub-group builtins (by their Itanium-mangled names,
-//! which LLVM's SPIR-V back end turns into SPIR-V instructions): `shfl` computes PTX's source lane
-//! and in-range predicate (ISA 7.8 section 9.7.8.6) and reads it with `sub_group_shuffle`; `vote`
-//! and `activemask` use `sub_group_ballot`; `redux` the non-uniform reductions; `match` compares
-//! with every lane's value through 32 shuffles. Member masks name the lanes that execute the
-//! instruction together, which on a sub-group are its active work-items, so the reductions need
-//! nothing more; ballots are limited to the mask.
+//! which LLVM's SPIR-V back end turns into SPIR-V instructions): the lane id, `sub_group_ballot`
+//! and `sub_group_shuffle` are the primitives from which `warp_lanes.rs` builds `shfl`, `vote`,
+//! `match` and `activemask`; `redux` is the non-uniform reductions, which need nothing more
+//! since the lanes taking part are the sub-group's active work-items.
 
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
-use inkwell::IntPredicate;
-use ptxr_frontend::ir::{ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::ir::ReduxOperation;
 
+use crate::warp_lanes::LanePrimitives;
 use crate::{function_or_declare, CollectiveResult, Site, Unsupported, WarpCollective};
 
 /// LLVM's `spir_func` calling convention.
@@ -120,94 +118,35 @@ fn shuffle<'ctx>(
     Ok(builtin(site, name, value.get_type().into(), &[value.into(), lane.into()])?.into_int_value())
 }
 
-fn compare<'ctx>(
-    site: &Site<'_, 'ctx>,
-    predicate: IntPredicate,
-    left: IntValue<'ctx>,
-    right: IntValue<'ctx>,
-) -> Result<IntValue<'ctx>, Unsupported> {
-    site.builder.build_int_compare(predicate, left, right, "").map_err(failed("icmp"))
-}
+/// A sub-group's primitives for the shared warp lowering.
+struct SubGroup;
 
-/// PTX's `shfl`: the source lane and whether it is in range, computed as ISA 7.8 section 9.7.8.6
-/// says, then the shuffle, which reads this lane's own value when out of range.
-fn warp_shuffle<'ctx>(
-    site: &Site<'_, 'ctx>,
-    mode: ShuffleMode,
-    value: IntValue<'ctx>,
-    offset: IntValue<'ctx>,
-    clamp: IntValue<'ctx>,
-) -> Result<CollectiveResult<'ctx>, Unsupported> {
-    let lane = lane_id(site)?;
-    let (source, in_range) = crate::collective::shuffle_source(site, mode, lane, offset, clamp)?;
-    let result = shuffle(site, value, source)?;
-    Ok(CollectiveResult { value: Some(result), predicate: Some(in_range) })
-}
-
-/// The lanes of the mask whose `value` equals this lane's, through one shuffle per lane.
-fn matching_lanes<'ctx>(
-    site: &Site<'_, 'ctx>,
-    value: IntValue<'ctx>,
-    members: IntValue<'ctx>,
-) -> Result<IntValue<'ctx>, Unsupported> {
-    let builder = site.builder;
-    let i32_type = site.context.i32_type();
-    let mut lanes = i32_type.const_zero();
-    for lane in 0..32u64 {
-        let other = shuffle(site, value, i32_type.const_int(lane, false))?;
-        let same = compare(site, IntPredicate::EQ, other, value)?;
-        let bit = builder.build_int_z_extend(same, i32_type, "").map_err(failed("zext"))?;
-        let bit = builder.build_left_shift(bit, i32_type.const_int(lane, false), "").map_err(failed("shl"))?;
-        lanes = builder.build_or(lanes, bit, "").map_err(failed("or"))?;
+impl<'ctx> LanePrimitives<'ctx> for SubGroup {
+    fn lane(&self, site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        lane_id(site)
     }
-    builder.build_and(lanes, members, "match").map_err(failed("and"))
+
+    fn ballot(&self, site: &Site<'_, 'ctx>, predicate: IntValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        ballot(site, predicate)
+    }
+
+    fn read_lane(
+        &self,
+        site: &Site<'_, 'ctx>,
+        value: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        shuffle(site, value, lane)
+    }
 }
 
-/// Lowers one warp collective on sub-groups of 32.
+/// Lowers one warp collective on sub-groups of 32: `redux` as the non-uniform sub-group
+/// reductions, `bar.warp.sync` as `sub_group_barrier`, the rest from the sub-group primitives.
 pub fn warp_collective<'ctx>(
     site: &Site<'_, 'ctx>,
     collective: &WarpCollective<'ctx>,
 ) -> Result<CollectiveResult<'ctx>, Unsupported> {
-    let builder = site.builder;
-    let i32_type = site.context.i32_type();
-    let bool_type = site.context.bool_type();
-    let single = |value: IntValue<'ctx>| CollectiveResult { value: Some(value), predicate: None };
-    // The lanes executing this instruction: the active ones, within the member mask if given.
-    let members = |mask: Option<IntValue<'ctx>>| -> Result<IntValue<'ctx>, Unsupported> {
-        let active = ballot(site, bool_type.const_int(1, false))?;
-        match mask {
-            Some(mask) => builder.build_and(active, mask, "members").map_err(failed("and")),
-            None => Ok(active),
-        }
-    };
     match collective {
-        WarpCollective::Shuffle { mode, value, lane, clamp, .. } => warp_shuffle(site, *mode, *value, *lane, *clamp),
-        WarpCollective::Vote { mode, predicate, member_mask } => {
-            let members = members(*member_mask)?;
-            let votes = ballot(site, *predicate)?;
-            let votes = builder.build_and(votes, members, "votes").map_err(failed("and"))?;
-            Ok(single(match mode {
-                VoteMode::Ballot => votes,
-                VoteMode::All => compare(site, IntPredicate::EQ, votes, members)?,
-                VoteMode::Any => compare(site, IntPredicate::NE, votes, i32_type.const_zero())?,
-                VoteMode::Uniform => {
-                    let all = compare(site, IntPredicate::EQ, votes, members)?;
-                    let none = compare(site, IntPredicate::EQ, votes, i32_type.const_zero())?;
-                    builder.build_or(all, none, "uniform").map_err(failed("or"))?
-                }
-            }))
-        }
-        WarpCollective::Match { all, value, member_mask } => {
-            let members = members(Some(*member_mask))?;
-            let lanes = matching_lanes(site, *value, members)?;
-            if !*all {
-                return Ok(single(lanes));
-            }
-            let everyone = compare(site, IntPredicate::EQ, lanes, members)?;
-            let result =
-                builder.build_select(everyone, members, i32_type.const_zero(), "").map_err(failed("select"))?;
-            Ok(CollectiveResult { value: Some(result.into_int_value()), predicate: Some(everyone) })
-        }
         WarpCollective::Redux { operation, signed, value, .. } => {
             let name = match (operation, signed) {
                 (ReduxOperation::Add, _) => "_Z32sub_group_non_uniform_reduce_addj",
@@ -219,13 +158,15 @@ pub fn warp_collective<'ctx>(
                 (ReduxOperation::Or, _) => "_Z31sub_group_non_uniform_reduce_orj",
                 (ReduxOperation::Xor, _) => "_Z32sub_group_non_uniform_reduce_xorj",
             };
-            Ok(single(u32_builtin(site, name, &[(*value).into()])?))
+            let value = u32_builtin(site, name, &[(*value).into()])?;
+            Ok(CollectiveResult { value: Some(value), predicate: None })
         }
-        WarpCollective::ActiveMask => Ok(single(members(None)?)),
         WarpCollective::Sync { .. } => {
-            builtin_void(site, "_Z17sub_group_barrierj", &[i32_type.const_int(LOCAL_MEMORY_FENCE, false).into()])?;
+            let fence = site.context.i32_type().const_int(LOCAL_MEMORY_FENCE, false);
+            builtin_void(site, "_Z17sub_group_barrierj", &[fence.into()])?;
             Ok(CollectiveResult { value: None, predicate: None })
         }
+        _ => crate::warp_lanes::lower(site, &SubGroup, collective),
     }
 }
 
