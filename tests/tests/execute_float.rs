@@ -11,10 +11,11 @@ use ptxr_tests::{run_ok, Buffer, Launch, Random};
 
 /// Each thread reads `a` (and `b`) from the input rows, runs `body` on `%a`, `%b` into `%d`, and
 /// stores `%d`. `ty` is `f32` or `f64`.
+/// The module targets sm_86, the first with `min`/`max.xorsign.abs` (ISA 7.8 section 9.7.3.11).
 fn run(ty: &'static str, body: &str, rows: &[(u64, u64)]) -> Vec<u64> {
     let bytes = if ty == "f64" { 8 } else { 4 };
     let ptx = format!(
-        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+        ".version 7.8\n.target sm_86\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
          .reg .{ty} %a, %b, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
          ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
          mul.wide.u32 %rd3, %thread, {};\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, {bytes};\nadd.u64 %rd5, %rd2, %rd3;\n\
