@@ -50,6 +50,10 @@ pub struct DeviceFunctionCall<'ctx> {
     pub function: DeviceFunction,
     pub arguments: Vec<IntValue<'ctx>>,
     pub pointer_bits: u32,
+    /// For `vprintf`: the format string's bytes (without the NUL) when lowering could trace the
+    /// format argument to a `.global` array's initializer, for targets whose printf needs the
+    /// format at compile time.
+    pub format: Option<Vec<u8>>,
 }
 
 /// How the target lowered a call.

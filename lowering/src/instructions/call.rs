@@ -220,7 +220,12 @@ fn device_call<'ctx>(
         };
         integers.push(value);
     }
-    let call = DeviceFunctionCall { function, arguments: integers, pointer_bits: lowering.shared.ptx.address_size };
+    let format = match (function, arguments.first()) {
+        (DeviceFunction::Printf, Some(format)) => super::constant_string::traced_string(lowering, format),
+        _ => None,
+    };
+    let call =
+        DeviceFunctionCall { function, arguments: integers, pointer_bits: lowering.shared.ptx.address_size, format };
     let lowered =
         lowering.shared.target.device_function(&lowering.site(), &call).map_err(|unsupported| {
             LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
