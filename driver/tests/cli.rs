@@ -285,8 +285,8 @@ fn writes_past_a_buffer_are_caught_by_its_guard_zone_and_reported() {
 }
 
 /// On SPIR-V, `vprintf` becomes OpenCL's printf, which needs its format at compile time: a format
-/// address loaded from memory, a `%s` conversion (OpenCL takes only string constants there) and
-/// a format written by two instructions are each reported at the call, naming the target, and no
+/// address loaded from memory, a `%s` whose argument is not a traced string constant (here the
+/// buffer's register is written twice) and a format written by two instructions are each reported at the call, naming the target, and no
 /// output file is written. The same kernel with the format traced compiles.
 #[test]
 fn printf_on_spirv_reports_formats_it_cannot_trace() {
@@ -318,7 +318,8 @@ fn printf_on_spirv_reports_formats_it_cannot_trace() {
         ),
         (
             kernel("name %s\n", traced),
-            "unsupported: `vprintf` with `%s` (OpenCL's printf takes only string constants there) on spirv",
+            "unsupported: `vprintf` with `%s` of an argument that is not a string constant stored once \
+             (OpenCL's printf takes only constants) on spirv",
         ),
     ];
     for (ptx, message) in cases {

@@ -54,6 +54,9 @@ pub struct DeviceFunctionCall<'ctx> {
     /// format argument to a `.global` array's initializer, for targets whose printf needs the
     /// format at compile time.
     pub format: Option<Vec<u8>>,
+    /// For `vprintf`: the string constants (without their NULs) that the function stores into
+    /// the argument buffer, by byte offset, where lowering could trace them (for `%s`).
+    pub argument_strings: Vec<(u64, Vec<u8>)>,
 }
 
 /// How the target lowered a call.

@@ -5,19 +5,21 @@
 //! traced to a `.global` string constant (`DeviceFunctionCall::format`). Parsing it decides what
 //! each conversion reads from the buffer, by C's default argument promotions as nvcc packs them
 //! (ptx-abi.md section 4.3): `%d %i %u %x %X %o %c` an `int` (a 64-bit integer with `l`, `ll`,
-//! `j`, `z` or `t`), every floating conversion a `double`, `%p` an address of the module's
-//! width, each aligned to its own size. The format is copied into the constant address space
-//! with the 64-bit length modifiers spelled `l`, the only one OpenCL C has.
+//! `j`, `z` or `t`), every floating conversion a `double`, `%p` and `%s` an address of the
+//! module's width, each aligned to its own size. The format is copied into the constant address
+//! space with the 64-bit length modifiers spelled `l`, the only one OpenCL C has.
 //!
-//! `%s` (OpenCL's needs a string constant, where CUDA's buffer holds a run-time address), `*`
-//! widths and precisions, `%n` and `L` are reported as unsupported.
+//! OpenCL's `%s` takes only a string constant, where CUDA's buffer holds a run-time address: a
+//! `%s` works when lowering traced the one store of that buffer slot to a `.global` string
+//! (`DeviceFunctionCall::argument_strings`), which is copied into the constant address space
+//! too. Other `%s` arguments, `*` widths and precisions, `%n` and `L` are reported.
 //!
 //! The result: CUDA's `vprintf` returns the number of arguments read; OpenCL's `printf` returns
 //! 0 on success and -1 on failure (Intel's CPU runtime returns the count of characters printed,
 //! as C's does), so a negative status stays -1 and any other becomes the argument count.
 
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicMetadataValueEnum, BasicValue, IntValue};
+use inkwell::values::{BasicMetadataValueEnum, BasicValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 
 use crate::{function_or_declare, DeviceFunctionCall, Site, Unsupported};
@@ -36,6 +38,8 @@ enum Argument {
     Double,
     /// `%p`: an address of the module's width.
     Pointer,
+    /// `%s`: an address of the module's width, of a string constant.
+    String,
 }
 
 impl Argument {
@@ -43,7 +47,7 @@ impl Argument {
         match self {
             Argument::Int => 4,
             Argument::Long | Argument::Double => 8,
-            Argument::Pointer => u64::from(pointer_bits / 8),
+            Argument::Pointer | Argument::String => u64::from(pointer_bits / 8),
         }
     }
 }
@@ -113,7 +117,7 @@ fn parse(format: &[u8]) -> Result<OpenClFormat, Unsupported> {
                 Some(Argument::Double)
             }
             b'p' if length.is_empty() => Some(Argument::Pointer),
-            b's' => return Err(unsupported("`%s` (OpenCL's printf takes only string constants there)")),
+            b's' if length.is_empty() => Some(Argument::String),
             _ => {
                 let spelling = String::from_utf8_lossy(&format[length_start..position]);
                 return Err(unsupported(&format!("the conversion `%{spelling}`")));
@@ -135,6 +139,45 @@ fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("`vprintf` (an LLVM builder operation failed: {error})") }
 }
 
+/// The byte offset of argument `position` in the packed buffer.
+fn offset_of(arguments: &[Argument], position: usize, pointer_bits: u32) -> u64 {
+    let mut offset = 0;
+    for (index, argument) in arguments.iter().enumerate() {
+        let bytes = argument.bytes(pointer_bits);
+        offset = u64::next_multiple_of(offset, bytes);
+        if index == position {
+            break;
+        }
+        offset += bytes;
+    }
+    offset
+}
+
+/// The traced string constant that `%s` argument `position` reads.
+fn string_argument<'a>(call: &'a DeviceFunctionCall<'_>, arguments: &[Argument], position: usize) -> Option<&'a [u8]> {
+    let offset = offset_of(arguments, position, call.pointer_bits);
+    call.argument_strings.iter().find(|(at, _)| *at == offset).map(|(_, text)| text.as_slice())
+}
+
+/// `text` and a NUL as a constant-address-space global; the result points at its first byte.
+fn constant_string<'ctx>(site: &Site<'_, 'ctx>, text: &[u8], name: &str) -> PointerValue<'ctx> {
+    let context = site.context;
+    // The OpenCL.std printf instruction wants its format as a pointer to 8-bit integers, while
+    // LLVM's SPIR-V backend types a global's address by the global's type (`[N x i8]`) and LLVM
+    // folds a zero-offset `i8` GEP back into the global. So the text starts one byte into its
+    // global and is passed as that `i8` GEP, which stays.
+    let padded: Vec<u8> = std::iter::once(0).chain(text.iter().copied()).collect();
+    let bytes = context.const_string(&padded, true);
+    let global = site.module.add_global(bytes.get_type(), Some(AddressSpace::from(CONSTANT_ADDRESS_SPACE)), name);
+    global.set_initializer(&bytes);
+    global.set_constant(true);
+    global.set_linkage(inkwell::module::Linkage::Private);
+    global.set_unnamed_addr(true);
+    let one = context.i64_type().const_int(1, false);
+    // SAFETY: byte 1 of a global of at least two bytes.
+    unsafe { global.as_pointer_value().const_in_bounds_gep(context.i8_type(), &[one]) }
+}
+
 /// Lowers one `vprintf` call to OpenCL's `printf`; the result is CUDA's, an `i32`.
 pub fn call<'ctx>(site: &Site<'_, 'ctx>, call: &DeviceFunctionCall<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
     let format =
@@ -146,35 +189,40 @@ pub fn call<'ctx>(site: &Site<'_, 'ctx>, call: &DeviceFunctionCall<'ctx>) -> Res
     let context = site.context;
     let builder = site.builder;
     let constant = AddressSpace::from(CONSTANT_ADDRESS_SPACE);
+    // Checked before any code is built, so that an unsupported call leaves nothing behind.
+    for (position, _) in arguments.iter().enumerate().filter(|(_, argument)| **argument == Argument::String) {
+        if string_argument(call, &arguments, position).is_none() {
+            return Err(unsupported(
+                "`%s` of an argument that is not a string constant stored once (OpenCL's printf takes only constants)",
+            ));
+        }
+    }
     let generic = context.ptr_type(AddressSpace::from(GENERIC_ADDRESS_SPACE));
 
     // The OpenCL.std printf instruction wants its format as a pointer to 8-bit integers, while
     // LLVM's SPIR-V backend types a global's address by the global's type (`[N x i8]`) and LLVM
     // folds a zero-offset `i8` GEP back into the global. So the format starts one byte into
     // its global and is passed as that `i8` GEP, which stays.
-    let padded: Vec<u8> = std::iter::once(0).chain(text).collect();
-    let bytes = context.const_string(&padded, true);
-    let global = site.module.add_global(bytes.get_type(), Some(constant), "printf_format");
-    global.set_initializer(&bytes);
-    global.set_constant(true);
-    global.set_linkage(inkwell::module::Linkage::Private);
-    global.set_unnamed_addr(true);
-    let one = context.i64_type().const_int(1, false);
-    // SAFETY: byte 1 of a global of at least two bytes.
-    let format = unsafe { global.as_pointer_value().const_in_bounds_gep(context.i8_type(), &[one]) };
-
+    let format = constant_string(site, &text, "printf_format");
     let mut values: Vec<BasicMetadataValueEnum<'ctx>> = vec![format.into()];
     let buffer = builder.build_int_to_ptr(buffer, generic, "printf_arguments").map_err(llvm_error)?;
     let mut offset = 0u64;
-    for argument in &arguments {
+    for (position, argument) in arguments.iter().enumerate() {
         let bytes = argument.bytes(call.pointer_bits);
         offset = offset.next_multiple_of(bytes);
+        if *argument == Argument::String {
+            let text = string_argument(call, &arguments, position)
+                .ok_or_else(|| unsupported("`%s` of an argument that is not a string constant"))?;
+            values.push(constant_string(site, text, "printf_string").into());
+            offset += bytes;
+            continue;
+        }
         let ty: BasicTypeEnum<'ctx> = match argument {
             Argument::Int => context.i32_type().into(),
             Argument::Long => context.i64_type().into(),
             Argument::Double => context.f64_type().into(),
-            Argument::Pointer if call.pointer_bits == 32 => context.i32_type().into(),
-            Argument::Pointer => context.i64_type().into(),
+            Argument::Pointer | Argument::String if call.pointer_bits == 32 => context.i32_type().into(),
+            Argument::Pointer | Argument::String => context.i64_type().into(),
         };
         let index = context.i64_type().const_int(offset, false);
         // SAFETY: an in-bounds byte offset into the buffer the format describes; a buffer
@@ -227,10 +275,10 @@ mod tests {
     fn conversions_read_promoted_arguments_and_64_bit_lengths_become_l() {
         use Argument::*;
         assert_eq!(
-            parsed("%d %5u %#x %-8.3f %lld %llx %zu %c %% %hhd %p %lf\n"),
+            parsed("%d %5u %#x %-8.3f %lld %llx %zu %c %% %hhd %p %lf %-6s\n"),
             (
-                "%d %5u %#x %-8.3f %ld %lx %lu %c %% %hhd %p %f\n".to_string(),
-                vec![Int, Int, Int, Double, Long, Long, Long, Int, Int, Pointer, Double]
+                "%d %5u %#x %-8.3f %ld %lx %lu %c %% %hhd %p %f %-6s\n".to_string(),
+                vec![Int, Int, Int, Double, Long, Long, Long, Int, Int, Pointer, Double, String]
             )
         );
         assert_eq!(parsed("no conversions"), ("no conversions".to_string(), vec![]));
@@ -239,11 +287,11 @@ mod tests {
     #[test]
     fn conversions_opencl_lacks_are_named() {
         for (format, named) in [
-            ("%s", "`%s`"),
             ("%*d", "`*` field width"),
             ("%.*f", "`*` precision"),
             ("%n", "`%n`"),
             ("%Lf", "`%Lf`"),
+            ("%ls", "`%ls`"),
             ("100%", "incomplete"),
         ] {
             let Err(error) = parse(format.as_bytes()) else { panic!("{format} was accepted") };

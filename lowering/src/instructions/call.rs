@@ -220,12 +220,20 @@ fn device_call<'ctx>(
         };
         integers.push(value);
     }
-    let format = match (function, arguments.first()) {
-        (DeviceFunction::Printf, Some(format)) => super::constant_string::traced_string(lowering, format),
-        _ => None,
+    let (format, argument_strings) = match (function, arguments) {
+        (DeviceFunction::Printf, [format, buffer]) => (
+            super::constant_string::traced_string(lowering, format),
+            super::constant_string::traced_buffer_strings(lowering, buffer),
+        ),
+        _ => (None, Vec::new()),
     };
-    let call =
-        DeviceFunctionCall { function, arguments: integers, pointer_bits: lowering.shared.ptx.address_size, format };
+    let call = DeviceFunctionCall {
+        function,
+        arguments: integers,
+        pointer_bits: lowering.shared.ptx.address_size,
+        format,
+        argument_strings,
+    };
     let lowered =
         lowering.shared.target.device_function(&lowering.site(), &call).map_err(|unsupported| {
             LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)

@@ -1,9 +1,10 @@
-//! The text of a string constant that a call argument addresses, found in the PTX itself: the
-//! argument's value traced back through the one instruction that writes each register or
-//! `.param` variable on the way (`mov`, `cvta.global`, `st.param`) to the address of a `.global`
-//! byte array with an initializer, as nvcc passes a string literal to `vprintf`. Targets whose
-//! printf needs the format at compile time (OpenCL's) get it from here; tracing in the PTX works
-//! at every optimisation level, where LLVM folds the address into a constant only when it runs.
+//! String constants that a call's arguments address, found in the PTX itself: an address traced
+//! back through the one instruction that writes each register or `.param` variable on the way
+//! (`mov`, `cvta`, `st.param`) to the address of a `.global` byte array with an initializer, as
+//! nvcc passes a string literal to `vprintf`; and the string constants stored into `vprintf`'s
+//! packed argument buffer (for `%s`). Targets whose printf needs strings at compile time
+//! (OpenCL's) get them from here; tracing in the PTX works at every optimisation level, where
+//! LLVM folds an address into a constant only when it optimises.
 
 use ptxr_frontend::ir::{self, AddressBase, AddressConversion, CallOperand, Instruction, Statement, Value, VariableId};
 use ptxr_frontend::vocabulary::StateSpace;
@@ -13,16 +14,23 @@ use crate::function::FunctionLowering;
 /// How many definitions deep a trace goes before giving up (a chain of copies, not a loop).
 const MAXIMUM_DEPTH: usize = 16;
 
+fn operand_value(argument: &CallOperand) -> Value {
+    match argument {
+        CallOperand::Variable { variable, .. } => Value::Register(*variable),
+        CallOperand::Immediate(operand) => operand.value.clone(),
+    }
+}
+
 /// The bytes, up to (not including) the terminating NUL, of the string `argument` addresses;
 /// `None` when the address is not traceable to an initialized `.global` array.
 pub fn traced_string(lowering: &FunctionLowering<'_, '_>, argument: &CallOperand) -> Option<Vec<u8>> {
-    let value = match argument {
-        CallOperand::Variable { variable, .. } => Value::Register(*variable),
-        CallOperand::Immediate(operand) => operand.value.clone(),
-    };
-    let (variable, offset) = traced_address(lowering, &value, MAXIMUM_DEPTH)?;
+    string_at(lowering, &operand_value(argument))
+}
+
+fn string_at(lowering: &FunctionLowering<'_, '_>, value: &Value) -> Option<Vec<u8>> {
+    let (variable, offset) = traced_address(lowering, value, StateSpace::Global, MAXIMUM_DEPTH)?;
     let global = lowering.variable(variable);
-    if global.state_space != StateSpace::Global || !global.addresses.is_empty() {
+    if !global.addresses.is_empty() {
         return None;
     }
     let bytes = global.initializer.as_ref()?.get(usize::try_from(offset).ok()?..)?;
@@ -30,27 +38,85 @@ pub fn traced_string(lowering: &FunctionLowering<'_, '_>, argument: &CallOperand
     Some(bytes[..length].to_vec())
 }
 
-/// The module variable and byte offset that `value` is the (global or generic) address of.
-fn traced_address(lowering: &FunctionLowering<'_, '_>, value: &Value, depth: usize) -> Option<(VariableId, i64)> {
+/// The string constants stored into the `.local` buffer that `buffer` addresses, by byte
+/// offset from that address: each offset that exactly one unguarded store in the function writes, with an address
+/// traced to a string constant. Empty when some store to `.local` or generic memory has an
+/// address that cannot be traced (it might write into the buffer).
+pub fn traced_buffer_strings(lowering: &FunctionLowering<'_, '_>, buffer: &CallOperand) -> Vec<(u64, Vec<u8>)> {
+    let Some((buffer, buffer_offset)) =
+        traced_address(lowering, &operand_value(buffer), StateSpace::Local, MAXIMUM_DEPTH)
+    else {
+        return Vec::new();
+    };
+    let Some(body) = lowering.function.body.as_ref() else { return Vec::new() };
+    let mut stores: Vec<(i64, Option<&Value>)> = Vec::new();
+    for statement in body {
+        let Statement::Instruction(guarded) = statement else { continue };
+        let (state_space, address, source) = match &guarded.instruction {
+            Instruction::Store { state_space, address, source, .. } => (*state_space, address, Some(&source.value)),
+            Instruction::StoreVector { state_space, address, .. } => (*state_space, address, None),
+            _ => continue,
+        };
+        if !matches!(state_space, StateSpace::Local | StateSpace::Generic) {
+            continue;
+        }
+        let base = match &address.base {
+            AddressBase::Variable(variable) => Some((*variable, 0)),
+            AddressBase::Register(register) => {
+                traced_address(lowering, &Value::Register(*register), StateSpace::Local, MAXIMUM_DEPTH)
+            }
+            _ => None,
+        };
+        let Some((variable, base_offset)) = base else { return Vec::new() };
+        if variable != buffer {
+            continue;
+        }
+        let Some(offset) = base_offset.checked_add(address.offset).and_then(|offset| offset.checked_sub(buffer_offset))
+        else {
+            return Vec::new();
+        };
+        stores.push((offset, source.filter(|_| guarded.guard.is_none())));
+    }
+    let mut strings = Vec::new();
+    for &(offset, source) in &stores {
+        if stores.iter().filter(|(other, _)| *other == offset).count() != 1 {
+            continue;
+        }
+        if let (Ok(offset), Some(text)) = (u64::try_from(offset), source.and_then(|value| string_at(lowering, value))) {
+            strings.push((offset, text));
+        }
+    }
+    strings
+}
+
+/// The variable of `state_space` and byte offset that `value` is the address of (in that state
+/// space or generic).
+fn traced_address(
+    lowering: &FunctionLowering<'_, '_>,
+    value: &Value,
+    state_space: StateSpace,
+    depth: usize,
+) -> Option<(VariableId, i64)> {
     let depth = depth.checked_sub(1)?;
     match value {
-        Value::AddressOf(variable @ VariableId::Global(_)) => Some((*variable, 0)),
+        Value::AddressOf(variable) if lowering.variable(*variable).state_space == state_space => Some((*variable, 0)),
         Value::Offset { base, offset } => {
-            let (variable, base_offset) = traced_address(lowering, base, depth)?;
+            let (variable, base_offset) = traced_address(lowering, base, state_space, depth)?;
             Some((variable, base_offset.checked_add(*offset)?))
         }
         Value::Register(register @ VariableId::Local(_)) => {
-            let source = only_definition(lowering.function, *register)?;
-            traced_address(lowering, source, depth)
+            let source = only_definition(lowering.function, *register, state_space)?;
+            traced_address(lowering, source, state_space, depth)
         }
         _ => None,
     }
 }
 
 /// The value that the one unguarded instruction writing `register` (a register or a `.param`
-/// variable of the function) copies into it, when it is a copy of an address; `None` when
-/// several instructions write it or the one that does computes something else.
-fn only_definition(function: &ir::Function, register: VariableId) -> Option<&Value> {
+/// variable of the function) copies into it, when it is a copy of an address (`cvta` from
+/// `state_space`); `None` when several instructions write it or the one that does computes
+/// something else.
+fn only_definition(function: &ir::Function, register: VariableId, state_space: StateSpace) -> Option<&Value> {
     let mut definitions = function.body.as_ref()?.iter().filter_map(|statement| match statement {
         Statement::Instruction(guarded) if writes(&guarded.instruction, register) => Some(guarded),
         _ => None,
@@ -63,11 +129,11 @@ fn only_definition(function: &ir::Function, register: VariableId) -> Option<&Val
         Instruction::Move { destination, source, .. } if destination.member.is_none() => Some(&source.value),
         Instruction::ConvertAddress {
             direction: AddressConversion::ToGeneric,
-            state_space: StateSpace::Global,
+            state_space: converted,
             destination,
             source,
             ..
-        } if destination.member.is_none() => Some(&source.value),
+        } if *converted == state_space && destination.member.is_none() => Some(&source.value),
         Instruction::Store { state_space: StateSpace::Param, address, source, .. } if address.offset == 0 => {
             Some(&source.value)
         }
