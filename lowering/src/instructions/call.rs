@@ -221,10 +221,13 @@ fn device_call<'ctx>(
         integers.push(value);
     }
     let (format, argument_strings) = match (function, arguments) {
-        (DeviceFunction::Printf, [format, buffer]) => (
-            super::constant_string::traced_string(lowering, format),
-            super::constant_string::traced_buffer_strings(lowering, buffer),
-        ),
+        (DeviceFunction::Printf, [format, buffer]) => {
+            let writers = super::constant_string::Writers::of(lowering.function);
+            (
+                super::constant_string::traced_string(lowering, &writers, format),
+                super::constant_string::traced_buffer_strings(lowering, &writers, buffer),
+            )
+        }
         _ => (None, Vec::new()),
     };
     let call = DeviceFunctionCall {

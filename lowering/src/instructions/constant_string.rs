@@ -6,7 +6,11 @@
 //! (OpenCL's) get them from here; tracing in the PTX works at every optimisation level, where
 //! LLVM folds an address into a constant only when it optimises.
 
-use ptxr_frontend::ir::{self, AddressBase, AddressConversion, CallOperand, Instruction, Statement, Value, VariableId};
+use std::collections::HashMap;
+
+use ptxr_frontend::ir::{
+    self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, Statement, Value, VariableId,
+};
 use ptxr_frontend::vocabulary::StateSpace;
 
 use crate::function::FunctionLowering;
@@ -21,14 +25,37 @@ fn operand_value(argument: &CallOperand) -> Value {
     }
 }
 
-/// The bytes, up to (not including) the terminating NUL, of the string `argument` addresses;
-/// `None` when the address is not traceable to an initialized `.global` array.
-pub fn traced_string(lowering: &FunctionLowering<'_, '_>, argument: &CallOperand) -> Option<Vec<u8>> {
-    string_at(lowering, &operand_value(argument))
+/// The instructions of a function that write each of its variables, gathered in one pass so that
+/// traces cost one scan of the function per call, not one per step.
+pub struct Writers<'a> {
+    by_variable: HashMap<VariableId, Vec<&'a GuardedInstruction>>,
 }
 
-fn string_at(lowering: &FunctionLowering<'_, '_>, value: &Value) -> Option<Vec<u8>> {
-    let (variable, offset) = traced_address(lowering, value, StateSpace::Global, MAXIMUM_DEPTH)?;
+impl<'a> Writers<'a> {
+    pub fn of(function: &'a ir::Function) -> Writers<'a> {
+        let mut by_variable: HashMap<VariableId, Vec<&'a GuardedInstruction>> = HashMap::new();
+        for statement in function.body.iter().flatten() {
+            let Statement::Instruction(guarded) = statement else { continue };
+            for variable in written_variables(&guarded.instruction) {
+                by_variable.entry(variable).or_default().push(guarded);
+            }
+        }
+        Writers { by_variable }
+    }
+}
+
+/// The bytes, up to (not including) the terminating NUL, of the string `argument` addresses;
+/// `None` when the address is not traceable to an initialized `.global` array.
+pub fn traced_string(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    argument: &CallOperand,
+) -> Option<Vec<u8>> {
+    string_at(lowering, writers, &operand_value(argument))
+}
+
+fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: &Value) -> Option<Vec<u8>> {
+    let (variable, offset) = traced_address(lowering, writers, value, StateSpace::Global, MAXIMUM_DEPTH)?;
     let global = lowering.variable(variable);
     if !global.addresses.is_empty() {
         return None;
@@ -42,9 +69,13 @@ fn string_at(lowering: &FunctionLowering<'_, '_>, value: &Value) -> Option<Vec<u
 /// offset from that address: each offset that exactly one unguarded store in the function writes, with an address
 /// traced to a string constant. Empty when some store to `.local` or generic memory has an
 /// address that cannot be traced (it might write into the buffer).
-pub fn traced_buffer_strings(lowering: &FunctionLowering<'_, '_>, buffer: &CallOperand) -> Vec<(u64, Vec<u8>)> {
+pub fn traced_buffer_strings(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    buffer: &CallOperand,
+) -> Vec<(u64, Vec<u8>)> {
     let Some((buffer, buffer_offset)) =
-        traced_address(lowering, &operand_value(buffer), StateSpace::Local, MAXIMUM_DEPTH)
+        traced_address(lowering, writers, &operand_value(buffer), StateSpace::Local, MAXIMUM_DEPTH)
     else {
         return Vec::new();
     };
@@ -63,7 +94,7 @@ pub fn traced_buffer_strings(lowering: &FunctionLowering<'_, '_>, buffer: &CallO
         let base = match &address.base {
             AddressBase::Variable(variable) => Some((*variable, 0)),
             AddressBase::Register(register) => {
-                traced_address(lowering, &Value::Register(*register), StateSpace::Local, MAXIMUM_DEPTH)
+                traced_address(lowering, writers, &Value::Register(*register), StateSpace::Local, MAXIMUM_DEPTH)
             }
             _ => None,
         };
@@ -82,7 +113,9 @@ pub fn traced_buffer_strings(lowering: &FunctionLowering<'_, '_>, buffer: &CallO
         if stores.iter().filter(|(other, _)| *other == offset).count() != 1 {
             continue;
         }
-        if let (Ok(offset), Some(text)) = (u64::try_from(offset), source.and_then(|value| string_at(lowering, value))) {
+        if let (Ok(offset), Some(text)) =
+            (u64::try_from(offset), source.and_then(|value| string_at(lowering, writers, value)))
+        {
             strings.push((offset, text));
         }
     }
@@ -93,6 +126,7 @@ pub fn traced_buffer_strings(lowering: &FunctionLowering<'_, '_>, buffer: &CallO
 /// space or generic).
 fn traced_address(
     lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
     value: &Value,
     state_space: StateSpace,
     depth: usize,
@@ -101,12 +135,12 @@ fn traced_address(
     match value {
         Value::AddressOf(variable) if lowering.variable(*variable).state_space == state_space => Some((*variable, 0)),
         Value::Offset { base, offset } => {
-            let (variable, base_offset) = traced_address(lowering, base, state_space, depth)?;
+            let (variable, base_offset) = traced_address(lowering, writers, base, state_space, depth)?;
             Some((variable, base_offset.checked_add(*offset)?))
         }
         Value::Register(register @ VariableId::Local(_)) => {
-            let source = only_definition(lowering.function, *register, state_space)?;
-            traced_address(lowering, source, state_space, depth)
+            let source = only_definition(writers, *register, state_space)?;
+            traced_address(lowering, writers, source, state_space, depth)
         }
         _ => None,
     }
@@ -116,13 +150,9 @@ fn traced_address(
 /// variable of the function) copies into it, when it is a copy of an address (`cvta` from
 /// `state_space`); `None` when several instructions write it or the one that does computes
 /// something else.
-fn only_definition(function: &ir::Function, register: VariableId, state_space: StateSpace) -> Option<&Value> {
-    let mut definitions = function.body.as_ref()?.iter().filter_map(|statement| match statement {
-        Statement::Instruction(guarded) if writes(&guarded.instruction, register) => Some(guarded),
-        _ => None,
-    });
-    let definition = definitions.next()?;
-    if definitions.next().is_some() || definition.guard.is_some() {
+fn only_definition<'a>(writers: &Writers<'a>, register: VariableId, state_space: StateSpace) -> Option<&'a Value> {
+    let [definition] = writers.by_variable.get(&register)?.as_slice() else { return None };
+    if definition.guard.is_some() {
         return None;
     }
     match &definition.instruction {
@@ -141,18 +171,33 @@ fn only_definition(function: &ir::Function, register: VariableId, state_space: S
     }
 }
 
-/// Whether `instruction` may write `variable`. Stores and call results are told apart by their
+/// The variables `instruction` may write. Stores and call results are told apart by their
 /// fields; every other instruction writes through `Destination`s, which its debug form spells
-/// `register: Local(n)` (as does a read of a vector member, which only makes the trace give up
+/// `register: Local(n)` (as does a read of a vector member, which only makes a trace give up
 /// more often): listing every variant's destinations here would repeat the checker's decoding.
-fn writes(instruction: &Instruction, variable: VariableId) -> bool {
+fn written_variables(instruction: &Instruction) -> Vec<VariableId> {
     match instruction {
-        Instruction::Store { address, .. } | Instruction::StoreVector { address, .. } => {
-            address.base == AddressBase::Variable(variable)
-        }
+        Instruction::Store { address, .. } | Instruction::StoreVector { address, .. } => match address.base {
+            AddressBase::Variable(variable) => vec![variable],
+            _ => Vec::new(),
+        },
         Instruction::Call { results, .. } | Instruction::CallIndirect { results, .. } => results
             .iter()
-            .any(|result| matches!(result, CallOperand::Variable { variable: written, .. } if *written == variable)),
-        other => format!("{other:?}").contains(&format!("register: {variable:?}")),
+            .filter_map(|result| match result {
+                CallOperand::Variable { variable, .. } => Some(*variable),
+                CallOperand::Immediate(_) => None,
+            })
+            .collect(),
+        other => {
+            const MARK: &str = "register: Local(";
+            let text = format!("{other:?}");
+            text.match_indices(MARK)
+                .filter_map(|(at, _)| {
+                    let digits = &text[at + MARK.len()..];
+                    let end = digits.find(')')?;
+                    digits[..end].parse().ok().map(VariableId::Local)
+                })
+                .collect()
+        }
     }
 }
