@@ -763,20 +763,21 @@ fn printf_prints_through_opencl_before_the_json() {
         )
     };
     // Item i (of 8 in two blocks) prints -i as %d, %u and %x, i * 1.25 + 0.5, i << 40, 'A' + i;
-    // then, from a second buffer 40 bytes into the same depot, ~i << 32 as %llx, i again and the
+    // then, from a second buffer 40 bytes into the same depot, addressed as nvcc does (`add` to
+    // its stack pointers `%SP` and `%SPL`), ~i << 32 as %llx, i again and the
     // string constant `word` (a `%s`, which OpenCL takes only as a constant).
     let ptx = format!(
         ".version 7.8\n.target sm_80\n.address_size 64\n\
          .extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments);\n{}{}\
          .visible .entry test(.param .u64 output)\n{{\n\
-         .local .align 8 .b8 depot[64];\n.reg .b32 %r<8>;\n.reg .b64 %rd<6>;\n.reg .b64 %buffer, %local, %second, %second_local;\n.reg .f64 %fd1;\n\
+         .local .align 8 .b8 depot[64];\n.reg .b32 %r<8>;\n.reg .b64 %rd<6>;\n.reg .b64 %buffer, %local, %second, %second_local, %SP, %SPL;\n.reg .f64 %fd1;\n\
          mov.u64 %local, depot;\ncvta.local.u64 %buffer, %local;\n\
          mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.u32 %r1, %r1, %r2, %r3;\n\
          neg.s32 %r2, %r1;\nst.local.u32 [%local], %r2;\nst.local.u32 [%local+4], %r2;\nst.local.u32 [%local+8], %r2;\n\
          cvt.rn.f64.u32 %fd1, %r1;\nfma.rn.f64 %fd1, %fd1, 0d3FF4000000000000, 0d3FE0000000000000;\nst.local.f64 [%local+16], %fd1;\n\
          cvt.u64.u32 %rd1, %r1;\nshl.b64 %rd2, %rd1, 40;\nst.local.u64 [%local+24], %rd2;\n\
          add.u32 %r4, %r1, 65;\nst.local.u32 [%local+32], %r4;\n{}\
-         mov.u64 %second_local, depot+40;\ncvta.local.u64 %second, %second_local;\n\
+         mov.u64 %SPL, depot;\ncvta.local.u64 %SP, %SPL;\nadd.u64 %second, %SP, 40;\nadd.u64 %second_local, %SPL, 40;\n\
          not.b64 %rd2, %rd1;\nshl.b64 %rd2, %rd2, 32;\nst.local.u64 [%second_local], %rd2;\nst.u32 [%second+8], %r1;\n\
          cvta.global.u64 %rd5, word;\nst.local.u64 [%second_local+16], %rd5;\n{}\
          add.u32 %r5, %r5, %r6;\n\

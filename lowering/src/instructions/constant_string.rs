@@ -1,6 +1,6 @@
 //! String constants that a call's arguments address, found in the PTX itself: an address traced
 //! back through the one instruction that writes each register or `.param` variable on the way
-//! (`mov`, `cvta`, `st.param`) to the address of a `.global` byte array with an initializer, as
+//! (`mov`, `cvta`, `st.param`, `add` of a constant) to the address of a `.global` byte array with an initializer, as
 //! nvcc passes a string literal to `vprintf`; and the string constants stored into `vprintf`'s
 //! packed argument buffer (for `%s`). Targets whose printf needs strings at compile time
 //! (OpenCL's) get them from here; tracing in the PTX works at every optimisation level, where
@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use ptxr_frontend::ir::{
-    self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, Statement, Value, VariableId,
+    self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, IntegerBinaryOperation,
+    Statement, Value, VariableId,
 };
 use ptxr_frontend::vocabulary::StateSpace;
 
@@ -140,7 +141,7 @@ fn traced_address(
         }
         Value::Register(register @ VariableId::Local(_)) => {
             let source = only_definition(writers, *register, state_space)?;
-            traced_address(lowering, writers, source, state_space, depth)
+            traced_address(lowering, writers, &source, state_space, depth)
         }
         _ => None,
     }
@@ -150,22 +151,37 @@ fn traced_address(
 /// variable of the function) copies into it, when it is a copy of an address (`cvta` from
 /// `state_space`); `None` when several instructions write it or the one that does computes
 /// something else.
-fn only_definition<'a>(writers: &Writers<'a>, register: VariableId, state_space: StateSpace) -> Option<&'a Value> {
+fn only_definition(writers: &Writers<'_>, register: VariableId, state_space: StateSpace) -> Option<Value> {
     let [definition] = writers.by_variable.get(&register)?.as_slice() else { return None };
     if definition.guard.is_some() {
         return None;
     }
     match &definition.instruction {
-        Instruction::Move { destination, source, .. } if destination.member.is_none() => Some(&source.value),
+        Instruction::Move { destination, source, .. } if destination.member.is_none() => Some(source.value.clone()),
         Instruction::ConvertAddress {
             direction: AddressConversion::ToGeneric,
             state_space: converted,
             destination,
             source,
             ..
-        } if *converted == state_space && destination.member.is_none() => Some(&source.value),
+        } if *converted == state_space && destination.member.is_none() => Some(source.value.clone()),
         Instruction::Store { state_space: StateSpace::Param, address, source, .. } if address.offset == 0 => {
-            Some(&source.value)
+            Some(source.value.clone())
+        }
+        // nvcc's `add.u64 %rd3, %SP, 16` into its stack frame.
+        Instruction::IntegerBinary {
+            operation: IntegerBinaryOperation::Add,
+            saturate: false,
+            ty,
+            destination,
+            a,
+            b,
+        } if ty.bytes() >= 4 && destination.member.is_none() => {
+            let (base, offset) = match (&a.value, &b.value) {
+                (base, Value::Integer(offset)) | (Value::Integer(offset), base) => (base, *offset),
+                _ => return None,
+            };
+            Some(Value::Offset { base: Box::new(base.clone()), offset: i64::try_from(offset).ok()? })
         }
         _ => None,
     }
