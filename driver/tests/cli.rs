@@ -283,3 +283,56 @@ fn writes_past_a_buffer_are_caught_by_its_guard_zone_and_reported() {
     assert!(stderr.contains("kernel `spill` wrote past the end of buffer `out`"), "{stderr}");
     assert!(stderr.contains("4 byte(s) of the 4096-byte guard zone"), "{stderr}");
 }
+
+/// On SPIR-V, `vprintf` becomes OpenCL's printf, which needs its format at compile time: a format
+/// address loaded from memory, a `%s` whose argument is not a traced string constant (here the
+/// buffer's register is written twice) and a format written by two instructions are each reported at the call, naming the target, and no
+/// output file is written. The same kernel with the format traced compiles.
+#[test]
+fn printf_on_spirv_reports_formats_it_cannot_trace() {
+    let directory = scratch();
+    let kernel = |format_text: &str, format_address: &str| {
+        let bytes: Vec<String> = format_text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+        format!(
+            "{HEADER}.extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments);\n\
+             .global .align 1 .b8 text[{}] = {{{}}};\n\
+             .visible .entry k(.param .u64 out, .param .u64 where)\n{{\n\
+             .local .align 8 .b8 depot[8];\n.reg .u64 %rd<4>;\n.reg .u32 %r1;\n.reg .pred %p1;\n\
+             mov.u64 %rd1, depot;\nst.local.u32 [%rd1], 7;\ncvta.local.u64 %rd1, %rd1;\n{format_address}\n\
+             {{\n.param .b64 param0;\nst.param.b64 [param0], %rd2;\n.param .b64 param1;\nst.param.b64 [param1], %rd1;\n\
+             .param .b32 retval0;\ncall.uni (retval0), vprintf, (param0, param1);\nld.param.b32 %r1, [retval0];\n}}\n\
+             ld.param.u64 %rd3, [out];\nst.global.u32 [%rd3], %r1;\nret;\n}}\n",
+            bytes.len(),
+            bytes.join(", ")
+        )
+    };
+    let traced = "cvta.global.u64 %rd2, text;";
+    let cases = [
+        (
+            kernel("value %d\n", "ld.param.u64 %rd2, [where];"),
+            "unsupported: `vprintf` with a format string that is not a constant .global array on spirv",
+        ),
+        (
+            kernel("value %d\n", "cvta.global.u64 %rd2, text;\nsetp.eq.u64 %p1, %rd1, 0;\n@%p1 mov.u64 %rd2, 0;"),
+            "unsupported: `vprintf` with a format string that is not a constant .global array on spirv",
+        ),
+        (
+            kernel("name %s\n", traced),
+            "unsupported: `vprintf` with `%s` of an argument that is not a string constant stored once \
+             (OpenCL's printf takes only constants) on spirv",
+        ),
+    ];
+    for (ptx, message) in cases {
+        let input = write(directory.path(), "print.ptx", &ptx);
+        let output = ptxr(&["compile", &input, "--target", "spirv", "-o", "print.spv"], directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}\n{ptx}");
+        assert!(stderr.contains(message), "{stderr}");
+        let call_line = ptx.lines().position(|line| line.starts_with("call.uni")).map_or(0, |index| index + 1);
+        assert!(stderr.contains(&format!("print.ptx:{call_line}:1")), "the call's line: {stderr}");
+        assert!(!directory.path().join("print.spv").exists(), "no partial output");
+    }
+    let input = write(directory.path(), "print.ptx", &kernel("value %d\n", traced));
+    let output = ptxr(&["compile", &input, "--target", "spirv", "-o", "print.spv"], directory.path());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}

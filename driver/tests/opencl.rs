@@ -737,3 +737,95 @@ FINE:
         assert!(stderr.contains(expected), "{target}: {stderr}");
     }
 }
+
+/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
+fn string_global(name: &str, text: &str) -> String {
+    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
+}
+
+/// `vprintf` on OpenCL: each work-item prints two lines through OpenCL's printf, with every
+/// argument kind of CUDA's packed buffer (`%d %u %x %f %lld %c`, a literal `%%`, and in a second
+/// format a `%s` of a string constant); the text comes before the JSON on stdout at every optimisation
+/// level, and `vprintf` returns the number of arguments it read, as on the CPU.
+#[test]
+fn printf_prints_through_opencl_before_the_json() {
+    if !opencl_device_available() {
+        return;
+    }
+    let first = "item %d: %u %x [%f] %lld %c 100%%\n";
+    let second = "%llx%% done by %i, %s\n";
+    let call = |format: &str, buffer: &str, status: &str| {
+        format!(
+            "{{\n.reg .b64 %f<3>;\nmov.u64 %f1, {format};\ncvta.global.u64 %f2, %f1;\n.param .b64 param0;\n\
+             st.param.b64 [param0], %f2;\n.param .b64 param1;\nst.param.b64 [param1], {buffer};\n\
+             .param .b32 retval0;\ncall.uni (retval0), vprintf, (param0, param1);\nld.param.b32 {status}, [retval0];\n}}\n"
+        )
+    };
+    // Item i (of 8 in two blocks) prints -i as %d, %u and %x, i * 1.25 + 0.5, i << 40, 'A' + i;
+    // then, from a second buffer 40 bytes into the same depot, addressed as nvcc does (`add` to
+    // its stack pointers `%SP` and `%SPL`), ~i << 32 as %llx, i again and the
+    // string constant `word` (a `%s`, which OpenCL takes only as a constant).
+    let ptx = format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n\
+         .extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments);\n{}{}\
+         .visible .entry test(.param .u64 output)\n{{\n\
+         .local .align 8 .b8 depot[64];\n.reg .b32 %r<8>;\n.reg .b64 %rd<6>;\n.reg .b64 %buffer, %local, %second, %second_local, %SP, %SPL;\n.reg .f64 %fd1;\n\
+         mov.u64 %local, depot;\ncvta.local.u64 %buffer, %local;\n\
+         mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\nmad.lo.u32 %r1, %r1, %r2, %r3;\n\
+         neg.s32 %r2, %r1;\nst.local.u32 [%local], %r2;\nst.local.u32 [%local+4], %r2;\nst.local.u32 [%local+8], %r2;\n\
+         cvt.rn.f64.u32 %fd1, %r1;\nfma.rn.f64 %fd1, %fd1, 0d3FF4000000000000, 0d3FE0000000000000;\nst.local.f64 [%local+16], %fd1;\n\
+         cvt.u64.u32 %rd1, %r1;\nshl.b64 %rd2, %rd1, 40;\nst.local.u64 [%local+24], %rd2;\n\
+         add.u32 %r4, %r1, 65;\nst.local.u32 [%local+32], %r4;\n{}\
+         mov.u64 %SPL, depot;\ncvta.local.u64 %SP, %SPL;\nadd.u64 %second, %SP, 40;\nadd.u64 %second_local, %SPL, 40;\n\
+         not.b64 %rd2, %rd1;\nshl.b64 %rd2, %rd2, 32;\nst.local.u64 [%second_local], %rd2;\nst.u32 [%second+8], %r1;\n\
+         cvta.global.u64 %rd5, word;\nst.local.u64 [%second_local+16], %rd5;\n{}\
+         add.u32 %r5, %r5, %r6;\n\
+         ld.param.u64 %rd3, [output];\ncvta.to.global.u64 %rd3, %rd3;\nmul.wide.u32 %rd4, %r1, 4;\nadd.u64 %rd3, %rd3, %rd4;\n\
+         st.global.u32 [%rd3], %r5;\nret;\n}}\n",
+        string_global("first_format", first),
+        string_global("second_format", second) + &string_global("word", "word"),
+        call("first_format", "%buffer", "%r5"),
+        call("second_format", "%second", "%r6"),
+    );
+    let mut expected: Vec<String> = (0..8u32)
+        .flat_map(|index| {
+            let negated = index.wrapping_neg();
+            let double = f64::from(index) * 1.25 + 0.5;
+            let wide = u64::from(index) << 40;
+            let character = char::from(b'A' + index as u8);
+            let complement = !u64::from(index) << 32;
+            [
+                format!("item {}: {negated} {negated:x} [{double:.6}] {wide} {character} 100%", negated as i32),
+                format!("{complement:x}% done by {index}, word"),
+            ]
+        })
+        .collect();
+    expected.sort();
+
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &ptx).unwrap_or_else(|error| panic!("{error}"));
+    validate_spirv(directory.path(), &ptx);
+    let launch = serde_json::json!({
+        "grid": [2], "block": [4],
+        "buffers": { "output": { "type": "u32", "len": 8 } },
+        "args": [{ "buffer": "output" }]
+    });
+    std::fs::write(directory.path().join("spec.json"), launch.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    for level in ["-O0", "-O2"] {
+        let output =
+            ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv", level], directory.path());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{level}: {}\n{ptx}", String::from_utf8_lossy(&output.stderr));
+        // Intel's runtime writes the text through C's stdout, which the launch flushes before
+        // ptxr prints the JSON: all 16 lines come first.
+        let json_start = stdout.find("{\n").unwrap_or_else(|| panic!("{level}: no JSON in {stdout}"));
+        let mut printed: Vec<String> = stdout[..json_start].lines().map(str::to_string).collect();
+        printed.sort();
+        assert_eq!(printed, expected, "{level}");
+        let result: serde_json::Value =
+            serde_json::from_str(&stdout[json_start..]).unwrap_or_else(|error| panic!("{error}: {stdout}"));
+        // Each work-item's two calls read 6 and 3 arguments.
+        assert_eq!(bits(&result, "output"), vec![9; 8], "{level}");
+    }
+}

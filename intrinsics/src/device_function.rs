@@ -50,6 +50,13 @@ pub struct DeviceFunctionCall<'ctx> {
     pub function: DeviceFunction,
     pub arguments: Vec<IntValue<'ctx>>,
     pub pointer_bits: u32,
+    /// For `vprintf`: the format string's bytes (without the NUL) when lowering could trace the
+    /// format argument to a `.global` array's initializer, for targets whose printf needs the
+    /// format at compile time.
+    pub format: Option<Vec<u8>>,
+    /// For `vprintf`: the string constants (without their NULs) that the function stores into
+    /// the argument buffer, by byte offset, where lowering could trace them (for `%s`).
+    pub argument_strings: Vec<(u64, Vec<u8>)>,
 }
 
 /// How the target lowered a call.

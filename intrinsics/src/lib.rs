@@ -17,6 +17,7 @@ mod nvptx_matrix;
 mod resumable;
 mod site;
 mod spirv;
+mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
 mod warp_lanes;

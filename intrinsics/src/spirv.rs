@@ -250,6 +250,10 @@ impl Target for Spirv {
             crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_ASSERTION)?;
             return Ok(crate::DeviceFunctionLowering::Lowered(None));
         }
+        if call.function == crate::DeviceFunction::Printf {
+            return crate::spirv_printf::call(site, call)
+                .map(|count| crate::DeviceFunctionLowering::Lowered(Some(count)));
+        }
         Err(Unsupported {
             what: format!("`{}` (CUDA's device library has no OpenCL equivalent here)", call.function.name()),
         })

@@ -220,7 +220,23 @@ fn device_call<'ctx>(
         };
         integers.push(value);
     }
-    let call = DeviceFunctionCall { function, arguments: integers, pointer_bits: lowering.shared.ptx.address_size };
+    let (format, argument_strings) = match (function, arguments) {
+        (DeviceFunction::Printf, [format, buffer]) => {
+            let writers = super::constant_string::Writers::of(lowering.function);
+            (
+                super::constant_string::traced_string(lowering, &writers, format),
+                super::constant_string::traced_buffer_strings(lowering, &writers, buffer),
+            )
+        }
+        _ => (None, Vec::new()),
+    };
+    let call = DeviceFunctionCall {
+        function,
+        arguments: integers,
+        pointer_bits: lowering.shared.ptx.address_size,
+        format,
+        argument_strings,
+    };
     let lowered =
         lowering.shared.target.device_function(&lowering.site(), &call).map_err(|unsupported| {
             LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)

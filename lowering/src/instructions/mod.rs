@@ -4,6 +4,7 @@ mod bits;
 mod call;
 mod carry;
 mod comparison;
+mod constant_string;
 mod control;
 mod conversion;
 mod copy_async;

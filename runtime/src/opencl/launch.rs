@@ -191,6 +191,11 @@ impl PreparedLaunch {
         }
         .map_err(failed("the OpenCL device did not launch the kernel"))?;
         event.wait().map_err(failed("the kernel failed on the OpenCL device"))?;
+        // The kernel's `printf` text (Intel's CPU runtime writes it through the C library's
+        // `stdout`, fully buffered when that is a file or a pipe) must come before ptxr's own
+        // output, as the CPU target's does: flushing every C stream puts it there.
+        // SAFETY: `fflush(NULL)` takes no pointer of ours.
+        unsafe { libc::fflush(std::ptr::null_mut()) };
         let elapsed = match (event.profiling_command_start(), event.profiling_command_end()) {
             (Ok(start), Ok(end)) => Duration::from_nanos(end.saturating_sub(start)),
             _ => Duration::ZERO,

@@ -1,0 +1,219 @@
+//! String constants that a call's arguments address, found in the PTX itself: an address traced
+//! back through the one instruction that writes each register or `.param` variable on the way
+//! (`mov`, `cvta`, `st.param`, `add` of a constant) to the address of a `.global` byte array with an initializer, as
+//! nvcc passes a string literal to `vprintf`; and the string constants stored into `vprintf`'s
+//! packed argument buffer (for `%s`). Targets whose printf needs strings at compile time
+//! (OpenCL's) get them from here; tracing in the PTX works at every optimisation level, where
+//! LLVM folds an address into a constant only when it optimises.
+
+use std::collections::HashMap;
+
+use ptxr_frontend::ir::{
+    self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, IntegerBinaryOperation,
+    Statement, Value, VariableId,
+};
+use ptxr_frontend::vocabulary::StateSpace;
+
+use crate::function::FunctionLowering;
+
+/// How many definitions deep a trace goes before giving up (a chain of copies, not a loop).
+const MAXIMUM_DEPTH: usize = 16;
+
+fn operand_value(argument: &CallOperand) -> Value {
+    match argument {
+        CallOperand::Variable { variable, .. } => Value::Register(*variable),
+        CallOperand::Immediate(operand) => operand.value.clone(),
+    }
+}
+
+/// The instructions of a function that write each of its variables, gathered in one pass so that
+/// traces cost one scan of the function per call, not one per step.
+pub struct Writers<'a> {
+    by_variable: HashMap<VariableId, Vec<&'a GuardedInstruction>>,
+}
+
+impl<'a> Writers<'a> {
+    pub fn of(function: &'a ir::Function) -> Writers<'a> {
+        let mut by_variable: HashMap<VariableId, Vec<&'a GuardedInstruction>> = HashMap::new();
+        for statement in function.body.iter().flatten() {
+            let Statement::Instruction(guarded) = statement else { continue };
+            for variable in written_variables(&guarded.instruction) {
+                by_variable.entry(variable).or_default().push(guarded);
+            }
+        }
+        Writers { by_variable }
+    }
+}
+
+/// The bytes, up to (not including) the terminating NUL, of the string `argument` addresses;
+/// `None` when the address is not traceable to an initialized `.global` array.
+pub fn traced_string(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    argument: &CallOperand,
+) -> Option<Vec<u8>> {
+    string_at(lowering, writers, &operand_value(argument))
+}
+
+fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: &Value) -> Option<Vec<u8>> {
+    let (variable, offset) = traced_address(lowering, writers, value, StateSpace::Global, MAXIMUM_DEPTH)?;
+    let global = lowering.variable(variable);
+    if !global.addresses.is_empty() {
+        return None;
+    }
+    let bytes = global.initializer.as_ref()?.get(usize::try_from(offset).ok()?..)?;
+    let length = bytes.iter().position(|&byte| byte == 0)?;
+    Some(bytes[..length].to_vec())
+}
+
+/// The string constants stored into the `.local` buffer that `buffer` addresses, by byte
+/// offset from that address: each offset that exactly one unguarded store in the function writes, with an address
+/// traced to a string constant. Empty when some store to `.local` or generic memory has an
+/// address that cannot be traced (it might write into the buffer).
+pub fn traced_buffer_strings(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    buffer: &CallOperand,
+) -> Vec<(u64, Vec<u8>)> {
+    let Some((buffer, buffer_offset)) =
+        traced_address(lowering, writers, &operand_value(buffer), StateSpace::Local, MAXIMUM_DEPTH)
+    else {
+        return Vec::new();
+    };
+    let Some(body) = lowering.function.body.as_ref() else { return Vec::new() };
+    let mut stores: Vec<(i64, Option<&Value>)> = Vec::new();
+    for statement in body {
+        let Statement::Instruction(guarded) = statement else { continue };
+        let (state_space, address, source) = match &guarded.instruction {
+            Instruction::Store { state_space, address, source, .. } => (*state_space, address, Some(&source.value)),
+            Instruction::StoreVector { state_space, address, .. } => (*state_space, address, None),
+            _ => continue,
+        };
+        if !matches!(state_space, StateSpace::Local | StateSpace::Generic) {
+            continue;
+        }
+        let base = match &address.base {
+            AddressBase::Variable(variable) => Some((*variable, 0)),
+            AddressBase::Register(register) => {
+                traced_address(lowering, writers, &Value::Register(*register), StateSpace::Local, MAXIMUM_DEPTH)
+            }
+            _ => None,
+        };
+        let Some((variable, base_offset)) = base else { return Vec::new() };
+        if variable != buffer {
+            continue;
+        }
+        let Some(offset) = base_offset.checked_add(address.offset).and_then(|offset| offset.checked_sub(buffer_offset))
+        else {
+            return Vec::new();
+        };
+        stores.push((offset, source.filter(|_| guarded.guard.is_none())));
+    }
+    let mut strings = Vec::new();
+    for &(offset, source) in &stores {
+        if stores.iter().filter(|(other, _)| *other == offset).count() != 1 {
+            continue;
+        }
+        if let (Ok(offset), Some(text)) =
+            (u64::try_from(offset), source.and_then(|value| string_at(lowering, writers, value)))
+        {
+            strings.push((offset, text));
+        }
+    }
+    strings
+}
+
+/// The variable of `state_space` and byte offset that `value` is the address of (in that state
+/// space or generic).
+fn traced_address(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    value: &Value,
+    state_space: StateSpace,
+    depth: usize,
+) -> Option<(VariableId, i64)> {
+    let depth = depth.checked_sub(1)?;
+    match value {
+        Value::AddressOf(variable) if lowering.variable(*variable).state_space == state_space => Some((*variable, 0)),
+        Value::Offset { base, offset } => {
+            let (variable, base_offset) = traced_address(lowering, writers, base, state_space, depth)?;
+            Some((variable, base_offset.checked_add(*offset)?))
+        }
+        Value::Register(register @ VariableId::Local(_)) => {
+            let source = only_definition(writers, *register, state_space)?;
+            traced_address(lowering, writers, &source, state_space, depth)
+        }
+        _ => None,
+    }
+}
+
+/// The value that the one unguarded instruction writing `register` (a register or a `.param`
+/// variable of the function) copies into it, when it is a copy of an address (`cvta` from
+/// `state_space`); `None` when several instructions write it or the one that does computes
+/// something else.
+fn only_definition(writers: &Writers<'_>, register: VariableId, state_space: StateSpace) -> Option<Value> {
+    let [definition] = writers.by_variable.get(&register)?.as_slice() else { return None };
+    if definition.guard.is_some() {
+        return None;
+    }
+    match &definition.instruction {
+        Instruction::Move { destination, source, .. } if destination.member.is_none() => Some(source.value.clone()),
+        Instruction::ConvertAddress {
+            direction: AddressConversion::ToGeneric,
+            state_space: converted,
+            destination,
+            source,
+            ..
+        } if *converted == state_space && destination.member.is_none() => Some(source.value.clone()),
+        Instruction::Store { state_space: StateSpace::Param, address, source, .. } if address.offset == 0 => {
+            Some(source.value.clone())
+        }
+        // nvcc's `add.u64 %rd3, %SP, 16` into its stack frame.
+        Instruction::IntegerBinary {
+            operation: IntegerBinaryOperation::Add,
+            saturate: false,
+            ty,
+            destination,
+            a,
+            b,
+        } if ty.bytes() >= 4 && destination.member.is_none() => {
+            let (base, offset) = match (&a.value, &b.value) {
+                (base, Value::Integer(offset)) | (Value::Integer(offset), base) => (base, *offset),
+                _ => return None,
+            };
+            Some(Value::Offset { base: Box::new(base.clone()), offset: i64::try_from(offset).ok()? })
+        }
+        _ => None,
+    }
+}
+
+/// The variables `instruction` may write. Stores and call results are told apart by their
+/// fields; every other instruction writes through `Destination`s, which its debug form spells
+/// `register: Local(n)` (as does a read of a vector member, which only makes a trace give up
+/// more often): listing every variant's destinations here would repeat the checker's decoding.
+fn written_variables(instruction: &Instruction) -> Vec<VariableId> {
+    match instruction {
+        Instruction::Store { address, .. } | Instruction::StoreVector { address, .. } => match address.base {
+            AddressBase::Variable(variable) => vec![variable],
+            _ => Vec::new(),
+        },
+        Instruction::Call { results, .. } | Instruction::CallIndirect { results, .. } => results
+            .iter()
+            .filter_map(|result| match result {
+                CallOperand::Variable { variable, .. } => Some(*variable),
+                CallOperand::Immediate(_) => None,
+            })
+            .collect(),
+        other => {
+            const MARK: &str = "register: Local(";
+            let text = format!("{other:?}");
+            text.match_indices(MARK)
+                .filter_map(|(at, _)| {
+                    let digits = &text[at + MARK.len()..];
+                    let end = digits.find(')')?;
+                    digits[..end].parse().ok().map(VariableId::Local)
+                })
+                .collect()
+        }
+    }
+}
