@@ -1,7 +1,9 @@
 //! The PTX lexer: source text to a flat list of tokens, by a hand-written loop over bytes.
 //!
-//! Whitespace and comments are dropped. Every token borrows its text from the source (or holds
-//! a decoded number), so lexing allocates nothing per token. Errors (a character no token can
+//! Whitespace and comments are dropped. Tokens are stored packed in 12 bytes each ([`Tokens`]):
+//! a tag, the start offset and the end offset (or, for numbers, an index into a side table of
+//! decoded values), so a token list is about three times the size of the source rather than
+//! eight. A token's text is recovered by slicing the source when it is read. Errors (a character no token can
 //! start with, an unterminated string or comment, a malformed number) become diagnostics and
 //! lexing goes on, so the parser still sees the rest of the file. The lexer never panics: every
 //! span it makes lies on a character boundary of the source.
@@ -10,6 +12,8 @@ use std::fmt;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
+
+use super::tokens::Tokens;
 
 /// One token and the bytes of source it was read from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,13 +139,13 @@ impl fmt::Display for TokenKind<'_> {
 
 /// Splits `source` into tokens. Never fails: problems become diagnostics and the lexer carries
 /// on after them.
-pub fn lex(source: &str) -> (Vec<Token<'_>>, Vec<Diagnostic>) {
+pub fn lex(source: &str) -> (Tokens<'_>, Vec<Diagnostic>) {
     let mut lexer = Lexer {
         source,
         bytes: source.as_bytes(),
         position: 0,
         // Real PTX averages about one token per four bytes.
-        tokens: Vec::with_capacity(source.len() / 4 + 16),
+        tokens: Tokens::with_capacity(source, source.len() / 4 + 16),
         diagnostics: Vec::new(),
     };
     lexer.run();
@@ -152,7 +156,7 @@ struct Lexer<'src> {
     source: &'src str,
     bytes: &'src [u8],
     position: usize,
-    tokens: Vec<Token<'src>>,
+    tokens: Tokens<'src>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -186,7 +190,7 @@ impl<'src> Lexer<'src> {
 
     #[inline]
     fn push(&mut self, kind: TokenKind<'src>, start: usize) {
-        self.tokens.push(Token { kind, span: Span::new(start, self.position) });
+        self.tokens.push(kind, Span::new(start, self.position));
     }
 
     fn run(&mut self) {
@@ -404,7 +408,7 @@ impl<'src> Lexer<'src> {
             Diagnostic::error(Code::Unterminated, "unterminated string")
                 .with_primary(Span::new(start, end), "this string has no closing `\"`"),
         );
-        self.tokens.push(Token { kind: TokenKind::String(&self.source[start + 1..end]), span: Span::new(start, end) });
+        self.tokens.push_unterminated_string(Span::new(start, end));
     }
 
     fn invalid_literal(&mut self, start: usize, message: impl Into<String>, label: &str) {
@@ -565,7 +569,7 @@ mod tests {
     fn kinds(source: &str) -> Vec<TokenKind<'_>> {
         let (tokens, diagnostics) = lex(source);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        tokens.into_iter().map(|token| token.kind).collect()
+        tokens.iter().map(|token| token.kind).collect()
     }
 
     #[test]
