@@ -14,24 +14,23 @@ use crate::syntax::ast::{self, Directive, Statement};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 /// A function's checked signature, before its body is checked.
-pub struct Signature<'syntax> {
-    syntax: &'syntax ast::Function,
+pub struct Signature {
+    /// The index of the function's directive in the module.
+    directive: usize,
+    has_body: bool,
+    name_span: Span,
     parameters: Vec<Variable>,
     return_parameters: Vec<Variable>,
 }
 
-pub struct Signatures<'syntax> {
-    list: Vec<Signature<'syntax>>,
+pub struct Signatures {
+    list: Vec<Signature>,
     names: HashMap<String, FunctionId>,
 }
 
-pub fn collect_signatures<'syntax>(
-    module: &'syntax ast::Module,
-    globals: &Globals,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Signatures<'syntax> {
+pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: &mut Vec<Diagnostic>) -> Signatures {
     let mut signatures = Signatures { list: Vec::new(), names: HashMap::new() };
-    for directive in &module.directives {
+    for (index, directive) in module.directives.iter().enumerate() {
         let Directive::Function(function) = directive else { continue };
         let name = &function.name.node;
         if let Some(VariableId::Global(index)) = globals.names.get(name) {
@@ -43,18 +42,20 @@ pub fn collect_signatures<'syntax>(
             continue;
         }
         let signature = Signature {
-            syntax: function,
+            directive: index,
+            has_body: function.body.is_some(),
+            name_span: function.name.span,
             parameters: function.parameters.iter().map(parameter_variable).collect(),
             return_parameters: function.return_parameters.iter().map(parameter_variable).collect(),
         };
         match signatures.names.get(name) {
             Some(existing) => {
                 let earlier = &mut signatures.list[existing.0 as usize];
-                match (earlier.syntax.body.is_some(), function.body.is_some()) {
+                match (earlier.has_body, function.body.is_some()) {
                     (true, true) => diagnostics.push(
                         Diagnostic::error(Code::DuplicateDeclaration, format!("`{name}` is defined twice"))
                             .with_primary(function.name.span, "defined again here")
-                            .with_secondary(earlier.syntax.name.span, "first defined here"),
+                            .with_secondary(earlier.name_span, "first defined here"),
                     ),
                     // A definition after a prototype replaces it; a prototype after a definition adds nothing.
                     (false, true) => *earlier = signature,
@@ -85,27 +86,33 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
     }
 }
 
+/// Checks every function, and drops each body from the syntax tree once its checked form is
+/// built: the tree and the checked module are each about ten times the size of the source, and
+/// this keeps them from being whole at the same time.
 pub fn check_bodies(
     header: &Header,
     globals: &Globals,
-    signatures: Signatures<'_>,
+    signatures: Signatures,
+    module: &mut ast::Module,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<ir::Function> {
     let mut functions = Vec::with_capacity(signatures.list.len());
     for signature in &signatures.list {
-        functions.push(check_function(signature, header, globals, &signatures.names, diagnostics));
+        let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
+        functions.push(check_function(signature, syntax, header, globals, &signatures.names, diagnostics));
+        syntax.body = None;
     }
     functions
 }
 
 fn check_function(
-    signature: &Signature<'_>,
+    signature: &Signature,
+    syntax: &ast::Function,
     header: &Header,
     globals: &Globals,
     function_names: &HashMap<String, FunctionId>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
-    let syntax = signature.syntax;
     let mut context = Context {
         scopes: Scopes::new(&globals.names),
         variables: Vec::new(),
