@@ -140,16 +140,28 @@ impl fmt::Display for TokenKind<'_> {
 /// Splits `source` into tokens. Never fails: problems become diagnostics and the lexer carries
 /// on after them.
 pub fn lex(source: &str) -> (Tokens<'_>, Vec<Diagnostic>) {
+    let (tokens, diagnostics, _) = lex_piece(source, 0, usize::MAX);
+    (tokens, diagnostics)
+}
+
+/// Lexes `source` from byte `start` up to the first module-level function at least `at_least`
+/// bytes on (see [`Lexer::at_piece_boundary`]), or to the end. Returns where it stopped, the
+/// start of that function's first token.
+pub(super) fn lex_piece(source: &str, start: usize, at_least: usize) -> (Tokens<'_>, Vec<Diagnostic>, usize) {
+    let length = source.len().saturating_sub(start).min(at_least.saturating_mul(2));
     let mut lexer = Lexer {
         source,
         bytes: source.as_bytes(),
-        position: 0,
+        position: start,
         // Real PTX averages about one token per four bytes.
-        tokens: Tokens::with_capacity(source, source.len() / 4 + 16),
+        tokens: Tokens::with_capacity(source, length / 4 + 16),
         diagnostics: Vec::new(),
+        look_for_boundary_after: start.saturating_add(at_least),
+        depth: None,
+        counted: 0,
     };
     lexer.run();
-    (lexer.tokens, lexer.diagnostics)
+    (lexer.tokens, lexer.diagnostics, lexer.position)
 }
 
 struct Lexer<'src> {
@@ -158,6 +170,12 @@ struct Lexer<'src> {
     position: usize,
     tokens: Tokens<'src>,
     diagnostics: Vec<Diagnostic>,
+    /// Where [`lex_piece`] starts looking for the end of its piece.
+    look_for_boundary_after: usize,
+    /// The brace depth after the last token, counted once the piece may end.
+    depth: Option<usize>,
+    /// How many tokens `depth` has counted.
+    counted: usize,
 }
 
 /// Bytes that may continue an identifier: `[a-zA-Z0-9_$]`.
@@ -203,6 +221,9 @@ impl<'src> Lexer<'src> {
                 if let Some(invalid) = invalid_start.take() {
                     self.report_invalid(invalid, start);
                 }
+                if self.position >= self.look_for_boundary_after && self.at_piece_boundary() {
+                    return;
+                }
             } else {
                 // Group a run of invalid characters into one diagnostic.
                 invalid_start.get_or_insert(start);
@@ -212,6 +233,42 @@ impl<'src> Lexer<'src> {
         if let Some(invalid) = invalid_start {
             self.report_invalid(invalid, self.bytes.len());
         }
+    }
+
+    /// True when the last token starts a module-level function (`.visible`, `.weak`, `.extern`,
+    /// `.entry` or `.func` at brace depth 0, right after a `}` or `;`): then that token is taken
+    /// back and the piece ends before it. A piece so cut holds whole directives, so parsing it
+    /// alone reads what parsing the whole file would.
+    fn at_piece_boundary(&mut self) -> bool {
+        let count = self.tokens.len();
+        let Some(last) = count.checked_sub(1).and_then(|index| self.tokens.kind(index)) else { return false };
+        let depth = match self.depth {
+            // Whitespace and comments push nothing: count a token once.
+            Some(depth) if self.counted == count => depth,
+            Some(depth) => match last {
+                TokenKind::LeftBrace => depth + 1,
+                TokenKind::RightBrace => depth.saturating_sub(1),
+                _ => depth,
+            },
+            None => self.tokens.iter().fold(0usize, |depth, token| match token.kind {
+                TokenKind::LeftBrace => depth + 1,
+                TokenKind::RightBrace => depth.saturating_sub(1),
+                _ => depth,
+            }),
+        };
+        self.depth = Some(depth);
+        self.counted = count;
+        let starts_function = matches!(last, TokenKind::DotName("visible" | "weak" | "extern" | "entry" | "func"));
+        let after_directive = count
+            .checked_sub(2)
+            .and_then(|index| self.tokens.kind(index))
+            .is_some_and(|previous| matches!(previous, TokenKind::RightBrace | TokenKind::Semicolon));
+        if depth == 0 && starts_function && after_directive {
+            self.position = self.tokens.span(count - 1).map_or(self.position, |span| span.start as usize);
+            self.tokens.truncate(count - 1);
+            return true;
+        }
+        false
     }
 
     /// Lexes one token, or skips whitespace or a comment. Returns false (having consumed

@@ -31,7 +31,7 @@ use chumsky::inspector::TruncateState;
 use chumsky::prelude::*;
 
 use super::ast;
-use super::lexer::{lex, TokenKind};
+use super::lexer::{self, lex, TokenKind};
 use super::tokens::Tokens;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
@@ -126,10 +126,50 @@ fn limit_nesting(tokens: &mut Tokens<'_>) -> Option<Diagnostic> {
     )
 }
 
+/// Sources larger than this are lexed and parsed in pieces of about this size.
+const PIECE_SIZE: usize = 1 << 20;
+
 /// Parses a whole PTX file. Never fails: returns what it could build and every diagnostic of
 /// the lexer and parser, in source order.
 pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
-    let (mut tokens, mut diagnostics) = lex(source);
+    if source.len() > PIECE_SIZE {
+        if let Some(module) = parse_in_pieces(source, PIECE_SIZE) {
+            return (module, Vec::new());
+        }
+    }
+    let (tokens, diagnostics) = lex(source);
+    parse_tokens(source, tokens, diagnostics)
+}
+
+/// Parses a large file a piece at a time, each piece ending where a module-level function
+/// begins, so that only one piece's tokens exist at once beside the growing tree (the tokens of
+/// a whole file are three times its size). Returns `None` at the first diagnostic: the file is
+/// then parsed whole, so that error messages and recovery are those of a single parse.
+fn parse_in_pieces(source: &str, piece_size: usize) -> Option<ast::Module> {
+    let mut directives = Vec::new();
+    let mut start = 0;
+    while start < source.len() {
+        let (tokens, diagnostics, end) = lexer::lex_piece(source, start, piece_size);
+        if !diagnostics.is_empty() || end <= start {
+            return None;
+        }
+        let (piece, diagnostics) = parse_tokens(source, tokens, diagnostics);
+        if !diagnostics.is_empty() {
+            return None;
+        }
+        directives.extend(piece.directives);
+        start = end;
+    }
+    directives.shrink_to_fit();
+    Some(ast::Module { directives })
+}
+
+/// Parses the tokens of a whole file or of one piece of it, after the lexer's `diagnostics`.
+fn parse_tokens(
+    source: &str,
+    mut tokens: Tokens<'_>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> (ast::Module, Vec<Diagnostic>) {
     if let Some(too_deep) = limit_nesting(&mut tokens) {
         diagnostics.push(too_deep);
     }
