@@ -13,7 +13,7 @@ use std::fmt;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
-use super::tokens::Tokens;
+use super::tokens::{TextKind, Tokens};
 
 /// One token and the bytes of source it was read from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -250,9 +250,9 @@ impl<'src> Lexer<'src> {
                 TokenKind::RightBrace => depth.saturating_sub(1),
                 _ => depth,
             },
-            None => self.tokens.iter().fold(0usize, |depth, token| match token.kind {
-                TokenKind::LeftBrace => depth + 1,
-                TokenKind::RightBrace => depth.saturating_sub(1),
+            None => self.tokens.punctuation_kinds().fold(0usize, |depth, kind| match kind {
+                Some(TokenKind::LeftBrace) => depth + 1,
+                Some(TokenKind::RightBrace) => depth.saturating_sub(1),
                 _ => depth,
             }),
         };
@@ -288,13 +288,13 @@ impl<'src> Lexer<'src> {
             b'a'..=b'z' | b'A'..=b'Z' => {
                 self.position += 1;
                 self.skip_identifier_continue();
-                self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
+                self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
             }
             b'_' | b'$' | b'%' => {
                 if is_identifier_continue(self.peek_at(1)) {
                     self.position += 1;
                     self.skip_identifier_continue();
-                    self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
+                    self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
                 } else {
                     let kind = match byte {
                         b'_' => TokenKind::Underscore,
@@ -316,7 +316,7 @@ impl<'src> Lexer<'src> {
                         self.position += 2;
                         self.skip_identifier_continue();
                     }
-                    self.push(TokenKind::DotName(&self.source[start + 1..self.position]), start);
+                    self.tokens.push_text(TextKind::DotName, Span::new(start, self.position));
                 } else if next.is_ascii_digit() {
                     self.lex_decimal_float(start);
                 } else {
@@ -448,7 +448,7 @@ impl<'src> Lexer<'src> {
             match self.bytes[self.position] {
                 b'"' => {
                     self.position += 1;
-                    self.push(TokenKind::String(&self.source[start + 1..self.position - 1]), start);
+                    self.tokens.push_text(TextKind::String, Span::new(start, self.position));
                     return;
                 }
                 b'\\' if matches!(self.peek_at(1), b'"' | b'\\') => self.position += 2,

@@ -102,6 +102,17 @@ tags!(
     Question,
 );
 
+/// The tokens that carry their text, for [`Tokens::push_text`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum TextKind {
+    /// The whole span.
+    Identifier,
+    /// The span without its leading dot.
+    DotName,
+    /// The span without its quotes.
+    String,
+}
+
 /// The tokens of one source text, in order.
 #[derive(Clone, Debug)]
 pub struct Tokens<'src> {
@@ -128,6 +139,18 @@ impl<'src> Tokens<'src> {
             punctuation => (Tag::of_punctuation(punctuation).unwrap_or(Tag::Question), span.end),
         };
         self.packed.push(PackedToken { start: span.start, end_or_number, tag });
+    }
+
+    /// Appends a token whose text is the source at `span`: the lexer's path for names and
+    /// strings, which need no `&str` built (and bounds checked) only to be packed.
+    #[inline]
+    pub(super) fn push_text(&mut self, kind: TextKind, span: Span) {
+        let tag = match kind {
+            TextKind::Identifier => Tag::Identifier,
+            TextKind::DotName => Tag::DotName,
+            TextKind::String => Tag::String,
+        };
+        self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag });
     }
 
     /// Appends a string token that has an opening quote but no closing one.
@@ -159,7 +182,8 @@ impl<'src> Tokens<'src> {
     /// The kind of the token at `index`, decoded.
     #[inline]
     pub fn kind(&self, index: usize) -> Option<TokenKind<'src>> {
-        self.get(index).map(|token| token.kind)
+        let packed = *self.packed.get(index)?;
+        Some(self.decode_kind(packed))
     }
 
     /// The span of the token at `index`.
@@ -199,29 +223,32 @@ impl<'src> Tokens<'src> {
 
     #[inline]
     fn decode(&self, packed: PackedToken) -> Token<'src> {
+        Token { kind: self.decode_kind(packed), span: Span { start: packed.start, end: self.end(packed) } }
+    }
+
+    /// The kind alone: what the parser reads, many times per token when it backtracks.
+    #[inline]
+    fn decode_kind(&self, packed: PackedToken) -> TokenKind<'src> {
         let (start, end) = (packed.start as usize, packed.end_or_number as usize);
-        let number = || {
-            self.numbers.get(packed.end_or_number as usize).copied().unwrap_or(Number { end: packed.start, value: 0 })
-        };
+        let value = || self.numbers.get(packed.end_or_number as usize).map_or(0, |number| number.value);
         // Every stored span lies on character boundaries (the lexer's guarantee), so the slices
         // below do not fail; `unwrap_or_default` keeps that from becoming a panic regardless.
         let text = |from: usize, to: usize| self.source.get(from..to).unwrap_or_default();
-        let (kind, end) = match packed.tag {
-            Tag::Identifier => (TokenKind::Identifier(text(start, end)), end),
-            Tag::DotName => (TokenKind::DotName(text(start + 1, end)), end),
-            Tag::String => (TokenKind::String(text(start + 1, end.saturating_sub(1).max(start + 1))), end),
-            Tag::UnterminatedString => (TokenKind::String(text(start + 1, end.max(start + 1))), end),
-            Tag::Integer => {
-                let number = number();
-                (TokenKind::Integer(number.value), number.end as usize)
-            }
-            Tag::SingleFloat | Tag::DoubleFloat => {
-                let number = number();
-                (TokenKind::Float { bits: number.value, double: packed.tag == Tag::DoubleFloat }, number.end as usize)
-            }
-            punctuation => (punctuation.punctuation().unwrap_or(TokenKind::Question), end),
-        };
-        Token { kind, span: Span::new(start, end) }
+        match packed.tag {
+            Tag::Identifier => TokenKind::Identifier(text(start, end)),
+            Tag::DotName => TokenKind::DotName(text(start + 1, end)),
+            Tag::String => TokenKind::String(text(start + 1, end.saturating_sub(1).max(start + 1))),
+            Tag::UnterminatedString => TokenKind::String(text(start + 1, end.max(start + 1))),
+            Tag::Integer => TokenKind::Integer(value()),
+            Tag::SingleFloat => TokenKind::Float { bits: value(), double: false },
+            Tag::DoubleFloat => TokenKind::Float { bits: value(), double: true },
+            punctuation => punctuation.punctuation().unwrap_or(TokenKind::Question),
+        }
+    }
+
+    /// The kinds of the punctuation tokens, `None` for the others, without decoding any text.
+    pub fn punctuation_kinds(&self) -> impl Iterator<Item = Option<TokenKind<'static>>> + '_ {
+        self.packed.iter().map(|packed| packed.tag.punctuation())
     }
 }
 

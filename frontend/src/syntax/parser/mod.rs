@@ -107,13 +107,15 @@ const MAX_NESTING: usize = 256;
 /// Cuts the tokens at the first place that nests deeper than [`MAX_NESTING`], and says so.
 fn limit_nesting(tokens: &mut Tokens<'_>) -> Option<Diagnostic> {
     let (mut depth, mut unary_run) = (0usize, 0usize);
-    let too_deep = tokens.iter().position(|token| {
-        match token.kind {
-            TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen => depth += 1,
-            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => depth = depth.saturating_sub(1),
+    let too_deep = tokens.punctuation_kinds().position(|kind| {
+        match kind {
+            Some(TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen) => depth += 1,
+            Some(TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen) => {
+                depth = depth.saturating_sub(1)
+            }
             _ => {}
         }
-        let unary = matches!(token.kind, TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang);
+        let unary = matches!(kind, Some(TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang));
         unary_run = if unary { unary_run + 1 } else { 0 };
         depth > MAX_NESTING || unary_run > MAX_NESTING
     })?;
