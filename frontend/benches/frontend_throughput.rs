@@ -252,9 +252,9 @@ fn main() {
 
     let (module_tree, diagnostics) = parse(&module);
     assert!(!has_errors(&diagnostics), "the benchmark module does not parse: {:?}", diagnostics.first());
-    let (checked, diagnostics) = ptxr_frontend::check(&module_tree);
+    let (checked, diagnostics) = ptxr_frontend::check(module_tree);
     assert!(checked.is_some(), "the benchmark module does not check: {:?}", diagnostics.first());
-    drop((module_tree, checked));
+    drop(checked);
 
     // `PTXR_BENCH_ONLY=check` (or `lex`, `parse`) measures one phase, for profiling it alone.
     let only = std::env::var("PTXR_BENCH_ONLY").ok();
@@ -290,8 +290,7 @@ fn main() {
     let tree = parse(&module);
     let tree_bytes = LIVE_BYTES.load(Ordering::Relaxed) - baseline;
     let parse_peak = PEAK_BYTES.load(Ordering::Relaxed) - baseline;
-    let checked = ptxr_frontend::check(&tree.0);
-    drop(tree);
+    let checked = ptxr_frontend::check(tree.0);
     let checked_bytes = LIVE_BYTES.load(Ordering::Relaxed) - baseline;
     drop(checked);
     PEAK_BYTES.store(baseline, Ordering::Relaxed);

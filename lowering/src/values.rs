@@ -25,8 +25,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 self.resize(value, register_type, ty)
             }
             Value::Integer(value) => Ok(match wanted {
-                BasicTypeEnum::FloatType(float_type) => float_type.const_float(*value as f64).into(),
-                BasicTypeEnum::IntType(int_type) => const_int(int_type, *value).into(),
+                BasicTypeEnum::FloatType(float_type) => float_type.const_float(value.get() as f64).into(),
+                BasicTypeEnum::IntType(int_type) => const_int(int_type, value.get()).into(),
                 _ => return Err(LoweringError::internal("immediate of a non-scalar type", operand.span)),
             }),
             Value::Float { bits, double } => {

@@ -10,28 +10,27 @@ use super::scope::Scopes;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, FunctionId, Guard, GuardedInstruction, LabelId, Variable, VariableId};
 use crate::span::Span;
-use crate::syntax::ast::{self, Directive, Statement};
+use crate::syntax::ast::{self, Directive, Statement, Word};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 /// A function's checked signature, before its body is checked.
-pub struct Signature<'syntax> {
-    syntax: &'syntax ast::Function,
+pub struct Signature {
+    /// The index of the function's directive in the module.
+    directive: usize,
+    has_body: bool,
+    name_span: Span,
     parameters: Vec<Variable>,
     return_parameters: Vec<Variable>,
 }
 
-pub struct Signatures<'syntax> {
-    list: Vec<Signature<'syntax>>,
+pub struct Signatures {
+    list: Vec<Signature>,
     names: HashMap<String, FunctionId>,
 }
 
-pub fn collect_signatures<'syntax>(
-    module: &'syntax ast::Module,
-    globals: &Globals,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Signatures<'syntax> {
+pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: &mut Vec<Diagnostic>) -> Signatures {
     let mut signatures = Signatures { list: Vec::new(), names: HashMap::new() };
-    for directive in &module.directives {
+    for (index, directive) in module.directives.iter().enumerate() {
         let Directive::Function(function) = directive else { continue };
         let name = &function.name.node;
         if let Some(VariableId::Global(index)) = globals.names.get(name) {
@@ -43,18 +42,20 @@ pub fn collect_signatures<'syntax>(
             continue;
         }
         let signature = Signature {
-            syntax: function,
+            directive: index,
+            has_body: function.body.is_some(),
+            name_span: function.name.span,
             parameters: function.parameters.iter().map(parameter_variable).collect(),
             return_parameters: function.return_parameters.iter().map(parameter_variable).collect(),
         };
         match signatures.names.get(name) {
             Some(existing) => {
                 let earlier = &mut signatures.list[existing.0 as usize];
-                match (earlier.syntax.body.is_some(), function.body.is_some()) {
+                match (earlier.has_body, function.body.is_some()) {
                     (true, true) => diagnostics.push(
                         Diagnostic::error(Code::DuplicateDeclaration, format!("`{name}` is defined twice"))
                             .with_primary(function.name.span, "defined again here")
-                            .with_secondary(earlier.syntax.name.span, "first defined here"),
+                            .with_secondary(earlier.name_span, "first defined here"),
                     ),
                     // A definition after a prototype replaces it; a prototype after a definition adds nothing.
                     (false, true) => *earlier = signature,
@@ -85,27 +86,33 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
     }
 }
 
+/// Checks every function, and drops each body from the syntax tree once its checked form is
+/// built: the tree and the checked module are each about ten times the size of the source, and
+/// this keeps them from being whole at the same time.
 pub fn check_bodies(
     header: &Header,
     globals: &Globals,
-    signatures: Signatures<'_>,
+    signatures: Signatures,
+    module: &mut ast::Module,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<ir::Function> {
     let mut functions = Vec::with_capacity(signatures.list.len());
     for signature in &signatures.list {
-        functions.push(check_function(signature, header, globals, &signatures.names, diagnostics));
+        let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
+        functions.push(check_function(signature, syntax, header, globals, &signatures.names, diagnostics));
+        syntax.body = None;
     }
     functions
 }
 
 fn check_function(
-    signature: &Signature<'_>,
+    signature: &Signature,
+    syntax: &ast::Function,
     header: &Header,
     globals: &Globals,
     function_names: &HashMap<String, FunctionId>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
-    let syntax = signature.syntax;
     let mut context = Context {
         scopes: Scopes::new(&globals.names),
         variables: Vec::new(),
@@ -339,17 +346,26 @@ fn missing_predicate(guard: &ast::Guard, context: &mut Context) -> bool {
     decode::opcodes::is_ptx_opcode(name) && context.scopes.lookup(name, &mut context.variables).is_none()
 }
 
-/// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`.
-fn spelling(instruction: &ast::Instruction) -> String {
-    // Sized once: growing the string modifier by modifier reallocated it for every instruction.
-    let length = instruction.modifiers.iter().map(|modifier| modifier.node.len() + 1).sum::<usize>();
-    let mut text = String::with_capacity(instruction.opcode.node.len() + length);
-    text.push_str(&instruction.opcode.node);
-    for modifier in &instruction.modifiers {
-        text.push('.');
-        text.push_str(&modifier.node);
+/// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`. Most fit in a
+/// `Word` inline, so they are built on the stack: a heap `String` per instruction cost the
+/// checked module its allocation and its 24-byte header.
+fn spelling(instruction: &ast::Instruction) -> Word {
+    let parts = || {
+        std::iter::once(instruction.opcode.node.as_str())
+            .chain(instruction.modifiers.iter().flat_map(|modifier| [".", modifier.node.as_str()]))
+    };
+    let length: usize = parts().map(str::len).sum();
+    let mut buffer = [0u8; 64];
+    if length > buffer.len() {
+        return Word::from(parts().collect::<String>());
     }
-    text
+    let mut written = 0;
+    for part in parts() {
+        buffer[written..written + part.len()].copy_from_slice(part.as_bytes());
+        written += part.len();
+    }
+    // Whole `str`s joined, so always UTF-8.
+    Word::new(std::str::from_utf8(&buffer[..written]).unwrap_or_default())
 }
 
 /// The instruction without its guard, which is where diagnostics about it point.

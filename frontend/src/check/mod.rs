@@ -21,15 +21,21 @@ use crate::syntax::ast;
 pub use directives::NEWEST_VERSION;
 
 /// Checks a parsed module. Returns the checked module when there are no errors, and every
-/// diagnostic (errors and warnings) found on the way.
-pub fn check(module: &ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
+/// diagnostic (errors and warnings) found on the way. The tree is consumed: each function body
+/// is dropped as soon as it is checked, to bound the frontend's peak memory.
+pub fn check(mut module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    let header = directives::check_header(module, &mut diagnostics);
-    let globals = declarations::module_variables(module, &mut diagnostics);
-    let signatures = function::collect_signatures(module, &globals, &mut diagnostics);
-    let functions = function::check_bodies(&header, &globals, signatures, &mut diagnostics);
+    let header = directives::check_header(&module, &mut diagnostics);
+    let globals = declarations::module_variables(&module, &mut diagnostics);
+    let signatures = function::collect_signatures(&module, &globals, &mut diagnostics);
+    // Gating reads the bodies, so it runs before they are dropped; its diagnostics keep their
+    // place after those of the bodies and calls.
+    let mut gating_diagnostics = Vec::new();
+    gating::check_module(&module, &header, &mut gating_diagnostics);
+    let functions = function::check_bodies(&header, &globals, signatures, &mut module, &mut diagnostics);
+    drop(module);
     calls::check_calls(&functions, &globals.variables, &mut diagnostics);
-    gating::check_module(module, &header, &mut diagnostics);
+    diagnostics.extend(gating_diagnostics);
     if has_errors(&diagnostics) {
         return (None, diagnostics);
     }
@@ -50,7 +56,7 @@ pub fn check_source(source: &str) -> (Option<ir::Module>, Vec<Diagnostic>) {
     if has_errors(&diagnostics) {
         return (None, diagnostics);
     }
-    let (module, check_diagnostics) = check(&syntax);
+    let (module, check_diagnostics) = check(syntax);
     diagnostics.extend(check_diagnostics);
     (module, diagnostics)
 }

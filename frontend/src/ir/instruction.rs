@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::span::Span;
+use crate::syntax::ast::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
@@ -17,7 +18,7 @@ pub struct GuardedInstruction {
     pub guard: Option<Guard>,
     pub instruction: Instruction,
     /// The instruction as written, opcode and modifiers (`mad.lo.s32`), for diagnostics.
-    pub spelling: String,
+    pub spelling: Word,
     pub span: Span,
 }
 

@@ -11,7 +11,7 @@ pub enum Value {
     /// A register (or a scalar variable read like a register).
     Register(VariableId),
     /// An integer immediate, kept wide; lowering truncates it to the instruction type.
-    Integer(i128),
+    Integer(Immediate),
     /// A float immediate as IEEE bits; `double` tells whether `bits` are f64 or f32 bits.
     Float {
         bits: u64,
@@ -36,6 +36,31 @@ pub enum Value {
 }
 
 /// A checked operand: its value and where it was written.
+/// An integer immediate. PTX literals are 64 bits with an optional minus sign, so the value
+/// needs 65; it is stored as an `i128` aligned to 8 bytes, since one aligned to 16 would make
+/// every operand, and so every checked instruction, half again as large.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, packed(8))]
+pub struct Immediate(i128);
+
+impl Immediate {
+    pub fn new(value: i128) -> Immediate {
+        Immediate(value)
+    }
+
+    pub fn get(self) -> i128 {
+        self.0
+    }
+}
+
+/// Prints the number alone, as the `i128` did.
+impl std::fmt::Debug for Immediate {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let value = self.0;
+        std::fmt::Debug::fmt(&value, formatter)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operand {
     pub value: Value,

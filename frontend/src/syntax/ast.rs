@@ -239,7 +239,9 @@ pub struct Guard {
 /// the opcode `ld`, the modifiers `global`, `nc`, `b32` (without dots) and two operands.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
-    pub guard: Option<Guard>,
+    /// Boxed: most instructions have none, and inline it would make every statement of the tree
+    /// 40 bytes larger.
+    pub guard: Option<Box<Guard>>,
     pub opcode: Spanned<Word>,
     pub modifiers: Vec<Spanned<Word>>,
     pub operands: Vec<Operand>,

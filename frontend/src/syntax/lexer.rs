@@ -1,7 +1,9 @@
 //! The PTX lexer: source text to a flat list of tokens, by a hand-written loop over bytes.
 //!
-//! Whitespace and comments are dropped. Every token borrows its text from the source (or holds
-//! a decoded number), so lexing allocates nothing per token. Errors (a character no token can
+//! Whitespace and comments are dropped. Tokens are stored packed in 12 bytes each ([`Tokens`]):
+//! a tag, the start offset and the end offset (or, for numbers, an index into a side table of
+//! decoded values), so a token list is about three times the size of the source rather than
+//! eight. A token's text is recovered by slicing the source when it is read. Errors (a character no token can
 //! start with, an unterminated string or comment, a malformed number) become diagnostics and
 //! lexing goes on, so the parser still sees the rest of the file. The lexer never panics: every
 //! span it makes lies on a character boundary of the source.
@@ -10,6 +12,8 @@ use std::fmt;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
+
+use super::tokens::{TextKind, Tokens};
 
 /// One token and the bytes of source it was read from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,25 +139,43 @@ impl fmt::Display for TokenKind<'_> {
 
 /// Splits `source` into tokens. Never fails: problems become diagnostics and the lexer carries
 /// on after them.
-pub fn lex(source: &str) -> (Vec<Token<'_>>, Vec<Diagnostic>) {
+pub fn lex(source: &str) -> (Tokens<'_>, Vec<Diagnostic>) {
+    let (tokens, diagnostics, _) = lex_piece(source, 0, usize::MAX);
+    (tokens, diagnostics)
+}
+
+/// Lexes `source` from byte `start` up to the first module-level function at least `at_least`
+/// bytes on (see [`Lexer::at_piece_boundary`]), or to the end. Returns where it stopped, the
+/// start of that function's first token.
+pub(super) fn lex_piece(source: &str, start: usize, at_least: usize) -> (Tokens<'_>, Vec<Diagnostic>, usize) {
+    let length = source.len().saturating_sub(start).min(at_least.saturating_mul(2));
     let mut lexer = Lexer {
         source,
         bytes: source.as_bytes(),
-        position: 0,
+        position: start,
         // Real PTX averages about one token per four bytes.
-        tokens: Vec::with_capacity(source.len() / 4 + 16),
+        tokens: Tokens::with_capacity(source, length / 4 + 16),
         diagnostics: Vec::new(),
+        look_for_boundary_after: start.saturating_add(at_least),
+        depth: None,
+        counted: 0,
     };
     lexer.run();
-    (lexer.tokens, lexer.diagnostics)
+    (lexer.tokens, lexer.diagnostics, lexer.position)
 }
 
 struct Lexer<'src> {
     source: &'src str,
     bytes: &'src [u8],
     position: usize,
-    tokens: Vec<Token<'src>>,
+    tokens: Tokens<'src>,
     diagnostics: Vec<Diagnostic>,
+    /// Where [`lex_piece`] starts looking for the end of its piece.
+    look_for_boundary_after: usize,
+    /// The brace depth after the last token, counted once the piece may end.
+    depth: Option<usize>,
+    /// How many tokens `depth` has counted.
+    counted: usize,
 }
 
 /// Bytes that may continue an identifier: `[a-zA-Z0-9_$]`.
@@ -186,7 +208,7 @@ impl<'src> Lexer<'src> {
 
     #[inline]
     fn push(&mut self, kind: TokenKind<'src>, start: usize) {
-        self.tokens.push(Token { kind, span: Span::new(start, self.position) });
+        self.tokens.push(kind, Span::new(start, self.position));
     }
 
     fn run(&mut self) {
@@ -199,6 +221,9 @@ impl<'src> Lexer<'src> {
                 if let Some(invalid) = invalid_start.take() {
                     self.report_invalid(invalid, start);
                 }
+                if self.position >= self.look_for_boundary_after && self.at_piece_boundary() {
+                    return;
+                }
             } else {
                 // Group a run of invalid characters into one diagnostic.
                 invalid_start.get_or_insert(start);
@@ -208,6 +233,42 @@ impl<'src> Lexer<'src> {
         if let Some(invalid) = invalid_start {
             self.report_invalid(invalid, self.bytes.len());
         }
+    }
+
+    /// True when the last token starts a module-level function (`.visible`, `.weak`, `.extern`,
+    /// `.entry` or `.func` at brace depth 0, right after a `}` or `;`): then that token is taken
+    /// back and the piece ends before it. A piece so cut holds whole directives, so parsing it
+    /// alone reads what parsing the whole file would.
+    fn at_piece_boundary(&mut self) -> bool {
+        let count = self.tokens.len();
+        let Some(last) = count.checked_sub(1).and_then(|index| self.tokens.kind(index)) else { return false };
+        let depth = match self.depth {
+            // Whitespace and comments push nothing: count a token once.
+            Some(depth) if self.counted == count => depth,
+            Some(depth) => match last {
+                TokenKind::LeftBrace => depth + 1,
+                TokenKind::RightBrace => depth.saturating_sub(1),
+                _ => depth,
+            },
+            None => self.tokens.punctuation_kinds().fold(0usize, |depth, kind| match kind {
+                Some(TokenKind::LeftBrace) => depth + 1,
+                Some(TokenKind::RightBrace) => depth.saturating_sub(1),
+                _ => depth,
+            }),
+        };
+        self.depth = Some(depth);
+        self.counted = count;
+        let starts_function = matches!(last, TokenKind::DotName("visible" | "weak" | "extern" | "entry" | "func"));
+        let after_directive = count
+            .checked_sub(2)
+            .and_then(|index| self.tokens.kind(index))
+            .is_some_and(|previous| matches!(previous, TokenKind::RightBrace | TokenKind::Semicolon));
+        if depth == 0 && starts_function && after_directive {
+            self.position = self.tokens.span(count - 1).map_or(self.position, |span| span.start as usize);
+            self.tokens.truncate(count - 1);
+            return true;
+        }
+        false
     }
 
     /// Lexes one token, or skips whitespace or a comment. Returns false (having consumed
@@ -227,13 +288,13 @@ impl<'src> Lexer<'src> {
             b'a'..=b'z' | b'A'..=b'Z' => {
                 self.position += 1;
                 self.skip_identifier_continue();
-                self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
+                self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
             }
             b'_' | b'$' | b'%' => {
                 if is_identifier_continue(self.peek_at(1)) {
                     self.position += 1;
                     self.skip_identifier_continue();
-                    self.push(TokenKind::Identifier(&self.source[start..self.position]), start);
+                    self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
                 } else {
                     let kind = match byte {
                         b'_' => TokenKind::Underscore,
@@ -255,7 +316,7 @@ impl<'src> Lexer<'src> {
                         self.position += 2;
                         self.skip_identifier_continue();
                     }
-                    self.push(TokenKind::DotName(&self.source[start + 1..self.position]), start);
+                    self.tokens.push_text(TextKind::DotName, Span::new(start, self.position));
                 } else if next.is_ascii_digit() {
                     self.lex_decimal_float(start);
                 } else {
@@ -387,7 +448,7 @@ impl<'src> Lexer<'src> {
             match self.bytes[self.position] {
                 b'"' => {
                     self.position += 1;
-                    self.push(TokenKind::String(&self.source[start + 1..self.position - 1]), start);
+                    self.tokens.push_text(TextKind::String, Span::new(start, self.position));
                     return;
                 }
                 b'\\' if matches!(self.peek_at(1), b'"' | b'\\') => self.position += 2,
@@ -404,7 +465,7 @@ impl<'src> Lexer<'src> {
             Diagnostic::error(Code::Unterminated, "unterminated string")
                 .with_primary(Span::new(start, end), "this string has no closing `\"`"),
         );
-        self.tokens.push(Token { kind: TokenKind::String(&self.source[start + 1..end]), span: Span::new(start, end) });
+        self.tokens.push_unterminated_string(Span::new(start, end));
     }
 
     fn invalid_literal(&mut self, start: usize, message: impl Into<String>, label: &str) {
@@ -565,7 +626,7 @@ mod tests {
     fn kinds(source: &str) -> Vec<TokenKind<'_>> {
         let (tokens, diagnostics) = lex(source);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        tokens.into_iter().map(|token| token.kind).collect()
+        tokens.iter().map(|token| token.kind).collect()
     }
 
     #[test]

@@ -3,7 +3,9 @@
 pub mod ast;
 mod lexer;
 mod parser;
+mod tokens;
 mod word;
 
 pub use lexer::{lex, Token, TokenKind};
 pub use parser::parse;
+pub use tokens::Tokens;

@@ -129,7 +129,9 @@ pub(super) fn predicate_operand(context: &mut Context, operand: &ast::Operand) -
         OperandKind::Not(inner) => Some((context.source(inner, ScalarType::Pred, SizeRule::Exact)?, true)),
         _ => {
             let source = context.source(operand, ScalarType::Pred, SizeRule::Exact)?;
-            if !matches!(source.value, Value::Register(_) | Value::Integer(0 | 1)) {
+            if !matches!(source.value, Value::Register(_))
+                && !matches!(source.value, Value::Integer(value) if matches!(value.get(), 0 | 1))
+            {
                 context.report(
                     Diagnostic::error(Code::OperandKind, "expected a predicate register")
                         .with_primary(operand.span, "not a predicate"),

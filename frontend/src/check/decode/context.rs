@@ -8,7 +8,7 @@ use crate::check::types::{register_fits, SizeRule};
 
 use super::vector;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Address, AddressBase, Destination, LabelId, Operand, Value, Variable, VariableId};
+use crate::ir::{Address, AddressBase, Destination, Immediate, LabelId, Operand, Value, Variable, VariableId};
 use crate::span::Span;
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType, SpecialRegister, StateSpace};
@@ -179,7 +179,7 @@ impl Context<'_, '_> {
     /// register or the address of a variable.
     pub fn source(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Operand> {
         let value = match &operand.kind {
-            OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::Integer(32),
+            OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::Integer(Immediate::new(32)),
             OperandKind::Name { name, member } => {
                 if let Some(register) = SpecialRegister::from_ptx(name, member.as_deref()) {
                     if ty.kind() == ScalarKind::Pred || ty.bits() < register.bits() && rule == SizeRule::Exact {
@@ -247,10 +247,13 @@ impl Context<'_, '_> {
                 // Section 4.5.3: an integer is a predicate constant, 0 false and any other
                 // value true (Triton writes `mov.pred %p, -1;`).
                 if ty.kind() == ScalarKind::Pred {
-                    return Some(Operand { value: Value::Integer(i128::from(*value != 0)), span: operand.span });
+                    return Some(Operand {
+                        value: Value::Integer(Immediate::new(i128::from(*value != 0))),
+                        span: operand.span,
+                    });
                 }
                 self.warn_if_truncated(*value, ty, operand.span);
-                Value::Integer(*value)
+                Value::Integer(Immediate::new(*value))
             }
             OperandKind::Float { bits, double } => {
                 if !ty.is_float() && ty.kind() != ScalarKind::Bit {

@@ -13,7 +13,8 @@ use chumsky::DefaultExpected;
 use super::ParserInput;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
-use crate::syntax::lexer::{Token, TokenKind};
+use crate::syntax::lexer::TokenKind;
+use crate::syntax::tokens::Tokens;
 
 /// The names parsers give to classes of tokens, for "expected ..." labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -409,7 +410,7 @@ pub(super) fn to_diagnostic(
     error: SyntaxError<'_>,
     end_of_input: Span,
     source: &str,
-    tokens: &[Token<'_>],
+    tokens: &Tokens<'_>,
 ) -> Diagnostic {
     let (message, span) = match error.found {
         Some(token) => (format!("unexpected {}", describe(&token)), error.span),
@@ -420,7 +421,7 @@ pub(super) fn to_diagnostic(
     // The commonest slip: a statement on a new line where the last one wanted its `;`.
     let semicolon = token_bit(&TokenKind::Semicolon).map_or(0, |bit| 1u128 << bit);
     if error.found.is_some() && error.expected & semicolon != 0 {
-        let index = tokens.partition_point(|token| token.span.start < span.start);
+        let index = tokens.first_starting_at(span.start);
         if let Some(previous) = index.checked_sub(1).and_then(|index| tokens.get(index)) {
             let between = source.get(previous.span.end as usize..span.start as usize).unwrap_or("");
             if between.contains('\n') {

@@ -274,7 +274,7 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
         let negated = eat(input, TokenKind::Bang).is_some();
         let predicate = identifier(input)?;
         let span = at.to(predicate.span);
-        guard = Some(Guard { negated, predicate, span });
+        guard = Some(Box::new(Guard { negated, predicate, span }));
     }
     let opcode = identifier(input)?;
     if guard.is_none() {

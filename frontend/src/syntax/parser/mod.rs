@@ -25,18 +25,19 @@ mod tokens;
 #[cfg(test)]
 mod tests;
 
-use chumsky::input::{Input as _, MappedInput};
+mod input;
+
 use chumsky::inspector::TruncateState;
 use chumsky::prelude::*;
 
 use super::ast;
-use super::lexer::{lex, Token, TokenKind};
+use super::lexer::{self, lex, TokenKind};
+use super::tokens::Tokens;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
-/// The parser's input: the lexer's tokens, seen by chumsky as (kind, span) pairs.
-type ParserInput<'t, 's> =
-    MappedInput<'t, TokenKind<'s>, Span, &'t [Token<'s>], fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span)>;
+/// The parser's input: the lexer's packed tokens, decoded one at a time as chumsky reads them.
+type ParserInput<'t, 's> = input::TokenInput<'t, 's>;
 
 /// Syntax errors as chumsky builds them; `error` turns them into diagnostics.
 type ParserError<'s> = error::SyntaxError<'s>;
@@ -99,52 +100,84 @@ impl<T> chumsky::container::Container<Option<T>> for Present<T> {
     }
 }
 
-fn split_token<'t, 's>(token: &'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span) {
-    (&token.kind, &token.span)
-}
-
-fn parser_input<'t, 's>(tokens: &'t [Token<'s>], end_of_input: Span) -> ParserInput<'t, 's> {
-    tokens.map(end_of_input, split_token as fn(&'t Token<'s>) -> (&'t TokenKind<'s>, &'t Span))
-}
-
 /// How deeply braces, brackets, parentheses and unary operators may nest. Real PTX nests a few
 /// levels; the limit keeps the recursive parts of the parser and of the tree within the stack.
 const MAX_NESTING: usize = 256;
 
 /// Cuts the tokens at the first place that nests deeper than [`MAX_NESTING`], and says so.
-fn limit_nesting(tokens: &mut Vec<Token<'_>>) -> Option<Diagnostic> {
+fn limit_nesting(tokens: &mut Tokens<'_>) -> Option<Diagnostic> {
     let (mut depth, mut unary_run) = (0usize, 0usize);
-    for (index, token) in tokens.iter().enumerate() {
-        match token.kind {
-            TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen => depth += 1,
-            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => depth = depth.saturating_sub(1),
+    let too_deep = tokens.punctuation_kinds().position(|kind| {
+        match kind {
+            Some(TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen) => depth += 1,
+            Some(TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen) => {
+                depth = depth.saturating_sub(1)
+            }
             _ => {}
         }
-        let unary = matches!(token.kind, TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang);
+        let unary = matches!(kind, Some(TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang));
         unary_run = if unary { unary_run + 1 } else { 0 };
-        if depth > MAX_NESTING || unary_run > MAX_NESTING {
-            let span = token.span;
-            tokens.truncate(index);
-            return Some(
-                Diagnostic::error(Code::SyntaxError, "nesting too deep")
-                    .with_primary(span, format!("more than {MAX_NESTING} levels of nesting"))
-                    .with_note("the rest of the file is not parsed"),
-            );
-        }
-    }
-    None
+        depth > MAX_NESTING || unary_run > MAX_NESTING
+    })?;
+    let span = tokens.span(too_deep).unwrap_or_default();
+    tokens.truncate(too_deep);
+    Some(
+        Diagnostic::error(Code::SyntaxError, "nesting too deep")
+            .with_primary(span, format!("more than {MAX_NESTING} levels of nesting"))
+            .with_note("the rest of the file is not parsed"),
+    )
 }
+
+/// Sources larger than this are lexed and parsed in pieces of about this size.
+const PIECE_SIZE: usize = 1 << 20;
 
 /// Parses a whole PTX file. Never fails: returns what it could build and every diagnostic of
 /// the lexer and parser, in source order.
 pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
-    let (mut tokens, mut diagnostics) = lex(source);
+    if source.len() > PIECE_SIZE {
+        if let Some(module) = parse_in_pieces(source, PIECE_SIZE) {
+            return (module, Vec::new());
+        }
+    }
+    let (tokens, diagnostics) = lex(source);
+    parse_tokens(source, tokens, diagnostics)
+}
+
+/// Parses a large file a piece at a time, each piece ending where a module-level function
+/// begins, so that only one piece's tokens exist at once beside the growing tree (the tokens of
+/// a whole file are three times its size). Returns `None` at the first diagnostic: the file is
+/// then parsed whole, so that error messages and recovery are those of a single parse.
+fn parse_in_pieces(source: &str, piece_size: usize) -> Option<ast::Module> {
+    let mut directives = Vec::new();
+    let mut start = 0;
+    while start < source.len() {
+        let (tokens, diagnostics, end) = lexer::lex_piece(source, start, piece_size);
+        if !diagnostics.is_empty() || end <= start {
+            return None;
+        }
+        let (piece, diagnostics) = parse_tokens(source, tokens, diagnostics);
+        if !diagnostics.is_empty() {
+            return None;
+        }
+        directives.extend(piece.directives);
+        start = end;
+    }
+    directives.shrink_to_fit();
+    Some(ast::Module { directives })
+}
+
+/// Parses the tokens of a whole file or of one piece of it, after the lexer's `diagnostics`.
+fn parse_tokens(
+    source: &str,
+    mut tokens: Tokens<'_>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> (ast::Module, Vec<Diagnostic>) {
     if let Some(too_deep) = limit_nesting(&mut tokens) {
         diagnostics.push(too_deep);
     }
     // Errors at the end of the input point at the last token.
     let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
-    let input = parser_input(&tokens, end_of_input);
+    let input = input::TokenInput::new(&tokens, end_of_input);
     let mut state = TruncateState(Vec::new());
     let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
     diagnostics.extend(state.0);

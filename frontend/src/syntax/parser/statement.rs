@@ -74,7 +74,7 @@ fn instruction(
         }
     }
     let opcode = Spanned::new(Word::from(opcode.node), opcode.span);
-    Instruction { guard, opcode, modifiers, operands, span }
+    Instruction { guard: guard.map(Box::new), opcode, modifiers, operands, span }
 }
 
 /// A statement, or `None` for a directive that leaves nothing in the tree.

@@ -487,9 +487,8 @@ fn garbage_does_not_panic() {
     let _ = parse(&format!(".entry k() {deep}"));
 }
 
-/// The fast path builds exactly the trees and diagnostics of the combinator parser.
-#[test]
-fn fast_path_matches_combinator_parser() {
+/// The PTX files of the shared corpus and conformance suite.
+fn corpus_sources() -> Vec<String> {
     // `shared/` beside the repository or beside one of its parent folders (a worktree).
     let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let shared = repository
@@ -507,7 +506,7 @@ fn fast_path_matches_combinator_parser() {
         "corpus/triton",
         "corpus/numba",
     ];
-    let mut sources: Vec<String> = folders
+    folders
         .iter()
         .flat_map(|folder| {
             std::fs::read_dir(format!("{shared}/{folder}")).expect("the shared corpus beside the repository")
@@ -515,7 +514,13 @@ fn fast_path_matches_combinator_parser() {
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
         .map(|path| std::fs::read_to_string(path).expect("readable"))
-        .collect();
+        .collect()
+}
+
+/// The fast path builds exactly the trees and diagnostics of the combinator parser.
+#[test]
+fn fast_path_matches_combinator_parser() {
+    let mut sources = corpus_sources();
     sources.push(
         ".entry k() { mov.u32 %r1 %r2; ld.u32 %r1, [%rd1+]; add.s32 %r1, %r2, (1 + 2) * 3; @%p bra; \
          st.u32 [x + 0xFFFFFFFFFFFFFFFF], -0f3F800000; mov.u64 %rd1, {a, _, -1, 1.5}; setp.eq.s32 _|%p1, %r1, -4; \
@@ -667,4 +672,32 @@ fn isa_1_aggregates_are_reported_as_unsupported() {
         messages(&diagnostics),
         [("unsupported: `.struct` types".to_string(), "`pair` is not supported".to_string())]
     );
+}
+
+/// Parsing a large file in pieces builds exactly the tree of a single parse, wherever the
+/// pieces are cut; a piece with a diagnostic makes the file be parsed whole.
+#[test]
+fn pieces_parse_as_the_whole() {
+    let mut sources = corpus_sources();
+    sources.push(
+        ".version 8.5\n.target sm_90\n.address_size 64\n.global .u32 table[2] = { 1, 2 };\n\
+         .extern .func (.param .b32 r) f (.param .b32 a);\n.visible .func g() { { ret; } }\n\
+         .weak .entry k() { mov.u32 %r1, 1; }\n.entry l() { ret; }\n"
+            .to_string(),
+    );
+    let mut cut = 0;
+    for source in &sources {
+        let (whole, diagnostics) = parse(source);
+        let pieces = super::parse_in_pieces(source, 1);
+        if diagnostics.is_empty() {
+            assert_eq!(pieces.as_ref(), Some(&whole), "pieces differ on:\n{source}");
+            let functions = whole.directives.iter().filter(|directive| matches!(directive, Directive::Function(_)));
+            cut += usize::from(functions.count() > 1);
+        } else {
+            assert_eq!(pieces, None, "pieces parsed despite diagnostics:\n{source}");
+        }
+    }
+    assert!(cut > 10, "too few files with several functions: {cut}");
+    let broken = ".entry k() { ret; }\n.entry l() { mov.u32 %r1 %r2; }\n";
+    assert_eq!(super::parse_in_pieces(broken, 1), None);
 }
