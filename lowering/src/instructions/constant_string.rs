@@ -181,7 +181,7 @@ fn only_definition(writers: &Writers<'_>, register: VariableId, state_space: Sta
                 (base, Value::Integer(offset)) | (Value::Integer(offset), base) => (base, *offset),
                 _ => return None,
             };
-            Some(Value::Offset { base: Box::new(base.clone()), offset: i64::try_from(offset).ok()? })
+            Some(Value::Offset { base: Box::new(base.clone()), offset: i64::try_from(offset.get()).ok()? })
         }
         _ => None,
     }
