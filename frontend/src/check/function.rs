@@ -309,7 +309,8 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
                 );
                 return None;
             }
-            let predicate = context.resolve(&guard.predicate.node, guard.predicate.span);
+            let predicate =
+                context.resolve_used_as(&guard.predicate.node, guard.predicate.span, Some(ScalarType::Pred));
             let predicate = predicate.and_then(|id| {
                 let variable = context.variable(id);
                 if variable.ty == ScalarType::Pred && variable.state_space == StateSpace::Reg {

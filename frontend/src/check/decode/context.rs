@@ -40,13 +40,20 @@ impl Context<'_, '_> {
 
     /// Resolves a declared name, reporting it when unknown.
     pub fn resolve(&mut self, name: &str, span: Span) -> Option<VariableId> {
+        self.resolve_used_as(name, span, None)
+    }
+
+    /// [`Context::resolve`] for a name used as a `used_as` operand, so that the help for an
+    /// undeclared predicate suggests a `.pred` register.
+    pub fn resolve_used_as(&mut self, name: &str, span: Span, used_as: Option<ScalarType>) -> Option<VariableId> {
         if let Some(id) = self.scopes.lookup(name, &mut self.variables) {
             return Some(id);
         }
         let mut diagnostic = Diagnostic::error(Code::UndeclaredName, format!("`{name}` is not declared"))
             .with_primary(span, "undeclared name");
         if name.starts_with('%') {
-            diagnostic = diagnostic.with_help(format!("declare it, for example `.reg .b32 {name};`"));
+            let declared_as = if used_as == Some(ScalarType::Pred) { ".pred" } else { ".b32" };
+            diagnostic = diagnostic.with_help(format!("declare it, for example `.reg {declared_as} {name};`"));
         }
         self.report(diagnostic);
         None
@@ -143,7 +150,7 @@ impl Context<'_, '_> {
             );
             return None;
         };
-        let register = self.resolve(name, operand.span)?;
+        let register = self.resolve_used_as(name, operand.span, Some(ty))?;
         let member = match member {
             Some(member) => Some(self.member_index(register, member, operand.span)?),
             None => None,
@@ -222,7 +229,7 @@ impl Context<'_, '_> {
                     }
                     Value::FunctionAddress(function)
                 } else {
-                    let id = self.resolve(name, operand.span)?;
+                    let id = self.resolve_used_as(name, operand.span, Some(ty))?;
                     let variable = self.variable(id);
                     if variable.state_space == StateSpace::Reg {
                         self.check_register(id, operand.span, ty, rule, "source", false)?;
