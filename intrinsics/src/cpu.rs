@@ -450,6 +450,23 @@ impl Target for Cpu {
         crate::cpu_device_library::stopped(site).map(Some)
     }
 
+    fn exit_thread<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
+        let function_type = site.context.void_type().fn_type(&[], false);
+        call_function(site, runtime_function::EXIT_THREAD, function_type, &[])?;
+        Ok(true)
+    }
+
+    fn thread_exited<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        let i32_type = site.context.i32_type();
+        let flag = call_function(site, runtime_function::THREAD_EXITED, i32_type.fn_type(&[], false), &[])?
+            .ok_or_else(|| llvm_error("the exit mark"))?
+            .into_int_value();
+        site.builder
+            .build_int_compare(IntPredicate::NE, flag, i32_type.const_zero(), "exited")
+            .map_err(llvm_error)
+            .map(Some)
+    }
+
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         let i32_type = site.context.i32_type();
         let function_type = site.context.void_type().fn_type(&[i32_type.into()], false);

@@ -215,6 +215,19 @@ pub trait Target {
         Ok(None)
     }
 
+    /// `exit` inside a `.func`: marks the thread as leaving, so that [`Target::stopped`] is true
+    /// for its callers; lowering then returns. Returns whether the target marks it; where it
+    /// does not, the function only returns.
+    fn exit_thread<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
+        Ok(false)
+    }
+
+    /// In a kernel body, after a call that may exit the thread: whether it did (an `i1`),
+    /// taking the mark that [`Target::exit_thread`] left; `None` where nothing marks it.
+    fn thread_exited<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        Ok(None)
+    }
+
     /// Whether a function's address can be taken and called through (indirect calls).
     fn supports_function_pointers(&self) -> Result<(), Unsupported> {
         Ok(())

@@ -413,8 +413,9 @@ fn uses_collectives(ptx: &ir::Module) -> bool {
     })
 }
 
-/// For each function, whether calling it may stop the thread: it executes `trap`, calls
-/// `__assertfail`, or calls a function that may stop (found by iterating to a fixed point).
+/// For each function, whether calling it may stop the thread: it executes `trap` or `exit`
+/// (a `.func`'s `exit` ends the thread, not just the function), calls `__assertfail`, or calls
+/// a function that may stop (found by iterating to a fixed point).
 fn may_stop(ptx: &ir::Module) -> Vec<bool> {
     let stops_on_call = |function: &ir::Function| {
         function.body.is_none()
@@ -435,6 +436,7 @@ fn may_stop(ptx: &ir::Module) -> Vec<bool> {
             let stops = function.body.iter().flatten().any(|statement| match statement {
                 ir::Statement::Instruction(instruction) => match &instruction.instruction {
                     ir::Instruction::Trap => true,
+                    ir::Instruction::Exit => function.kind != FunctionKind::Entry,
                     ir::Instruction::Call { callee, .. } => may_stop[callee.0 as usize],
                     // Any function whose address was taken may be the target.
                     ir::Instruction::CallIndirect { .. } => may_stop.iter().any(|&stops| stops),

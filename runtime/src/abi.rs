@@ -87,6 +87,13 @@ pub mod runtime_function {
     /// calls of functions that may stop it, so that their callers leave too; the block's other
     /// threads also leave at such a check once the launch has failed, as a trap ends the grid.
     pub const STOPPED: &str = "ptxr_stopped";
+    /// `void ()`: `exit` inside a `.func`. The thread is marked as leaving: [`STOPPED`] is then
+    /// true for it, so its callers leave, up to the kernel body, which takes the mark with
+    /// [`THREAD_EXITED`] and ends the thread.
+    pub const EXIT_THREAD: &str = "ptxr_exit_thread";
+    /// `u32 ()`: in a kernel body after a call that may exit: whether the thread exited inside
+    /// it. Clears the mark, so that the worker's next thread starts unmarked.
+    pub const THREAD_EXITED: &str = "ptxr_thread_exited";
     /// `i32 (u64 format, u64 arguments, u32 pointer_bytes)`: `vprintf`; `pointer_bytes` (4 or 8)
     /// is the size of `%s` and `%p` arguments. Returns the number of arguments read.
     pub const PRINTF: &str = "ptxr_vprintf";

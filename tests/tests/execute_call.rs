@@ -236,3 +236,48 @@ fn an_indirect_call_of_a_trapping_function_ends_the_caller() {
         .expect_err("the trap fails the launch");
     assert!(error.contains("trap"), "{error}");
 }
+
+/// `leave(v)` exits the thread when `v` is odd (ISA 7.8 section 9.7.12.10: `exit` ends the
+/// thread, wherever it is); `outer(v)` calls it and then writes 7 to `marks[tid]`, which must
+/// not happen after an exit.
+const EXITING_FUNCTIONS: &str = r#"
+.func leave(.reg .b32 %v)
+{
+    .reg .pred %odd;
+    .reg .b32 %bit;
+    and.b32 %bit, %v, 1;
+    setp.ne.u32 %odd, %bit, 0;
+    @%odd exit;
+    ret;
+}
+
+.func outer(.reg .b32 %v, .reg .b64 %mark)
+{
+    .reg .b32 %seven;
+    call.uni leave, (%v);
+    mov.u32 %seven, 7;
+    st.global.u32 [%mark], %seven;
+    ret;
+}
+"#;
+
+#[test]
+fn exit_inside_a_function_ends_the_thread_not_just_the_function() {
+    let mut random = Random::new(31);
+    let input: Vec<u32> = (0..64).map(|_| random.next_u32()).collect();
+    // Before the call %r2 is 1; after it 2. An odd input exits inside `leave`, two calls deep.
+    for (name, waits) in [("one after another", ""), ("at a barrier after the call", "bar.sync 0;")] {
+        let body = format!(
+            "mov.u32 %r2, 1;\nst.global.u32 [%rd5], %r2;\nadd.u64 %rd6, %rd5, 256;\n\
+             call.uni outer, (%r1, %rd6);\n{waits}\nmov.u32 %r2, 2;"
+        );
+        let ptx = kernel(EXITING_FUNCTIONS, &body);
+        let result = run_ok(&ptx, &Launch::threads(64), &[Buffer::u32s(&input), Buffer::zeroed("u32", 128)]);
+        for (thread, &value) in input.iter().enumerate() {
+            let exits = value % 2 == 1;
+            let (final_value, mark) = if exits { (1, 0) } else { (2, 7) };
+            assert_eq!(result[1][thread] as u32, final_value, "{name}: thread {thread} (input {value:#x})");
+            assert_eq!(result[1][64 + thread] as u32, mark, "{name}: mark of thread {thread}");
+        }
+    }
+}

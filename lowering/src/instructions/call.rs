@@ -13,6 +13,7 @@
 use inkwell::types::BasicType;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
 use ptxr_frontend::ir::{self, CallOperand, FunctionId, GuardedInstruction, Operand};
+use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_intrinsics::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 
@@ -263,13 +264,21 @@ fn device_call<'ctx>(
 }
 
 /// After a call that may have stopped the thread: leaves this function too, where stopping
-/// returns to the caller.
+/// returns to the caller. A kernel body also takes the mark of an `exit` inside the call, so
+/// that the thread ends there.
 fn leave_if_stopped(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
-    let stopped =
-        lowering.shared.target.stopped(&lowering.site()).map_err(|unsupported| {
-            LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
-        })?;
-    let Some(stopped) = stopped else { return Ok(()) };
+    let unsupported = |lowering: &FunctionLowering<'_, '_>, unsupported: ptxr_intrinsics::Unsupported| {
+        LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+    };
+    let stopped = lowering.shared.target.stopped(&lowering.site()).map_err(|error| unsupported(lowering, error))?;
+    let Some(mut stopped) = stopped else { return Ok(()) };
+    if lowering.function.kind == FunctionKind::Entry {
+        let exited =
+            lowering.shared.target.thread_exited(&lowering.site()).map_err(|error| unsupported(lowering, error))?;
+        if let Some(exited) = exited {
+            stopped = lowering.shared.builder.build_or(stopped, exited, "left")?;
+        }
+    }
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let leave = context.append_basic_block(lowering.llvm_function, "stopped");
@@ -288,6 +297,17 @@ fn immediate<'ctx>(
     ty: ScalarType,
 ) -> LoweringResult<BasicValueEnum<'ctx>> {
     lowering.read(operand, ty)
+}
+
+/// `exit`: in a kernel body the thread returns; inside a `.func` the target marks the thread
+/// as leaving first, so that every caller leaves after the call (`leave_if_stopped`).
+pub fn exit(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
+    if lowering.function.kind != FunctionKind::Entry {
+        lowering.shared.target.exit_thread(&lowering.site()).map_err(|unsupported| {
+            LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+        })?;
+    }
+    lowering.build_return()
 }
 
 /// `trap`: the target stops the kernel; then the function returns, as after `exit`.

@@ -266,7 +266,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             source,
         ),
         Instruction::Branch { target } => control::branch(lowering, *target),
-        Instruction::Return | Instruction::Exit => lowering.build_return(),
+        Instruction::Return => lowering.build_return(),
+        Instruction::Exit => call::exit(lowering, guarded),
         Instruction::Call { callee, results, arguments } => call::call(lowering, guarded, *callee, results, arguments),
         Instruction::CallIndirect { target, results, arguments } => {
             call::call_indirect(lowering, guarded, target, results, arguments)

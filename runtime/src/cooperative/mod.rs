@@ -26,8 +26,8 @@ pub use resumable::{
 };
 pub(crate) use scheduler::fail;
 pub use scheduler::{
-    ptxr_barrier, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_stopped, ptxr_trap, ptxr_warp_collective,
-    take_block_failure,
+    ptxr_barrier, ptxr_exit_thread, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_stopped, ptxr_thread_exited,
+    ptxr_trap, ptxr_warp_collective, take_block_failure,
 };
 
 use crate::abi::runtime_function;
@@ -37,6 +37,8 @@ use crate::device_library::{ptxr_assertfail, ptxr_free, ptxr_malloc, ptxr_vprint
 pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
     vec![
         (runtime_function::STOPPED, ptxr_stopped as *const () as usize),
+        (runtime_function::EXIT_THREAD, ptxr_exit_thread as *const () as usize),
+        (runtime_function::THREAD_EXITED, ptxr_thread_exited as *const () as usize),
         (runtime_function::PRINTF, ptxr_vprintf as *const () as usize),
         (runtime_function::MALLOC, ptxr_malloc as *const () as usize),
         (runtime_function::FREE, ptxr_free as *const () as usize),

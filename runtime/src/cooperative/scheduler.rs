@@ -14,6 +14,8 @@ use crate::abi::{barrier_operation, BlockContext, ThreadEntry};
 const THREAD_STACK_BYTES: usize = 256 << 10;
 
 thread_local! {
+    /// Set by `exit` inside a function until the kernel body takes it (`ptxr_thread_exited`).
+    static THREAD_EXITING: Cell<bool> = const { Cell::new(false) };
     /// Coroutine stacks kept for the worker's next blocks.
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
     /// Why the last block stopped early; taken by the launcher after each block.
@@ -174,10 +176,25 @@ pub extern "C" fn ptxr_trap() {
     fail("the kernel executed `trap`".to_string());
 }
 
-/// Whether the block running on this thread has stopped (see
-/// [`crate::abi::runtime_function::STOPPED`]).
+/// Whether the block running on this thread has stopped, or the running PTX thread is leaving
+/// after `exit` in a function (see [`crate::abi::runtime_function::STOPPED`]).
 pub extern "C" fn ptxr_stopped() -> u32 {
-    BLOCK_FAILURE.with(|failure| u32::from(failure.borrow().is_some()))
+    let failed = BLOCK_FAILURE.with(|failure| failure.borrow().is_some());
+    u32::from(failed || THREAD_EXITING.with(Cell::get))
+}
+
+/// `exit` inside a function (see [`crate::abi::runtime_function::EXIT_THREAD`]). Between this
+/// call and the kernel body's [`ptxr_thread_exited`] the thread only returns through its
+/// callers, never waits, so no other PTX thread of this worker runs in between and one mark per
+/// worker is enough.
+pub extern "C" fn ptxr_exit_thread() {
+    THREAD_EXITING.with(|exiting| exiting.set(true));
+}
+
+/// Whether the running PTX thread exited inside the function it just called, clearing the mark
+/// (see [`crate::abi::runtime_function::THREAD_EXITED`]).
+pub extern "C" fn ptxr_thread_exited() -> u32 {
+    u32::from(THREAD_EXITING.with(|exiting| exiting.replace(false)))
 }
 
 /// `nanosleep` (see [`crate::abi::runtime_function::SLEEP`]): PTX bounds the delay by a
