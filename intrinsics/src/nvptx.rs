@@ -172,6 +172,12 @@ impl Target for Nvptx {
         Ok(())
     }
 
+    fn exit_thread<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
+        // PTX's own `exit`: the thread ends here, so there is no mark for callers to check.
+        call_intrinsic_or_void(site, "llvm.nvvm.exit", &[])?;
+        Ok(false)
+    }
+
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         call_intrinsic_or_void(site, "llvm.nvvm.nanosleep", &[nanoseconds.into()])?;
         Ok(())
