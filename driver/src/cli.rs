@@ -60,7 +60,7 @@ pub struct CompileArgs {
     /// cpu, nvptx, amdgpu, spirv, or a target triple (x86_64-unknown-linux-gnu, amdgcn-amd-amdhsa, ...).
     #[arg(long, default_value = "cpu")]
     pub target: String,
-    /// The processor: sm_80 (nvptx default), gfx90a (amdgpu default), a CPU name, or native.
+    /// The processor: sm_NN (nvptx; by default the module's .target, at least sm_80), gfx90a (amdgpu default), a CPU name, or native.
     #[arg(long)]
     pub arch: Option<String>,
     /// What to write; by default the target's natural artefact (object, PTX, .spv, .hsaco).

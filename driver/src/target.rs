@@ -53,13 +53,35 @@ pub fn describe(target: &str, arch: Option<&str>, run_on_host: bool) -> Result<T
     Ok(description)
 }
 
+/// Without `--arch`, the NVPTX architecture is left empty here and chosen per module by
+/// [`for_module`].
 fn nvptx(triple: &str, arch: Option<&str>) -> TargetDescription {
     TargetDescription {
         kind: TargetKind::Nvptx,
         triple: triple.to_string(),
-        cpu: arch.unwrap_or(DEFAULT_NVPTX_ARCH).to_string(),
+        cpu: arch.unwrap_or("").to_string(),
         features: String::new(),
     }
+}
+
+/// The number of an `sm_NN` name (`sm_90a` is 90).
+fn sm_number(name: &str) -> Option<u32> {
+    name.strip_prefix("sm_")?.trim_end_matches(['a', 'f']).parse().ok()
+}
+
+/// The NVPTX architecture for a module compiled without `--arch`: the newest `sm_` its
+/// `.target` names when that is newer than [`DEFAULT_NVPTX_ARCH`] (so that what the module was
+/// written for can be selected), the default otherwise (older targets, which today's `ptxas`
+/// no longer takes).
+fn nvptx_arch_for(module: &ptxr_frontend::ir::Module) -> String {
+    let default_number = sm_number(DEFAULT_NVPTX_ARCH).unwrap_or(0);
+    module
+        .target_names
+        .iter()
+        .filter_map(|name| sm_number(name).map(|number| (number, name)))
+        .filter(|&(number, _)| number > default_number)
+        .max_by_key(|&(number, _)| number)
+        .map_or_else(|| DEFAULT_NVPTX_ARCH.to_string(), |(_, name)| name.clone())
 }
 
 fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
@@ -77,7 +99,13 @@ const SUBGROUP_SPIRV_VERSION: &str = "v1.3";
 /// `target` adjusted to what `module` needs: on SPIR-V at the default version (1.2), a module
 /// with warp collectives or warp special registers is compiled for SPIR-V 1.3, the first with sub-group instructions
 /// (OpenCL 3.0 runtimes that accept SPIR-V take it; 1.2 cannot express the collectives at all).
+///
+/// On NVPTX without `--arch`, the architecture comes from the module's `.target` (see
+/// `nvptx_arch_for`).
 pub fn for_module(target: &TargetDescription, module: &ptxr_frontend::ir::Module) -> TargetDescription {
+    if target.kind == TargetKind::Nvptx && target.cpu.is_empty() {
+        return TargetDescription { cpu: nvptx_arch_for(module), ..target.clone() };
+    }
     let default_version = format!("{DEFAULT_SPIRV_VERSION}-");
     if target.kind != TargetKind::Spirv
         || !target.triple.contains(&default_version)
@@ -142,7 +170,7 @@ mod tests {
     #[test]
     fn short_names_pick_defaults() {
         let nvptx = describe("nvptx", None, false).unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!((nvptx.triple.as_str(), nvptx.cpu.as_str()), ("nvptx64-nvidia-cuda", "sm_80"));
+        assert_eq!((nvptx.triple.as_str(), nvptx.cpu.as_str()), ("nvptx64-nvidia-cuda", ""), "chosen per module");
         let amdgpu = describe("amdgpu", None, false).unwrap_or_else(|error| panic!("{error}"));
         assert_eq!((amdgpu.triple.as_str(), amdgpu.cpu.as_str()), ("amdgcn-amd-amdhsa", "gfx90a"));
         let spirv = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
@@ -169,6 +197,23 @@ mod tests {
             Ok("spirv64v1.2-unknown-unknown".to_string())
         );
         assert!(describe("banana", None, false).is_err());
+    }
+
+    #[test]
+    fn nvptx_without_arch_follows_the_modules_target_from_sm_80_up() {
+        let nvptx = describe("nvptx", None, false).unwrap_or_else(|error| panic!("{error}"));
+        let arch_for = |target: &str| {
+            let source = format!(".version 8.0\n.target {target}\n.address_size 64\n");
+            let (module, _) = crate::pipeline::check(&source).unwrap_or_else(|diagnostics| panic!("{diagnostics:?}"));
+            for_module(&nvptx, &module).cpu
+        };
+        assert_eq!(arch_for("sm_90a"), "sm_90a");
+        assert_eq!(arch_for("sm_86"), "sm_86");
+        assert_eq!(arch_for("sm_52"), "sm_80");
+        let explicit = describe("nvptx", Some("sm_75"), false).unwrap_or_else(|error| panic!("{error}"));
+        let (module, _) = crate::pipeline::check(".version 8.0\n.target sm_90\n.address_size 64\n")
+            .unwrap_or_else(|diagnostics| panic!("{diagnostics:?}"));
+        assert_eq!(for_module(&explicit, &module).cpu, "sm_75", "an explicit --arch is kept");
     }
 
     #[test]
