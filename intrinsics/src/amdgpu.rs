@@ -10,7 +10,7 @@ use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::ir::{BarrierOperation, MemoryOrdering, MemoryScope};
-use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
+use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 
 use crate::atomics::fence;
 use crate::declare::{call_intrinsic, call_intrinsic_or_void, to_i32};
@@ -221,8 +221,29 @@ impl Target for Amdgpu {
                 to_i32(site, time)
             }
             SpecialRegister::LaneId => crate::amdgpu_warp::lane_id(site),
-            SpecialRegister::WarpId | SpecialRegister::WarpCount => {
-                Err(Unsupported { what: format!("special register {register}") })
+            // Warps of 32 by linear thread index, as work-items fill waves (`amdgpu_warp.rs`).
+            SpecialRegister::WarpId => {
+                let builder = site.builder;
+                let read = |register| self.special_register(site, register);
+                let [x, y, z] = [Dimension::X, Dimension::Y, Dimension::Z].map(SpecialRegister::ThreadId);
+                let [size_x, size_y] = [Dimension::X, Dimension::Y].map(SpecialRegister::ThreadCount);
+                let inner = builder.build_int_mul(read(size_y)?, read(z)?, "").map_err(llvm_error)?;
+                let inner = builder.build_int_add(read(y)?, inner, "").map_err(llvm_error)?;
+                let inner = builder.build_int_mul(read(size_x)?, inner, "").map_err(llvm_error)?;
+                let linear = builder.build_int_add(read(x)?, inner, "thread.linear").map_err(llvm_error)?;
+                let shift = site.context.i32_type().const_int(5, false);
+                builder.build_right_shift(linear, shift, false, "warpid").map_err(llvm_error)
+            }
+            SpecialRegister::WarpCount => {
+                let builder = site.builder;
+                let mut total = self.special_register(site, SpecialRegister::ThreadCount(Dimension::X))?;
+                for dimension in [Dimension::Y, Dimension::Z] {
+                    let size = self.special_register(site, SpecialRegister::ThreadCount(dimension))?;
+                    total = builder.build_int_mul(total, size, "").map_err(llvm_error)?;
+                }
+                let i32_type = site.context.i32_type();
+                let rounded = builder.build_int_add(total, i32_type.const_int(31, false), "").map_err(llvm_error)?;
+                builder.build_right_shift(rounded, i32_type.const_int(5, false), false, "nwarpid").map_err(llvm_error)
             }
         }
     }

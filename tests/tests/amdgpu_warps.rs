@@ -43,6 +43,10 @@ const WARP_KERNEL: &str = r#".version 7.8
     add.u32 %r10, %r10, %r11;
     selp.u32 %r12, 1, 0, %p1;
     add.u32 %r10, %r10, %r12;
+    mov.u32 %r13, %warpid;
+    mov.u32 %r14, %nwarpid;
+    add.u32 %r10, %r10, %r13;
+    add.u32 %r10, %r10, %r14;
     mul.wide.u32 %rd2, %r1, 4;
     add.u64 %rd3, %rd1, %rd2;
     st.global.u32 [%rd3], %r10;
@@ -90,5 +94,8 @@ fn wave64_reads_and_ballots_stay_in_the_warps_half() {
     // shfl (1), match.any (32), and redux twice (32 each): 97 lane reads.
     assert_eq!(ir.matches("call i32 @llvm.amdgcn.ds.bpermute").count(), 97, "{ir}");
     assert!(ir.contains("fence syncscope(\"wavefront\") acq_rel"), "{ir}");
+    // %warpid is the linear thread index over 32, %nwarpid the block's threads rounded up.
+    assert!(ir.contains("%warpid = lshr i32 %thread.linear, 5"), "{ir}");
+    assert!(ir.contains("%nwarpid = lshr i32"), "{ir}");
     assert!(ir.contains("@llvm.amdgcn.wave.barrier"), "{ir}");
 }
