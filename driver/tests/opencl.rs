@@ -134,15 +134,10 @@ fn the_examples_print_the_same_json_on_opencl_as_on_the_cpu() {
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
 
-/// A kernel where each thread reads `input[i]` into %r1 (and %f1), runs `body`, which leaves its
-/// result in %r2 (or %f2), and stores that to `output[i]`.
-fn per_thread_kernel(body: &str, store: &str) -> String {
-    format!(
-        "{HEADER}.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n{}\n{body}\n    {store}\n    ret;\n}}\n",
-        r#"    .reg .b32 %r<16>;
+/// Declares %r and %rd registers, reads the global thread index into %r13, and loads
+/// `input[i]` into %r1, with `&input[i]` in %rd5 and `&output[i]` in %rd4.
+const THREAD_PROLOGUE: &str = r#"    .reg .b32 %r<16>;
     .reg .b64 %rd<12>;
-    .reg .f32 %f<8>;
-    .reg .pred %p<4>;
     ld.param.u64 %rd1, [input];
     ld.param.u64 %rd2, [output];
     mov.u32 %r10, %tid.x;
@@ -152,8 +147,14 @@ fn per_thread_kernel(body: &str, store: &str) -> String {
     mul.wide.u32 %rd3, %r13, 4;
     add.u64 %rd5, %rd1, %rd3;
     add.u64 %rd4, %rd2, %rd3;
-    ld.global.u32 %r1, [%rd5];
-    mov.b32 %f1, %r1;"#
+    ld.global.u32 %r1, [%rd5];"#;
+
+/// A kernel where each thread reads `input[i]` into %r1 (and %f1), runs `body`, which leaves its
+/// result in %r2 (or %f2), and stores that to `output[i]`.
+fn per_thread_kernel(body: &str, store: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n    .reg .f32 %f<8>;\n    \
+         .reg .pred %p<4>;\n{THREAD_PROLOGUE}\n    mov.b32 %f1, %r1;\n{body}\n    {store}\n    ret;\n}}\n"
     )
 }
 
@@ -448,19 +449,8 @@ fn dynamic_shared_memory_and_shared_addresses_reach_functions() {
 .visible .entry test(.param .u64 input, .param .u64 output)
 {{
     .shared .align 4 .u32 flags[2];
-    .reg .b32 %r<16>;
-    .reg .b64 %rd<12>;
     .reg .pred %p<2>;
-    ld.param.u64 %rd1, [input];
-    ld.param.u64 %rd2, [output];
-    mov.u32 %r10, %tid.x;
-    mov.u32 %r11, %ctaid.x;
-    mov.u32 %r12, %ntid.x;
-    mad.lo.u32 %r13, %r11, %r12, %r10;
-    mul.wide.u32 %rd3, %r13, 4;
-    add.u64 %rd5, %rd1, %rd3;
-    add.u64 %rd4, %rd2, %rd3;
-    ld.global.u32 %r1, [%rd5];
+{THREAD_PROLOGUE}
     mov.u32 %r3, dynamic;
     shl.b32 %r4, %r10, 2;
     add.u32 %r5, %r3, %r4;

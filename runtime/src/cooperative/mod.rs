@@ -6,7 +6,7 @@
 //! A thread runs until it reaches a barrier or a warp collective, where the runtime function
 //! records what it waits for and suspends it. When every thread is waiting (or has exited), the
 //! scheduler completes what can complete: warp collectives whose member lanes have all arrived
-//! (their results computed by [`warp::resolve`], or by [`matrix`] for `mma` and `ldmatrix`), then barriers that enough threads reached,
+//! (their results computed by [`warp::resolve_into`], or by [`matrix`] for `mma` and `ldmatrix`), then barriers that enough threads reached,
 //! and resumes those threads. Nothing completing while threads still wait is a deadlock, which
 //! stops the launch with a message instead of hanging.
 //!

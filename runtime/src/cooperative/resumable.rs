@@ -174,7 +174,9 @@ pub unsafe extern "C" fn ptxr_run_resumable_block(
         if block.all_exited() {
             break;
         }
-        if !block.complete_barriers() && !block.complete_warp_collectives() {
+        // Every warp's collectives that could complete have (above), and nothing has changed
+        // since: only a barrier can release threads now.
+        if !block.complete_barriers() {
             fail(block.deadlock_message());
             break;
         }

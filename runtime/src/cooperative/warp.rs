@@ -20,16 +20,10 @@ pub fn pack(value: u32, predicate: bool) -> u64 {
     u64::from(value) | (u64::from(predicate) << 32)
 }
 
-/// Every participating lane's result, in the order of `group`. `group` holds the lanes that
-/// take part, sorted by lane; their mask is the set of those lanes.
-pub fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
-    let mut results = vec![0; group.len()];
-    resolve_into(collective, group, &mut results);
-    results
-}
-
-/// [`resolve`] without allocating: writes lane `group[i]`'s result to `results[i]`. The
-/// scheduler calls this once per collective per warp, so it stays linear in the group.
+/// Every participating lane's result: lane `group[i]`'s to `results[i]`. `group` holds the
+/// lanes that take part, sorted by lane; their mask is the set of those lanes. The scheduler
+/// calls this once per collective per warp, so it allocates nothing and stays linear in the
+/// group.
 pub fn resolve_into(collective: u32, group: &[Deposit], results: &mut [u64]) {
     let members: u32 = group.iter().fold(0, |mask, deposit| mask | (1 << deposit.lane));
     let mut values = [0u32; 32];
@@ -124,8 +118,14 @@ fn shuffle_source(collective: u32, lane: u32, b: u32, c: u32) -> (u32, bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::{pack, resolve, Deposit};
+    use super::{pack, resolve_into, Deposit};
     use crate::abi::warp_collective as kind;
+
+    fn resolve(collective: u32, group: &[Deposit]) -> Vec<u64> {
+        let mut results = vec![0; group.len()];
+        resolve_into(collective, group, &mut results);
+        results
+    }
 
     fn full_warp(value: impl Fn(u32) -> u64, b: u32, c: u32) -> Vec<Deposit> {
         (0..32).map(|lane| Deposit { lane, a: value(lane), b, c }).collect()
