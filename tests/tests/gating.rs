@@ -205,7 +205,8 @@ const PROBES: &[Probe] = &[
     Probe {
         instruction: "shf.l.wrap.b32 %r1, %r2, %r3, %r1;",
         version: "3.1",
-        sm: 32,
+        // shf needs sm_32, but sm_32 itself needs ISA 4.0; sm_35 came with 3.1.
+        sm: 35,
         older_version: "3.0",
         older_sm: 30,
     },
@@ -256,7 +257,8 @@ fn ptxas_verdict(ptxas: &std::path::Path, source: &str, sm: u32, file: &std::pat
         .output()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    (stderr.contains("requires PTX ISA .version"), stderr.contains("requires .target"))
+    let version_too_old = stderr.contains("requires PTX ISA .version") || stderr.contains("does not support .target");
+    (version_too_old, stderr.contains("requires .target"))
 }
 
 #[test]
@@ -284,6 +286,84 @@ fn gating_agrees_with_ptxas() {
                 disagreements.push(format!(
                     "`{}` under .version {version}, sm_{sm}: ptxas (version, target) = {from_ptxas:?}, ptxr = {from_ptxr:?}",
                     probe.instruction
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&directory);
+    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+}
+
+/// Each `.target` at the PTX ISA version that introduced it (section 11.1.2's Target ISA notes)
+/// and at the version just below, which ptxas rejects ("PTX .version 7.7 does not support
+/// .target sm_90"): ptxr must give E0301 exactly where ptxas does. Only targets that ptxas 12.9
+/// knows; modules without `.address_size` (ISA 2.3) so that the 1.x and 2.x rows are checked.
+const TARGETS: &[(&str, &str, &str)] = &[
+    ("sm_12", "1.2", "1.1"),
+    ("sm_13", "1.2", "1.1"),
+    ("sm_20", "2.0", "1.5"),
+    ("sm_30", "3.0", "2.3"),
+    ("sm_32", "4.0", "3.2"),
+    ("sm_35", "3.1", "3.0"),
+    ("sm_37", "4.1", "4.0"),
+    ("sm_50", "4.0", "3.2"),
+    ("sm_52", "4.1", "4.0"),
+    ("sm_53", "4.2", "4.1"),
+    ("sm_60", "5.0", "4.3"),
+    ("sm_61", "5.0", "4.3"),
+    ("sm_62", "5.0", "4.3"),
+    ("sm_70", "6.0", "5.0"),
+    ("sm_72", "6.1", "6.0"),
+    ("sm_75", "6.3", "6.2"),
+    ("sm_80", "7.0", "6.5"),
+    ("sm_86", "7.1", "7.0"),
+    ("sm_87", "7.4", "7.3"),
+    ("sm_89", "7.8", "7.7"),
+    ("sm_90", "7.8", "7.7"),
+    ("sm_90a", "8.0", "7.8"),
+    ("sm_100", "8.6", "8.5"),
+    ("sm_100a", "8.6", "8.5"),
+    ("sm_100f", "8.8", "8.7"),
+    ("sm_101", "8.6", "8.5"),
+    ("sm_103", "8.8", "8.7"),
+    ("sm_103a", "8.8", "8.7"),
+    ("sm_120", "8.7", "8.6"),
+    ("sm_120a", "8.7", "8.6"),
+    ("sm_120f", "8.8", "8.7"),
+    ("sm_121", "8.8", "8.7"),
+    ("compute_80", "7.0", "6.5"),
+    ("sm_20,debug", "3.0", "2.3"),
+    ("sm_20,texmode_independent", "2.0", "1.5"),
+];
+
+#[test]
+fn target_versions_agree_with_ptxas() {
+    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let directory = std::env::temp_dir().join(format!("ptxr-target-gating-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    let file = directory.join("target.ptx");
+    let mut disagreements = Vec::new();
+    for (target, version, older_version) in TARGETS {
+        for (version, expected) in [(version, false), (older_version, true)] {
+            let source = format!(".version {version}\n.target {target}\n.visible .entry k()\n{{\nret;\n}}\n");
+            std::fs::write(&file, &source).unwrap_or_else(|error| panic!("{error}"));
+            // `-arch=sm_50`: ptxas reads the module whatever its `.target`, and gates the
+            // version against that `.target`.
+            let output = Command::new(&ptxas)
+                .args(["-arch=sm_50", "-o"])
+                .arg(file.with_extension("cubin"))
+                .arg(&file)
+                .output()
+                .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let from_ptxas =
+                stderr.contains("does not support .target") || stderr.contains("requires PTX ISA .version");
+            let (_, diagnostics) = ptxr_frontend::check_source(&source);
+            let from_ptxr = diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerVersion);
+            if from_ptxas != expected || from_ptxr != from_ptxas {
+                disagreements.push(format!(
+                    "`.target {target}` under .version {version}: ptxas rejects = {from_ptxas}, ptxr rejects = {from_ptxr}"
                 ));
             }
         }

@@ -4,6 +4,7 @@
 //! flattened, and every instruction is decoded into a typed `Instruction` whose operands have been
 //! checked against the instruction type. Spans stay beside the nodes for later diagnostics.
 
+mod destinations;
 mod instruction;
 mod matrix;
 mod module;

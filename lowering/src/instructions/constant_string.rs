@@ -187,33 +187,15 @@ fn only_definition(writers: &Writers<'_>, register: VariableId, state_space: Sta
     }
 }
 
-/// The variables `instruction` may write. Stores and call results are told apart by their
-/// fields; every other instruction writes through `Destination`s, which its debug form spells
-/// `register: Local(n)` (as does a read of a vector member, which only makes a trace give up
-/// more often): listing every variant's destinations here would repeat the checker's decoding.
+/// The variables `instruction` may write: its destinations, and the variable a store addresses
+/// directly (`st.param [argument], %rd1` writes the `.param` variable `argument`).
 fn written_variables(instruction: &Instruction) -> Vec<VariableId> {
-    match instruction {
-        Instruction::Store { address, .. } | Instruction::StoreVector { address, .. } => match address.base {
-            AddressBase::Variable(variable) => vec![variable],
-            _ => Vec::new(),
-        },
-        Instruction::Call { results, .. } | Instruction::CallIndirect { results, .. } => results
-            .iter()
-            .filter_map(|result| match result {
-                CallOperand::Variable { variable, .. } => Some(*variable),
-                CallOperand::Immediate(_) => None,
-            })
-            .collect(),
-        other => {
-            const MARK: &str = "register: Local(";
-            let text = format!("{other:?}");
-            text.match_indices(MARK)
-                .filter_map(|(at, _)| {
-                    let digits = &text[at + MARK.len()..];
-                    let end = digits.find(')')?;
-                    digits[..end].parse().ok().map(VariableId::Local)
-                })
-                .collect()
+    let mut written: Vec<VariableId> =
+        instruction.destinations().iter().map(|destination| destination.register).collect();
+    if let Instruction::Store { address, .. } | Instruction::StoreVector { address, .. } = instruction {
+        if let AddressBase::Variable(variable) = address.base {
+            written.push(variable);
         }
     }
+    written
 }

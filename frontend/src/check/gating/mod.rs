@@ -9,6 +9,7 @@
 
 mod deprecations;
 mod requirements;
+mod targets;
 
 use std::collections::HashMap;
 
@@ -24,6 +25,7 @@ use requirements::{Requirement, REQUIREMENTS};
 /// Reports every instruction of the module that its `.version` or `.target` does not allow, and
 /// every deprecated form.
 pub fn check_module(module: &ast::Module, header: &Header, diagnostics: &mut Vec<Diagnostic>) {
+    targets::check_header(header, diagnostics);
     let gate = Gate::new(header);
     for directive in &module.directives {
         let Directive::Function(function) = directive else { continue };

@@ -60,7 +60,7 @@ fn bf16_comparison_needs_isa_7_8_and_sm_90() {
     assert_eq!(codes("7.8", "sm_80", body), [Code::NeedsNewerTarget]);
     assert_eq!(codes("7.0", "sm_80", body), [Code::NeedsNewerVersion, Code::NeedsNewerTarget]);
     assert_eq!(codes("4.2", "sm_53", "setp.eq.f16 %p1, %h1, %h2;"), []);
-    assert_eq!(codes("4.1", "sm_53", "setp.eq.f16 %p1, %h1, %h2;"), [Code::NeedsNewerVersion]);
+    assert_eq!(codes("4.1", "sm_52", "setp.eq.f16 %p1, %h1, %h2;"), [Code::NeedsNewerVersion, Code::NeedsNewerTarget]);
     assert_eq!(codes("4.2", "sm_52", "setp.eq.f16 %p1, %h1, %h2;"), [Code::NeedsNewerTarget]);
 }
 
@@ -118,7 +118,7 @@ fn sub_qualifier_patterns_match_suffixes() {
 /// A target suffix (`sm_90a`) keeps the number's features.
 #[test]
 fn architecture_suffixes_keep_their_number() {
-    assert_eq!(codes("7.8", "sm_90a", "setp.eq.bf16 %p1, %h1, %h2;"), []);
+    assert_eq!(codes("8.0", "sm_90a", "setp.eq.bf16 %p1, %h1, %h2;"), []);
 }
 
 /// Section 9.7.12.7: `vote` without `.sync` is deprecated since ISA 6.0 and removed from 6.4 on
@@ -150,4 +150,17 @@ fn a_module_needs_a_target() {
     let (checked, found) = crate::check_source(".version 7.0\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n");
     assert!(checked.is_none());
     assert_eq!(found.iter().map(|diagnostic| diagnostic.code).collect::<Vec<_>>(), [Code::InvalidDirective]);
+}
+
+/// Section 11.1.2: `sm_90` came with ISA 7.8, so an older `.version` cannot target it; the
+/// error points at `.target` and names the `.version` line.
+#[test]
+fn a_target_newer_than_the_version_is_an_error() {
+    assert_eq!(codes("7.8", "sm_90", ""), []);
+    let found = diagnostics("7.7", "sm_90", "");
+    assert_eq!(found.iter().map(|diagnostic| diagnostic.code).collect::<Vec<_>>(), [Code::NeedsNewerVersion]);
+    assert!(found[0].message.contains("sm_90"), "{found:?}");
+    assert_eq!(found[0].labels.len(), 2, "{found:?}");
+    assert_eq!(codes("7.9", "sm_90a", ""), [Code::NeedsNewerVersion]);
+    assert_eq!(codes("8.0", "sm_90a", ""), []);
 }

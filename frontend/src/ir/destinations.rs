@@ -1,0 +1,101 @@
+//! The registers each checked instruction writes. The match is exhaustive, with no catch-all
+//! arm, so that a new instruction variant has to say what it writes: passes that follow values
+//! from their definitions (lowering's tracing of string constants) can then trust the answer.
+
+use super::{CallOperand, Destination, Instruction};
+
+impl Instruction {
+    /// The registers and variables that the instruction writes, in operand order: every
+    /// `Destination` (`_` sinks left out) and the variables that receive a call's results.
+    /// Memory written through an address (`st`, `atom`, `red`, `cp.async`) is not a
+    /// destination, and neither is the carry flag. `Unlowered` names none: lowering rejects it
+    /// before anything could rely on the answer.
+    pub fn destinations(&self) -> Vec<Destination> {
+        match self {
+            Instruction::Move { destination, .. }
+            | Instruction::Load { destination, .. }
+            | Instruction::Pack { destination, .. }
+            | Instruction::CreatePolicy { destination }
+            | Instruction::IsSpace { destination, .. }
+            | Instruction::ConvertAddress { destination, .. }
+            | Instruction::IntegerBinary { destination, .. }
+            | Instruction::IntegerMultiplyAdd { destination, .. }
+            | Instruction::FloatBinary { destination, .. }
+            | Instruction::FusedMultiplyAdd { destination, .. }
+            | Instruction::FloatUnary { destination, .. }
+            | Instruction::CopySign { destination, .. }
+            | Instruction::Logic { destination, .. }
+            | Instruction::Unary { destination, .. }
+            | Instruction::Shift { destination, .. }
+            | Instruction::CarryArithmetic { destination, .. }
+            | Instruction::CarryMultiplyAdd { destination, .. }
+            | Instruction::BitFieldExtract { destination, .. }
+            | Instruction::BitFieldInsert { destination, .. }
+            | Instruction::FindMostSignificantBit { destination, .. }
+            | Instruction::FindNthSetBit { destination, .. }
+            | Instruction::BitMask { destination, .. }
+            | Instruction::SignOrZeroExtend { destination, .. }
+            | Instruction::Permute { destination, .. }
+            | Instruction::FunnelShift { destination, .. }
+            | Instruction::Multiply24 { destination, .. }
+            | Instruction::SumOfAbsoluteDifferences { destination, .. }
+            | Instruction::DotProduct { destination, .. }
+            | Instruction::ConvertPack { destination, .. }
+            | Instruction::TestProperty { destination, .. }
+            | Instruction::Set { destination, .. }
+            | Instruction::HalfBinary { destination, .. }
+            | Instruction::HalfFusedMultiplyAdd { destination, .. }
+            | Instruction::HalfUnary { destination, .. }
+            | Instruction::HalfConvert { destination, .. }
+            | Instruction::PackConvert { destination, .. }
+            | Instruction::Float8Convert { destination, .. }
+            | Instruction::Select { destination, .. }
+            | Instruction::Convert { destination, .. }
+            | Instruction::Vote { destination, .. }
+            | Instruction::Redux { destination, .. }
+            | Instruction::ActiveMask { destination } => vec![*destination],
+            Instruction::Video(video) => vec![video.destination],
+            Instruction::VideoSimd(video) => vec![video.destination],
+            Instruction::SetPredicate { destination: first, complement: second, .. }
+            | Instruction::PackedSetPredicate { low: first, high: second, .. }
+            | Instruction::Shuffle { destination: first, in_range: second, .. }
+            | Instruction::Match { destination: first, predicate: second, .. } => {
+                std::iter::once(*first).chain(*second).collect()
+            }
+            Instruction::LoadVector { destinations, .. } | Instruction::Unpack { destinations, .. } => {
+                destinations.iter().flatten().copied().collect()
+            }
+            Instruction::MoveVector { destinations, .. }
+            | Instruction::MatrixMultiplyAccumulate { destinations, .. }
+            | Instruction::LoadMatrix { destinations, .. } => destinations.clone(),
+            Instruction::Atomic { destination, .. } | Instruction::Barrier { destination, .. } => {
+                destination.iter().copied().collect()
+            }
+            Instruction::Call { results, .. } | Instruction::CallIndirect { results, .. } => results
+                .iter()
+                .filter_map(|result| match result {
+                    CallOperand::Variable { variable, span } => {
+                        Some(Destination { register: *variable, member: None, span: *span })
+                    }
+                    CallOperand::Immediate(_) => None,
+                })
+                .collect(),
+            Instruction::Store { .. }
+            | Instruction::StoreVector { .. }
+            | Instruction::CopyAsync { .. }
+            | Instruction::CopyAsyncGroup
+            | Instruction::Prefetch { .. }
+            | Instruction::Branch { .. }
+            | Instruction::Return
+            | Instruction::Exit
+            | Instruction::Trap
+            | Instruction::Sleep { .. }
+            | Instruction::Fence { .. }
+            | Instruction::WarpSync { .. }
+            | Instruction::Unlowered => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
