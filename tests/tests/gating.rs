@@ -15,8 +15,9 @@ struct Probe {
     version: &'static str,
     sm: u32,
     older_version: &'static str,
-    /// 0 where ptxas does not gate the target although the spec does (`::cta` needs sm_30 by
-    /// section 9.7.8.8; ptxas 12.9 accepts it on sm_20), so that case is not compared.
+    /// 0 where the form has no target gate of its own (texture arrays, mipmaps), or where ptxas
+    /// does not gate the target although the spec does (`::cta` needs sm_30 by section 9.7.8.8;
+    /// ptxas 12.9 accepts it on sm_20), so that case is not compared.
     older_sm: u32,
 }
 
@@ -227,14 +228,223 @@ const PROBES: &[Probe] = &[
         older_version: "7.7",
         older_sm: 89,
     },
+    Probe {
+        instruction: "atom.global.add.f32 %f1, [%rd1], %f2;",
+        version: "2.0",
+        sm: 20,
+        older_version: "1.5",
+        older_sm: 13,
+    },
+    Probe {
+        instruction: "atom.global.and.b64 %rd1, [%rd1], %rd2;",
+        version: "3.1",
+        sm: 35,
+        older_version: "3.0",
+        older_sm: 30,
+    },
+    Probe {
+        instruction: "atom.global.max.s64 %rd1, [%rd1], %rd2;",
+        version: "3.1",
+        sm: 35,
+        older_version: "3.0",
+        older_sm: 30,
+    },
+    Probe {
+        instruction: "atom.global.add.f64 %fd1, [%rd1], %fd2;",
+        version: "5.0",
+        sm: 60,
+        older_version: "4.3",
+        older_sm: 53,
+    },
+    Probe {
+        instruction: "red.global.add.f64 [%rd1], %fd2;",
+        version: "5.0",
+        sm: 60,
+        older_version: "4.3",
+        older_sm: 53,
+    },
+    Probe {
+        instruction: "atom.gpu.global.add.u32 %r1, [%rd1], %r2;",
+        version: "5.0",
+        sm: 60,
+        older_version: "4.3",
+        older_sm: 53,
+    },
+    Probe {
+        instruction: "red.sys.global.add.u32 [%rd1], %r2;",
+        version: "5.0",
+        sm: 60,
+        older_version: "4.3",
+        older_sm: 53,
+    },
+    Probe {
+        instruction: "atom.global.add.noftz.f16x2 %r1, [%rd1], %r2;",
+        version: "6.2",
+        sm: 60,
+        older_version: "6.1",
+        older_sm: 53,
+    },
+    Probe {
+        instruction: "atom.acq_rel.gpu.global.add.u32 %r1, [%rd1], %r2;",
+        version: "6.0",
+        sm: 70,
+        older_version: "5.0",
+        older_sm: 62,
+    },
+    Probe {
+        instruction: "red.release.gpu.global.add.u32 [%rd1], %r2;",
+        version: "6.0",
+        sm: 70,
+        older_version: "5.0",
+        older_sm: 62,
+    },
+    Probe {
+        instruction: "atom.global.v2.f32.add {%f1, %f2}, [%rd1], {%f2, %f3};",
+        version: "8.1",
+        sm: 90,
+        older_version: "8.0",
+        older_sm: 89,
+    },
+    Probe {
+        instruction: "red.global.add.v4.f32 [%rd1], {%f0, %f1, %f2, %f3};",
+        version: "8.1",
+        sm: 90,
+        older_version: "8.0",
+        older_sm: 89,
+    },
+    Probe {
+        instruction: "atom.global.cas.b128 %q0, [%rd1], %q0, %q1;",
+        version: "8.3",
+        sm: 90,
+        older_version: "8.2",
+        older_sm: 89,
+    },
+    Probe { instruction: "bar.arrive 1, 64;", version: "2.0", sm: 20, older_version: "1.5", older_sm: 13 },
+    Probe { instruction: "bar.red.popc.u32 %r1, 1, %p1;", version: "2.0", sm: 20, older_version: "1.5", older_sm: 13 },
+    Probe { instruction: "membar.sys;", version: "2.0", sm: 20, older_version: "1.5", older_sm: 13 },
+    Probe { instruction: "membar.proxy.alias;", version: "7.5", sm: 60, older_version: "7.4", older_sm: 53 },
+    Probe { instruction: "fence.proxy.async;", version: "8.0", sm: 90, older_version: "7.8", older_sm: 89 },
+    Probe {
+        instruction: "fence.mbarrier_init.release.cluster;",
+        version: "8.0",
+        sm: 90,
+        older_version: "7.8",
+        older_sm: 89,
+    },
+    Probe {
+        instruction: "fence.proxy.tensormap::generic.release.gpu;",
+        version: "8.3",
+        sm: 90,
+        older_version: "8.2",
+        older_sm: 89,
+    },
+    Probe { instruction: "call %rd1, (%r1), prototype;", version: "2.1", sm: 20, older_version: "2.0", older_sm: 13 },
+    Probe {
+        instruction: "tex.a1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [t, {%r1, %r2}];",
+        version: "2.3",
+        sm: 20,
+        older_version: "2.2",
+        older_sm: 0,
+    },
+    Probe {
+        instruction: "tex.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f1, %f2, %f3, %f0}];",
+        version: "3.0",
+        sm: 20,
+        older_version: "2.3",
+        older_sm: 0,
+    },
+    Probe {
+        instruction: "tex.acube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%r1, %f2, %f3, %f0}];",
+        version: "3.0",
+        sm: 20,
+        older_version: "2.3",
+        older_sm: 13,
+    },
+    Probe {
+        instruction: "tex.level.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f1, %f2}], %f3;",
+        version: "3.1",
+        sm: 30,
+        older_version: "3.0",
+        older_sm: 0,
+    },
+    Probe {
+        instruction: "tex.2dms.v4.f32.s32 {%f0, %f1, %f2, %f3}, [t, {%r0, %r1, %r2, %r3}];",
+        version: "3.2",
+        sm: 30,
+        older_version: "3.1",
+        older_sm: 20,
+    },
+    Probe {
+        instruction: "tld4.r.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f1, %f2}];",
+        version: "2.2",
+        sm: 20,
+        older_version: "2.1",
+        older_sm: 13,
+    },
+    Probe {
+        instruction: "tld4.g.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f1, %f2, %f3, %f0}];",
+        version: "4.3",
+        sm: 30,
+        older_version: "4.2",
+        older_sm: 20,
+    },
+    Probe {
+        instruction: "txq.num_mipmap_levels.b32 %r1, [t];",
+        version: "4.1",
+        sm: 30,
+        older_version: "4.0",
+        older_sm: 0,
+    },
+    Probe { instruction: "txq.num_samples.b32 %r1, [t];", version: "4.1", sm: 30, older_version: "4.0", older_sm: 20 },
+    Probe {
+        instruction: "txq.level.width.b32 %r1, [t], %r2;",
+        version: "4.3",
+        sm: 30,
+        older_version: "4.2",
+        older_sm: 20,
+    },
+    Probe {
+        instruction: "suld.b.a1d.v4.b32.trap {%r0, %r1, %r2, %r3}, [s, {%r1, %r2}];",
+        version: "3.0",
+        sm: 30,
+        older_version: "2.3",
+        older_sm: 0,
+    },
+    Probe {
+        instruction: "sust.p.1d.v4.b32.trap [s, {%r1}], {%r0, %r1, %r2, %r3};",
+        version: "2.0",
+        sm: 20,
+        older_version: "1.5",
+        older_sm: 13,
+    },
+    Probe {
+        instruction: "sured.b.add.1d.trap.u32 [s, {%r1}], %r2;",
+        version: "2.0",
+        sm: 20,
+        older_version: "1.5",
+        older_sm: 13,
+    },
 ];
 
 fn module(instruction: &str, version: &str, sm: u32) -> String {
+    // `.address_size` arrived with ISA 2.3, `.b128` with 8.3, `.texref`/`.surfref` with 1.5:
+    // each is declared only where a probe needs it, so that it gates nothing else.
+    let address_size = if version_number(version) >= (2, 3) { ".address_size 64\n" } else { "" };
+    let wide_registers = if instruction.contains("%q") { ".reg .b128 %q<2>;\n" } else { "" };
+    let texture = if instruction.contains("[t,") || instruction.contains("[t]") { ".global .texref t;\n" } else { "" };
+    let surface = if instruction.contains("[s,") || instruction.contains("[s]") { ".global .surfref s;\n" } else { "" };
+    let prototype =
+        if instruction.contains("prototype") { "prototype: .callprototype ()_ (.param .b32 _);\n" } else { "" };
     format!(
-        ".version {version}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
-         .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<4>;\n\
-         {instruction}\nret;\n}}\n"
+        ".version {version}\n.target sm_{sm}\n{address_size}{texture}{surface}.visible .entry k(.param .u64 p)\n{{\n\
+         .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<4>; .reg .f64 %fd<4>;\n\
+         {wide_registers}{prototype}{instruction}\nret;\n}}\n"
     )
+}
+
+fn version_number(version: &str) -> (u32, u32) {
+    let (major, minor) = version.split_once('.').unwrap_or((version, "0"));
+    (major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
 }
 
 /// (version too old, target too old) as each tool sees it.
@@ -258,7 +468,8 @@ fn ptxas_verdict(ptxas: &std::path::Path, source: &str, sm: u32, file: &std::pat
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
     let stderr = String::from_utf8_lossy(&output.stderr);
     let version_too_old = stderr.contains("requires PTX ISA .version") || stderr.contains("does not support .target");
-    (version_too_old, stderr.contains("requires .target"))
+    let target_too_old = stderr.contains("requires .target") || stderr.contains("not supported on .target");
+    (version_too_old, target_too_old)
 }
 
 #[test]

@@ -15,12 +15,12 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::IsaVersion;
-use crate::span::{Span, Spanned};
-use crate::syntax::ast::{self, Directive, Statement, Word};
+use crate::span::Span;
+use crate::syntax::ast::{self, Directive, OperandKind, Statement};
 
 use super::directives::Header;
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
-use requirements::{Requirement, REQUIREMENTS};
+use requirements::{Operands, Requirement, REQUIREMENTS};
 
 /// Reports every instruction of the module that its `.version` or `.target` does not allow, and
 /// every deprecated form.
@@ -85,7 +85,7 @@ impl<'header> Gate<'header> {
 
     fn check_instruction(&self, instruction: &ast::Instruction, diagnostics: &mut Vec<Diagnostic>) {
         let Some(rows) = self.rows(instruction.opcode.node.as_str()) else { return };
-        let applying = || rows.requirements.iter().filter(|requirement| applies(requirement, &instruction.modifiers));
+        let applying = || rows.requirements.iter().filter(|requirement| applies(requirement, instruction));
         let span = spelling_span(instruction);
         let newest_version = applying()
             .filter_map(|requirement| Some((requirement.version?, *requirement)))
@@ -198,12 +198,29 @@ fn fails(requirement: &Requirement, header: &Header) -> bool {
     version_fails || target_fails
 }
 
-/// True when every modifier group of the row is matched by one of the instruction's modifiers.
-fn applies(requirement: &Requirement, modifiers: &[Spanned<Word>]) -> bool {
-    requirement
+/// True when every modifier group of the row is matched by one of the instruction's modifiers,
+/// and the operands have the row's shape.
+fn applies(requirement: &Requirement, instruction: &ast::Instruction) -> bool {
+    let modifiers = &instruction.modifiers;
+    let modifiers_match = requirement
         .modifiers
         .iter()
-        .all(|group| group.iter().any(|pattern| modifiers.iter().any(|modifier| matches(pattern, &modifier.node))))
+        .all(|group| group.iter().any(|pattern| modifiers.iter().any(|modifier| matches(pattern, &modifier.node))));
+    modifiers_match
+        && match requirement.operands {
+            Operands::Any => true,
+            Operands::IndirectCall => is_indirect_call(instruction),
+        }
+}
+
+/// `call {(results),} target{, (arguments)}, prototype`: a direct call ends with its argument
+/// list or its callee, an indirect one with the label of a `.callprototype` or `.calltargets`
+/// after the target (`decode/call.rs` reads the same shapes).
+fn is_indirect_call(instruction: &ast::Instruction) -> bool {
+    let operands = &instruction.operands;
+    let callee = usize::from(operands.first().is_some_and(|operand| matches!(operand.kind, OperandKind::List(_))));
+    operands.len() > callee + 1
+        && operands.last().is_some_and(|operand| matches!(operand.kind, OperandKind::Name { member: None, .. }))
 }
 
 /// `::cta` matches any modifier ending in it (`shared::cta`); other patterns match exactly.
