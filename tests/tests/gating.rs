@@ -424,6 +424,20 @@ const PROBES: &[Probe] = &[
         older_version: "1.5",
         older_sm: 13,
     },
+    Probe {
+        instruction: "ld.global.v4.u64 {%rd0, %rd1, %rd2, %rd3}, [%rd1];",
+        version: "8.8",
+        sm: 100,
+        older_version: "8.7",
+        older_sm: 90,
+    },
+    Probe {
+        instruction: "st.global.v8.f32 [%rd1], {%f0, %f1, %f2, %f3, %f0, %f1, %f2, %f3};",
+        version: "8.8",
+        sm: 100,
+        older_version: "8.7",
+        older_sm: 90,
+    },
 ];
 
 fn module(instruction: &str, version: &str, sm: u32) -> String {

@@ -4,6 +4,7 @@
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{CallOperand, Function, Instruction, Statement, Variable, VariableId};
+use crate::syntax::ast::FunctionKind;
 
 /// Checks every call of every function; returns nothing, reports into `diagnostics`.
 pub fn check_calls(functions: &[Function], globals: &[Variable], diagnostics: &mut Vec<Diagnostic>) {
@@ -12,6 +13,17 @@ pub fn check_calls(functions: &[Function], globals: &[Variable], diagnostics: &m
             let Statement::Instruction(instruction) = statement else { continue };
             let Instruction::Call { callee, results, arguments } = &instruction.instruction else { continue };
             let callee = &functions[callee.0 as usize];
+            if callee.kind == FunctionKind::Entry {
+                // Section 9.7.11.5: `call` invokes a `.func`; kernels are launched, not called
+                // (ptxas: "Illegal call target, device function expected").
+                diagnostics.push(
+                    Diagnostic::error(Code::OperandKind, format!("`{}` is a kernel and cannot be called", callee.name))
+                        .with_primary(instruction.span, "`call` of an `.entry`")
+                        .with_secondary(callee.span, "declared as `.entry` here")
+                        .with_help("call a `.func`; move the shared code into one that the kernel calls"),
+                );
+                continue;
+            }
             let variable = |id: VariableId| match id {
                 VariableId::Global(index) => &globals[index as usize],
                 VariableId::Local(index) => caller.variable(index),

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressInitializer, Variable, VariableId};
-use crate::syntax::ast::{self, Directive, Expression, Initializer};
+use crate::span::Span;
+use crate::syntax::ast::{self, Directive, Expression, Initializer, Linkage};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 /// The module's globals and the map from their names to ids.
@@ -79,10 +80,26 @@ pub fn variable_from_declaration(
         return None;
     }
     if let Some(lanes) = declaration.vector {
-        if !matches!(lanes, 2 | 4 | 8) {
+        // Section 5.4.2: vector variables are `.v2` or `.v4` of a non-predicate type and at most
+        // 128 bits (`.v8` exists only as a modifier of `ld`/`st` and the like).
+        if !matches!(lanes, 2 | 4) {
             diagnostics.push(
                 Diagnostic::error(Code::InvalidDeclaration, format!("invalid vector width .v{lanes}"))
-                    .with_primary(declaration.span, "vectors are `.v2`, `.v4` or `.v8`"),
+                    .with_primary(declaration.span, "vector variables are `.v2` or `.v4`")
+                    .with_note("section 5.4.2: vectors of length 2 or 4 can be declared"),
+            );
+            return None;
+        }
+        let bits = lanes * ty.bits();
+        if bits > 128 {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidDeclaration,
+                    format!("a `.v{lanes} {ty}` vector is {bits} bits; vectors are at most 128 bits"),
+                )
+                .with_primary(declaration.ty.span, format!("{lanes} elements of {} bits", ty.bits()))
+                .with_note("section 5.4.2: the total length of a vector may not exceed 128 bits")
+                .with_help("use fewer or narrower elements, or an array"),
             );
             return None;
         }
@@ -100,6 +117,37 @@ pub fn variable_from_declaration(
     for dimension in &name.array_dimensions {
         let length = dimension.map_or(0, u64::from);
         array_length = Some(array_length.unwrap_or(1).saturating_mul(length));
+    }
+    let state_space = declaration.state_space.node;
+    let external = declaration.linkage.as_ref().is_some_and(|linkage| linkage.node == Linkage::Extern);
+    if array_length == Some(0) && name.initializer.is_none() && !external {
+        // Section 5.4.4: `[]` takes its length from an initializer, or from another module
+        // for an `.extern` array (dynamic shared memory); otherwise the variable has no size.
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidDeclaration, format!("`{}` has no size", name.name.node))
+                .with_primary(name.span, "an array of length 0 or unsized, without an initializer")
+                .with_help("give the array a length, an initializer, or `.extern` linkage"),
+        );
+        return None;
+    }
+    if let Some(initializer) = &name.initializer {
+        // Section 5.4.4: "variable initialization is supported only for constant and global
+        // state spaces", and an `.extern` variable gets its value where it is defined.
+        let reason = if external {
+            Some("an `.extern` variable is initialised in the module that defines it".to_string())
+        } else if !matches!(state_space, StateSpace::Global | StateSpace::Const) {
+            Some(format!("`{state_space}` variables cannot have initial values"))
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidDeclaration, format!("`{}` cannot have an initializer", name.name.node))
+                    .with_primary(initializer_span(initializer), reason)
+                    .with_note("section 5.4.4: only `.global` and `.const` variables are initialised"),
+            );
+            return None;
+        }
     }
     let element_bytes = u64::from(ty.bytes()) * u64::from(declaration.vector.unwrap_or(1));
     let mut addresses = Vec::new();
@@ -131,7 +179,7 @@ pub fn variable_from_declaration(
     };
     Some(Variable {
         name: name.name.node.clone(),
-        state_space: declaration.state_space.node,
+        state_space,
         ty,
         vector: declaration.vector,
         array_length,
@@ -141,6 +189,13 @@ pub fn variable_from_declaration(
         addresses,
         span: name.span,
     })
+}
+
+fn initializer_span(initializer: &Initializer) -> Span {
+    match initializer {
+        Initializer::Expression(expression) => expression.span,
+        Initializer::List(_, span) => *span,
+    }
 }
 
 /// Where `initializer_bytes` puts what it reads.

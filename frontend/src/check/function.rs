@@ -170,7 +170,7 @@ fn check_function(
         check_block(block, &mut context, &mut statements, false);
         statements
     });
-    ir::Function {
+    let function = ir::Function {
         name: syntax.name.node.clone(),
         kind: syntax.kind,
         linkage: syntax.linkage.as_ref().map(|linkage| linkage.node),
@@ -181,7 +181,9 @@ fn check_function(
         body,
         reads_warp_registers: context.reads_warp_registers,
         span: syntax.span,
-    }
+    };
+    super::parameters::check_parameter_access(&function, context.diagnostics);
+    function
 }
 
 /// The labels and instructions of a block and its nested blocks: what the checked body holds.

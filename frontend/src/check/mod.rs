@@ -5,12 +5,14 @@
 //! stops at the first error: every function is checked and every problem reported. A module is
 //! returned only when no error was found, so lowering never sees an unchecked module.
 
+mod attributes;
 mod calls;
 mod declarations;
 mod decode;
 mod directives;
 mod function;
 mod gating;
+mod parameters;
 mod scope;
 mod types;
 
@@ -28,6 +30,7 @@ pub fn check(mut module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let header = directives::check_header(&module, &mut diagnostics);
     let globals = declarations::module_variables(&module, &mut diagnostics);
     let signatures = function::collect_signatures(&module, &globals, &mut diagnostics);
+    attributes::check_attributes(&module, &mut diagnostics);
     // Gating reads the bodies, so it runs before they are dropped; its diagnostics keep their
     // place after those of the bodies and calls.
     let mut gating_diagnostics = Vec::new();

@@ -106,6 +106,7 @@ pub fn prefetch(
     }
     context.expect_operand_count(instruction, 1)?;
     let address = context.address(&instruction.operands[0])?;
+    context.check_address_space(&address, state_space, modifiers.opcode())?;
     Some(Instruction::Prefetch { state_space, address })
 }
 

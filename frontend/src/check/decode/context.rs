@@ -316,12 +316,20 @@ impl Context<'_, '_> {
                 let id = self.resolve(&name.node, name.span)?;
                 let variable = self.variable(id);
                 if variable.state_space == StateSpace::Reg {
-                    if variable.ty.kind() == ScalarKind::Pred || variable.ty.bits() < 32 || variable.vector.is_some() {
+                    // Section 6.4.1: addresses are integers; ptxas rejects a float register
+                    // ("use integer or bit only") as it does a predicate or a narrow one.
+                    if matches!(variable.ty.kind(), ScalarKind::Pred | ScalarKind::Float)
+                        || variable.ty.bits() < 32
+                        || variable.vector.is_some()
+                    {
                         let declared = variable.span;
                         self.report(
-                            Diagnostic::error(Code::OperandType, "an address register must be 32 or 64 bits wide")
-                                .with_primary(name.span, format!("`{}` is `{}`", name.node, self.variable(id).ty))
-                                .with_secondary(declared, "declared here"),
+                            Diagnostic::error(
+                                Code::OperandType,
+                                "an address register must be an integer or bit-size register of 32 or 64 bits",
+                            )
+                            .with_primary(name.span, format!("`{}` is `{}`", name.node, self.variable(id).ty))
+                            .with_secondary(declared, "declared here"),
                         );
                         return None;
                     }
@@ -332,6 +340,28 @@ impl Context<'_, '_> {
             }
         };
         Some(Address { base, offset: *offset, span: operand.span })
+    }
+
+    /// Section 6.4.1: an instruction that names a state space addresses variables of that space
+    /// only (`ld.local [g]` with `g` in `.global` is wrong; ptxas: "State space mismatch between
+    /// instruction and address"); a generic instruction may address a variable of any space.
+    pub fn check_address_space(&mut self, address: &Address, state_space: StateSpace, opcode: &str) -> Option<()> {
+        let AddressBase::Variable(id) = address.base else { return Some(()) };
+        let variable = self.variable(id);
+        if state_space == StateSpace::Generic || variable.state_space == state_space {
+            return Some(());
+        }
+        let (name, declared_space, declared) = (variable.name.clone(), variable.state_space, variable.span);
+        self.report(
+            Diagnostic::error(
+                Code::OperandKind,
+                format!("`{opcode}{state_space}` cannot address `{name}`, a `{declared_space}` variable"),
+            )
+            .with_primary(address.span, format!("an address in `{declared_space}`, not `{state_space}`"))
+            .with_secondary(declared, format!("`{name}` declared in `{declared_space}` here"))
+            .with_help(format!("use `{opcode}{declared_space}`, or the generic `{opcode}` with a generic address")),
+        );
+        None
     }
 
     /// A label operand of `bra`.

@@ -210,10 +210,12 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         let destinations =
             context.destination_list(&instruction.operands[0], ty.node, lanes.node, SizeRule::AllowWider, true)?;
         let address = context.address(&instruction.operands[1])?;
+        context.check_address_space(&address, state_space, modifiers.opcode())?;
         return Some(Instruction::LoadVector { state_space, ty: ty.node, volatile, ordered, destinations, address });
     }
     let destination = context.destination(scalar_of(&instruction.operands[0]), ty.node, SizeRule::AllowWider)?;
     let address = context.address(&instruction.operands[1])?;
+    context.check_address_space(&address, state_space, modifiers.opcode())?;
     Some(Instruction::Load { state_space, ty: ty.node, volatile, ordered, destination, address })
 }
 
@@ -233,6 +235,7 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         return None;
     }
     let address = context.address(&instruction.operands[0])?;
+    context.check_address_space(&address, state_space, modifiers.opcode())?;
     if let Some(lanes) = lanes {
         check_vector_type(context, &ty, lanes.node, lanes.span)?;
         let sources = context.source_list(&instruction.operands[1], ty.node, lanes.node, SizeRule::AllowWider)?;

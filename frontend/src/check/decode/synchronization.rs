@@ -4,8 +4,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, ReduxOperation,
-    ShuffleMode, VoteMode,
+    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, Operand, ReduxOperation,
+    ShuffleMode, Value, VoteMode,
 };
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
@@ -107,6 +107,7 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let destination =
         if reduction { None } else { Some(context.destination(operands.next()?, ty.node, SizeRule::Exact)?) };
     let address = context.address(operands.next()?)?;
+    context.check_address_space(&address, state_space, modifiers.opcode())?;
     let value = context.source(operands.next()?, ty.node, SizeRule::Exact)?;
     let swap = if compare_and_swap { Some(context.source(operands.next()?, ty.node, SizeRule::Exact)?) } else { None };
     if let Some(policy) = operands.next() {
@@ -241,7 +242,38 @@ pub fn barrier(
         Some(operand) => Some(context.source(operand, ScalarType::U32, SizeRule::Exact)?),
         None => None,
     };
+    check_barrier_immediates(context, &barrier, thread_count.as_ref())?;
     Some(Instruction::Barrier { operation, barrier, thread_count, destination, predicate })
+}
+
+/// Section 9.7.12.1: "operands a, b, and d have type .u32; ... the barrier number a is in the
+/// range 0 to 15", and "b ... must be a multiple of the warp size". Immediates are checked
+/// here (ptxas rejects them too); register values are the program's responsibility.
+fn check_barrier_immediates(context: &mut Context, barrier: &Operand, thread_count: Option<&Operand>) -> Option<()> {
+    if let Value::Integer(number) = barrier.value {
+        if !(0..=15).contains(&number.get()) {
+            context.report(
+                Diagnostic::error(Code::OperandType, format!("barrier number {} is out of range", number.get()))
+                    .with_primary(barrier.span, "expected a barrier number from 0 to 15")
+                    .with_note("section 9.7.12.1: each CTA has 16 barriers, numbered 0 to 15"),
+            );
+            return None;
+        }
+    }
+    if let Some(Operand { value: Value::Integer(count), span }) = thread_count {
+        if count.get() < 0 || count.get() % 32 != 0 {
+            context.report(
+                Diagnostic::error(
+                    Code::OperandType,
+                    format!("a barrier's thread count must be a multiple of 32, not {}", count.get()),
+                )
+                .with_primary(*span, "not a multiple of the warp size")
+                .with_note("section 9.7.12.1: the thread count `b` is a multiple of the warp size"),
+            );
+            return None;
+        }
+    }
+    Some(())
 }
 
 /// `d` or `d|p` destinations of `shfl` and `match.all`.
