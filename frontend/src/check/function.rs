@@ -266,13 +266,14 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
             continue;
         };
         if let Some(count) = name.range {
-            if context.scopes.declare_range(variable, count).is_err() {
+            if let Err(first) = context.scopes.declare_range(variable, count) {
                 context.report(
                     Diagnostic::error(
                         Code::DuplicateDeclaration,
                         format!("`{}<N>` is declared twice in this scope", name.name.node),
                     )
-                    .with_primary(name.span, "declared again here"),
+                    .with_primary(name.span, "declared again here")
+                    .with_secondary(first, "first declared here"),
                 );
             }
             continue;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ir::{Variable, VariableId};
+use crate::span::Span;
 use crate::syntax::ast::Word;
 
 /// A fast hasher for register names. Every operand of every instruction is looked up here,
@@ -77,10 +78,11 @@ impl<'module> Scopes<'module> {
 
     /// Declares `prefix0` to `prefix{count-1}` lazily. Returns the earlier range with the same
     /// prefix in this scope as the error.
-    pub fn declare_range(&mut self, template: Variable, count: u32) -> Result<(), ()> {
+    /// `Err` holds the span of the earlier declaration of the same range.
+    pub fn declare_range(&mut self, template: Variable, count: u32) -> Result<(), Span> {
         let frame = self.frames.last_mut().expect("a scope is always open");
-        if frame.ranges.iter().any(|(prefix, _, _)| *prefix == template.name) {
-            return Err(());
+        if let Some((_, _, earlier)) = frame.ranges.iter().find(|(prefix, _, _)| *prefix == template.name) {
+            return Err(earlier.span);
         }
         frame.ranges.push((template.name.clone(), count, template));
         // Compilers declare about as many registers as they use: room for them up front saves

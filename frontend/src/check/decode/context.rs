@@ -150,6 +150,18 @@ impl Context<'_, '_> {
             );
             return None;
         };
+        if SpecialRegister::is_reserved_name(name) && self.scopes.lookup(name, &mut self.variables).is_none() {
+            let spelled = match member {
+                Some(member) => format!("{name}.{member}"),
+                None => name.to_string(),
+            };
+            self.report(
+                Diagnostic::error(Code::OperandKind, format!("special register `{spelled}` cannot be written"))
+                    .with_primary(operand.span, "a read-only special register as the destination")
+                    .with_note("section 10: special registers are predefined and read-only"),
+            );
+            return None;
+        }
         let register = self.resolve_used_as(name, operand.span, Some(ty))?;
         let member = match member {
             Some(member) => Some(self.member_index(register, member, operand.span)?),
@@ -258,6 +270,18 @@ impl Context<'_, '_> {
                         value: Value::Integer(Immediate::new(i128::from(*value != 0))),
                         span: operand.span,
                     });
+                }
+                if ty.is_float() {
+                    // ptxas reads no integer as a float ("Arguments mismatch"): the literal must
+                    // say which float it is (section 4.5.2).
+                    self.report(
+                        Diagnostic::error(Code::OperandType, "integer literal used with a floating-point type")
+                            .with_primary(operand.span, format!("an integer where `{ty}` is expected"))
+                            .with_help(format!(
+                                "write a float literal, such as `{value}.0` or a hexadecimal `0f`/`0d` constant"
+                            )),
+                    );
+                    return None;
                 }
                 self.warn_if_truncated(*value, ty, operand.span);
                 Value::Integer(Immediate::new(*value))

@@ -4,8 +4,8 @@ use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressConversion, Instruction, MemoryOrdering, MemoryScope, OrderedAccess, RoundingMode};
 use crate::span::Span;
-use crate::syntax::ast;
-use crate::vocabulary::{ScalarType, StateSpace};
+use crate::syntax::ast::{self, OperandKind};
+use crate::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 
 use super::{accept_unlowered, vector, Context, Modifiers};
 
@@ -33,8 +33,15 @@ pub fn mov(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let packed_source = packed_lanes(context, source);
     match (packed_destination, packed_source) {
         (None, None) => {
+            // Section 5.2.2 lets only `ld`, `st` and `cvt` take wider registers: ptxas rejects
+            // `mov.b32 %r1, %rd1`. Special registers are the exception: ISA 1.x compilers wrote
+            // `mov.u16 %rh1, %ctaid.x` from when they were 16 bits wide, and ptxas still reads it.
+            let rule = match &source.kind {
+                OperandKind::Name { name, .. } if SpecialRegister::is_reserved_name(name) => SizeRule::AllowWider,
+                _ => SizeRule::Exact,
+            };
             let destination = context.destination(destination, ty.node, SizeRule::Exact)?;
-            let source = context.source(source, ty.node, SizeRule::AllowWider)?;
+            let source = context.source(source, ty.node, rule)?;
             Some(Instruction::Move { ty: ty.node, destination, source })
         }
         (None, Some(count)) => {

@@ -1,0 +1,157 @@
+//! The checker's semantic rules against NVIDIA's assembler: each case is a small kernel that
+//! ptxas 12.9 accepts or rejects, and ptxr must give the same verdict (no error, or at least one
+//! error). The expected verdicts were read from ptxas and are compared with it again where it is
+//! installed (skipped otherwise, unless `PTXR_REQUIRE_VALIDATORS=1`). Version and target gating
+//! has its own probes in `gating.rs`; error messages are in the `validate_err` snapshots.
+
+use std::process::Command;
+
+use ptxr_tests::{repository_root, validator};
+
+/// One module: what goes before the kernel, the kernel's attributes, its body, and whether
+/// ptxas accepts it.
+struct Case {
+    name: &'static str,
+    module_scope: &'static str,
+    attributes: &'static str,
+    body: &'static str,
+    accepted: bool,
+}
+
+const fn case(name: &'static str, body: &'static str, accepted: bool) -> Case {
+    Case { name, module_scope: "", attributes: "", body, accepted }
+}
+
+const fn with_module(name: &'static str, module_scope: &'static str, body: &'static str, accepted: bool) -> Case {
+    Case { name, module_scope, attributes: "", body, accepted }
+}
+
+const fn with_attributes(name: &'static str, attributes: &'static str, accepted: bool) -> Case {
+    Case { name, module_scope: "", attributes, body: "", accepted }
+}
+
+const TWICE: &str =
+    ".func (.param .b32 out) twice(.param .b32 in)\n{\n.reg .b32 %x;\nld.param.b32 %x, [in];\nadd.s32 %x, %x, %x;\n\
+     st.param.b32 [out], %x;\nret;\n}\n";
+
+const CASES: &[Case] = &[
+    // Operand size against the instruction type (section 5.2.2, 6.4.1).
+    case("add.u32 with a .b64 source", "add.u32 %r1, %rd1, %r2;", false),
+    case("add.u16 with a .b32 destination", "add.u16 %r1, %h1, %h2;", false),
+    case("cvt.u32.u64 with a 32-bit source", "cvt.u32.u64 %r1, %r2;", false),
+    case("cvt.f32.f16 from a .b32 register", "cvt.f32.f16 %f1, %r1;", true),
+    case("add.f16 on .b32 registers", "add.f16 %r1, %r2, %r3;", false),
+    case("ld.global.u32 into a .b64 register", "ld.global.u32 %rd1, [%rd2];", true),
+    case("ld.global.u64 into a .b32 register", "ld.global.u64 %r1, [%rd2];", false),
+    case("st.global.u32 from a .b64 register", "st.global.u32 [%rd1], %rd2;", true),
+    case("mov.b32 from a .b64 register", "mov.b32 %r1, %rd1;", false),
+    case("mov.b16 from a .b32 register", "mov.b16 %h1, %r1;", false),
+    case("mov.u16 of %ctaid.x (ISA 1.x style)", "mov.u16 %h1, %ctaid.x;", true),
+    case("shl.b64 by a 32-bit amount", "shl.b64 %rd1, %rd2, %r1;", true),
+    case("mov.f32 of an integer literal", "mov.f32 %f1, 1;", false),
+    case("add.f32 with an integer literal", "add.f32 %f1, %f2, 1;", false),
+    case("mov.f32 of a float literal", "mov.f32 %f1, 0f3F800000;", true),
+    case("mov.u32 of a float literal", "mov.u32 %r1, 0f3F800000;", false),
+    case("a float register as an address", "ld.global.u32 %r1, [%f1];", false),
+    case("a special register as a destination", "mov.u32 %tid.x, %r1;", false),
+    // State spaces (section 5.1, 6.4.1).
+    case("st.param to a kernel parameter", "st.param.u64 [p], %rd1;", false),
+    case("ld.param of a kernel parameter", "ld.param.u64 %rd1, [p];", true),
+    with_module("ld.local of a .global variable", ".global .u32 g;", "ld.local.u32 %r1, [g];", false),
+    with_module("ld.global of a .shared variable", ".shared .u32 s;", "ld.global.u32 %r1, [s];", false),
+    with_module("atom.shared on a .global variable", ".global .u32 g;", "atom.shared.add.u32 %r1, [g], 1;", false),
+    with_module("generic ld of a .global variable", ".global .u32 g;", "ld.u32 %r1, [g];", true),
+    with_module("ld.shared::cta of a .shared variable", ".shared .u32 s;", "ld.shared::cta.u32 %r1, [s];", true),
+    with_module("st.const", ".const .u32 c;", "st.const.u32 [c], %r1;", false),
+    with_module(
+        "a .shared variable inside a .func",
+        ".func (.param .b32 out) keep(.param .b32 in)\n{\n.shared .u32 s;\n.reg .b32 %x;\nld.param.b32 %x, [in];\n\
+         st.shared.u32 [s], %x;\nst.param.b32 [out], %x;\nret;\n}\n",
+        "",
+        true,
+    ),
+    with_module("a call of a .func", TWICE, ".param .b32 a;\n.param .b32 b;\ncall.uni (b), twice, (a);", true),
+    with_module("a call of a kernel", ".visible .entry other()\n{\nret;\n}\n", "call.uni other;", false),
+    // Declarations (section 5.4).
+    with_module(".shared variable with an initializer", ".shared .u32 s = 5;", "", false),
+    with_module(".extern variable with an initializer", ".extern .global .u32 e = 1;", "", false),
+    with_module(".global variable with an initializer", ".global .u32 g = 1;", "", true),
+    with_module("unsized .shared array", ".shared .b8 buffer[];", "", false),
+    with_module("unsized .extern .shared array", ".extern .shared .align 16 .b8 buffer[];", "", true),
+    case(".reg .v4 .f64 (256 bits)", ".reg .v4 .f64 %quad;", false),
+    case(".reg .v2 .f64 (128 bits)", ".reg .v2 .f64 %pair;", true),
+    case(".reg .v4 .f16", ".reg .v4 .f16 %quad;", true),
+    with_module(".align 0", ".global .align 0 .u32 g;", "", false),
+    with_module("too many initializers", ".global .u8 g[2] = {1, 2, 3};", "", false),
+    // Vector operands (section 6.4.3).
+    case("ld.v2 with three destinations", "ld.global.v2.u32 {%r1, %r2, %r3}, [%rd1];", false),
+    case("ld.v4 with two destinations", "ld.global.v4.u32 {%r1, %r2}, [%rd1];", false),
+    // Immediates.
+    case("bar.sync 16", "bar.sync 16;", false),
+    case("bar.sync 15", "bar.sync 15;", true),
+    case("bar.sync with 48 threads", "bar.sync 1, 48;", false),
+    case("bar.sync with 64 threads", "bar.sync 1, 64;", true),
+    case("add.u32 with an immediate over 32 bits (a warning)", "add.u32 %r1, %r2, 0x1ffffffff;", true),
+    // Labels.
+    case("a label as an operand", "L: add.u32 %r1, L, 1;", false),
+    with_module("bra to a variable", ".global .u32 g;", "bra g;", false),
+    // Performance-tuning directives (section 11.4).
+    with_attributes(".maxntid with .reqntid", ".maxntid 128, 1, 1 .reqntid 64, 1, 1", false),
+    with_attributes(".reqntid 0", ".reqntid 0, 1, 1", false),
+    with_attributes(".maxntid 256", ".maxntid 256, 1, 1", true),
+    with_attributes(".minnctapersm without .maxntid", ".minnctapersm 4", true),
+    with_module(".maxnreg on a .func", ".func helper() .maxnreg 32\n{\nret;\n}\n", "", false),
+];
+
+fn module(case: &Case) -> String {
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n{}\n.visible .entry k(.param .u64 p){}\n{{\n\
+         .reg .b32 %r<5>; .reg .b64 %rd<5>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<5>;\n{}\nret;\n}}\n",
+        case.module_scope, case.attributes, case.body
+    )
+}
+
+#[test]
+fn ptxr_accepts_and_rejects_what_ptxas_does() {
+    let mut disagreements = Vec::new();
+    for case in CASES {
+        let source = module(case);
+        let (_, diagnostics) = ptxr_frontend::check_source(&source);
+        let accepted = !diagnostics.iter().any(|diagnostic| diagnostic.is_error());
+        if accepted != case.accepted {
+            disagreements.push(format!("{}: ptxr accepts = {accepted}, ptxas accepts = {}", case.name, case.accepted));
+        }
+    }
+    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+}
+
+/// The expected verdicts are ptxas's own.
+#[test]
+fn the_expected_verdicts_are_ptxas_verdicts() {
+    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let directory = std::env::temp_dir().join(format!("ptxr-agreement-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    let file = directory.join("case.ptx");
+    let mut disagreements = Vec::new();
+    for case in CASES {
+        std::fs::write(&file, module(case)).unwrap_or_else(|error| panic!("{error}"));
+        let output = Command::new(&ptxas)
+            .args(["-arch=sm_80", "-o"])
+            .arg(file.with_extension("cubin"))
+            .arg(&file)
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
+        if output.status.success() != case.accepted {
+            disagreements.push(format!(
+                "{}: ptxas accepts = {}, expected {}: {}",
+                case.name,
+                output.status.success(),
+                case.accepted,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&directory);
+    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+}
