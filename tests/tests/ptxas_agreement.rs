@@ -100,6 +100,9 @@ const CASES: &[Case] = &[
     with_attributes(".reqntid 0", ".reqntid 0, 1, 1", false),
     with_attributes(".maxntid 256", ".maxntid 256, 1, 1", true),
     with_attributes(".minnctapersm without .maxntid", ".minnctapersm 4", true),
+    with_module("module-scope .pragma \"nounroll\"", ".pragma \"nounroll\";", "", true),
+    with_module("module-scope .pragma \"unroll\"", ".pragma \"unroll\";", "", false),
+    case("function-scope .pragma \"unroll\" (a warning)", ".pragma \"unroll\";", true),
     with_module(".maxnreg on a .func", ".func helper() .maxnreg 32\n{\nret;\n}\n", "", false),
 ];
 

@@ -13,6 +13,7 @@ mod directives;
 mod function;
 mod gating;
 mod parameters;
+mod pragmas;
 mod scope;
 mod types;
 
@@ -31,6 +32,7 @@ pub fn check(mut module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let globals = declarations::module_variables(&module, &mut diagnostics);
     let signatures = function::collect_signatures(&module, &globals, &mut diagnostics);
     attributes::check_attributes(&module, &mut diagnostics);
+    pragmas::check_module_pragmas(&module, &mut diagnostics);
     // Gating reads the bodies, so it runs before they are dropped; its diagnostics keep their
     // place after those of the bodies and calls.
     let mut gating_diagnostics = Vec::new();
