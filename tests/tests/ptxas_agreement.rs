@@ -95,6 +95,20 @@ const CASES: &[Case] = &[
     // Labels.
     case("a label as an operand", "L: add.u32 %r1, L, 1;", false),
     with_module("bra to a variable", ".global .u32 g;", "bra g;", false),
+    case(
+        "the same label in two sibling blocks",
+        "{\nL: add.u32 %r1, %r2, 1;\n@%p1 bra L;\n}\n{\nL: add.u32 %r1, %r2, 1;\n@%p1 bra L;\n}",
+        true,
+    ),
+    case(
+        "a label shadowing one of the outer block",
+        "L: add.u32 %r1, %r2, 1;\n{\nL: add.u32 %r1, %r2, 2;\n@%p1 bra L;\n}",
+        true,
+    ),
+    case("bra into a nested block", "bra L;\n{\nL: add.u32 %r1, %r2, 1;\n}", false),
+    case("bra to a label of a sibling block", "{\nL: add.u32 %r1, %r2, 1;\n}\n{\n@%p1 bra L;\n}", false),
+    case("bra to a label of the enclosing block", "L: add.u32 %r1, %r2, 1;\n{\n@%p1 bra L;\n}", true),
+    case("a label twice in one nested block", "{\nL: add.u32 %r1, %r2, 1;\nL: add.u32 %r1, %r2, 1;\n}", false),
     // Performance-tuning directives (section 11.4).
     with_attributes(".maxntid with .reqntid", ".maxntid 128, 1, 1 .reqntid 64, 1, 1", false),
     with_attributes(".reqntid 0", ".reqntid 0, 1, 1", false),

@@ -163,11 +163,10 @@ fn check_function(
 
     let mut labels = Vec::new();
     let body = syntax.body.as_ref().map(|block| {
-        collect_labels(block, &mut labels, &mut context);
         // Sized once: the body is the largest part of the checked module, and a grown vector
         // is up to twice as large as it needs to be.
         let mut statements = Vec::with_capacity(count_statements(block));
-        check_block(block, &mut context, &mut statements, false);
+        check_block(block, &mut context, &mut statements, &mut labels, false);
         statements
     });
     let function = ir::Function {
@@ -199,36 +198,64 @@ fn count_statements(block: &ast::Block) -> usize {
         .sum()
 }
 
-/// Labels are visible in the whole function, before and after their definition.
-fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut Context) {
+/// Declares the labels of `block` (not of the blocks nested in it), each visible in the whole
+/// block before and after its definition and in the nested blocks, where a label of the same
+/// name shadows it: ptxas reads the same label in two blocks, as inlined `asm` blocks write it.
+/// Returns, for a nested block, what each name meant outside it, for `restore_labels`.
+fn declare_labels(
+    block: &ast::Block,
+    labels: &mut Vec<ir::Label>,
+    context: &mut Context,
+    nested: bool,
+) -> Vec<(String, Option<LabelId>)> {
+    let first_of_block = labels.len() as u32;
+    let mut shadowed = Vec::new();
     for statement in &block.statements {
-        match statement {
-            Statement::Label(name) => {
-                if let Some(existing) = context.labels.get(&name.node) {
-                    let first = labels[existing.0 as usize].span;
-                    context.report(
-                        Diagnostic::error(
-                            Code::DuplicateDeclaration,
-                            format!("label `{}` is defined twice", name.node),
-                        )
+        let Statement::Label(name) = statement else { continue };
+        let id = LabelId(labels.len() as u32);
+        match context.labels.insert(name.node.clone(), id) {
+            Some(existing) if existing.0 >= first_of_block => {
+                context.labels.insert(name.node.clone(), existing);
+                let first = labels[existing.0 as usize].span;
+                context.report(
+                    Diagnostic::error(Code::DuplicateDeclaration, format!("label `{}` is defined twice", name.node))
                         .with_primary(name.span, "defined again here")
                         .with_secondary(first, "first defined here"),
-                    );
-                    continue;
-                }
-                context.labels.insert(name.node.clone(), LabelId(labels.len() as u32));
-                labels.push(ir::Label { name: name.node.clone(), span: name.span });
+                );
+                continue;
             }
-            Statement::Block(inner) => collect_labels(inner, labels, context),
-            _ => {}
+            outer => {
+                if nested {
+                    shadowed.push((name.node.clone(), outer));
+                }
+            }
         }
+        labels.push(ir::Label { name: name.node.clone(), span: name.span });
+    }
+    shadowed
+}
+
+/// Puts back the labels that a nested block's own labels hid.
+fn restore_labels(shadowed: Vec<(String, Option<LabelId>)>, context: &mut Context) {
+    for (name, outer) in shadowed.into_iter().rev() {
+        match outer {
+            Some(outer) => context.labels.insert(name, outer),
+            None => context.labels.remove(&name),
+        };
     }
 }
 
-fn check_block(block: &ast::Block, context: &mut Context, statements: &mut Vec<ir::Statement>, nested: bool) {
+fn check_block(
+    block: &ast::Block,
+    context: &mut Context,
+    statements: &mut Vec<ir::Statement>,
+    labels: &mut Vec<ir::Label>,
+    nested: bool,
+) {
     if nested {
         context.scopes.enter();
     }
+    let shadowed = declare_labels(block, labels, context, nested);
     for statement in &block.statements {
         match statement {
             Statement::Declaration(declaration) => declare(declaration, context),
@@ -242,11 +269,12 @@ fn check_block(block: &ast::Block, context: &mut Context, statements: &mut Vec<i
                     statements.push(ir::Statement::Instruction(checked));
                 }
             }
-            Statement::Block(inner) => check_block(inner, context, statements, true),
+            Statement::Block(inner) => check_block(inner, context, statements, labels, true),
             Statement::Location { .. } | Statement::Pragma { .. } => {}
         }
     }
     if nested {
+        restore_labels(shadowed, context);
         context.scopes.leave();
     }
 }
