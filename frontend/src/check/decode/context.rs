@@ -201,7 +201,19 @@ impl Context<'_, '_> {
             OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::Integer(Immediate::new(32)),
             OperandKind::Name { name, member } => {
                 if let Some(register) = SpecialRegister::from_ptx(name, member.as_deref()) {
-                    if ty.kind() == ScalarKind::Pred || ty.bits() < register.bits() && rule == SizeRule::Exact {
+                    // ptxas reads a special register at its own width only, except the CTA
+                    // geometry registers, which were 16 bits in ISA 1.x: `mov.u16 %rh1,
+                    // %ctaid.x` (the one place `mov` passes `AllowWider`) still assembles.
+                    let legacy_sixteen_bits = rule == SizeRule::AllowWider
+                        && ty.bits() == 16
+                        && matches!(
+                            register,
+                            SpecialRegister::ThreadId(_)
+                                | SpecialRegister::ThreadCount(_)
+                                | SpecialRegister::CtaId(_)
+                                | SpecialRegister::CtaCount(_)
+                        );
+                    if ty.kind() == ScalarKind::Pred || ty.bits() != register.bits() && !legacy_sixteen_bits {
                         self.report(
                             Diagnostic::error(
                                 Code::OperandType,
