@@ -67,6 +67,8 @@ const CASES: &[Case] = &[
     with_module("generic ld of a .global variable", ".global .u32 g;", "ld.u32 %r1, [g];", true),
     with_module("ld.shared::cta of a .shared variable", ".shared .u32 s;", "ld.shared::cta.u32 %r1, [s];", true),
     with_module("st.const", ".const .u32 c;", "st.const.u32 [c], %r1;", false),
+    with_module("cvta.shared of a .global variable", ".global .u32 g;", "cvta.shared.u64 %rd1, g;", false),
+    with_module("cvta.global of a .global variable", ".global .u32 g[4];", "cvta.global.u64 %rd1, g+4;", true),
     with_module(
         "a .shared variable inside a .func",
         ".func (.param .b32 out) keep(.param .b32 in)\n{\n.shared .u32 s;\n.reg .b32 %x;\nld.param.b32 %x, [in];\n\

@@ -383,6 +383,27 @@ impl Context<'_, '_> {
     /// instruction and address"); a generic instruction may address a variable of any space.
     pub fn check_address_space(&mut self, address: &Address, state_space: StateSpace, opcode: &str) -> Option<()> {
         let AddressBase::Variable(id) = address.base else { return Some(()) };
+        self.check_variable_space(id, address.span, state_space, opcode)
+    }
+
+    /// [`Context::check_address_space`] for a variable's address given as a value
+    /// (`cvta.shared.u64 %rd1, buffer;`, `buffer+4`).
+    pub fn check_value_space(&mut self, value: &Operand, state_space: StateSpace, opcode: &str) -> Option<()> {
+        let mut base = &value.value;
+        while let Value::Offset { base: inner, .. } = base {
+            base = inner;
+        }
+        let Value::AddressOf(id) = *base else { return Some(()) };
+        self.check_variable_space(id, value.span, state_space, opcode)
+    }
+
+    fn check_variable_space(
+        &mut self,
+        id: VariableId,
+        span: Span,
+        state_space: StateSpace,
+        opcode: &str,
+    ) -> Option<()> {
         let variable = self.variable(id);
         if state_space == StateSpace::Generic || variable.state_space == state_space {
             return Some(());
@@ -393,7 +414,7 @@ impl Context<'_, '_> {
                 Code::OperandKind,
                 format!("`{opcode}{state_space}` cannot address `{name}`, a `{declared_space}` variable"),
             )
-            .with_primary(address.span, format!("an address in `{declared_space}`, not `{state_space}`"))
+            .with_primary(span, format!("an address in `{declared_space}`, not `{state_space}`"))
             .with_secondary(declared, format!("`{name}` declared in `{declared_space}` here"))
             .with_help(format!("use `{opcode}{declared_space}`, or the generic `{opcode}` with a generic address")),
         );

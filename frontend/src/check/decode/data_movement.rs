@@ -291,6 +291,10 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
     let source = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    if direction == AddressConversion::ToGeneric {
+        // `cvta.shared` of a `.global` variable's address: ptxas reports a state space mismatch.
+        context.check_value_space(&source, space.node, "cvta")?;
+    }
     Some(Instruction::ConvertAddress {
         direction,
         state_space: space.node,
