@@ -561,6 +561,33 @@ const TARGETS: &[(&str, &str, &str)] = &[
     ("sm_20,texmode_independent", "2.0", "1.5"),
 ];
 
+/// `.address_size` (ISA 2.3), at its version and just below, where ptxas says "Feature
+/// '.address_size directive' requires PTX ISA .version 2.3 or later".
+#[test]
+fn address_size_needs_isa_2_3_as_in_ptxas() {
+    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let directory = std::env::temp_dir().join(format!("ptxr-address-size-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    let file = directory.join("module.ptx");
+    for (version, expected) in [("2.3", false), ("2.2", true)] {
+        let source =
+            format!(".version {version}\n.target sm_20\n.address_size 64\n.visible .entry k()\n{{\nret;\n}}\n");
+        std::fs::write(&file, &source).unwrap_or_else(|error| panic!("{error}"));
+        let output = Command::new(&ptxas)
+            .args(["-arch=sm_50", "-o"])
+            .arg(file.with_extension("cubin"))
+            .arg(&file)
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run {}: {error}", ptxas.display()));
+        let from_ptxas = String::from_utf8_lossy(&output.stderr).contains("requires PTX ISA .version");
+        let (_, diagnostics) = ptxr_frontend::check_source(&source);
+        let from_ptxr = diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerVersion);
+        assert_eq!((from_ptxas, from_ptxr), (expected, expected), ".address_size under .version {version}");
+    }
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
 #[test]
 fn target_versions_agree_with_ptxas() {
     let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");

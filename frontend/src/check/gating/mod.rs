@@ -26,6 +26,7 @@ use requirements::{Operands, Requirement, REQUIREMENTS};
 /// every deprecated form.
 pub fn check_module(module: &ast::Module, header: &Header, diagnostics: &mut Vec<Diagnostic>) {
     targets::check_header(header, diagnostics);
+    check_address_size(module, header, diagnostics);
     let gate = Gate::new(header);
     for directive in &module.directives {
         let Directive::Function(function) = directive else { continue };
@@ -185,6 +186,26 @@ impl<'header> Gate<'header> {
                     .with_help(format!("use `{}` instead (section {})", deprecated.replacement, deprecated.section)),
             );
         }
+    }
+}
+
+/// `.address_size` was introduced in PTX ISA 2.3 (section 11.1.3's PTX ISA notes; ptxas:
+/// "Feature '.address_size directive' requires PTX ISA .version 2.3 or later").
+fn check_address_size(module: &ast::Module, header: &Header, diagnostics: &mut Vec<Diagnostic>) {
+    const INTRODUCED: IsaVersion = IsaVersion { major: 2, minor: 3 };
+    let Some(version_span) = header.version_span else { return };
+    if header.version >= INTRODUCED {
+        return;
+    }
+    for directive in &module.directives {
+        let Directive::AddressSize { span, .. } = directive else { continue };
+        diagnostics.push(
+            Diagnostic::error(Code::NeedsNewerVersion, "`.address_size` needs PTX ISA 2.3 or later")
+                .with_primary(*span, format!("`.address_size` was introduced in PTX ISA {INTRODUCED}"))
+                .with_secondary(version_span, format!("the module declares PTX ISA {}", header.version))
+                .with_note("PTX ISA notes of section 11.1.3")
+                .with_help("raise `.version` to 2.3 or later, or leave `.address_size` out (32-bit addresses)"),
+        );
     }
 }
 

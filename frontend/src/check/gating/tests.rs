@@ -8,8 +8,12 @@ use crate::diagnostic::{Code, Diagnostic, Severity};
 
 /// A module with one kernel whose body is `body`, under the given `.version` and `.target`.
 fn module(version: &str, target: &str, body: &str) -> String {
+    // `.address_size` arrived with ISA 2.3.
+    let (major, minor) = version.split_once('.').unwrap_or((version, "0"));
+    let old = (major.parse::<u32>().unwrap_or(0), minor.parse::<u32>().unwrap_or(0)) < (2, 3);
+    let address_size = if old { "" } else { ".address_size 64\n" };
     format!(
-        ".version {version}\n.target {target}\n.address_size 64\n\
+        ".version {version}\n.target {target}\n{address_size}\
          .visible .entry k()\n{{\n.reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
          .reg .f32 %f<4>;\n.reg .pred %p<4>;\n{body}\nret;\n}}\n"
     )
