@@ -93,6 +93,8 @@ const CASES: &[Case] = &[
     case("ld.v2 with three destinations", "ld.global.v2.u32 {%r1, %r2, %r3}, [%rd1];", false),
     case("ld.v4 with two destinations", "ld.global.v4.u32 {%r1, %r2}, [%rd1];", false),
     // Immediates.
+    case("barrier.sync.aligned", "barrier.sync.aligned 0;", true),
+    case("bar.sync.aligned", "bar.sync.aligned 0;", false),
     case("bar.sync 16", "bar.sync 16;", false),
     case("bar.sync 15", "bar.sync 15;", true),
     case("bar.sync with 48 threads", "bar.sync 1, 48;", false),

@@ -177,8 +177,12 @@ pub fn barrier(
         return accept_unlowered(context, modifiers, instruction);
     }
     // `.cta` is the only scope; `.aligned` promises that all threads execute the same barrier.
+    // Only `barrier` spells it: `bar` is always aligned, and ptxas rejects `bar.sync.aligned`
+    // ("Illegal modifier"), which is left over here and reported as E0202.
     modifiers.flag("cta");
-    modifiers.flag("aligned");
+    if modifiers.opcode() == "barrier" {
+        modifiers.flag("aligned");
+    }
     let operation = if modifiers.flag("arrive") {
         BarrierOperation::Arrive
     } else if modifiers.flag("red") {
