@@ -230,10 +230,26 @@ impl Context<'_, '_> {
                         Some(member) => format!("{name}.{member}"),
                         None => name.to_string(),
                     };
-                    self.report(
+                    // A register ptxr reads, spelled with the wrong members, is a mistake in
+                    // the PTX (ptxas: "Argument vector size mismatch"), not a gap in ptxr.
+                    // (`%tid.w` is valid, always 0, and not read by ptxr yet.)
+                    let is_vector = SpecialRegister::from_ptx(name, Some("x")).is_some();
+                    let diagnostic = if is_vector && member.as_deref().is_none_or(|member| member != "w") {
+                        let message = match member {
+                            Some(member) => format!("`{name}` has no member `.{member}`"),
+                            None => format!("`{name}` is a vector and needs a member"),
+                        };
+                        Diagnostic::error(Code::OperandKind, message)
+                            .with_primary(operand.span, format!("read `{name}.x`, `{name}.y` or `{name}.z`"))
+                            .with_note("section 10: `%tid`, `%ntid`, `%ctaid` and `%nctaid` have x, y and z members")
+                    } else if SpecialRegister::from_ptx(name, None).is_some() {
+                        Diagnostic::error(Code::OperandKind, format!("`{name}` has no members"))
+                            .with_primary(operand.span, format!("read `{name}` itself"))
+                    } else {
                         Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))
-                            .with_primary(operand.span, "ptxr does not read this special register yet"),
-                    );
+                            .with_primary(operand.span, "ptxr does not read this special register yet")
+                    };
+                    self.report(diagnostic);
                     return None;
                 } else if let Some(member) = member {
                     let register = self.resolve(name, operand.span)?;
