@@ -55,6 +55,13 @@ const CASES: &[Case] = &[
     case("mov.u32 of %clock64", "mov.u32 %r1, %clock64;", false),
     case("mov.b64 of %clock64", "mov.b64 %rd1, %clock64;", true),
     case("shl.b64 by a 32-bit amount", "shl.b64 %rd1, %rd2, %r1;", true),
+    case("cvt.rn.f32.f32", "cvt.rn.f32.f32 %f1, %f2;", false),
+    case("cvt.rzi.f32.f32", "cvt.rzi.f32.f32 %f1, %f2;", true),
+    case("cvt.rn.f64.f32", "cvt.rn.f64.f32 %fd1, %f1;", false),
+    case("cvt.f64.f32", "cvt.f64.f32 %fd1, %f1;", true),
+    case("cvt.rn.f32.f16", "cvt.rn.f32.f16 %f1, %h1;", false),
+    case("cvt.rn.f16.f16", "cvt.rn.f16.f16 %h1, %h2;", false),
+    case("cvt.rn.f32.s16 (an exact conversion still rounds)", "cvt.rn.f32.s16 %f1, %h1;", true),
     case("mov.f32 of an integer literal", "mov.f32 %f1, 1;", false),
     case("add.f32 with an integer literal", "add.f32 %f1, %f2, 1;", false),
     case("mov.f32 of a float literal", "mov.f32 %f1, 0f3F800000;", true),
@@ -134,7 +141,8 @@ const CASES: &[Case] = &[
 fn module(case: &Case) -> String {
     format!(
         ".version 7.8\n.target sm_80\n.address_size 64\n{}\n.visible .entry k(.param .u64 p){}\n{{\n\
-         .reg .b32 %r<5>; .reg .b64 %rd<5>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<5>;\n{}\nret;\n}}\n",
+         .reg .b32 %r<5>; .reg .b64 %rd<5>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<5>;\n\
+         .reg .f64 %fd<3>;\n{}\nret;\n}}\n",
         case.module_scope, case.attributes, case.body
     )
 }

@@ -3,7 +3,7 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressConversion, Instruction, MemoryOrdering, MemoryScope, OrderedAccess, RoundingMode};
-use crate::span::Span;
+use crate::span::{Span, Spanned};
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 
@@ -371,6 +371,9 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             return None;
         }
     }
+    if let Some(rounding) = &rounding {
+        check_exact_float_rounding(context, rounding, destination_type, source_type)?;
+    }
     if rounding.is_none() {
         report_missing_rounding(context, instruction, destination_type, source_type)?;
     }
@@ -386,6 +389,42 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         destination,
         source,
     })
+}
+
+/// Section 9.7.8.18: "floating-point rounding is illegal in all other instances" than the
+/// conversions that lose precision: a float converted to its own type takes only an integral
+/// rounding (`.rni`...), and one widened to a larger IEEE type takes none (ptxas: "Illegal
+/// rounding modifier for instruction 'cvt'"). ptxas accepts `cvt.rn.f32.bf16`, so `.bf16`
+/// sources are left alone.
+pub(super) fn check_exact_float_rounding(
+    context: &mut Context,
+    rounding: &Spanned<RoundingMode>,
+    destination_type: ScalarType,
+    source_type: ScalarType,
+) -> Option<()> {
+    if !destination_type.is_float() || !source_type.is_float() || source_type == ScalarType::Bf16 {
+        return Some(());
+    }
+    let (message, help) = if destination_type == source_type && !rounding.node.is_integral() {
+        (
+            format!("`cvt{destination_type}{source_type}` cannot round with `{}`", rounding.node),
+            "leave it out, or round to an integral value with `.rni`, `.rzi`, `.rmi` or `.rpi`",
+        )
+    } else if destination_type.bits() > source_type.bits() {
+        (
+            format!("`cvt{destination_type}{source_type}` widens exactly and takes no rounding modifier"),
+            "leave the rounding modifier out",
+        )
+    } else {
+        return Some(());
+    };
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, message)
+            .with_primary(rounding.span, "invalid rounding modifier here")
+            .with_note("section 9.7.8.18: floating-point rounding is only for conversions that lose precision")
+            .with_help(help),
+    );
+    None
 }
 
 /// Section 9.7.8.18: a rounding modifier is required for every float-to-integer conversion

@@ -455,6 +455,7 @@ fn scalar_cvt(
     }
     let rounding = match rounding {
         Some(rounding) => {
+            super::data_movement::check_exact_float_rounding(context, &rounding, destination_type, source_type)?;
             let allowed = if rounding.node.is_integral() {
                 source_type.is_float() && (destination_type == source_type || !destination_type.is_float())
             } else {
