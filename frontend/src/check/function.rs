@@ -121,6 +121,8 @@ fn check_function(
         functions: function_names,
         diagnostics,
         address_size: header.address_size,
+        version: header.version,
+        sm: header.sm,
         reads_warp_registers: false,
     };
     let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {

@@ -3,8 +3,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    FloatBinaryOperation, Instruction, IntegerBinaryOperation, LogicOperation, MinimumMaximum, MultiplyMode,
-    RoundingMode, ShiftOperation, UnaryOperation,
+    FloatBinaryOperation, Instruction, IntegerBinaryOperation, IsaVersion, LogicOperation, MinimumMaximum,
+    MultiplyMode, RoundingMode, ShiftOperation, UnaryOperation,
 };
 use crate::span::Spanned;
 use crate::syntax::ast;
@@ -252,15 +252,26 @@ pub fn multiply_add(
         invalid_type(context, opcode, &ty, "a floating-point type");
         return None;
     }
-    let rounding = match (rounding, opcode) {
-        (Some(rounding), _) => rounding.node,
-        // `mad.f32` without rounding is the ISA 1.x form: a multiply then an add, which ptxas
-        // fuses for sm_20 and later; treat it as `fma.rn`.
-        (None, "mad") => RoundingMode::NearestEven,
-        (None, _) => {
+    // Section 9.7.3.7: `mad.f32` without rounding is the sm_1x form, `mad.rnd.f32` the sm_20
+    // one and `mad.f64` always rounds. ptxas reads the old form for sm_20 and later up to ISA
+    // 3.1 (with a warning) and rejects it from ISA 3.2 ("Rounding modifier required").
+    let old_unrounded_mad = opcode == "mad"
+        && ty.node == ScalarType::F32
+        && (context.sm.is_none_or(|sm| sm < 20) || context.version < IsaVersion { major: 3, minor: 2 });
+    let rounding = match rounding {
+        Some(rounding) => rounding.node,
+        // A multiply then an add, which ptxas fuses for sm_20 and later: `fma.rn`.
+        None if old_unrounded_mad => RoundingMode::NearestEven,
+        None => {
+            let note = if opcode == "mad" && ty.node == ScalarType::F32 {
+                "section 9.7.3.7: `mad.f32` without rounding is for sm_1x targets (ptxas accepts it up to PTX ISA 3.1)"
+            } else {
+                "section 9.7.3.6, 9.7.3.7: there is no default rounding"
+            };
             context.report(
-                Diagnostic::error(Code::InvalidModifier, "`fma` needs a rounding modifier")
-                    .with_primary(modifiers.end_span(), "expected `.rn`, `.rz`, `.rm` or `.rp`"),
+                Diagnostic::error(Code::InvalidModifier, format!("`{opcode}{}` needs a rounding modifier", ty.node))
+                    .with_primary(modifiers.end_span(), "expected `.rn`, `.rz`, `.rm` or `.rp`")
+                    .with_note(note),
             );
             return None;
         }

@@ -22,6 +22,10 @@ pub struct Context<'a, 'module> {
     pub diagnostics: &'a mut Vec<Diagnostic>,
     /// 32 or 64, from `.address_size`.
     pub address_size: u32,
+    /// The module's `.version` and `sm_` target, for the few rules that depend on them
+    /// (`mad.f32` without rounding); gating proper is `check::gating`.
+    pub version: crate::ir::IsaVersion,
+    pub sm: Option<u32>,
     /// Whether an operand so far was a warp special register (`ir::Function::reads_warp_registers`).
     pub reads_warp_registers: bool,
 }

@@ -168,3 +168,14 @@ fn a_target_newer_than_the_version_is_an_error() {
     assert_eq!(codes("7.9", "sm_90a", ""), [Code::NeedsNewerVersion]);
     assert_eq!(codes("8.0", "sm_90a", ""), []);
 }
+
+/// Section 9.7.3.7: `mad.f32` without rounding is the sm_1x form, which ptxas still reads for
+/// later targets up to PTX ISA 3.1 and rejects from 3.2 on.
+#[test]
+fn unrounded_mad_f32_is_read_up_to_isa_3_1() {
+    let body = "mad.f32 %f1, %f2, %f3, %f1;";
+    assert_eq!(codes("2.3", "sm_13", body), []);
+    assert_eq!(codes("3.1", "sm_30", body), []);
+    assert_eq!(codes("3.2", "sm_30", body), [Code::InvalidModifier]);
+    assert_eq!(codes("7.8", "sm_80", body), [Code::InvalidModifier]);
+}
