@@ -163,6 +163,17 @@ fn memory_order(
     volatile |= modifiers.flag("mmio");
     let ordering = modifiers.take(MemoryOrdering::from_ptx);
     let scope = modifiers.take(MemoryScope::from_ptx);
+    if let (true, Some(ordering)) = (volatile, &ordering) {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`{}.volatile` cannot also take a memory ordering", modifiers.opcode()),
+            )
+            .with_primary(ordering.span, "an ordering beside `.volatile`")
+            .with_note("section 8.4: `.volatile` already means `.relaxed.sys` for ordinary memory"),
+        );
+        return None;
+    }
     let Some(ordering) = ordering else {
         if let Some(scope) = scope {
             context.report(
@@ -190,8 +201,56 @@ fn memory_order(
         );
         return None;
     }
-    let scope = scope.map_or(MemoryScope::Gpu, |scope| scope.node);
-    Some((volatile, Some(OrderedAccess { ordering: ordering.node, scope })))
+    let Some(scope) = scope else {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`{}` with a memory ordering needs a scope", modifiers.opcode()),
+            )
+            .with_primary(ordering.span, "an ordering without `.cta`, `.cluster`, `.gpu` or `.sys`")
+            .with_note("section 9.7.8.8: `ld.relaxed.scope`, `ld.acquire.scope`, `st.release.scope`"),
+        );
+        return None;
+    };
+    Some((volatile, Some(OrderedAccess { ordering: ordering.node, scope: scope.node })))
+}
+
+/// Section 9.7.8.8 and 9.7.8.9: loads take the cache operators `.ca`, `.cg`, `.cs`, `.lu`, `.cv`
+/// (and `.nc` for `ld.global`), stores `.wb`, `.cg`, `.cs`, `.wt`; ptxas rejects the others
+/// ("Illegal modifier"). `.volatile` applies to `.global`, `.shared` and generic addresses only
+/// (ptxas: "'.volatile' cannot be applied to '.local' space").
+fn check_cache_operator_and_volatile(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    state_space: StateSpace,
+    is_load: bool,
+) -> Option<()> {
+    let wrong: &[&str] = if is_load { &["wb", "wt"] } else { &["ca", "lu", "cv", "nc"] };
+    let opcode = instruction.opcode.node.as_str();
+    if let Some(modifier) = instruction.modifiers.iter().find(|modifier| wrong.contains(&modifier.node.as_str())) {
+        let allowed = if is_load { "`.ca`, `.cg`, `.cs`, `.lu` and `.cv`" } else { "`.wb`, `.cg`, `.cs` and `.wt`" };
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`{opcode}` does not take the cache operator `.{}`", modifier.node),
+            )
+            .with_primary(modifier.span, "not a cache operator of this instruction")
+            .with_note(format!("section 9.7.8.8, 9.7.8.9: `{opcode}` takes {allowed}")),
+        );
+        return None;
+    }
+    let volatile = instruction.modifiers.iter().find(|modifier| modifier.node == "volatile");
+    if let Some(volatile) = volatile {
+        if !matches!(state_space, StateSpace::Global | StateSpace::Shared | StateSpace::Generic) {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`.volatile` does not apply to `{state_space}`"))
+                    .with_primary(volatile.span, format!("`.volatile` on a `{state_space}` access"))
+                    .with_note("`.volatile` orders accesses to `.global` and `.shared` memory, and generic ones"),
+            );
+            return None;
+        }
+    }
+    Some(())
 }
 
 /// With `.L2::cache_hint`, a third operand holds a `createpolicy` result; ptxr checks it and
@@ -206,6 +265,7 @@ fn cache_policy(context: &mut Context, instruction: &ast::Instruction, cache_hin
 
 pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
+    check_cache_operator_and_volatile(context, instruction, state_space, true)?;
     let (volatile, ordered) = memory_order(context, modifiers, true)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
@@ -228,6 +288,7 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 
 pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
+    check_cache_operator_and_volatile(context, instruction, state_space, false)?;
     let (volatile, ordered) = memory_order(context, modifiers, false)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);

@@ -148,6 +148,25 @@ pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         );
         return None;
     };
+    // Section 9.7.12.4: `membar.level` with `.level = { .cta, .gl, .sys }`, `fence.scope` with
+    // `.scope = { .cta, .cluster, .gpu, .sys }` (ptxas: "Illegal modifier '.gpu' for 'membar'").
+    let spelled = instruction.modifiers.iter().find(|modifier| modifier.span == scope.span);
+    let membar = modifiers.opcode() == "membar";
+    if let Some(spelled) = spelled {
+        let wrong = if membar { matches!(spelled.node.as_str(), "gpu" | "cluster") } else { spelled.node == "gl" };
+        if wrong {
+            let expected = if membar { "`.cta`, `.gl` or `.sys`" } else { "`.cta`, `.cluster`, `.gpu` or `.sys`" };
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("`{}` does not take `.{}`", modifiers.opcode(), spelled.node),
+                )
+                .with_primary(spelled.span, format!("expected {expected}"))
+                .with_note("section 9.7.12.4: `membar` has the levels `.cta`, `.gl`, `.sys`; `fence` the scopes `.cta`, `.cluster`, `.gpu`, `.sys`"),
+            );
+            return None;
+        }
+    }
     context.expect_operand_count(instruction, 0)?;
     Some(Instruction::Fence { ordering, scope: scope.node })
 }
