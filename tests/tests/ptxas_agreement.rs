@@ -154,6 +154,24 @@ const CASES: &[Case] = &[
     with_module("module-scope .pragma \"nounroll\"", ".pragma \"nounroll\";", "", true),
     with_module("module-scope .pragma \"unroll\"", ".pragma \"unroll\";", "", false),
     case("function-scope .pragma \"unroll\" (a warning)", ".pragma \"unroll\";", true),
+    // Function declarations (sections 5.1.6, 11.6).
+    with_module(".extern .func with a body", ".extern .func helper()\n{\nret;\n}\n", "", false),
+    with_module(
+        "a prototype that disagrees with the definition",
+        ".func helper(.param .b32 x);\n.func helper(.param .b64 x)\n{\nret;\n}\n",
+        "",
+        false,
+    ),
+    with_module(
+        "a prototype that agrees with the definition",
+        ".func helper(.param .b32 x);\n.func helper(.param .b32 y)\n{\nret;\n}\n",
+        "",
+        true,
+    ),
+    with_module("a .param .pred parameter", ".func helper(.param .pred x)\n{\nret;\n}\n", "", false),
+    with_module("a .reg .pred parameter", ".func helper(.reg .pred x)\n{\nret;\n}\n", "", true),
+    with_module("a .param .v4 .b64 parameter", ".func helper(.param .v4 .b64 x)\n{\nret;\n}\n", "", false),
+    with_module(".ptr .align 3", ".func helper(.param .u64 .ptr .align 3 x)\n{\nret;\n}\n", "", false),
     with_module(".maxnreg on a .func", ".func helper() .maxnreg 32\n{\nret;\n}\n", "", false),
 ];
 

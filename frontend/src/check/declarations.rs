@@ -63,6 +63,44 @@ pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>)
     globals
 }
 
+/// The shape rules of variables (section 5.4) for a function parameter: a predicate only in
+/// `.reg`, `.v2`/`.v4` vectors of at most 128 bits, power-of-two alignments (`.align` and
+/// `.ptr .align`). Returns false after reporting a broken rule.
+pub fn check_parameter(parameter: &ast::Parameter, diagnostics: &mut Vec<Diagnostic>) -> bool {
+    let ty = parameter.ty.node;
+    let mut problems = Vec::new();
+    if ty == ScalarType::Pred && parameter.state_space.node != StateSpace::Reg {
+        problems.push(
+            Diagnostic::error(Code::InvalidDeclaration, "`.pred` parameters must be in the `.reg` state space")
+                .with_primary(parameter.ty.span, "predicate outside `.reg`"),
+        );
+    }
+    if let Some(lanes) = parameter.vector {
+        if !matches!(lanes, 2 | 4) || lanes * ty.bits() > 128 {
+            problems.push(
+                Diagnostic::error(
+                    Code::InvalidDeclaration,
+                    format!("a `.v{lanes} {ty}` parameter is not a vector PTX has"),
+                )
+                .with_primary(parameter.ty.span, format!("{lanes} elements of {} bits", ty.bits()))
+                .with_note("section 5.4.2: vectors are `.v2` or `.v4` and at most 128 bits"),
+            );
+        }
+    }
+    let pointer_align = parameter.pointer.as_ref().and_then(|pointer| pointer.align);
+    for align in [parameter.align, pointer_align].into_iter().flatten() {
+        if !align.is_power_of_two() {
+            problems.push(
+                Diagnostic::error(Code::InvalidDeclaration, format!("alignment {align} is not a power of two"))
+                    .with_primary(parameter.span, "`.align` takes a power of two"),
+            );
+        }
+    }
+    let ok = problems.is_empty();
+    diagnostics.extend(problems);
+    ok
+}
+
 /// One declared name of a declaration as a variable. Ranges (`%r<10>`) are handled by the
 /// caller; here `range` is ignored.
 pub fn variable_from_declaration(

@@ -10,7 +10,7 @@ use super::scope::Scopes;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, FunctionId, Guard, GuardedInstruction, LabelId, Variable, VariableId};
 use crate::span::Span;
-use crate::syntax::ast::{self, Directive, Statement, Word};
+use crate::syntax::ast::{self, Directive, Linkage, Statement, Word};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 /// A function's checked signature, before its body is checked.
@@ -41,6 +41,18 @@ pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: 
             );
             continue;
         }
+        for parameter in function.parameters.iter().chain(&function.return_parameters) {
+            super::declarations::check_parameter(parameter, diagnostics);
+        }
+        let external = function.linkage.as_ref().is_some_and(|linkage| linkage.node == Linkage::Extern);
+        if external && function.body.is_some() {
+            // Section 11.6: `.extern` declares a function defined in another module.
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidDeclaration, format!("`.extern` function `{name}` has a body"))
+                    .with_primary(function.name.span, "an `.extern` declaration with a definition")
+                    .with_help("drop `.extern` (use `.visible` to export it), or drop the body"),
+            );
+        }
         let signature = Signature {
             directive: index,
             has_body: function.body.is_some(),
@@ -58,8 +70,11 @@ pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: 
                             .with_secondary(earlier.name_span, "first defined here"),
                     ),
                     // A definition after a prototype replaces it; a prototype after a definition adds nothing.
-                    (false, true) => *earlier = signature,
-                    _ => {}
+                    (false, true) => {
+                        report_inconsistent_prototypes(name, earlier, &signature, diagnostics);
+                        *earlier = signature;
+                    }
+                    _ => report_inconsistent_prototypes(name, earlier, &signature, diagnostics),
                 }
             }
             None => {
@@ -69,6 +84,31 @@ pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: 
         }
     }
     signatures
+}
+
+/// Two declarations of one function must agree on their parameters: as many, each of the same
+/// state space and size (ptxas: "Inconsistent prototypes of 'f', parameter types differ").
+fn report_inconsistent_prototypes(
+    name: &str,
+    earlier: &Signature,
+    later: &Signature,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let same = |first: &[Variable], second: &[Variable]| {
+        first.len() == second.len()
+            && first.iter().zip(second).all(|(first, second)| {
+                first.state_space == second.state_space && first.size_bytes() == second.size_bytes()
+            })
+    };
+    if same(&earlier.parameters, &later.parameters) && same(&earlier.return_parameters, &later.return_parameters) {
+        return;
+    }
+    diagnostics.push(
+        Diagnostic::error(Code::DuplicateDeclaration, format!("the declarations of `{name}` disagree"))
+            .with_primary(later.name_span, "declared with other parameters here")
+            .with_secondary(earlier.name_span, "first declared here")
+            .with_note("every declaration of a function has the same parameters, in number, space and size"),
+    );
 }
 
 fn parameter_variable(parameter: &ast::Parameter) -> Variable {
