@@ -110,6 +110,8 @@ const CASES: &[Case] = &[
     // Declarations (section 5.4).
     with_module(".shared variable with an initializer", ".shared .u32 s = 5;", "", false),
     with_module(".extern variable with an initializer", ".extern .global .u32 e = 1;", "", false),
+    with_module(".common .global variable", ".common .global .u32 shared_counter;", "", true),
+    with_module(".common .const variable", ".common .const .u32 shared_counter;", "", false),
     with_module(".global variable with an initializer", ".global .u32 g = 1;", "", true),
     with_module("unsized .shared array", ".shared .b8 buffer[];", "", false),
     with_module("unsized .extern .shared array", ".extern .shared .align 16 .b8 buffer[];", "", true),

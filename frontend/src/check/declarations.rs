@@ -157,6 +157,20 @@ pub fn variable_from_declaration(
         array_length = Some(array_length.unwrap_or(1).saturating_mul(length));
     }
     let state_space = declaration.state_space.node;
+    if let Some(linkage) = declaration.linkage.as_ref().filter(|linkage| linkage.node == Linkage::Common) {
+        if state_space != StateSpace::Global {
+            // Section 11.6.4: `.common` merges `.global` variables of several modules.
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidDeclaration,
+                    format!("`.common` variables are `.global`, not `{state_space}`"),
+                )
+                .with_primary(linkage.span, format!("`.common` on a `{state_space}` variable"))
+                .with_note("section 11.6.4: `.common` applies to `.global` variables"),
+            );
+            return None;
+        }
+    }
     let external = declaration.linkage.as_ref().is_some_and(|linkage| linkage.node == Linkage::Extern);
     if array_length == Some(0) && name.initializer.is_none() && !external {
         // Section 5.4.4: `[]` takes its length from an initializer, or from another module
