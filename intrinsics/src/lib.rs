@@ -31,6 +31,7 @@ use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
 pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
+pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 pub use site::Site;
 
@@ -263,6 +264,12 @@ pub trait Target {
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {
         0
+    }
+
+    /// Whether every lowered function is `convergent` (`declare::mark_convergent`), so that the
+    /// optimiser keeps the calls of a function that waits at a barrier where PTX has them.
+    fn functions_are_convergent(&self) -> bool {
+        false
     }
 }
 

@@ -26,6 +26,12 @@ const LOCAL_AND_GLOBAL_MEMORY_FENCE: u64 = 0x1 | 0x2;
 const SPIR_KERNEL: u32 = 76;
 const SPIR_FUNC: u32 = 75;
 
+/// Whether an OpenCL builtin is one that a whole work-group reaches together (`barrier`, the
+/// `work_group_*` functions), which must be `convergent`.
+fn is_collective(mangled_name: &str) -> bool {
+    mangled_name == "_Z7barrierj" || mangled_name.contains("work_group_")
+}
+
 pub struct Spirv;
 
 impl Spirv {
@@ -39,6 +45,9 @@ impl Spirv {
     ) -> Result<Option<inkwell::values::BasicValueEnum<'ctx>>, Unsupported> {
         let builtin = function_or_declare(site.module, mangled_name, || function_type);
         builtin.set_call_conventions(SPIR_FUNC);
+        if is_collective(mangled_name) {
+            crate::declare::mark_convergent(builtin);
+        }
         let call = site
             .builder
             .build_call(builtin, arguments, "")
@@ -324,5 +333,11 @@ impl Target for Spirv {
 
     fn function_calling_convention(&self) -> u32 {
         SPIR_FUNC
+    }
+
+    fn functions_are_convergent(&self) -> bool {
+        // OpenCL runtimes match a work-group's barriers by program point (Intel's CPU runtime
+        // does), so a barrier inside a `.func` must stay on one path through every caller.
+        true
     }
 }

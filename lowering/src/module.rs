@@ -342,6 +342,9 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     if function.kind == FunctionKind::Func {
         llvm_function.set_call_conventions(shared.target.function_calling_convention());
     }
+    if shared.target.functions_are_convergent() {
+        ptxr_intrinsics::mark_convergent(llvm_function);
+    }
     let hidden = shared.target.hidden_parameter_types(context).len();
     for (position, variable) in function.parameter_variables().enumerate() {
         if let Some(parameter) = llvm_function.get_nth_param((hidden + position) as u32) {
