@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod vendor_checks;
+
 /// The repository root.
 pub fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
