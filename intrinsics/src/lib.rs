@@ -27,7 +27,7 @@ use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
-use ptxr_frontend::ir::MemoryScope;
+use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
 pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
@@ -264,6 +264,15 @@ pub trait Target {
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {
         0
+    }
+
+    /// A bidirectional proxy fence (`fence.proxy.alias`, `fence.proxy.async{.space}`). Where
+    /// memory has one proxy, as on every target but NVPTX (no virtual aliases of a location;
+    /// no async-proxy operation, `wgmma`, TMA or bulk copies, is lowered), ordering the
+    /// thread's accesses is all it asks: an acquire-release fence at CTA scope, which is more.
+    /// NVPTX emits PTX's own fence.
+    fn proxy_fence<'ctx>(&self, site: &Site<'_, 'ctx>, _proxy: ProxyKind) -> Result<(), Unsupported> {
+        crate::atomics::fence(site, MemoryOrdering::AcquireRelease, self.sync_scope(MemoryScope::Cta))
     }
 
     /// Whether every lowered function is `convergent` (`declare::mark_convergent`), so that the

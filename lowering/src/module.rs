@@ -397,6 +397,25 @@ pub fn uses_warps(ptx: &ir::Module) -> bool {
     })
 }
 
+/// The PTX ISA version (major, minor) that the module's proxy fences need: 8.0 for
+/// `fence.proxy.async`, 7.5 for `fence.proxy.alias`, `None` without them. LLVM's NVPTX back end
+/// writes the oldest version that knows the architecture unless told otherwise, and cannot
+/// select these fences below their version.
+pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    ptx.functions
+        .iter()
+        .filter_map(|function| function.body.as_deref())
+        .flatten()
+        .filter_map(|statement| match statement {
+            ir::Statement::Instruction(ir::GuardedInstruction {
+                instruction: ir::Instruction::ProxyFence { proxy },
+                ..
+            }) => Some(if *proxy == ir::ProxyKind::Alias { (7, 5) } else { (8, 0) }),
+            _ => None,
+        })
+        .max()
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     ptx.functions
         .iter()

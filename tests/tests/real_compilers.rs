@@ -23,9 +23,9 @@ struct Unsupported {
     reason: &'static str,
 }
 
-const WGMMA: &[&str] = &["wgmma", "fence.proxy.async"];
+const WGMMA: &[&str] = &["wgmma"];
 const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group matrix multiply on \
-    shared-memory descriptors) and orders it with fence.proxy.async; no target lowers wgmma yet";
+    shared-memory descriptors); no target lowers wgmma yet";
 const WARP_MATRIX: &[&str] = &["ldmatrix", "mma"];
 const WARP_MATRIX_REASON: &str = "ldmatrix and mma.sync (warp-level matrix instructions) are lowered on the \
     CPU and NVPTX only so far (docs/ARCHITECTURE.md, \"Not done yet\")";
