@@ -52,6 +52,15 @@ impl Amdgpu {
 }
 
 impl Target for Amdgpu {
+    fn functions_visible_outside_the_module(&self) -> bool {
+        // A code object is linked alone (`driver/src/link.rs`). An external `.func` that uses
+        // a `.shared` variable (clang's OpenCL C output: each kernel calls its body as
+        // `__clang_ocl_kern_imp_NAME`) kept a copy that LLVM's LDS lowering could attribute to
+        // no kernel: the back end warned "local memory global used by non-kernel function" and
+        // made that copy trap.
+        false
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Amdgpu
     }

@@ -280,6 +280,12 @@ pub trait Target {
     fn functions_are_convergent(&self) -> bool {
         false
     }
+
+    /// Whether a `.visible`/`.weak` `.func` keeps external linkage: false where the artefact is
+    /// never linked with another module, so that such a function is the module's own.
+    fn functions_visible_outside_the_module(&self) -> bool {
+        true
+    }
 }
 
 /// The one table from target kind to implementation.

@@ -334,6 +334,7 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     let linkage = match (function.kind, function.linkage, function.body.is_some()) {
         (_, _, false) => LlvmLinkage::External,
         (FunctionKind::Entry, _, true) => LlvmLinkage::External,
+        (FunctionKind::Func, _, true) if !shared.target.functions_visible_outside_the_module() => LlvmLinkage::Internal,
         (FunctionKind::Func, Some(Linkage::Visible), true) => LlvmLinkage::External,
         (FunctionKind::Func, Some(Linkage::Weak), true) => LlvmLinkage::WeakAny,
         (FunctionKind::Func, _, true) => LlvmLinkage::Internal,
