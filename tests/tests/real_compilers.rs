@@ -41,6 +41,18 @@ const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
     },
     Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "spirv", constructs: WGMMA, reason: WGMMA_REASON },
     Unsupported {
+        file: "triton_matmul.sm80.ptx",
+        target: "amdgpu",
+        constructs: WARP_MATRIX,
+        reason: WARP_MATRIX_REASON,
+    },
+    Unsupported {
+        file: "triton_matmul.sm80.ptx",
+        target: "spirv",
+        constructs: WARP_MATRIX,
+        reason: WARP_MATRIX_REASON,
+    },
+    Unsupported {
         file: "corpus/triton/matmul_f16.sm80.ptx",
         target: "amdgpu",
         constructs: WARP_MATRIX,
