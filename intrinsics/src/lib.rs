@@ -275,10 +275,12 @@ pub trait Target {
         crate::atomics::fence(site, MemoryOrdering::AcquireRelease, self.sync_scope(MemoryScope::Cta))
     }
 
-    /// Whether every lowered function is `convergent` (`declare::mark_convergent`), so that the
-    /// optimiser keeps the calls of a function that waits at a barrier where PTX has them.
+    /// Whether every lowered `.func` is `convergent` (`declare::mark_convergent`), so that the
+    /// optimiser keeps the calls of a function that may wait at a barrier where PTX has them
+    /// (clang marks GPU functions so). The GPU targets say yes; the CPU's threads are coroutines
+    /// that meet at barriers whatever path they took.
     fn functions_are_convergent(&self) -> bool {
-        false
+        true
     }
 
     /// Whether a `.visible`/`.weak` `.func` keeps external linkage: false where the artefact is

@@ -334,10 +334,4 @@ impl Target for Spirv {
     fn function_calling_convention(&self) -> u32 {
         SPIR_FUNC
     }
-
-    fn functions_are_convergent(&self) -> bool {
-        // OpenCL runtimes match a work-group's barriers by program point (Intel's CPU runtime
-        // does), so a barrier inside a `.func` must stay on one path through every caller.
-        true
-    }
 }

@@ -343,7 +343,7 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     if function.kind == FunctionKind::Func {
         llvm_function.set_call_conventions(shared.target.function_calling_convention());
     }
-    if shared.target.functions_are_convergent() {
+    if function.kind == FunctionKind::Func && shared.target.functions_are_convergent() {
         ptxr_intrinsics::mark_convergent(llvm_function);
     }
     let hidden = shared.target.hidden_parameter_types(context).len();

@@ -1,8 +1,9 @@
-//! On SPIR-V, the optimiser keeps each `bar.sync` as one barrier on one path: OpenCL runtimes
+//! The optimiser keeps each `bar.sync` as one barrier on one path. On SPIR-V, OpenCL runtimes
 //! match a work-group's barriers by program point (Intel's CPU runtime does), so a barrier that
 //! jump threading copied into both arms of an `if (tid < stride)` left threads waiting at
-//! different copies, and tree reductions read zeros. The barrier and every lowered function are
-//! `convergent`, which forbids that copy.
+//! different copies, and tree reductions read zeros; `bar.sync` is PTX's aligned barrier, which
+//! every thread of a warp must reach at the same instruction. The barrier builtins and, on the
+//! GPU targets, every `.func` (which may wait inside) are `convergent`, which forbids the copy.
 
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
@@ -64,4 +65,42 @@ fn each_bar_sync_stays_one_barrier_after_optimisation() {
     let declaration = ir.lines().find(|line| line.starts_with("declare") && line.contains("@_Z7barrierj"));
     assert!(declaration.is_some_and(|line| line.contains('#')), "the barrier has attributes: {ir}");
     assert!(ir.contains("convergent"), "{ir}");
+}
+
+/// A `.func` that waits at a barrier, called by a kernel.
+const WAITING_FUNCTION: &str = r#"
+.version 7.8
+.target sm_80
+.address_size 64
+.func wait_here()
+{
+    bar.sync 0;
+    ret;
+}
+.visible .entry caller()
+{
+    call.uni wait_here, ();
+    ret;
+}
+"#;
+
+#[test]
+fn functions_are_convergent_on_every_gpu_target() {
+    for target_name in ["nvptx", "amdgpu", "spirv"] {
+        let target = describe(target_name, None, false).unwrap_or_else(|error| panic!("{error}"));
+        let options = CompileOptions { target, emit: Some(Emit::LlvmIr), optimization: 0 };
+        let artifact =
+            compile_source(WAITING_FUNCTION, "waiting", &options).unwrap_or_else(|failure| panic!("{failure:?}"));
+        let ir = String::from_utf8_lossy(&artifact.bytes);
+        let definition = ir
+            .lines()
+            .find(|line| line.starts_with("define") && line.contains("@wait_here("))
+            .unwrap_or_else(|| panic!("{target_name}: no definition in\n{ir}"));
+        let group = definition.split_whitespace().find(|word| word.starts_with('#')).unwrap_or("#none");
+        let attributes = ir.lines().find(|line| line.starts_with(&format!("attributes {group} = ")));
+        assert!(
+            attributes.is_some_and(|line| line.contains("convergent")),
+            "{target_name}: `{definition}` is not convergent in\n{ir}"
+        );
+    }
 }
