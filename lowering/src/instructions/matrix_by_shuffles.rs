@@ -21,7 +21,9 @@
 //! bits), are added to C's element one after another in order of k, from 0 to K - 1, in
 //! `double`; the sum is rounded once to D's type (nearest even). Integer elements are summed
 //! exactly in 64 bits in the same order, and D wraps to 32 bits, or saturates to the `.s32`
-//! range with `.satfinite`.
+//! range with `.satfinite`. One difference remains: a NaN `.f16` D (only from infinite or NaN
+//! inputs) is the canonical `0x7fff` here, as `cvt` gives it, where the CPU's runtime keeps the
+//! `half` crate's quiet NaN.
 //!
 //! `ldmatrix`: lanes `8i` to `8i + 7` give the addresses of rows 0 to 7 of matrix `i`. Lane `l`
 //! receives elements `(l / 4, 2·(l mod 4))` and the next column of each matrix: one 32-bit load
