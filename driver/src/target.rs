@@ -237,6 +237,24 @@ mod tests {
     }
 
     #[test]
+    fn spirv_modules_with_matrix_instructions_use_sub_groups() {
+        let spirv = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+        let triple_for = |body: &str| {
+            let source = format!(
+                ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<5>;\n    \
+                 .reg .b64 %rd1;\n    {body}\n    ret;\n}}\n"
+            );
+            let (module, _) = crate::pipeline::check(&source).unwrap_or_else(|diagnostics| panic!("{diagnostics:?}"));
+            for_module(&spirv, &module).triple
+        };
+        assert_eq!(triple_for("mov.u32 %r1, 1;"), "spirv64v1.2-unknown-unknown");
+        let load = "ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd1];";
+        assert_eq!(triple_for(load), "spirv64v1.3-unknown-unknown");
+        let multiply = "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2};";
+        assert_eq!(triple_for(multiply), "spirv64v1.3-unknown-unknown");
+    }
+
+    #[test]
     fn arch_is_validated() {
         let mut description = describe("nvptx", Some("sm_90a"), false).unwrap_or_else(|error| panic!("{error}"));
         assert!(validate_arch(&description).is_ok());

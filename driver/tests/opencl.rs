@@ -819,3 +819,26 @@ fn printf_prints_through_opencl_before_the_json() {
         assert_eq!(bits(&result, "output"), vec![9; 8], "{level}");
     }
 }
+
+/// Writes past a buffer land in the zeroed guard zone that follows each SVM allocation, as on
+/// the CPU, and are reported the same way (W0901) instead of corrupting the OpenCL runtime's
+/// heap: eight work-items store their index at out[tid] into a buffer of four.
+#[test]
+fn writes_past_a_buffer_are_caught_by_its_guard_zone_on_opencl() {
+    if !opencl_device_available() {
+        return;
+    }
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let kernel = ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out)\n{\n\
+                  \t.reg .u32 %r<2>;\n\t.reg .u64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\
+                  \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
+    let spec = r#"{ "grid": [1], "block": [8], "buffers": { "out": { "type": "u32", "len": 4 } }, "args": [{ "buffer": "out" }] }"#;
+    std::fs::write(directory.path().join("spill.ptx"), kernel).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["run", "spill.ptx", "--launch", "spec.json", "--target", "spirv"], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(json["buffers"]["out"]["data"], serde_json::json!([0, 1, 2, 3]));
+    assert!(stderr.contains("W0901") && stderr.contains("4 byte(s) of the 4096-byte guard zone"), "{stderr}");
+}

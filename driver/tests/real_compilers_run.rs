@@ -60,8 +60,6 @@ struct Case {
     files: &'static [&'static str],
     spec: Value,
     expected: Vec<(&'static str, Expected)>,
-    /// Whether SPIR-V can run it (not yet `mma`/`ldmatrix`: see `tests/tests/real_compilers.rs`).
-    on_opencl: bool,
 }
 
 /// Runs `file` with `spec` on `target` and returns the result JSON.
@@ -187,7 +185,6 @@ fn reduce_sum() -> Case {
             "args": [{ "buffer": "in" }, { "buffer": "out" }, { "type": "s32", "value": n }],
         }),
         expected: vec![("out", Expected::Bits(f32_bits(&sums)))],
-        on_opencl: true,
     }
 }
 
@@ -207,7 +204,6 @@ fn block_scan(random: &mut Random) -> Case {
             "args": [{ "buffer": "in" }, { "buffer": "out" }, { "type": "s32", "value": n }],
         }),
         expected: vec![("out", Expected::Bits(output))],
-        on_opencl: true,
     }
 }
 
@@ -227,7 +223,6 @@ fn bitonic_sort(random: &mut Random) -> Case {
             "args": [{ "buffer": "keys" }],
         }),
         expected: vec![("keys", Expected::Bits(sorted.iter().map(|&key| u64::from(key)).collect()))],
-        on_opencl: true,
     }
 }
 
@@ -253,7 +248,6 @@ fn matmul_tiled(random: &mut Random) -> Case {
                      { "type": "s32", "value": m }, { "type": "s32", "value": n }, { "type": "s32", "value": k }],
         }),
         expected: vec![("c", Expected::Bits(f32_bits(&c)))],
-        on_opencl: true,
     }
 }
 
@@ -274,7 +268,6 @@ fn stencil_1d(random: &mut Random) -> Case {
             "args": [{ "buffer": "in" }, { "buffer": "out" }, { "type": "s32", "value": n }],
         }),
         expected: vec![("out", Expected::Bits(output))],
-        on_opencl: true,
     }
 }
 
@@ -297,7 +290,6 @@ fn jacobi_2d(random: &mut Random) -> Case {
                      { "type": "s32", "value": width }, { "type": "s32", "value": height }],
         }),
         expected: vec![("out", Expected::Bits(f32_bits(&output)))],
-        on_opencl: true,
     }
 }
 
@@ -317,7 +309,6 @@ fn histogram(random: &mut Random) -> Case {
             "args": [{ "buffer": "data" }, { "type": "s32", "value": n }, { "buffer": "bins" }],
         }),
         expected: vec![("bins", Expected::Bits(bins))],
-        on_opencl: true,
     }
 }
 
@@ -341,7 +332,6 @@ fn warp_reduce(random: &mut Random) -> Case {
             ("warp_sums", Expected::Bits(f32_bits(&warp_sums))),
             ("total", Expected::Bits(f32_bits(&[total]))),
         ],
-        on_opencl: true,
     }
 }
 
@@ -369,7 +359,6 @@ fn eval_poly() -> Case {
                      { "buffer": "y" }, { "type": "s32", "value": n }],
         }),
         expected: vec![("y", Expected::Bits(f32_bits(&y)))],
-        on_opencl: true,
     }
 }
 
@@ -389,7 +378,6 @@ fn half_axpy(random: &mut Random) -> Case {
             "args": [{ "buffer": "x" }, { "buffer": "y" }, { "type": "f32", "value": a }, { "type": "s32", "value": n }],
         }),
         expected: vec![("y", Expected::Bits(expected))],
-        on_opencl: true,
     }
 }
 
@@ -415,7 +403,6 @@ fn double_math(random: &mut Random) -> Case {
                      { "type": "f64", "value": a }, { "type": "s32", "value": n }],
         }),
         expected: vec![("out", Expected::Bits(out))],
-        on_opencl: true,
     }
 }
 
@@ -457,7 +444,6 @@ fn u64_arith(random: &mut Random) -> Case {
             "args": [{ "buffer": "x" }, { "buffer": "y" }, { "buffer": "out" }, { "type": "s32", "value": n }],
         }),
         expected: vec![("out", Expected::Bits(out))],
-        on_opencl: true,
     }
 }
 
@@ -478,7 +464,6 @@ fn opencl_kernels(random: &mut Random) -> Vec<Case> {
             "args": [{ "buffer": "a" }, { "buffer": "b" }, { "buffer": "c" }, { "type": "s32", "value": n }],
         }),
         expected: vec![("c", Expected::Bits(sum))],
-        on_opencl: true,
     };
     let groups = 5usize;
     let values: Vec<u32> = (0..groups * 128).map(|_| random.next_u32()).collect();
@@ -494,7 +479,6 @@ fn opencl_kernels(random: &mut Random) -> Vec<Case> {
             "args": [{ "buffer": "in" }, { "buffer": "out" }],
         }),
         expected: vec![("out", Expected::Bits(group_sums))],
-        on_opencl: true,
     };
     let words: Vec<u32> = (0..n).map(|_| random.next_u32()).collect();
     let mut bins = vec![0u64; 16];
@@ -509,7 +493,6 @@ fn opencl_kernels(random: &mut Random) -> Vec<Case> {
             "args": [{ "buffer": "data" }, { "type": "s32", "value": n }, { "buffer": "bins" }],
         }),
         expected: vec![("bins", Expected::Bits(bins))],
-        on_opencl: true,
     };
     vec![vector_add, local_reduce, histogram]
 }
@@ -534,7 +517,6 @@ fn triton_kernels(random: &mut Random) -> Vec<Case> {
                      scratch[0], scratch[1]],
         }),
         expected: vec![("out", Expected::Bits(f32_bits(&sum)))],
-        on_opencl: true,
     };
     let (rows, columns) = (6usize, 200usize);
     let matrix: Vec<f32> = (0..rows * columns).map(|_| random.integer(-100, 100) as f32).collect();
@@ -548,7 +530,6 @@ fn triton_kernels(random: &mut Random) -> Vec<Case> {
                      scratch[0], scratch[1]],
         }),
         expected: vec![("out", Expected::Bits(f32_bits(&row_sums)))],
-        on_opencl: true,
     };
     let inputs: Vec<f32> = (0..rows * columns).map(|_| random.integer(-400, 400) as f32 / 64.0).collect();
     let softmax: Vec<f32> = inputs
@@ -570,7 +551,6 @@ fn triton_kernels(random: &mut Random) -> Vec<Case> {
         }),
         // ex2.approx.f32 has a relative error of about 2^-22; the sum adds a few roundings.
         expected: vec![("out", Expected::F32Near(softmax, 1e-5))],
-        on_opencl: true,
     };
     // tl.dot: ldmatrix and mma.sync on f16 tiles staged in shared memory, f32 accumulation.
     let (m, n, k) = (64usize, 64usize, 48usize);
@@ -595,7 +575,6 @@ fn triton_kernels(random: &mut Random) -> Vec<Case> {
                      { "type": "s32", "value": n }, { "type": "s32", "value": k }, scratch[0], scratch[1]],
         }),
         expected: vec![("c", Expected::Bits(f32_bits(&c)))],
-        on_opencl: false,
     };
     vec![add, row_sum, softmax, matmul]
 }
@@ -620,7 +599,6 @@ fn numba_kernels(random: &mut Random) -> Vec<Case> {
             "args": args,
         }),
         expected: vec![("r", Expected::Bits(f32_bits(&r)))],
-        on_opencl: true,
     };
     let blocks = 6usize;
     let values: Vec<u32> = (0..blocks * 128).map(|_| random.next_u32()).collect();
@@ -635,7 +613,6 @@ fn numba_kernels(random: &mut Random) -> Vec<Case> {
             "args": args,
         }),
         expected: vec![("out", Expected::Bits(vec![u64::from(total)]))],
-        on_opencl: true,
     };
     vec![axpy, shared_reduce]
 }
@@ -667,9 +644,6 @@ fn run_all(target: &str) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut problems = Vec::new();
     for case in cases() {
-        if target == "spirv" && !case.on_opencl {
-            continue;
-        }
         for file in case.files {
             runs += 1;
             let kernel = case.spec["kernel"].as_str().unwrap_or("(the only kernel)");

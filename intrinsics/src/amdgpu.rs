@@ -192,6 +192,11 @@ impl Target for Amdgpu {
         Err(Unsupported { what: "`nanosleep` (s_sleep needs a constant)".to_string() })
     }
 
+    fn matrix_lowering(&self) -> crate::MatrixLowering {
+        // No instructions for PTX's fragments, but shuffles over 32-lane warps.
+        crate::MatrixLowering::Shuffles
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -30,7 +30,7 @@ use inkwell::AddressSpace;
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
+pub use collective::{Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective};
 pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 pub use site::Site;
@@ -251,8 +251,16 @@ pub trait Target {
         collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported>;
 
-    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`); the CPU's runtime
-    /// and NVPTX's intrinsics compute them.
+    /// How `mma.sync` and `ldmatrix.sync` are computed on this target: through
+    /// [`Target::matrix_collective`], or by lowering from shuffles through
+    /// [`Target::warp_collective`].
+    fn matrix_lowering(&self) -> MatrixLowering {
+        MatrixLowering::Collective
+    }
+
+    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`) on targets whose
+    /// [`Target::matrix_lowering`] is `Collective`; the CPU's runtime and NVPTX's intrinsics
+    /// compute them.
     fn matrix_collective<'ctx>(
         &self,
         _site: &Site<'_, 'ctx>,

@@ -284,6 +284,11 @@ impl Target for Spirv {
         Ok(())
     }
 
+    fn matrix_lowering(&self) -> crate::MatrixLowering {
+        // No instructions for PTX's fragments, but shuffles over 32-lane warps.
+        crate::MatrixLowering::Shuffles
+    }
+
     fn warp_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

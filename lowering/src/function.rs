@@ -248,7 +248,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 })
             )
         });
-        if uses_matrix_fragments {
+        // Targets that build the matrix instructions from shuffles keep fragments in registers.
+        let through_buffer = self.shared.target.matrix_lowering() == ptxr_intrinsics::MatrixLowering::Collective;
+        if uses_matrix_fragments && through_buffer {
             // One buffer for the function, in the entry block so that it is a fixed part of the
             // frame; 8-aligned for `ldmatrix`'s 64-bit row address.
             let words = ptxr_runtime::abi::matrix_fragments::WORDS as u32;
@@ -365,7 +367,8 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         Ok(())
     }
 
-    /// The matrix fragment buffer; present whenever the function has `mma` or `ldmatrix`.
+    /// The matrix fragment buffer; present whenever the function has `mma` or `ldmatrix` and the
+    /// target computes them through `Target::matrix_collective`.
     pub fn matrix_fragments(&self, span: Span) -> LoweringResult<PointerValue<'ctx>> {
         self.matrix_fragments.ok_or_else(|| LoweringError::internal("no matrix fragment buffer in this function", span))
     }

@@ -383,7 +383,8 @@ pub fn global_pointer<'ctx>(
 }
 
 /// Whether any function of the module uses a warp collective (`shfl`, `vote`, `match`, `redux`,
-/// `activemask`, `bar.warp.sync`) or reads a warp special register (`%laneid`, `%lanemask_lt`,
+/// `activemask`, `bar.warp.sync`, and `mma` and `ldmatrix`, which are built from shuffles there)
+/// or reads a warp special register (`%laneid`, `%lanemask_lt`,
 /// ...): on SPIR-V those need sub-groups, so SPIR-V 1.3.
 pub fn uses_warps(ptx: &ir::Module) -> bool {
     if ptx.functions.iter().any(|function| function.reads_warp_registers) {

@@ -74,7 +74,7 @@ fn ptx_target(ptx: &str) -> String {
 /// collectives); those modules get the universal rules of their SPIR-V version. A module that
 /// declared the `Float16` capability would fail here: OpenCL grants it only through the
 /// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
-fn spirv_environment(binary: &[u8]) -> String {
+pub fn spirv_environment(binary: &[u8]) -> String {
     let word = |index: usize| {
         binary
             .get(index * 4..index * 4 + 4)
@@ -88,7 +88,8 @@ fn spirv_environment(binary: &[u8]) -> String {
     }
 }
 
-fn run(command: &mut Command) -> Result<String, String> {
+/// Runs a validator; its output on success, or its output as the error.
+pub fn run(command: &mut Command) -> Result<String, String> {
     let output = command.output().map_err(|error| error.to_string())?;
     let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     if output.status.success() {

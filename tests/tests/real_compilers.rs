@@ -26,10 +26,6 @@ struct Unsupported {
 const WGMMA: &[&str] = &["wgmma"];
 const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group matrix multiply on \
     shared-memory descriptors); no target lowers wgmma yet";
-const WARP_MATRIX: &[&str] = &["ldmatrix", "mma"];
-const WARP_MATRIX_REASON: &str = "ldmatrix and mma.sync (warp-level matrix instructions) are lowered on the \
-    CPU and NVPTX only so far (docs/ARCHITECTURE.md, \"Not done yet\")";
-
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
     Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "cpu", constructs: WGMMA, reason: WGMMA_REASON },
     Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "nvptx", constructs: WGMMA, reason: WGMMA_REASON },
@@ -40,30 +36,6 @@ const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
         reason: WGMMA_REASON,
     },
     Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "spirv", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported {
-        file: "triton_matmul.sm80.ptx",
-        target: "amdgpu",
-        constructs: WARP_MATRIX,
-        reason: WARP_MATRIX_REASON,
-    },
-    Unsupported {
-        file: "triton_matmul.sm80.ptx",
-        target: "spirv",
-        constructs: WARP_MATRIX,
-        reason: WARP_MATRIX_REASON,
-    },
-    Unsupported {
-        file: "corpus/triton/matmul_f16.sm80.ptx",
-        target: "amdgpu",
-        constructs: WARP_MATRIX,
-        reason: WARP_MATRIX_REASON,
-    },
-    Unsupported {
-        file: "corpus/triton/matmul_f16.sm80.ptx",
-        target: "spirv",
-        constructs: WARP_MATRIX,
-        reason: WARP_MATRIX_REASON,
-    },
 ];
 
 /// The `.ptx` files of a folder, sorted.

@@ -16,6 +16,7 @@ mod float_property;
 mod half;
 mod integer;
 mod matrix;
+mod matrix_by_shuffles;
 mod memory;
 mod support;
 mod synchronization;
