@@ -819,3 +819,58 @@ fn printf_prints_through_opencl_before_the_json() {
         assert_eq!(bits(&result, "output"), vec![9; 8], "{level}");
     }
 }
+
+/// `leave(v)` exits the thread when `v` is odd, after setting its result to 5 (6 when it
+/// returns); `outer(v, mark)` calls it and stores the result plus one at `mark`.
+const EXITING_FUNCTIONS: &str = r#"
+.func (.reg .b32 %out) leave(.reg .b32 %v)
+{
+    .reg .pred %odd;
+    .reg .b32 %bit;
+    mov.u32 %out, 5;
+    and.b32 %bit, %v, 1;
+    setp.ne.u32 %odd, %bit, 0;
+    @%odd exit;
+    mov.u32 %out, 6;
+    ret;
+}
+
+.func outer(.reg .b32 %v, .reg .b64 %mark)
+{
+    .reg .b32 %got;
+    call.uni (%got), leave, (%v);
+    add.u32 %got, %got, 1;
+    st.global.u32 [%mark], %got;
+    ret;
+}
+"#;
+
+/// `exit` two calls deep on OpenCL ends the work-item (ISA 7.8 section 9.7.12.10), not just the
+/// function: neither `outer` nor the kernel stores anything after the call. OpenCL cannot end
+/// a work-item from a function, so each caller tests the work-item's stop flag after the call.
+#[test]
+fn exit_inside_a_function_ends_the_work_item() {
+    if !opencl_device_available() {
+        return;
+    }
+    // Each work-item stores 1, calls `outer` with `&output[64 + i]` as its mark, then stores 2.
+    let body = r#"
+    mov.u32 %r2, 1;
+    st.global.u32 [%rd4], %r2;
+    add.u64 %rd6, %rd4, 256;
+    call.uni outer, (%r1, %rd6);
+    mov.u32 %r2, 2;"#;
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+        ".visible .entry",
+        &format!("{EXITING_FUNCTIONS}\n.visible .entry"),
+        1,
+    );
+    let input = inputs(64, &[0, 1, 2, 3, u32::MAX], |_| true);
+    let output = bits(&same_on_both(&kernel, &spec(&input, 128, 64)), "output");
+    for (thread, &value) in input.iter().enumerate() {
+        let exits = value % 2 == 1;
+        let (final_value, mark) = if exits { (1, 0) } else { (2, 7) };
+        assert_eq!(output[thread], final_value, "work-item {thread} (input {value:#x})");
+        assert_eq!(output[64 + thread], mark, "mark of work-item {thread} (input {value:#x})");
+    }
+}

@@ -178,6 +178,11 @@ impl Target for Amdgpu {
         Ok(())
     }
 
+    fn needs_stop_flag(&self) -> bool {
+        // Returning from a `.func` after `exit` leaves its callers running; `trap` aborts.
+        true
+    }
+
     fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         // `s_sleep` takes an immediate count of 64-clock units, not a register of nanoseconds.
         Err(Unsupported { what: "`nanosleep` (s_sleep needs a constant)".to_string() })

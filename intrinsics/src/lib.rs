@@ -222,6 +222,15 @@ pub trait Target {
         Ok(false)
     }
 
+    /// Whether a thread that stops inside a `.func` (`exit`, or `trap` and `__assertfail` where
+    /// they return) comes back to its callers with nothing of the target's own to tell them so.
+    /// Lowering then keeps a per-thread stop flag: kernels allocate it, every `.func` receives
+    /// its address, stopping sets it, and every call of a function that may stop tests it and
+    /// returns, up to the kernel, where the thread ends (`lowering/src/instructions/call.rs`).
+    fn needs_stop_flag(&self) -> bool {
+        false
+    }
+
     /// In a kernel body, after a call that may exit the thread: whether it did (an `i1`),
     /// taking the mark that [`Target::exit_thread`] left; `None` where nothing marks it.
     fn thread_exited<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {

@@ -268,6 +268,12 @@ impl Target for Spirv {
         crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
     }
 
+    fn needs_stop_flag(&self) -> bool {
+        // OpenCL has no way to end a work-item from a function: `exit`, `trap` and
+        // `__assertfail` return from it.
+        true
+    }
+
     fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         // OpenCL has neither a sleep nor a clock to wait on. The ISA guarantees only a duration
         // in [0, 2t] (section 9.7.18.2, `nanosleep`), so not sleeping at all is a valid sleep;

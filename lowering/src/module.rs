@@ -37,6 +37,10 @@ pub struct ModuleContext<'a, 'ctx> {
     pub shared_window_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
     /// For each function, whether calling it may stop the thread (`may_stop`).
     pub may_stop: Vec<bool>,
+    /// The type of the parameter that carries the address of the thread's stop flag into every
+    /// `.func` (after the PTX parameters, before the shared window), where the target needs the
+    /// flag (`Target::needs_stop_flag`) and some `.func` may stop the thread.
+    pub stop_flag_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
     /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
     pub collectives_in_functions: bool,
 }
@@ -61,6 +65,11 @@ pub fn lower<'ctx>(
     } else {
         None
     };
+    let may_stop = may_stop(ptx);
+    let a_function_may_stop =
+        ptx.functions.iter().zip(&may_stop).any(|(function, &stops)| stops && function.kind == FunctionKind::Func);
+    let stop_flag_parameter = (target.needs_stop_flag() && a_function_may_stop)
+        .then(|| context.ptr_type(target.address_space(StateSpace::Local)).into());
     let mut shared = ModuleContext {
         context,
         module: &module,
@@ -72,7 +81,8 @@ pub fn lower<'ctx>(
         shared_layout,
         cooperative: uses_collectives(ptx),
         shared_window_parameter,
-        may_stop: may_stop(ptx),
+        may_stop,
+        stop_flag_parameter,
         collectives_in_functions: functions_use_collectives(ptx),
     };
     let mut diagnostics = Vec::new();
@@ -315,13 +325,17 @@ pub fn initialize_addresses<'ctx>(
 }
 
 /// The LLVM signature of a PTX function: hidden target parameters, then the PTX parameters by
-/// value, then the shared window where the target passes it as a parameter; `.func` return
+/// value, then (`.func`s only) the address of the thread's stop flag where lowering keeps one,
+/// then the shared window where the target passes it as a parameter; `.func` return
 /// parameters become the return value.
 fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Function) -> FunctionValue<'ctx> {
     let context = shared.context;
     let mut parameter_types: Vec<BasicMetadataTypeEnum<'ctx>> = shared.target.hidden_parameter_types(context);
     for variable in function.parameter_variables() {
         parameter_types.push(parameter_type(context, variable).into());
+    }
+    if function.kind == FunctionKind::Func {
+        parameter_types.extend(shared.stop_flag_parameter);
     }
     parameter_types.extend(shared.shared_window_parameter);
     let return_types: Vec<_> =
@@ -346,6 +360,12 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     for (position, variable) in function.parameter_variables().enumerate() {
         if let Some(parameter) = llvm_function.get_nth_param((hidden + position) as u32) {
             parameter.set_name(&variable.name);
+        }
+    }
+    if function.kind == FunctionKind::Func && shared.stop_flag_parameter.is_some() {
+        let position = hidden + function.parameters.len();
+        if let Some(flag) = llvm_function.get_nth_param(position as u32) {
+            flag.set_name("thread.stopped");
         }
     }
     if shared.shared_window_parameter.is_some() {

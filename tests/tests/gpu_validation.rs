@@ -206,3 +206,85 @@ fn every_gpu_artefact_passes_the_vendors_checks() {
         problems.join("\n")
     );
 }
+
+/// Compiles `source` for `target` at `optimization`, as the natural artefact or LLVM IR text.
+fn compile_with(source: &str, target: &str, emit: Option<ptxr_lowering::Emit>, optimization: u8) -> Vec<u8> {
+    let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit, optimization };
+    match compile_source(source, "kernel", &options) {
+        Ok(artifact) => artifact.bytes,
+        Err(failure) => panic!("{target}: {failure:?}\n{source}"),
+    }
+}
+
+/// `exit` two calls deep (`leave` exits, `outer` calls it, the kernel calls `outer`), as the
+/// execution tests run it on the CPU and through OpenCL.
+const EXIT_IN_A_FUNCTION: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.func (.reg .b32 %out) leave(.reg .b32 %v)
+{
+    .reg .pred %odd;
+    mov.u32 %out, 5;
+    setp.ne.u32 %odd, %v, 0;
+    @%odd exit;
+    mov.u32 %out, 6;
+    ret;
+}
+
+.func outer(.reg .b32 %v, .reg .b64 %mark)
+{
+    .reg .b32 %got;
+    call.uni (%got), leave, (%v);
+    st.global.u32 [%mark], %got;
+    ret;
+}
+
+.visible .entry test(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 1;
+    call.uni outer, (%r2, %rd1);
+    st.global.u32 [%rd1+4], %r1;
+    ret;
+}
+"#;
+
+/// On AMDGPU `exit` in a `.func` returns, so lowering keeps a per-thread stop flag: the code
+/// object is valid, and in the `-O0` IR every call of a function that may exit is followed by a
+/// test of the flag that returns (from `outer`, then from the kernel), and `leave` sets it.
+#[test]
+fn exit_inside_a_function_leaves_every_caller_on_amdgpu() {
+    let ir = String::from_utf8(compile_with(EXIT_IN_A_FUNCTION, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let lines: Vec<&str> = ir.lines().collect();
+    let calls: Vec<usize> = (0..lines.len())
+        .filter(|&index| {
+            lines[index].contains("call ") && (lines[index].contains("@leave(") || lines[index].contains("@outer("))
+        })
+        .collect();
+    assert_eq!(calls.len(), 2, "{ir}");
+    for &index in &calls {
+        assert!(lines[index].contains("ptr addrspace(5) %thread.stopped"), "the flag is passed: {}", lines[index]);
+        let after = lines[index + 1..(index + 5).min(lines.len())].join("\n");
+        assert!(
+            after.contains("load i32, ptr addrspace(5) %thread.stopped"),
+            "no test after {}:\n{after}",
+            lines[index]
+        );
+    }
+    assert!(ir.contains("store i32 1, ptr addrspace(5) %thread.stopped"), "{ir}");
+
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let file = std::env::temp_dir().join(format!("ptxr-exit-in-a-function-{}.hsaco", std::process::id()));
+    std::fs::write(&file, compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    assert!(notes.contains(".name:           test\n"), "{notes}");
+}
