@@ -9,11 +9,10 @@ use inkwell::module::{FlagBehavior, Module};
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::AddressSpace;
-use ptxr_frontend::ir::{BarrierOperation, MemoryOrdering, MemoryScope};
+use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 
-use crate::atomics::fence;
-use crate::declare::{call_intrinsic, call_intrinsic_or_void, to_i32};
+use crate::declare::{call_intrinsic, to_i32};
 use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// LLVM's `amdgpu_kernel` calling convention.
@@ -79,9 +78,12 @@ impl Target for Amdgpu {
     fn finish_kernel<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
-        _parameters: &KernelParameters<'ctx>,
+        parameters: &KernelParameters<'ctx>,
     ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(AMDGPU_KERNEL);
+        if parameters.counted_barriers {
+            crate::amdgpu_barrier::reset_counted_barriers(site)?;
+        }
         // PTX allows blocks of up to 1024 threads; say so, or the backend assumes 256.
         let attribute = site.context.create_string_attribute("amdgpu-flat-work-group-size", "1,1024");
         site.function.add_attribute(AttributeLoc::Function, attribute);
@@ -140,15 +142,7 @@ impl Target for Amdgpu {
         site: &Site<'_, 'ctx>,
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
-            return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
-        }
-        // `s_barrier` only synchronises execution; the fences make the block's shared and global
-        // writes before it visible to the block after it, as `bar.sync` does.
-        fence(site, MemoryOrdering::Release, "workgroup")?;
-        call_intrinsic_or_void(site, "llvm.amdgcn.s.barrier", &[])?;
-        fence(site, MemoryOrdering::Acquire, "workgroup")?;
-        Ok(None)
+        crate::amdgpu_barrier::barrier(site, barrier)
     }
 
     fn approximate_function<'ctx>(

@@ -4,6 +4,7 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+mod amdgpu_barrier;
 mod amdgpu_warp;
 pub mod atomics;
 mod collective;
@@ -72,6 +73,9 @@ pub struct KernelParameters<'ctx> {
     /// Whether a `.func` of the module (not only kernel bodies) uses barriers or warp
     /// collectives: a thread may then wait inside a call, which needs a stack of its own.
     pub collectives_in_functions: bool,
+    /// Whether a function of the module uses `bar.arrive` or a barrier with a thread count,
+    /// which targets without such barriers build from counters that the kernel initialises.
+    pub counted_barriers: bool,
 }
 
 /// Everything lowering needs to know about one target.

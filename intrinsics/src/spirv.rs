@@ -171,8 +171,12 @@ impl Target for Spirv {
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
+            // A software barrier would need the waiting work-items to let the others run, which
+            // OpenCL does not promise within a work-group (Intel's CPU runtime runs them one
+            // after another between barriers), and OpenCL's barrier needs the whole group.
             return Err(Unsupported {
-                what: "barriers other than `bar.sync` and `bar.red` of the whole block".to_string(),
+                what: "`bar.arrive` and barriers with a thread count (OpenCL's work-group barrier takes                        every work-item, and work-items waiting on a counter would hold up the rest of                        their group)"
+                    .to_string(),
             });
         }
         // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both

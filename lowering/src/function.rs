@@ -307,6 +307,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 types,
                 cooperative: self.shared.cooperative,
                 collectives_in_functions: self.shared.collectives_in_functions,
+                counted_barriers: self.shared.counted_barriers,
             };
             self.shared.target.finish_kernel(&self.site(), &parameters).map_err(|unsupported| {
                 LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span)

@@ -43,6 +43,8 @@ pub struct ModuleContext<'a, 'ctx> {
     pub stop_flag_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
     /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
     pub collectives_in_functions: bool,
+    /// Whether any function uses `bar.arrive` or a barrier with a thread count.
+    pub counted_barriers: bool,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -84,6 +86,7 @@ pub fn lower<'ctx>(
         may_stop,
         stop_flag_parameter,
         collectives_in_functions: functions_use_collectives(ptx),
+        counted_barriers: uses_counted_barriers(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -424,6 +427,19 @@ fn functions_use_collectives(ptx: &ir::Module) -> bool {
             ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
             ir::Statement::Label(_) => false,
         })
+}
+
+fn uses_counted_barriers(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| {
+        matches!(
+            statement,
+            ir::Statement::Instruction(ir::GuardedInstruction {
+                instruction: ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. }
+                    | ir::Instruction::Barrier { thread_count: Some(_), .. },
+                ..
+            })
+        )
+    })
 }
 
 fn uses_collectives(ptx: &ir::Module) -> bool {

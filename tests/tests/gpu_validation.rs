@@ -288,3 +288,98 @@ fn exit_inside_a_function_leaves_every_caller_on_amdgpu() {
     let notes = notes.unwrap_or_else(|error| panic!("{error}"));
     assert!(notes.contains(".name:           test\n"), "{notes}");
 }
+
+/// Every barrier form on AMDGPU: block reductions (`bar.red.popc`, `.and`, `.or`) and a
+/// producer-consumer pair on a counted barrier (`bar.arrive 3, 64` by warp 0, `bar.sync 3, 64`
+/// by warp 1).
+const BARRIERS: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry barriers(.param .u64 input, .param .u64 output)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<4>;
+    .shared .u32 slot[4];
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r10, %tid.x;
+    mul.wide.u32 %rd3, %r10, 4;
+    add.u64 %rd5, %rd1, %rd3;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd5];
+    setp.ne.u32 %p1, %r1, 0;
+    bar.red.popc.u32 %r2, 0, %p1;
+    bar.red.and.pred %p2, 1, %p1;
+    bar.red.or.pred %p3, 2, !%p1;
+    selp.u32 %r3, 1, 0, %p2;
+    selp.u32 %r4, 2, 0, %p3;
+    add.u32 %r2, %r2, %r3;
+    add.u32 %r2, %r2, %r4;
+    setp.lt.u32 %p1, %r10, 32;
+    @!%p1 bra CONSUMER;
+    st.shared.u32 [slot], %r10;
+    bar.arrive 3, 64;
+    bra DONE;
+CONSUMER:
+    bar.sync 3, 64;
+    ld.shared.u32 %r5, [slot];
+    add.u32 %r2, %r2, %r5;
+DONE:
+    st.global.u32 [%rd4], %r2;
+    ret;
+}
+"#;
+
+/// `bar.red` and counted barriers on AMDGPU (`intrinsics/src/amdgpu_barrier.rs`): code objects
+/// for wave64 and wave32 list the kernel; the reductions meet at two `s_barrier`s each around
+/// an LDS add, the counted barrier's state is cleared at kernel entry before an `s_barrier`,
+/// and `bar.sync 3, 64` waits with `s_sleep`. SPIR-V reports the counted forms as unsupported.
+#[test]
+fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
+    let assembly = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    // One at entry for the counted barrier's reset, two for each of the three reductions.
+    assert_eq!(assembly.matches("s_barrier").count(), 7, "{assembly}");
+    assert!(assembly.contains("s_sleep 1"), "{assembly}");
+    assert!(assembly.contains("ds_add_rtn_u32"), "the arrival reads the count it adds to: {assembly}");
+
+    let ir = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let kernel = &ir[ir.find("define amdgpu_kernel").unwrap_or_else(|| panic!("{ir}"))..];
+    let first_call = kernel.find("call ").unwrap_or_else(|| panic!("{kernel}"));
+    assert!(kernel[first_call..].starts_with("call void @ptxr.barrier.reset()"), "the reset comes first: {kernel}");
+
+    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
+        for (arch, wave) in [("gfx90a", "64"), ("gfx1030", "32")] {
+            let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+            let options = CompileOptions { target: description, emit: None, optimization: 2 };
+            let code_object =
+                compile_source(BARRIERS, "barriers", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+            let file = std::env::temp_dir().join(format!("ptxr-barriers-{arch}-{}.hsaco", std::process::id()));
+            std::fs::write(&file, &code_object.bytes).unwrap_or_else(|error| panic!("{error}"));
+            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
+            let _ = std::fs::remove_file(&file);
+            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+            assert!(notes.contains(".name:           barriers\n"), "{arch}: {notes}");
+            assert!(notes.contains(&format!(".wavefront_size: {wave}\n")), "{arch}: {notes}");
+        }
+    }
+
+    let description = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    let Err(Failure::Diagnostics(diagnostics)) = compile_source(BARRIERS, "barriers", &options) else {
+        panic!("SPIR-V has no counted barriers")
+    };
+    let unsupported: Vec<&str> = diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.code == Code::Unsupported)
+        .map(|diagnostic| diagnostic.message.as_str())
+        .collect();
+    assert_eq!(unsupported.len(), 2, "{diagnostics:?}");
+    assert!(
+        unsupported.iter().all(|message| message.contains("thread count") && message.ends_with("on spirv")),
+        "{unsupported:?}"
+    );
+}
