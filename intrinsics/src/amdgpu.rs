@@ -177,9 +177,8 @@ impl Target for Amdgpu {
         true
     }
 
-    fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
-        // `s_sleep` takes an immediate count of 64-clock units, not a register of nanoseconds.
-        Err(Unsupported { what: "`nanosleep` (s_sleep needs a constant)".to_string() })
+    fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
+        crate::amdgpu_sleep::sleep(site, nanoseconds)
     }
 
     fn warp_collective<'ctx>(

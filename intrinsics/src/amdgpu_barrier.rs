@@ -86,8 +86,8 @@ fn lds_words<'ctx>(site: &Site<'_, 'ctx>, name: &str, words: u32) -> GlobalValue
     }
     let array_type = site.context.i32_type().array_type(words);
     let global = site.module.add_global(array_type, Some(AddressSpace::from(LDS)), name);
-    // LDS cannot be initialised; `poison` says so (the reset or the differences cope).
-    global.set_initializer(&array_type.get_poison());
+    // LDS cannot be initialised (the reset or the differences cope with whatever it holds).
+    global.set_initializer(&array_type.get_undef());
     global.set_linkage(Linkage::Internal);
     global.set_alignment(8);
     global

@@ -5,6 +5,7 @@
 
 mod amdgpu;
 mod amdgpu_barrier;
+mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
 mod collective;

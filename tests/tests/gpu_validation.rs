@@ -383,3 +383,51 @@ fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
         "{unsupported:?}"
     );
 }
+
+/// `nanosleep` of a register, as spin loops back off.
+const SLEEP: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry sleeps(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, 100;
+    nanosleep.u32 %r2;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"#;
+
+/// `nanosleep` on AMDGPU polls the 100 MHz real-time counter (`s_memrealtime`, or the
+/// real-time message from gfx11 on), sleeping `s_sleep 1` between polls while far from the end
+/// (`intrinsics/src/amdgpu_sleep.rs`); the delay is bounded by PTX's millisecond.
+#[test]
+fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
+    for (arch, counter) in
+        [("gfx90a", "s_memrealtime"), ("gfx1030", "s_memrealtime"), ("gfx1100", "MSG_RTN_GET_REALTIME")]
+    {
+        let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+        let options =
+            CompileOptions { target: description, emit: Some(ptxr_lowering::Emit::Assembly), optimization: 2 };
+        let assembly = compile_source(SLEEP, "sleeps", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+        let assembly = String::from_utf8_lossy(&assembly.bytes);
+        assert!(assembly.matches(counter).count() >= 2, "{arch}: the start and each poll read the counter: {assembly}");
+        assert!(assembly.contains("s_sleep 1"), "{arch}: {assembly}");
+    }
+    let ir = String::from_utf8(compile_with(SLEEP, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(ir.contains("i64 1000000"), "the millisecond bound: {ir}");
+    assert!(ir.contains("udiv i64") && ir.contains(", 10"), "10 ns ticks: {ir}");
+
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let file = std::env::temp_dir().join(format!("ptxr-sleep-{}.hsaco", std::process::id()));
+    std::fs::write(&file, compile_with(SLEEP, "amdgpu", None, 2)).unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    assert!(notes.contains(".name:           sleeps\n"), "{notes}");
+}
