@@ -161,10 +161,23 @@ impl Target for Amdgpu {
         site: &Site<'_, 'ctx>,
         call: &crate::DeviceFunctionCall<'ctx>,
     ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
-        let _ = site;
-        Err(Unsupported {
-            what: format!("`{}` (CUDA's device library has no AMDGPU runtime here)", call.function.name()),
-        })
+        match call.function {
+            crate::DeviceFunction::Printf => {
+                crate::amdgpu_printf::call(site, call).map(|count| crate::DeviceFunctionLowering::Lowered(Some(count)))
+            }
+            crate::DeviceFunction::AssertFail => {
+                crate::amdgpu_printf::assert_fail(site, call)?;
+                Ok(crate::DeviceFunctionLowering::Lowered(None))
+            }
+            // ROCm's device heap (the `hidden_heap_v1` implicit argument) is managed by its
+            // device library's allocator, whose data structures are not a documented interface.
+            crate::DeviceFunction::Malloc | crate::DeviceFunction::Free => Err(Unsupported {
+                what: format!(
+                    "`{}` (ROCm's device heap is run by its device library, which ptxr does not link)",
+                    call.function.name()
+                ),
+            }),
+        }
     }
 
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {

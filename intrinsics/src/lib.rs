@@ -5,6 +5,7 @@
 
 mod amdgpu;
 mod amdgpu_barrier;
+mod amdgpu_printf;
 mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
@@ -16,6 +17,7 @@ mod device_function;
 mod lane_mask;
 mod nvptx;
 mod nvptx_matrix;
+mod printf_arguments;
 mod resumable;
 mod site;
 mod spirv;

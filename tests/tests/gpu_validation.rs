@@ -431,3 +431,133 @@ fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
     let notes = notes.unwrap_or_else(|error| panic!("{error}"));
     assert!(notes.contains(".name:           sleeps\n"), "{notes}");
 }
+
+/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
+fn string_global(name: &str, text: &str) -> String {
+    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
+}
+
+/// A kernel that prints `i=%d x=%f w=%s:%llx\n` from CUDA's packed buffer (an `int`, a
+/// `double`, the address of `word`, a 64-bit integer) and, in thread 99, fails an assertion.
+fn printing_kernel(format_address: &str) -> String {
+    let declarations = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+                        vprintf_param_1);\n.extern .func __assertfail (.param .b64 message, .param .b64 file, .param \
+                        .b32 line, .param .b64 function, .param .b64 char_size);\n";
+    let strings = [
+        string_global("format", "i=%d x=%f w=%s:%llx\n"),
+        string_global("word", "word"),
+        string_global("message", "index != input"),
+        string_global("file", "kernel.cu"),
+        string_global("function", "void test()"),
+    ]
+    .concat();
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}{strings}
+.visible .entry test(.param .u64 output, .param .u64 format_parameter)
+{{
+    .local .align 8 .b8 depot[32];
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    .reg .f64 %fd<2>;
+    .reg .pred %p<2>;
+    mov.u64 %rd10, depot;
+    cvta.local.u64 %rd11, %rd10;
+    mov.u32 %r1, %tid.x;
+    st.local.u32 [%rd10], %r1;
+    cvt.rn.f64.u32 %fd1, %r1;
+    st.local.f64 [%rd10+8], %fd1;
+    cvta.global.u64 %rd5, word;
+    st.local.u64 [%rd10+16], %rd5;
+    cvt.u64.u32 %rd6, %r1;
+    st.local.u64 [%rd10+24], %rd6;
+    {format_address}
+    {{
+    .param .b64 param0;
+    st.param.b64 [param0], %rd1;
+    .param .b64 param1;
+    st.param.b64 [param1], %rd11;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    ld.param.b32 %r2, [retval0];
+    }}
+    ld.param.u64 %rd2, [output];
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r2;
+    setp.ne.u32 %p1, %r1, 99;
+    @%p1 bra DONE;
+    {{
+    .reg .b64 %a<4>;
+    cvta.global.u64 %a1, message;
+    cvta.global.u64 %a2, file;
+    cvta.global.u64 %a3, function;
+    .param .b64 param0;
+    st.param.b64 [param0], %a1;
+    .param .b64 param1;
+    st.param.b64 [param1], %a2;
+    .param .b32 param2;
+    st.param.b32 [param2], 7;
+    .param .b64 param3;
+    st.param.b64 [param3], %a3;
+    .param .b64 param4;
+    st.param.b64 [param4], 1;
+    call.uni __assertfail, (param0, param1, param2, param3, param4);
+    }}
+DONE:
+    ret;
+}}
+"
+    )
+}
+
+/// `vprintf` and `__assertfail` on AMDGPU go through LLVM's OpenCL printf
+/// (`intrinsics/src/amdgpu_printf.rs`): the code object lists each format in `amdhsa.printf`
+/// with the buffer size of each argument (ISA-independent facts of the format: `%d` an `int`,
+/// `%f` a `double`, `%llx` 8 bytes, `%s` of a constant written into the format, `:` as `\72`),
+/// and the kernel takes the hidden printf buffer; the assertion prints CUDA's message with the
+/// block and thread, then traps. A format that is not a traced constant is unsupported.
+#[test]
+fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
+    let kernel = printing_kernel("cvta.global.u64 %rd1, format;");
+    let assembly = String::from_utf8(compile_with(&kernel, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(assembly.contains("s_trap 2"), "the failed assertion traps: {assembly}");
+    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
+        for level in [0, 2] {
+            let file = std::env::temp_dir().join(format!("ptxr-printf-{level}-{}.hsaco", std::process::id()));
+            std::fs::write(&file, compile_with(&kernel, "amdgpu", None, level))
+                .unwrap_or_else(|error| panic!("{error}"));
+            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
+            let _ = std::fs::remove_file(&file);
+            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+            assert!(notes.contains("value_kind:     hidden_printf_buffer"), "-O{level}: {notes}");
+            let formats: Vec<&str> =
+                notes.lines().skip_while(|line| !line.starts_with("amdhsa.printf:")).skip(1).take(2).collect();
+            let without_id =
+                |entry: &str| entry.trim().trim_start_matches("- '").split_once(':').map(|(_, rest)| rest.to_string());
+            let mut entries: Vec<String> = formats.iter().filter_map(|entry| without_id(entry)).collect();
+            entries.sort();
+            assert_eq!(
+                entries,
+                vec![
+                    r"3:4:8:8:i=%d x=%f w=word\72%lx\n'".to_string(),
+                    r"7:4:4:4:4:4:4:4:kernel.cu\72%u\72 void test()\72 block\72 [%u,%u,%u], thread\72 [%u,%u,%u] Assertion `index != input` failed.\n'".to_string(),
+                ],
+                "-O{level}: {notes}"
+            );
+        }
+    }
+
+    let untraced = printing_kernel("ld.param.u64 %rd1, [format_parameter];");
+    let description = describe("amdgpu", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    let Err(Failure::Diagnostics(diagnostics)) = compile_source(&untraced, "kernel", &options) else {
+        panic!("a format from a parameter compiled")
+    };
+    assert!(
+        diagnostics.iter().any(|diagnostic| diagnostic.message
+            == "unsupported: `vprintf` with a format string that is not a constant .global array on amdgpu"),
+        "{diagnostics:?}"
+    );
+}

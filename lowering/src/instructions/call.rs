@@ -253,15 +253,24 @@ fn device_call<'ctx>(
         };
         integers.push(value);
     }
-    let (format, argument_strings) = match (function, arguments) {
+    let (format, argument_strings, strings) = match (function, arguments) {
         (DeviceFunction::Printf, [format, buffer]) => {
             let writers = super::constant_string::Writers::of(lowering.function);
             (
                 super::constant_string::traced_string(lowering, &writers, format),
                 super::constant_string::traced_buffer_strings(lowering, &writers, buffer),
+                Vec::new(),
             )
         }
-        _ => (None, Vec::new()),
+        (DeviceFunction::AssertFail, _) => {
+            let writers = super::constant_string::Writers::of(lowering.function);
+            let strings = arguments
+                .iter()
+                .map(|argument| super::constant_string::traced_string(lowering, &writers, argument))
+                .collect();
+            (None, Vec::new(), strings)
+        }
+        _ => (None, Vec::new(), Vec::new()),
     };
     let call = DeviceFunctionCall {
         function,
@@ -269,6 +278,7 @@ fn device_call<'ctx>(
         pointer_bits: lowering.shared.ptx.address_size,
         format,
         argument_strings,
+        strings,
     };
     let lowered =
         lowering.shared.target.device_function(&lowering.site(), &call).map_err(|unsupported| {
