@@ -326,9 +326,14 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
-            SpecialRegister::Clock | SpecialRegister::Clock64 => {
-                Err(Unsupported { what: format!("special register {register}") })
-            }
+            // OpReadClockKHR (SPV_KHR_shader_clock) runs on Intel's CPU runtime, but its
+            // ShaderClockKHR capability implies Shader in the SPIR-V grammar of spirv-val 2023.1,
+            // which then rejects OpenCL's WorkgroupSize built-in (`%ntid`) beside it.
+            SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
+                what: format!(
+                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which                      OpenCL modules cannot declare)"
+                ),
+            }),
         }
     }
 
