@@ -874,3 +874,62 @@ fn exit_inside_a_function_ends_the_work_item() {
         assert_eq!(output[64 + thread], mark, "mark of work-item {thread} (input {value:#x})");
     }
 }
+
+/// A module that prints and can trap: the trap status kernel comes first in the module, since
+/// LLVM 22's SPIR-V back end fails ("printf uses a format string not in constant address
+/// space") on a module where it follows a kernel that prints. Each work-item prints its index;
+/// none traps (the input names no work-item), so the launch succeeds.
+#[test]
+fn a_module_that_prints_and_can_trap_runs() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    .local .align 8 .b8 depot[8];
+    .reg .b64 %buffer;
+    .reg .b64 %format;
+    st.local.u32 [depot], %r13;
+    mov.u64 %buffer, depot;
+    cvta.local.u64 %buffer, %buffer;
+    cvta.global.u64 %format, index_format;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %format;
+    .param .b64 param1;
+    st.param.b64 [param1], %buffer;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    ld.param.b32 %r2, [retval0];
+    }
+    ld.global.u32 %r3, [%rd1];
+    setp.eq.u32 %p1, %r13, %r3;
+    @%p1 trap;"#;
+    let declarations = format!(
+        ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+         vprintf_param_1);\n{}",
+        string_global("index_format", "work-item %u\n")
+    );
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+        ".visible .entry",
+        &format!("{declarations}.visible .entry"),
+        1,
+    );
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    validate_spirv(directory.path(), &kernel);
+    std::fs::write(directory.path().join("spec.json"), spec(&[1000; 64], 64, 64).to_string())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv"], directory.path());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}\n{kernel}", String::from_utf8_lossy(&output.stderr));
+    let json_start = stdout.find("{\n").unwrap_or_else(|| panic!("no JSON in {stdout}"));
+    let mut printed: Vec<String> = stdout[..json_start].lines().map(str::to_string).collect();
+    printed.sort();
+    let mut expected: Vec<String> = (0..64).map(|index| format!("work-item {index}")).collect();
+    expected.sort();
+    assert_eq!(printed, expected);
+    let result: serde_json::Value =
+        serde_json::from_str(&stdout[json_start..]).unwrap_or_else(|error| panic!("{error}: {stdout}"));
+    // `vprintf` returns the number of arguments it read: one.
+    assert_eq!(bits(&result, "output"), vec![1; 64]);
+}

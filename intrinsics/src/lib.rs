@@ -212,6 +212,13 @@ pub trait Target {
         Ok(None)
     }
 
+    /// Called before any function is declared, for a module that can trap (`trap` or a call of
+    /// `__assertfail`): module-level state that stopping needs is made here, ahead of the
+    /// module's functions.
+    fn prepare_for_traps<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// `trap`: stops the kernel with an error. Lowering leaves the function after it.
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported>;
 

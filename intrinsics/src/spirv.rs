@@ -268,6 +268,16 @@ impl Target for Spirv {
         Err(Unsupported { what: "function addresses and indirect calls".to_string() })
     }
 
+    fn prepare_for_traps<'ctx>(
+        &self,
+        context: &'ctx inkwell::context::Context,
+        module: &inkwell::module::Module<'ctx>,
+    ) -> Result<(), Unsupported> {
+        // The status kernel first: LLVM 22's SPIR-V back end stops with "printf uses a format
+        // string not in constant address space" when it follows a kernel that calls `printf`.
+        crate::spirv_trap::flag(context, module).map(|_| ())
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
     }

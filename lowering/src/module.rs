@@ -112,6 +112,17 @@ pub fn lower<'ctx>(
         // Functions would only report the same variables again, as missing storage.
         return Err(diagnostics);
     }
+    if may_trap(ptx) {
+        if let Err(unsupported) = target.prepare_for_traps(context, &module) {
+            return Err(vec![
+                LoweringError::internal(
+                    format!("preparing for `trap`: {}", unsupported.what),
+                    ptxr_frontend::Span::default(),
+                )
+                .diagnostic,
+            ]);
+        }
+    }
     for function in &ptx.functions {
         let declared = declare_function(&shared, function);
         shared.functions.push(declared);
@@ -445,6 +456,27 @@ fn uses_counted_barriers(ptx: &ir::Module) -> bool {
 fn uses_collectives(ptx: &ir::Module) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
+        ir::Statement::Label(_) => false,
+    })
+}
+
+/// Whether any function executes `trap` or calls `__assertfail`.
+fn may_trap(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
+        ir::Statement::Instruction(instruction) => match &instruction.instruction {
+            ir::Instruction::Trap => true,
+            ir::Instruction::Call { callee, .. } => {
+                let callee = ptx.function(*callee);
+                callee.body.is_none()
+                    && ptxr_intrinsics::DeviceFunction::from_declaration(
+                        &callee.name,
+                        callee.parameters.len(),
+                        callee.return_parameters.len(),
+                    )
+                    .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
+            }
+            _ => false,
+        },
         ir::Statement::Label(_) => false,
     })
 }
