@@ -65,7 +65,7 @@ fn nvptx(triple: &str, arch: Option<&str>) -> TargetDescription {
 }
 
 /// The number of an `sm_NN` name (`sm_90a` is 90).
-fn sm_number(name: &str) -> Option<u32> {
+pub fn sm_number(name: &str) -> Option<u32> {
     name.strip_prefix("sm_")?.trim_end_matches(['a', 'f']).parse().ok()
 }
 

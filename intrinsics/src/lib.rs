@@ -4,6 +4,9 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+mod amdgpu_barrier;
+mod amdgpu_printf;
+mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
 mod collective;
@@ -14,6 +17,7 @@ mod device_function;
 mod lane_mask;
 mod nvptx;
 mod nvptx_matrix;
+mod printf_arguments;
 mod resumable;
 mod site;
 mod spirv;
@@ -73,6 +77,9 @@ pub struct KernelParameters<'ctx> {
     /// Whether a `.func` of the module (not only kernel bodies) uses barriers or warp
     /// collectives: a thread may then wait inside a call, which needs a stack of its own.
     pub collectives_in_functions: bool,
+    /// Whether a function of the module uses `bar.arrive` or a barrier with a thread count,
+    /// which targets without such barriers build from counters that the kernel initialises.
+    pub counted_barriers: bool,
 }
 
 /// Everything lowering needs to know about one target.
@@ -206,6 +213,13 @@ pub trait Target {
         Ok(None)
     }
 
+    /// Called before any function is declared, for a module that can trap (`trap` or a call of
+    /// `__assertfail`): module-level state that stopping needs is made here, ahead of the
+    /// module's functions.
+    fn prepare_for_traps<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// `trap`: stops the kernel with an error. Lowering leaves the function after it.
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported>;
 
@@ -221,6 +235,15 @@ pub trait Target {
     /// does not, the function only returns.
     fn exit_thread<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
         Ok(false)
+    }
+
+    /// Whether a thread that stops inside a `.func` (`exit`, or `trap` and `__assertfail` where
+    /// they return) comes back to its callers with nothing of the target's own to tell them so.
+    /// Lowering then keeps a per-thread stop flag: kernels allocate it, every `.func` receives
+    /// its address, stopping sets it, and every call of a function that may stop tests it and
+    /// returns, up to the kernel, where the thread ends (`lowering/src/instructions/call.rs`).
+    fn needs_stop_flag(&self) -> bool {
+        false
     }
 
     /// In a kernel body, after a call that may exit the thread: whether it did (an `i1`),

@@ -291,3 +291,31 @@ fn gating_agrees_with_ptxas() {
     let _ = std::fs::remove_dir_all(&directory);
     assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
 }
+
+/// A compilation for an architecture older than the module's `.target` (`ptxr compile --target
+/// nvptx --arch sm_NN`) gates each probe at that architecture: E0302 naming the architecture
+/// below the probe's gate (which ptxas confirms above), nothing at the gate; the module's own
+/// `.target` is the probe's, so every case is the compiled architecture's doing.
+#[test]
+fn an_older_compiled_architecture_gates_like_an_older_target() {
+    for probe in PROBES.iter().filter(|probe| probe.older_sm != 0) {
+        let source = module(probe.instruction, probe.version, probe.sm);
+        let (_, below) = ptxr_frontend::check_source_for(&source, Some(probe.older_sm));
+        let expected = format!("but the module is compiled for sm_{}", probe.older_sm);
+        assert!(
+            below.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget
+                && diagnostic.message.contains(&format!("needs sm_{} or later", probe.sm))
+                && diagnostic.message.ends_with(&expected)),
+            "`{}` compiled for sm_{}: {below:?}",
+            probe.instruction,
+            probe.older_sm
+        );
+        let (_, at) = ptxr_frontend::check_source_for(&source, Some(probe.sm));
+        assert!(
+            !at.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+            "`{}` compiled for sm_{}: {at:?}",
+            probe.instruction,
+            probe.sm
+        );
+    }
+}

@@ -205,3 +205,358 @@ fn matrix_instructions_compile_and_validate_on_amdgpu_and_spirv() {
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Compiles `source` for `target` at `optimization`, as the natural artefact or LLVM IR text.
+fn compile_with(source: &str, target: &str, emit: Option<ptxr_lowering::Emit>, optimization: u8) -> Vec<u8> {
+    let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit, optimization };
+    match compile_source(source, "kernel", &options) {
+        Ok(artifact) => artifact.bytes,
+        Err(failure) => panic!("{target}: {failure:?}\n{source}"),
+    }
+}
+
+/// `exit` two calls deep (`leave` exits, `outer` calls it, the kernel calls `outer`), as the
+/// execution tests run it on the CPU and through OpenCL.
+const EXIT_IN_A_FUNCTION: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.func (.reg .b32 %out) leave(.reg .b32 %v)
+{
+    .reg .pred %odd;
+    mov.u32 %out, 5;
+    setp.ne.u32 %odd, %v, 0;
+    @%odd exit;
+    mov.u32 %out, 6;
+    ret;
+}
+
+.func outer(.reg .b32 %v, .reg .b64 %mark)
+{
+    .reg .b32 %got;
+    call.uni (%got), leave, (%v);
+    st.global.u32 [%mark], %got;
+    ret;
+}
+
+.visible .entry test(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 1;
+    call.uni outer, (%r2, %rd1);
+    st.global.u32 [%rd1+4], %r1;
+    ret;
+}
+"#;
+
+/// On AMDGPU `exit` in a `.func` returns, so lowering keeps a per-thread stop flag: the code
+/// object is valid, and in the `-O0` IR every call of a function that may exit is followed by a
+/// test of the flag that returns (from `outer`, then from the kernel), and `leave` sets it.
+#[test]
+fn exit_inside_a_function_leaves_every_caller_on_amdgpu() {
+    let ir = String::from_utf8(compile_with(EXIT_IN_A_FUNCTION, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let lines: Vec<&str> = ir.lines().collect();
+    let calls: Vec<usize> = (0..lines.len())
+        .filter(|&index| {
+            lines[index].contains("call ") && (lines[index].contains("@leave(") || lines[index].contains("@outer("))
+        })
+        .collect();
+    assert_eq!(calls.len(), 2, "{ir}");
+    for &index in &calls {
+        assert!(lines[index].contains("ptr addrspace(5) %thread.stopped"), "the flag is passed: {}", lines[index]);
+        let after = lines[index + 1..(index + 5).min(lines.len())].join("\n");
+        assert!(
+            after.contains("load i32, ptr addrspace(5) %thread.stopped"),
+            "no test after {}:\n{after}",
+            lines[index]
+        );
+    }
+    assert!(ir.contains("store i32 1, ptr addrspace(5) %thread.stopped"), "{ir}");
+
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let file = std::env::temp_dir().join(format!("ptxr-exit-in-a-function-{}.hsaco", std::process::id()));
+    std::fs::write(&file, compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    assert!(notes.contains(".name:           test\n"), "{notes}");
+}
+
+/// Every barrier form on AMDGPU: block reductions (`bar.red.popc`, `.and`, `.or`) and a
+/// producer-consumer pair on a counted barrier (`bar.arrive 3, 64` by warp 0, `bar.sync 3, 64`
+/// by warp 1).
+const BARRIERS: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry barriers(.param .u64 input, .param .u64 output)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<4>;
+    .shared .u32 slot[4];
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r10, %tid.x;
+    mul.wide.u32 %rd3, %r10, 4;
+    add.u64 %rd5, %rd1, %rd3;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd5];
+    setp.ne.u32 %p1, %r1, 0;
+    bar.red.popc.u32 %r2, 0, %p1;
+    bar.red.and.pred %p2, 1, %p1;
+    bar.red.or.pred %p3, 2, !%p1;
+    selp.u32 %r3, 1, 0, %p2;
+    selp.u32 %r4, 2, 0, %p3;
+    add.u32 %r2, %r2, %r3;
+    add.u32 %r2, %r2, %r4;
+    setp.lt.u32 %p1, %r10, 32;
+    @!%p1 bra CONSUMER;
+    st.shared.u32 [slot], %r10;
+    bar.arrive 3, 64;
+    bra DONE;
+CONSUMER:
+    bar.sync 3, 64;
+    ld.shared.u32 %r5, [slot];
+    add.u32 %r2, %r2, %r5;
+DONE:
+    st.global.u32 [%rd4], %r2;
+    ret;
+}
+"#;
+
+/// `bar.red` and counted barriers on AMDGPU (`intrinsics/src/amdgpu_barrier.rs`): code objects
+/// for wave64 and wave32 list the kernel; the reductions meet at two `s_barrier`s each around
+/// an LDS add, the counted barrier's state is cleared at kernel entry before an `s_barrier`,
+/// and `bar.sync 3, 64` waits with `s_sleep`. SPIR-V reports the counted forms as unsupported.
+#[test]
+fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
+    let assembly = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    // One at entry for the counted barrier's reset, two for each of the three reductions.
+    assert_eq!(assembly.matches("s_barrier").count(), 7, "{assembly}");
+    assert!(assembly.contains("s_sleep 1"), "{assembly}");
+    assert!(assembly.contains("ds_add_rtn_u32"), "the arrival reads the count it adds to: {assembly}");
+
+    let ir = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let kernel = &ir[ir.find("define amdgpu_kernel").unwrap_or_else(|| panic!("{ir}"))..];
+    let first_call = kernel.find("call ").unwrap_or_else(|| panic!("{kernel}"));
+    assert!(kernel[first_call..].starts_with("call void @ptxr.barrier.reset()"), "the reset comes first: {kernel}");
+
+    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
+        for (arch, wave) in [("gfx90a", "64"), ("gfx1030", "32")] {
+            let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+            let options = CompileOptions { target: description, emit: None, optimization: 2 };
+            let code_object =
+                compile_source(BARRIERS, "barriers", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+            let file = std::env::temp_dir().join(format!("ptxr-barriers-{arch}-{}.hsaco", std::process::id()));
+            std::fs::write(&file, &code_object.bytes).unwrap_or_else(|error| panic!("{error}"));
+            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
+            let _ = std::fs::remove_file(&file);
+            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+            assert!(notes.contains(".name:           barriers\n"), "{arch}: {notes}");
+            assert!(notes.contains(&format!(".wavefront_size: {wave}\n")), "{arch}: {notes}");
+        }
+    }
+
+    let description = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    let Err(Failure::Diagnostics(diagnostics)) = compile_source(BARRIERS, "barriers", &options) else {
+        panic!("SPIR-V has no counted barriers")
+    };
+    let unsupported: Vec<&str> = diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.code == Code::Unsupported)
+        .map(|diagnostic| diagnostic.message.as_str())
+        .collect();
+    assert_eq!(unsupported.len(), 2, "{diagnostics:?}");
+    assert!(
+        unsupported.iter().all(|message| message.contains("thread count") && message.ends_with("on spirv")),
+        "{unsupported:?}"
+    );
+}
+
+/// `nanosleep` of a register, as spin loops back off.
+const SLEEP: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry sleeps(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, 100;
+    nanosleep.u32 %r2;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"#;
+
+/// `nanosleep` on AMDGPU polls the 100 MHz real-time counter (`s_memrealtime`, or the
+/// real-time message from gfx11 on), sleeping `s_sleep 1` between polls while far from the end
+/// (`intrinsics/src/amdgpu_sleep.rs`); the delay is bounded by PTX's millisecond.
+#[test]
+fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
+    for (arch, counter) in
+        [("gfx90a", "s_memrealtime"), ("gfx1030", "s_memrealtime"), ("gfx1100", "MSG_RTN_GET_REALTIME")]
+    {
+        let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+        let options =
+            CompileOptions { target: description, emit: Some(ptxr_lowering::Emit::Assembly), optimization: 2 };
+        let assembly = compile_source(SLEEP, "sleeps", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+        let assembly = String::from_utf8_lossy(&assembly.bytes);
+        assert!(assembly.matches(counter).count() >= 2, "{arch}: the start and each poll read the counter: {assembly}");
+        assert!(assembly.contains("s_sleep 1"), "{arch}: {assembly}");
+    }
+    let ir = String::from_utf8(compile_with(SLEEP, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(ir.contains("i64 1000000"), "the millisecond bound: {ir}");
+    assert!(ir.contains("udiv i64") && ir.contains(", 10"), "10 ns ticks: {ir}");
+
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let file = std::env::temp_dir().join(format!("ptxr-sleep-{}.hsaco", std::process::id()));
+    std::fs::write(&file, compile_with(SLEEP, "amdgpu", None, 2)).unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    assert!(notes.contains(".name:           sleeps\n"), "{notes}");
+}
+
+/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
+fn string_global(name: &str, text: &str) -> String {
+    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
+}
+
+/// A kernel that prints `i=%d x=%f w=%s:%llx\n` from CUDA's packed buffer (an `int`, a
+/// `double`, the address of `word`, a 64-bit integer) and, in thread 99, fails an assertion.
+fn printing_kernel(format_address: &str) -> String {
+    let declarations = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+                        vprintf_param_1);\n.extern .func __assertfail (.param .b64 message, .param .b64 file, .param \
+                        .b32 line, .param .b64 function, .param .b64 char_size);\n";
+    let strings = [
+        string_global("format", "i=%d x=%f w=%s:%llx\n"),
+        string_global("word", "word"),
+        string_global("message", "index != input"),
+        string_global("file", "kernel.cu"),
+        string_global("function", "void test()"),
+    ]
+    .concat();
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}{strings}
+.visible .entry test(.param .u64 output, .param .u64 format_parameter)
+{{
+    .local .align 8 .b8 depot[32];
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    .reg .f64 %fd<2>;
+    .reg .pred %p<2>;
+    mov.u64 %rd10, depot;
+    cvta.local.u64 %rd11, %rd10;
+    mov.u32 %r1, %tid.x;
+    st.local.u32 [%rd10], %r1;
+    cvt.rn.f64.u32 %fd1, %r1;
+    st.local.f64 [%rd10+8], %fd1;
+    cvta.global.u64 %rd5, word;
+    st.local.u64 [%rd10+16], %rd5;
+    cvt.u64.u32 %rd6, %r1;
+    st.local.u64 [%rd10+24], %rd6;
+    {format_address}
+    {{
+    .param .b64 param0;
+    st.param.b64 [param0], %rd1;
+    .param .b64 param1;
+    st.param.b64 [param1], %rd11;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    ld.param.b32 %r2, [retval0];
+    }}
+    ld.param.u64 %rd2, [output];
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r2;
+    setp.ne.u32 %p1, %r1, 99;
+    @%p1 bra DONE;
+    {{
+    .reg .b64 %a<4>;
+    cvta.global.u64 %a1, message;
+    cvta.global.u64 %a2, file;
+    cvta.global.u64 %a3, function;
+    .param .b64 param0;
+    st.param.b64 [param0], %a1;
+    .param .b64 param1;
+    st.param.b64 [param1], %a2;
+    .param .b32 param2;
+    st.param.b32 [param2], 7;
+    .param .b64 param3;
+    st.param.b64 [param3], %a3;
+    .param .b64 param4;
+    st.param.b64 [param4], 1;
+    call.uni __assertfail, (param0, param1, param2, param3, param4);
+    }}
+DONE:
+    ret;
+}}
+"
+    )
+}
+
+/// `vprintf` and `__assertfail` on AMDGPU go through LLVM's OpenCL printf
+/// (`intrinsics/src/amdgpu_printf.rs`): the code object lists each format in `amdhsa.printf`
+/// with the buffer size of each argument (ISA-independent facts of the format: `%d` an `int`,
+/// `%f` a `double`, `%llx` 8 bytes, `%s` of a constant written into the format, `:` as `\72`),
+/// and the kernel takes the hidden printf buffer; the assertion prints CUDA's message with the
+/// block and thread, then traps. A format that is not a traced constant is unsupported.
+#[test]
+fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
+    let kernel = printing_kernel("cvta.global.u64 %rd1, format;");
+    let assembly = String::from_utf8(compile_with(&kernel, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(assembly.contains("s_trap 2"), "the failed assertion traps: {assembly}");
+    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
+        for level in [0, 2] {
+            let file = std::env::temp_dir().join(format!("ptxr-printf-{level}-{}.hsaco", std::process::id()));
+            std::fs::write(&file, compile_with(&kernel, "amdgpu", None, level))
+                .unwrap_or_else(|error| panic!("{error}"));
+            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
+            let _ = std::fs::remove_file(&file);
+            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+            assert!(notes.contains("value_kind:     hidden_printf_buffer"), "-O{level}: {notes}");
+            let formats: Vec<&str> =
+                notes.lines().skip_while(|line| !line.starts_with("amdhsa.printf:")).skip(1).take(2).collect();
+            let without_id =
+                |entry: &str| entry.trim().trim_start_matches("- '").split_once(':').map(|(_, rest)| rest.to_string());
+            let mut entries: Vec<String> = formats.iter().filter_map(|entry| without_id(entry)).collect();
+            entries.sort();
+            assert_eq!(
+                entries,
+                vec![
+                    r"3:4:8:8:i=%d x=%f w=word\72%lx\n'".to_string(),
+                    r"7:4:4:4:4:4:4:4:kernel.cu\72%u\72 void test()\72 block\72 [%u,%u,%u], thread\72 [%u,%u,%u] Assertion `index != input` failed.\n'".to_string(),
+                ],
+                "-O{level}: {notes}"
+            );
+        }
+    }
+
+    let untraced = printing_kernel("ld.param.u64 %rd1, [format_parameter];");
+    let description = describe("amdgpu", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    let Err(Failure::Diagnostics(diagnostics)) = compile_source(&untraced, "kernel", &options) else {
+        panic!("a format from a parameter compiled")
+    };
+    assert!(
+        diagnostics.iter().any(|diagnostic| diagnostic.message
+            == "unsupported: `vprintf` with a format string that is not a constant .global array on amdgpu"),
+        "{diagnostics:?}"
+    );
+}
