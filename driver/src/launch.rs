@@ -95,8 +95,7 @@ pub fn launch_on(
     let (json, ignored_arguments, overruns) = match target {
         LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature)?,
         LaunchTarget::OpenCl { device } => {
-            let (json, ignored) = run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?;
-            (json, ignored, Vec::new())
+            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?
         }
     };
     for (buffer, changed) in overruns {
@@ -175,8 +174,8 @@ fn run_on_cpu(
     Ok((json, ignored_arguments, overruns))
 }
 
-/// The module as SPIR-V on an OpenCL device: the result JSON and the count of ignored
-/// arguments.
+/// The module as SPIR-V on an OpenCL device: the result JSON, the count of ignored arguments
+/// and the buffers written past their end (their SVM allocations have guard zones too).
 fn run_on_opencl(
     module: &ir::Module,
     module_name: &str,
@@ -185,7 +184,7 @@ fn run_on_opencl(
     optimization: u8,
     signature: &KernelSignature,
     device: Option<&str>,
-) -> Result<(String, usize), Failure> {
+) -> Result<(String, usize, Overruns), Failure> {
     let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
     let spirv_target = crate::target::for_module(&spirv_target, module);
     let options = pipeline_options(&spirv_target, optimization, module_name)?;
@@ -197,5 +196,6 @@ fn run_on_opencl(
     let device = select_device(device).map_err(|error| Failure::Message(error.to_string()))?;
     let report = prepared.run_opencl(&device, &spirv).map_err(|error| Failure::Message(error.to_string()))?;
     let json = report.to_json(files.dump_directory).map_err(|error| Failure::Message(error.to_string()))?;
-    Ok((json, prepared.ignored_arguments()))
+    let overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
+    Ok((json, prepared.ignored_arguments(), overruns))
 }

@@ -57,9 +57,27 @@ pub fn pipeline_options(
     Ok(PipelineOptions { target: target.clone(), optimization, module_name: module_name.to_string() })
 }
 
+/// Parses and checks PTX for a compilation to `target`: for NVPTX with an explicit `--arch`
+/// (`sm_NN`), an instruction that architecture lacks is an error here (E0302), before LLVM
+/// could fail to select it.
+pub fn check_for_target(
+    source: &str,
+    target: &TargetDescription,
+) -> Result<(ir::Module, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let compile_sm = match target.kind {
+        TargetKind::Nvptx => crate::target::sm_number(&target.cpu),
+        TargetKind::Cpu | TargetKind::Amdgpu | TargetKind::Spirv => None,
+    };
+    let (module, diagnostics) = ptxr_frontend::check_source_for(source, compile_sm);
+    match module {
+        Some(module) if !has_errors(&diagnostics) => Ok((module, diagnostics)),
+        _ => Err(diagnostics),
+    }
+}
+
 /// The whole pipeline: PTX text to the bytes that `ptxr compile` writes.
 pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions) -> Result<Artifact, Failure> {
-    let (module, warnings) = check(source).map_err(Failure::Diagnostics)?;
+    let (module, warnings) = check_for_target(source, &options.target).map_err(Failure::Diagnostics)?;
     let target = crate::target::for_module(&options.target, &module);
     let pipeline = pipeline_options(&target, options.optimization, module_name)?;
     let natural = match options.target.kind {

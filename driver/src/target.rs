@@ -65,7 +65,7 @@ fn nvptx(triple: &str, arch: Option<&str>) -> TargetDescription {
 }
 
 /// The number of an `sm_NN` name (`sm_90a` is 90).
-fn sm_number(name: &str) -> Option<u32> {
+pub fn sm_number(name: &str) -> Option<u32> {
     name.strip_prefix("sm_")?.trim_end_matches(['a', 'f']).parse().ok()
 }
 
@@ -93,6 +93,21 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
     }
 }
 
+/// The LLVM feature that lets the NVPTX back end write proxy fences needing PTX ISA `isa` for
+/// `arch`, where its default version for the architecture is older: `fence.proxy.alias` (7.5)
+/// below sm_89, whose default is 7.8; `fence.proxy.async` (8.0) on plain sm_90, whose default is
+/// 7.8 (sm_90a and sm_100 up start at 8.0 or later; older ones have no async proxy at all). Never
+/// an older version than the architecture's own, which LLVM refuses.
+fn proxy_fence_feature(arch: &str, isa: (u32, u32)) -> Option<String> {
+    let number = sm_number(arch)?;
+    let needed = match isa {
+        (7, 5) if number < 89 => "+ptx75",
+        (8, 0) if arch == "sm_90" => "+ptx80",
+        _ => return None,
+    };
+    Some(needed.to_string())
+}
+
 /// The SPIR-V version that has sub-groups, which warp collectives need.
 const SUBGROUP_SPIRV_VERSION: &str = "v1.3";
 
@@ -103,8 +118,13 @@ const SUBGROUP_SPIRV_VERSION: &str = "v1.3";
 /// On NVPTX without `--arch`, the architecture comes from the module's `.target` (see
 /// `nvptx_arch_for`).
 pub fn for_module(target: &TargetDescription, module: &ptxr_frontend::ir::Module) -> TargetDescription {
-    if target.kind == TargetKind::Nvptx && target.cpu.is_empty() {
-        return TargetDescription { cpu: nvptx_arch_for(module), ..target.clone() };
+    if target.kind == TargetKind::Nvptx {
+        let cpu = if target.cpu.is_empty() { nvptx_arch_for(module) } else { target.cpu.clone() };
+        let features = match ptxr_lowering::proxy_fence_isa(module) {
+            Some(isa) if target.features.is_empty() => proxy_fence_feature(&cpu, isa).unwrap_or_default(),
+            _ => target.features.clone(),
+        };
+        return TargetDescription { cpu, features, ..target.clone() };
     }
     let default_version = format!("{DEFAULT_SPIRV_VERSION}-");
     if target.kind != TargetKind::Spirv
@@ -214,6 +234,24 @@ mod tests {
         let (module, _) = crate::pipeline::check(".version 8.0\n.target sm_90\n.address_size 64\n")
             .unwrap_or_else(|diagnostics| panic!("{diagnostics:?}"));
         assert_eq!(for_module(&explicit, &module).cpu, "sm_75", "an explicit --arch is kept");
+    }
+
+    #[test]
+    fn spirv_modules_with_matrix_instructions_use_sub_groups() {
+        let spirv = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+        let triple_for = |body: &str| {
+            let source = format!(
+                ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<5>;\n    \
+                 .reg .b64 %rd1;\n    {body}\n    ret;\n}}\n"
+            );
+            let (module, _) = crate::pipeline::check(&source).unwrap_or_else(|diagnostics| panic!("{diagnostics:?}"));
+            for_module(&spirv, &module).triple
+        };
+        assert_eq!(triple_for("mov.u32 %r1, 1;"), "spirv64v1.2-unknown-unknown");
+        let load = "ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd1];";
+        assert_eq!(triple_for(load), "spirv64v1.3-unknown-unknown");
+        let multiply = "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2};";
+        assert_eq!(triple_for(multiply), "spirv64v1.3-unknown-unknown");
     }
 
     #[test]

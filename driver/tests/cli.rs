@@ -49,18 +49,55 @@ fn unsupported_instruction_names_instruction_and_target() {
     let directory = scratch();
     let input = write(
         directory.path(),
-        "sleep.ptx",
-        &format!("{HEADER}.visible .entry k()\n{{\n\tnanosleep.u32 100;\n\tret;\n}}\n"),
+        "texture.ptx",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 texture)\n{{\n\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<2>;\n\t\
+             ld.param.u64 %rd1, [texture];\n\ttex.1d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd1, {{0}}];\n\tret;\n}}\n"
+        ),
     );
-    // AMDGPU's `s_sleep` takes a constant, so it cannot express `nanosleep` of a register.
-    std::fs::write(directory.path().join("sleep.hsaco"), b"previous").unwrap_or_else(|error| panic!("{error}"));
-    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "sleep.hsaco"], directory.path());
+    // Texture instructions are not lowered for any target yet.
+    std::fs::write(directory.path().join("texture.hsaco"), b"previous").unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "texture.hsaco"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unsupported: `nanosleep` (s_sleep needs a constant) on amdgpu"), "{stderr}");
-    assert!(stderr.contains("sleep.ptx:7:2"), "{stderr}");
+    assert!(stderr.contains("unsupported: `tex.1d.v4.f32.s32` on amdgpu"), "{stderr}");
+    assert!(stderr.contains("texture.ptx:10:2"), "{stderr}");
     // The earlier file at -o is untouched: outputs are replaced only when complete.
-    assert_eq!(std::fs::read(directory.path().join("sleep.hsaco")).unwrap_or_default(), b"previous");
+    assert_eq!(std::fs::read(directory.path().join("texture.hsaco")).unwrap_or_default(), b"previous");
+}
+
+/// NVPTX with an explicit `--arch` older than an instruction needs: E0302 before LLVM runs
+/// (LLVM would fail to select the intrinsic), naming the instruction and the `sm_` it needs;
+/// without `--arch` the module's `.target` is used and it compiles.
+#[test]
+fn an_explicit_architecture_too_old_for_an_instruction_is_reported() {
+    let directory = scratch();
+    let input = write(
+        directory.path(),
+        "redux.ptx",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 out)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\t\
+             ld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tredux.sync.add.u32 %r2, %r1, 0xffffffff;\n\t\
+             st.global.u32 [%rd1], %r2;\n\tret;\n}}\n"
+        ),
+    );
+    let output =
+        ptxr(&["compile", &input, "--target", "nvptx", "--arch", "sm_70", "-o", "redux.sm70.ptx"], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`redux.sync.add.u32` needs sm_80 or later, but the module is compiled for sm_70"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("redux.ptx:11:2"), "{stderr}");
+    assert!(!stderr.contains("E0999"), "{stderr}");
+    assert!(!directory.path().join("redux.sm70.ptx").exists());
+    for arguments in [&["--arch", "sm_80"][..], &[]] {
+        let mut command = vec!["compile", &input, "--target", "nvptx", "-o", "redux.ptx"];
+        command.extend_from_slice(arguments);
+        let output = ptxr(&command, directory.path());
+        assert!(output.status.success(), "{arguments:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
 }
 
 #[test]

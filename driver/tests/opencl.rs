@@ -819,3 +819,140 @@ fn printf_prints_through_opencl_before_the_json() {
         assert_eq!(bits(&result, "output"), vec![9; 8], "{level}");
     }
 }
+
+/// Writes past a buffer land in the zeroed guard zone that follows each SVM allocation, as on
+/// the CPU, and are reported the same way (W0901) instead of corrupting the OpenCL runtime's
+/// heap: eight work-items store their index at out[tid] into a buffer of four.
+#[test]
+fn writes_past_a_buffer_are_caught_by_its_guard_zone_on_opencl() {
+    if !opencl_device_available() {
+        return;
+    }
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let kernel = ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out)\n{\n\
+                  \t.reg .u32 %r<2>;\n\t.reg .u64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\
+                  \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
+    let spec = r#"{ "grid": [1], "block": [8], "buffers": { "out": { "type": "u32", "len": 4 } }, "args": [{ "buffer": "out" }] }"#;
+    std::fs::write(directory.path().join("spill.ptx"), kernel).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["run", "spill.ptx", "--launch", "spec.json", "--target", "spirv"], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(json["buffers"]["out"]["data"], serde_json::json!([0, 1, 2, 3]));
+    assert!(stderr.contains("W0901") && stderr.contains("4 byte(s) of the 4096-byte guard zone"), "{stderr}");
+}
+
+/// `leave(v)` exits the thread when `v` is odd, after setting its result to 5 (6 when it
+/// returns); `outer(v, mark)` calls it and stores the result plus one at `mark`.
+const EXITING_FUNCTIONS: &str = r#"
+.func (.reg .b32 %out) leave(.reg .b32 %v)
+{
+    .reg .pred %odd;
+    .reg .b32 %bit;
+    mov.u32 %out, 5;
+    and.b32 %bit, %v, 1;
+    setp.ne.u32 %odd, %bit, 0;
+    @%odd exit;
+    mov.u32 %out, 6;
+    ret;
+}
+
+.func outer(.reg .b32 %v, .reg .b64 %mark)
+{
+    .reg .b32 %got;
+    call.uni (%got), leave, (%v);
+    add.u32 %got, %got, 1;
+    st.global.u32 [%mark], %got;
+    ret;
+}
+"#;
+
+/// `exit` two calls deep on OpenCL ends the work-item (ISA 7.8 section 9.7.12.10), not just the
+/// function: neither `outer` nor the kernel stores anything after the call. OpenCL cannot end
+/// a work-item from a function, so each caller tests the work-item's stop flag after the call.
+#[test]
+fn exit_inside_a_function_ends_the_work_item() {
+    if !opencl_device_available() {
+        return;
+    }
+    // Each work-item stores 1, calls `outer` with `&output[64 + i]` as its mark, then stores 2.
+    let body = r#"
+    mov.u32 %r2, 1;
+    st.global.u32 [%rd4], %r2;
+    add.u64 %rd6, %rd4, 256;
+    call.uni outer, (%r1, %rd6);
+    mov.u32 %r2, 2;"#;
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+        ".visible .entry",
+        &format!("{EXITING_FUNCTIONS}\n.visible .entry"),
+        1,
+    );
+    let input = inputs(64, &[0, 1, 2, 3, u32::MAX], |_| true);
+    let output = bits(&same_on_both(&kernel, &spec(&input, 128, 64)), "output");
+    for (thread, &value) in input.iter().enumerate() {
+        let exits = value % 2 == 1;
+        let (final_value, mark) = if exits { (1, 0) } else { (2, 7) };
+        assert_eq!(output[thread], final_value, "work-item {thread} (input {value:#x})");
+        assert_eq!(output[64 + thread], mark, "mark of work-item {thread} (input {value:#x})");
+    }
+}
+
+/// A module that prints and can trap: the trap status kernel comes first in the module, since
+/// LLVM 22's SPIR-V back end fails ("printf uses a format string not in constant address
+/// space") on a module where it follows a kernel that prints. Each work-item prints its index;
+/// none traps (the input names no work-item), so the launch succeeds.
+#[test]
+fn a_module_that_prints_and_can_trap_runs() {
+    if !opencl_device_available() {
+        return;
+    }
+    let body = r#"
+    .local .align 8 .b8 depot[8];
+    .reg .b64 %buffer;
+    .reg .b64 %format;
+    st.local.u32 [depot], %r13;
+    mov.u64 %buffer, depot;
+    cvta.local.u64 %buffer, %buffer;
+    cvta.global.u64 %format, index_format;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %format;
+    .param .b64 param1;
+    st.param.b64 [param1], %buffer;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    ld.param.b32 %r2, [retval0];
+    }
+    ld.global.u32 %r3, [%rd1];
+    setp.eq.u32 %p1, %r13, %r3;
+    @%p1 trap;"#;
+    let declarations = format!(
+        ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+         vprintf_param_1);\n{}",
+        string_global("index_format", "work-item %u\n")
+    );
+    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+        ".visible .entry",
+        &format!("{declarations}.visible .entry"),
+        1,
+    );
+    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    validate_spirv(directory.path(), &kernel);
+    std::fs::write(directory.path().join("spec.json"), spec(&[1000; 64], 64, 64).to_string())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv"], directory.path());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}\n{kernel}", String::from_utf8_lossy(&output.stderr));
+    let json_start = stdout.find("{\n").unwrap_or_else(|| panic!("no JSON in {stdout}"));
+    let mut printed: Vec<String> = stdout[..json_start].lines().map(str::to_string).collect();
+    printed.sort();
+    let mut expected: Vec<String> = (0..64).map(|index| format!("work-item {index}")).collect();
+    expected.sort();
+    assert_eq!(printed, expected);
+    let result: serde_json::Value =
+        serde_json::from_str(&stdout[json_start..]).unwrap_or_else(|error| panic!("{error}: {stdout}"));
+    // `vprintf` returns the number of arguments it read: one.
+    assert_eq!(bits(&result, "output"), vec![1; 64]);
+}

@@ -13,4 +13,4 @@ pub use span::{Span, Spanned};
 pub mod check;
 pub mod ir;
 
-pub use check::{check, check_source};
+pub use check::{check, check_for, check_source, check_source_for};

@@ -9,11 +9,10 @@ use inkwell::module::{FlagBehavior, Module};
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::AddressSpace;
-use ptxr_frontend::ir::{BarrierOperation, MemoryOrdering, MemoryScope};
+use ptxr_frontend::ir::MemoryScope;
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 
-use crate::atomics::fence;
-use crate::declare::{call_intrinsic, call_intrinsic_or_void, to_i32};
+use crate::declare::{call_intrinsic, to_i32};
 use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
 
 /// LLVM's `amdgpu_kernel` calling convention.
@@ -52,6 +51,15 @@ impl Amdgpu {
 }
 
 impl Target for Amdgpu {
+    fn functions_visible_outside_the_module(&self) -> bool {
+        // A code object is linked alone (`driver/src/link.rs`). An external `.func` that uses
+        // a `.shared` variable (clang's OpenCL C output: each kernel calls its body as
+        // `__clang_ocl_kern_imp_NAME`) kept a copy that LLVM's LDS lowering could attribute to
+        // no kernel: the back end warned "local memory global used by non-kernel function" and
+        // made that copy trap.
+        false
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Amdgpu
     }
@@ -79,9 +87,12 @@ impl Target for Amdgpu {
     fn finish_kernel<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
-        _parameters: &KernelParameters<'ctx>,
+        parameters: &KernelParameters<'ctx>,
     ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(AMDGPU_KERNEL);
+        if parameters.counted_barriers {
+            crate::amdgpu_barrier::reset_counted_barriers(site)?;
+        }
         // PTX allows blocks of up to 1024 threads; say so, or the backend assumes 256.
         let attribute = site.context.create_string_attribute("amdgpu-flat-work-group-size", "1,1024");
         site.function.add_attribute(AttributeLoc::Function, attribute);
@@ -140,15 +151,7 @@ impl Target for Amdgpu {
         site: &Site<'_, 'ctx>,
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        if barrier.operation != BarrierOperation::Sync || barrier.thread_count.is_some() {
-            return Err(Unsupported { what: "barriers other than `bar.sync` of the whole block".to_string() });
-        }
-        // `s_barrier` only synchronises execution; the fences make the block's shared and global
-        // writes before it visible to the block after it, as `bar.sync` does.
-        fence(site, MemoryOrdering::Release, "workgroup")?;
-        call_intrinsic_or_void(site, "llvm.amdgcn.s.barrier", &[])?;
-        fence(site, MemoryOrdering::Acquire, "workgroup")?;
-        Ok(None)
+        crate::amdgpu_barrier::barrier(site, barrier)
     }
 
     fn approximate_function<'ctx>(
@@ -167,10 +170,23 @@ impl Target for Amdgpu {
         site: &Site<'_, 'ctx>,
         call: &crate::DeviceFunctionCall<'ctx>,
     ) -> Result<crate::DeviceFunctionLowering<'ctx>, Unsupported> {
-        let _ = site;
-        Err(Unsupported {
-            what: format!("`{}` (CUDA's device library has no AMDGPU runtime here)", call.function.name()),
-        })
+        match call.function {
+            crate::DeviceFunction::Printf => {
+                crate::amdgpu_printf::call(site, call).map(|count| crate::DeviceFunctionLowering::Lowered(Some(count)))
+            }
+            crate::DeviceFunction::AssertFail => {
+                crate::amdgpu_printf::assert_fail(site, call)?;
+                Ok(crate::DeviceFunctionLowering::Lowered(None))
+            }
+            // ROCm's device heap (the `hidden_heap_v1` implicit argument) is managed by its
+            // device library's allocator, whose data structures are not a documented interface.
+            crate::DeviceFunction::Malloc | crate::DeviceFunction::Free => Err(Unsupported {
+                what: format!(
+                    "`{}` (ROCm's device heap is run by its device library, which ptxr does not link)",
+                    call.function.name()
+                ),
+            }),
+        }
     }
 
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
@@ -178,9 +194,18 @@ impl Target for Amdgpu {
         Ok(())
     }
 
-    fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
-        // `s_sleep` takes an immediate count of 64-clock units, not a register of nanoseconds.
-        Err(Unsupported { what: "`nanosleep` (s_sleep needs a constant)".to_string() })
+    fn needs_stop_flag(&self) -> bool {
+        // Returning from a `.func` after `exit` leaves its callers running; `trap` aborts.
+        true
+    }
+
+    fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
+        crate::amdgpu_sleep::sleep(site, nanoseconds)
+    }
+
+    fn matrix_lowering(&self) -> crate::MatrixLowering {
+        // No instructions for PTX's fragments, but shuffles over 32-lane warps.
+        crate::MatrixLowering::Shuffles
     }
 
     fn warp_collective<'ctx>(

@@ -59,6 +59,18 @@ fn ballot<'ctx>(
     builder.build_int_truncate(warp, site.context.i32_type(), "ballot").map_err(failed("a ballot"))
 }
 
+/// Whether this work-item is the first active lane of its warp, as an i1 (counted barriers
+/// let one lane arrive for the warp).
+pub fn is_first_active_lane<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let active = ballot(site, site.context.bool_type().const_int(1, false), warp_start(site)?)?;
+    let zero_is_poison = site.context.bool_type().const_zero();
+    let first = call_intrinsic(site, "llvm.cttz", &[i32_type.into()], &[active.into(), zero_is_poison.into()])?
+        .into_int_value();
+    builder.build_int_compare(IntPredicate::EQ, first, lane_id(site)?, "warp.leader").map_err(failed("a warp leader"))
+}
+
 /// The value (i32 or i64) that warp lane `source` holds: `ds_bpermute` by the wave lane's byte
 /// address, in 32-bit halves.
 fn read_lane<'ctx>(

@@ -97,6 +97,18 @@ pub fn shuffle_source<'ctx>(
     Ok((source, in_range))
 }
 
+/// How a target computes the warp-level matrix instructions (`mma.sync`, `ldmatrix.sync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixLowering {
+    /// Through `Target::matrix_collective` and the lane's fragment buffer: the CPU's runtime
+    /// meets the warp, NVPTX has the instructions themselves.
+    Collective,
+    /// Lowering builds each lane's results from index shuffles (`Target::warp_collective`) and,
+    /// for `ldmatrix`, loads of its own: for GPUs with warp shuffles but no matrix instructions
+    /// for PTX's fragments (`lowering/src/instructions/matrix_by_shuffles.rs`).
+    Shuffles,
+}
+
 /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`): each lane hands over
 /// its fragment buffer, laid out as `ptxr_runtime::abi::matrix_fragments` says, and finds its
 /// result there afterwards. Lowering fills the operands' words and reads the result's; the

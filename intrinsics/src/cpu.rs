@@ -199,6 +199,10 @@ fn cooperative_entries<'ctx>(
 }
 
 impl Target for Cpu {
+    fn functions_are_convergent(&self) -> bool {
+        false
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Cpu
     }

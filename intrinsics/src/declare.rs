@@ -1,7 +1,8 @@
 //! Helpers shared by the target modules: calling LLVM intrinsics and external builtins by name.
 
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
 
 use crate::{Site, Unsupported};
 
@@ -60,4 +61,16 @@ pub fn call_function<'ctx>(
         .build_call(function, arguments, "")
         .map_err(|error| Unsupported { what: format!("a call to {name} ({error})") })?;
     Ok(call.try_as_basic_value().basic())
+}
+
+/// Marks `function` `convergent`: every thread that takes part must reach the same call, so
+/// LLVM may not duplicate its calls into several branches (jump threading did that to OpenCL's
+/// `barrier` after an `if (tid < stride)`, and Intel's runtime, which matches barriers by
+/// program point, then left the block's reduction at zero) nor make them depend on more
+/// conditions. Barriers, work-group and sub-group collectives, and on the targets that say so
+/// every lowered function (a `.func` may wait inside), as clang marks GPU code.
+pub fn mark_convergent(function: FunctionValue<'_>) {
+    let context = function.get_type().get_context();
+    let kind = Attribute::get_named_enum_kind_id("convergent");
+    function.add_attribute(AttributeLoc::Function, context.create_enum_attribute(kind, 0));
 }

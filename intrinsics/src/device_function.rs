@@ -2,7 +2,8 @@
 //! and `__assertfail` (ptx-abi.md section 4.3). Lowering recognises a call of such a
 //! declaration and hands its operands to [`crate::Target::device_function`]; on NVPTX the
 //! declaration is called as written (the CUDA driver provides it), the CPU calls ptxr's runtime,
-//! and the other targets report it.
+//! SPIR-V and AMDGPU print through OpenCL-style printf and stop the thread, and what a target
+//! cannot do it reports.
 
 use inkwell::values::IntValue;
 
@@ -57,6 +58,10 @@ pub struct DeviceFunctionCall<'ctx> {
     /// For `vprintf`: the string constants (without their NULs) that the function stores into
     /// the argument buffer, by byte offset, where lowering could trace them (for `%s`).
     pub argument_strings: Vec<(u64, Vec<u8>)>,
+    /// For `__assertfail`: the string constant (without its NUL) that each argument addresses,
+    /// by argument index, where lowering could trace it, for targets that print the message
+    /// with a printf that needs its strings at compile time.
+    pub strings: Vec<Option<Vec<u8>>>,
 }
 
 /// How the target lowered a call.

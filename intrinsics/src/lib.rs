@@ -4,6 +4,9 @@
 //! table that maps a target kind to its implementation.
 
 mod amdgpu;
+mod amdgpu_barrier;
+mod amdgpu_printf;
+mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
 mod collective;
@@ -14,6 +17,7 @@ mod device_function;
 mod lane_mask;
 mod nvptx;
 mod nvptx_matrix;
+mod printf_arguments;
 mod resumable;
 mod site;
 mod spirv;
@@ -27,10 +31,11 @@ use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
-use ptxr_frontend::ir::MemoryScope;
+use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-pub use collective::{Barrier, CollectiveResult, MatrixCollective, WarpCollective};
+pub use collective::{Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective};
+pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 pub use site::Site;
 
@@ -72,6 +77,9 @@ pub struct KernelParameters<'ctx> {
     /// Whether a `.func` of the module (not only kernel bodies) uses barriers or warp
     /// collectives: a thread may then wait inside a call, which needs a stack of its own.
     pub collectives_in_functions: bool,
+    /// Whether a function of the module uses `bar.arrive` or a barrier with a thread count,
+    /// which targets without such barriers build from counters that the kernel initialises.
+    pub counted_barriers: bool,
 }
 
 /// Everything lowering needs to know about one target.
@@ -205,6 +213,13 @@ pub trait Target {
         Ok(None)
     }
 
+    /// Called before any function is declared, for a module that can trap (`trap` or a call of
+    /// `__assertfail`): module-level state that stopping needs is made here, ahead of the
+    /// module's functions.
+    fn prepare_for_traps<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// `trap`: stops the kernel with an error. Lowering leaves the function after it.
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported>;
 
@@ -220,6 +235,15 @@ pub trait Target {
     /// does not, the function only returns.
     fn exit_thread<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
         Ok(false)
+    }
+
+    /// Whether a thread that stops inside a `.func` (`exit`, or `trap` and `__assertfail` where
+    /// they return) comes back to its callers with nothing of the target's own to tell them so.
+    /// Lowering then keeps a per-thread stop flag: kernels allocate it, every `.func` receives
+    /// its address, stopping sets it, and every call of a function that may stop tests it and
+    /// returns, up to the kernel, where the thread ends (`lowering/src/instructions/call.rs`).
+    fn needs_stop_flag(&self) -> bool {
+        false
     }
 
     /// In a kernel body, after a call that may exit the thread: whether it did (an `i1`),
@@ -250,8 +274,16 @@ pub trait Target {
         collective: &WarpCollective<'ctx>,
     ) -> Result<CollectiveResult<'ctx>, Unsupported>;
 
-    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`); the CPU's runtime
-    /// and NVPTX's intrinsics compute them.
+    /// How `mma.sync` and `ldmatrix.sync` are computed on this target: through
+    /// [`Target::matrix_collective`], or by lowering from shuffles through
+    /// [`Target::warp_collective`].
+    fn matrix_lowering(&self) -> MatrixLowering {
+        MatrixLowering::Collective
+    }
+
+    /// A warp collective over matrix fragments (`mma.sync`, `ldmatrix.sync`) on targets whose
+    /// [`Target::matrix_lowering`] is `Collective`; the CPU's runtime and NVPTX's intrinsics
+    /// compute them.
     fn matrix_collective<'ctx>(
         &self,
         _site: &Site<'_, 'ctx>,
@@ -263,6 +295,29 @@ pub trait Target {
     /// The calling convention of device functions (`.func`) on this target.
     fn function_calling_convention(&self) -> u32 {
         0
+    }
+
+    /// A bidirectional proxy fence (`fence.proxy.alias`, `fence.proxy.async{.space}`). Where
+    /// memory has one proxy, as on every target but NVPTX (no virtual aliases of a location;
+    /// no async-proxy operation, `wgmma`, TMA or bulk copies, is lowered), ordering the
+    /// thread's accesses is all it asks: an acquire-release fence at CTA scope, which is more.
+    /// NVPTX emits PTX's own fence.
+    fn proxy_fence<'ctx>(&self, site: &Site<'_, 'ctx>, _proxy: ProxyKind) -> Result<(), Unsupported> {
+        crate::atomics::fence(site, MemoryOrdering::AcquireRelease, self.sync_scope(MemoryScope::Cta))
+    }
+
+    /// Whether every lowered `.func` is `convergent` (`declare::mark_convergent`), so that the
+    /// optimiser keeps the calls of a function that may wait at a barrier where PTX has them
+    /// (clang marks GPU functions so). The GPU targets say yes; the CPU's threads are coroutines
+    /// that meet at barriers whatever path they took.
+    fn functions_are_convergent(&self) -> bool {
+        true
+    }
+
+    /// Whether a `.visible`/`.weak` `.func` keeps external linkage: false where the artefact is
+    /// never linked with another module, so that such a function is the module's own.
+    fn functions_visible_outside_the_module(&self) -> bool {
+        true
     }
 }
 

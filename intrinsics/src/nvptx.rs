@@ -8,7 +8,7 @@ use inkwell::values::IntValue;
 use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ProxyKind, ReduxOperation, ShuffleMode, VoteMode};
 
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
 use crate::{
@@ -78,6 +78,19 @@ impl Target for Nvptx {
     }
 
     fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    fn proxy_fence<'ctx>(&self, site: &Site<'_, 'ctx>, proxy: ProxyKind) -> Result<(), Unsupported> {
+        // PTX's own fence: the async proxy's is not an ordinary one on NVIDIA's hardware.
+        let name = match proxy {
+            ProxyKind::Alias => "llvm.nvvm.fence.proxy.alias",
+            ProxyKind::Async => "llvm.nvvm.fence.proxy.async",
+            ProxyKind::AsyncGlobal => "llvm.nvvm.fence.proxy.async.global",
+            ProxyKind::AsyncSharedCta => "llvm.nvvm.fence.proxy.async.shared_cta",
+            ProxyKind::AsyncSharedCluster => "llvm.nvvm.fence.proxy.async.shared_cluster",
+        };
+        call_intrinsic_or_void(site, name, &[])?;
         Ok(())
     }
 

@@ -26,6 +26,12 @@ const LOCAL_AND_GLOBAL_MEMORY_FENCE: u64 = 0x1 | 0x2;
 const SPIR_KERNEL: u32 = 76;
 const SPIR_FUNC: u32 = 75;
 
+/// Whether an OpenCL builtin is one that a whole work-group reaches together (`barrier`, the
+/// `work_group_*` functions), which must be `convergent`.
+fn is_collective(mangled_name: &str) -> bool {
+    mangled_name == "_Z7barrierj" || mangled_name.contains("work_group_")
+}
+
 pub struct Spirv;
 
 impl Spirv {
@@ -39,6 +45,9 @@ impl Spirv {
     ) -> Result<Option<inkwell::values::BasicValueEnum<'ctx>>, Unsupported> {
         let builtin = function_or_declare(site.module, mangled_name, || function_type);
         builtin.set_call_conventions(SPIR_FUNC);
+        if is_collective(mangled_name) {
+            crate::declare::mark_convergent(builtin);
+        }
         let call = site
             .builder
             .build_call(builtin, arguments, "")
@@ -171,8 +180,12 @@ impl Target for Spirv {
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
+            // A software barrier would need the waiting work-items to let the others run, which
+            // OpenCL does not promise within a work-group (Intel's CPU runtime runs them one
+            // after another between barriers), and OpenCL's barrier needs the whole group.
             return Err(Unsupported {
-                what: "barriers other than `bar.sync` and `bar.red` of the whole block".to_string(),
+                what: "`bar.arrive` and barriers with a thread count (OpenCL's work-group barrier takes                        every work-item, and work-items waiting on a counter would hold up the rest of                        their group)"
+                    .to_string(),
             });
         }
         // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
@@ -264,8 +277,24 @@ impl Target for Spirv {
         Err(Unsupported { what: "function addresses and indirect calls".to_string() })
     }
 
+    fn prepare_for_traps<'ctx>(
+        &self,
+        context: &'ctx inkwell::context::Context,
+        module: &inkwell::module::Module<'ctx>,
+    ) -> Result<(), Unsupported> {
+        // The status kernel first: LLVM 22's SPIR-V back end stops with "printf uses a format
+        // string not in constant address space" when it follows a kernel that calls `printf`.
+        crate::spirv_trap::flag(context, module).map(|_| ())
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
+    }
+
+    fn needs_stop_flag(&self) -> bool {
+        // OpenCL has no way to end a work-item from a function: `exit`, `trap` and
+        // `__assertfail` return from it.
+        true
     }
 
     fn sleep<'ctx>(&self, _site: &Site<'_, 'ctx>, _nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
@@ -273,6 +302,11 @@ impl Target for Spirv {
         // in [0, 2t] (section 9.7.18.2, `nanosleep`), so not sleeping at all is a valid sleep;
         // code that sleeps to back off in a spin loop still makes progress.
         Ok(())
+    }
+
+    fn matrix_lowering(&self) -> crate::MatrixLowering {
+        // No instructions for PTX's fragments, but shuffles over 32-lane warps.
+        crate::MatrixLowering::Shuffles
     }
 
     fn warp_collective<'ctx>(
@@ -316,9 +350,14 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
-            SpecialRegister::Clock | SpecialRegister::Clock64 => {
-                Err(Unsupported { what: format!("special register {register}") })
-            }
+            // OpReadClockKHR (SPV_KHR_shader_clock) runs on Intel's CPU runtime, but its
+            // ShaderClockKHR capability implies Shader in the SPIR-V grammar of spirv-val 2023.1,
+            // which then rejects OpenCL's WorkgroupSize built-in (`%ntid`) beside it.
+            SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
+                what: format!(
+                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which                      OpenCL modules cannot declare)"
+                ),
+            }),
         }
     }
 

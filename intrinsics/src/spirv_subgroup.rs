@@ -67,6 +67,8 @@ fn builtin<'ctx>(
     let function: FunctionValue<'ctx> =
         function_or_declare(site.module, name, || result.fn_type(&parameter_types, false));
     function.set_call_conventions(SPIR_FUNC);
+    // Sub-group functions are reached by the whole sub-group together.
+    crate::declare::mark_convergent(function);
     let call = site.builder.build_call(function, arguments, "").map_err(failed(name))?;
     call.set_call_convention(SPIR_FUNC);
     call.try_as_basic_value().basic().ok_or_else(|| Unsupported { what: format!("the result of {name}") })

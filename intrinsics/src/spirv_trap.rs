@@ -6,7 +6,8 @@
 //!
 //! [`TRAP_STATUS_KERNEL`]: ptxr_runtime::abi::opencl::TRAP_STATUS_KERNEL
 
-use inkwell::module::Linkage;
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
 use inkwell::values::{BasicValue, GlobalValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::ir::MemoryOrdering;
@@ -29,7 +30,7 @@ fn failed(error: inkwell::builder::BuilderError) -> Unsupported {
 /// Raises the flag in the function of `site` with `reason` (`STOPPED_BY_TRAP` or
 /// `STOPPED_BY_ASSERTION`); the caller then returns.
 pub fn stop(site: &Site<'_, '_>, reason: u32) -> Result<(), Unsupported> {
-    let flag = flag(site)?;
+    let flag = flag(site.context, site.module)?;
     let i32_type = site.context.i32_type();
     let value = i32_type.const_int(u64::from(reason), false);
     let store = site.builder.build_store(flag.as_pointer_value(), value).map_err(failed)?;
@@ -39,22 +40,22 @@ pub fn stop(site: &Site<'_, '_>, reason: u32) -> Result<(), Unsupported> {
     Ok(())
 }
 
-/// The flag, and with it the status kernel, made on the first `trap` of the module.
-fn flag<'ctx>(site: &Site<'_, 'ctx>) -> Result<GlobalValue<'ctx>, Unsupported> {
-    if let Some(flag) = site.module.get_global(FLAG) {
+/// The flag, and with it the status kernel, made before the module's functions when it can
+/// trap (`Target::prepare_for_traps`), or else on its first `trap`.
+pub fn flag<'ctx>(context: &'ctx Context, module: &Module<'ctx>) -> Result<GlobalValue<'ctx>, Unsupported> {
+    if let Some(flag) = module.get_global(FLAG) {
         return Ok(flag);
     }
-    let context = site.context;
     let i32_type = context.i32_type();
     let global_space = AddressSpace::from(CROSS_WORKGROUP);
-    let flag = site.module.add_global(i32_type, Some(global_space), FLAG);
+    let flag = module.add_global(i32_type, Some(global_space), FLAG);
     flag.set_initializer(&i32_type.const_zero());
     flag.set_linkage(Linkage::Internal);
     flag.set_alignment(4);
 
     // kernel void ptxr.trap_status(global uint *status) { *status = ptxr.trapped; }
     let pointer_type = context.ptr_type(global_space);
-    let kernel = site.module.add_function(
+    let kernel = module.add_function(
         TRAP_STATUS_KERNEL,
         context.void_type().fn_type(&[pointer_type.into()], false),
         Some(Linkage::External),

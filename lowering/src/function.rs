@@ -33,6 +33,10 @@ pub struct FunctionLowering<'a, 'ctx> {
     /// The buffer through which `mma` and `ldmatrix` hand fragments to the target's matrix
     /// collective (`ptxr_runtime::abi::matrix_fragments`), in functions that use them.
     matrix_fragments: Option<PointerValue<'ctx>>,
+    /// The thread's stop flag (an `i32`, non-zero once the thread has stopped inside a called
+    /// `.func`), where the module has one (`ModuleContext::stop_flag_parameter`): the kernel's
+    /// own alloca, or the address a `.func` received.
+    stop_flag: Option<PointerValue<'ctx>>,
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
@@ -52,6 +56,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             shared_window: None,
             carry_flag: None,
             matrix_fragments: None,
+            stop_flag: None,
         }
     }
 
@@ -248,7 +253,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 })
             )
         });
-        if uses_matrix_fragments {
+        // Targets that build the matrix instructions from shuffles keep fragments in registers.
+        let through_buffer = self.shared.target.matrix_lowering() == ptxr_intrinsics::MatrixLowering::Collective;
+        if uses_matrix_fragments && through_buffer {
             // One buffer for the function, in the entry block so that it is a fixed part of the
             // frame; 8-aligned for `ldmatrix`'s 64-bit row address.
             let words = ptxr_runtime::abi::matrix_fragments::WORDS as u32;
@@ -257,6 +264,20 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             self.matrix_fragments = Some(buffer);
         }
         let hidden = self.shared.target.hidden_parameter_types(context).len() as u32;
+        if self.shared.stop_flag_parameter.is_some() {
+            self.stop_flag = Some(match self.function.kind {
+                FunctionKind::Entry => {
+                    let flag = builder.build_alloca(context.i32_type(), "thread.stopped")?;
+                    builder.build_store(flag, context.i32_type().const_zero())?;
+                    flag
+                }
+                FunctionKind::Func => self
+                    .llvm_function
+                    .get_nth_param(hidden + self.function.parameters.len() as u32)
+                    .ok_or_else(|| LoweringError::internal("the stop flag parameter is missing", self.function.span))?
+                    .into_pointer_value(),
+            });
+        }
         for (position, &index) in self.function.parameters.iter().enumerate() {
             let incoming = self
                 .llvm_function
@@ -288,6 +309,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 types,
                 cooperative: self.shared.cooperative,
                 collectives_in_functions: self.shared.collectives_in_functions,
+                counted_barriers: self.shared.counted_barriers,
             };
             self.shared.target.finish_kernel(&self.site(), &parameters).map_err(|unsupported| {
                 LoweringError::unsupported(&unsupported.what, self.target_name(), self.function.span)
@@ -365,9 +387,15 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         Ok(())
     }
 
-    /// The matrix fragment buffer; present whenever the function has `mma` or `ldmatrix`.
+    /// The matrix fragment buffer; present whenever the function has `mma` or `ldmatrix` and the
+    /// target computes them through `Target::matrix_collective`.
     pub fn matrix_fragments(&self, span: Span) -> LoweringResult<PointerValue<'ctx>> {
         self.matrix_fragments.ok_or_else(|| LoweringError::internal("no matrix fragment buffer in this function", span))
+    }
+
+    /// The thread's stop flag, where the module keeps one (see the field).
+    pub fn stop_flag(&self) -> Option<PointerValue<'ctx>> {
+        self.stop_flag
     }
 
     /// The carry flag's alloca; present whenever the function has a carry instruction.

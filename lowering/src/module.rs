@@ -37,8 +37,14 @@ pub struct ModuleContext<'a, 'ctx> {
     pub shared_window_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
     /// For each function, whether calling it may stop the thread (`may_stop`).
     pub may_stop: Vec<bool>,
+    /// The type of the parameter that carries the address of the thread's stop flag into every
+    /// `.func` (after the PTX parameters, before the shared window), where the target needs the
+    /// flag (`Target::needs_stop_flag`) and some `.func` may stop the thread.
+    pub stop_flag_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
     /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
     pub collectives_in_functions: bool,
+    /// Whether any function uses `bar.arrive` or a barrier with a thread count.
+    pub counted_barriers: bool,
 }
 
 /// Lowers a checked module for one target. Every unsupported construct in every function is
@@ -61,6 +67,11 @@ pub fn lower<'ctx>(
     } else {
         None
     };
+    let may_stop = may_stop(ptx);
+    let a_function_may_stop =
+        ptx.functions.iter().zip(&may_stop).any(|(function, &stops)| stops && function.kind == FunctionKind::Func);
+    let stop_flag_parameter = (target.needs_stop_flag() && a_function_may_stop)
+        .then(|| context.ptr_type(target.address_space(StateSpace::Local)).into());
     let mut shared = ModuleContext {
         context,
         module: &module,
@@ -72,8 +83,10 @@ pub fn lower<'ctx>(
         shared_layout,
         cooperative: uses_collectives(ptx),
         shared_window_parameter,
-        may_stop: may_stop(ptx),
+        may_stop,
+        stop_flag_parameter,
         collectives_in_functions: functions_use_collectives(ptx),
+        counted_barriers: uses_counted_barriers(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -98,6 +111,17 @@ pub fn lower<'ctx>(
     if !diagnostics.is_empty() {
         // Functions would only report the same variables again, as missing storage.
         return Err(diagnostics);
+    }
+    if may_trap(ptx) {
+        if let Err(unsupported) = target.prepare_for_traps(context, &module) {
+            return Err(vec![
+                LoweringError::internal(
+                    format!("preparing for `trap`: {}", unsupported.what),
+                    ptxr_frontend::Span::default(),
+                )
+                .diagnostic,
+            ]);
+        }
     }
     for function in &ptx.functions {
         let declared = declare_function(&shared, function);
@@ -315,13 +339,17 @@ pub fn initialize_addresses<'ctx>(
 }
 
 /// The LLVM signature of a PTX function: hidden target parameters, then the PTX parameters by
-/// value, then the shared window where the target passes it as a parameter; `.func` return
+/// value, then (`.func`s only) the address of the thread's stop flag where lowering keeps one,
+/// then the shared window where the target passes it as a parameter; `.func` return
 /// parameters become the return value.
 fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Function) -> FunctionValue<'ctx> {
     let context = shared.context;
     let mut parameter_types: Vec<BasicMetadataTypeEnum<'ctx>> = shared.target.hidden_parameter_types(context);
     for variable in function.parameter_variables() {
         parameter_types.push(parameter_type(context, variable).into());
+    }
+    if function.kind == FunctionKind::Func {
+        parameter_types.extend(shared.stop_flag_parameter);
     }
     parameter_types.extend(shared.shared_window_parameter);
     let return_types: Vec<_> =
@@ -334,6 +362,7 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     let linkage = match (function.kind, function.linkage, function.body.is_some()) {
         (_, _, false) => LlvmLinkage::External,
         (FunctionKind::Entry, _, true) => LlvmLinkage::External,
+        (FunctionKind::Func, _, true) if !shared.target.functions_visible_outside_the_module() => LlvmLinkage::Internal,
         (FunctionKind::Func, Some(Linkage::Visible), true) => LlvmLinkage::External,
         (FunctionKind::Func, Some(Linkage::Weak), true) => LlvmLinkage::WeakAny,
         (FunctionKind::Func, _, true) => LlvmLinkage::Internal,
@@ -342,10 +371,19 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     if function.kind == FunctionKind::Func {
         llvm_function.set_call_conventions(shared.target.function_calling_convention());
     }
+    if function.kind == FunctionKind::Func && shared.target.functions_are_convergent() {
+        ptxr_intrinsics::mark_convergent(llvm_function);
+    }
     let hidden = shared.target.hidden_parameter_types(context).len();
     for (position, variable) in function.parameter_variables().enumerate() {
         if let Some(parameter) = llvm_function.get_nth_param((hidden + position) as u32) {
             parameter.set_name(&variable.name);
+        }
+    }
+    if function.kind == FunctionKind::Func && shared.stop_flag_parameter.is_some() {
+        let position = hidden + function.parameters.len();
+        if let Some(flag) = llvm_function.get_nth_param(position as u32) {
+            flag.set_name("thread.stopped");
         }
     }
     if shared.shared_window_parameter.is_some() {
@@ -379,7 +417,8 @@ pub fn global_pointer<'ctx>(
 }
 
 /// Whether any function of the module uses a warp collective (`shfl`, `vote`, `match`, `redux`,
-/// `activemask`, `bar.warp.sync`) or reads a warp special register (`%laneid`, `%lanemask_lt`,
+/// `activemask`, `bar.warp.sync`, and `mma` and `ldmatrix`, which are built from shuffles there)
+/// or reads a warp special register (`%laneid`, `%lanemask_lt`,
 /// ...): on SPIR-V those need sub-groups, so SPIR-V 1.3.
 pub fn uses_warps(ptx: &ir::Module) -> bool {
     if ptx.functions.iter().any(|function| function.reads_warp_registers) {
@@ -394,6 +433,25 @@ pub fn uses_warps(ptx: &ir::Module) -> bool {
     })
 }
 
+/// The PTX ISA version (major, minor) that the module's proxy fences need: 8.0 for
+/// `fence.proxy.async`, 7.5 for `fence.proxy.alias`, `None` without them. LLVM's NVPTX back end
+/// writes the oldest version that knows the architecture unless told otherwise, and cannot
+/// select these fences below their version.
+pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    ptx.functions
+        .iter()
+        .filter_map(|function| function.body.as_deref())
+        .flatten()
+        .filter_map(|statement| match statement {
+            ir::Statement::Instruction(ir::GuardedInstruction {
+                instruction: ir::Instruction::ProxyFence { proxy },
+                ..
+            }) => Some(if *proxy == ir::ProxyKind::Alias { (7, 5) } else { (8, 0) }),
+            _ => None,
+        })
+        .max()
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     ptx.functions
         .iter()
@@ -406,9 +464,43 @@ fn functions_use_collectives(ptx: &ir::Module) -> bool {
         })
 }
 
+fn uses_counted_barriers(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| {
+        matches!(
+            statement,
+            ir::Statement::Instruction(ir::GuardedInstruction {
+                instruction: ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. }
+                    | ir::Instruction::Barrier { thread_count: Some(_), .. },
+                ..
+            })
+        )
+    })
+}
+
 fn uses_collectives(ptx: &ir::Module) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
+        ir::Statement::Label(_) => false,
+    })
+}
+
+/// Whether any function executes `trap` or calls `__assertfail`.
+fn may_trap(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
+        ir::Statement::Instruction(instruction) => match &instruction.instruction {
+            ir::Instruction::Trap => true,
+            ir::Instruction::Call { callee, .. } => {
+                let callee = ptx.function(*callee);
+                callee.body.is_none()
+                    && ptxr_intrinsics::DeviceFunction::from_declaration(
+                        &callee.name,
+                        callee.parameters.len(),
+                        callee.return_parameters.len(),
+                    )
+                    .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
+            }
+            _ => false,
+        },
         ir::Statement::Label(_) => false,
     })
 }

@@ -111,10 +111,18 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let pointer = self.storage(*id, operand.span)?;
                 let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
                 let variable = self.variable(*id);
-                let fits_32_bits = ty.bits() == 32
-                    && self.shared.ptx.address_size == 32
-                    && matches!(variable.state_space, StateSpace::Global | StateSpace::Const)
-                    && self.shared.target.variables_below_4gib_for_32_bit_addresses();
+                // A `.shared` variable's own address is an offset into the block's shared
+                // window, which is far below 4 GiB on every GPU, so nvcc's and Triton's
+                // `mov.u32 %r, sdata;` keeps every bit even where LLVM's shared pointers are
+                // 64-bit (NVPTX); `ld.shared [%r]` extends it back (`address`).
+                let shared_window_address = ty.bits() == 32
+                    && variable.state_space == StateSpace::Shared
+                    && pointer.get_type().get_address_space() == self.address_space(StateSpace::Shared);
+                let fits_32_bits = shared_window_address
+                    || ty.bits() == 32
+                        && self.shared.ptx.address_size == 32
+                        && matches!(variable.state_space, StateSpace::Global | StateSpace::Const)
+                        && self.shared.target.variables_below_4gib_for_32_bit_addresses();
                 if ty.bits() < address_bits && !fits_32_bits {
                     // A truncated address would point elsewhere: refuse rather than crash.
                     return Err(LoweringError::unsupported(

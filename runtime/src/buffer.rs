@@ -132,6 +132,14 @@ impl AlignedBuffer {
         unsafe { std::slice::from_raw_parts_mut(self.pointer.as_ptr(), self.len) }
     }
 
+    /// The block followed by its guard zone, for a device that ran the kernel on a copy and
+    /// gives back what it wrote, past the end too.
+    pub fn with_guard_zone_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the block and its guard zone are owned, initialized memory, and `&mut self`
+        // makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.pointer.as_ptr(), self.len + GUARD_BYTES) }
+    }
+
     /// Sets every byte of the block back to zero (the guard zone keeps what it caught).
     pub fn fill_zero(&mut self) {
         self.as_mut_slice().fill(0);

@@ -9,6 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod opencl;
+pub mod vendor_checks;
+
 /// The repository root.
 pub fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -130,43 +133,12 @@ pub fn run_with_printf(
     buffers: &[Buffer],
     printf_output: Option<PrintfOutput>,
 ) -> Result<Vec<Vec<u64>>, String> {
-    let mut buffer_specs = serde_json::Map::new();
-    let mut args = Vec::new();
-    for (index, buffer) in buffers.iter().enumerate() {
-        let name = format!("b{index}");
-        let digits = element_digits(buffer.element);
-        let bits: Vec<String> = buffer.bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect();
-        buffer_specs.insert(name.clone(), serde_json::json!({ "type": buffer.element, "bits": bits }));
-        args.push(serde_json::json!({ "buffer": name }));
-    }
-    let mut spec = serde_json::json!({
-        "grid": launch_shape.grid,
-        "block": launch_shape.block,
-        "shared_bytes": launch_shape.shared_bytes,
-        "buffers": buffer_specs,
-        "args": args,
-    });
-    if let Some(kernel) = launch_shape.kernel {
-        spec["kernel"] = serde_json::json!(kernel);
-    }
+    let spec = launch_spec_json(launch_shape, buffers);
     let spec = LaunchSpec::from_json(&spec.to_string()).map_err(|error| error.to_string())?;
     let root = repository_root();
     let files = LaunchFiles { spec_directory: &root, dump_directory: None, printf_output };
     let (json, _) = launch(ptx, "test.ptx", &spec, &files, 2).map_err(|failure| format!("{failure:?}"))?;
-    let output: serde_json::Value = serde_json::from_str(&json).map_err(|error| format!("{error}: {json}"))?;
-    (0..buffers.len())
-        .map(|index| {
-            let bits = output["buffers"][format!("b{index}")]["bits"]
-                .as_array()
-                .ok_or_else(|| format!("no bits for buffer b{index}: {json}"))?;
-            bits.iter()
-                .map(|bits| {
-                    let text = bits.as_str().unwrap_or_default().trim_start_matches("0x");
-                    u64::from_str_radix(text, 16).map_err(|error| format!("{error}: {text}"))
-                })
-                .collect()
-        })
-        .collect()
+    buffers_from_json(&json, buffers.len())
 }
 
 /// Runs `ptx` like `run`; returns the text its `printf` calls wrote (also when the launch
@@ -186,6 +158,49 @@ pub fn run_printing(
 /// `run`, panicking with the failure: for tests.
 pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
     run(ptx, launch_shape, buffers).unwrap_or_else(|failure| panic!("launch failed: {failure}\n{ptx}"))
+}
+
+/// The launch spec (LAUNCH_SPEC.md) that binds every kernel parameter, in order, to one of
+/// `buffers`, named `b0`, `b1`, ...
+fn launch_spec_json(launch_shape: &Launch<'_>, buffers: &[Buffer]) -> serde_json::Value {
+    let mut buffer_specs = serde_json::Map::new();
+    let mut args = Vec::new();
+    for (index, buffer) in buffers.iter().enumerate() {
+        let name = format!("b{index}");
+        let digits = element_digits(buffer.element);
+        let bits: Vec<String> = buffer.bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect();
+        buffer_specs.insert(name.clone(), serde_json::json!({ "type": buffer.element, "bits": bits }));
+        args.push(serde_json::json!({ "buffer": name }));
+    }
+    let mut spec = serde_json::json!({
+        "grid": launch_shape.grid,
+        "block": launch_shape.block,
+        "shared_bytes": launch_shape.shared_bytes,
+        "buffers": buffer_specs,
+        "args": args,
+    });
+    if let Some(kernel) = launch_shape.kernel {
+        spec["kernel"] = serde_json::json!(kernel);
+    }
+    spec
+}
+
+/// The bits of buffers `b0` to `b{count - 1}` in a launch's result JSON.
+fn buffers_from_json(json: &str, count: usize) -> Result<Vec<Vec<u64>>, String> {
+    let output: serde_json::Value = serde_json::from_str(json).map_err(|error| format!("{error}: {json}"))?;
+    (0..count)
+        .map(|index| {
+            let bits = output["buffers"][format!("b{index}")]["bits"]
+                .as_array()
+                .ok_or_else(|| format!("no bits for buffer b{index}: {json}"))?;
+            bits.iter()
+                .map(|bits| {
+                    let text = bits.as_str().unwrap_or_default().trim_start_matches("0x");
+                    u64::from_str_radix(text, 16).map_err(|error| format!("{error}: {text}"))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A small deterministic generator (64-bit LCG with an xorshift output) for property tests:

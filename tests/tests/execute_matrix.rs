@@ -1,14 +1,41 @@
-//! `mma.sync` and `ldmatrix.sync` on the CPU (ISA 7.8 sections 9.7.13.4.14 and 9.7.13.4.15).
-//! Each lane loads its fragments from an input buffer, the warp multiplies, and each lane
-//! stores its D fragment. The test spreads whole matrices over the lanes with the manual's
-//! fragment tables and computes the expected D with plain loops (exact integers, the `half`
-//! crate for `.f16`/`.bf16` bits).
+//! `mma.sync` and `ldmatrix.sync` (ISA 7.8 sections 9.7.13.4.14 and 9.7.13.4.15) on the CPU
+//! and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL, where
+//! they are built from sub-group shuffles: the same kernels against the same models. Each lane
+//! loads its fragments from an input buffer, the warp multiplies, and each lane stores its D
+//! fragment. The test spreads whole matrices over the lanes with the manual's fragment tables
+//! and computes the expected D with plain loops: exact integers; for floats, the products
+//! (exact in `f64`) added to C in order of k in `f64` and rounded once to D's type, which is
+//! the order ptxr documents for every target (`runtime/src/cooperative/matrix.rs`), with the
+//! `half` crate for `.f16`/`.bf16` bits.
 
 use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
-use ptxr_tests::{run_ok, Buffer, Launch, Random};
+use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
+
+/// Where a kernel runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Device {
+    Cpu,
+    /// SPIR-V on the first OpenCL device, one launch per child process.
+    OpenCl,
+}
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
+
+fn run_on(device: Device, ptx: &str, launch: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
+    match device {
+        Device::Cpu => run_ok(ptx, launch, buffers),
+        Device::OpenCl => opencl::run_ok(ptx, launch, buffers, OPENCL_CHILD),
+    }
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -34,23 +61,47 @@ impl Kind {
         32 / self.per_register() as u32
     }
 
-    fn encode(self, value: i64) -> u32 {
+    /// The bits of `value`, which is exact in this type; `.tf32` gets `noise` in the 13 low
+    /// mantissa bits, which `mma` ignores.
+    fn encode(self, value: f64, noise: u32) -> u32 {
         match self {
-            Kind::F16 => u32::from(f16::from_f64(value as f64).to_bits()),
-            Kind::Bf16 => u32::from(bf16::from_f64(value as f64).to_bits()),
-            Kind::Tf32 | Kind::F32 => (value as f32).to_bits(),
-            Kind::S8 | Kind::U8 => value as u8 as u32,
-            Kind::S32 => value as i32 as u32,
+            Kind::F16 => u32::from(f16::from_f64(value).to_bits()),
+            Kind::Bf16 => u32::from(bf16::from_f64(value).to_bits()),
+            Kind::Tf32 => (value as f32).to_bits() | (noise & 0x1fff),
+            Kind::F32 => (value as f32).to_bits(),
+            Kind::S8 | Kind::U8 => value as i64 as u8 as u32,
+            Kind::S32 => value as i64 as i32 as u32,
         }
     }
 
-    fn random(self, random: &mut Random) -> i64 {
+    fn random(self, random: &mut Random) -> f64 {
         let raw = random.next_u64();
-        match self {
+        (match self {
             Kind::F16 | Kind::Bf16 | Kind::Tf32 | Kind::F32 => (raw % 21) as i64 - 10,
             Kind::S8 => (raw % 256) as i64 - 128,
             Kind::U8 => (raw % 256) as i64,
             Kind::S32 => (raw % 200_001) as i64 - 100_000,
+        }) as f64
+    }
+
+    /// A random finite value of a float type from random bits, with exponents within 2^±20 of
+    /// one (2^-10 to 2^3 for `.f16`), so that sums of products round (their order shows only in
+    /// rare cases, which `Values::OrderProbe` builds).
+    fn random_bits(self, random: &mut Random) -> f64 {
+        let raw = random.next_u64();
+        let sign = if raw & 1 == 0 { 1.0 } else { -1.0 };
+        let exponent = ((raw >> 1) % 41) as i32 - 20;
+        match self {
+            Kind::F16 => {
+                // Small enough that `.f16` sums of 16 products stay finite.
+                let exponent = ((raw >> 1) % 14) as i32 - 10;
+                let mantissa = 1.0 + ((raw >> 8) % 1024) as f64 / 1024.0;
+                sign * mantissa * 2f64.powi(exponent)
+            }
+            Kind::Bf16 => sign * (1.0 + ((raw >> 8) % 128) as f64 / 128.0) * 2f64.powi(exponent),
+            Kind::Tf32 => sign * (1.0 + ((raw >> 8) % 1024) as f64 / 1024.0) * 2f64.powi(exponent),
+            Kind::F32 => sign * (1.0 + ((raw >> 8) % (1 << 23)) as f64 / f64::from(1 << 23)) * 2f64.powi(exponent),
+            _ => self.random(random),
         }
     }
 }
@@ -65,6 +116,32 @@ struct Form {
     saturate: bool,
     /// C's elements just inside the s32 range, so that the sums leave it.
     c_near_limits: bool,
+    values: Values,
+}
+
+/// What the matrices hold.
+#[derive(Clone, Copy, PartialEq)]
+enum Values {
+    /// Random small integers (floats too): every sum is exact.
+    SmallIntegers,
+    /// Floats from random bits: sums round.
+    RandomBits,
+    /// Every row of A and column of B is (2^-27, 2^-27, 2^-27, 1, 2^-12, 0, ...) and C is 0, so
+    /// that D is 1 + 2^-24 + 3·2^-54, which `f64` cannot hold: added in order of k, the three
+    /// small products first make it 1 + 2^-52 and then 1 + 2^-24 + 2^-52, rounded up to
+    /// 1 + 2^-23 in `f32`; in any order that adds them after 1, they vanish and the tie rounds
+    /// to 1.
+    OrderProbe,
+}
+
+/// The order probe's element k of a row of A or column of B.
+fn order_probe(k: usize) -> f64 {
+    match k {
+        0..=2 => 2f64.powi(-27),
+        3 => 1.0,
+        4 => 2f64.powi(-12),
+        _ => 0.0,
+    }
 }
 
 /// The manual's tables: row and column of element `i` of `lane`'s A, B and C/D fragments.
@@ -78,6 +155,10 @@ fn a_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
         ((16, 8, 8), Kind::Tf32) => {
             (if i % 2 == 0 { group } else { group + 8 }, if i < 2 { thread } else { thread + 4 })
         }
+        ((16, 8, 8), Kind::F16 | Kind::Bf16) => (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1)),
+        ((16, 8, 4), Kind::Tf32) => (if i == 0 { group } else { group + 8 }, thread),
+        ((8, 8, 16), Kind::S8 | Kind::U8) => (group, thread * 4 + i),
+        ((16, 8, 16), Kind::S8 | Kind::U8) => (if i < 4 { group } else { group + 8 }, thread * 4 + (i & 3)),
         ((16, 8, 32), Kind::S8 | Kind::U8) => {
             let row = if i < 4 || (8..12).contains(&i) { group } else { group + 8 };
             (row, thread * 4 + (i & 3) + if i < 8 { 0 } else { 16 })
@@ -92,6 +173,9 @@ fn b_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
         ((16, 8, 16), Kind::F16 | Kind::Bf16) => thread * 2 + (i & 1) + if i < 2 { 0 } else { 8 },
         ((16, 8, 8), Kind::Tf32) => thread + 4 * i,
         ((16, 8, 32), Kind::S8 | Kind::U8) => thread * 4 + (i & 3) + if i < 4 { 0 } else { 16 },
+        ((16, 8, 8), Kind::F16 | Kind::Bf16) => thread * 2 + i,
+        ((16, 8, 4), Kind::Tf32) => thread,
+        ((8, 8, 16) | (16, 8, 16), Kind::S8 | Kind::U8) => thread * 4 + i,
         _ => unreachable!("no table for {}", form.spelling),
     };
     (row, group)
@@ -159,8 +243,30 @@ fn kernel(form: &Form, counts: [usize; 4]) -> String {
     )
 }
 
+/// D's bits for one element: `c` plus the products in order, exactly for integers, in `f64`
+/// (where each product is exact) for floats, then wrapped, saturated or rounded to D's type.
+fn expected_d(form: &Form, c: f64, products: impl Iterator<Item = (f64, f64)>) -> u32 {
+    if form.d == Kind::S32 {
+        let exact = products.fold(c as i128, |sum, (a, b)| sum + a as i128 * b as i128);
+        return if form.saturate {
+            exact.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32
+        } else {
+            exact as i32 as u32
+        };
+    }
+    let sum = products.fold(c, |sum, (a, b)| sum + a * b);
+    match form.d {
+        Kind::F16 => u32::from(f16::from_f64(sum).to_bits()),
+        _ => (sum as f32).to_bits(),
+    }
+}
+
 /// Runs `form` on `warps` warps, each with its own random matrices, and checks every lane's D.
 fn check(form: &Form, warps: usize, seed: u64) {
+    check_on(Device::Cpu, form, warps, seed);
+}
+
+fn check_on(device: Device, form: &Form, warps: usize, seed: u64) {
     let (m, n, k) = form.shape;
     let counts = [
         m * k / 32 / form.a.per_register(),
@@ -173,40 +279,44 @@ fn check(form: &Form, warps: usize, seed: u64) {
     let mut input = Vec::new();
     let mut expected = Vec::new();
     for _ in 0..warps {
-        let a: Vec<Vec<i64>> = (0..m).map(|_| (0..k).map(|_| form.a.random(&mut random)).collect()).collect();
-        let b: Vec<Vec<i64>> = (0..k).map(|_| (0..n).map(|_| form.b.random(&mut random)).collect()).collect();
-        let c_value = |random: &mut Random| match (form.c_near_limits, random.next_u64() % 2) {
-            (false, _) => form.c.random(random),
-            (true, 0) => i64::from(i32::MAX) - 1000,
-            (true, _) => i64::from(i32::MIN) + 1000,
+        let value = |kind: Kind, random: &mut Random| match form.values {
+            Values::SmallIntegers => kind.random(random),
+            Values::RandomBits => kind.random_bits(random),
+            Values::OrderProbe => 0.0,
         };
-        let c: Vec<Vec<i64>> = (0..m).map(|_| (0..n).map(|_| c_value(&mut random)).collect()).collect();
+        let mut a: Vec<Vec<f64>> = (0..m).map(|_| (0..k).map(|_| value(form.a, &mut random)).collect()).collect();
+        let mut b: Vec<Vec<f64>> = (0..k).map(|_| (0..n).map(|_| value(form.b, &mut random)).collect()).collect();
+        if form.values == Values::OrderProbe {
+            a.iter_mut().for_each(|row| row.iter_mut().enumerate().for_each(|(x, value)| *value = order_probe(x)));
+            b.iter_mut().enumerate().for_each(|(x, row)| row.fill(order_probe(x)));
+        }
+        let c_value = |random: &mut Random| match (form.c_near_limits, random.next_u64() % 2) {
+            (false, _) => value(form.c, random),
+            (true, 0) => f64::from(i32::MAX - 1000),
+            (true, _) => f64::from(i32::MIN + 1000),
+        };
+        let c: Vec<Vec<f64>> = (0..m).map(|_| (0..n).map(|_| c_value(&mut random)).collect()).collect();
         for lane in 0..32 {
             let mut registers = vec![0u32; a_count + b_count + c_count];
             for i in 0..m * k / 32 {
                 let (row, column) = a_table(form, lane, i);
-                pack(&mut registers[..a_count], form.a, i, form.a.encode(a[row][column]));
+                let noise = random.next_u32();
+                pack(&mut registers[..a_count], form.a, i, form.a.encode(a[row][column], noise));
             }
             for i in 0..k * n / 32 {
                 let (row, column) = b_table(form, lane, i);
-                pack(&mut registers[a_count..a_count + b_count], form.b, i, form.b.encode(b[row][column]));
+                let noise = random.next_u32();
+                pack(&mut registers[a_count..a_count + b_count], form.b, i, form.b.encode(b[row][column], noise));
             }
             for i in 0..m * n / 32 {
                 let (row, column) = accumulator_table(lane, i);
-                pack(&mut registers[a_count + b_count..], form.c, i, form.c.encode(c[row][column]));
+                pack(&mut registers[a_count + b_count..], form.c, i, form.c.encode(c[row][column], 0));
             }
             input.extend(registers);
             let mut d = vec![0u32; d_count];
             for i in 0..m * n / 32 {
                 let (row, column) = accumulator_table(lane, i);
-                let exact = i128::from(c[row][column])
-                    + (0..k).map(|x| i128::from(a[row][x]) * i128::from(b[x][column])).sum::<i128>();
-                let bits = match form.d {
-                    Kind::S32 if form.saturate => exact.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32,
-                    Kind::S32 => exact as i32 as u32,
-                    Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
-                    _ => (exact as f32).to_bits(),
-                };
+                let bits = expected_d(form, c[row][column], (0..k).map(|x| (a[row][x], b[x][column])));
                 pack(&mut d, form.d, i, bits);
             }
             expected.extend(d);
@@ -214,8 +324,8 @@ fn check(form: &Form, warps: usize, seed: u64) {
     }
     let ptx = kernel(form, counts);
     let threads = 32 * warps as u32;
-    let output =
-        run_ok(&ptx, &Launch::threads(threads), &[Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())]);
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
+    let output = run_on(device, &ptx, &Launch::threads(threads), &buffers);
     for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
         let (thread, register) = (index / d_count, index % d_count);
         assert_eq!(got, u64::from(want), "{}: thread {thread} d{register}", form.spelling);
@@ -233,6 +343,7 @@ fn mma_m16n8k16_f16_inputs_with_f32_accumulators() {
         c: Kind::F32,
         saturate: false,
         c_near_limits: false,
+        values: Values::SmallIntegers,
     };
     check(&form, 2, 1);
 }
@@ -248,6 +359,7 @@ fn mma_m16n8k16_f16_accumulators_and_bf16_inputs() {
         c: Kind::F16,
         saturate: false,
         c_near_limits: false,
+        values: Values::SmallIntegers,
     };
     check(&f16_accumulators, 1, 2);
     let bf16_inputs = Form {
@@ -259,6 +371,7 @@ fn mma_m16n8k16_f16_accumulators_and_bf16_inputs() {
         c: Kind::F32,
         saturate: false,
         c_near_limits: false,
+        values: Values::SmallIntegers,
     };
     check(&bf16_inputs, 1, 3);
 }
@@ -274,6 +387,7 @@ fn mma_m16n8k8_tf32() {
         c: Kind::F32,
         saturate: false,
         c_near_limits: false,
+        values: Values::SmallIntegers,
     };
     check(&form, 1, 4);
 }
@@ -289,6 +403,7 @@ fn mma_m16n8k32_eight_bit_integers_wrap_or_saturate() {
         c: Kind::S32,
         saturate: false,
         c_near_limits: false,
+        values: Values::SmallIntegers,
     };
     check(&signed, 2, 5);
     let mixed = Form {
@@ -298,6 +413,119 @@ fn mma_m16n8k32_eight_bit_integers_wrap_or_saturate() {
         ..signed
     };
     check(&mixed, 1, 6);
+}
+
+fn family(spelling: &'static str, shape: (usize, usize, usize), d: Kind, a: Kind, b: Kind, c: Kind) -> Form {
+    Form { spelling, shape, d, a, b, c, saturate: false, c_near_limits: false, values: Values::SmallIntegers }
+}
+
+/// One form of every shape and type family that ptxr computes, with the number of warps and
+/// the seed to run it with: small integer values (exact sums), random float bits (rounded
+/// sums, whose order shows), and 32-bit wrapping and saturation.
+fn every_family() -> Vec<(Form, usize, u64)> {
+    use Kind::{Bf16, Tf32, F16, F32, S32, S8, U8};
+    let rounding = |form: Form| Form { values: Values::RandomBits, ..form };
+    let near_limits = |form: Form, saturate: bool| Form { c_near_limits: true, saturate, ..form };
+    vec![
+        (family("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", (16, 8, 16), F32, F16, F16, F32), 2, 1),
+        (rounding(family("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", (16, 8, 16), F32, F16, F16, F32)), 1, 21),
+        (rounding(family("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", (16, 8, 16), F16, F16, F16, F16)), 1, 22),
+        (
+            rounding(family("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", (16, 8, 16), F32, Bf16, Bf16, F32)),
+            1,
+            23,
+        ),
+        (rounding(family("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", (16, 8, 8), F32, F16, F16, F32)), 1, 24),
+        (rounding(family("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", (16, 8, 8), F16, F16, F16, F16)), 1, 25),
+        (
+            rounding(family("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", (16, 8, 8), F32, Bf16, Bf16, F32)),
+            1,
+            26,
+        ),
+        (
+            rounding(family("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32", (16, 8, 4), F32, Tf32, Tf32, F32)),
+            1,
+            27,
+        ),
+        (
+            rounding(family("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", (16, 8, 8), F32, Tf32, Tf32, F32)),
+            2,
+            28,
+        ),
+        (family("mma.sync.aligned.m8n8k16.row.col.s32.s8.u8.s32", (8, 8, 16), S32, S8, U8, S32), 1, 29),
+        (
+            near_limits(
+                family("mma.sync.aligned.m8n8k16.row.col.satfinite.s32.u8.u8.s32", (8, 8, 16), S32, U8, U8, S32),
+                true,
+            ),
+            1,
+            30,
+        ),
+        (family("mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32", (16, 8, 16), S32, U8, S8, S32), 1, 31),
+        (
+            near_limits(
+                family("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32", (16, 8, 16), S32, S8, S8, S32),
+                false,
+            ),
+            1,
+            32,
+        ),
+        (family("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", (16, 8, 32), S32, S8, S8, S32), 2, 5),
+        (
+            near_limits(
+                family("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.u8.s32", (16, 8, 32), S32, U8, U8, S32),
+                true,
+            ),
+            1,
+            33,
+        ),
+        (
+            near_limits(
+                family("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32", (16, 8, 32), S32, S8, U8, S32),
+                false,
+            ),
+            1,
+            34,
+        ),
+    ]
+}
+
+#[test]
+fn mma_every_shape_and_type_family() {
+    for (form, warps, seed) in every_family() {
+        check(&form, warps, seed);
+    }
+}
+
+/// The documented order of accumulation (C, then the products in order of k, in `f64`) decides
+/// D's last bit; see [`Values::OrderProbe`].
+fn sums_in_order_of_k(device: Device) {
+    let form = Form {
+        values: Values::OrderProbe,
+        ..family(
+            "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+            (16, 8, 8),
+            Kind::F32,
+            Kind::Bf16,
+            Kind::Bf16,
+            Kind::F32,
+        )
+    };
+    let d = expected_d(&form, 0.0, (0..8).map(|k| (order_probe(k), order_probe(k))));
+    assert_eq!(d, (1.0f32 + f32::EPSILON).to_bits(), "the model adds in order of k");
+    check_on(device, &form, 1, 0);
+}
+
+#[test]
+fn mma_sums_in_order_of_k() {
+    sums_in_order_of_k(Device::Cpu);
+}
+
+#[test]
+fn spirv_mma_sums_in_order_of_k() {
+    if opencl::available() {
+        sums_in_order_of_k(Device::OpenCl);
+    }
 }
 
 /// `.m8n8k4`'s tables (the manual's section on `mma.m8n8k4` with `.f16`): each quad pair, lanes
@@ -314,16 +542,26 @@ fn m8n8k4_table(operand: char, kind: Kind, row_major: bool, lane: usize, i: usiz
     }
 }
 
-fn check_m8n8k4(spelling: &'static str, a_row: bool, b_row: bool, d: Kind, c: Kind, seed: u64) {
-    let form =
-        Form { spelling, shape: (8, 8, 4), d, a: Kind::F16, b: Kind::F16, c, saturate: false, c_near_limits: false };
+fn check_m8n8k4(device: Device, spelling: &'static str, a_row: bool, b_row: bool, d: Kind, c: Kind, seed: u64) {
+    let form = Form {
+        spelling,
+        shape: (8, 8, 4),
+        d,
+        a: Kind::F16,
+        b: Kind::F16,
+        c,
+        saturate: false,
+        c_near_limits: false,
+        values: Values::RandomBits,
+    };
     let counts = [2, 2, 8 / c.per_register(), 8 / d.per_register()];
     let mut random = Random::new(seed);
     let products: Vec<_> = (0..4)
         .map(|_| {
-            let a: Vec<Vec<i64>> = (0..8).map(|_| (0..4).map(|_| Kind::F16.random(&mut random)).collect()).collect();
-            let b: Vec<Vec<i64>> = (0..4).map(|_| (0..8).map(|_| Kind::F16.random(&mut random)).collect()).collect();
-            let c_matrix: Vec<Vec<i64>> = (0..8).map(|_| (0..8).map(|_| c.random(&mut random)).collect()).collect();
+            let mut value = |kind: Kind| kind.random_bits(&mut random);
+            let a: Vec<Vec<f64>> = (0..8).map(|_| (0..4).map(|_| value(Kind::F16)).collect()).collect();
+            let b: Vec<Vec<f64>> = (0..4).map(|_| (0..8).map(|_| value(Kind::F16)).collect()).collect();
+            let c_matrix: Vec<Vec<f64>> = (0..8).map(|_| (0..8).map(|_| value(c)).collect()).collect();
             (a, b, c_matrix)
         })
         .collect();
@@ -334,38 +572,38 @@ fn check_m8n8k4(spelling: &'static str, a_row: bool, b_row: bool, d: Kind, c: Ki
         let mut registers = vec![0u32; 4 + counts[2]];
         for i in 0..4 {
             let (row, column) = m8n8k4_table('a', Kind::F16, a_row, lane, i);
-            pack(&mut registers[..2], Kind::F16, i, Kind::F16.encode(a[row][column]));
+            pack(&mut registers[..2], Kind::F16, i, Kind::F16.encode(a[row][column], 0));
             let (row, column) = m8n8k4_table('b', Kind::F16, b_row, lane, i);
-            pack(&mut registers[2..4], Kind::F16, i, Kind::F16.encode(b[row][column]));
+            pack(&mut registers[2..4], Kind::F16, i, Kind::F16.encode(b[row][column], 0));
         }
         let mut d_registers = vec![0u32; counts[3]];
         for i in 0..8 {
             let (row, column) = m8n8k4_table('c', c, true, lane, i);
-            pack(&mut registers[4..], c, i, c.encode(c_matrix[row][column]));
+            pack(&mut registers[4..], c, i, c.encode(c_matrix[row][column], 0));
             let (row, column) = m8n8k4_table('d', d, true, lane, i);
-            let exact = c_matrix[row][column] + (0..4).map(|x| a[row][x] * b[x][column]).sum::<i64>();
-            let bits = match d {
-                Kind::F16 => u32::from(f16::from_f64(exact as f64).to_bits()),
-                _ => (exact as f32).to_bits(),
-            };
+            let bits = expected_d(&form, c_matrix[row][column], (0..4).map(|x| (a[row][x], b[x][column])));
             pack(&mut d_registers, d, i, bits);
         }
         input.extend(registers);
         expected.extend(d_registers);
     }
     let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
-    let output = run_ok(&kernel(&form, counts), &Launch::threads(32), &buffers);
+    let output = run_on(device, &kernel(&form, counts), &Launch::threads(32), &buffers);
     for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
         assert_eq!(got, u64::from(want), "{spelling}: thread {} d{}", index / counts[3], index % counts[3]);
     }
 }
 
+fn m8n8k4_in_every_layout(device: Device) {
+    check_m8n8k4(device, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", true, false, Kind::F32, Kind::F32, 8);
+    check_m8n8k4(device, "mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16", false, true, Kind::F16, Kind::F16, 9);
+    check_m8n8k4(device, "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16", true, true, Kind::F32, Kind::F16, 10);
+    check_m8n8k4(device, "mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32", false, false, Kind::F32, Kind::F32, 11);
+}
+
 #[test]
 fn mma_m8n8k4_quad_pairs_in_every_layout() {
-    check_m8n8k4("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", true, false, Kind::F32, Kind::F32, 8);
-    check_m8n8k4("mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16", false, true, Kind::F16, Kind::F16, 9);
-    check_m8n8k4("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16", true, true, Kind::F32, Kind::F16, 10);
-    check_m8n8k4("mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32", false, false, Kind::F32, Kind::F32, 11);
+    m8n8k4_in_every_layout(Device::Cpu);
 }
 
 /// `ldmatrix` from shared memory: lane `l` stores row `l` (eight `.b16`) of four 8×8 matrices,
@@ -406,8 +644,7 @@ fn ldmatrix_kernel(spelling: &str, matrices: usize) -> String {
     )
 }
 
-#[test]
-fn ldmatrix_distributes_rows_and_transposes() {
+fn ldmatrix_forms(device: Device) {
     // Matrix i, row r, column c holds 1000·i + 10·r + c + 7.
     let element = |i: usize, r: usize, c: usize| (1000 * i + 10 * r + c + 7) as u32;
     let mut input = Vec::new();
@@ -420,9 +657,13 @@ fn ldmatrix_distributes_rows_and_transposes() {
         ("ldmatrix.sync.aligned.m8n8.x1.shared.b16", 1, false),
         ("ldmatrix.sync.aligned.m8n8.x2.b16", 2, false),
         ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", 4, true),
+        ("ldmatrix.sync.aligned.m8n8.x1.trans.b16", 1, true),
+        ("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", 2, true),
+        ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", 4, false),
     ] {
         let ptx = ldmatrix_kernel(spelling, matrices);
-        let output = run_ok(&ptx, &Launch::threads(32), &[Buffer::u32s(&input), Buffer::zeroed("u32", 32 * matrices)]);
+        let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 32 * matrices)];
+        let output = run_on(device, &ptx, &Launch::threads(32), &buffers);
         for lane in 0..32 {
             // The manual: lane l receives row l/4, columns 2·(l mod 4) and the next.
             let (row, column) = (lane / 4, 2 * (lane % 4));
@@ -435,6 +676,34 @@ fn ldmatrix_distributes_rows_and_transposes() {
                 assert_eq!(output[1][lane * matrices + i], u64::from(expected), "{spelling}: lane {lane} d{i}");
             }
         }
+    }
+}
+
+#[test]
+fn ldmatrix_distributes_rows_and_transposes() {
+    ldmatrix_forms(Device::Cpu);
+}
+
+#[test]
+fn spirv_mma_every_shape_and_type_family() {
+    if opencl::available() {
+        for (form, warps, seed) in every_family() {
+            check_on(Device::OpenCl, &form, warps, seed);
+        }
+    }
+}
+
+#[test]
+fn spirv_mma_m8n8k4_quad_pairs_in_every_layout() {
+    if opencl::available() {
+        m8n8k4_in_every_layout(Device::OpenCl);
+    }
+}
+
+#[test]
+fn spirv_ldmatrix_distributes_rows_and_transposes() {
+    if opencl::available() {
+        ldmatrix_forms(Device::OpenCl);
     }
 }
 
@@ -500,9 +769,12 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
     for target in ["amdgpu", "spirv"] {
-        let messages = unsupported_messages(m16n8k16, target);
+        assert!(unsupported_messages(m16n8k16, target).is_empty(), "{target} builds mma from shuffles");
+        let messages = unsupported_messages(f64_form, target);
         assert!(
-            messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k16") && message.contains(target)),
+            messages
+                .iter()
+                .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f64") && message.contains(target)),
             "{target}: {messages:?}"
         );
     }
@@ -513,6 +785,17 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
 /// the branch around the instruction.
 #[test]
 fn ldmatrix_in_a_called_function_under_a_guard() {
+    ldmatrix_in_a_function(Device::Cpu);
+}
+
+#[test]
+fn spirv_ldmatrix_in_a_called_function_under_a_guard() {
+    if opencl::available() {
+        ldmatrix_in_a_function(Device::OpenCl);
+    }
+}
+
+fn ldmatrix_in_a_function(device: Device) {
     let ptx = ".version 7.8
 .target sm_80
 .address_size 64
@@ -554,7 +837,7 @@ fn ldmatrix_in_a_called_function_under_a_guard() {
             input.push((lane * 100 + 2 * pair) | (lane * 100 + 2 * pair + 1) << 16);
         }
     }
-    let output = run_ok(ptx, &Launch::threads(32), &[Buffer::u32s(&input), Buffer::zeroed("u32", 32)]);
+    let output = run_on(device, ptx, &Launch::threads(32), &[Buffer::u32s(&input), Buffer::zeroed("u32", 32)]);
     for lane in 0..32u32 {
         let (row, column) = (lane / 4, 2 * (lane % 4));
         let expected = (row * 100 + column) | (row * 100 + column + 1) << 16;

@@ -205,9 +205,9 @@ const PROBES: &[Probe] = &[
     Probe { instruction: "fns.b32 %r1, %r2, %r3, 1;", version: "6.0", sm: 30, older_version: "5.0", older_sm: 20 },
     Probe {
         instruction: "shf.l.wrap.b32 %r1, %r2, %r3, %r1;",
-        version: "3.1",
-        // shf needs sm_32, but sm_32 itself needs ISA 4.0; sm_35 came with 3.1.
-        sm: 35,
+        // shf came with ISA 3.1 and sm_32, but sm_32 itself needs ISA 4.0.
+        version: "4.0",
+        sm: 32,
         older_version: "3.0",
         older_sm: 30,
     },
@@ -237,15 +237,17 @@ const PROBES: &[Probe] = &[
     },
     Probe {
         instruction: "atom.global.and.b64 %rd1, [%rd1], %rd2;",
-        version: "3.1",
-        sm: 35,
+        // Introduced with ISA 3.1 and sm_32, which itself needs ISA 4.0.
+        version: "4.0",
+        sm: 32,
         older_version: "3.0",
         older_sm: 30,
     },
     Probe {
         instruction: "atom.global.max.s64 %rd1, [%rd1], %rd2;",
-        version: "3.1",
-        sm: 35,
+        // Introduced with ISA 3.1 and sm_32, which itself needs ISA 4.0.
+        version: "4.0",
+        sm: 32,
         older_version: "3.0",
         older_sm: 30,
     },
@@ -622,4 +624,32 @@ fn target_versions_agree_with_ptxas() {
     }
     let _ = std::fs::remove_dir_all(&directory);
     assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+}
+
+/// A compilation for an architecture older than the module's `.target` (`ptxr compile --target
+/// nvptx --arch sm_NN`) gates each probe at that architecture: E0302 naming the architecture
+/// below the probe's gate (which ptxas confirms above), nothing at the gate; the module's own
+/// `.target` is the probe's, so every case is the compiled architecture's doing.
+#[test]
+fn an_older_compiled_architecture_gates_like_an_older_target() {
+    for probe in PROBES.iter().filter(|probe| probe.older_sm != 0) {
+        let source = module(probe.instruction, probe.version, probe.sm);
+        let (_, below) = ptxr_frontend::check_source_for(&source, Some(probe.older_sm));
+        let expected = format!("but the module is compiled for sm_{}", probe.older_sm);
+        assert!(
+            below.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget
+                && diagnostic.message.contains(&format!("needs sm_{} or later", probe.sm))
+                && diagnostic.message.ends_with(&expected)),
+            "`{}` compiled for sm_{}: {below:?}",
+            probe.instruction,
+            probe.older_sm
+        );
+        let (_, at) = ptxr_frontend::check_source_for(&source, Some(probe.sm));
+        assert!(
+            !at.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+            "`{}` compiled for sm_{}: {at:?}",
+            probe.instruction,
+            probe.sm
+        );
+    }
 }

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ptxr_driver::target::describe;
-use ptxr_driver::{compile_source, CompileOptions, Failure};
-use ptxr_frontend::diagnostic::Code;
+use ptxr_driver::{compile_source, CompileOptions};
+use ptxr_tests::vendor_checks::{compile, run, spirv_environment, Compiled, Validators};
 use ptxr_tests::{repository_root, validator};
 
 /// The PTX files to compile: the repository's, then the shared conformance kernels if present.
@@ -34,151 +34,31 @@ fn kernels() -> Vec<PathBuf> {
     files
 }
 
-/// The `.entry` names of a PTX module.
-fn entry_names(ptx: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    for (index, _) in ptx.match_indices(".entry") {
-        let rest = ptx[index + ".entry".len()..].trim_start();
-        let name: String = rest
-            .chars()
-            .take_while(|&character| character.is_ascii_alphanumeric() || "_$".contains(character))
-            .collect();
-        if !name.is_empty() {
-            names.push(name);
-        }
-    }
-    names
-}
-
-enum Compiled {
-    Artefact(Vec<u8>),
-    Unsupported,
-    /// Not a target's limit: the frontend rejects the file, which other tests cover.
-    Rejected(String),
-}
-
-fn compile(source: &str, target: &str) -> Compiled {
-    let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
-    let options = CompileOptions { target: description, emit: None, optimization: 2 };
-    match compile_source(source, "kernel", &options) {
-        Ok(artifact) => Compiled::Artefact(artifact.bytes),
-        Err(Failure::Diagnostics(diagnostics))
-            if diagnostics.iter().any(|diagnostic| diagnostic.code == Code::Unsupported) =>
-        {
-            Compiled::Unsupported
-        }
-        Err(failure) => Compiled::Rejected(format!("{failure:?}")),
-    }
-}
-
-/// The `.target` of a PTX text (ptxr's NVPTX output names the architecture it was built for).
-fn ptx_target(ptx: &str) -> String {
-    ptx.lines()
-        .find_map(|line| line.trim().strip_prefix(".target"))
-        .and_then(|rest| rest.trim().split(|character: char| character == ',' || character.is_whitespace()).next())
-        .unwrap_or("sm_52")
-        .to_string()
-}
-
-/// The `spirv-val` environment for a module: OpenCL 2.2 for SPIR-V 1.2 and older. spirv-tools
-/// has no OpenCL environment for SPIR-V 1.3 (the sub-group version ptxr picks for warp
-/// collectives); those modules get the universal rules of their SPIR-V version. A module that
-/// declared the `Float16` capability would fail here: OpenCL grants it only through the
-/// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
-fn spirv_environment(binary: &[u8]) -> String {
-    let word = |index: usize| {
-        binary
-            .get(index * 4..index * 4 + 4)
-            .map_or(0, |bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-    };
-    let (major, minor) = ((word(1) >> 16) & 0xff, (word(1) >> 8) & 0xff);
-    if (major, minor) <= (1, 2) {
-        "opencl2.2".to_string()
-    } else {
-        format!("spv{major}.{minor}")
-    }
-}
-
-fn run(command: &mut Command) -> Result<String, String> {
-    let output = command.output().map_err(|error| error.to_string())?;
-    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    if output.status.success() {
-        Ok(text)
-    } else {
-        Err(text)
-    }
-}
-
-struct Validators {
-    ptxas: PathBuf,
-    spirv_val: PathBuf,
-    readelf: PathBuf,
-}
-
 /// Compiles `path` for the three GPU targets and checks each artefact; returns the problems.
 fn check(path: &Path, validators: &Validators, scratch: &Path) -> Vec<String> {
     let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
     let Ok(source) = std::fs::read_to_string(path) else { return vec![format!("{}: unreadable", path.display())] };
     let mut problems = Vec::new();
-    let mut fail = |target: &str, message: String| {
-        problems.push(format!("{name} on {target}: {}", message.lines().take(4).collect::<Vec<_>>().join(" | ")))
-    };
-    if let Compiled::Artefact(ptx) = compile(&source, "nvptx") {
-        let file = scratch.join(format!("{name}.ptx"));
-        std::fs::write(&file, &ptx).unwrap_or_else(|error| panic!("{error}"));
-        let architecture = ptx_target(&String::from_utf8_lossy(&ptx));
-        // Compile-only: a module may call `.extern` functions that another object defines.
-        let result = run(Command::new(&validators.ptxas)
-            .arg(format!("-arch={architecture}"))
-            .arg("--compile-only")
-            .arg("-o")
-            .arg(scratch.join(format!("{name}.cubin")))
-            .arg(&file));
-        if let Err(message) = result {
-            fail("nvptx (ptxas)", message);
-        }
-    }
-    if let Compiled::Artefact(binary) = compile(&source, "spirv") {
-        let file = scratch.join(format!("{name}.spv"));
-        std::fs::write(&file, &binary).unwrap_or_else(|error| panic!("{error}"));
-        let environment = spirv_environment(&binary);
-        if let Err(message) = run(Command::new(&validators.spirv_val).args(["--target-env", &environment]).arg(&file)) {
-            fail(&format!("spirv (spirv-val {environment})"), message);
-        }
-    }
-    match compile(&source, "amdgpu") {
-        Compiled::Artefact(code_object) => {
-            let file = scratch.join(format!("{name}.hsaco"));
-            std::fs::write(&file, &code_object).unwrap_or_else(|error| panic!("{error}"));
-            match run(Command::new(&validators.readelf).arg("--notes").arg(&file)) {
-                Err(message) => fail("amdgpu (llvm-readelf)", message),
-                Ok(notes) => {
-                    for kernel in entry_names(&source) {
-                        if !notes.contains(&format!(".name:           {kernel}\n")) {
-                            fail("amdgpu", format!("kernel {kernel} is missing from the metadata"));
-                        }
-                    }
-                    for field in [".wavefront_size:", ".group_segment_fixed_size:", ".private_segment_fixed_size:"] {
-                        if !notes.contains(field) {
-                            fail("amdgpu", format!("no {field} in the metadata"));
-                        }
-                    }
+    for target in ["nvptx", "spirv", "amdgpu"] {
+        match compile(&source, target) {
+            Compiled::Artefact(artefact) => {
+                if let Err(message) = validators.check(target, &name, &source, &artefact, scratch) {
+                    problems.push(format!(
+                        "{name} on {target}: {}",
+                        message.lines().take(4).collect::<Vec<_>>().join(" | ")
+                    ));
                 }
             }
+            Compiled::Unsupported(_) => {}
+            Compiled::Rejected(message) => eprintln!("note: {name} is rejected before lowering: {message:.200}"),
         }
-        Compiled::Unsupported => {}
-        Compiled::Rejected(message) => eprintln!("note: {name} is rejected before lowering: {message:.200}"),
     }
     problems
 }
 
 #[test]
 fn every_gpu_artefact_passes_the_vendors_checks() {
-    let cached_ptxas = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached_ptxas.to_string_lossy().as_ref(), "ptxas"]) else { return };
-    let Some(spirv_val) = validator(&["spirv-val"]) else { return };
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
-    let validators = Validators { ptxas, spirv_val, readelf };
+    let Some(validators) = Validators::find() else { return };
     let scratch = std::env::temp_dir().join(format!("ptxr-gpu-validation-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
 
@@ -204,5 +84,479 @@ fn every_gpu_artefact_passes_the_vendors_checks() {
         problems.len(),
         files.len(),
         problems.join("\n")
+    );
+}
+
+/// A kernel in which each thread loads its fragments, runs one `mma` form (`a`, `b`, `c`, `d`
+/// registers), and stores D.
+fn matrix_multiply_kernel(spelling: &str, [a, b, c, d]: [usize; 4]) -> String {
+    let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
+    let mut body = String::new();
+    for (offset, name) in (0..a + b + c)
+        .zip(std::iter::repeat_n("a", a).chain(std::iter::repeat_n("b", b)).chain(std::iter::repeat_n("c", c)))
+    {
+        let index = match name {
+            "a" => offset,
+            "b" => offset - a,
+            _ => offset - a - b,
+        };
+        body += &format!("    ld.global.b32 %{name}{index}, [%rd3+{}];\n", 4 * offset);
+    }
+    body += &format!(
+        "    {spelling} {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+        list("d", d),
+        list("a", a),
+        list("b", b),
+        list("c", c)
+    );
+    for i in 0..d {
+        body += &format!("    st.global.b32 [%rd3+{}], %d{i};\n", 4 * i);
+    }
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry matrix(.param .u64 data)\n{{\n    \
+         .reg .b32 %a<{a}>;\n    .reg .b32 %b<{b}>;\n    .reg .b32 %c<{c}>;\n    .reg .b32 %d<{d}>;\n    \
+         .reg .b32 %r1;\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [data];\n    mov.u32 %r1, %tid.x;\n    \
+         mul.wide.u32 %rd2, %r1, 64;\n    add.u64 %rd3, %rd1, %rd2;\n{body}    ret;\n}}\n"
+    )
+}
+
+/// A kernel in which each thread stores a row to shared memory and runs one `ldmatrix` form.
+fn load_matrix_kernel(spelling: &str, matrices: usize) -> String {
+    let list = (0..matrices).map(|i| format!("%d{i}")).collect::<Vec<_>>().join(", ");
+    let address = if spelling.contains(".shared") { "%r3" } else { "%rd4" };
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n.shared .align 16 .b8 rows[512];\n\
+         .visible .entry matrix(.param .u64 data)\n{{\n    .reg .b32 %d<{matrices}>;\n    .reg .b32 %r<4>;\n    \
+         .reg .b64 %rd<5>;\n    ld.param.u64 %rd1, [data];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r2, rows;\n    \
+         mad.lo.u32 %r3, %r1, 16, %r2;\n    st.shared.b32 [%r3], %r1;\n    cvt.u64.u32 %rd2, %r3;\n    \
+         cvta.shared.u64 %rd4, %rd2;\n    {spelling} {{{list}}}, [{address}];\n    \
+         st.global.b32 [%rd1], %d0;\n    ret;\n}}\n"
+    )
+}
+
+/// `mma` of every shape and type family that ptxr computes, and every `ldmatrix` form, compile
+/// on SPIR-V (checked by spirv-val) and on AMDGPU for wave64 and wave32 processors (checked by
+/// the code object's metadata): they are built from warp shuffles there.
+#[test]
+fn matrix_instructions_compile_and_validate_on_amdgpu_and_spirv() {
+    let Some(spirv_val) = validator(&["spirv-val"]) else { return };
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let multiplies = [
+        ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", [4, 2, 4, 4]),
+        ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", [4, 2, 2, 2]),
+        ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", [4, 2, 4, 4]),
+        ("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", [2, 1, 2, 2]),
+        ("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", [2, 1, 4, 4]),
+        ("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32", [2, 1, 4, 4]),
+        ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", [4, 2, 4, 4]),
+        ("mma.sync.aligned.m8n8k16.row.col.s32.s8.u8.s32", [1, 1, 2, 2]),
+        ("mma.sync.aligned.m16n8k16.row.col.satfinite.s32.u8.s8.s32", [2, 1, 4, 4]),
+        ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", [4, 2, 4, 4]),
+        ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", [2, 2, 8, 8]),
+        ("mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f16", [2, 2, 4, 8]),
+        ("mma.sync.aligned.m8n8k4.row.row.f16.f16.f16.f16", [2, 2, 4, 4]),
+    ];
+    let loads = [
+        ("ldmatrix.sync.aligned.m8n8.x1.shared.b16", 1),
+        ("ldmatrix.sync.aligned.m8n8.x2.trans.b16", 2),
+        ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", 4),
+        ("ldmatrix.sync.aligned.m8n8.x4.b16", 4),
+    ];
+    let kernels = multiplies
+        .iter()
+        .map(|(spelling, counts)| (*spelling, matrix_multiply_kernel(spelling, *counts)))
+        .chain(loads.iter().map(|(spelling, matrices)| (*spelling, load_matrix_kernel(spelling, *matrices))));
+    let scratch = std::env::temp_dir().join(format!("ptxr-matrix-validation-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let mut problems = Vec::new();
+    for (spelling, source) in kernels {
+        let options = |target: &str, arch: Option<&str>| CompileOptions {
+            target: describe(target, arch, false).unwrap_or_else(|error| panic!("{error}")),
+            emit: None,
+            optimization: 2,
+        };
+        match compile_source(&source, "matrix", &options("spirv", None)) {
+            Ok(artifact) => {
+                let file = scratch.join("matrix.spv");
+                std::fs::write(&file, &artifact.bytes).unwrap_or_else(|error| panic!("{error}"));
+                let environment = spirv_environment(&artifact.bytes);
+                if let Err(message) = run(Command::new(&spirv_val).args(["--target-env", &environment]).arg(&file)) {
+                    problems.push(format!("{spelling} on spirv: {message}"));
+                }
+            }
+            Err(failure) => problems.push(format!("{spelling} on spirv: {failure:?}")),
+        }
+        for processor in ["gfx90a", "gfx942", "gfx1030", "gfx1100"] {
+            match compile_source(&source, "matrix", &options("amdgpu", Some(processor))) {
+                Ok(artifact) => {
+                    let file = scratch.join(format!("matrix.{processor}.hsaco"));
+                    std::fs::write(&file, &artifact.bytes).unwrap_or_else(|error| panic!("{error}"));
+                    match run(Command::new(&readelf).arg("--notes").arg(&file)) {
+                        Ok(notes)
+                            if notes.contains(".name:           matrix\n") && notes.contains(".wavefront_size:") => {}
+                        Ok(notes) => problems.push(format!("{spelling} on {processor}: no kernel in {notes:.300}")),
+                        Err(message) => problems.push(format!("{spelling} on {processor}: {message}")),
+                    }
+                }
+                Err(failure) => problems.push(format!("{spelling} on {processor}: {failure:?}")),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Compiles `source` for `target` at `optimization`, as the natural artefact or LLVM IR text.
+fn compile_with(source: &str, target: &str, emit: Option<ptxr_lowering::Emit>, optimization: u8) -> Vec<u8> {
+    let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit, optimization };
+    match compile_source(source, "kernel", &options) {
+        Ok(artifact) => artifact.bytes,
+        Err(failure) => panic!("{target}: {failure:?}\n{source}"),
+    }
+}
+
+/// `exit` two calls deep (`leave` exits, `outer` calls it, the kernel calls `outer`), as the
+/// execution tests run it on the CPU and through OpenCL.
+const EXIT_IN_A_FUNCTION: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.func (.reg .b32 %out) leave(.reg .b32 %v)
+{
+    .reg .pred %odd;
+    mov.u32 %out, 5;
+    setp.ne.u32 %odd, %v, 0;
+    @%odd exit;
+    mov.u32 %out, 6;
+    ret;
+}
+
+.func outer(.reg .b32 %v, .reg .b64 %mark)
+{
+    .reg .b32 %got;
+    call.uni (%got), leave, (%v);
+    st.global.u32 [%mark], %got;
+    ret;
+}
+
+.visible .entry test(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 1;
+    call.uni outer, (%r2, %rd1);
+    st.global.u32 [%rd1+4], %r1;
+    ret;
+}
+"#;
+
+/// On AMDGPU `exit` in a `.func` returns, so lowering keeps a per-thread stop flag: the code
+/// object is valid, and in the `-O0` IR every call of a function that may exit is followed by a
+/// test of the flag that returns (from `outer`, then from the kernel), and `leave` sets it.
+#[test]
+fn exit_inside_a_function_leaves_every_caller_on_amdgpu() {
+    let ir = String::from_utf8(compile_with(EXIT_IN_A_FUNCTION, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let lines: Vec<&str> = ir.lines().collect();
+    let calls: Vec<usize> = (0..lines.len())
+        .filter(|&index| {
+            lines[index].contains("call ") && (lines[index].contains("@leave(") || lines[index].contains("@outer("))
+        })
+        .collect();
+    assert_eq!(calls.len(), 2, "{ir}");
+    for &index in &calls {
+        assert!(lines[index].contains("ptr addrspace(5) %thread.stopped"), "the flag is passed: {}", lines[index]);
+        let after = lines[index + 1..(index + 5).min(lines.len())].join("\n");
+        assert!(
+            after.contains("load i32, ptr addrspace(5) %thread.stopped"),
+            "no test after {}:\n{after}",
+            lines[index]
+        );
+    }
+    assert!(ir.contains("store i32 1, ptr addrspace(5) %thread.stopped"), "{ir}");
+
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let file = std::env::temp_dir().join(format!("ptxr-exit-in-a-function-{}.hsaco", std::process::id()));
+    std::fs::write(&file, compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    assert!(notes.contains(".name:           test\n"), "{notes}");
+}
+
+/// Every barrier form on AMDGPU: block reductions (`bar.red.popc`, `.and`, `.or`) and a
+/// producer-consumer pair on a counted barrier (`bar.arrive 3, 64` by warp 0, `bar.sync 3, 64`
+/// by warp 1).
+const BARRIERS: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry barriers(.param .u64 input, .param .u64 output)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<4>;
+    .shared .u32 slot[4];
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r10, %tid.x;
+    mul.wide.u32 %rd3, %r10, 4;
+    add.u64 %rd5, %rd1, %rd3;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd5];
+    setp.ne.u32 %p1, %r1, 0;
+    bar.red.popc.u32 %r2, 0, %p1;
+    bar.red.and.pred %p2, 1, %p1;
+    bar.red.or.pred %p3, 2, !%p1;
+    selp.u32 %r3, 1, 0, %p2;
+    selp.u32 %r4, 2, 0, %p3;
+    add.u32 %r2, %r2, %r3;
+    add.u32 %r2, %r2, %r4;
+    setp.lt.u32 %p1, %r10, 32;
+    @!%p1 bra CONSUMER;
+    st.shared.u32 [slot], %r10;
+    bar.arrive 3, 64;
+    bra DONE;
+CONSUMER:
+    bar.sync 3, 64;
+    ld.shared.u32 %r5, [slot];
+    add.u32 %r2, %r2, %r5;
+DONE:
+    st.global.u32 [%rd4], %r2;
+    ret;
+}
+"#;
+
+/// `bar.red` and counted barriers on AMDGPU (`intrinsics/src/amdgpu_barrier.rs`): code objects
+/// for wave64 and wave32 list the kernel; the reductions meet at two `s_barrier`s each around
+/// an LDS add, the counted barrier's state is cleared at kernel entry before an `s_barrier`,
+/// and `bar.sync 3, 64` waits with `s_sleep`. SPIR-V reports the counted forms as unsupported.
+#[test]
+fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
+    let assembly = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    // One at entry for the counted barrier's reset, two for each of the three reductions.
+    assert_eq!(assembly.matches("s_barrier").count(), 7, "{assembly}");
+    assert!(assembly.contains("s_sleep 1"), "{assembly}");
+    assert!(assembly.contains("ds_add_rtn_u32"), "the arrival reads the count it adds to: {assembly}");
+
+    let ir = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let kernel = &ir[ir.find("define amdgpu_kernel").unwrap_or_else(|| panic!("{ir}"))..];
+    let first_call = kernel.find("call ").unwrap_or_else(|| panic!("{kernel}"));
+    assert!(kernel[first_call..].starts_with("call void @ptxr.barrier.reset()"), "the reset comes first: {kernel}");
+
+    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
+        for (arch, wave) in [("gfx90a", "64"), ("gfx1030", "32")] {
+            let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+            let options = CompileOptions { target: description, emit: None, optimization: 2 };
+            let code_object =
+                compile_source(BARRIERS, "barriers", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+            let file = std::env::temp_dir().join(format!("ptxr-barriers-{arch}-{}.hsaco", std::process::id()));
+            std::fs::write(&file, &code_object.bytes).unwrap_or_else(|error| panic!("{error}"));
+            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
+            let _ = std::fs::remove_file(&file);
+            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+            assert!(notes.contains(".name:           barriers\n"), "{arch}: {notes}");
+            assert!(notes.contains(&format!(".wavefront_size: {wave}\n")), "{arch}: {notes}");
+        }
+    }
+
+    let description = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    let Err(Failure::Diagnostics(diagnostics)) = compile_source(BARRIERS, "barriers", &options) else {
+        panic!("SPIR-V has no counted barriers")
+    };
+    let unsupported: Vec<&str> = diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.code == Code::Unsupported)
+        .map(|diagnostic| diagnostic.message.as_str())
+        .collect();
+    assert_eq!(unsupported.len(), 2, "{diagnostics:?}");
+    assert!(
+        unsupported.iter().all(|message| message.contains("thread count") && message.ends_with("on spirv")),
+        "{unsupported:?}"
+    );
+}
+
+/// `nanosleep` of a register, as spin loops back off.
+const SLEEP: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry sleeps(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, 100;
+    nanosleep.u32 %r2;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"#;
+
+/// `nanosleep` on AMDGPU polls the 100 MHz real-time counter (`s_memrealtime`, or the
+/// real-time message from gfx11 on), sleeping `s_sleep 1` between polls while far from the end
+/// (`intrinsics/src/amdgpu_sleep.rs`); the delay is bounded by PTX's millisecond.
+#[test]
+fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
+    for (arch, counter) in
+        [("gfx90a", "s_memrealtime"), ("gfx1030", "s_memrealtime"), ("gfx1100", "MSG_RTN_GET_REALTIME")]
+    {
+        let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+        let options =
+            CompileOptions { target: description, emit: Some(ptxr_lowering::Emit::Assembly), optimization: 2 };
+        let assembly = compile_source(SLEEP, "sleeps", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+        let assembly = String::from_utf8_lossy(&assembly.bytes);
+        assert!(assembly.matches(counter).count() >= 2, "{arch}: the start and each poll read the counter: {assembly}");
+        assert!(assembly.contains("s_sleep 1"), "{arch}: {assembly}");
+    }
+    let ir = String::from_utf8(compile_with(SLEEP, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(ir.contains("i64 1000000"), "the millisecond bound: {ir}");
+    assert!(ir.contains("udiv i64") && ir.contains(", 10"), "10 ns ticks: {ir}");
+
+    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let file = std::env::temp_dir().join(format!("ptxr-sleep-{}.hsaco", std::process::id()));
+    std::fs::write(&file, compile_with(SLEEP, "amdgpu", None, 2)).unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    assert!(notes.contains(".name:           sleeps\n"), "{notes}");
+}
+
+/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
+fn string_global(name: &str, text: &str) -> String {
+    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
+    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
+}
+
+/// A kernel that prints `i=%d x=%f w=%s:%llx\n` from CUDA's packed buffer (an `int`, a
+/// `double`, the address of `word`, a 64-bit integer) and, in thread 99, fails an assertion.
+fn printing_kernel(format_address: &str) -> String {
+    let declarations = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+                        vprintf_param_1);\n.extern .func __assertfail (.param .b64 message, .param .b64 file, .param \
+                        .b32 line, .param .b64 function, .param .b64 char_size);\n";
+    let strings = [
+        string_global("format", "i=%d x=%f w=%s:%llx\n"),
+        string_global("word", "word"),
+        string_global("message", "index != input"),
+        string_global("file", "kernel.cu"),
+        string_global("function", "void test()"),
+    ]
+    .concat();
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}{strings}
+.visible .entry test(.param .u64 output, .param .u64 format_parameter)
+{{
+    .local .align 8 .b8 depot[32];
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    .reg .f64 %fd<2>;
+    .reg .pred %p<2>;
+    mov.u64 %rd10, depot;
+    cvta.local.u64 %rd11, %rd10;
+    mov.u32 %r1, %tid.x;
+    st.local.u32 [%rd10], %r1;
+    cvt.rn.f64.u32 %fd1, %r1;
+    st.local.f64 [%rd10+8], %fd1;
+    cvta.global.u64 %rd5, word;
+    st.local.u64 [%rd10+16], %rd5;
+    cvt.u64.u32 %rd6, %r1;
+    st.local.u64 [%rd10+24], %rd6;
+    {format_address}
+    {{
+    .param .b64 param0;
+    st.param.b64 [param0], %rd1;
+    .param .b64 param1;
+    st.param.b64 [param1], %rd11;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    ld.param.b32 %r2, [retval0];
+    }}
+    ld.param.u64 %rd2, [output];
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r2;
+    setp.ne.u32 %p1, %r1, 99;
+    @%p1 bra DONE;
+    {{
+    .reg .b64 %a<4>;
+    cvta.global.u64 %a1, message;
+    cvta.global.u64 %a2, file;
+    cvta.global.u64 %a3, function;
+    .param .b64 param0;
+    st.param.b64 [param0], %a1;
+    .param .b64 param1;
+    st.param.b64 [param1], %a2;
+    .param .b32 param2;
+    st.param.b32 [param2], 7;
+    .param .b64 param3;
+    st.param.b64 [param3], %a3;
+    .param .b64 param4;
+    st.param.b64 [param4], 1;
+    call.uni __assertfail, (param0, param1, param2, param3, param4);
+    }}
+DONE:
+    ret;
+}}
+"
+    )
+}
+
+/// `vprintf` and `__assertfail` on AMDGPU go through LLVM's OpenCL printf
+/// (`intrinsics/src/amdgpu_printf.rs`): the code object lists each format in `amdhsa.printf`
+/// with the buffer size of each argument (ISA-independent facts of the format: `%d` an `int`,
+/// `%f` a `double`, `%llx` 8 bytes, `%s` of a constant written into the format, `:` as `\72`),
+/// and the kernel takes the hidden printf buffer; the assertion prints CUDA's message with the
+/// block and thread, then traps. A format that is not a traced constant is unsupported.
+#[test]
+fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
+    let kernel = printing_kernel("cvta.global.u64 %rd1, format;");
+    let assembly = String::from_utf8(compile_with(&kernel, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(assembly.contains("s_trap 2"), "the failed assertion traps: {assembly}");
+    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
+        for level in [0, 2] {
+            let file = std::env::temp_dir().join(format!("ptxr-printf-{level}-{}.hsaco", std::process::id()));
+            std::fs::write(&file, compile_with(&kernel, "amdgpu", None, level))
+                .unwrap_or_else(|error| panic!("{error}"));
+            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
+            let _ = std::fs::remove_file(&file);
+            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+            assert!(notes.contains("value_kind:     hidden_printf_buffer"), "-O{level}: {notes}");
+            let formats: Vec<&str> =
+                notes.lines().skip_while(|line| !line.starts_with("amdhsa.printf:")).skip(1).take(2).collect();
+            let without_id =
+                |entry: &str| entry.trim().trim_start_matches("- '").split_once(':').map(|(_, rest)| rest.to_string());
+            let mut entries: Vec<String> = formats.iter().filter_map(|entry| without_id(entry)).collect();
+            entries.sort();
+            assert_eq!(
+                entries,
+                vec![
+                    r"3:4:8:8:i=%d x=%f w=word\72%lx\n'".to_string(),
+                    r"7:4:4:4:4:4:4:4:kernel.cu\72%u\72 void test()\72 block\72 [%u,%u,%u], thread\72 [%u,%u,%u] Assertion `index != input` failed.\n'".to_string(),
+                ],
+                "-O{level}: {notes}"
+            );
+        }
+    }
+
+    let untraced = printing_kernel("ld.param.u64 %rd1, [format_parameter];");
+    let description = describe("amdgpu", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    let Err(Failure::Diagnostics(diagnostics)) = compile_source(&untraced, "kernel", &options) else {
+        panic!("a format from a parameter compiled")
+    };
+    assert!(
+        diagnostics.iter().any(|diagnostic| diagnostic.message
+            == "unsupported: `vprintf` with a format string that is not a constant .global array on amdgpu"),
+        "{diagnostics:?}"
     );
 }

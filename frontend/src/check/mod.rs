@@ -26,7 +26,14 @@ pub use directives::NEWEST_VERSION;
 /// Checks a parsed module. Returns the checked module when there are no errors, and every
 /// diagnostic (errors and warnings) found on the way. The tree is consumed: each function body
 /// is dropped as soon as it is checked, to bound the frontend's peak memory.
-pub fn check(mut module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
+pub fn check(module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
+    check_for(module, None)
+}
+
+/// [`check`], for a compilation to the NVIDIA architecture `sm_NN` when `compile_sm` is
+/// `Some(NN)`: an instruction that needs a newer `sm_` than that is reported too (E0302),
+/// although the module's own `.target` allows it.
+pub fn check_for(mut module: ast::Module, compile_sm: Option<u32>) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let header = directives::check_header(&module, &mut diagnostics);
     let globals = declarations::module_variables(&module, &mut diagnostics);
@@ -36,7 +43,7 @@ pub fn check(mut module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
     // Gating reads the bodies, so it runs before they are dropped; its diagnostics keep their
     // place after those of the bodies and calls.
     let mut gating_diagnostics = Vec::new();
-    gating::check_module(&module, &header, &mut gating_diagnostics);
+    gating::check_module(&module, &header, compile_sm, &mut gating_diagnostics);
     let functions = function::check_bodies(&header, &globals, signatures, &mut module, &mut diagnostics);
     drop(module);
     calls::check_calls(&functions, &globals.variables, &mut diagnostics);
@@ -57,11 +64,16 @@ pub fn check(mut module: ast::Module) -> (Option<ir::Module>, Vec<Diagnostic>) {
 
 /// Parses and checks PTX source text: the whole frontend in one call.
 pub fn check_source(source: &str) -> (Option<ir::Module>, Vec<Diagnostic>) {
+    check_source_for(source, None)
+}
+
+/// [`check_source`] for a compilation to `sm_NN` (see [`check_for`]).
+pub fn check_source_for(source: &str, compile_sm: Option<u32>) -> (Option<ir::Module>, Vec<Diagnostic>) {
     let (syntax, mut diagnostics) = crate::syntax::parse(source);
     if has_errors(&diagnostics) {
         return (None, diagnostics);
     }
-    let (module, check_diagnostics) = check(syntax);
+    let (module, check_diagnostics) = check_for(syntax, compile_sm);
     diagnostics.extend(check_diagnostics);
     (module, diagnostics)
 }

@@ -91,6 +91,7 @@ impl Instruction {
             | Instruction::Trap
             | Instruction::Sleep { .. }
             | Instruction::Fence { .. }
+            | Instruction::ProxyFence { .. }
             | Instruction::WarpSync { .. }
             | Instruction::Unlowered => Vec::new(),
         }

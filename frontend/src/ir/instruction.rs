@@ -9,7 +9,7 @@ use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
     Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MatrixMultiply, MemoryOrdering,
-    MemoryScope, Operand, ReduxOperation, ShuffleMode, VariableId, VoteMode,
+    MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -382,6 +382,9 @@ pub enum Instruction {
     },
     /// `membar.level`, `fence.sem.scope`: orders this thread's memory accesses.
     Fence { ordering: MemoryOrdering, scope: MemoryScope },
+    /// `fence.proxy.alias`, `membar.proxy.alias`, `fence.proxy.async{.space}`: orders this
+    /// thread's accesses through the generic proxy against those through another proxy.
+    ProxyFence { proxy: ProxyKind },
     /// `bar.sync a{, b}`, `bar.arrive a, b`, `bar.red.op d, a{, b}, {!}c`, `barrier.*`.
     Barrier {
         operation: BarrierOperation,

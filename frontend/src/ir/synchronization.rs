@@ -180,3 +180,32 @@ impl ReduxOperation {
         })
     }
 }
+
+/// The proxy of `fence.proxy.PROXYKIND` (ISA 7.8 section 9.7.12.4 has `.alias`; ISA 8.0 added
+/// the async proxy, through which `wgmma`, TMA and bulk copies reach memory, with an optional
+/// state space).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProxyKind {
+    /// `.alias`: virtual aliases of the same memory location.
+    Alias,
+    /// `.async`: the async proxy, in every state space.
+    Async,
+    /// `.async.global`.
+    AsyncGlobal,
+    /// `.async.shared::cta`.
+    AsyncSharedCta,
+    /// `.async.shared::cluster`.
+    AsyncSharedCluster,
+}
+
+impl fmt::Display for ProxyKind {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            ProxyKind::Alias => ".alias",
+            ProxyKind::Async => ".async",
+            ProxyKind::AsyncGlobal => ".async.global",
+            ProxyKind::AsyncSharedCta => ".async.shared::cta",
+            ProxyKind::AsyncSharedCluster => ".async.shared::cluster",
+        })
+    }
+}

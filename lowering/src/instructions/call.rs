@@ -7,8 +7,12 @@
 //!
 //! A call of a bodiless declaration of CUDA's device library (`vprintf`, `malloc`, `free`,
 //! `__assertfail`) goes to the target's `device_function`. Where stopping a thread returns to
-//! its caller (the CPU), a call of a function that may stop it (`may_stop` in `module.rs`) is
-//! followed by a check that leaves the caller too, so that `trap` in a `.func` ends the thread.
+//! its caller, a call of a function that may stop it (`may_stop` in `module.rs`) is followed by
+//! a check that leaves the caller too, so that `trap` or `exit` in a `.func` ends the thread
+//! however deep the call. The CPU's runtime keeps the thread's state for that check; on the
+//! targets that need it (`Target::needs_stop_flag`: AMDGPU, SPIR-V) lowering keeps a per-thread
+//! flag instead, an `i32` alloca in each kernel whose address every `.func` receives after its
+//! PTX parameters: stopping in a `.func` sets it, and each caller returns when it is set.
 
 use inkwell::types::BasicType;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
@@ -53,6 +57,7 @@ pub fn call<'ctx>(
     }
     let mut values = hidden_arguments(lowering, guarded)?;
     values.extend(argument_values(lowering, guarded, callee, arguments)?.into_iter().map(BasicMetadataValueEnum::from));
+    values.extend(stop_flag_argument(lowering, guarded)?);
     values.extend(shared_window_argument(lowering, guarded)?);
     let call = builder.build_call(llvm_callee, &values, "")?;
     call.set_call_convention(llvm_callee.get_call_conventions());
@@ -91,6 +96,8 @@ pub fn call_indirect<'ctx>(
         parameter_types.push(variable_type.into());
         values.push(builder.build_load(variable_type, lowering.storage(*variable, *span)?, "")?.into());
     }
+    parameter_types.extend(lowering.shared.stop_flag_parameter);
+    values.extend(stop_flag_argument(lowering, guarded)?);
     if let Some(window_type) = lowering.shared.shared_window_parameter {
         parameter_types.push(window_type);
     }
@@ -149,6 +156,31 @@ fn shared_window_argument<'ctx>(
         .shared_window_base()
         .ok_or_else(|| LoweringError::internal("no shared window to pass on", guarded.span))?;
     Ok(Some(window.into()))
+}
+
+/// The address of the caller's stop flag, passed on where the module keeps one, so that the
+/// callee (every `.func` takes it) sets the same thread's flag.
+fn stop_flag_argument<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+) -> LoweringResult<Option<BasicMetadataValueEnum<'ctx>>> {
+    if lowering.shared.stop_flag_parameter.is_none() {
+        return Ok(None);
+    }
+    let flag = lowering.stop_flag().ok_or_else(|| LoweringError::internal("no stop flag to pass on", guarded.span))?;
+    Ok(Some(flag.into()))
+}
+
+/// In a `.func` of a module that keeps a stop flag: sets it, so that every caller leaves after
+/// the call (`leave_if_stopped`). A kernel body needs no mark: its return ends the thread.
+fn mark_stopped(lowering: &FunctionLowering<'_, '_>) -> LoweringResult<()> {
+    if lowering.function.kind == FunctionKind::Entry {
+        return Ok(());
+    }
+    if let Some(flag) = lowering.stop_flag() {
+        lowering.shared.builder.build_store(flag, lowering.shared.context.i32_type().const_int(1, false))?;
+    }
+    Ok(())
 }
 
 /// Each argument as a value of the callee's parameter type.
@@ -221,15 +253,24 @@ fn device_call<'ctx>(
         };
         integers.push(value);
     }
-    let (format, argument_strings) = match (function, arguments) {
+    let (format, argument_strings, strings) = match (function, arguments) {
         (DeviceFunction::Printf, [format, buffer]) => {
             let writers = super::constant_string::Writers::of(lowering.function);
             (
                 super::constant_string::traced_string(lowering, &writers, format),
                 super::constant_string::traced_buffer_strings(lowering, &writers, buffer),
+                Vec::new(),
             )
         }
-        _ => (None, Vec::new()),
+        (DeviceFunction::AssertFail, _) => {
+            let writers = super::constant_string::Writers::of(lowering.function);
+            let strings = arguments
+                .iter()
+                .map(|argument| super::constant_string::traced_string(lowering, &writers, argument))
+                .collect();
+            (None, Vec::new(), strings)
+        }
+        _ => (None, Vec::new(), Vec::new()),
     };
     let call = DeviceFunctionCall {
         function,
@@ -237,6 +278,7 @@ fn device_call<'ctx>(
         pointer_bits: lowering.shared.ptx.address_size,
         format,
         argument_strings,
+        strings,
     };
     let lowered =
         lowering.shared.target.device_function(&lowering.site(), &call).map_err(|unsupported| {
@@ -258,6 +300,7 @@ fn device_call<'ctx>(
     };
     store_results(lowering, results, returned)?;
     if function.stops_thread() {
+        mark_stopped(lowering)?;
         lowering.build_return()?;
     }
     Ok(true)
@@ -270,7 +313,20 @@ fn leave_if_stopped(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedIn
     let unsupported = |lowering: &FunctionLowering<'_, '_>, unsupported: ptxr_intrinsics::Unsupported| {
         LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
     };
-    let stopped = lowering.shared.target.stopped(&lowering.site()).map_err(|error| unsupported(lowering, error))?;
+    let by_target = lowering.shared.target.stopped(&lowering.site()).map_err(|error| unsupported(lowering, error))?;
+    let by_flag = match lowering.stop_flag() {
+        Some(flag) => {
+            let i32_type = lowering.shared.context.i32_type();
+            let builder = lowering.shared.builder;
+            let value = builder.build_load(i32_type, flag, "thread.stopped")?.into_int_value();
+            Some(builder.build_int_compare(inkwell::IntPredicate::NE, value, i32_type.const_zero(), "stopped")?)
+        }
+        None => None,
+    };
+    let stopped = match (by_target, by_flag) {
+        (Some(target), Some(flag)) => Some(lowering.shared.builder.build_or(target, flag, "stopped")?),
+        (target, flag) => target.or(flag),
+    };
     let Some(mut stopped) = stopped else { return Ok(()) };
     if lowering.function.kind == FunctionKind::Entry {
         let exited =
@@ -299,24 +355,31 @@ fn immediate<'ctx>(
     lowering.read(operand, ty)
 }
 
-/// `exit`: in a kernel body the thread returns; inside a `.func` the target marks the thread
-/// as leaving first, so that every caller leaves after the call (`leave_if_stopped`).
+/// `exit`: in a kernel body the thread returns; inside a `.func` the thread is marked as
+/// leaving first (the stop flag where lowering keeps one, otherwise the target's own mark or
+/// exit), so that every caller leaves after the call (`leave_if_stopped`).
 pub fn exit(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
     if lowering.function.kind != FunctionKind::Entry {
-        lowering.shared.target.exit_thread(&lowering.site()).map_err(|unsupported| {
-            LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
-        })?;
+        if lowering.stop_flag().is_some() {
+            mark_stopped(lowering)?;
+        } else {
+            lowering.shared.target.exit_thread(&lowering.site()).map_err(|unsupported| {
+                LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+            })?;
+        }
     }
     lowering.build_return()
 }
 
-/// `trap`: the target stops the kernel; then the function returns, as after `exit`.
+/// `trap`: the target stops the kernel; then the function returns, as after `exit`, with the
+/// stop flag set where the target's `trap` returns.
 pub fn trap(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
     lowering
         .shared
         .target
         .trap(&lowering.site())
         .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span))?;
+    mark_stopped(lowering)?;
     lowering.build_return()
 }
 

@@ -1,18 +1,21 @@
-//! `mma.sync` and `ldmatrix.sync` (ISA 7.8 sections 9.7.13.4.14 and 9.7.13.4.15): the lane
-//! stores its fragments into the function's fragment buffer, the target's matrix collective
-//! makes the warp meet and computes, and the lane reads its result back from the buffer.
+//! `mma.sync` and `ldmatrix.sync` (ISA 7.8 sections 9.7.13.4.14 and 9.7.13.4.15). On targets
+//! whose `matrix_lowering` is `Collective`, the lane stores its fragments into the function's
+//! fragment buffer, the target's matrix collective makes the warp meet and computes, and the
+//! lane reads its result back from the buffer; on the others, `matrix_by_shuffles.rs` builds
+//! the results from warp shuffles.
 
+use inkwell::values::IntValue;
 use inkwell::values::{BasicValueEnum, PointerValue};
 use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixElement, MatrixMultiply, Operand};
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
-use ptxr_intrinsics::MatrixCollective;
+use ptxr_intrinsics::{MatrixCollective, MatrixLowering};
 use ptxr_runtime::abi::matrix_fragments as slot;
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 
 /// The register type of a fragment of `element`s, as the frontend checked it.
-fn fragment_register(element: MatrixElement) -> ScalarType {
+pub(super) fn fragment_register(element: MatrixElement) -> ScalarType {
     match element {
         MatrixElement::F32 => ScalarType::F32,
         MatrixElement::S32 => ScalarType::S32,
@@ -32,6 +35,37 @@ fn word<'ctx>(
     Ok(unsafe { lowering.shared.builder.build_in_bounds_gep(i32_type, buffer, &[offset], "") }?)
 }
 
+/// The 32 bits (an `i32`) of each register of a fragment of `element`s.
+pub(super) fn fragment_words<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    registers: &[Operand],
+    element: MatrixElement,
+) -> LoweringResult<Vec<IntValue<'ctx>>> {
+    let i32_type = lowering.shared.context.i32_type();
+    registers
+        .iter()
+        .map(|register| {
+            let value = lowering.read(register, fragment_register(element))?;
+            Ok(lowering.shared.builder.build_bit_cast(value, i32_type, "")?.into_int_value())
+        })
+        .collect()
+}
+
+/// Writes each 32-bit word (an `i32`) to its destination, as `ty`.
+pub(super) fn write_words<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    destinations: &[Destination],
+    words: &[IntValue<'ctx>],
+    ty: ScalarType,
+) -> LoweringResult<()> {
+    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
+    for (destination, bits) in destinations.iter().zip(words) {
+        let value: BasicValueEnum<'ctx> = lowering.shared.builder.build_bit_cast(*bits, wanted, "")?;
+        lowering.write(destination, value, ty)?;
+    }
+    Ok(())
+}
+
 fn store_fragment<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     buffer: PointerValue<'ctx>,
@@ -39,12 +73,8 @@ fn store_fragment<'ctx>(
     registers: &[Operand],
     element: MatrixElement,
 ) -> LoweringResult<()> {
-    let builder = lowering.shared.builder;
-    let i32_type = lowering.shared.context.i32_type();
-    for (index, register) in registers.iter().enumerate() {
-        let value = lowering.read(register, fragment_register(element))?;
-        let bits = builder.build_bit_cast(value, i32_type, "")?;
-        builder.build_store(word(lowering, buffer, offset + index)?, bits)?;
+    for (index, bits) in fragment_words(lowering, registers, element)?.into_iter().enumerate() {
+        lowering.shared.builder.build_store(word(lowering, buffer, offset + index)?, bits)?;
     }
     Ok(())
 }
@@ -57,15 +87,17 @@ fn load_fragment<'ctx>(
     destinations: &[Destination],
     ty: ScalarType,
 ) -> LoweringResult<()> {
-    let builder = lowering.shared.builder;
     let i32_type = lowering.shared.context.i32_type();
-    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
-    for (index, destination) in destinations.iter().enumerate() {
-        let bits = builder.build_load(i32_type, word(lowering, buffer, offset + index)?, "")?;
-        let value: BasicValueEnum<'ctx> = builder.build_bit_cast(bits, wanted, "")?;
-        lowering.write(destination, value, ty)?;
-    }
-    Ok(())
+    let words = (0..destinations.len())
+        .map(|index| {
+            Ok(lowering
+                .shared
+                .builder
+                .build_load(i32_type, word(lowering, buffer, offset + index)?, "")?
+                .into_int_value())
+        })
+        .collect::<LoweringResult<Vec<_>>>()?;
+    write_words(lowering, destinations, &words, ty)
 }
 
 fn collective<'ctx>(
@@ -91,6 +123,9 @@ pub fn multiply_accumulate(
     b: &[Operand],
     c: &[Operand],
 ) -> LoweringResult<()> {
+    if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
+        return super::matrix_by_shuffles::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c);
+    }
     let fits = a.len() <= slot::B - slot::A && b.len() <= slot::C - slot::B && c.len() <= slot::D - slot::C;
     if !fits || destinations.len() > slot::WORDS - slot::D {
         return Err(LoweringError::internal("an `mma` fragment larger than the buffer", guarded.span));
@@ -112,6 +147,17 @@ pub fn load_matrix(
     destinations: &[Destination],
     address: &Address,
 ) -> LoweringResult<()> {
+    if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
+        return super::matrix_by_shuffles::load_matrix(
+            lowering,
+            guarded,
+            matrices,
+            transpose,
+            state_space,
+            destinations,
+            address,
+        );
+    }
     let buffer = lowering.matrix_fragments(guarded.span)?;
     let row = lowering.address(address, state_space)?;
     collective(lowering, guarded, &MatrixCollective::Load { matrices, transpose, row, fragments: buffer })?;

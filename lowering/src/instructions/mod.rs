@@ -16,6 +16,7 @@ mod float_property;
 mod half;
 mod integer;
 mod matrix;
+mod matrix_by_shuffles;
 mod memory;
 mod support;
 mod synchronization;
@@ -290,6 +291,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             )
         }
         Instruction::Fence { ordering, scope } => synchronization::fence(lowering, guarded, *ordering, *scope),
+        Instruction::ProxyFence { proxy } => synchronization::proxy_fence(lowering, guarded, *proxy),
         Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => synchronization::barrier(
             lowering,
             guarded,

@@ -5,7 +5,7 @@
 use inkwell::values::IntValue;
 use ptxr_frontend::ir::{
     Address, AtomicOperation, BarrierOperation, Destination, GuardedInstruction, MemoryOrdering, MemoryScope, Operand,
-    ReduxOperation, ShuffleMode, VoteMode,
+    ProxyKind, ReduxOperation, ShuffleMode, VoteMode,
 };
 use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
 use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
@@ -131,6 +131,14 @@ pub fn fence(
 ) -> LoweringResult<()> {
     let scope_name = lowering.shared.target.sync_scope(scope);
     atomics::fence(&lowering.site(), ordering, scope_name).map_err(unsupported(lowering, guarded))
+}
+
+pub fn proxy_fence(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    proxy: ProxyKind,
+) -> LoweringResult<()> {
+    lowering.shared.target.proxy_fence(&lowering.site(), proxy).map_err(unsupported(lowering, guarded))
 }
 
 pub fn barrier<'ctx>(

@@ -213,7 +213,7 @@ impl PreparedLaunch {
         }
         for (buffer, allocation) in self.buffers.iter_mut().zip(&allocations) {
             let memory = Arc::get_mut(&mut buffer.memory).ok_or(RuntimeError::BuffersInUse)?;
-            allocation.copy_to(memory.as_mut_slice());
+            allocation.copy_to(memory.with_guard_zone_mut());
         }
         Ok(self.report(elapsed))
     }

@@ -4,8 +4,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, Operand, ReduxOperation,
-    ShuffleMode, Value, VoteMode,
+    AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, Operand, ProxyKind,
+    ReduxOperation, ShuffleMode, Value, VoteMode,
 };
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
@@ -126,8 +126,16 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     })
 }
 
-/// `membar.cta/.gl/.sys` and `fence.sc/.acq_rel.scope`; the proxy fences are not decoded yet.
+/// `membar.cta/.gl/.sys`, `fence.sc/.acq_rel.scope`, and the bidirectional proxy fences
+/// `fence.proxy.alias`, `membar.proxy.alias` and `fence.proxy.async{.global, .shared::cta,
+/// .shared::cluster}`; the other proxy fences (`.tensormap`, the unidirectional
+/// `.acquire`/`.release` forms) and `fence.mbarrier_init` are not decoded yet.
 pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if let Some(proxy) = bidirectional_proxy(instruction) {
+        modifiers.drop_all(|_| true);
+        context.expect_operand_count(instruction, 0)?;
+        return Some(Instruction::ProxyFence { proxy });
+    }
     if modifiers.opcode() == "fence"
         && instruction
             .modifiers
@@ -169,6 +177,22 @@ pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     }
     context.expect_operand_count(instruction, 0)?;
     Some(Instruction::Fence { ordering, scope: scope.node })
+}
+
+/// The proxy of a bidirectional proxy fence: exactly `.proxy.alias`, `.proxy.async`, or
+/// `.proxy.async` with one state space.
+fn bidirectional_proxy(instruction: &ast::Instruction) -> Option<ProxyKind> {
+    let names: Vec<&str> = instruction.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
+    Some(match names.as_slice() {
+        ["proxy", "alias"] => ProxyKind::Alias,
+        ["proxy", "async"] if instruction.opcode.node.as_str() == "fence" => ProxyKind::Async,
+        ["proxy", "async", "global"] if instruction.opcode.node.as_str() == "fence" => ProxyKind::AsyncGlobal,
+        ["proxy", "async", "shared::cta"] if instruction.opcode.node.as_str() == "fence" => ProxyKind::AsyncSharedCta,
+        ["proxy", "async", "shared::cluster"] if instruction.opcode.node.as_str() == "fence" => {
+            ProxyKind::AsyncSharedCluster
+        }
+        _ => return None,
+    })
 }
 
 /// `bar{.cta}.sync|arrive|red`, `barrier{.cta}.sync|arrive|red{.aligned}`, ISA 1.x `bar.sync`,

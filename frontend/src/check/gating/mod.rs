@@ -23,11 +23,12 @@ use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INST
 use requirements::{Operands, Requirement, REQUIREMENTS};
 
 /// Reports every instruction of the module that its `.version` or `.target` does not allow, and
-/// every deprecated form.
-pub fn check_module(module: &ast::Module, header: &Header, diagnostics: &mut Vec<Diagnostic>) {
+/// every deprecated form; with `compile_sm`, also every instruction that the architecture it is
+/// compiled for (`sm_NN`, a driver's `--arch`) does not have.
+pub fn check_module(module: &ast::Module, header: &Header, compile_sm: Option<u32>, diagnostics: &mut Vec<Diagnostic>) {
     targets::check_header(header, diagnostics);
     check_address_size(module, header, diagnostics);
-    let gate = Gate::new(header);
+    let gate = Gate::new(header, compile_sm);
     for directive in &module.directives {
         let Directive::Function(function) = directive else { continue };
         gate.check_attributes(function, diagnostics);
@@ -44,6 +45,8 @@ pub fn check_module(module: &ast::Module, header: &Header, diagnostics: &mut Vec
 /// `vote`), and every instruction of the module is looked up in it.
 struct Gate<'header> {
     header: &'header Header,
+    /// The architecture compiled for, when it is older than the module's `.target`.
+    compile_sm: Option<u32>,
     by_opcode: Vec<(&'static str, Rows)>,
 }
 
@@ -54,9 +57,14 @@ struct Rows {
 }
 
 impl<'header> Gate<'header> {
-    fn new(header: &'header Header) -> Gate<'header> {
+    fn new(header: &'header Header, compile_sm: Option<u32>) -> Gate<'header> {
+        // Only an architecture below the module's `.target` can fail what the target allows.
+        let compile_sm = compile_sm.filter(|&compiled| header.sm.is_none_or(|declared| compiled < declared));
+        let below_compiled = |requirement: &Requirement| matches!((requirement.sm, compile_sm), (Some(needed), Some(compiled)) if needed > compiled);
         let mut by_opcode: HashMap<&'static str, Rows> = HashMap::new();
-        for requirement in REQUIREMENTS.iter().filter(|requirement| fails(requirement, header)) {
+        for requirement in
+            REQUIREMENTS.iter().filter(|requirement| fails(requirement, header) || below_compiled(requirement))
+        {
             for opcode in requirement.opcodes {
                 by_opcode.entry(opcode).or_default().requirements.push(requirement);
             }
@@ -66,7 +74,7 @@ impl<'header> Gate<'header> {
         }
         let mut by_opcode: Vec<(&'static str, Rows)> = by_opcode.into_iter().collect();
         by_opcode.sort_unstable_by_key(|(opcode, _)| *opcode);
-        Gate { header, by_opcode }
+        Gate { header, compile_sm, by_opcode }
     }
 
     fn rows(&self, opcode: &str) -> Option<&Rows> {
@@ -102,6 +110,17 @@ impl<'header> Gate<'header> {
                 .max_by_key(|(sm, _)| *sm);
             if let Some((sm, requirement)) = newest_target {
                 diagnostics.push(self.target_error(instruction, span, sm, declared, requirement));
+            }
+        }
+        if let Some(compiled) = self.compile_sm {
+            // Forms that the `.target` already fails were reported just above.
+            let allowed_by_target = |sm: u32| self.header.sm.is_none_or(|declared| sm <= declared);
+            let newest = applying()
+                .filter_map(|requirement| Some((requirement.sm?, *requirement)))
+                .filter(|(sm, _)| *sm > compiled && allowed_by_target(*sm))
+                .max_by_key(|(sm, _)| *sm);
+            if let Some((sm, requirement)) = newest {
+                diagnostics.push(self.compiled_architecture_error(instruction, span, sm, compiled, requirement));
             }
         }
         for deprecation in &rows.deprecations {
@@ -149,6 +168,25 @@ impl<'header> Gate<'header> {
         diagnostic
             .with_note(format!("Target ISA notes of section {}", requirement.section))
             .with_help(format!("raise `.target` to sm_{sm} or later"))
+    }
+
+    fn compiled_architecture_error(
+        &self,
+        instruction: &ast::Instruction,
+        span: Span,
+        sm: u32,
+        compiled: u32,
+        requirement: &Requirement,
+    ) -> Diagnostic {
+        Diagnostic::error(
+            Code::NeedsNewerTarget,
+            format!("`{}` needs sm_{sm} or later, but the module is compiled for sm_{compiled}", spelling(instruction)),
+        )
+        .with_primary(span, format!("{} requires sm_{sm} or higher", requirement.form))
+        .with_note(format!("Target ISA notes of section {}", requirement.section))
+        .with_help(format!(
+            "compile for sm_{sm} or later (`--arch sm_{sm}`), or leave `--arch` out to use the module's `.target`"
+        ))
     }
 
     fn deprecation_warning(&self, span: Span, deprecation: &DeprecatedInstruction) -> Diagnostic {

@@ -75,6 +75,7 @@ fn stores_and_control_flow_write_no_register() {
     assert_eq!(written("trap;"), Vec::<String>::new());
     assert_eq!(written("nanosleep.u32 100;"), Vec::<String>::new());
     assert_eq!(written("membar.gl;"), Vec::<String>::new());
+    assert_eq!(written("fence.proxy.alias;"), Vec::<String>::new());
     assert_eq!(written("bar.sync 0;"), Vec::<String>::new());
     assert_eq!(written("bar.warp.sync 0xffffffff;"), Vec::<String>::new());
     assert_eq!(written("red.global.add.u32 [%rd1], %r1;"), Vec::<String>::new());

@@ -479,3 +479,26 @@ fn finish_lane<'ctx>(
     }
     emit.saturation(bits, format, saturation)
 }
+
+/// A `.f16` (`brain` false) or `.bf16` value's 16 bits (an `i16`), exactly, as a `double`: the
+/// elements of `mma`'s half-precision operands.
+pub fn widen_to_double<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    bits: IntValue<'ctx>,
+    brain: bool,
+    span: Span,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let emit = Emit { lowering, span };
+    emit.widen(bits, if brain { Format::Brain } else { Format::Half })
+}
+
+/// A `double` rounded to the nearest `.f16`, ties to even, as 16 bits (an `i16`); NaN becomes
+/// the canonical NaN. `mma`'s `.f16` accumulators are rounded this way, once, from their sums.
+pub fn round_to_half<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    span: Span,
+) -> LoweringResult<IntValue<'ctx>> {
+    let emit = Emit { lowering, span };
+    emit.narrow(value, Format::Half, RoundingMode::NearestEven)
+}

@@ -1,0 +1,89 @@
+//! Execution tests on SPIR-V through an OpenCL runtime (in CI, Intel's CPU runtime from
+//! scripts/setup-opencl.sh), for comparing a GPU target with the same models as the CPU.
+//!
+//! The library API documents one OpenCL launch per process (Intel's runtime carries its own
+//! LLVM; see docs/ARCHITECTURE.md, "Not done yet"), so each launch runs in a child process: the
+//! test binary itself, started on one test that serves it ([`serve_child`], which a test binary
+//! using [`run_ok`] must call from a test of its own), with the kernel and its launch spec in a
+//! scratch folder.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ptxr_driver::launch::{launch_on, LaunchFiles, LaunchTarget};
+use ptxr_runtime::LaunchSpec;
+
+use crate::{buffers_from_json, launch_spec_json, Buffer, Launch};
+
+/// The folder a child process launches from; set only in the child.
+const CHILD: &str = "PTXR_TESTS_OPENCL_CHILD";
+/// Starts the child's result JSON on stdout (the test harness prints its own lines too).
+const MARKER: &str = "ptxr-tests-opencl-result:";
+
+/// Whether OpenCL launches can be tried: `OCL_ICD_VENDORS` names the platforms (as scripts/test.sh
+/// and the README's set-up export it). Without it the tests skip, unless every validator is
+/// required (`PTXR_REQUIRE_VALIDATORS=1`), which makes a missing platform a failure.
+pub fn available() -> bool {
+    if std::env::var_os("OCL_ICD_VENDORS").is_some() {
+        return true;
+    }
+    if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
+        panic!("OpenCL is required (PTXR_REQUIRE_VALIDATORS=1) but OCL_ICD_VENDORS is not set: run scripts/setup-opencl.sh");
+    }
+    eprintln!("skipping the OpenCL runs: OCL_ICD_VENDORS is not set");
+    false
+}
+
+/// Runs `ptx` compiled for SPIR-V on the first OpenCL device, with every kernel parameter bound,
+/// in order, to one of `buffers`, and returns every buffer's bits afterwards; panics with the
+/// failure. `child_test` is the name of the test in this binary that calls [`serve_child`].
+pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer], child_test: &str) -> Vec<Vec<u64>> {
+    static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
+    let folder = std::env::temp_dir().join(format!(
+        "ptxr-tests-opencl-{}-{}",
+        std::process::id(),
+        LAUNCHES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{}: {error}", folder.display()));
+    std::fs::write(folder.join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
+    let spec = launch_spec_json(launch_shape, buffers).to_string();
+    std::fs::write(folder.join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
+    let executable = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
+    let output = Command::new(executable)
+        .args(["--exact", child_test, "--nocapture", "--test-threads=1"])
+        .env(CHILD, &folder)
+        .output()
+        .unwrap_or_else(|error| panic!("cannot start the OpenCL child process: {error}"));
+    let _ = std::fs::remove_dir_all(&folder);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let Some((_, json)) = stdout.split_once(MARKER) else {
+        panic!(
+            "the OpenCL launch failed (status {}):\n{}{}\n{ptx}",
+            output.status,
+            stdout,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let json = json.lines().next().unwrap_or_default();
+    buffers_from_json(json, buffers.len()).unwrap_or_else(|failure| panic!("{failure}\n{ptx}"))
+}
+
+/// In the child process of [`run_ok`], launches the kernel of its folder on OpenCL and prints
+/// the result JSON after the marker, on one line; elsewhere does nothing.
+pub fn serve_child() {
+    let Some(folder) = std::env::var_os(CHILD).map(PathBuf::from) else { return };
+    let read =
+        |name: &str| std::fs::read_to_string(folder.join(name)).unwrap_or_else(|error| panic!("{name}: {error}"));
+    let (ptx, spec) = (read("kernel.ptx"), read("spec.json"));
+    let spec = LaunchSpec::from_json(&spec).unwrap_or_else(|error| panic!("{error}"));
+    let files = LaunchFiles { spec_directory: &folder, dump_directory: None, printf_output: None };
+    let target = LaunchTarget::OpenCl { device: None };
+    match launch_on(&ptx, "kernel.ptx", &spec, &files, 2, target) {
+        Ok((json, _)) => {
+            let json: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}"));
+            println!("\n{MARKER}{json}");
+        }
+        Err(failure) => panic!("{failure:?}"),
+    }
+}

@@ -1,0 +1,177 @@
+//! The vendors' checks of ptxr's GPU artefacts, shared by the tests that compile many kernels
+//! (`gpu_validation.rs`, `real_compilers.rs`): NVIDIA's `ptxas` accepts the NVPTX output,
+//! `spirv-val` accepts the SPIR-V for the OpenCL environment of its version, and the AMDGPU
+//! code object's metadata (read by `llvm-readelf`) lists every kernel with its wave size and
+//! segment sizes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_frontend::diagnostic::Code;
+
+use crate::{repository_root, validator};
+
+/// The outcome of compiling one module for one target.
+pub enum Compiled {
+    Artefact(Vec<u8>),
+    /// E0901: the messages of every unsupported construct.
+    Unsupported(Vec<String>),
+    /// Not a target's limit: the frontend rejects the file, or an internal error.
+    Rejected(String),
+}
+
+/// Compiles `source` for `target` (`cpu`, `nvptx`, `amdgpu`, `spirv`) at -O2, with the target's
+/// natural artefact.
+pub fn compile(source: &str, target: &str) -> Compiled {
+    let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: None, optimization: 2 };
+    match compile_source(source, "kernel", &options) {
+        Ok(artifact) => Compiled::Artefact(artifact.bytes),
+        Err(Failure::Diagnostics(diagnostics))
+            if diagnostics.iter().any(|diagnostic| diagnostic.code == Code::Unsupported) =>
+        {
+            Compiled::Unsupported(
+                diagnostics
+                    .iter()
+                    .filter(|diagnostic| diagnostic.code == Code::Unsupported)
+                    .map(|diagnostic| diagnostic.message.clone())
+                    .collect(),
+            )
+        }
+        Err(failure) => Compiled::Rejected(format!("{failure:?}")),
+    }
+}
+
+/// The `.entry` names of a PTX module.
+pub fn entry_names(ptx: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (index, _) in ptx.match_indices(".entry") {
+        let rest = ptx[index + ".entry".len()..].trim_start();
+        let name: String = rest
+            .chars()
+            .take_while(|&character| character.is_ascii_alphanumeric() || "_$".contains(character))
+            .collect();
+        if !name.is_empty() {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The `.target` of a PTX text (ptxr's NVPTX output names the architecture it was built for).
+fn ptx_target(ptx: &str) -> String {
+    ptx.lines()
+        .find_map(|line| line.trim().strip_prefix(".target"))
+        .and_then(|rest| rest.trim().split(|character: char| character == ',' || character.is_whitespace()).next())
+        .unwrap_or("sm_52")
+        .to_string()
+}
+
+/// The `spirv-val` environment for a module: OpenCL 2.2 for SPIR-V 1.2 and older. spirv-tools
+/// has no OpenCL environment for SPIR-V 1.3 (the sub-group version ptxr picks for warp
+/// collectives); those modules get the universal rules of their SPIR-V version. A module that
+/// declared the `Float16` capability would fail here: OpenCL grants it only through the
+/// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
+pub fn spirv_environment(binary: &[u8]) -> String {
+    let word = |index: usize| {
+        binary
+            .get(index * 4..index * 4 + 4)
+            .map_or(0, |bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    };
+    let (major, minor) = ((word(1) >> 16) & 0xff, (word(1) >> 8) & 0xff);
+    if (major, minor) <= (1, 2) {
+        "opencl2.2".to_string()
+    } else {
+        format!("spv{major}.{minor}")
+    }
+}
+
+/// Runs a validator; its output on success, or its output as the error.
+pub fn run(command: &mut Command) -> Result<String, String> {
+    let output = command.output().map_err(|error| error.to_string())?;
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    if output.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// The three validators.
+pub struct Validators {
+    pub ptxas: PathBuf,
+    pub spirv_val: PathBuf,
+    pub readelf: PathBuf,
+}
+
+impl Validators {
+    /// All three, or `None` (with a message) when one is missing and not required
+    /// (`PTXR_REQUIRE_VALIDATORS=1` makes a missing one a failure).
+    pub fn find() -> Option<Validators> {
+        let cached_ptxas = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+        let ptxas = validator(&[cached_ptxas.to_string_lossy().as_ref(), "ptxas"])?;
+        let spirv_val = validator(&["spirv-val"])?;
+        let readelf = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"])?;
+        Some(Validators { ptxas, spirv_val, readelf })
+    }
+
+    /// Checks one artefact of `source` for `target` (`nvptx`, `spirv`, `amdgpu`; nothing to
+    /// check for `cpu`), writing files named after `name` into `scratch`.
+    pub fn check(&self, target: &str, name: &str, source: &str, artefact: &[u8], scratch: &Path) -> Result<(), String> {
+        let write = |extension: &str| {
+            let file = scratch.join(format!("{name}.{target}.{extension}"));
+            std::fs::write(&file, artefact).map(|()| file).map_err(|error| error.to_string())
+        };
+        match target {
+            "nvptx" => {
+                let file = write("ptx")?;
+                let architecture = ptx_target(&String::from_utf8_lossy(artefact));
+                // Compile-only: a module may call `.extern` functions that another object defines.
+                run(Command::new(&self.ptxas)
+                    .arg(format!("-arch={architecture}"))
+                    .arg("--compile-only")
+                    .arg("-o")
+                    .arg(scratch.join(format!("{name}.cubin")))
+                    .arg(&file))
+                .map(|_| ())
+                .map_err(|message| format!("ptxas: {message}"))
+            }
+            "spirv" => {
+                let file = write("spv")?;
+                let environment = spirv_environment(artefact);
+                run(Command::new(&self.spirv_val).args(["--target-env", &environment]).arg(&file))
+                    .map(|_| ())
+                    .map_err(|message| format!("spirv-val {environment}: {message}"))
+            }
+            "amdgpu" => {
+                let file = write("hsaco")?;
+                let notes = run(Command::new(&self.readelf).arg("--notes").arg(&file))
+                    .map_err(|message| format!("llvm-readelf: {message}"))?;
+                for kernel in entry_names(source) {
+                    if !notes.contains(&format!(".name:           {kernel}\n")) {
+                        return Err(format!("kernel {kernel} is missing from the metadata"));
+                    }
+                }
+                for field in [".wavefront_size:", ".group_segment_fixed_size:", ".private_segment_fixed_size:"] {
+                    if !notes.contains(field) {
+                        return Err(format!("no {field} in the metadata"));
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The shared folder (`shared/` with the corpus and the conformance kernels) beside the
+/// repository or beside one of its parent folders (a worktree); `None` when it is absent.
+pub fn shared_folder() -> Option<PathBuf> {
+    repository_root()
+        .ancestors()
+        .skip(1)
+        .map(|folder| folder.join("shared"))
+        .find(|shared| shared.join("corpus").is_dir())
+}

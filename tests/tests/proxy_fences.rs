@@ -1,0 +1,111 @@
+//! Bidirectional proxy fences (`fence.proxy.alias`, `membar.proxy.alias`,
+//! `fence.proxy.async{.global, .shared::cta}`, as Triton writes them for sm_90) compile on every
+//! target: NVPTX writes PTX's own fences (at the PTX ISA version they need), the others an
+//! ordinary fence, since no async-proxy operation is lowered there. The other proxy fences
+//! stay unsupported, named.
+
+use std::process::Command;
+
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_tests::{repository_root, run_ok, validator, Buffer, Launch};
+
+/// Stores through shared memory across every bidirectional proxy fence.
+const FENCES: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry fences(.param .u64 data)
+{
+    .shared .align 4 .b8 tile[4];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [data];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.global.u32 %r1, [%rd2];
+    mov.u32 %r2, tile;
+    st.shared.u32 [%r2], %r1;
+    fence.proxy.async.shared::cta;
+    fence.proxy.async.global;
+    fence.proxy.async;
+    fence.proxy.alias;
+    membar.proxy.alias;
+    ld.shared.u32 %r3, [%r2];
+    add.u32 %r3, %r3, 1;
+    st.global.u32 [%rd2+4], %r3;
+    ret;
+}
+"#;
+
+fn compile(source: &str, target: &str) -> Result<Vec<u8>, Failure> {
+    let target = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target, emit: None, optimization: 2 };
+    compile_source(source, "fences", &options).map(|artifact| artifact.bytes)
+}
+
+#[test]
+fn proxy_fences_run_on_the_cpu() {
+    let result = run_ok(FENCES, &Launch::threads(1), &[Buffer::u32s(&[41, 0])]);
+    assert_eq!(result[0], vec![41, 42]);
+}
+
+#[test]
+fn proxy_fences_compile_for_every_gpu() {
+    for target in ["amdgpu", "spirv"] {
+        compile(FENCES, target).unwrap_or_else(|failure| panic!("{target}: {failure:?}"));
+    }
+    let ptx = compile(FENCES, "nvptx").unwrap_or_else(|failure| panic!("nvptx: {failure:?}"));
+    let text = String::from_utf8_lossy(&ptx);
+    for fence in
+        ["fence.proxy.async.shared::cta;", "fence.proxy.async.global;", "fence.proxy.async;", "fence.proxy.alias;"]
+    {
+        assert!(text.contains(fence), "{fence} in\n{text}");
+    }
+    assert!(text.contains(".version 8.0"), "{text}");
+    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let directory = std::env::temp_dir().join(format!("ptxr-proxy-fences-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    let file = directory.join("fences.ptx");
+    std::fs::write(&file, &ptx).unwrap_or_else(|error| panic!("{error}"));
+    let output = Command::new(&ptxas)
+        .args(["-arch=sm_90", "-o"])
+        .arg(directory.join("fences.cubin"))
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|error| panic!("{error}"));
+    let _ = std::fs::remove_dir_all(&directory);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn the_alias_fence_on_sm_80_is_written_at_ptx_7_5() {
+    let source = FENCES
+        .replace(".version 8.0", ".version 7.5")
+        .replace(".target sm_90", ".target sm_80")
+        .lines()
+        .filter(|line| !line.contains("proxy.async"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ptx = compile(&source, "nvptx").unwrap_or_else(|failure| panic!("nvptx: {failure:?}"));
+    let text = String::from_utf8_lossy(&ptx);
+    assert!(text.contains(".version 7.5") && text.contains("fence.proxy.alias;"), "{text}");
+}
+
+#[test]
+fn other_proxy_fences_are_reported_by_name() {
+    // The tensormap fence came with PTX ISA 8.3 (ptxas: "requires PTX ISA .version 8.3").
+    let source = FENCES
+        .replace(".version 8.0", ".version 8.3")
+        .replace("fence.proxy.alias;", "fence.proxy.tensormap::generic.release.gpu;");
+    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
+        match compile(&source, target) {
+            Err(Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.message.contains("fence.proxy.tensormap")
+                    && diagnostic.message.ends_with(&format!("on {target}"))),
+                "{target}: {diagnostics:?}"
+            ),
+            other => panic!("{target}: expected E0901, got {:?}", other.map(|bytes| bytes.len())),
+        }
+    }
+}
