@@ -78,6 +78,40 @@ fn context_dimension<'ctx>(
     Ok(site.builder.build_load(i32_type, address, &format!("{name}.{dimension}")).map_err(llvm_error)?.into_int_value())
 }
 
+/// `isspacep.global` on the host, where global memory is what the launch allocated (its buffers
+/// and the device heap, which the runtime knows) and the module's own `.global` variables (the
+/// non-constant LLVM globals: `.const` variables are constant, and `.shared` ones live in the
+/// block's window, not in globals). Anything else (a thread's `.local` variables, the shared
+/// window, `.const` data, kernel parameters, any other host address) is not global.
+fn is_global_address<'ctx>(site: &Site<'_, 'ctx>, address: PointerValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i64_type = site.context.i64_type();
+    let address_bits = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
+    let mut in_variable = site.context.bool_type().const_zero();
+    for global in site.module.get_globals() {
+        let name = global.get_name().to_string_lossy();
+        if global.is_constant() || name.starts_with("llvm.") || name.starts_with("ptxr") {
+            continue;
+        }
+        let bytes = global
+            .get_value_type()
+            .size_of()
+            .ok_or_else(|| Unsupported { what: format!("`isspacep.global` beside the unsized variable `{name}`") })?;
+        let start = builder.build_ptr_to_int(global.as_pointer_value(), i64_type, "").map_err(llvm_error)?;
+        let offset = builder.build_int_sub(address_bits, start, "").map_err(llvm_error)?;
+        let inside = builder.build_int_compare(inkwell::IntPredicate::ULT, offset, bytes, "").map_err(llvm_error)?;
+        in_variable = builder.build_or(in_variable, inside, "").map_err(llvm_error)?;
+    }
+    let function_type = site.context.i32_type().fn_type(&[i64_type.into()], false);
+    let in_launch = call_function(site, runtime_function::IS_GLOBAL_ADDRESS, function_type, &[address_bits.into()])?
+        .ok_or_else(|| Unsupported { what: format!("{} returned nothing", runtime_function::IS_GLOBAL_ADDRESS) })?
+        .into_int_value();
+    let in_launch = builder
+        .build_int_compare(inkwell::IntPredicate::NE, in_launch, site.context.i32_type().const_zero(), "")
+        .map_err(llvm_error)?;
+    builder.build_or(in_variable, in_launch, "").map_err(llvm_error)
+}
+
 fn context_parameter<'ctx>(
     site: &Site<'_, 'ctx>,
     function: inkwell::values::FunctionValue<'ctx>,
@@ -331,9 +365,12 @@ impl Target for Cpu {
         address: PointerValue<'ctx>,
         state_space: StateSpace,
     ) -> Result<IntValue<'ctx>, Unsupported> {
+        if state_space == StateSpace::Global {
+            return is_global_address(site, address);
+        }
         if state_space != StateSpace::Shared {
-            // Host addresses of global buffers, `.const` data and thread stacks carry no mark
-            // of their state space, and the compiled code knows none of their ranges.
+            // Host addresses of `.const` data, thread stacks and parameters carry no mark of
+            // their state space, and nothing records their ranges.
             return Err(Unsupported { what: format!("`isspacep{state_space}`") });
         }
         // Shared memory is the block's window: `[base, base + static + dynamic bytes)`.

@@ -102,6 +102,9 @@ pub mod runtime_function {
     pub const MALLOC: &str = "ptxr_malloc";
     /// `void (u64 address)`: `free`.
     pub const FREE: &str = "ptxr_free";
+    /// `u32 (u64 address)`: 1 when `address` lies in one of the launch's buffers or its device
+    /// heap (`isspacep.global`; the module's `.global` variables are checked by the caller).
+    pub const IS_GLOBAL_ADDRESS: &str = "ptxr_is_global_address";
     /// `void (u64 message, u64 file, u32 line, u64 function, u32 x, u32 y, u32 z)`:
     /// `__assertfail` from thread `(x, y, z)`; the launch fails once the block is done.
     pub const ASSERT_FAIL: &str = "ptxr_assertfail";
