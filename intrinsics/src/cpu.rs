@@ -714,7 +714,9 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixShape::M16n8k8 => matrix_operation::SHAPE_M16N8K8,
         MatrixShape::M16n8k16 => matrix_operation::SHAPE_M16N8K16,
         MatrixShape::M16n8k32 => matrix_operation::SHAPE_M16N8K32,
-        MatrixShape::M8n8k4 if operation.a == MatrixElement::F16 => matrix_operation::SHAPE_M8N8K4,
+        MatrixShape::M8n8k4 if matches!(operation.a, MatrixElement::F16 | MatrixElement::F64) => {
+            matrix_operation::SHAPE_M8N8K4
+        }
         MatrixShape::M8n8k4
         | MatrixShape::M8n8k32
         | MatrixShape::M8n8k128
@@ -730,7 +732,8 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixElement::S8 => Ok(matrix_operation::ELEMENT_S8),
         MatrixElement::U8 => Ok(matrix_operation::ELEMENT_U8),
         MatrixElement::S32 => Ok(matrix_operation::ELEMENT_S32),
-        MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
+        MatrixElement::F64 => Ok(matrix_operation::ELEMENT_F64),
+        MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
     };
     let code = matrix_operation::encode(
         shape,
