@@ -320,6 +320,9 @@ impl Target for Spirv {
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
             SpecialRegister::Clock | SpecialRegister::Clock64 => {
+                // OpReadClockKHR (SPV_KHR_shader_clock) runs on Intel's CPU runtime, but its
+                // capability ShaderClockKHR implies Shader, under which spirv-val demands
+                // structured control flow that lowered PTX loops do not have.
                 Err(Unsupported { what: format!("special register {register}") })
             }
         }
