@@ -102,6 +102,9 @@ pub mod runtime_function {
     pub const MALLOC: &str = "ptxr_malloc";
     /// `void (u64 address)`: `free`.
     pub const FREE: &str = "ptxr_free";
+    /// `u32 (u64 address)`: 1 when `address` lies in one of the launch's buffers or its device
+    /// heap (`isspacep.global`; the module's `.global` variables are checked by the caller).
+    pub const IS_GLOBAL_ADDRESS: &str = "ptxr_is_global_address";
     /// `void (u64 message, u64 file, u32 line, u64 function, u32 x, u32 y, u32 z)`:
     /// `__assertfail` from thread `(x, y, z)`; the launch fails once the block is done.
     pub const ASSERT_FAIL: &str = "ptxr_assertfail";
@@ -213,7 +216,8 @@ pub mod matrix_operation {
     pub const SHAPE_M16N8K8: u32 = 2;
     pub const SHAPE_M16N8K16: u32 = 3;
     pub const SHAPE_M16N8K32: u32 = 4;
-    /// `.m8n8k4` on `.f16`: four 8×8×4 products, one per group of eight lanes.
+    /// `.m8n8k4`: on `.f16` four 8×8×4 products, one per group of eight lanes; on `.f64` one
+    /// 8×8×4 product by the whole warp.
     pub const SHAPE_M8N8K4: u32 = 5;
 
     pub const ELEMENT_F16: u32 = 0;
@@ -223,6 +227,8 @@ pub mod matrix_operation {
     pub const ELEMENT_S8: u32 = 4;
     pub const ELEMENT_U8: u32 = 5;
     pub const ELEMENT_S32: u32 = 6;
+    /// `.f64`: each register takes two words of the buffer, low word first.
+    pub const ELEMENT_F64: u32 = 7;
 
     pub const SATURATE: u32 = 1 << 20;
     /// A is `.col` (column-major).

@@ -118,6 +118,7 @@ fn check_function(
         variables: Vec::new(),
         globals: &globals.variables,
         labels: HashMap::new(),
+        branch_targets: HashMap::new(),
         functions: function_names,
         diagnostics,
         address_size: header.address_size,
@@ -192,15 +193,35 @@ fn count_statements(block: &ast::Block) -> usize {
         .map(|statement| match statement {
             Statement::Label(_) | Statement::Instruction(_) => 1,
             Statement::Block(inner) => count_statements(inner),
-            Statement::Declaration(_) | Statement::Location { .. } | Statement::Pragma { .. } => 0,
+            Statement::Declaration(_)
+            | Statement::Location { .. }
+            | Statement::Pragma { .. }
+            | Statement::BranchTargets { .. } => 0,
         })
         .sum()
 }
 
-/// Labels are visible in the whole function, before and after their definition.
+/// Labels are visible in the whole function, before and after their definition; so are the
+/// `.branchtargets` lists, each named by the label just before it.
 fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut Context) {
-    for statement in &block.statements {
+    for (index, statement) in block.statements.iter().enumerate() {
         match statement {
+            Statement::BranchTargets { labels: targets, span } => {
+                let named_by = match index.checked_sub(1).map(|previous| &block.statements[previous]) {
+                    Some(Statement::Label(name)) => context.labels.get(&name.node).copied(),
+                    _ => None,
+                };
+                match named_by {
+                    Some(label) => {
+                        context.branch_targets.insert(label, targets.clone());
+                    }
+                    None => context.report(
+                        Diagnostic::error(Code::InvalidDeclaration, "`.branchtargets` needs a label to name the list")
+                            .with_primary(*span, "no label before this list")
+                            .with_help("write `targets: .branchtargets L1, L2;` and branch with `brx.idx %r, targets`"),
+                    ),
+                }
+            }
             Statement::Label(name) => {
                 if let Some(existing) = context.labels.get(&name.node) {
                     let first = labels[existing.0 as usize].span;
@@ -241,7 +262,7 @@ fn check_block(block: &ast::Block, context: &mut Context, statements: &mut Vec<i
                 }
             }
             Statement::Block(inner) => check_block(inner, context, statements, true),
-            Statement::Location { .. } | Statement::Pragma { .. } => {}
+            Statement::Location { .. } | Statement::Pragma { .. } | Statement::BranchTargets { .. } => {}
         }
     }
     if nested {

@@ -31,7 +31,7 @@ pub use scheduler::{
 };
 
 use crate::abi::runtime_function;
-use crate::device_library::{ptxr_assertfail, ptxr_free, ptxr_malloc, ptxr_vprintf};
+use crate::device_library::{ptxr_assertfail, ptxr_free, ptxr_is_global_address, ptxr_malloc, ptxr_vprintf};
 
 /// The runtime functions that compiled kernels may call, with their addresses, for the JIT.
 pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
@@ -42,6 +42,7 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::PRINTF, ptxr_vprintf as *const () as usize),
         (runtime_function::MALLOC, ptxr_malloc as *const () as usize),
         (runtime_function::FREE, ptxr_free as *const () as usize),
+        (runtime_function::IS_GLOBAL_ADDRESS, ptxr_is_global_address as *const () as usize),
         (runtime_function::ASSERT_FAIL, ptxr_assertfail as *const () as usize),
         (runtime_function::RUN_COOPERATIVE_BLOCK, ptxr_run_cooperative_block as *const () as usize),
         (runtime_function::BARRIER, ptxr_barrier as *const () as usize),
