@@ -42,7 +42,8 @@ use llvm_sys::prelude::*;
 use llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleDataLayout};
 use llvm_sys::LLVMOpcode;
 use ptxr_frontend::vocabulary::Dimension;
-use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, work_item_state};
+use ptxr_frontend::ir::ShuffleMode;
+use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective, work_item_state};
 
 use crate::declare::call_function;
 use crate::resumable::{blocks, callee_name, instructions};
@@ -69,6 +70,70 @@ const COPIED_INSTRUCTIONS_LIMIT: usize = 2_000_000;
 enum WaitKind {
     Barrier,
     WarpCollective,
+}
+
+/// How the region function completes a wait that every thread of the block has reached at
+/// the same wait point, without returning to the runtime.
+#[derive(Clone, Copy, Debug)]
+enum Completion {
+    /// The runtime completes it (the operands are not constants, or the collective is one the
+    /// loops do not compute: `match`, `redux`, `mma`, `ldmatrix`).
+    Runtime,
+    /// `bar.sync` on a constant barrier: nothing to compute.
+    Nothing,
+    /// `bar.red` on a constant barrier: the reduction over the deposited predicates.
+    BarrierReduction(u32),
+    /// `shfl` of whole warps with constant lane and clamp operands.
+    Shuffle { mode: ShuffleMode, b: u64, c: u64 },
+    /// `vote` of whole warps.
+    Vote(u32),
+    /// The same result for every lane (`activemask`, `bar.warp.sync` of whole warps).
+    Same(u64),
+}
+
+/// The [`Completion`] of wait `call`.
+///
+/// # Safety
+///
+/// `call` is a wait call of kind `kind`.
+unsafe fn completion(call: LLVMValueRef, kind: WaitKind) -> Completion {
+    // SAFETY: per the contract.
+    unsafe {
+        let constant = |index: u32| {
+            let value = LLVMGetOperand(call, index);
+            (!LLVMIsAConstantInt(value).is_null()).then(|| LLVMConstIntGetZExtValue(value))
+        };
+        match kind {
+            WaitKind::Barrier => match (constant(0), constant(1)) {
+                (Some(operation), Some(_)) if operation == u64::from(barrier_operation::SYNC) => Completion::Nothing,
+                (Some(operation), Some(_)) => Completion::BarrierReduction(operation as u32),
+                _ => Completion::Runtime,
+            },
+            WaitKind::WarpCollective => {
+                let (Some(collective), Some(mask)) = (constant(0), constant(1)) else { return Completion::Runtime };
+                if mask != u64::from(u32::MAX) && mask != 0 {
+                    return Completion::Runtime;
+                }
+                let mode = match collective as u32 {
+                    warp_collective::SHUFFLE_UP => ShuffleMode::Up,
+                    warp_collective::SHUFFLE_DOWN => ShuffleMode::Down,
+                    warp_collective::SHUFFLE_BUTTERFLY => ShuffleMode::Butterfly,
+                    warp_collective::SHUFFLE_INDEX => ShuffleMode::Index,
+                    warp_collective::VOTE_ALL
+                    | warp_collective::VOTE_ANY
+                    | warp_collective::VOTE_UNIFORM
+                    | warp_collective::VOTE_BALLOT => return Completion::Vote(collective as u32),
+                    warp_collective::ACTIVE_MASK => return Completion::Same(u64::from(u32::MAX)),
+                    warp_collective::SYNC => return Completion::Same(0),
+                    _ => return Completion::Runtime,
+                };
+                match (constant(3), constant(4)) {
+                    (Some(b), Some(c)) => Completion::Shuffle { mode, b, c },
+                    _ => Completion::Runtime,
+                }
+            }
+        }
+    }
 }
 
 fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
@@ -140,6 +205,8 @@ pub fn build<'ctx>(
     if waits.is_empty() {
         return Ok(WorkItemForm::Independent);
     }
+    // SAFETY: the waits are calls of `body`.
+    let completions: Vec<Completion> = waits.iter().map(|&(call, kind)| unsafe { completion(call, kind) }).collect();
     let context = site.context;
     let i32_type = context.i32_type();
     let pointer_type = context.ptr_type(AddressSpace::default());
@@ -164,7 +231,7 @@ pub fn build<'ctx>(
     // SAFETY: `body` and `step` belong to the module; the rewrite keeps every block terminated.
     let (bytes_per_thread, regions) =
         unsafe { rewrite(site.module.as_mut_ptr(), body.as_value_ref(), step.as_value_ref(), &waits) };
-    region_function(site, name, parameters, step, regions)?;
+    region_function(site, name, parameters, step, regions, &completions)?;
     block_entry(site, name, bytes_per_thread)?;
     Ok(WorkItemForm::Loops)
 }
@@ -592,6 +659,7 @@ fn region_function<'ctx>(
     parameters: &KernelParameters<'ctx>,
     step: FunctionValue<'ctx>,
     regions: u32,
+    completions: &[Completion],
 ) -> Result<(), Unsupported> {
     let context = site.context;
     let builder = site.builder;
@@ -674,7 +742,9 @@ fn region_function<'ctx>(
         Ok::<(), Unsupported>(())
     };
 
-    // Every thread: one loop nest per region, the region a constant.
+    // Every thread: one loop nest per region, the region a constant. After each, when every
+    // thread waits at the same wait point and the wait completes here, its region follows.
+    let dispatch = context.append_basic_block(function, "dispatch");
     builder.position_at_end(all);
     let mut cases = Vec::new();
     for index in 0..regions {
@@ -682,10 +752,12 @@ fn region_function<'ctx>(
         cases.push((i32_type.const_int(u64::from(index), false), block));
         builder.position_at_end(block);
         let constant = i32_type.const_int(u64::from(index), false);
-        thread_loops(site, function, sizes, done, |thread, linear| call_step(constant, thread, linear))?;
+        thread_loops(site, function, sizes, dispatch, |thread, linear| call_step(constant, thread, linear))?;
     }
     builder.position_at_end(all);
     builder.build_switch(region, done, &cases).map_err(llvm_error)?;
+    let fields = StateFields { state, threads };
+    complete_in_loops(site, function, &fields, current, done, dispatch, &cases, completions)?;
 
     // The selected threads: one loop, the region a variable.
     builder.position_at_end(general);
@@ -717,6 +789,245 @@ fn region_function<'ctx>(
 
     builder.position_at_end(done);
     builder.build_return(None).map_err(llvm_error)?;
+    Ok(())
+}
+
+/// The block's state arrays as the region function sees them.
+struct StateFields<'ctx> {
+    state: PointerValue<'ctx>,
+    threads: IntValue<'ctx>,
+}
+
+impl<'ctx> StateFields<'ctx> {
+    /// The address of exchange field `offset` (`size` bytes per thread) of thread `thread`.
+    fn address(
+        &self,
+        site: &Site<'_, 'ctx>,
+        offset: u64,
+        size: u64,
+        thread: IntValue<'ctx>,
+    ) -> Result<PointerValue<'ctx>, Unsupported> {
+        let builder = site.builder;
+        let i64_type = site.context.i64_type();
+        let threads = builder.build_int_z_extend(self.threads, i64_type, "").map_err(llvm_error)?;
+        let thread = builder.build_int_z_extend(thread, i64_type, "").map_err(llvm_error)?;
+        let base = builder.build_int_nuw_mul(threads, i64_type.const_int(offset, false), "").map_err(llvm_error)?;
+        let within = builder.build_int_nuw_mul(thread, i64_type.const_int(size, false), "").map_err(llvm_error)?;
+        let offset = builder.build_int_nuw_add(base, within, "").map_err(llvm_error)?;
+        // SAFETY: the field lies inside the block's state.
+        unsafe { builder.build_in_bounds_gep(site.context.i8_type(), self.state, &[offset], "field") }
+            .map_err(llvm_error)
+    }
+}
+
+/// `for index < count { body(index) }` from the builder's block (`count` at least 1); the builder
+/// ends in the block after the loop.
+fn counted_loop<'ctx>(
+    site: &Site<'_, 'ctx>,
+    function: FunctionValue<'ctx>,
+    count: IntValue<'ctx>,
+    name: &str,
+    mut body: impl FnMut(IntValue<'ctx>) -> Result<(), Unsupported>,
+) -> Result<(), Unsupported> {
+    let context = site.context;
+    let builder = site.builder;
+    let i32_type = context.i32_type();
+    let start = builder.get_insert_block().ok_or_else(|| llvm_error("loop"))?;
+    let header = context.append_basic_block(function, name);
+    let after = context.append_basic_block(function, &format!("{name}.end"));
+    builder.build_unconditional_branch(header).map_err(llvm_error)?;
+    builder.position_at_end(header);
+    let index = builder.build_phi(i32_type, name).map_err(llvm_error)?;
+    let index_value = index.as_basic_value().into_int_value();
+    body(index_value)?;
+    let latch = builder.get_insert_block().ok_or_else(|| llvm_error("loop"))?;
+    let next = builder.build_int_nuw_add(index_value, i32_type.const_int(1, false), "").map_err(llvm_error)?;
+    let more = builder.build_int_compare(IntPredicate::ULT, next, count, "").map_err(llvm_error)?;
+    builder.build_conditional_branch(more, header, after).map_err(llvm_error)?;
+    index.add_incoming(&[(&i32_type.const_zero(), start), (&next, latch)]);
+    builder.position_at_end(after);
+    Ok(())
+}
+
+/// From `dispatch` (every thread has run its region): when every thread stopped at the same
+/// wait point and that wait's [`Completion`] is not the runtime's, computes its results into
+/// the state and goes on with its region (`regions[k]`); otherwise returns to the runtime
+/// (`done`).
+#[allow(clippy::too_many_arguments)]
+fn complete_in_loops<'ctx>(
+    site: &Site<'_, 'ctx>,
+    function: FunctionValue<'ctx>,
+    fields: &StateFields<'ctx>,
+    current: PointerValue<'ctx>,
+    done: inkwell::basic_block::BasicBlock<'ctx>,
+    dispatch: inkwell::basic_block::BasicBlock<'ctx>,
+    regions: &[(IntValue<'ctx>, inkwell::basic_block::BasicBlock<'ctx>)],
+    completions: &[Completion],
+) -> Result<(), Unsupported> {
+    let context = site.context;
+    let builder = site.builder;
+    let i32_type = context.i32_type();
+    let i64_type = context.i64_type();
+    let threads = fields.threads;
+    // The counters' allocas go to the entry, outside the loops.
+    let entry = function.get_first_basic_block().ok_or_else(|| llvm_error("regions"))?;
+    match entry.get_first_instruction() {
+        Some(first) => builder.position_before(&first),
+        None => builder.position_at_end(entry),
+    }
+    let difference = builder.build_alloca(i32_type, "difference").map_err(llvm_error)?;
+    let count = builder.build_alloca(i32_type, "true_count").map_err(llvm_error)?;
+    let ballot = builder.build_alloca(i32_type, "ballot").map_err(llvm_error)?;
+    builder.position_at_end(dispatch);
+    let first = builder.build_load(i32_type, current, "first").map_err(llvm_error)?.into_int_value();
+    // Whether every thread is at `first`: an or of differences, which vectorises.
+    builder.build_store(difference, i32_type.const_zero()).map_err(llvm_error)?;
+    counted_loop(site, function, threads, "same", |thread| {
+        // SAFETY: `thread` is below the thread count, `current`'s length.
+        let address = unsafe { builder.build_in_bounds_gep(i32_type, current, &[thread], "") }.map_err(llvm_error)?;
+        let value = builder.build_load(i32_type, address, "").map_err(llvm_error)?.into_int_value();
+        let different = builder.build_xor(value, first, "").map_err(llvm_error)?;
+        let so_far = builder.build_load(i32_type, difference, "").map_err(llvm_error)?.into_int_value();
+        let so_far = builder.build_or(so_far, different, "").map_err(llvm_error)?;
+        builder.build_store(difference, so_far).map_err(llvm_error)?;
+        Ok(())
+    })?;
+    let total = builder.build_load(i32_type, difference, "").map_err(llvm_error)?.into_int_value();
+    let same = builder.build_int_compare(IntPredicate::EQ, total, i32_type.const_zero(), "").map_err(llvm_error)?;
+    let choose = context.append_basic_block(function, "choose");
+    builder.build_conditional_branch(same, choose, done).map_err(llvm_error)?;
+
+    builder.position_at_end(choose);
+    let mut cases = Vec::new();
+    let whole_warps = {
+        let lanes = builder.build_and(threads, i32_type.const_int(31, false), "").map_err(llvm_error)?;
+        builder.build_int_compare(IntPredicate::EQ, lanes, i32_type.const_zero(), "whole_warps").map_err(llvm_error)?
+    };
+    let result_field = |thread: IntValue<'ctx>| fields.address(site, work_item_state::RESULT, 8, thread);
+    let a_field = |thread: IntValue<'ctx>| fields.address(site, work_item_state::A, 8, thread);
+    let fill = |value: IntValue<'ctx>| {
+        counted_loop(site, function, threads, "fill", |thread| {
+            builder.build_store(result_field(thread)?, value).map_err(llvm_error)?;
+            Ok(())
+        })
+    };
+    for (index, completion) in completions.iter().enumerate() {
+        let (region_constant, region_block) = regions[index + 1];
+        let block = match completion {
+            Completion::Runtime => continue,
+            Completion::Nothing => region_block,
+            _ => context.append_basic_block(function, &format!("complete.{}", index + 1)),
+        };
+        cases.push((region_constant, block));
+        if matches!(completion, Completion::Nothing) {
+            continue;
+        }
+        builder.position_at_end(block);
+        match *completion {
+            Completion::Runtime | Completion::Nothing => {}
+            Completion::BarrierReduction(operation) => {
+                builder.build_store(count, i32_type.const_zero()).map_err(llvm_error)?;
+                counted_loop(site, function, threads, "predicates", |thread| {
+                    let predicate = builder.build_load(i64_type, a_field(thread)?, "").map_err(llvm_error)?;
+                    let set = builder
+                        .build_int_compare(IntPredicate::NE, predicate.into_int_value(), i64_type.const_zero(), "")
+                        .map_err(llvm_error)?;
+                    let set = builder.build_int_z_extend(set, i32_type, "").map_err(llvm_error)?;
+                    let so_far = builder.build_load(i32_type, count, "").map_err(llvm_error)?.into_int_value();
+                    let so_far = builder.build_int_add(so_far, set, "").map_err(llvm_error)?;
+                    builder.build_store(count, so_far).map_err(llvm_error)?;
+                    Ok(())
+                })?;
+                let count = builder.build_load(i32_type, count, "").map_err(llvm_error)?.into_int_value();
+                let result = match operation {
+                    barrier_operation::REDUCE_POPULATION_COUNT => count,
+                    barrier_operation::REDUCE_AND => builder
+                        .build_int_compare(IntPredicate::EQ, count, threads, "")
+                        .map_err(llvm_error)?,
+                    _ => builder.build_int_compare(IntPredicate::NE, count, i32_type.const_zero(), "").map_err(llvm_error)?,
+                };
+                fill(builder.build_int_z_extend(result, i64_type, "").map_err(llvm_error)?)?;
+            }
+            Completion::Shuffle { mode, b, c } => {
+                let body = context.append_basic_block(function, &format!("shuffle.{}", index + 1));
+                builder.build_conditional_branch(whole_warps, body, done).map_err(llvm_error)?;
+                builder.position_at_end(body);
+                counted_loop(site, function, threads, "shuffle", |thread| {
+                    let lane = builder.build_and(thread, i32_type.const_int(31, false), "lane").map_err(llvm_error)?;
+                    let (source, in_range) = crate::collective::shuffle_source(
+                        site,
+                        mode,
+                        lane,
+                        i32_type.const_int(b, false),
+                        i32_type.const_int(c, false),
+                    )?;
+                    let warp = builder.build_and(thread, i32_type.const_int(!31u32 as u64, false), "").map_err(llvm_error)?;
+                    let source = builder.build_or(warp, source, "source").map_err(llvm_error)?;
+                    let value = builder.build_load(i64_type, a_field(source)?, "").map_err(llvm_error)?.into_int_value();
+                    let value = builder.build_and(value, i64_type.const_int(u64::from(u32::MAX), false), "").map_err(llvm_error)?;
+                    let predicate = builder.build_int_z_extend(in_range, i64_type, "").map_err(llvm_error)?;
+                    let predicate = builder.build_left_shift(predicate, i64_type.const_int(32, false), "").map_err(llvm_error)?;
+                    let packed = builder.build_or(value, predicate, "").map_err(llvm_error)?;
+                    builder.build_store(result_field(thread)?, packed).map_err(llvm_error)?;
+                    Ok(())
+                })?;
+            }
+            Completion::Vote(kind) => {
+                let body = context.append_basic_block(function, &format!("vote.{}", index + 1));
+                builder.build_conditional_branch(whole_warps, body, done).map_err(llvm_error)?;
+                builder.position_at_end(body);
+                let warps = builder.build_right_shift(threads, i32_type.const_int(5, false), false, "warps").map_err(llvm_error)?;
+                counted_loop(site, function, warps, "warp", |warp| {
+                    let first_lane = builder.build_left_shift(warp, i32_type.const_int(5, false), "").map_err(llvm_error)?;
+                    builder.build_store(ballot, i32_type.const_zero()).map_err(llvm_error)?;
+                    counted_loop(site, function, i32_type.const_int(32, false), "ballot", |lane| {
+                        let thread = builder.build_or(first_lane, lane, "").map_err(llvm_error)?;
+                        let predicate = builder.build_load(i64_type, a_field(thread)?, "").map_err(llvm_error)?;
+                        let set = builder
+                            .build_int_compare(IntPredicate::NE, predicate.into_int_value(), i64_type.const_zero(), "")
+                            .map_err(llvm_error)?;
+                        let bit = builder.build_int_z_extend(set, i32_type, "").map_err(llvm_error)?;
+                        let bit = builder.build_left_shift(bit, lane, "").map_err(llvm_error)?;
+                        let so_far = builder.build_load(i32_type, ballot, "").map_err(llvm_error)?.into_int_value();
+                        let so_far = builder.build_or(so_far, bit, "").map_err(llvm_error)?;
+                        builder.build_store(ballot, so_far).map_err(llvm_error)?;
+                        Ok(())
+                    })?;
+                    let bits = builder.build_load(i32_type, ballot, "").map_err(llvm_error)?.into_int_value();
+                    let all = i32_type.const_all_ones();
+                    let zero = i32_type.const_zero();
+                    let truth = |predicate: IntPredicate, than: IntValue<'ctx>| {
+                        builder.build_int_compare(predicate, bits, than, "").map_err(llvm_error)
+                    };
+                    let result = match kind {
+                        warp_collective::VOTE_ALL => truth(IntPredicate::EQ, all)?,
+                        warp_collective::VOTE_ANY => truth(IntPredicate::NE, zero)?,
+                        warp_collective::VOTE_UNIFORM => {
+                            let none = truth(IntPredicate::EQ, zero)?;
+                            let every = truth(IntPredicate::EQ, all)?;
+                            builder.build_or(none, every, "").map_err(llvm_error)?
+                        }
+                        _ => bits,
+                    };
+                    let result = builder.build_int_z_extend(result, i64_type, "vote").map_err(llvm_error)?;
+                    counted_loop(site, function, i32_type.const_int(32, false), "vote.fill", |lane| {
+                        let thread = builder.build_or(first_lane, lane, "").map_err(llvm_error)?;
+                        builder.build_store(result_field(thread)?, result).map_err(llvm_error)?;
+                        Ok(())
+                    })
+                })?;
+            }
+            Completion::Same(value) => {
+                let body = context.append_basic_block(function, &format!("same.{}", index + 1));
+                builder.build_conditional_branch(whole_warps, body, done).map_err(llvm_error)?;
+                builder.position_at_end(body);
+                fill(i64_type.const_int(value, false))?;
+            }
+        }
+        builder.build_unconditional_branch(region_block).map_err(llvm_error)?;
+    }
+    builder.position_at_end(choose);
+    builder.build_switch(first, done, &cases).map_err(llvm_error)?;
     Ok(())
 }
 
