@@ -29,7 +29,7 @@
 //! The rewrite works on the LLVM C API, as `resumable.rs` does: moving blocks to another
 //! function, splitting them and demoting values need calls inkwell does not wrap.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 
 use inkwell::attributes::AttributeLoc;
@@ -43,7 +43,9 @@ use llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleD
 use llvm_sys::LLVMOpcode;
 use ptxr_frontend::vocabulary::Dimension;
 use ptxr_frontend::ir::ShuffleMode;
-use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective, work_item_state};
+use ptxr_runtime::abi::{
+    barrier_operation, block_context_field, runtime_function, warp_collective, work_item_state, WaitPoint,
+};
 
 use crate::declare::call_function;
 use crate::resumable::{blocks, callee_name, instructions};
@@ -229,10 +231,10 @@ pub fn build<'ctx>(
     let always_inline = inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline");
     step.add_attribute(AttributeLoc::Function, context.create_enum_attribute(always_inline, 0));
     // SAFETY: `body` and `step` belong to the module; the rewrite keeps every block terminated.
-    let (bytes_per_thread, regions) =
-        unsafe { rewrite(site.module.as_mut_ptr(), body.as_value_ref(), step.as_value_ref(), &waits) };
-    region_function(site, name, parameters, step, regions, &completions)?;
-    block_entry(site, name, bytes_per_thread)?;
+    let layout =
+        unsafe { rewrite(site.module.as_mut_ptr(), body.as_value_ref(), step.as_value_ref(), &waits, &completions) };
+    region_function(site, name, parameters, step, layout.regions, &completions)?;
+    block_entry(site, name, &layout)?;
     Ok(WorkItemForm::Loops)
 }
 
@@ -331,6 +333,18 @@ unsafe fn replace_operand(user: LLVMValueRef, old: LLVMValueRef, new: LLVMValueR
     }
 }
 
+/// What the rewrite leaves for the region function and the block entry.
+struct StateLayout {
+    /// Bytes of per-thread state.
+    bytes_per_thread: u64,
+    /// Bytes of state for the whole block, after every thread's ([`uniform_address`]).
+    bytes_per_block: u64,
+    /// Region 0 and one per wait point.
+    regions: u32,
+    /// The wait points' constant operands, indexed by wait point (entry 0 unused).
+    wait_points: Vec<WaitPoint>,
+}
+
 /// The rewrite of [`build`]: moves `body`'s blocks into `step` and turns it into the step
 /// function. Returns the bytes of state per thread and the number of regions.
 ///
@@ -343,7 +357,8 @@ unsafe fn rewrite(
     body: LLVMValueRef,
     step: LLVMValueRef,
     waits: &[(LLVMValueRef, WaitKind)],
-) -> (u64, u32) {
+    completions: &[Completion],
+) -> StateLayout {
     // SAFETY: per the contract; see the comments on each step.
     unsafe {
         let context = LLVMGetModuleContext(module);
@@ -412,6 +427,12 @@ unsafe fn rewrite(
             }
         }
 
+        // Addresses of state that only the step's own loads and stores reach (see
+        // `mark_private_state`).
+        let mut private_addresses = HashSet::new();
+        // Entry 0 stands for region 0, which no thread waits at.
+        let mut wait_points = vec![WaitPoint::default()];
+
         // Each wait ends its block: deposit the operands, return the wait point. What followed
         // it starts the wait point's region, with the result read from the state.
         let mut region_starts = Vec::new();
@@ -442,16 +463,38 @@ unsafe fn rewrite(
                 // (kind, member mask, a, b, c)
                 WaitKind::WarpCollective => (operand(0), operand(1), operand(2), operand(3), operand(4)),
             };
-            for (value, offset, size) in [
-                (kind_value, work_item_state::KIND, 4),
-                (mask, work_item_state::MASK, 4),
-                (a, work_item_state::A, 8),
-                (b, work_item_state::B, 4),
-                (c, work_item_state::C, 4),
+            // Operands that are constants go to the wait point's table instead of the state,
+            // except the `a` that a completion in the region function reads.
+            let reads_a = matches!(
+                completions[index],
+                Completion::Shuffle { .. } | Completion::Vote(_) | Completion::BarrierReduction(_)
+            );
+            let mut point = WaitPoint::default();
+            for (value, offset, size, flag) in [
+                (kind_value, work_item_state::KIND, 4, work_item_state::CONSTANT_KIND),
+                (mask, work_item_state::MASK, 4, work_item_state::CONSTANT_MASK),
+                (a, work_item_state::A, 8, work_item_state::CONSTANT_A),
+                (b, work_item_state::B, 4, work_item_state::CONSTANT_B),
+                (c, work_item_state::C, 4, work_item_state::CONSTANT_C),
             ] {
+                let kept = flag == work_item_state::CONSTANT_A && reads_a;
+                if !LLVMIsAConstantInt(value).is_null() && !kept {
+                    let constant = LLVMConstIntGetZExtValue(value);
+                    match flag {
+                        work_item_state::CONSTANT_KIND => point.kind = constant as u32,
+                        work_item_state::CONSTANT_MASK => point.mask = constant as u32,
+                        work_item_state::CONSTANT_A => point.a = constant,
+                        work_item_state::CONSTANT_B => point.b = constant as u32,
+                        _ => point.c = constant as u32,
+                    }
+                    point.constant |= flag;
+                    continue;
+                }
                 let address = state_address(builder, step, offset, size);
+                private_addresses.insert(address);
                 LLVMBuildStore(builder, value, address);
             }
+            wait_points.push(point);
             LLVMBuildRet(builder, LLVMConstInt(i32, region, 0));
 
             match LLVMGetFirstInstruction(resume) {
@@ -459,6 +502,7 @@ unsafe fn rewrite(
                 _ => LLVMPositionBuilderAtEnd(builder, resume),
             }
             let address = state_address(builder, step, work_item_state::RESULT, 8);
+            private_addresses.insert(address);
             let mut result = LLVMBuildLoad2(builder, i64, address, c"wait.result".as_ptr());
             let call_type = LLVMTypeOf(call);
             if call_type != i64 {
@@ -520,9 +564,11 @@ unsafe fn rewrite(
             LLVMAddCase(switch, LLVMConstInt(i32, index as u64 + 1, 0), resume);
         }
 
-        let bytes_per_thread = move_to_state(builder, step, step_entry, &region_starts, data_layout);
+        let (bytes_per_thread, bytes_per_block) =
+            move_to_state(builder, step, step_entry, &region_starts, data_layout, &mut private_addresses);
+        mark_private_state(context, step, &private_addresses);
         LLVMDisposeBuilder(builder);
-        (bytes_per_thread, regions)
+        StateLayout { bytes_per_thread, bytes_per_block, regions, wait_points }
     }
 }
 
@@ -539,7 +585,8 @@ unsafe fn move_to_state(
     entry: LLVMBasicBlockRef,
     region_starts: &[LLVMBasicBlockRef],
     data_layout: llvm_sys::target::LLVMTargetDataRef,
-) -> u64 {
+    private_addresses: &mut HashSet<LLVMValueRef>,
+) -> (u64, u64) {
     // SAFETY: per the contract.
     unsafe {
         let allocas: Vec<LLVMValueRef> = instructions(entry)
@@ -553,7 +600,7 @@ unsafe fn move_to_state(
         // An alloca used other than as the address of a load or store escapes: it goes to the
         // state whatever its liveness (the runtime may read it at the wait, as the matrix
         // collectives do).
-        let mut to_state = vec![false; allocas.len()];
+        let mut escapes = vec![false; allocas.len()];
         for (index, &alloca) in allocas.iter().enumerate() {
             for user in users(alloca) {
                 let plain = match LLVMGetInstructionOpcode(user) {
@@ -561,9 +608,10 @@ unsafe fn move_to_state(
                     LLVMOpcode::LLVMStore => LLVMGetOperand(user, 0) != alloca,
                     _ => false,
                 };
-                to_state[index] |= !plain;
+                escapes[index] |= !plain;
             }
         }
+        let mut to_state = escapes.clone();
 
         // Liveness per block over the allocas (a bit each): live_in = gen ∪ (live_out ∖ kill).
         let function_blocks = blocks(step);
@@ -623,31 +671,239 @@ unsafe fn move_to_state(
         }
 
         // Slots, the most aligned first, after the exchange fields.
-        let mut chosen: Vec<(LLVMValueRef, u64, u64)> = allocas
+        let mut chosen: Vec<(LLVMValueRef, u64, u64, bool)> = allocas
             .iter()
             .zip(&to_state)
-            .filter(|(_, &flag)| flag)
-            .map(|(&alloca, _)| {
+            .zip(&escapes)
+            .filter(|((_, &flag), _)| flag)
+            .map(|((&alloca, _), &escaping)| {
                 let allocated = LLVMGetAllocatedType(alloca);
                 let count = LLVMConstIntGetZExtValue(LLVMGetOperand(alloca, 0)).max(1);
                 let align = u64::from(LLVMGetAlignment(alloca).max(LLVMABIAlignmentOfType(data_layout, allocated)));
                 let size = (size_of(allocated) * count).next_multiple_of(align).max(align);
-                (alloca, size, align)
+                (alloca, size, align, !escaping)
             })
             .collect();
-        chosen.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
+        chosen.sort_by_key(|&(_, _, align, _)| std::cmp::Reverse(align));
+        // A slot stored once with a value that every thread computes alike (from the kernel's
+        // parameters and the block's context) is kept once per block, not per thread.
+        let mut uniform = Uniformity { step, memo: HashMap::new() };
+        let (uniform_slots, chosen): (Vec<_>, Vec<_>) =
+            chosen.into_iter().partition(|&(alloca, _, _, private)| private && uniform.single_store(alloca));
         let mut offset = work_item_state::SLOTS;
-        for (alloca, size, align) in chosen {
+        for (alloca, size, align, private) in chosen {
             offset = offset.next_multiple_of(align);
             for user in users(alloca) {
                 LLVMPositionBuilderBefore(builder, user);
                 let address = state_address(builder, step, offset, size);
+                if private {
+                    private_addresses.insert(address);
+                }
                 replace_operand(user, alloca, address);
             }
             LLVMInstructionEraseFromParent(alloca);
             offset += size;
         }
-        offset.next_multiple_of(8)
+        let bytes_per_thread = offset.next_multiple_of(8);
+        let mut block_offset: u64 = 0;
+        for (alloca, size, align, _) in uniform_slots {
+            block_offset = block_offset.next_multiple_of(align.max(8));
+            for user in users(alloca) {
+                LLVMPositionBuilderBefore(builder, user);
+                let address = uniform_address(builder, step, bytes_per_thread, block_offset);
+                private_addresses.insert(address);
+                replace_operand(user, alloca, address);
+            }
+            LLVMInstructionEraseFromParent(alloca);
+            block_offset += size;
+        }
+        (bytes_per_thread, block_offset.next_multiple_of(8))
+    }
+}
+
+/// The address of byte `offset` of the block's own state, after every thread's
+/// (`bytes_per_thread` each, 8-byte aligned): `state + bytes_per_thread * threads + offset`.
+///
+/// # Safety
+///
+/// The builder is positioned in `step`.
+unsafe fn uniform_address(builder: LLVMBuilderRef, step: LLVMValueRef, bytes_per_thread: u64, offset: u64) -> LLVMValueRef {
+    // SAFETY: per the contract.
+    unsafe {
+        let context = LLVMGetTypeContext(LLVMTypeOf(step));
+        let i8 = LLVMInt8TypeInContext(context);
+        let i64 = LLVMInt64TypeInContext(context);
+        let threads = LLVMBuildZExt(builder, LLVMGetParam(step, step_parameter::THREADS), i64, c"".as_ptr());
+        let base = LLVMBuildNUWMul(builder, threads, LLVMConstInt(i64, bytes_per_thread, 0), c"".as_ptr());
+        let offset = LLVMBuildNUWAdd(builder, base, LLVMConstInt(i64, offset, 0), c"".as_ptr());
+        let mut indices = [offset];
+        LLVMBuildInBoundsGEP2(
+            builder,
+            i8,
+            LLVMGetParam(step, step_parameter::STATE),
+            indices.as_mut_ptr(),
+            1,
+            c"block.state".as_ptr(),
+        )
+    }
+}
+
+/// Which values of the step every thread of a block computes alike: constants, the block's
+/// parameters (context, PTX parameters), loads from the context, pure operations on such
+/// values, and loads of allocas stored once with such a value.
+struct Uniformity {
+    step: LLVMValueRef,
+    /// Known answers; `false` also while a value is being decided, which breaks cycles.
+    memo: HashMap<LLVMValueRef, bool>,
+}
+
+impl Uniformity {
+    /// Whether `alloca` has exactly one store, of a uniform value, and otherwise only loads.
+    ///
+    /// # Safety
+    ///
+    /// `alloca` is an alloca of the step.
+    unsafe fn single_store(&mut self, alloca: LLVMValueRef) -> bool {
+        // SAFETY: per the contract.
+        unsafe {
+            if let Some(&known) = self.memo.get(&alloca) {
+                return known;
+            }
+            self.memo.insert(alloca, false);
+            let mut stored = None;
+            for user in users(alloca) {
+                match LLVMGetInstructionOpcode(user) {
+                    LLVMOpcode::LLVMLoad => {}
+                    LLVMOpcode::LLVMStore if stored.is_none() && LLVMGetOperand(user, 1) == alloca => {
+                        stored = Some(LLVMGetOperand(user, 0));
+                    }
+                    _ => return false,
+                }
+            }
+            let result = stored.is_some_and(|value| self.value(value));
+            self.memo.insert(alloca, result);
+            result
+        }
+    }
+
+    /// Whether every thread computes `value` alike.
+    ///
+    /// # Safety
+    ///
+    /// `value` is a value of the step.
+    unsafe fn value(&mut self, value: LLVMValueRef) -> bool {
+        // SAFETY: per the contract.
+        unsafe {
+            if !LLVMIsAConstant(value).is_null() {
+                return true;
+            }
+            if !LLVMIsAArgument(value).is_null() {
+                let thread_dependent = [2, 3, 4, step_parameter::THREAD];
+                return !thread_dependent.iter().any(|&index| LLVMGetParam(self.step, index) == value);
+            }
+            if LLVMIsAInstruction(value).is_null() {
+                return false;
+            }
+            if let Some(&known) = self.memo.get(&value) {
+                return known;
+            }
+            self.memo.insert(value, false);
+            let result = match LLVMGetInstructionOpcode(value) {
+                LLVMOpcode::LLVMLoad => {
+                    let address = LLVMGetOperand(value, 0);
+                    if !LLVMIsAAllocaInst(address).is_null() {
+                        self.single_store(address)
+                    } else {
+                        self.context_address(address)
+                    }
+                }
+                LLVMOpcode::LLVMAdd
+                | LLVMOpcode::LLVMSub
+                | LLVMOpcode::LLVMMul
+                | LLVMOpcode::LLVMShl
+                | LLVMOpcode::LLVMLShr
+                | LLVMOpcode::LLVMAShr
+                | LLVMOpcode::LLVMAnd
+                | LLVMOpcode::LLVMOr
+                | LLVMOpcode::LLVMXor
+                | LLVMOpcode::LLVMTrunc
+                | LLVMOpcode::LLVMZExt
+                | LLVMOpcode::LLVMSExt
+                | LLVMOpcode::LLVMPtrToInt
+                | LLVMOpcode::LLVMIntToPtr
+                | LLVMOpcode::LLVMBitCast
+                | LLVMOpcode::LLVMGetElementPtr
+                | LLVMOpcode::LLVMICmp
+                | LLVMOpcode::LLVMSelect
+                | LLVMOpcode::LLVMFreeze => {
+                    (0..LLVMGetNumOperands(value) as u32).all(|index| self.value(LLVMGetOperand(value, index)))
+                }
+                _ => false,
+            };
+            self.memo.insert(value, result);
+            result
+        }
+    }
+
+    /// Whether `address` points into the block's context (which no thread writes).
+    ///
+    /// # Safety
+    ///
+    /// `address` is a value of the step.
+    unsafe fn context_address(&mut self, address: LLVMValueRef) -> bool {
+        // SAFETY: per the contract.
+        unsafe {
+            if address == LLVMGetParam(self.step, step_parameter::CONTEXT) {
+                return true;
+            }
+            if !LLVMIsAGetElementPtrInst(address).is_null() {
+                let base = LLVMGetOperand(address, 0);
+                return self.context_address(base)
+                    && (1..LLVMGetNumOperands(address) as u32).all(|index| self.value(LLVMGetOperand(address, index)));
+            }
+            false
+        }
+    }
+}
+
+/// Tells LLVM that the step's exchange fields and register slots (`private`: state that no
+/// pointer of the kernel can reach, since their addresses never escape) are apart from every
+/// other memory access: scoped `noalias` metadata, so that the loops over the threads need no
+/// run-time overlap checks between the state and the kernel's memory, which LLVM cannot build
+/// for addresses that PTX computes as integers.
+///
+/// # Safety
+///
+/// `step` is the step function, `private` addresses computed in it.
+unsafe fn mark_private_state(context: LLVMContextRef, step: LLVMValueRef, private: &HashSet<LLVMValueRef>) {
+    // SAFETY: per the contract.
+    unsafe {
+        let mut length = 0;
+        let name = LLVMGetValueName2(step, &mut length);
+        let name = String::from_utf8_lossy(std::slice::from_raw_parts(name.cast::<u8>(), length)).into_owned();
+        let string = |text: &str| LLVMMDStringInContext2(context, text.as_ptr().cast(), text.len());
+        let mut domain_operands = [string(&format!("{name}.state"))];
+        let domain = LLVMMDNodeInContext2(context, domain_operands.as_mut_ptr(), 1);
+        let mut scope_operands = [string(&format!("{name}.state.private")), domain];
+        let scope = LLVMMDNodeInContext2(context, scope_operands.as_mut_ptr(), 2);
+        let mut list_operands = [scope];
+        let list = LLVMMetadataAsValue(context, LLVMMDNodeInContext2(context, list_operands.as_mut_ptr(), 1));
+        let alias_scope = LLVMGetMDKindIDInContext(context, c"alias.scope".as_ptr(), "alias.scope".len() as u32);
+        let noalias = LLVMGetMDKindIDInContext(context, c"noalias".as_ptr(), "noalias".len() as u32);
+        for block in blocks(step) {
+            for instruction in instructions(block) {
+                let address = match LLVMGetInstructionOpcode(instruction) {
+                    LLVMOpcode::LLVMLoad => LLVMGetOperand(instruction, 0),
+                    LLVMOpcode::LLVMStore => LLVMGetOperand(instruction, 1),
+                    LLVMOpcode::LLVMCall
+                    | LLVMOpcode::LLVMAtomicRMW
+                    | LLVMOpcode::LLVMAtomicCmpXchg => std::ptr::null_mut(),
+                    _ => continue,
+                };
+                let kind = if private.contains(&address) { alias_scope } else { noalias };
+                LLVMSetMetadata(instruction, kind, list);
+            }
+        }
     }
 }
 
@@ -905,10 +1161,39 @@ fn complete_in_loops<'ctx>(
     };
     let result_field = |thread: IntValue<'ctx>| fields.address(site, work_item_state::RESULT, 8, thread);
     let a_field = |thread: IntValue<'ctx>| fields.address(site, work_item_state::A, 8, thread);
+    // The `a` and result fields never overlap: said to LLVM, so that a shuffle's loop, which
+    // reads `a` at lanes it computes, needs no overlap check (which it could not build).
+    let (a_scope, a_kind, other_kind) = {
+        let raw = context.raw();
+        // SAFETY: metadata of this context.
+        unsafe {
+            let name = format!("{}.a", function.get_name().to_string_lossy());
+            let string = |text: &str| LLVMMDStringInContext2(raw, text.as_ptr().cast(), text.len());
+            let mut domain_operands = [string(&format!("{name}.domain"))];
+            let domain = LLVMMDNodeInContext2(raw, domain_operands.as_mut_ptr(), 1);
+            let mut scope_operands = [string(&name), domain];
+            let mut list = [LLVMMDNodeInContext2(raw, scope_operands.as_mut_ptr(), 2)];
+            let list = LLVMMetadataAsValue(raw, LLVMMDNodeInContext2(raw, list.as_mut_ptr(), 1));
+            let alias_scope = LLVMGetMDKindIDInContext(raw, c"alias.scope".as_ptr(), "alias.scope".len() as u32);
+            let noalias = LLVMGetMDKindIDInContext(raw, c"noalias".as_ptr(), "noalias".len() as u32);
+            (list, alias_scope, noalias)
+        }
+    };
+    let load_a = |thread: IntValue<'ctx>| -> Result<IntValue<'ctx>, Unsupported> {
+        let value = builder.build_load(i64_type, a_field(thread)?, "a").map_err(llvm_error)?;
+        // SAFETY: `value` is a load instruction; the list is metadata of its context.
+        unsafe { LLVMSetMetadata(value.as_value_ref(), a_kind, a_scope) };
+        Ok(value.into_int_value())
+    };
+    let store_result = |thread: IntValue<'ctx>, value: IntValue<'ctx>| -> Result<(), Unsupported> {
+        let store = builder.build_store(result_field(thread)?, value).map_err(llvm_error)?;
+        // SAFETY: `store` is a store instruction; the list is metadata of its context.
+        unsafe { LLVMSetMetadata(store.as_value_ref(), other_kind, a_scope) };
+        Ok(())
+    };
     let fill = |value: IntValue<'ctx>| {
         counted_loop(site, function, threads, "fill", |thread| {
-            builder.build_store(result_field(thread)?, value).map_err(llvm_error)?;
-            Ok(())
+            store_result(thread, value)
         })
     };
     for (index, completion) in completions.iter().enumerate() {
@@ -928,9 +1213,9 @@ fn complete_in_loops<'ctx>(
             Completion::BarrierReduction(operation) => {
                 builder.build_store(count, i32_type.const_zero()).map_err(llvm_error)?;
                 counted_loop(site, function, threads, "predicates", |thread| {
-                    let predicate = builder.build_load(i64_type, a_field(thread)?, "").map_err(llvm_error)?;
+                    let predicate = load_a(thread)?;
                     let set = builder
-                        .build_int_compare(IntPredicate::NE, predicate.into_int_value(), i64_type.const_zero(), "")
+                        .build_int_compare(IntPredicate::NE, predicate, i64_type.const_zero(), "")
                         .map_err(llvm_error)?;
                     let set = builder.build_int_z_extend(set, i32_type, "").map_err(llvm_error)?;
                     let so_far = builder.build_load(i32_type, count, "").map_err(llvm_error)?.into_int_value();
@@ -963,13 +1248,12 @@ fn complete_in_loops<'ctx>(
                     )?;
                     let warp = builder.build_and(thread, i32_type.const_int(!31u32 as u64, false), "").map_err(llvm_error)?;
                     let source = builder.build_or(warp, source, "source").map_err(llvm_error)?;
-                    let value = builder.build_load(i64_type, a_field(source)?, "").map_err(llvm_error)?.into_int_value();
+                    let value = load_a(source)?;
                     let value = builder.build_and(value, i64_type.const_int(u64::from(u32::MAX), false), "").map_err(llvm_error)?;
                     let predicate = builder.build_int_z_extend(in_range, i64_type, "").map_err(llvm_error)?;
                     let predicate = builder.build_left_shift(predicate, i64_type.const_int(32, false), "").map_err(llvm_error)?;
                     let packed = builder.build_or(value, predicate, "").map_err(llvm_error)?;
-                    builder.build_store(result_field(thread)?, packed).map_err(llvm_error)?;
-                    Ok(())
+                    store_result(thread, packed)
                 })?;
             }
             Completion::Vote(kind) => {
@@ -982,9 +1266,9 @@ fn complete_in_loops<'ctx>(
                     builder.build_store(ballot, i32_type.const_zero()).map_err(llvm_error)?;
                     counted_loop(site, function, i32_type.const_int(32, false), "ballot", |lane| {
                         let thread = builder.build_or(first_lane, lane, "").map_err(llvm_error)?;
-                        let predicate = builder.build_load(i64_type, a_field(thread)?, "").map_err(llvm_error)?;
+                        let predicate = load_a(thread)?;
                         let set = builder
-                            .build_int_compare(IntPredicate::NE, predicate.into_int_value(), i64_type.const_zero(), "")
+                            .build_int_compare(IntPredicate::NE, predicate, i64_type.const_zero(), "")
                             .map_err(llvm_error)?;
                         let bit = builder.build_int_z_extend(set, i32_type, "").map_err(llvm_error)?;
                         let bit = builder.build_left_shift(bit, lane, "").map_err(llvm_error)?;
@@ -1012,8 +1296,7 @@ fn complete_in_loops<'ctx>(
                     let result = builder.build_int_z_extend(result, i64_type, "vote").map_err(llvm_error)?;
                     counted_loop(site, function, i32_type.const_int(32, false), "vote.fill", |lane| {
                         let thread = builder.build_or(first_lane, lane, "").map_err(llvm_error)?;
-                        builder.build_store(result_field(thread)?, result).map_err(llvm_error)?;
-                        Ok(())
+                        store_result(thread, result)
                     })
                 })?;
             }
@@ -1093,16 +1376,41 @@ fn thread_loops<'ctx>(
 }
 
 /// The block entry `NAME(params, context)`: `ptxr_run_work_item_block(params, context,
-/// NAME.regions, bytes_per_thread)`.
-fn block_entry<'ctx>(site: &Site<'_, 'ctx>, name: &str, bytes_per_thread: u64) -> Result<(), Unsupported> {
+/// NAME.regions, bytes_per_thread, bytes_per_block, NAME.wait_points)`.
+fn block_entry<'ctx>(site: &Site<'_, 'ctx>, name: &str, layout: &StateLayout) -> Result<(), Unsupported> {
     let context = site.context;
     let builder = site.builder;
     let pointer_type = context.ptr_type(AddressSpace::default());
+    let i32_type = context.i32_type();
     let i64_type = context.i64_type();
     let regions = site
         .module
         .get_function(&format!("{name}.regions"))
         .ok_or_else(|| llvm_error("the region function"))?;
+    // The wait points as `ptxr_runtime::abi::WaitPoint`s.
+    let point_type = context.struct_type(&[i64_type.into(), i32_type.into(), i32_type.into(), i32_type.into(), i32_type.into(), i32_type.into(), i32_type.into()], false);
+    let points: Vec<_> = layout
+        .wait_points
+        .iter()
+        .map(|point| {
+            let word = |value: u32| i32_type.const_int(u64::from(value), false).into();
+            point_type.const_named_struct(&[
+                i64_type.const_int(point.a, false).into(),
+                word(point.kind),
+                word(point.mask),
+                word(point.b),
+                word(point.c),
+                word(point.constant),
+                word(0),
+            ])
+        })
+        .collect();
+    let table_type = point_type.array_type(points.len() as u32);
+    let table = site.module.add_global(table_type, None, &format!("{name}.wait_points"));
+    table.set_linkage(Linkage::Internal);
+    table.set_constant(true);
+    table.set_initializer(&point_type.const_array(&points));
+
     let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
     let entry = site.module.add_function(name, entry_type, Some(Linkage::External));
     builder.position_at_end(context.append_basic_block(entry, "entry"));
@@ -1110,15 +1418,25 @@ fn block_entry<'ctx>(site: &Site<'_, 'ctx>, name: &str, bytes_per_thread: u64) -
     let parameter = |index: u32| -> Result<PointerValue<'ctx>, Unsupported> {
         entry.get_nth_param(index).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))
     };
-    let arguments: [BasicMetadataValueEnum<'ctx>; 4] = [
+    let arguments: [BasicMetadataValueEnum<'ctx>; 6] = [
         parameter(0)?.into(),
         parameter(1)?.into(),
         regions.as_global_value().as_pointer_value().into(),
-        i64_type.const_int(bytes_per_thread, false).into(),
+        i64_type.const_int(layout.bytes_per_thread, false).into(),
+        i64_type.const_int(layout.bytes_per_block, false).into(),
+        table.as_pointer_value().into(),
     ];
-    let run_type = context
-        .void_type()
-        .fn_type(&[pointer_type.into(), pointer_type.into(), pointer_type.into(), i64_type.into()], false);
+    let run_type = context.void_type().fn_type(
+        &[
+            pointer_type.into(),
+            pointer_type.into(),
+            pointer_type.into(),
+            i64_type.into(),
+            i64_type.into(),
+            pointer_type.into(),
+        ],
+        false,
+    );
     call_function(&entry_site, runtime_function::RUN_WORK_ITEM_BLOCK, run_type, &arguments)?;
     builder.build_return(None).map_err(llvm_error)?;
     Ok(())

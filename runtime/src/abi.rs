@@ -125,9 +125,11 @@ pub mod runtime_function {
     /// [`BARRIER`] and [`WARP_COLLECTIVE`] return it).
     pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
     /// `void (const uint8_t *const *params, const BlockContext *context, RegionFunction
-    /// regions, u64 bytes_per_thread)`: runs every thread of the block as compiled loops over
-    /// the threads between waits (see [`crate::cooperative::work_items`] and
-    /// [`super::work_item_state`]).
+    /// regions, u64 bytes_per_thread, u64 bytes_per_block, const WaitPoint *wait_points)`: runs
+    /// every thread of the
+    /// block as compiled loops over the threads between waits (see
+    /// [`crate::cooperative::work_items`] and [`super::work_item_state`]); `wait_points[k]`
+    /// describes wait point k (entry 0 is unused).
     pub const RUN_WORK_ITEM_BLOCK: &str = "ptxr_run_work_item_block";
 }
 
@@ -135,7 +137,8 @@ pub mod runtime_function {
 /// ([`runtime_function::RUN_WORK_ITEM_BLOCK`]): struct of arrays, so that field `f` of thread `t`
 /// lies at `state + OFFSET_f * threads + t * SIZE_f` and a loop over the threads reads each field
 /// contiguously. The exchange fields below come first; the compiler's slots for values that
-/// live across a wait follow from [`SLOTS`] (64-byte aligned base).
+/// live across a wait follow from [`SLOTS`] (64-byte aligned base). After every thread's state,
+/// `bytes_per_block` bytes hold the values that every thread of the block computes alike.
 pub mod work_item_state {
     /// `u64`: what the completed barrier or collective gave the thread (as
     /// [`super::runtime_function::BARRIER`] and [`super::runtime_function::WARP_COLLECTIVE`]
@@ -158,6 +161,28 @@ pub mod work_item_state {
     pub const BARRIER_KIND: u32 = 0x100;
     /// The region a thread reports once it has returned: it takes part in nothing more.
     pub const DONE: u32 = u32::MAX;
+
+    /// Bits of [`super::WaitPoint::constant`]: the operand is the same for every thread, kept in
+    /// the wait point rather than in the state (which the thread then does not write).
+    pub const CONSTANT_KIND: u32 = 1;
+    pub const CONSTANT_MASK: u32 = 2;
+    pub const CONSTANT_A: u32 = 4;
+    pub const CONSTANT_B: u32 = 8;
+    pub const CONSTANT_C: u32 = 16;
+}
+
+/// One wait point of a work-item kernel, compiled as a constant table: the exchange fields
+/// ([`work_item_state`]) whose values the compiler knows, flagged in `constant`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WaitPoint {
+    pub a: u64,
+    pub kind: u32,
+    pub mask: u32,
+    pub b: u32,
+    pub c: u32,
+    pub constant: u32,
+    pub reserved: u32,
 }
 
 /// What SPIR-V modules give an OpenCL host beside their kernels.

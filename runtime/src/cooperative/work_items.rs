@@ -22,7 +22,7 @@ use super::block::{Block, Wait, BARRIERS, WARP_SIZE};
 use super::scheduler::fail;
 use super::warp::{pack, shuffle_source};
 use crate::abi::work_item_state as field;
-use crate::abi::{barrier_operation, warp_collective, BlockContext, RegionFunction};
+use crate::abi::{barrier_operation, warp_collective, BlockContext, RegionFunction, WaitPoint};
 
 /// The alignment of the state arrays' base: a cache line.
 const STATE_ALIGNMENT: usize = 64;
@@ -81,10 +81,12 @@ thread_local! {
     };
 }
 
-/// The exchange fields of a block's state arrays (see [`crate::abi::work_item_state`]).
+/// The exchange fields of a block's state arrays (see [`crate::abi::work_item_state`]), with
+/// the wait points' constant operands.
 struct Exchange {
     state: *mut u8,
     threads: usize,
+    wait_points: *const WaitPoint,
 }
 
 impl Exchange {
@@ -111,19 +113,37 @@ impl Exchange {
         }
     }
 
-    /// What thread `thread` waits for.
+    /// Wait point `point`'s constants.
     ///
     /// # Safety
     ///
-    /// As for [`Exchange::words`]; the thread has deposited a wait.
-    unsafe fn wait(&self, thread: usize) -> Wait {
+    /// `point` is a wait point of the kernel.
+    unsafe fn point(&self, point: u32) -> WaitPoint {
+        // SAFETY: the table has an entry for every wait point.
+        unsafe { *self.wait_points.add(point as usize) }
+    }
+
+    /// What thread `thread`, at wait point `point`, waits for.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Exchange::words`]; the thread has deposited its wait at `point`.
+    unsafe fn wait(&self, thread: usize, point: u32) -> Wait {
         // SAFETY: per the contract.
         unsafe {
-            let kind = self.words(field::KIND)[thread];
-            let mask = self.words(field::MASK)[thread];
-            let a = self.doubles(field::A)[thread];
-            let b = self.words(field::B)[thread];
-            let c = self.words(field::C)[thread];
+            let constants = self.point(point);
+            let word = |flag: u32, constant: u32, offset: u64| {
+                if constants.constant & flag != 0 {
+                    constant
+                } else {
+                    self.words(offset)[thread]
+                }
+            };
+            let kind = word(field::CONSTANT_KIND, constants.kind, field::KIND);
+            let mask = word(field::CONSTANT_MASK, constants.mask, field::MASK);
+            let a = if constants.constant & field::CONSTANT_A != 0 { constants.a } else { self.doubles(field::A)[thread] };
+            let b = word(field::CONSTANT_B, constants.b, field::B);
+            let c = word(field::CONSTANT_C, constants.c, field::C);
             if kind >= field::BARRIER_KIND {
                 let barrier = mask % BARRIERS as u32;
                 Wait::Barrier { barrier, operation: kind - field::BARRIER_KIND, thread_count: b, predicate: a != 0 }
@@ -138,21 +158,27 @@ impl Exchange {
 ///
 /// # Safety
 ///
-/// `params` and `context` are valid as for a block entry (see [`crate::abi`]); `regions` was
-/// compiled for the same kernel with `bytes_per_thread` bytes of state per thread, as
+/// `params` and `context` are valid as for a block entry (see [`crate::abi`]); `regions` and
+/// `wait_points` were compiled for the same kernel with `bytes_per_thread` bytes of state per
+/// thread and `bytes_per_block` after them, as
 /// [`crate::abi::runtime_function::RUN_WORK_ITEM_BLOCK`] describes.
 pub unsafe extern "C" fn ptxr_run_work_item_block(
     params: *const *const u8,
     context: *const BlockContext,
     regions: RegionFunction,
     bytes_per_thread: u64,
+    bytes_per_block: u64,
+    wait_points: *const WaitPoint,
 ) {
     // SAFETY: the caller passes the live context of this block.
     let threads = unsafe { (*context).ntid }.iter().map(|&size| size as usize).product::<usize>();
     if threads == 0 {
         return;
     }
-    let bytes = usize::try_from(bytes_per_thread).ok().and_then(|bytes| bytes.checked_mul(threads));
+    let bytes = usize::try_from(bytes_per_thread)
+        .ok()
+        .and_then(|bytes| bytes.checked_mul(threads))
+        .and_then(|bytes| bytes.checked_add(usize::try_from(bytes_per_block).ok()?));
     let taken = WORKER.with(|worker| {
         let mut worker = worker.borrow_mut();
         let state = bytes.map_or(ptr::null_mut(), |bytes| worker.reserve(bytes));
@@ -165,7 +191,7 @@ pub unsafe extern "C" fn ptxr_run_work_item_block(
         fail(format!("cannot allocate {bytes_per_thread} bytes of thread state for each of {threads} threads"));
         return;
     }
-    let exchange = Exchange { state, threads };
+    let exchange = Exchange { state, threads, wait_points };
     // SAFETY: per the contract; the vectors are this call's own.
     unsafe { run(params, context, regions, &exchange, &mut current, &mut selected, &mut ready) };
     WORKER.with(|worker| {
@@ -208,8 +234,8 @@ unsafe fn run(
             if first == field::DONE {
                 break;
             }
-            // SAFETY: no thread runs.
-            if unsafe { complete_together(exchange) } {
+            // SAFETY: no thread runs; every thread waits at `first`.
+            if unsafe { complete_together(exchange, first) } {
                 // SAFETY: as above.
                 unsafe { regions(params, context, exchange.state, current.as_mut_ptr(), ptr::null(), first) };
                 continue;
@@ -218,7 +244,8 @@ unsafe fn run(
         let block = block.get_or_insert_with(|| Block::new(threads));
         for (thread, lane) in block.lanes.iter_mut().enumerate() {
             // SAFETY: no thread runs; a thread that is not done has deposited its wait.
-            lane.wait = if current[thread] == field::DONE { Wait::Exited } else { unsafe { exchange.wait(thread) } };
+            let point = current[thread];
+            lane.wait = if point == field::DONE { Wait::Exited } else { unsafe { exchange.wait(thread, point) } };
         }
         if !block.complete_warp_collectives() && !block.complete_barriers() {
             fail(block.deadlock_message());
@@ -253,26 +280,49 @@ unsafe fn run(
 ///
 /// # Safety
 ///
-/// No thread of the block runs; every thread has deposited its wait.
-unsafe fn complete_together(exchange: &Exchange) -> bool {
+/// No thread of the block runs; every thread has deposited its wait at `point`.
+unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
     // SAFETY: per the contract.
-    let (kinds, masks) = unsafe { (exchange.words(field::KIND), exchange.words(field::MASK)) };
-    let (kind, mask) = (kinds[0], masks[0]);
-    if kinds.iter().any(|&other| other != kind) || masks.iter().any(|&other| other != mask) {
+    let constants = unsafe { exchange.point(point) };
+    // The kind and mask, when every thread gave the same.
+    let uniform = |flag: u32, constant: u32, offset: u64| {
+        if constants.constant & flag != 0 {
+            return Some(constant);
+        }
+        // SAFETY: per the contract.
+        let values = unsafe { exchange.words(offset) };
+        values.iter().all(|&value| value == values[0]).then_some(values[0])
+    };
+    let (Some(kind), Some(mask)) =
+        (uniform(field::CONSTANT_KIND, constants.kind, field::KIND), uniform(field::CONSTANT_MASK, constants.mask, field::MASK))
+    else {
         return false;
-    }
+    };
+    // The operands that the completions below read are never constant: the compiler keeps them
+    // in the state for every wait that needs them (a barrier reduction's predicate, a shuffle's
+    // or vote's value); `b` and `c` may be.
+    let a_constant = constants.constant & field::CONSTANT_A != 0;
     // SAFETY: per the contract; `a` and `results` are different fields.
     let (a, results) = unsafe { (exchange.doubles(field::A), exchange.doubles(field::RESULT)) };
     if kind >= field::BARRIER_KIND {
+        let operation = kind - field::BARRIER_KIND;
+        if operation == barrier_operation::SYNC {
+            return true;
+        }
+        if a_constant {
+            return false;
+        }
         let true_count = a.iter().filter(|&&predicate| predicate != 0).count() as u64;
-        let result = match kind - field::BARRIER_KIND {
+        let result = match operation {
             barrier_operation::REDUCE_POPULATION_COUNT => true_count,
             barrier_operation::REDUCE_AND => u64::from(true_count == a.len() as u64),
-            barrier_operation::REDUCE_OR => u64::from(true_count > 0),
-            _ => return true,
+            _ => u64::from(true_count > 0),
         };
         results.fill(result);
         return true;
+    }
+    if a_constant && kind != warp_collective::ACTIVE_MASK && kind != warp_collective::SYNC {
+        return false;
     }
     // Whole warps with every lane a member: without a mask, the lanes that arrive together.
     if exchange.threads % WARP_SIZE != 0 || (mask != u32::MAX && mask != 0) {
@@ -283,13 +333,21 @@ unsafe fn complete_together(exchange: &Exchange) -> bool {
         | warp_collective::SHUFFLE_DOWN
         | warp_collective::SHUFFLE_BUTTERFLY
         | warp_collective::SHUFFLE_INDEX => {
-            // SAFETY: per the contract.
-            let (b, c) = unsafe { (exchange.words(field::B), exchange.words(field::C)) };
+            let operand = |flag: u32, constant: u32, offset: u64, thread: usize| {
+                if constants.constant & flag != 0 {
+                    constant
+                } else {
+                    // SAFETY: per the contract.
+                    unsafe { exchange.words(offset)[thread] }
+                }
+            };
             for warp in 0..exchange.threads / WARP_SIZE {
                 let start = warp * WARP_SIZE;
                 let values = &a[start..start + WARP_SIZE];
                 for lane in 0..WARP_SIZE {
-                    let (source, in_range) = shuffle_source(kind, lane as u32, b[start + lane], c[start + lane]);
+                    let b = operand(field::CONSTANT_B, constants.b, field::B, start + lane);
+                    let c = operand(field::CONSTANT_C, constants.c, field::C, start + lane);
+                    let (source, in_range) = shuffle_source(kind, lane as u32, b, c);
                     results[start + lane] = pack(values[source as usize & 31] as u32, in_range);
                 }
             }
