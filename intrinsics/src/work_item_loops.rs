@@ -41,8 +41,8 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleDataLayout};
 use llvm_sys::LLVMOpcode;
-use ptxr_frontend::vocabulary::Dimension;
 use ptxr_frontend::ir::ShuffleMode;
+use ptxr_frontend::vocabulary::Dimension;
 use ptxr_runtime::abi::{
     barrier_operation, block_context_field, runtime_function, warp_collective, work_item_state, WaitPoint,
 };
@@ -174,9 +174,8 @@ unsafe fn waits_of(function: LLVMValueRef) -> Option<Vec<(LLVMValueRef, WaitKind
                             let constant = |value: LLVMValueRef| {
                                 (!LLVMIsAConstantInt(value).is_null()).then(|| LLVMConstIntGetZExtValue(value))
                             };
-                            let arrives = constant(operation).is_none_or(|operation| {
-                                operation == u64::from(barrier_operation::ARRIVE)
-                            });
+                            let arrives = constant(operation)
+                                .is_none_or(|operation| operation == u64::from(barrier_operation::ARRIVE));
                             if arrives || constant(thread_count) != Some(0) {
                                 return None;
                             }
@@ -455,8 +454,12 @@ unsafe fn rewrite(
             let (kind_value, mask, a, b, c) = match kind {
                 WaitKind::Barrier => {
                     // (operation, barrier, thread count, predicate)
-                    let kind_value =
-                        LLVMBuildAdd(builder, operand(0), LLVMConstInt(i32, u64::from(work_item_state::BARRIER_KIND), 0), c"".as_ptr());
+                    let kind_value = LLVMBuildAdd(
+                        builder,
+                        operand(0),
+                        LLVMConstInt(i32, u64::from(work_item_state::BARRIER_KIND), 0),
+                        c"".as_ptr(),
+                    );
                     let predicate = LLVMBuildZExt(builder, operand(3), i64, c"".as_ptr());
                     (kind_value, operand(1), predicate, operand(2), LLVMConstInt(i32, 0, 0))
                 }
@@ -534,10 +537,8 @@ unsafe fn rewrite(
                 if LLVMGetTypeKind(value_type) == llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
                     continue;
                 }
-                let outside: Vec<LLVMValueRef> = users(instruction)
-                    .into_iter()
-                    .filter(|&user| LLVMGetInstructionParent(user) != block)
-                    .collect();
+                let outside: Vec<LLVMValueRef> =
+                    users(instruction).into_iter().filter(|&user| LLVMGetInstructionParent(user) != block).collect();
                 if outside.is_empty() {
                     continue;
                 }
@@ -727,7 +728,12 @@ unsafe fn move_to_state(
 /// # Safety
 ///
 /// The builder is positioned in `step`.
-unsafe fn uniform_address(builder: LLVMBuilderRef, step: LLVMValueRef, bytes_per_thread: u64, offset: u64) -> LLVMValueRef {
+unsafe fn uniform_address(
+    builder: LLVMBuilderRef,
+    step: LLVMValueRef,
+    bytes_per_thread: u64,
+    offset: u64,
+) -> LLVMValueRef {
     // SAFETY: per the contract.
     unsafe {
         let context = LLVMGetTypeContext(LLVMTypeOf(step));
@@ -895,9 +901,9 @@ unsafe fn mark_private_state(context: LLVMContextRef, step: LLVMValueRef, privat
                 let address = match LLVMGetInstructionOpcode(instruction) {
                     LLVMOpcode::LLVMLoad => LLVMGetOperand(instruction, 0),
                     LLVMOpcode::LLVMStore => LLVMGetOperand(instruction, 1),
-                    LLVMOpcode::LLVMCall
-                    | LLVMOpcode::LLVMAtomicRMW
-                    | LLVMOpcode::LLVMAtomicCmpXchg => std::ptr::null_mut(),
+                    LLVMOpcode::LLVMCall | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
+                        std::ptr::null_mut()
+                    }
                     _ => continue,
                 };
                 let kind = if private.contains(&address) { alias_scope } else { noalias };
@@ -1191,11 +1197,8 @@ fn complete_in_loops<'ctx>(
         unsafe { LLVMSetMetadata(store.as_value_ref(), other_kind, a_scope) };
         Ok(())
     };
-    let fill = |value: IntValue<'ctx>| {
-        counted_loop(site, function, threads, "fill", |thread| {
-            store_result(thread, value)
-        })
-    };
+    let fill =
+        |value: IntValue<'ctx>| counted_loop(site, function, threads, "fill", |thread| store_result(thread, value));
     for (index, completion) in completions.iter().enumerate() {
         let (region_constant, region_block) = regions[index + 1];
         let block = match completion {
@@ -1226,10 +1229,12 @@ fn complete_in_loops<'ctx>(
                 let count = builder.build_load(i32_type, count, "").map_err(llvm_error)?.into_int_value();
                 let result = match operation {
                     barrier_operation::REDUCE_POPULATION_COUNT => count,
-                    barrier_operation::REDUCE_AND => builder
-                        .build_int_compare(IntPredicate::EQ, count, threads, "")
+                    barrier_operation::REDUCE_AND => {
+                        builder.build_int_compare(IntPredicate::EQ, count, threads, "").map_err(llvm_error)?
+                    }
+                    _ => builder
+                        .build_int_compare(IntPredicate::NE, count, i32_type.const_zero(), "")
                         .map_err(llvm_error)?,
-                    _ => builder.build_int_compare(IntPredicate::NE, count, i32_type.const_zero(), "").map_err(llvm_error)?,
                 };
                 fill(builder.build_int_z_extend(result, i64_type, "").map_err(llvm_error)?)?;
             }
@@ -1246,12 +1251,16 @@ fn complete_in_loops<'ctx>(
                         i32_type.const_int(b, false),
                         i32_type.const_int(c, false),
                     )?;
-                    let warp = builder.build_and(thread, i32_type.const_int(!31u32 as u64, false), "").map_err(llvm_error)?;
+                    let warp =
+                        builder.build_and(thread, i32_type.const_int(!31u32 as u64, false), "").map_err(llvm_error)?;
                     let source = builder.build_or(warp, source, "source").map_err(llvm_error)?;
                     let value = load_a(source)?;
-                    let value = builder.build_and(value, i64_type.const_int(u64::from(u32::MAX), false), "").map_err(llvm_error)?;
+                    let value = builder
+                        .build_and(value, i64_type.const_int(u64::from(u32::MAX), false), "")
+                        .map_err(llvm_error)?;
                     let predicate = builder.build_int_z_extend(in_range, i64_type, "").map_err(llvm_error)?;
-                    let predicate = builder.build_left_shift(predicate, i64_type.const_int(32, false), "").map_err(llvm_error)?;
+                    let predicate =
+                        builder.build_left_shift(predicate, i64_type.const_int(32, false), "").map_err(llvm_error)?;
                     let packed = builder.build_or(value, predicate, "").map_err(llvm_error)?;
                     store_result(thread, packed)
                 })?;
@@ -1260,9 +1269,12 @@ fn complete_in_loops<'ctx>(
                 let body = context.append_basic_block(function, &format!("vote.{}", index + 1));
                 builder.build_conditional_branch(whole_warps, body, done).map_err(llvm_error)?;
                 builder.position_at_end(body);
-                let warps = builder.build_right_shift(threads, i32_type.const_int(5, false), false, "warps").map_err(llvm_error)?;
+                let warps = builder
+                    .build_right_shift(threads, i32_type.const_int(5, false), false, "warps")
+                    .map_err(llvm_error)?;
                 counted_loop(site, function, warps, "warp", |warp| {
-                    let first_lane = builder.build_left_shift(warp, i32_type.const_int(5, false), "").map_err(llvm_error)?;
+                    let first_lane =
+                        builder.build_left_shift(warp, i32_type.const_int(5, false), "").map_err(llvm_error)?;
                     builder.build_store(ballot, i32_type.const_zero()).map_err(llvm_error)?;
                     counted_loop(site, function, i32_type.const_int(32, false), "ballot", |lane| {
                         let thread = builder.build_or(first_lane, lane, "").map_err(llvm_error)?;
@@ -1383,12 +1395,21 @@ fn block_entry<'ctx>(site: &Site<'_, 'ctx>, name: &str, layout: &StateLayout) ->
     let pointer_type = context.ptr_type(AddressSpace::default());
     let i32_type = context.i32_type();
     let i64_type = context.i64_type();
-    let regions = site
-        .module
-        .get_function(&format!("{name}.regions"))
-        .ok_or_else(|| llvm_error("the region function"))?;
+    let regions =
+        site.module.get_function(&format!("{name}.regions")).ok_or_else(|| llvm_error("the region function"))?;
     // The wait points as `ptxr_runtime::abi::WaitPoint`s.
-    let point_type = context.struct_type(&[i64_type.into(), i32_type.into(), i32_type.into(), i32_type.into(), i32_type.into(), i32_type.into(), i32_type.into()], false);
+    let point_type = context.struct_type(
+        &[
+            i64_type.into(),
+            i32_type.into(),
+            i32_type.into(),
+            i32_type.into(),
+            i32_type.into(),
+            i32_type.into(),
+            i32_type.into(),
+        ],
+        false,
+    );
     let points: Vec<_> = layout
         .wait_points
         .iter()

@@ -98,7 +98,9 @@ impl Exchange {
     unsafe fn words(&self, offset: u64) -> &[u32] {
         // SAFETY: the field lies inside the reserved state and is 4-byte aligned (the base is
         // 64-byte aligned and `offset * threads` a multiple of 4).
-        unsafe { std::slice::from_raw_parts(self.state.add(offset as usize * self.threads).cast::<u32>(), self.threads) }
+        unsafe {
+            std::slice::from_raw_parts(self.state.add(offset as usize * self.threads).cast::<u32>(), self.threads)
+        }
     }
 
     /// The `u64` field at `offset` of every thread.
@@ -141,7 +143,8 @@ impl Exchange {
             };
             let kind = word(field::CONSTANT_KIND, constants.kind, field::KIND);
             let mask = word(field::CONSTANT_MASK, constants.mask, field::MASK);
-            let a = if constants.constant & field::CONSTANT_A != 0 { constants.a } else { self.doubles(field::A)[thread] };
+            let a =
+                if constants.constant & field::CONSTANT_A != 0 { constants.a } else { self.doubles(field::A)[thread] };
             let b = word(field::CONSTANT_B, constants.b, field::B);
             let c = word(field::CONSTANT_C, constants.c, field::C);
             if kind >= field::BARRIER_KIND {
@@ -182,8 +185,11 @@ pub unsafe extern "C" fn ptxr_run_work_item_block(
     let taken = WORKER.with(|worker| {
         let mut worker = worker.borrow_mut();
         let state = bytes.map_or(ptr::null_mut(), |bytes| worker.reserve(bytes));
-        let vectors =
-            (std::mem::take(&mut worker.current), std::mem::take(&mut worker.selected), std::mem::take(&mut worker.ready));
+        let vectors = (
+            std::mem::take(&mut worker.current),
+            std::mem::take(&mut worker.selected),
+            std::mem::take(&mut worker.ready),
+        );
         (state, vectors)
     });
     let (state, (mut current, mut selected, mut ready)) = taken;
@@ -293,9 +299,10 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
         let values = unsafe { exchange.words(offset) };
         values.iter().all(|&value| value == values[0]).then_some(values[0])
     };
-    let (Some(kind), Some(mask)) =
-        (uniform(field::CONSTANT_KIND, constants.kind, field::KIND), uniform(field::CONSTANT_MASK, constants.mask, field::MASK))
-    else {
+    let (Some(kind), Some(mask)) = (
+        uniform(field::CONSTANT_KIND, constants.kind, field::KIND),
+        uniform(field::CONSTANT_MASK, constants.mask, field::MASK),
+    ) else {
         return false;
     };
     // The operands that the completions below read are never constant: the compiler keeps them
@@ -352,10 +359,14 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
                 }
             }
         }
-        warp_collective::VOTE_ALL | warp_collective::VOTE_ANY | warp_collective::VOTE_UNIFORM | warp_collective::VOTE_BALLOT => {
+        warp_collective::VOTE_ALL
+        | warp_collective::VOTE_ANY
+        | warp_collective::VOTE_UNIFORM
+        | warp_collective::VOTE_BALLOT => {
             for warp in 0..exchange.threads / WARP_SIZE {
                 let start = warp * WARP_SIZE;
-                let ballot = (0..WARP_SIZE).fold(0u32, |ballot, lane| ballot | (u32::from(a[start + lane] != 0) << lane));
+                let ballot =
+                    (0..WARP_SIZE).fold(0u32, |ballot, lane| ballot | (u32::from(a[start + lane] != 0) << lane));
                 let result = match kind {
                     warp_collective::VOTE_ALL => u32::from(ballot == u32::MAX),
                     warp_collective::VOTE_ANY => u32::from(ballot != 0),
