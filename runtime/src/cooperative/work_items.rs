@@ -108,6 +108,10 @@ impl Exchange {
     /// # Safety
     ///
     /// As for [`Exchange::words`].
+    #[allow(
+        clippy::mut_from_ref,
+        reason = "the state is the block's raw memory, not the view's; callers keep the fields they borrow apart"
+    )]
     unsafe fn doubles(&self, offset: u64) -> &mut [u64] {
         // SAFETY: as in `words`, 8-byte aligned.
         unsafe {
