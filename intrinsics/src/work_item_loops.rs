@@ -232,7 +232,7 @@ pub fn build<'ctx>(
     // SAFETY: `body` and `step` belong to the module; the rewrite keeps every block terminated.
     let layout =
         unsafe { rewrite(site.module.as_mut_ptr(), body.as_value_ref(), step.as_value_ref(), &waits, &completions) };
-    region_function(site, name, parameters, step, layout.regions, &completions)?;
+    region_function(site, name, parameters, step, &layout.exits, &completions)?;
     block_entry(site, name, &layout)?;
     Ok(WorkItemForm::Loops)
 }
@@ -338,10 +338,11 @@ struct StateLayout {
     bytes_per_thread: u64,
     /// Bytes of state for the whole block, after every thread's ([`uniform_address`]).
     bytes_per_block: u64,
-    /// Region 0 and one per wait point.
-    regions: u32,
     /// The wait points' constant operands, indexed by wait point (entry 0 unused).
     wait_points: Vec<WaitPoint>,
+    /// For each region, the one wait point (or `DONE`) that all its paths reach, if there is
+    /// one: its loop then needs no `current` per thread.
+    exits: Vec<Option<u32>>,
 }
 
 /// The rewrite of [`build`]: moves `body`'s blocks into `step` and turns it into the step
@@ -569,7 +570,9 @@ unsafe fn rewrite(
             move_to_state(builder, step, step_entry, &region_starts, data_layout, &mut private_addresses);
         mark_private_state(context, step, &private_addresses);
         LLVMDisposeBuilder(builder);
-        StateLayout { bytes_per_thread, bytes_per_block, regions, wait_points }
+        let exits =
+            std::iter::once(start).chain(region_starts.iter().copied()).map(|block| single_exit(block)).collect();
+        StateLayout { bytes_per_thread, bytes_per_block, wait_points, exits }
     }
 }
 
@@ -872,6 +875,44 @@ impl Uniformity {
     }
 }
 
+/// The value of every `ret` reachable from `start`, when they all return the same constant.
+///
+/// # Safety
+///
+/// `start` is a block of the step function, whose `ret`s all return constants.
+unsafe fn single_exit(start: LLVMBasicBlockRef) -> Option<u32> {
+    // SAFETY: per the contract.
+    unsafe {
+        let mut seen = HashSet::from([start]);
+        let mut pending = vec![start];
+        let mut exit = None;
+        while let Some(block) = pending.pop() {
+            let terminator = LLVMGetBasicBlockTerminator(block);
+            if terminator.is_null() {
+                return None;
+            }
+            if LLVMGetInstructionOpcode(terminator) == LLVMOpcode::LLVMRet {
+                let value = LLVMGetOperand(terminator, 0);
+                if LLVMIsAConstantInt(value).is_null() {
+                    return None;
+                }
+                let value = LLVMConstIntGetZExtValue(value) as u32;
+                if exit.is_some_and(|exit| exit != value) {
+                    return None;
+                }
+                exit = Some(value);
+            }
+            for index in 0..LLVMGetNumSuccessors(terminator) {
+                let next = LLVMGetSuccessor(terminator, index);
+                if seen.insert(next) {
+                    pending.push(next);
+                }
+            }
+        }
+        exit
+    }
+}
+
 /// Tells LLVM that the step's exchange fields and register slots (`private`: state that no
 /// pointer of the kernel can reach, since their addresses never escape) are apart from every
 /// other memory access: scoped `noalias` metadata, so that the loops over the threads need no
@@ -920,7 +961,7 @@ fn region_function<'ctx>(
     name: &str,
     parameters: &KernelParameters<'ctx>,
     step: FunctionValue<'ctx>,
-    regions: u32,
+    exits: &[Option<u32>],
     completions: &[Completion],
 ) -> Result<(), Unsupported> {
     let context = site.context;
@@ -980,7 +1021,7 @@ fn region_function<'ctx>(
     let is_general = builder.build_is_not_null(selected, "").map_err(llvm_error)?;
     builder.build_conditional_branch(is_general, general, all).map_err(llvm_error)?;
 
-    let call_step = |region: IntValue<'ctx>, thread: [IntValue<'ctx>; 3], linear: IntValue<'ctx>| {
+    let call_step = |region: IntValue<'ctx>, thread: [IntValue<'ctx>; 3], linear: IntValue<'ctx>, record: bool| {
         let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![
             region.into(),
             context_pointer.into(),
@@ -998,9 +1039,11 @@ fn region_function<'ctx>(
             .try_as_basic_value()
             .basic()
             .ok_or_else(|| llvm_error("step result"))?;
-        // SAFETY: `linear` is below the block's thread count, `current`'s length.
-        let slot = unsafe { builder.build_in_bounds_gep(i32_type, current, &[linear], "") }.map_err(llvm_error)?;
-        builder.build_store(slot, next).map_err(llvm_error)?;
+        if record {
+            // SAFETY: `linear` is below the block's thread count, `current`'s length.
+            let slot = unsafe { builder.build_in_bounds_gep(i32_type, current, &[linear], "") }.map_err(llvm_error)?;
+            builder.build_store(slot, next).map_err(llvm_error)?;
+        }
         Ok::<(), Unsupported>(())
     };
 
@@ -1008,18 +1051,76 @@ fn region_function<'ctx>(
     // thread waits at the same wait point and the wait completes here, its region follows.
     let dispatch = context.append_basic_block(function, "dispatch");
     builder.position_at_end(all);
+    // A region whose paths all reach the same wait point records no `current` per thread: its
+    // loop goes to `exit.r`, which completes that wait or fills `current` for the runtime.
     let mut cases = Vec::new();
-    for index in 0..regions {
+    let mut single_exits = Vec::new();
+    for (index, exit) in exits.iter().enumerate() {
         let block = context.append_basic_block(function, &format!("region.{index}"));
-        cases.push((i32_type.const_int(u64::from(index), false), block));
+        cases.push((i32_type.const_int(index as u64, false), block));
         builder.position_at_end(block);
-        let constant = i32_type.const_int(u64::from(index), false);
-        thread_loops(site, function, sizes, dispatch, |thread, linear| call_step(constant, thread, linear))?;
+        let constant = i32_type.const_int(index as u64, false);
+        let after = match exit {
+            Some(exit) => {
+                let after = context.append_basic_block(function, &format!("exit.{index}"));
+                single_exits.push((after, *exit));
+                after
+            }
+            None => dispatch,
+        };
+        thread_loops(site, function, sizes, after, |thread, linear| {
+            call_step(constant, thread, linear, exit.is_none())
+        })?;
     }
     builder.position_at_end(all);
     builder.build_switch(region, done, &cases).map_err(llvm_error)?;
     let fields = StateFields { state, threads };
-    complete_in_loops(site, function, &fields, current, done, dispatch, &cases, completions)?;
+    let completing = complete_in_loops(site, function, &fields, current, done, dispatch, &cases, completions)?;
+    let mut fills: HashMap<u32, inkwell::basic_block::BasicBlock<'ctx>> = HashMap::new();
+    for (after, exit) in single_exits {
+        builder.position_at_end(after);
+        let fill = match fills.get(&exit) {
+            Some(&fill) => fill,
+            None => {
+                // Every thread stopped at `exit`, as the runtime must read.
+                let fill = context.append_basic_block(function, &format!("record.{exit}"));
+                builder.position_at_end(fill);
+                let value = i32_type.const_int(u64::from(exit), false);
+                counted_loop(site, function, threads, "record", |thread| {
+                    // SAFETY: `thread` is below the thread count, `current`'s length.
+                    let slot =
+                        unsafe { builder.build_in_bounds_gep(i32_type, current, &[thread], "") }.map_err(llvm_error)?;
+                    builder.build_store(slot, value).map_err(llvm_error)?;
+                    Ok(())
+                })?;
+                builder.build_unconditional_branch(done).map_err(llvm_error)?;
+                fills.insert(exit, fill);
+                builder.position_at_end(after);
+                fill
+            }
+        };
+        let completion = completing.get(&exit).copied();
+        let needs_whole_warps = exit != work_item_state::DONE
+            && matches!(
+                completions[exit as usize - 1],
+                Completion::Shuffle { .. } | Completion::Vote(_) | Completion::Same(_)
+            );
+        match completion {
+            Some(target) if needs_whole_warps => {
+                let lanes = builder.build_and(threads, i32_type.const_int(31, false), "").map_err(llvm_error)?;
+                let whole = builder
+                    .build_int_compare(IntPredicate::EQ, lanes, i32_type.const_zero(), "")
+                    .map_err(llvm_error)?;
+                builder.build_conditional_branch(whole, target, fill).map_err(llvm_error)?;
+            }
+            Some(target) => {
+                builder.build_unconditional_branch(target).map_err(llvm_error)?;
+            }
+            None => {
+                builder.build_unconditional_branch(fill).map_err(llvm_error)?;
+            }
+        }
+    }
 
     // The selected threads: one loop, the region a variable.
     builder.position_at_end(general);
@@ -1041,7 +1142,7 @@ fn region_function<'ctx>(
     let rest = builder.build_int_unsigned_div(linear_value, sizes[0], "").map_err(llvm_error)?;
     let y = builder.build_int_unsigned_rem(rest, sizes[1], "tid.y").map_err(llvm_error)?;
     let z = builder.build_int_unsigned_div(rest, sizes[1], "tid.z").map_err(llvm_error)?;
-    call_step(region, [x, y, z], linear_value)?;
+    call_step(region, [x, y, z], linear_value, true)?;
     builder.build_unconditional_branch(next_block).map_err(llvm_error)?;
     builder.position_at_end(next_block);
     let following = builder.build_int_add(linear_value, i32_type.const_int(1, false), "").map_err(llvm_error)?;
@@ -1114,7 +1215,7 @@ fn counted_loop<'ctx>(
 /// From `dispatch` (every thread has run its region): when every thread stopped at the same
 /// wait point and that wait's [`Completion`] is not the runtime's, computes its results into
 /// the state and goes on with its region (`regions[k]`); otherwise returns to the runtime
-/// (`done`).
+/// (`done`). Returns the block that completes each wait point that completes here.
 #[allow(clippy::too_many_arguments)]
 fn complete_in_loops<'ctx>(
     site: &Site<'_, 'ctx>,
@@ -1125,7 +1226,7 @@ fn complete_in_loops<'ctx>(
     dispatch: inkwell::basic_block::BasicBlock<'ctx>,
     regions: &[(IntValue<'ctx>, inkwell::basic_block::BasicBlock<'ctx>)],
     completions: &[Completion],
-) -> Result<(), Unsupported> {
+) -> Result<HashMap<u32, inkwell::basic_block::BasicBlock<'ctx>>, Unsupported> {
     let context = site.context;
     let builder = site.builder;
     let i32_type = context.i32_type();
@@ -1161,9 +1262,17 @@ fn complete_in_loops<'ctx>(
 
     builder.position_at_end(choose);
     let mut cases = Vec::new();
+    let mut completing = HashMap::new();
+    // In the entry, so that it dominates the completions reached from `exit.r` blocks too.
     let whole_warps = {
+        let terminator = entry.get_terminator().ok_or_else(|| llvm_error("regions"))?;
+        builder.position_before(&terminator);
         let lanes = builder.build_and(threads, i32_type.const_int(31, false), "").map_err(llvm_error)?;
-        builder.build_int_compare(IntPredicate::EQ, lanes, i32_type.const_zero(), "whole_warps").map_err(llvm_error)?
+        let whole = builder
+            .build_int_compare(IntPredicate::EQ, lanes, i32_type.const_zero(), "whole_warps")
+            .map_err(llvm_error)?;
+        builder.position_at_end(choose);
+        whole
     };
     let result_field = |thread: IntValue<'ctx>| fields.address(site, work_item_state::RESULT, 8, thread);
     let a_field = |thread: IntValue<'ctx>| fields.address(site, work_item_state::A, 8, thread);
@@ -1207,6 +1316,7 @@ fn complete_in_loops<'ctx>(
             _ => context.append_basic_block(function, &format!("complete.{}", index + 1)),
         };
         cases.push((region_constant, block));
+        completing.insert(index as u32 + 1, block);
         if matches!(completion, Completion::Nothing) {
             continue;
         }
@@ -1323,7 +1433,7 @@ fn complete_in_loops<'ctx>(
     }
     builder.position_at_end(choose);
     builder.build_switch(first, done, &cases).map_err(llvm_error)?;
-    Ok(())
+    Ok(completing)
 }
 
 /// `for z < ntid.z { for y < ntid.y { for x < ntid.x { body(tid, linear) } } }` from the
