@@ -1352,27 +1352,37 @@ fn complete_in_loops<'ctx>(
                 let body = context.append_basic_block(function, &format!("shuffle.{}", index + 1));
                 builder.build_conditional_branch(whole_warps, body, done).map_err(llvm_error)?;
                 builder.position_at_end(body);
-                counted_loop(site, function, threads, "shuffle", |thread| {
-                    let lane = builder.build_and(thread, i32_type.const_int(31, false), "lane").map_err(llvm_error)?;
-                    let (source, in_range) = crate::collective::shuffle_source(
-                        site,
-                        mode,
-                        lane,
-                        i32_type.const_int(b, false),
-                        i32_type.const_int(c, false),
-                    )?;
-                    let warp =
-                        builder.build_and(thread, i32_type.const_int(!31u32 as u64, false), "").map_err(llvm_error)?;
-                    let source = builder.build_or(warp, source, "source").map_err(llvm_error)?;
-                    let value = load_a(source)?;
-                    let value = builder
-                        .build_and(value, i64_type.const_int(u64::from(u32::MAX), false), "")
-                        .map_err(llvm_error)?;
-                    let predicate = builder.build_int_z_extend(in_range, i64_type, "").map_err(llvm_error)?;
-                    let predicate =
-                        builder.build_left_shift(predicate, i64_type.const_int(32, false), "").map_err(llvm_error)?;
-                    let packed = builder.build_or(value, predicate, "").map_err(llvm_error)?;
-                    store_result(thread, packed)
+                // One iteration per warp with its 32 lanes written out: the source lanes are
+                // constants, so LLVM reads them as contiguous runs instead of gathering.
+                let warps = builder
+                    .build_right_shift(threads, i32_type.const_int(5, false), false, "warps")
+                    .map_err(llvm_error)?;
+                counted_loop(site, function, warps, "shuffle", |warp| {
+                    let first_lane =
+                        builder.build_left_shift(warp, i32_type.const_int(5, false), "").map_err(llvm_error)?;
+                    for lane in 0..32u64 {
+                        let (source, in_range) = crate::collective::shuffle_source(
+                            site,
+                            mode,
+                            i32_type.const_int(lane, false),
+                            i32_type.const_int(b, false),
+                            i32_type.const_int(c, false),
+                        )?;
+                        let source = builder.build_or(first_lane, source, "source").map_err(llvm_error)?;
+                        let value = load_a(source)?;
+                        let value = builder
+                            .build_and(value, i64_type.const_int(u64::from(u32::MAX), false), "")
+                            .map_err(llvm_error)?;
+                        let predicate = builder.build_int_z_extend(in_range, i64_type, "").map_err(llvm_error)?;
+                        let predicate = builder
+                            .build_left_shift(predicate, i64_type.const_int(32, false), "")
+                            .map_err(llvm_error)?;
+                        let packed = builder.build_or(value, predicate, "").map_err(llvm_error)?;
+                        let thread =
+                            builder.build_or(first_lane, i32_type.const_int(lane, false), "").map_err(llvm_error)?;
+                        store_result(thread, packed)?;
+                    }
+                    Ok(())
                 })?;
             }
             Completion::Vote(kind) => {
