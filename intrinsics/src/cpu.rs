@@ -37,7 +37,7 @@ pub struct Cpu;
 /// How the threads of a kernel that waits run, when every wait is in the kernel body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum WaitsScheme {
-    /// Compiled loops over the threads between waits (`work_item_loops.rs`), the default.
+    /// Compiled loops over the threads between waits (`work_item_loops/`), the default.
     Loops,
     /// LLVM coroutines (`resumable.rs`).
     Coroutines,

@@ -4,7 +4,7 @@
 //! body at each of them into *regions* (region 0 from the start, region k from the
 //! continuation of wait point k) and builds `NAME.regions`, which runs one region for every
 //! selected thread of the block in a loop that LLVM can vectorise (see
-//! `ptxr_intrinsics`' `work_item_loops.rs` and [`crate::abi::work_item_state`]). A thread that
+//! `ptxr_intrinsics`' `work_item_loops/` and [`crate::abi::work_item_state`]). A thread that
 //! reaches a wait deposits its operands in the block's state arrays and reports the wait
 //! point; this scheduler completes the wait for the whole block and runs the next region.
 //!
