@@ -20,6 +20,7 @@ use ptxr_runtime::abi::{barrier_operation, block_context_field, matrix_operation
 
 use crate::declare::{call_function, call_intrinsic, to_i32};
 use crate::resumable::{make_resumable, resume_helper, ThreadForm};
+use crate::work_item_loops::{self, WorkItemForm};
 use crate::{
     Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
     WarpCollective,
@@ -32,6 +33,24 @@ pub(crate) const THREAD_ID_PARAMETER: u32 = 1;
 const WARP_SIZE: u64 = 32;
 
 pub struct Cpu;
+
+/// How the threads of a kernel that waits run, when every wait is in the kernel body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WaitsScheme {
+    /// Compiled loops over the threads between waits (`work_item_loops/`), the default.
+    Loops,
+    /// LLVM coroutines (`resumable.rs`).
+    Coroutines,
+}
+
+/// The scheme chosen by `PTXR_CPU_WAITS` (`loops` or `coroutines`; loops when unset or
+/// anything else), so that tests can run the waiting kernels under both.
+fn waits_scheme() -> WaitsScheme {
+    match std::env::var("PTXR_CPU_WAITS") {
+        Ok(value) if value == "coroutines" => WaitsScheme::Coroutines,
+        _ => WaitsScheme::Loops,
+    }
+}
 
 fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("an LLVM builder operation ({error})") }
@@ -54,7 +73,7 @@ fn block_context_type(context: &Context) -> StructType<'_> {
 }
 
 /// Loads `field[dimension]` of the block context.
-fn context_dimension<'ctx>(
+pub(crate) fn context_dimension<'ctx>(
     site: &Site<'_, 'ctx>,
     context_pointer: PointerValue<'ctx>,
     field: u32,
@@ -142,7 +161,7 @@ fn linear_thread_index<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Un
 }
 
 /// Loads the kernel's parameters: parameter i is at *params[i], as in CUDA's kernelParams.
-fn load_kernel_parameters<'ctx>(
+pub(crate) fn load_kernel_parameters<'ctx>(
     site: &Site<'_, 'ctx>,
     parameter_array: PointerValue<'ctx>,
     parameters: &KernelParameters<'ctx>,
@@ -269,6 +288,12 @@ impl Target for Cpu {
         );
 
         let pointer_type = context.ptr_type(AddressSpace::default());
+        if parameters.cooperative && !parameters.collectives_in_functions && waits_scheme() == WaitsScheme::Loops {
+            match work_item_loops::build(site, &name, parameters)? {
+                WorkItemForm::Loops => return Ok(()),
+                WorkItemForm::Unsuitable | WorkItemForm::Independent => {}
+            }
+        }
         if parameters.cooperative {
             let form = if parameters.collectives_in_functions {
                 ThreadForm::Stackful
