@@ -188,6 +188,11 @@ fn run_on_opencl(
     let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
     let spirv_target = crate::target::for_module(&spirv_target, module);
     let options = pipeline_options(&spirv_target, optimization, module_name)?;
+    // OpenCL builds the module as it is, with nothing linked in.
+    let undefined = ptxr_lowering::undefined_functions(module);
+    if !undefined.is_empty() {
+        return Err(Failure::Diagnostics(undefined));
+    }
     let spirv = ptxr_lowering::compile(module, &options, Emit::Object)?;
     // The spec is checked (and its buffers read) before looking for a device, so that its
     // mistakes are reported the same way on every target.

@@ -84,11 +84,15 @@ pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions)
         TargetKind::Nvptx => Emit::Assembly,
         TargetKind::Cpu | TargetKind::Amdgpu | TargetKind::Spirv => Emit::Object,
     };
+    let links_code_object = options.emit.is_none() && options.target.kind == TargetKind::Amdgpu;
+    if links_code_object {
+        // The code object is loaded as it is: nothing else is linked into it.
+        let undefined = ptxr_lowering::undefined_functions(&module);
+        if !undefined.is_empty() {
+            return Err(Failure::Diagnostics(undefined));
+        }
+    }
     let bytes = ptxr_lowering::compile(&module, &pipeline, options.emit.unwrap_or(natural))?;
-    let bytes = if options.emit.is_none() && options.target.kind == TargetKind::Amdgpu {
-        link::link_code_object(&bytes).map_err(Failure::Message)?
-    } else {
-        bytes
-    };
+    let bytes = if links_code_object { link::link_code_object(&bytes).map_err(Failure::Message)? } else { bytes };
     Ok(Artifact { bytes, warnings })
 }

@@ -373,3 +373,63 @@ fn printf_on_spirv_reports_formats_it_cannot_trace() {
     let output = ptxr(&["compile", &input, "--target", "spirv", "-o", "print.spv"], directory.path());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+/// `.extern .func abs` is not resolved against the host's `abs` (the C library's): a complete
+/// program (a run, an AMDGPU code object) reports it, while the artefacts that a linker
+/// completes (PTX for NVPTX, object files) keep the declaration.
+#[test]
+fn an_extern_function_without_a_definition_is_reported_where_nothing_links_it() {
+    let directory = scratch();
+    let kernel = "\n.visible .entry call_abs(.param .u64 data)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n\
+                  \tld.param.u64 %rd1, [data];\n\tld.global.u32 %r1, [%rd1];\n\t{\n\t.param .b32 x;\n\t.param .b32 result;\n\
+                  \tst.param.b32 [x], %r1;\n\tcall.uni (result), abs, (x);\n\tld.param.b32 %r2, [result];\n\t}\n\
+                  \tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+    let declaration = ".extern .func (.param .b32 result) abs(.param .b32 x);\n";
+    let input = write(directory.path(), "abs.ptx", &format!("{HEADER}{declaration}{kernel}"));
+    let spec = write(
+        directory.path(),
+        "abs.json",
+        r#"{ "grid": [1], "block": [1], "buffers": { "d": { "type": "s32", "data": [-5] } }, "args": [{ "buffer": "d" }] }"#,
+    );
+    let output = ptxr(&["run", &input, "--launch", &spec], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(output.stdout.is_empty(), "the kernel ran: {}", String::from_utf8_lossy(&output.stdout));
+    assert!(stderr.contains("E0902"), "{stderr}");
+    assert!(
+        stderr.contains("`.extern .func abs` has no definition in this module and is not a function ptxr provides"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("abs.ptx:5:1"), "not at the declaration: {stderr}");
+
+    let output = ptxr(&["compile", "--target", "amdgpu", &input, "-o", "abs.hsaco"], directory.path());
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("E0902"));
+    assert!(!directory.path().join("abs.hsaco").exists(), "a failed compilation left an output file");
+
+    // Artefacts for a later link keep the declaration.
+    for (target, extra, file) in [
+        ("nvptx", None, "abs.ptx.out"),
+        ("cpu", None, "abs.o"),
+        ("amdgpu", Some("obj"), "abs.amdgpu.o"),
+        ("spirv", None, "abs.spv"),
+    ] {
+        let mut arguments = vec!["compile", "--target", target, &input, "-o", file];
+        if let Some(emit) = extra {
+            arguments.extend(["--emit", emit]);
+        }
+        let output = ptxr(&arguments, directory.path());
+        assert!(output.status.success(), "{target}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let ptx = std::fs::read_to_string(directory.path().join("abs.ptx.out")).unwrap_or_default();
+    assert!(ptx.contains(".extern .func"), "no external declaration in:\n{ptx}");
+
+    // Defined in the module, the same call runs the module's function, not the host's.
+    let definition = ".func (.param .b32 result) abs(.param .b32 x)\n{\n\t.reg .b32 %t<3>;\n\tld.param.b32 %t1, [x];\n\
+                      \tadd.s32 %t2, %t1, 100;\n\tst.param.b32 [result], %t2;\n\tret;\n}\n";
+    let input = write(directory.path(), "defined.ptx", &format!("{HEADER}{definition}{kernel}"));
+    let output = ptxr(&["run", &input, "--launch", &spec], directory.path());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(json["buffers"]["d"]["data"], serde_json::json!([95]));
+}

@@ -20,6 +20,7 @@ use ptxr_runtime::abi::{barrier_operation, block_context_field, matrix_operation
 
 use crate::declare::{call_function, call_intrinsic, to_i32};
 use crate::resumable::{make_resumable, resume_helper, ThreadForm};
+use crate::work_item_loops::{self, WorkItemForm};
 use crate::{
     Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
     WarpCollective,
@@ -32,6 +33,24 @@ pub(crate) const THREAD_ID_PARAMETER: u32 = 1;
 const WARP_SIZE: u64 = 32;
 
 pub struct Cpu;
+
+/// How the threads of a kernel that waits run, when every wait is in the kernel body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WaitsScheme {
+    /// Compiled loops over the threads between waits (`work_item_loops/`), the default.
+    Loops,
+    /// LLVM coroutines (`resumable.rs`).
+    Coroutines,
+}
+
+/// The scheme chosen by `PTXR_CPU_WAITS` (`loops` or `coroutines`; loops when unset or
+/// anything else), so that tests can run the waiting kernels under both.
+fn waits_scheme() -> WaitsScheme {
+    match std::env::var("PTXR_CPU_WAITS") {
+        Ok(value) if value == "coroutines" => WaitsScheme::Coroutines,
+        _ => WaitsScheme::Loops,
+    }
+}
 
 fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("an LLVM builder operation ({error})") }
@@ -54,7 +73,7 @@ fn block_context_type(context: &Context) -> StructType<'_> {
 }
 
 /// Loads `field[dimension]` of the block context.
-fn context_dimension<'ctx>(
+pub(crate) fn context_dimension<'ctx>(
     site: &Site<'_, 'ctx>,
     context_pointer: PointerValue<'ctx>,
     field: u32,
@@ -76,6 +95,40 @@ fn context_dimension<'ctx>(
         _ => "ntid",
     };
     Ok(site.builder.build_load(i32_type, address, &format!("{name}.{dimension}")).map_err(llvm_error)?.into_int_value())
+}
+
+/// `isspacep.global` on the host, where global memory is what the launch allocated (its buffers
+/// and the device heap, which the runtime knows) and the module's own `.global` variables (the
+/// non-constant LLVM globals: `.const` variables are constant, and `.shared` ones live in the
+/// block's window, not in globals). Anything else (a thread's `.local` variables, the shared
+/// window, `.const` data, kernel parameters, any other host address) is not global.
+fn is_global_address<'ctx>(site: &Site<'_, 'ctx>, address: PointerValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i64_type = site.context.i64_type();
+    let address_bits = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
+    let mut in_variable = site.context.bool_type().const_zero();
+    for global in site.module.get_globals() {
+        let name = global.get_name().to_string_lossy();
+        if global.is_constant() || name.starts_with("llvm.") || name.starts_with("ptxr") {
+            continue;
+        }
+        let bytes = global
+            .get_value_type()
+            .size_of()
+            .ok_or_else(|| Unsupported { what: format!("`isspacep.global` beside the unsized variable `{name}`") })?;
+        let start = builder.build_ptr_to_int(global.as_pointer_value(), i64_type, "").map_err(llvm_error)?;
+        let offset = builder.build_int_sub(address_bits, start, "").map_err(llvm_error)?;
+        let inside = builder.build_int_compare(inkwell::IntPredicate::ULT, offset, bytes, "").map_err(llvm_error)?;
+        in_variable = builder.build_or(in_variable, inside, "").map_err(llvm_error)?;
+    }
+    let function_type = site.context.i32_type().fn_type(&[i64_type.into()], false);
+    let in_launch = call_function(site, runtime_function::IS_GLOBAL_ADDRESS, function_type, &[address_bits.into()])?
+        .ok_or_else(|| Unsupported { what: format!("{} returned nothing", runtime_function::IS_GLOBAL_ADDRESS) })?
+        .into_int_value();
+    let in_launch = builder
+        .build_int_compare(inkwell::IntPredicate::NE, in_launch, site.context.i32_type().const_zero(), "")
+        .map_err(llvm_error)?;
+    builder.build_or(in_variable, in_launch, "").map_err(llvm_error)
 }
 
 fn context_parameter<'ctx>(
@@ -108,7 +161,7 @@ fn linear_thread_index<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Un
 }
 
 /// Loads the kernel's parameters: parameter i is at *params[i], as in CUDA's kernelParams.
-fn load_kernel_parameters<'ctx>(
+pub(crate) fn load_kernel_parameters<'ctx>(
     site: &Site<'_, 'ctx>,
     parameter_array: PointerValue<'ctx>,
     parameters: &KernelParameters<'ctx>,
@@ -235,6 +288,12 @@ impl Target for Cpu {
         );
 
         let pointer_type = context.ptr_type(AddressSpace::default());
+        if parameters.cooperative && !parameters.collectives_in_functions && waits_scheme() == WaitsScheme::Loops {
+            match work_item_loops::build(site, &name, parameters)? {
+                WorkItemForm::Loops => return Ok(()),
+                WorkItemForm::Unsuitable | WorkItemForm::Independent => {}
+            }
+        }
         if parameters.cooperative {
             let form = if parameters.collectives_in_functions {
                 ThreadForm::Stackful
@@ -335,9 +394,12 @@ impl Target for Cpu {
         address: PointerValue<'ctx>,
         state_space: StateSpace,
     ) -> Result<IntValue<'ctx>, Unsupported> {
+        if state_space == StateSpace::Global {
+            return is_global_address(site, address);
+        }
         if state_space != StateSpace::Shared {
-            // Host addresses of global buffers, `.const` data and thread stacks carry no mark
-            // of their state space, and the compiled code knows none of their ranges.
+            // Host addresses of `.const` data, thread stacks and parameters carry no mark of
+            // their state space, and nothing records their ranges.
             return Err(Unsupported { what: format!("`isspacep{state_space}`") });
         }
         // Shared memory is the block's window: `[base, base + static + dynamic bytes)`.
@@ -681,7 +743,9 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixShape::M16n8k8 => matrix_operation::SHAPE_M16N8K8,
         MatrixShape::M16n8k16 => matrix_operation::SHAPE_M16N8K16,
         MatrixShape::M16n8k32 => matrix_operation::SHAPE_M16N8K32,
-        MatrixShape::M8n8k4 if operation.a == MatrixElement::F16 => matrix_operation::SHAPE_M8N8K4,
+        MatrixShape::M8n8k4 if matches!(operation.a, MatrixElement::F16 | MatrixElement::F64) => {
+            matrix_operation::SHAPE_M8N8K4
+        }
         MatrixShape::M8n8k4
         | MatrixShape::M8n8k32
         | MatrixShape::M8n8k128
@@ -697,7 +761,8 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixElement::S8 => Ok(matrix_operation::ELEMENT_S8),
         MatrixElement::U8 => Ok(matrix_operation::ELEMENT_U8),
         MatrixElement::S32 => Ok(matrix_operation::ELEMENT_S32),
-        MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
+        MatrixElement::F64 => Ok(matrix_operation::ELEMENT_F64),
+        MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
     };
     let code = matrix_operation::encode(
         shape,

@@ -25,6 +25,7 @@ mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
 mod warp_lanes;
+mod work_item_loops;
 
 use inkwell::context::Context;
 use inkwell::module::Module;

@@ -38,12 +38,23 @@ fn intrinsic_name(operation: &MatrixMultiply) -> String {
     name
 }
 
-/// The LLVM type of one 32-bit register of a fragment of `element`s.
+/// The LLVM type of one register of a fragment of `element`s (32 bits, or `.f64`).
 fn register_type<'ctx>(site: &Site<'_, 'ctx>, element: MatrixElement) -> BasicTypeEnum<'ctx> {
     match element {
         MatrixElement::F16 => site.context.f16_type().vec_type(2).as_basic_type_enum(),
         MatrixElement::F32 => site.context.f32_type().as_basic_type_enum(),
+        MatrixElement::F64 => site.context.f64_type().as_basic_type_enum(),
         _ => site.context.i32_type().as_basic_type_enum(),
+    }
+}
+
+/// The integer type of a register of `bits` bits, and the buffer words it takes (a `.f64`
+/// register two, low word first).
+fn register_bits<'ctx>(site: &Site<'_, 'ctx>, bits: u32) -> (inkwell::types::IntType<'ctx>, usize) {
+    if bits == 64 {
+        (site.context.i64_type(), 2)
+    } else {
+        (site.context.i32_type(), 1)
     }
 }
 
@@ -67,11 +78,10 @@ fn read_fragment<'ctx>(
     element: MatrixElement,
     arguments: &mut Vec<BasicMetadataValueEnum<'ctx>>,
 ) -> Result<(), Unsupported> {
+    let (bits_type, words) = register_bits(site, if element == MatrixElement::F64 { 64 } else { 32 });
     for index in 0..count as usize {
-        let bits = site
-            .builder
-            .build_load(site.context.i32_type(), word(site, buffer, offset + index)?, "")
-            .map_err(llvm_error)?;
+        let bits =
+            site.builder.build_load(bits_type, word(site, buffer, offset + words * index)?, "").map_err(llvm_error)?;
         let value = site.builder.build_bit_cast(bits, register_type(site, element), "").map_err(llvm_error)?;
         arguments.push(value.into());
     }
@@ -92,8 +102,13 @@ fn write_result<'ctx>(
         single => vec![single],
     };
     for (index, register) in registers.into_iter().enumerate() {
-        let bits = site.builder.build_bit_cast(register, site.context.i32_type(), "").map_err(llvm_error)?;
-        site.builder.build_store(word(site, buffer, offset + index)?, bits).map_err(llvm_error)?;
+        let width = match register {
+            BasicValueEnum::FloatValue(value) if value.get_type() == site.context.f64_type() => 64,
+            _ => 32,
+        };
+        let (bits_type, words) = register_bits(site, width);
+        let bits = site.builder.build_bit_cast(register, bits_type, "").map_err(llvm_error)?;
+        site.builder.build_store(word(site, buffer, offset + words * index)?, bits).map_err(llvm_error)?;
     }
     Ok(())
 }

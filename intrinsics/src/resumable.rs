@@ -59,7 +59,7 @@ enum Suspension {
 /// # Safety
 ///
 /// `call` is a call instruction.
-unsafe fn callee_name(call: LLVMValueRef) -> Option<String> {
+pub(crate) unsafe fn callee_name(call: LLVMValueRef) -> Option<String> {
     // SAFETY: per the contract; a direct callee is a function with a name.
     unsafe {
         let callee = LLVMGetCalledValue(call);
@@ -99,7 +99,7 @@ unsafe fn suspension(instruction: LLVMValueRef) -> Option<Suspension> {
     }
 }
 
-fn blocks(function: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
+pub(crate) fn blocks(function: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
     let mut result = Vec::new();
     // SAFETY: walking a function's block list.
     unsafe {
@@ -112,7 +112,7 @@ fn blocks(function: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
     result
 }
 
-fn instructions(block: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+pub(crate) fn instructions(block: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
     let mut result = Vec::new();
     // SAFETY: walking a block's instruction list.
     unsafe {

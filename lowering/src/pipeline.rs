@@ -65,12 +65,17 @@ pub fn compile(module: &ir::Module, options: &PipelineOptions, output: Emit) -> 
 }
 
 /// Compiles a checked module for the host into memory and calls `use_module` with a function
-/// that looks up compiled symbols by name. The code lives until `use_module` returns.
+/// that looks up compiled symbols by name. The code lives until `use_module` returns. The module
+/// must define every function it declares (`program.rs`): nothing is linked into it.
 pub fn with_jit<R>(
     module: &ir::Module,
     options: &PipelineOptions,
     use_module: impl FnOnce(&dyn Fn(&str) -> Result<usize, String>) -> R,
 ) -> Result<R, PipelineError> {
+    let undefined = crate::program::undefined_functions(module);
+    if !undefined.is_empty() {
+        return Err(PipelineError::Diagnostics(undefined));
+    }
     let context = Context::create();
     let (llvm_module, _machine) = build(&context, module, options)?;
     let jit =

@@ -102,6 +102,9 @@ pub mod runtime_function {
     pub const MALLOC: &str = "ptxr_malloc";
     /// `void (u64 address)`: `free`.
     pub const FREE: &str = "ptxr_free";
+    /// `u32 (u64 address)`: 1 when `address` lies in one of the launch's buffers or its device
+    /// heap (`isspacep.global`; the module's `.global` variables are checked by the caller).
+    pub const IS_GLOBAL_ADDRESS: &str = "ptxr_is_global_address";
     /// `void (u64 message, u64 file, u32 line, u64 function, u32 x, u32 y, u32 z)`:
     /// `__assertfail` from thread `(x, y, z)`; the launch fails once the block is done.
     pub const ASSERT_FAIL: &str = "ptxr_assertfail";
@@ -124,6 +127,65 @@ pub mod runtime_function {
     /// `u64 ()`: after resuming, what the barrier or collective gave the thread (as
     /// [`BARRIER`] and [`WARP_COLLECTIVE`] return it).
     pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
+    /// `void (const uint8_t *const *params, const BlockContext *context, RegionFunction
+    /// regions, u64 bytes_per_thread, u64 bytes_per_block, const WaitPoint *wait_points)`: runs
+    /// every thread of the
+    /// block as compiled loops over the threads between waits (see
+    /// [`crate::cooperative::work_items`] and [`super::work_item_state`]); `wait_points[k]`
+    /// describes wait point k (entry 0 is unused).
+    pub const RUN_WORK_ITEM_BLOCK: &str = "ptxr_run_work_item_block";
+}
+
+/// The per-thread state of a block whose threads run as work-item loops
+/// ([`runtime_function::RUN_WORK_ITEM_BLOCK`]): struct of arrays, so that field `f` of thread `t`
+/// lies at `state + OFFSET_f * threads + t * SIZE_f` and a loop over the threads reads each field
+/// contiguously. The exchange fields below come first; the compiler's slots for values that
+/// live across a wait follow from [`SLOTS`] (64-byte aligned base). After every thread's state,
+/// `bytes_per_block` bytes hold the values that every thread of the block computes alike.
+pub mod work_item_state {
+    /// `u64`: what the completed barrier or collective gave the thread (as
+    /// [`super::runtime_function::BARRIER`] and [`super::runtime_function::WARP_COLLECTIVE`]
+    /// return it).
+    pub const RESULT: u64 = 0;
+    /// `u64`: the collective's `a` operand; a barrier's predicate.
+    pub const A: u64 = 8;
+    /// `u32`: a warp collective's kind ([`super::warp_collective`]), or [`BARRIER_KIND`] plus
+    /// the barrier operation ([`super::barrier_operation`]).
+    pub const KIND: u64 = 16;
+    /// `u32`: the collective's member mask; a barrier's number.
+    pub const MASK: u64 = 20;
+    /// `u32`: the collective's `b` operand.
+    pub const B: u64 = 24;
+    /// `u32`: the collective's `c` operand.
+    pub const C: u64 = 28;
+    /// Where the compiler's slots begin (bytes per thread before them).
+    pub const SLOTS: u64 = 32;
+    /// Added to a barrier operation in [`KIND`].
+    pub const BARRIER_KIND: u32 = 0x100;
+    /// The region a thread reports once it has returned: it takes part in nothing more.
+    pub const DONE: u32 = u32::MAX;
+
+    /// Bits of [`super::WaitPoint::constant`]: the operand is the same for every thread, kept in
+    /// the wait point rather than in the state (which the thread then does not write).
+    pub const CONSTANT_KIND: u32 = 1;
+    pub const CONSTANT_MASK: u32 = 2;
+    pub const CONSTANT_A: u32 = 4;
+    pub const CONSTANT_B: u32 = 8;
+    pub const CONSTANT_C: u32 = 16;
+}
+
+/// One wait point of a work-item kernel, compiled as a constant table: the exchange fields
+/// ([`work_item_state`]) whose values the compiler knows, flagged in `constant`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WaitPoint {
+    pub a: u64,
+    pub kind: u32,
+    pub mask: u32,
+    pub b: u32,
+    pub c: u32,
+    pub constant: u32,
+    pub reserved: u32,
 }
 
 /// What SPIR-V modules give an OpenCL host beside their kernels.
@@ -213,7 +275,8 @@ pub mod matrix_operation {
     pub const SHAPE_M16N8K8: u32 = 2;
     pub const SHAPE_M16N8K16: u32 = 3;
     pub const SHAPE_M16N8K32: u32 = 4;
-    /// `.m8n8k4` on `.f16`: four 8×8×4 products, one per group of eight lanes.
+    /// `.m8n8k4`: on `.f16` four 8×8×4 products, one per group of eight lanes; on `.f64` one
+    /// 8×8×4 product by the whole warp.
     pub const SHAPE_M8N8K4: u32 = 5;
 
     pub const ELEMENT_F16: u32 = 0;
@@ -223,6 +286,8 @@ pub mod matrix_operation {
     pub const ELEMENT_S8: u32 = 4;
     pub const ELEMENT_U8: u32 = 5;
     pub const ELEMENT_S32: u32 = 6;
+    /// `.f64`: each register takes two words of the buffer, low word first.
+    pub const ELEMENT_F64: u32 = 7;
 
     pub const SATURATE: u32 = 1 << 20;
     /// A is `.col` (column-major).
@@ -242,6 +307,20 @@ pub mod matrix_operation {
 /// Continues a suspended thread of a resumable block: `llvm.coro.resume` on its frame, compiled
 /// into the kernel's module (the frame's resume function has LLVM's internal calling convention).
 pub type ResumeFunction = unsafe extern "C" fn(frame: *mut u8);
+
+/// The compiled loops of a work-item block: runs the code of region `region` (0: from the
+/// kernel's start; k: from the continuation of wait point k) for every thread `t` whose
+/// `selected[t]` is non-zero, or for every thread when `selected` is null, and stores in
+/// `current[t]` the wait point where the thread stopped, or
+/// [`work_item_state::DONE`].
+pub type RegionFunction = unsafe extern "C" fn(
+    params: *const *const u8,
+    context: *const BlockContext,
+    state: *mut u8,
+    current: *mut u32,
+    selected: *const u8,
+    region: u32,
+);
 
 /// One thread of a cooperative block: `NAME.thread_entry` of a kernel that uses barriers or
 /// warp collectives.

@@ -189,6 +189,11 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
         services: LaunchServices::default(),
     };
+    launch.services.buffer_ranges = launch
+        .buffers
+        .iter()
+        .map(|buffer| (buffer.memory.address(), buffer.memory.address() + buffer.memory.len() as u64))
+        .collect();
     for ((argument, parameter), buffer) in spec.args.iter().zip(&kernel.params).zip(buffer_of_argument) {
         let size = parameter.size_bytes as usize;
         let value = match (argument, buffer) {

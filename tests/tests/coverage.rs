@@ -207,6 +207,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("setp.lt.f16", ".reg .pred %p<2>; .reg .b16 %h<3>; .reg .b32 %r<2>", "ld.global.b16 %h1, [%rd2]; ld.global.b16 %h2, [%rd2+2]; setp.lt.f16 %p1, %h1, %h2; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("selp.f32", ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .f32 %f<4>", "ld.global.u32 %r1, [%rd2]; ld.global.f32 %f1, [%rd2+4]; ld.global.f32 %f2, [%rd2+8]; setp.ne.u32 %p1, %r1, 0; selp.f32 %f3, %f1, %f2, %p1; st.global.f32 [%rd2], %f3"),
             form("slct.u32.s32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; slct.u32.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("slct.ftz.f64.f32", ".reg .f32 %f<2>; .reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; ld.global.f32 %f1, [%rd2+16]; slct.ftz.f64.f32 %fd3, %fd1, %fd2, %f1; st.global.f64 [%rd2], %fd3"),
         ],
     ),
     (
@@ -345,6 +346,11 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "brx.idx",
                 ".reg .b32 %r<3>",
                 "ld.global.u32 %r1, [%rd2]; and.b32 %r1, %r1, 1; targets: .branchtargets CASE0, CASE1; brx.idx %r1, targets; CASE0: mov.u32 %r2, 10; bra.uni DONE; CASE1: mov.u32 %r2, 20; DONE: st.global.u32 [%rd2], %r2",
+            ),
+            form(
+                "@p brx.idx.uni",
+                ".reg .pred %p<2>; .reg .b32 %r<3>",
+                "ld.global.u32 %r1, [%rd2]; mov.u32 %r2, 0; setp.lt.u32 %p1, %r1, 2; targets: .branchtargets CASE0, CASE1; @%p1 brx.idx.uni %r1, targets; bra.uni DONE; CASE0: mov.u32 %r2, 10; bra.uni DONE; CASE1: mov.u32 %r2, 20; DONE: st.global.u32 [%rd2], %r2",
             ),
             form_with(
                 "call",

@@ -3,7 +3,9 @@
 //! an integer times a power of two, the exact result is computed in `i128` and rounded to the
 //! destination's precision in the requested direction here. Random operands keep the exact
 //! result inside `i128` and the normal range; edge cases (zeros and their signs, infinities,
-//! NaN, overflow) are checked against IEEE 754's rules directly.
+//! NaN, overflow) are checked against IEEE 754's rules directly. `.f64` `mul`, `div`, `rcp`,
+//! `sqrt` and `fma` whose results lie near or in the subnormals are compared with the exact
+//! result in integers (see the section at the end).
 
 use ptxr_tests::{run_ok, Buffer, Launch, Random};
 
@@ -281,4 +283,268 @@ fn cvt_integers_to_floats_in_each_direction_matches_the_exact_model() {
             }
         }
     }
+}
+
+// ---- `.f64` results near and in the subnormals ----------------------------------------------
+//
+// Here the model compares the exact result with the nearest `f64` (the host's IEEE arithmetic)
+// in integers: every operand is `m * 2^e` with `m` below 2^53, so products of two mantissas fit
+// in `u128`, and two such values are compared by their leading bits, then aligned. The
+// directed result is the nearest one or its neighbour on the exact result's side.
+
+use std::cmp::Ordering;
+
+/// `(negative, magnitude, exponent)`: the value `±magnitude * 2^exponent`.
+type Exact = (bool, u128, i32);
+
+fn exact(value: f64) -> Exact {
+    let (mantissa, exponent) = decompose(value);
+    (value.is_sign_negative(), mantissa.unsigned_abs(), exponent)
+}
+
+/// `p * 2^ep` against `q * 2^eq`, both non-negative.
+fn compare_magnitudes(p: u128, ep: i32, q: u128, eq: i32) -> Ordering {
+    if p == 0 || q == 0 {
+        return p.cmp(&q);
+    }
+    let top = |m: u128, e: i32| (128 - m.leading_zeros()) as i32 + e;
+    match top(p, ep).cmp(&top(q, eq)) {
+        Ordering::Equal if ep >= eq => (p << (ep - eq)).cmp(&q),
+        Ordering::Equal => p.cmp(&(q << (eq - ep))),
+        unequal => unequal,
+    }
+}
+
+fn compare_exact((x_negative, x, ex): Exact, (y_negative, y, ey): Exact) -> Ordering {
+    let x_negative = x_negative && x != 0;
+    let y_negative = y_negative && y != 0;
+    match (x_negative, y_negative) {
+        (false, true) => Ordering::Greater,
+        (true, false) => Ordering::Less,
+        (false, false) => compare_magnitudes(x, ex, y, ey),
+        (true, true) => compare_magnitudes(y, ey, x, ex),
+    }
+}
+
+fn next_up(value: f64) -> f64 {
+    if value == 0.0 {
+        return f64::from_bits(1);
+    }
+    let bits = value.to_bits();
+    f64::from_bits(if value > 0.0 { bits + 1 } else { bits - 1 })
+}
+
+fn next_down(value: f64) -> f64 {
+    -next_up(-value)
+}
+
+/// The result in `mode` from the nearest one and where the exact result lies relative to it.
+fn directed_from_nearest(nearest: f64, exact_against_nearest: Ordering, mode: Mode) -> f64 {
+    match (mode, exact_against_nearest) {
+        (Mode::Up, Ordering::Greater) => next_up(nearest),
+        (Mode::Down, Ordering::Less) => next_down(nearest),
+        (Mode::Zero, Ordering::Greater) if nearest < 0.0 => next_up(nearest),
+        (Mode::Zero, Ordering::Less) if nearest > 0.0 => next_down(nearest),
+        _ => nearest,
+    }
+}
+
+fn product_model(a: f64, b: f64, mode: Mode) -> f64 {
+    let ((a_negative, ma, ea), (b_negative, mb, eb)) = (exact(a), exact(b));
+    let nearest = a * b;
+    directed_from_nearest(nearest, compare_exact((a_negative != b_negative, ma * mb, ea + eb), exact(nearest)), mode)
+}
+
+/// `a / b` lies above `q` when `a` lies above `q * b` for a positive `b` (below for a negative).
+fn quotient_model(a: f64, b: f64, mode: Mode) -> f64 {
+    let nearest = a / b;
+    let (q_negative, mq, eq) = exact(nearest);
+    let (b_negative, mb, eb) = exact(b);
+    let against = compare_exact(exact(a), (q_negative != b_negative, mq * mb, eq + eb));
+    directed_from_nearest(nearest, if b_negative { against.reverse() } else { against }, mode)
+}
+
+fn root_model(x: f64, mode: Mode) -> f64 {
+    let nearest = x.sqrt();
+    let (_, mr, er) = exact(nearest);
+    directed_from_nearest(nearest, compare_exact(exact(x), (false, mr * mr, 2 * er)), mode)
+}
+
+/// `a * b + c` against the nearest `r`: the sign of `a * b + (c - r)`, where `c - r` is a whole
+/// number of `2^-1074` (the operands keep it inside `i128`).
+fn fused_subnormal_model(a: f64, b: f64, c: f64, mode: Mode) -> f64 {
+    let nearest = a.mul_add(b, c);
+    let ((a_negative, ma, ea), (b_negative, mb, eb)) = (exact(a), exact(b));
+    let units = |value: f64| -> i128 {
+        let (mantissa, exponent) = decompose(value);
+        assert!(value == 0.0 || (-1074..=-1074 + 70).contains(&exponent), "{value:e} outside the model's range");
+        mantissa << (exponent + 1074)
+    };
+    let rest = if c == nearest { 0 } else { units(c) - units(nearest) };
+    let product = (a_negative != b_negative, ma * mb, ea + eb);
+    // a * b + rest > 0  ⟺  a * b > -rest.
+    let against = compare_exact(product, (rest > 0, rest.unsigned_abs(), -1074));
+    if nearest == 0.0 && against == Ordering::Equal {
+        // An exact zero (IEEE 754 section 6.3): two zero addends of one sign keep it; any other
+        // exact zero sum is +0, or -0 when rounding down.
+        let product_negative = a_negative != b_negative;
+        let both_zero = ma * mb == 0 && c == 0.0;
+        return if both_zero && product_negative == c.is_sign_negative() {
+            if product_negative {
+                -0.0
+            } else {
+                0.0
+            }
+        } else if mode == Mode::Down {
+            -0.0
+        } else {
+            0.0
+        };
+    }
+    directed_from_nearest(nearest, against, mode)
+}
+
+/// A random `f64` whose bits are all random below an exponent field of 0: a subnormal.
+fn random_subnormal(random: &mut Random) -> f64 {
+    let fraction = random.next_u64() >> (12 + random.next_u32() % 52);
+    let value = f64::from_bits(fraction.max(1));
+    if random.next_u32() & 1 == 1 {
+        -value
+    } else {
+        value
+    }
+}
+
+/// Factor pairs whose products straddle the smallest normal (`2^-1022`), reach the smallest
+/// subnormal and below, and are exact: the edges, then random ones.
+fn tiny_product_factors(random: &mut Random) -> Vec<(f64, f64)> {
+    let smallest_normal = f64::MIN_POSITIVE;
+    let smallest_subnormal = f64::from_bits(1);
+    let mut pairs = vec![
+        (smallest_normal, 1.0 - f64::EPSILON),
+        (smallest_normal, 1.0 + f64::EPSILON),
+        (next_down(smallest_normal), 1.0 + f64::EPSILON),
+        (-smallest_normal, 0.75),
+        (smallest_subnormal, 0.5),
+        (smallest_subnormal, 0.5 + f64::EPSILON),
+        (smallest_subnormal, -0.5 - f64::EPSILON),
+        (smallest_subnormal, 1.5),
+        (smallest_subnormal, 0.25),
+        (-smallest_subnormal, 0.999),
+        (smallest_subnormal, 3.0),
+        (0.0, smallest_subnormal),
+        (-0.0, 1e-300),
+        (2f64.powi(-600) * 1.1, 2f64.powi(-470) * 1.3),
+    ];
+    for index in 0..120 {
+        let (a, b) = match index % 4 {
+            0 => (random_float(random, 53, -540..-480), random_float(random, 53, -560..-500)),
+            1 => (random_subnormal(random), random_float(random, 53, -30..30)),
+            2 => (random_float(random, 53, -1022..-1000), random_float(random, 53, -40..2)),
+            _ => (random_float(random, 53, -520..-500), random_float(random, 53, -525..-505)),
+        };
+        pairs.push((a, b));
+    }
+    pairs
+}
+
+fn check_rows(instruction: &str, rows: &[[f64; 3]], model: impl Fn([f64; 3], Mode) -> f64) {
+    let bits: Vec<[u64; 3]> = rows.iter().map(|row| row.map(f64::to_bits)).collect();
+    for (mode, name) in MODES {
+        let output = run_rows("f64", &instruction.replace("{mode}", name), &bits);
+        for (&row, &result) in rows.iter().zip(&output) {
+            let expected = model(row, mode);
+            assert_eq!(
+                result,
+                expected.to_bits(),
+                "{} on {row:?}: got {:e}, expected {expected:e}",
+                instruction.replace("{mode}", name),
+                f64::from_bits(result)
+            );
+        }
+    }
+}
+
+#[test]
+fn f64_products_quotients_and_roots_round_in_each_direction_into_the_subnormals() {
+    let mut random = Random::new(71);
+    let factors = tiny_product_factors(&mut random);
+    let rows: Vec<[f64; 3]> = factors.iter().map(|&(a, b)| [a, b, 0.0]).collect();
+    check_rows("mul.{mode}.f64 %d, %a, %b;", &rows, |[a, b, _], mode| product_model(a, b, mode));
+
+    // Quotients: tiny dividends, huge divisors, and the reciprocals of values near 2^1023.
+    let mut rows: Vec<[f64; 3]> = vec![
+        [f64::MIN_POSITIVE, 1.0 + f64::EPSILON, 0.0],
+        [f64::MIN_POSITIVE, 3.0, 0.0],
+        [f64::from_bits(1), 3.0, 0.0],
+        [f64::from_bits(3), 2.0, 0.0],
+        [-f64::from_bits(5), 4.0, 0.0],
+        [1.0, f64::MAX, 0.0],
+        [-1.0, 2f64.powi(1023) * 1.5, 0.0],
+        [0.0, 3.0, 0.0],
+    ];
+    for index in 0..120 {
+        rows.push(match index % 3 {
+            // Scaled down in a second step: 2^e alone underflows to 0 below 2^-1074.
+            0 => {
+                [random_float(&mut random, 53, -860..-800) * 2f64.powi(-200), random_float(&mut random, 53, 0..50), 0.0]
+            }
+            1 => [random_subnormal(&mut random), random_float(&mut random, 53, -3..40), 0.0],
+            _ => [random_float(&mut random, 53, -30..30), random_float(&mut random, 53, 990..1024), 0.0],
+        });
+    }
+    check_rows("div.{mode}.f64 %d, %a, %b;", &rows, |[a, b, _], mode| quotient_model(a, b, mode));
+    let reciprocals: Vec<[f64; 3]> = rows
+        .iter()
+        .filter(|row| row[0].abs() == 1.0)
+        .copied()
+        .chain((0..60).map(|_| [random_float(&mut random, 53, 1015..1024), 0.0, 0.0]))
+        .collect();
+    check_rows("rcp.{mode}.f64 %d, %a;", &reciprocals, |[a, _, _], mode| quotient_model(1.0, a, mode));
+
+    // Square roots of subnormals and of small normals.
+    let mut roots: Vec<[f64; 3]> = vec![
+        [f64::from_bits(1), 0.0, 0.0],
+        [f64::from_bits(2), 0.0, 0.0],
+        [f64::from_bits(4), 0.0, 0.0],
+        [f64::MIN_POSITIVE, 0.0, 0.0],
+        [next_down(f64::MIN_POSITIVE), 0.0, 0.0],
+        [0.0, 0.0, 0.0],
+    ];
+    for index in 0..120 {
+        let value = if index % 2 == 0 {
+            random_subnormal(&mut random).abs()
+        } else {
+            random_float(&mut random, 53, -1022..-900).abs()
+        };
+        roots.push([value, 0.0, 0.0]);
+    }
+    check_rows("sqrt.{mode}.f64 %d, %a;", &roots, |[x, _, _], mode| root_model(x, mode));
+}
+
+#[test]
+fn f64_fma_rounds_in_each_direction_into_the_subnormals() {
+    let mut random = Random::new(73);
+    let mut rows = Vec::new();
+    for (index, (a, b)) in tiny_product_factors(&mut random).into_iter().enumerate() {
+        let c = match index % 5 {
+            0 => 0.0,
+            // A small addend: the sum stays in the subnormals or just above.
+            1 => random_subnormal(&mut random),
+            2 => random_float(&mut random, 53, -1022..-1000),
+            // Cancellation: what remains is the product's rounding error.
+            3 => -(a * b),
+            // A larger addend that the tiny product cannot move from itself.
+            _ => random_float(&mut random, 53, -899..-800),
+        };
+        rows.push([a, b, c]);
+    }
+    // Products of ordinary size cancelling into the subnormals.
+    for _ in 0..60 {
+        let a = random_float(&mut random, 53, -520..-500);
+        let b = random_float(&mut random, 53, -480..-470);
+        let c = -(a * b) + random_subnormal(&mut random);
+        rows.push([a, b, c]);
+    }
+    check_rows("fma.{mode}.f64 %d, %a, %b, %c;", &rows, |[a, b, c], mode| fused_subnormal_model(a, b, c, mode));
 }

@@ -1,5 +1,5 @@
-//! Execution of the integer, bit-manipulation, extended-precision and video instructions on
-//! the CPU (ISA 7.8 sections 9.7.1, 9.7.2, 9.7.7, 9.7.8.7, 9.7.8.19 and 9.7.15), compared with
+//! Execution of the integer, bit-manipulation, logic, selection, extended-precision and video
+//! instructions on the CPU (ISA 7.8 sections 9.7.1, 9.7.2, 9.7.5.4, 9.7.7, 9.7.8.7, 9.7.8.19 and 9.7.15), compared with
 //! models written here from the ISA's pseudo-code: loops over bits where the ISA loops, `u128`
 //! for carries and wide products, `i64` for video intermediates.
 
@@ -8,10 +8,22 @@ use ptxr_tests::{run_ok, Buffer, Launch, Random};
 /// Each thread loads `inputs` words of `element` (`u32` or `u64`) into `%a0..`, runs `body`, and
 /// stores `outputs` words from `%d0..`. Returns each thread's outputs.
 fn run_rows(element: &'static str, declarations: &str, body: &str, rows: &[Vec<u64>], outputs: usize) -> Vec<Vec<u64>> {
+    run_rows_at_version("7.8", element, declarations, body, rows, outputs)
+}
+
+/// `run_rows` in a module of PTX ISA `version`, for forms newer than ISA 7.8.
+fn run_rows_at_version(
+    version: &str,
+    element: &'static str,
+    declarations: &str,
+    body: &str,
+    rows: &[Vec<u64>],
+    outputs: usize,
+) -> Vec<Vec<u64>> {
     let inputs = rows.first().map_or(0, Vec::len);
     let (bytes, register) = if element == "u64" { (8, "b64") } else { (4, "b32") };
     let mut ptx = format!(
-        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+        ".version {version}\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
          .reg .{register} %a<{}>;\n.reg .{register} %d<{}>;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n{declarations}\n\
          ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
          mul.wide.u32 %rd3, %thread, {};\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, {};\nadd.u64 %rd5, %rd2, %rd3;\n",
@@ -454,6 +466,172 @@ fn bmsk_and_szext_clamp_or_wrap_their_widths() {
     // The ISA's own examples.
     assert_eq!(bit_mask_model(1, 2, false), 6);
     assert_eq!(sign_or_zero_extend_model(0xffff_ffff, 0, false, false), 0);
+}
+
+// ---- lop3 and slct --------------------------------------------------------------------------
+
+/// `lop3` as the ISA defines it: each result bit is the table's bit at index `4a + 2b + c` of
+/// the three source bits in that position (`ta = 0xF0`, `tb = 0xCC`, `tc = 0xAA`).
+fn logic_table_model(table: u8, a: u32, b: u32, c: u32) -> u32 {
+    (0..32).fold(0, |result, bit| {
+        let index = (((a >> bit) & 1) << 2) | (((b >> bit) & 1) << 1) | ((c >> bit) & 1);
+        result | (u32::from((table >> index) & 1) << bit)
+    })
+}
+
+#[test]
+fn lop3_computes_every_one_of_the_256_truth_tables() {
+    let mut random = Random::new(41);
+    // The spec's own operands first: with a = 0xF0, b = 0xCC, c = 0xAA the result is the table.
+    let mut rows = vec![vec![0xf0, 0xcc, 0xaa], vec![0, 0, 0], vec![0xffff_ffff; 3]];
+    rows.extend((0..29).map(|_| words_with_edges(&mut random, 3)));
+    // Tables written in decimal, hexadecimal and octal alike: they are all constants.
+    let body: String = (0..=255u32)
+        .map(|table| {
+            let literal = match table % 3 {
+                0 => format!("{table}"),
+                1 => format!("0x{table:x}"),
+                _ if table == 0 => "0".to_string(),
+                _ => format!("0{table:o}"),
+            };
+            format!("lop3.b32 %d{table}, %a0, %a1, %a2, {literal};\n")
+        })
+        .collect();
+    for (row, result) in rows.iter().zip(run_rows("u32", "", &body, &rows, 256)) {
+        let (a, b, c) = (row[0] as u32, row[1] as u32, row[2] as u32);
+        for table in 0..=255u8 {
+            assert_eq!(
+                result[usize::from(table)] as u32,
+                logic_table_model(table, a, b, c),
+                "lop3 table 0x{table:02x} on {row:x?}"
+            );
+        }
+    }
+    // In the low byte of the spec's operands every bit index occurs once: the result is the
+    // table (the upper bits, where all three are 0, repeat the table's bit 0).
+    let low_bytes: Vec<u64> = run_rows("u32", "", &body, &rows[..1], 256)[0].iter().map(|word| word & 0xff).collect();
+    assert_eq!(low_bytes, (0..=255).collect::<Vec<u64>>());
+}
+
+#[test]
+fn lop3_with_a_predicate_combines_a_nonzero_result_with_q() {
+    let mut random = Random::new(42);
+    let mut rows: Vec<Vec<u64>> = (0..64)
+        .map(|row| {
+            let mut words = words_with_edges(&mut random, 3);
+            words.push(row % 2);
+            words
+        })
+        .collect();
+    rows.push(vec![0, 0, 0, 1]);
+    rows.push(vec![0, 0, 0, 0]);
+    let tables = [0x80u8, 0xfe, 0x96, 0x00, 0xff, 0x1a];
+    let mut body = "setp.ne.u32 %q, %a3, 0;\n".to_string();
+    for (index, table) in tables.iter().enumerate() {
+        for (offset, operation) in ["and", "or"].iter().enumerate() {
+            let slot = 3 * (2 * index + offset);
+            body.push_str(&format!(
+                "lop3.{operation}.b32 %d{slot}|%p, %a0, %a1, %a2, {table}, %q;\nselp.u32 %d{}, 1, 0, %p;\nmov.u32 %d{}, 0;\n",
+                slot + 1,
+                slot + 2
+            ));
+        }
+    }
+    let outputs = 3 * 2 * tables.len();
+    let results = run_rows_at_version("8.2", "u32", ".reg .pred %p, %q;", &body, &rows, outputs);
+    for (row, result) in rows.iter().zip(results) {
+        let (a, b, c, q) = (row[0] as u32, row[1] as u32, row[2] as u32, row[3] != 0);
+        for (index, &table) in tables.iter().enumerate() {
+            let value = logic_table_model(table, a, b, c);
+            for (offset, predicate) in [(value != 0) && q, (value != 0) || q].into_iter().enumerate() {
+                let slot = 3 * (2 * index + offset);
+                assert_eq!(result[slot] as u32, value, "lop3 0x{table:02x} {row:x?}");
+                assert_eq!(result[slot + 1], u64::from(predicate), "lop3 predicate 0x{table:02x} {row:x?}");
+            }
+        }
+    }
+}
+
+/// `slct`'s condition, as the ISA's C code `c >= 0` reads on an `.s32` or `.f32` `c`: `-0.0`
+/// counts as not negative, a NaN compares false. With `.ftz` a subnormal `c` is a zero first.
+fn slct_takes_a(c: u32, float: bool, flush_subnormals: bool) -> bool {
+    if !float {
+        return c as i32 >= 0;
+    }
+    let value = f32::from_bits(c);
+    let value = if flush_subnormals && value.is_subnormal() { 0.0 } else { value };
+    value >= 0.0
+}
+
+/// `.f32` and `.s32` conditions worth trying: both zeros, subnormals of both signs, the
+/// smallest normals, NaNs of both signs, infinities, and the integer edges.
+const SLCT_CONDITIONS: [u32; 16] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x0000_0001,
+    0x8000_0001,
+    0x007f_ffff,
+    0x807f_ffff,
+    0x0080_0000,
+    0x8080_0000,
+    0x7fc0_0000,
+    0xffc0_0000,
+    0x7f80_0001,
+    0x7f80_0000,
+    0xff80_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0xffff_ffff,
+];
+
+#[test]
+fn slct_selects_by_the_sign_of_an_s32_or_f32_condition() {
+    let mut random = Random::new(43);
+    let rows: Vec<Vec<u64>> = (0..96)
+        .map(|row| {
+            let c = if row < SLCT_CONDITIONS.len() { SLCT_CONDITIONS[row] } else { random.next_u32() };
+            vec![u64::from(random.next_u32()), u64::from(random.next_u32()), u64::from(c)]
+        })
+        .collect();
+    let body = "slct.b32.s32 %d0, %a0, %a1, %a2;\nslct.u32.f32 %d1, %a0, %a1, %a2;\n\
+                slct.ftz.s32.f32 %d2, %a0, %a1, %a2;\nslct.f32.s32 %d3, %a0, %a1, %a2;\n\
+                slct.ftz.f32.f32 %d4, %a0, %a1, %a2;";
+    for (row, result) in rows.iter().zip(run_rows("u32", "", body, &rows, 5)) {
+        let (a, b, c) = (row[0], row[1], row[2] as u32);
+        let pick = |takes_a: bool| if takes_a { a } else { b };
+        let expected = vec![
+            pick(slct_takes_a(c, false, false)),
+            pick(slct_takes_a(c, true, false)),
+            pick(slct_takes_a(c, true, true)),
+            pick(slct_takes_a(c, false, false)),
+            pick(slct_takes_a(c, true, true)),
+        ];
+        assert_eq!(result, expected, "slct {row:x?}");
+    }
+}
+
+#[test]
+fn slct_selects_16_and_64_bit_values_whole() {
+    let mut random = Random::new(44);
+    let rows: Vec<Vec<u64>> = (0..64)
+        .map(|row| {
+            let c = if row < SLCT_CONDITIONS.len() { SLCT_CONDITIONS[row] } else { random.next_u32() };
+            vec![random.next_u64(), random.next_u64(), u64::from(c)]
+        })
+        .collect();
+    let declarations = ".reg .b32 %c;\n.reg .b16 %h<3>;";
+    let body = "cvt.u32.u64 %c, %a2;\nslct.u64.s32 %d0, %a0, %a1, %c;\nslct.ftz.f64.f32 %d1, %a0, %a1, %c;\n\
+                cvt.u16.u64 %h1, %a0;\ncvt.u16.u64 %h2, %a1;\nslct.s16.f32 %h0, %h1, %h2, %c;\ncvt.u64.u16 %d2, %h0;";
+    for (row, result) in rows.iter().zip(run_rows("u64", declarations, body, &rows, 3)) {
+        let (a, b, c) = (row[0], row[1], row[2] as u32);
+        let pick = |takes_a: bool| if takes_a { a } else { b };
+        let expected = vec![
+            pick(slct_takes_a(c, false, false)),
+            pick(slct_takes_a(c, true, true)),
+            pick(slct_takes_a(c, true, false)) & 0xffff,
+        ];
+        assert_eq!(result, expected, "slct {row:x?}");
+    }
 }
 
 // ---- prmt and shf --------------------------------------------------------------------------

@@ -6,8 +6,7 @@
 //! and computes the expected D with plain loops: exact integers; for floats, the products
 //! (exact in `f64`) added to C in order of k in `f64` and rounded once to D's type, which is
 //! the order ptxr documents for every target (`runtime/src/cooperative/matrix.rs`), with the
-//! `half` crate for `.f16`/`.bf16` bits.
-
+//! `half` crate for `.f16`/`.bf16` bits; `.f64` (CPU only) takes `f64` fused multiply-adds.
 use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
@@ -609,6 +608,62 @@ fn mma_m8n8k4_quad_pairs_in_every_layout() {
 /// `ldmatrix` from shared memory: lane `l` stores row `l` (eight `.b16`) of four 8×8 matrices,
 /// then every lane gives the address of that row: a shared one, or a generic one for the forms
 /// without `.shared`.
+/// `.m8n8k4` on `.f64`, by the manual's table: lane `l` holds A's element (`l / 4`, `l % 4`),
+/// B's (`l % 4`, `l / 4`), and C's and D's (`l / 4`, `2·(l % 4) + i`) for `i` in 0 and 1.
+fn check_m8n8k4_f64(a: &[[f64; 4]; 8], b: &[[f64; 8]; 4], c: &[[f64; 8]; 8], expected: &[[f64; 8]; 8]) {
+    let mut input = Vec::new();
+    for lane in 0..32 {
+        let (group, thread) = (lane / 4, lane % 4);
+        input.extend([a[group][thread], b[thread][group], c[group][2 * thread], c[group][2 * thread + 1]]);
+    }
+    let ptx = ".version 7.8\n.target sm_80\n.address_size 64\n\
+        .visible .entry test(.param .u64 input, .param .u64 output)\n{\n\
+        .reg .f64 %fd<7>;\n.reg .b64 %rd<6>;\n.reg .b32 %lane;\n\
+        ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %lane, %laneid;\n\
+        mul.wide.u32 %rd3, %lane, 32;\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %lane, 16;\nadd.u64 %rd5, %rd2, %rd3;\n\
+        ld.global.f64 %fd1, [%rd4];\nld.global.f64 %fd2, [%rd4+8];\nld.global.f64 %fd3, [%rd4+16];\nld.global.f64 %fd4, [%rd4+24];\n\
+        mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd5, %fd6}, {%fd1}, {%fd2}, {%fd3, %fd4};\n\
+        st.global.f64 [%rd5], %fd5;\nst.global.f64 [%rd5+8], %fd6;\nret;\n}\n";
+    let result = run_ok(ptx, &Launch::threads(32), &[Buffer::f64s(&input), Buffer::zeroed("f64", 64)]);
+    for lane in 0..32 {
+        let (group, thread) = (lane / 4, lane % 4);
+        for i in 0..2 {
+            let got = f64::from_bits(result[1][2 * lane + i]);
+            let want = expected[group][2 * thread + i];
+            assert_eq!(got.to_bits(), want.to_bits(), "lane {lane} element {i}: got {got:e}, expected {want:e}");
+        }
+    }
+}
+
+#[test]
+fn mma_m8n8k4_f64_multiplies_the_warps_fragments() {
+    let mut random = Random::new(81);
+    // Small integers: every order of summation gives the exact result.
+    let mut integer = || ((random.next_u64() % 41) as i64 - 20) as f64;
+    let a: [[f64; 4]; 8] = std::array::from_fn(|_| std::array::from_fn(|_| integer()));
+    let b: [[f64; 8]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| integer()));
+    let c: [[f64; 8]; 8] = std::array::from_fn(|_| std::array::from_fn(|_| integer()));
+    let exact: [[f64; 8]; 8] = std::array::from_fn(|row| {
+        std::array::from_fn(|column| c[row][column] + (0..4).map(|k| a[row][k] * b[k][column]).sum::<f64>())
+    });
+    check_m8n8k4_f64(&a, &b, &c, &exact);
+    // Random magnitudes: ptxr adds the products to C in order of k, each by a fused
+    // multiply-add (PTX leaves the rounding between products to the hardware).
+    let mut value = || {
+        let mantissa = (random.next_u64() >> 11) as f64 / (1u64 << 53) as f64 + 0.5;
+        let exponent = (random.next_u64() % 40) as i32 - 20;
+        let sign = if random.next_u64() & 1 == 1 { -1.0 } else { 1.0 };
+        sign * mantissa * 2f64.powi(exponent)
+    };
+    let a: [[f64; 4]; 8] = std::array::from_fn(|_| std::array::from_fn(|_| value()));
+    let b: [[f64; 8]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| value()));
+    let c: [[f64; 8]; 8] = std::array::from_fn(|_| std::array::from_fn(|_| value()));
+    let fused: [[f64; 8]; 8] = std::array::from_fn(|row| {
+        std::array::from_fn(|column| (0..4).fold(c[row][column], |sum, k| a[row][k].mul_add(b[k][column], sum)))
+    });
+    check_m8n8k4_f64(&a, &b, &c, &fused);
+}
+
 fn ldmatrix_kernel(spelling: &str, matrices: usize) -> String {
     let list = (0..matrices).map(|i| format!("%d{i}")).collect::<Vec<_>>().join(", ");
     let stores = (0..matrices).map(|i| format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i)).collect::<String>();
@@ -755,12 +810,14 @@ fn unsupported_messages(body: &str, target: &str) -> Vec<String> {
 #[test]
 fn forms_without_a_computation_are_reported_as_unsupported() {
     let f64_form = "    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};";
-    let messages = unsupported_messages(f64_form, "cpu");
+    assert!(unsupported_messages(f64_form, "cpu").is_empty(), "the CPU computes m8n8k4 on .f64");
+    assert!(unsupported_messages(f64_form, "nvptx").is_empty(), "NVPTX has the f64 mma intrinsic");
+    let messages = unsupported_messages(f64_form, "amdgpu");
     assert!(
         messages
             .iter()
             .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64")
-                && message.contains("cpu")),
+                && message.contains("amdgpu")),
         "{messages:?}"
     );
     let b1_form = "    mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r7}, {%r1, %r2, %r3, %r4};";

@@ -427,6 +427,75 @@ fn ordered_accesses_address_conversions_and_isspacep() {
 }
 
 #[test]
+fn isspacep_global_holds_for_launch_buffers_module_globals_and_the_heap_only() {
+    // On the CPU, global memory is what the launch allocated (its buffers, the `malloc` heap)
+    // and the module's `.global` variables; shared, local and constant variables, and any other
+    // address, are not global. Each bit of the result is one address's answer.
+    let declarations = ".const .align 4 .u32 constants[2] = {100, 200};\n\
+        .global .align 4 .u32 counters[4];\n\
+        .extern .func (.param .b64 func_retval0) malloc(.param .b64 size);";
+    let body = r#"
+    .shared .align 4 .b32 tile[64];
+    .local .align 4 .b32 scratch[2];
+    .reg .pred %q<10>;
+    st.local.u32 [scratch], %r0;
+    isspacep.global %q1, %rd4;
+    add.u64 %rd6, %rd5, 28;
+    isspacep.global %q2, %rd6;
+    mov.u64 %rd7, counters;
+    cvta.global.u64 %rd7, %rd7;
+    add.u64 %rd7, %rd7, 12;
+    isspacep.global %q3, %rd7;
+    {
+    .param .b64 size;
+    .param .b64 func_retval0;
+    st.param.b64 [size], 64;
+    call.uni (func_retval0), malloc, (size);
+    ld.param.b64 %rd8, [func_retval0];
+    }
+    isspacep.global %q4, %rd8;
+    mov.u64 %rd9, tile;
+    cvta.shared.u64 %rd9, %rd9;
+    isspacep.global %q5, %rd9;
+    mov.u64 %rd10, scratch;
+    cvta.local.u64 %rd10, %rd10;
+    isspacep.global %q6, %rd10;
+    mov.u64 %rd11, constants;
+    cvta.const.u64 %rd11, %rd11;
+    isspacep.global %q7, %rd11;
+    mov.u64 %rd12, 0;
+    isspacep.global %q8, %rd12;
+    isspacep.shared %q9, %rd7;
+    mov.u32 %r5, 0;
+    selp.u32 %r6, 1, 0, %q1;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 2, 0, %q2;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 4, 0, %q3;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 8, 0, %q4;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 16, 0, %q5;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 32, 0, %q6;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 64, 0, %q7;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 128, 0, %q8;
+    or.b32 %r5, %r5, %r6;
+    selp.u32 %r6, 256, 0, %q9;
+    or.b32 %r5, %r5, %r6;
+    st.global.u32 [%rd5], %r5;
+"#;
+    let threads = 8;
+    let output = run_words(&kernel(declarations, body), &inputs(13, threads), threads);
+    for thread in 0..threads {
+        // Global: the input word, the output's last word, `counters[3]`, the heap block.
+        assert_eq!(output[thread * WORDS], 0b0000_1111, "thread {thread}");
+    }
+}
+
+#[test]
 fn b128_registers_pack_and_unpack_64_bit_halves() {
     let body = r#"
     .reg .b128 %q;

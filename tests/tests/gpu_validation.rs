@@ -3,7 +3,8 @@
 //! of its version, and the AMDGPU code object's metadata (read by `llvm-readelf`) lists every
 //! kernel with its wave size and segment sizes.
 //!
-//! The kernels: the repository's PTX (examples, fixtures, benchmark kernels) and, when the
+//! The kernels: the repository's PTX (examples, fixtures, benchmark kernels, the hand-written
+//! kernels of `tests/fixtures/kernels`) and, when the
 //! shared folder is beside the checkout, every execution test of `../shared/conformance`.
 //! A kernel that a target reports as unsupported is skipped for that target (the coverage
 //! table and the conformance runs account for those); every artefact that is produced is
@@ -13,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ptxr_driver::target::describe;
-use ptxr_driver::{compile_source, CompileOptions};
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_frontend::Code;
 use ptxr_tests::vendor_checks::{compile, run, spirv_environment, Compiled, Validators};
 use ptxr_tests::{repository_root, validator};
 
@@ -21,7 +23,9 @@ use ptxr_tests::{repository_root, validator};
 fn kernels() -> Vec<PathBuf> {
     let root = repository_root();
     let mut files = Vec::new();
-    for folder in ["examples", "bench/kernels", "tests/fixtures/ptx", "../shared/conformance/zluda/ptx"] {
+    for folder in
+        ["examples", "bench/kernels", "tests/fixtures/ptx", "tests/fixtures/kernels", "../shared/conformance/zluda/ptx"]
+    {
         let Ok(entries) = std::fs::read_dir(root.join(folder)) else { continue };
         let mut found: Vec<PathBuf> = entries
             .filter_map(Result::ok)

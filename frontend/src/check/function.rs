@@ -158,6 +158,7 @@ fn check_function(
         variables: Vec::new(),
         globals: &globals.variables,
         labels: HashMap::new(),
+        branch_targets: HashMap::new(),
         functions: function_names,
         diagnostics,
         address_size: header.address_size,
@@ -235,7 +236,10 @@ fn count_statements(block: &ast::Block) -> usize {
         .map(|statement| match statement {
             Statement::Label(_) | Statement::Instruction(_) => 1,
             Statement::Block(inner) => count_statements(inner),
-            Statement::Declaration(_) | Statement::Location { .. } | Statement::Pragma { .. } => 0,
+            Statement::Declaration(_)
+            | Statement::Location { .. }
+            | Statement::Pragma { .. }
+            | Statement::BranchTargets { .. } => 0,
         })
         .sum()
 }
@@ -243,6 +247,7 @@ fn count_statements(block: &ast::Block) -> usize {
 /// Declares the labels of `block` (not of the blocks nested in it), each visible in the whole
 /// block before and after its definition and in the nested blocks, where a label of the same
 /// name shadows it: ptxas reads the same label in two blocks, as inlined `asm` blocks write it.
+/// So are the block's `.branchtargets` lists, each named by the label just before it.
 /// Returns, for a nested block, what each name meant outside it, for `restore_labels`.
 fn declare_labels(
     block: &ast::Block,
@@ -252,7 +257,25 @@ fn declare_labels(
 ) -> Vec<(String, Option<LabelId>)> {
     let first_of_block = labels.len() as u32;
     let mut shadowed = Vec::new();
-    for statement in &block.statements {
+    for (index, statement) in block.statements.iter().enumerate() {
+        if let Statement::BranchTargets { labels: targets, span } = statement {
+            // A `.branchtargets` list is named by the label just before it.
+            let named_by = match index.checked_sub(1).map(|previous| &block.statements[previous]) {
+                Some(Statement::Label(name)) => context.labels.get(&name.node).copied(),
+                _ => None,
+            };
+            match named_by {
+                Some(label) => {
+                    context.branch_targets.insert(label, targets.clone());
+                }
+                None => context.report(
+                    Diagnostic::error(Code::InvalidDeclaration, "`.branchtargets` needs a label to name the list")
+                        .with_primary(*span, "no label before this list")
+                        .with_help("write `targets: .branchtargets L1, L2;` and branch with `brx.idx %r, targets`"),
+                ),
+            }
+            continue;
+        }
         let Statement::Label(name) = statement else { continue };
         let id = LabelId(labels.len() as u32);
         match context.labels.insert(name.node.clone(), id) {
@@ -312,7 +335,7 @@ fn check_block(
                 }
             }
             Statement::Block(inner) => check_block(inner, context, statements, labels, true),
-            Statement::Location { .. } | Statement::Pragma { .. } => {}
+            Statement::Location { .. } | Statement::Pragma { .. } | Statement::BranchTargets { .. } => {}
         }
     }
     if nested {

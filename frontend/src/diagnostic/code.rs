@@ -47,6 +47,10 @@ pub enum Code {
     NoPtx,
     /// A valid PTX construct that ptxr does not handle on the chosen target.
     Unsupported,
+    /// A function declared without a body (`.extern .func f`) that the module calls or
+    /// addresses, on a target that produces a complete program: neither the module nor ptxr
+    /// defines it.
+    UndefinedFunction,
     /// A failure inside LLVM (verifier or code generation): a bug in ptxr.
     InternalCompilerError,
     /// A deprecated form that is still accepted.
@@ -82,6 +86,7 @@ impl Code {
             Code::InvalidBinary => "E0401",
             Code::NoPtx => "E0402",
             Code::Unsupported => "E0901",
+            Code::UndefinedFunction => "E0902",
             Code::InternalCompilerError => "E0999",
             Code::Deprecated => "W0001",
             Code::IgnoredArguments => "W0002",

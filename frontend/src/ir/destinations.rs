@@ -50,10 +50,14 @@ impl Instruction {
             | Instruction::PackConvert { destination, .. }
             | Instruction::Float8Convert { destination, .. }
             | Instruction::Select { destination, .. }
+            | Instruction::SelectBySign { destination, .. }
             | Instruction::Convert { destination, .. }
             | Instruction::Vote { destination, .. }
             | Instruction::Redux { destination, .. }
             | Instruction::ActiveMask { destination } => vec![*destination],
+            Instruction::LogicTable { destination, predicate, .. } => {
+                std::iter::once(*destination).chain(predicate.as_ref().map(|predicate| predicate.destination)).collect()
+            }
             Instruction::Video(video) => vec![video.destination],
             Instruction::VideoSimd(video) => vec![video.destination],
             Instruction::SetPredicate { destination: first, complement: second, .. }
@@ -86,6 +90,7 @@ impl Instruction {
             | Instruction::CopyAsyncGroup
             | Instruction::Prefetch { .. }
             | Instruction::Branch { .. }
+            | Instruction::BranchIndexed { .. }
             | Instruction::Return
             | Instruction::Exit
             | Instruction::Trap

@@ -162,6 +162,28 @@ pub enum Instruction {
     CopySign { ty: ScalarType, destination: Destination, a: Operand, b: Operand },
     /// `and`, `or`, `xor` on bits or predicates.
     Logic { operation: LogicOperation, ty: ScalarType, destination: Destination, a: Operand, b: Operand },
+    /// `lop3.b32 d, a, b, c, immLut`: bit `i` of `d` is bit `4a + 2b + c` of `table`, taking the
+    /// bits `a`, `b`, `c` at position `i` (the spec's `ta = 0xF0`, `tb = 0xCC`, `tc = 0xAA`).
+    /// ISA 8.2's `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` also sets `p = (d != 0) BoolOp q`.
+    LogicTable {
+        table: u8,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        predicate: Option<LogicTablePredicate>,
+    },
+    /// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32 d, a, b, c`: `c >= 0 ? a : b`, with
+    /// `c` of `condition_type` (`.s32` or `.f32`).
+    SelectBySign {
+        ty: ScalarType,
+        condition_type: ScalarType,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `not`, `cnot`, `neg`, `abs`, `popc`, `clz`, `brev` (one source).
     Unary { operation: UnaryOperation, ty: ScalarType, flush_subnormals: bool, destination: Destination, a: Operand },
     /// `shl`, `shr` (arithmetic for signed types).
@@ -336,6 +358,9 @@ pub enum Instruction {
     /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` (`to_float8`) and
     /// `cvt.rn[.relu].f16x2.f8x2type d, a`: each lane of `a` converted, order kept.
     Float8Convert { format: PackedFormat, to_float8: bool, relu: bool, destination: Destination, source: Operand },
+    /// `brx.idx{.uni} index, targets`: a branch to `targets[index]`; an index past the list
+    /// (undefined in PTX) goes on with the next instruction, as if no branch were taken.
+    BranchIndexed { index: Operand, targets: Vec<LabelId> },
     /// `selp.type d, a, b, c`: `c ? a : b`.
     Select { ty: ScalarType, destination: Destination, a: Operand, b: Operand, predicate: Operand },
     /// `cvt.frnd/irnd.ftz.sat.dtype.atype d, a`
@@ -632,6 +657,15 @@ pub enum FloatUnaryOperation {
 pub enum FloatPrecision {
     Approximate,
     Rounded(RoundingMode),
+}
+
+/// The predicate half of `lop3.BoolOp.b32 d|p, a, b, c, immLut, q`: `p = (d != 0) operation q`,
+/// with `operation` `.and` or `.or`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogicTablePredicate {
+    pub operation: LogicOperation,
+    pub destination: Destination,
+    pub q: Operand,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -171,12 +171,17 @@ pub struct MatrixMultiply {
 }
 
 impl MatrixMultiply {
-    /// How many 32-bit registers one lane holds of a `rows`×`columns` operand of `element`s:
+    /// How many registers one lane holds of a `rows`×`columns` operand of `element`s (32-bit
+    /// ones, or `.f64` ones for `.f64` elements):
     /// the warp's 32 lanes share the matrix evenly, several narrow elements to a register. This
     /// holds for every element type narrower than `.f64` and every shape but `.m8n8k4`, which
     /// on `.f16` four groups of eight lanes compute separately (each its own 8×8×4 product), so
     /// that its lanes hold four times as much.
     fn registers(&self, rows: u32, columns: u32, element: MatrixElement) -> u32 {
+        if element == MatrixElement::F64 {
+            // One `.f64` register per element.
+            return rows * columns / 32;
+        }
         let replication = if self.shape == MatrixShape::M8n8k4 && self.a == MatrixElement::F16 { 4 } else { 1 };
         (replication * rows * columns * element.bits()).div_ceil(32 * 32)
     }

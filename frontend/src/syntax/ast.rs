@@ -119,6 +119,12 @@ pub enum Statement {
         column: u32,
         span: Span,
     },
+    /// `.branchtargets L1, L2;` after its label (`targets: .branchtargets L1, L2;`): the
+    /// list that `brx.idx` indexes.
+    BranchTargets {
+        labels: Vec<Spanned<Word>>,
+        span: Span,
+    },
     /// `.pragma "nounroll";`
     Pragma {
         text: String,

@@ -1,4 +1,4 @@
-//! `setp` and `selp` (ISA 7.8 section 9.7.5).
+//! `setp`, `selp` and `slct` (ISA 7.8 section 9.7.5).
 
 use inkwell::values::IntValue;
 use inkwell::{FloatPredicate, IntPredicate};
@@ -117,5 +117,35 @@ pub fn select<'ctx>(
     let condition = lowering.read_int(predicate, ScalarType::Pred)?;
     let (a, b) = (lowering.read(a, ty)?, lowering.read(b, ty)?);
     let result = lowering.shared.builder.build_select(condition, a, b, "")?;
+    lowering.write(destination, result, ty)
+}
+
+/// `slct`: `c >= 0 ? a : b`. On `.f32`, `-0.0 >= 0` holds and a NaN `c` selects `b` (the
+/// comparison is false); `.ftz` flushes a subnormal `c` to a zero of its sign first, so a
+/// negative subnormal then selects `a`.
+#[allow(clippy::too_many_arguments)]
+pub fn select_by_sign<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    ty: ScalarType,
+    condition_type: ScalarType,
+    flush_subnormals: bool,
+    destination: &Destination,
+    a: &Operand,
+    b: &Operand,
+    c: &Operand,
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
+    let not_negative = if condition_type.is_float() {
+        let mut value = lowering.read(c, condition_type)?.into_float_value();
+        if flush_subnormals {
+            value = flush_subnormal(lowering, value, condition_type, c.span)?;
+        }
+        builder.build_float_compare(FloatPredicate::OGE, value, value.get_type().const_zero(), "")?
+    } else {
+        let value = lowering.read_int(c, condition_type)?;
+        builder.build_int_compare(IntPredicate::SGE, value, value.get_type().const_zero(), "")?
+    };
+    let (a, b) = (lowering.read(a, ty)?, lowering.read(b, ty)?);
+    let result = builder.build_select(not_negative, a, b, "")?;
     lowering.write(destination, result, ty)
 }

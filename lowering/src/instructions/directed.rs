@@ -2,7 +2,11 @@
 //! the nearest-even result `r`; an exact error term says on which side of `r` the exact result
 //! lies (TwoSum for sums, `fma(a, b, -r)` for products, the residual `a - r*b` for quotients and
 //! `a - r*r` for square roots, all exact in IEEE arithmetic while nothing underflows), and `r`
-//! steps one unit towards the requested direction when it lies on the wrong side. An overflow
+//! steps one unit towards the requested direction when it lies on the wrong side. Where an
+//! `.f64` error term could underflow (results near or in the subnormals), the operands are
+//! first scaled by a power of two, exactly, so that the term keeps its sign (`product_side`,
+//! `quotient_side`, `root_side`, `tiny_product`); `.f32` results are checked in `f64`, where
+//! nothing of theirs underflows. An overflow
 //! to infinity becomes the largest finite value where the mode rounds towards zero from it.
 //! This gives correctly rounded results on every target without changing the floating-point
 //! environment.
@@ -57,6 +61,179 @@ pub fn side_of_residual<'ctx>(
         above: builder.build_or(above_positive, above_negative, "")?,
         below: builder.build_or(below_positive, below_negative, "")?,
     })
+}
+
+/// Whether `|value| < 2^exponent` (false for NaN).
+fn magnitude_below<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    exponent: i32,
+) -> LoweringResult<IntValue<'ctx>> {
+    let float_type = value.get_type();
+    let magnitude =
+        intrinsic(lowering, "llvm.fabs", &[float_type.into()], &[value.into()], Span::default())?.into_float_value();
+    let bound = float_type.const_float(2f64.powi(exponent));
+    Ok(lowering.shared.builder.build_float_compare(FloatPredicate::OLT, magnitude, bound, "")?)
+}
+
+/// `value * 2^exponent` where `condition` holds, `value` otherwise: exact while the product
+/// stays finite and does not underflow, which the callers' bounds ensure.
+fn scaled_when<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    condition: IntValue<'ctx>,
+    exponent: i32,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let float_type = value.get_type();
+    let factor = builder
+        .build_select(condition, float_type.const_float(2f64.powi(exponent)), float_type.const_float(1.0), "")?
+        .into_float_value();
+    Ok(builder.build_float_mul(value, factor, "")?)
+}
+
+/// Below this magnitude an `f64` result's error terms may underflow: the exact product of two
+/// `f64` values whose rounded product is at least `2^-968` has no bit below `2^-1074`, so
+/// `fma(a, b, -p)` is exact above it.
+const UNDERFLOW_RISK_EXPONENT: i32 = -968;
+
+/// The side of the exact `a * b` from its nearest `nearest`: the sign of `fma(a, b, -nearest)`.
+/// When `nearest` is below `2^-968` that error can underflow (to a zero that hides its sign),
+/// so `a` and `b` are scaled by `2^537` each and `nearest` by `2^1074` first, all exactly (a
+/// product that small has both factors below `2^106`, or one of them zero): the scaled error is
+/// a nonzero multiple of `2^-1074` unless the product is exact, so its rounding keeps its sign.
+pub fn product_side<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    nearest: FloatValue<'ctx>,
+    span: Span,
+) -> LoweringResult<Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    let tiny = magnitude_below(lowering, nearest, UNDERFLOW_RISK_EXPONENT)?;
+    let a = scaled_when(lowering, a, tiny, 537)?;
+    let b = scaled_when(lowering, b, tiny, 537)?;
+    let nearest = scaled_when(lowering, scaled_when(lowering, nearest, tiny, 537)?, tiny, 537)?;
+    side_of_error(lowering, fused(lowering, a, b, builder.build_float_neg(nearest, "")?, span)?)
+}
+
+/// The side of the exact `dividend / divisor` from its nearest `quotient`, by the residual
+/// `dividend - quotient * divisor` (`side_of_residual`). For a quotient below `2^-968` the
+/// residual can underflow, so `dividend` and `quotient` are scaled by `2^600` first, exactly
+/// (such a dividend is below `2^56`); the scaled residual's bits then all lie above `2^-1074`.
+pub fn quotient_side<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    dividend: FloatValue<'ctx>,
+    divisor: FloatValue<'ctx>,
+    quotient: FloatValue<'ctx>,
+    span: Span,
+) -> LoweringResult<Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    let tiny = magnitude_below(lowering, quotient, UNDERFLOW_RISK_EXPONENT)?;
+    let dividend = scaled_when(lowering, dividend, tiny, 600)?;
+    let quotient = scaled_when(lowering, quotient, tiny, 600)?;
+    let residual = fused(lowering, builder.build_float_neg(quotient, "")?, divisor, dividend, span)?;
+    side_of_residual(lowering, residual, divisor)
+}
+
+/// The side of the exact `sqrt(value)` from its nearest `root`: the sign of `value - root²`.
+/// Below `2^-900` (subnormal inputs among them) that residual can underflow, so `value` is
+/// scaled by `2^1200` and `root` by `2^600` first, exactly.
+pub fn root_side<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    root: FloatValue<'ctx>,
+    span: Span,
+) -> LoweringResult<Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    let tiny = magnitude_below(lowering, value, -900)?;
+    let value = scaled_when(lowering, scaled_when(lowering, value, tiny, 600)?, tiny, 600)?;
+    let root = scaled_when(lowering, root, tiny, 600)?;
+    side_of_error(lowering, fused(lowering, builder.build_float_neg(root, "")?, root, value, span)?)
+}
+
+/// For `.f64` `fma` whose product `a * b` rounds below `2^-968`: how to find the side of the
+/// exact `a * b + c`. An addend of at least `2^-900` (and finite) dominates: the nearest result
+/// is `c` itself and the exact one lies on the product's side of it (`dominated` gives that
+/// side). A smaller addend lets everything be scaled by `2^1074` exactly (`a` and `b` by `2^537`
+/// each), after which ErrFma's terms no longer underflow; `scale` says whether to.
+pub struct TinyProduct<'ctx> {
+    pub scale: IntValue<'ctx>,
+    pub addend_dominates: IntValue<'ctx>,
+    pub dominated: Side<'ctx>,
+}
+
+pub fn tiny_product<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    c: FloatValue<'ctx>,
+) -> LoweringResult<TinyProduct<'ctx>> {
+    let builder = lowering.shared.builder;
+    let product = builder.build_float_mul(a, b, "")?;
+    let tiny = magnitude_below(lowering, product, UNDERFLOW_RISK_EXPONENT)?;
+    let small_addend = magnitude_below(lowering, c, -900)?;
+    let finite_addend = all_finite(lowering, &[c])?;
+    let large_addend = builder.build_and(builder.build_not(small_addend, "")?, finite_addend, "")?;
+    let zero = a.get_type().const_zero();
+    let nonzero = builder.build_and(
+        builder.build_float_compare(FloatPredicate::ONE, a, zero, "")?,
+        builder.build_float_compare(FloatPredicate::ONE, b, zero, "")?,
+        "",
+    )?;
+    // The product's sign from the factors' signs: the rounded product may be a zero.
+    let a_negative = sign_bit(lowering, a)?;
+    let b_negative = sign_bit(lowering, b)?;
+    let negative = builder.build_xor(a_negative, b_negative, "")?;
+    Ok(TinyProduct {
+        scale: builder.build_and(tiny, small_addend, "")?,
+        addend_dominates: builder.build_and(tiny, large_addend, "")?,
+        dominated: Side {
+            above: builder.build_and(nonzero, builder.build_not(negative, "")?, "")?,
+            below: builder.build_and(nonzero, negative, "")?,
+        },
+    })
+}
+
+/// `value * 2^1074` where `condition` holds (in two exact steps of `2^537`).
+pub fn scaled_by_2_1074_when<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    condition: IntValue<'ctx>,
+) -> LoweringResult<FloatValue<'ctx>> {
+    scaled_when(lowering, scaled_when(lowering, value, condition, 537)?, condition, 537)
+}
+
+/// `value * 2^537` where `condition` holds.
+pub fn scaled_by_2_537_when<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    condition: IntValue<'ctx>,
+) -> LoweringResult<FloatValue<'ctx>> {
+    scaled_when(lowering, value, condition, 537)
+}
+
+/// `side` where `condition` holds, `otherwise` elsewhere.
+pub fn select_side<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    condition: IntValue<'ctx>,
+    side: &Side<'ctx>,
+    otherwise: &Side<'ctx>,
+) -> LoweringResult<Side<'ctx>> {
+    let builder = lowering.shared.builder;
+    Ok(Side {
+        above: builder.build_select(condition, side.above, otherwise.above, "")?.into_int_value(),
+        below: builder.build_select(condition, side.below, otherwise.below, "")?.into_int_value(),
+    })
+}
+
+/// Whether `value`'s sign bit is set.
+fn sign_bit<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, value: FloatValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let context = lowering.shared.context;
+    let bits_type = if value.get_type().get_bit_width() == 64 { context.i64_type() } else { context.i32_type() };
+    let bits = builder.build_bit_cast(value, bits_type, "")?.into_int_value();
+    Ok(builder.build_int_compare(IntPredicate::SLT, bits, bits_type.const_zero(), "")?)
 }
 
 /// TwoSum's error of `sum = a + b`.

@@ -157,20 +157,13 @@ fn directed_binary<'ctx>(
         (a, b, nearest)
     };
     let side = match operation {
-        FloatBinaryOperation::Divide => {
-            let negated = builder.build_float_neg(wide_nearest, "")?;
-            let residual = directed::fused(lowering, negated, wide_b, wide_a, span)?;
-            directed::side_of_residual(lowering, residual, wide_b)?
-        }
+        FloatBinaryOperation::Divide => directed::quotient_side(lowering, wide_a, wide_b, wide_nearest, span)?,
         FloatBinaryOperation::Multiply if single => {
             // The f64 product of two f32 values is exact.
             let product = builder.build_float_mul(wide_a, wide_b, "")?;
             directed::side_of_error(lowering, builder.build_float_sub(product, wide_nearest, "")?)?
         }
-        FloatBinaryOperation::Multiply => {
-            let negated = builder.build_float_neg(nearest, "")?;
-            directed::side_of_error(lowering, directed::fused(lowering, a, b, negated, span)?)?
-        }
+        FloatBinaryOperation::Multiply => directed::product_side(lowering, a, b, nearest, span)?,
         _ => {
             // exact = sum + error (TwoSum), and sum - nearest is exact (they are close).
             let sum = builder.build_float_add(wide_a, wide_b, "")?;
@@ -233,7 +226,7 @@ pub fn fused_multiply_add<'ctx>(
 /// of the rounding error. For `.f64` Boldo and Muller's ErrFma: with `(high, low)` the exact
 /// product, `c + low = α1 + α2` and `high + α1 = β1 + β2` (TwoSum), the error is exactly
 /// `γ + α2` with `γ = (β1 - nearest) + β2`, so its rounded sum has the error's sign (exact
-/// while nothing underflows).
+/// while nothing underflows; a product below `2^-968` is handled by `directed::tiny_product`).
 fn fused_side<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     a: FloatValue<'ctx>,
@@ -253,6 +246,11 @@ fn fused_side<'ctx>(
         let difference = builder.build_float_sub(sum, widen(nearest)?, "")?;
         return directed::side_of_error(lowering, builder.build_float_add(difference, error, "")?);
     }
+    let tiny = directed::tiny_product(lowering, a, b, c)?;
+    let a = directed::scaled_by_2_537_when(lowering, a, tiny.scale)?;
+    let b = directed::scaled_by_2_537_when(lowering, b, tiny.scale)?;
+    let c = directed::scaled_by_2_1074_when(lowering, c, tiny.scale)?;
+    let nearest = directed::scaled_by_2_1074_when(lowering, nearest, tiny.scale)?;
     let high = builder.build_float_mul(a, b, "")?;
     let low = directed::fused(lowering, a, b, builder.build_float_neg(high, "")?, span)?;
     let alpha_high = builder.build_float_add(c, low, "")?;
@@ -260,5 +258,6 @@ fn fused_side<'ctx>(
     let beta_high = builder.build_float_add(high, alpha_high, "")?;
     let beta_low = directed::sum_error(lowering, high, alpha_high, beta_high)?;
     let gamma = builder.build_float_add(builder.build_float_sub(beta_high, nearest, "")?, beta_low, "")?;
-    directed::side_of_error(lowering, builder.build_float_add(gamma, alpha_low, "")?)
+    let side = directed::side_of_error(lowering, builder.build_float_add(gamma, alpha_low, "")?)?;
+    directed::select_side(lowering, tiny.addend_dominates, &tiny.dominated, &side)
 }

@@ -79,9 +79,7 @@ pub fn unary<'ctx>(
                     // f64 for f32, where the residual is exact and cannot underflow.
                     let (wide_value, wide_quotient) = widened(lowering, value, quotient)?;
                     let wide_one = wide_value.get_type().const_float(1.0);
-                    let negated = builder.build_float_neg(wide_quotient, "")?;
-                    let residual = directed::fused(lowering, negated, wide_value, wide_one, guarded.span)?;
-                    let side = directed::side_of_residual(lowering, residual, wide_value)?;
+                    let side = directed::quotient_side(lowering, wide_one, wide_value, wide_quotient, guarded.span)?;
                     let finite = directed::all_finite(lowering, &[value])?;
                     let finite = directed::and_nonzero(lowering, finite, value)?;
                     directed::round(lowering, quotient, &side, finite, mode)?
@@ -94,9 +92,7 @@ pub fn unary<'ctx>(
             match precision {
                 FloatPrecision::Rounded(mode) if directed::is_directed(Some(mode)) => {
                     let (wide_value, wide_root) = widened(lowering, value, root)?;
-                    let negated = builder.build_float_neg(wide_root, "")?;
-                    let residual = directed::fused(lowering, negated, wide_root, wide_value, guarded.span)?;
-                    let side = directed::side_of_error(lowering, residual)?;
+                    let side = directed::root_side(lowering, wide_value, wide_root, guarded.span)?;
                     let finite = directed::all_finite(lowering, &[value])?;
                     directed::round(lowering, root, &side, finite, mode)?
                 }

@@ -5,7 +5,8 @@
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
-    Destination, IntegerBinaryOperation, LogicOperation, MultiplyMode, Operand, ShiftOperation, UnaryOperation,
+    Destination, IntegerBinaryOperation, LogicOperation, LogicTablePredicate, MultiplyMode, Operand, ShiftOperation,
+    UnaryOperation,
 };
 use ptxr_frontend::vocabulary::ScalarType;
 
@@ -236,6 +237,68 @@ pub fn logic<'ctx>(
         LogicOperation::Xor => builder.build_xor(a, b, "")?,
     };
     lowering.write(destination, result.into(), ty)
+}
+
+/// `lop3`: the table read as a function of three bits, expanded on `a`, then `b`, then `c`
+/// (Shannon's expansion), so that each half that does not depend on a variable costs nothing
+/// and constant halves fold away: `0x80` is `a & b & c`, `0xF0` is `a` itself.
+pub fn logic_table<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    table: u8,
+    destination: &Destination,
+    a: &Operand,
+    b: &Operand,
+    c: &Operand,
+    predicate: Option<&LogicTablePredicate>,
+) -> LoweringResult<()> {
+    let ty = ScalarType::B32;
+    let variables = [lowering.read_int(a, ty)?, lowering.read_int(b, ty)?, lowering.read_int(c, ty)?];
+    let result = table_function(lowering, u32::from(table), 8, &variables)?;
+    lowering.write(destination, result.into(), ty)?;
+    if let Some(LogicTablePredicate { operation, destination, q }) = predicate {
+        let builder = lowering.shared.builder;
+        let nonzero = builder.build_int_compare(IntPredicate::NE, result, result.get_type().const_zero(), "")?;
+        let q = lowering.read_int(q, ScalarType::Pred)?;
+        let combined = match operation {
+            LogicOperation::And => builder.build_and(nonzero, q, "")?,
+            LogicOperation::Or => builder.build_or(nonzero, q, "")?,
+            LogicOperation::Xor => builder.build_xor(nonzero, q, "")?,
+        };
+        lowering.write(destination, combined.into(), ScalarType::Pred)?;
+    }
+    Ok(())
+}
+
+/// The bitwise function whose truth table is the low `entries` bits of `table`, over
+/// `variables` (the first is the most significant index bit).
+fn table_function<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    table: u32,
+    entries: u32,
+    variables: &[IntValue<'ctx>],
+) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let int_type = lowering.shared.context.i32_type();
+    let all = (1u32 << entries) - 1;
+    let table = table & all;
+    let Some((&variable, rest)) = variables.split_first() else {
+        return Ok(if table & 1 == 1 { int_type.const_all_ones() } else { int_type.const_zero() });
+    };
+    if table == 0 {
+        return Ok(int_type.const_zero());
+    }
+    if table == all {
+        return Ok(int_type.const_all_ones());
+    }
+    let half = entries / 2;
+    let (when_clear, when_set) = (table & ((1 << half) - 1), table >> half);
+    if when_clear == when_set {
+        return table_function(lowering, when_clear, half, rest);
+    }
+    let set_part = table_function(lowering, when_set, half, rest)?;
+    let clear_part = table_function(lowering, when_clear, half, rest)?;
+    let inverse = builder.build_not(variable, "")?;
+    Ok(builder.build_or(builder.build_and(variable, set_part, "")?, builder.build_and(inverse, clear_part, "")?, "")?)
 }
 
 pub fn unary<'ctx>(

@@ -19,8 +19,24 @@ pub(super) fn fragment_register(element: MatrixElement) -> ScalarType {
     match element {
         MatrixElement::F32 => ScalarType::F32,
         MatrixElement::S32 => ScalarType::S32,
+        MatrixElement::F64 => ScalarType::F64,
         _ => ScalarType::B32,
     }
+}
+
+/// The integer type of `words` buffer words.
+fn bits_type<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, words: usize) -> inkwell::types::IntType<'ctx> {
+    let context = lowering.shared.context;
+    if words == 2 {
+        context.i64_type()
+    } else {
+        context.i32_type()
+    }
+}
+
+/// The buffer words one register of `ty` takes: two for `.f64`, low word first.
+fn words_per_register(ty: ScalarType) -> usize {
+    (ty.bits() as usize).div_ceil(32)
 }
 
 /// A pointer to word `index` of the buffer.
@@ -73,13 +89,19 @@ fn store_fragment<'ctx>(
     registers: &[Operand],
     element: MatrixElement,
 ) -> LoweringResult<()> {
-    for (index, bits) in fragment_words(lowering, registers, element)?.into_iter().enumerate() {
-        lowering.shared.builder.build_store(word(lowering, buffer, offset + index)?, bits)?;
+    let builder = lowering.shared.builder;
+    let ty = fragment_register(element);
+    let words = words_per_register(ty);
+    let bits_type = bits_type(lowering, words);
+    for (index, register) in registers.iter().enumerate() {
+        let value = lowering.read(register, ty)?;
+        let bits = builder.build_bit_cast(value, bits_type, "")?;
+        builder.build_store(word(lowering, buffer, offset + words * index)?, bits)?;
     }
     Ok(())
 }
 
-/// Writes word `offset + index` of the buffer to each destination, as `ty`.
+/// Writes register `index` of the buffer from word `offset` to each destination, as `ty`.
 fn load_fragment<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     buffer: PointerValue<'ctx>,
@@ -87,17 +109,16 @@ fn load_fragment<'ctx>(
     destinations: &[Destination],
     ty: ScalarType,
 ) -> LoweringResult<()> {
-    let i32_type = lowering.shared.context.i32_type();
-    let words = (0..destinations.len())
-        .map(|index| {
-            Ok(lowering
-                .shared
-                .builder
-                .build_load(i32_type, word(lowering, buffer, offset + index)?, "")?
-                .into_int_value())
-        })
-        .collect::<LoweringResult<Vec<_>>>()?;
-    write_words(lowering, destinations, &words, ty)
+    let builder = lowering.shared.builder;
+    let words = words_per_register(ty);
+    let bits_type = bits_type(lowering, words);
+    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
+    for (index, destination) in destinations.iter().enumerate() {
+        let bits = builder.build_load(bits_type, word(lowering, buffer, offset + words * index)?, "")?;
+        let value: BasicValueEnum<'ctx> = builder.build_bit_cast(bits, wanted, "")?;
+        lowering.write(destination, value, ty)?;
+    }
+    Ok(())
 }
 
 fn collective<'ctx>(
@@ -126,8 +147,11 @@ pub fn multiply_accumulate(
     if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
         return super::matrix_by_shuffles::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c);
     }
-    let fits = a.len() <= slot::B - slot::A && b.len() <= slot::C - slot::B && c.len() <= slot::D - slot::C;
-    if !fits || destinations.len() > slot::WORDS - slot::D {
+    let words = |element: MatrixElement, count: usize| count * words_per_register(fragment_register(element));
+    let fits = words(operation.a, a.len()) <= slot::B - slot::A
+        && words(operation.b, b.len()) <= slot::C - slot::B
+        && words(operation.c, c.len()) <= slot::D - slot::C;
+    if !fits || words(operation.d, destinations.len()) > slot::WORDS - slot::D {
         return Err(LoweringError::internal("an `mma` fragment larger than the buffer", guarded.span));
     }
     let buffer = lowering.matrix_fragments(guarded.span)?;

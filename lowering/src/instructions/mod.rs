@@ -244,6 +244,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::Float8Convert { format, to_float8, relu, destination, source } => {
             half::float8_convert(lowering, *format, *to_float8, *relu, destination, source, span)
         }
+        Instruction::SelectBySign { ty, condition_type, flush_subnormals, destination, a, b, c } => {
+            comparison::select_by_sign(lowering, *ty, *condition_type, *flush_subnormals, destination, a, b, c)
+        }
+        Instruction::LogicTable { table, destination, a, b, c, predicate } => {
+            integer::logic_table(lowering, *table, destination, a, b, c, predicate.as_ref())
+        }
         Instruction::Select { ty, destination, a, b, predicate } => {
             comparison::select(lowering, *ty, destination, a, b, predicate)
         }
@@ -267,6 +273,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             source,
         ),
         Instruction::Branch { target } => control::branch(lowering, *target),
+        Instruction::BranchIndexed { index, targets } => control::branch_indexed(lowering, index, targets),
         Instruction::Return => lowering.build_return(),
         Instruction::Exit => call::exit(lowering, guarded),
         Instruction::Call { callee, results, arguments } => call::call(lowering, guarded, *callee, results, arguments),

@@ -38,6 +38,9 @@ enum Element {
     S8,
     U8,
     S32,
+    /// Only in `.m8n8k4`'s `.f64` form, computed by [`multiply_accumulate_double`]: a register
+    /// is two buffer words.
+    F64,
 }
 
 impl Element {
@@ -50,6 +53,7 @@ impl Element {
             code::ELEMENT_S8 => Element::S8,
             code::ELEMENT_U8 => Element::U8,
             code::ELEMENT_S32 => Element::S32,
+            code::ELEMENT_F64 => Element::F64,
             _ => return None,
         })
     }
@@ -59,12 +63,13 @@ impl Element {
             Element::F16 | Element::Bf16 => 16,
             Element::Tf32 | Element::F32 | Element::S32 => 32,
             Element::S8 | Element::U8 => 8,
+            Element::F64 => 64,
         }
     }
 
-    /// Elements per 32-bit register.
+    /// Elements per 32-bit register (an `.f64` takes a register of its own).
     fn per_register(self) -> usize {
-        (32 / self.bits()) as usize
+        (32 / self.bits()).max(1) as usize
     }
 
     /// The value of element `index` of a register, exactly.
@@ -78,6 +83,8 @@ impl Element {
             Element::S8 => f64::from(bits as u8 as i8),
             Element::U8 => f64::from(bits as u8),
             Element::S32 => f64::from(bits as i32),
+            // Two words make one `.f64`: `multiply_accumulate_double` reads them itself.
+            Element::F64 => f64::NAN,
         }
     }
 }
@@ -101,7 +108,9 @@ pub struct Operation {
 
 impl Operation {
     pub fn decode(operation: u32) -> Option<Operation> {
-        let quad_pairs = operation & 0xf == code::SHAPE_M8N8K4;
+        let element_code = |shift: u32| (operation >> shift) & 0xf;
+        // `.m8n8k4` on `.f16` is four products by quad pairs; on `.f64` one by the whole warp.
+        let quad_pairs = operation & 0xf == code::SHAPE_M8N8K4 && element_code(8) != code::ELEMENT_F64;
         let (m, n, k) = match operation & 0xf {
             code::SHAPE_M8N8K4 => (8, 8, 4),
             code::SHAPE_M8N8K16 => (8, 8, 16),
@@ -232,6 +241,37 @@ fn multiply_accumulate_quad_pairs(operation: &Operation, lanes: &mut [Fragments;
     }
 }
 
+/// `.m8n8k4` on `.f64` (ISA 7.8 section 9.7.13.4.14): with `group = lane / 4` and
+/// `thread = lane % 4`, a lane holds A's element (`group`, `thread`), B's (`thread`, `group`),
+/// and C's and D's (`group`, `2·thread + i`) for `i` in 0 and 1, each `.f64` in two words, low
+/// word first. Each element of D is C's plus the four products in order of `k`, each added by a
+/// fused multiply-add rounded to nearest even (PTX does not say how the hardware rounds
+/// between the products; this order is the one a loop of `fma.rn.f64` gives).
+fn multiply_accumulate_double(lanes: &mut [Fragments; WARP_SIZE]) {
+    let double = |fragments: &Fragments, word: usize| {
+        f64::from_bits(u64::from(fragments[word]) | (u64::from(fragments[word + 1]) << 32))
+    };
+    let (mut a, mut b, mut c) = ([[0f64; 4]; 8], [[0f64; 8]; 4], [[0f64; 8]; 8]);
+    for (lane, fragments) in lanes.iter().enumerate() {
+        let (group, thread) = (lane / 4, lane % 4);
+        a[group][thread] = double(fragments, slot::A);
+        b[thread][group] = double(fragments, slot::B);
+        for i in 0..2 {
+            c[group][2 * thread + i] = double(fragments, slot::C + 2 * i);
+        }
+    }
+    for (lane, fragments) in lanes.iter_mut().enumerate() {
+        let (group, thread) = (lane / 4, lane % 4);
+        for i in 0..2 {
+            let column = 2 * thread + i;
+            let sum = (0..4).fold(c[group][column], |sum, k| a[group][k].mul_add(b[k][column], sum));
+            let bits = sum.to_bits();
+            fragments[slot::D + 2 * i] = bits as u32;
+            fragments[slot::D + 2 * i + 1] = (bits >> 32) as u32;
+        }
+    }
+}
+
 /// Every element of an operand, gathered from the lanes' fragments at `offset`.
 fn gather(
     lanes: &[Fragments; WARP_SIZE],
@@ -257,6 +297,9 @@ fn gather(
 pub fn multiply_accumulate(operation: &Operation, lanes: &mut [Fragments; WARP_SIZE]) {
     if operation.quad_pairs {
         return multiply_accumulate_quad_pairs(operation, lanes);
+    }
+    if operation.a == Element::F64 {
+        return multiply_accumulate_double(lanes);
     }
     let (m, n, k) = (operation.m, operation.n, operation.k);
     let mut a = [0f64; 16 * 32];

@@ -10,15 +10,18 @@
 //! and resumes those threads. Nothing completing while threads still wait is a deadlock, which
 //! stops the launch with a message instead of hanging.
 //!
-//! Two schemes run the threads: LLVM coroutines ([`resumable`]) when every barrier and
-//! collective is in the kernel body, and stackful coroutines ([`scheduler`]) when a called
-//! function waits too. Both share the block state and its completion rules ([`block`]).
+//! Three schemes run the threads: compiled loops over the threads between waits
+//! ([`work_items`]) when every barrier and collective is in the kernel body (the default),
+//! LLVM coroutines ([`resumable`]) for such kernels when the loops cannot be built (`bar.arrive`,
+//! barriers with a thread count) or are not wanted (`PTXR_CPU_WAITS=coroutines`), and stackful
+//! coroutines ([`scheduler`]) when a called function waits too. Both share the block state and its completion rules ([`block`]).
 
 mod block;
 pub mod matrix;
 pub mod resumable;
 mod scheduler;
 pub mod warp;
+pub mod work_items;
 
 pub use resumable::{
     ptxr_resumable_barrier, ptxr_resumable_frame, ptxr_resumable_result, ptxr_resumable_started,
@@ -29,9 +32,10 @@ pub use scheduler::{
     ptxr_barrier, ptxr_exit_thread, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_stopped, ptxr_thread_exited,
     ptxr_trap, ptxr_warp_collective, take_block_failure,
 };
+pub use work_items::ptxr_run_work_item_block;
 
 use crate::abi::runtime_function;
-use crate::device_library::{ptxr_assertfail, ptxr_free, ptxr_malloc, ptxr_vprintf};
+use crate::device_library::{ptxr_assertfail, ptxr_free, ptxr_is_global_address, ptxr_malloc, ptxr_vprintf};
 
 /// The runtime functions that compiled kernels may call, with their addresses, for the JIT.
 pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
@@ -42,6 +46,7 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::PRINTF, ptxr_vprintf as *const () as usize),
         (runtime_function::MALLOC, ptxr_malloc as *const () as usize),
         (runtime_function::FREE, ptxr_free as *const () as usize),
+        (runtime_function::IS_GLOBAL_ADDRESS, ptxr_is_global_address as *const () as usize),
         (runtime_function::ASSERT_FAIL, ptxr_assertfail as *const () as usize),
         (runtime_function::RUN_COOPERATIVE_BLOCK, ptxr_run_cooperative_block as *const () as usize),
         (runtime_function::BARRIER, ptxr_barrier as *const () as usize),
@@ -54,5 +59,6 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::RESUMABLE_BARRIER, ptxr_resumable_barrier as *const () as usize),
         (runtime_function::RESUMABLE_WARP_COLLECTIVE, ptxr_resumable_warp_collective as *const () as usize),
         (runtime_function::RESUMABLE_RESULT, ptxr_resumable_result as *const () as usize),
+        (runtime_function::RUN_WORK_ITEM_BLOCK, ptxr_run_work_item_block as *const () as usize),
     ]
 }

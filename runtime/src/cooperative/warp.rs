@@ -84,7 +84,7 @@ pub fn resolve_into(collective: u32, group: &[Deposit], results: &mut [u64]) {
 }
 
 /// The lane that `shfl` reads for `lane`, and whether it was in range (ISA 7.8 section 9.7.8.6).
-fn shuffle_source(collective: u32, lane: u32, b: u32, c: u32) -> (u32, bool) {
+pub(super) fn shuffle_source(collective: u32, lane: u32, b: u32, c: u32) -> (u32, bool) {
     let lane = lane as i32;
     let offset = (b & 0x1f) as i32;
     let clamp = (c & 0x1f) as i32;

@@ -81,6 +81,14 @@ impl DeviceHeap {
     }
 
     /// The bytes allocated now, for tests.
+    /// Whether `address` lies in the heap's region (allocated or not).
+    pub fn contains(&self, address: u64) -> bool {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.region.as_ref().is_some_and(|region| {
+            address.checked_sub(region.address()).is_some_and(|offset| offset < region.len() as u64)
+        })
+    }
+
     pub fn allocated_bytes(&self) -> usize {
         self.state.lock().unwrap_or_else(PoisonError::into_inner).allocated.values().sum()
     }

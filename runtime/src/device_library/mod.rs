@@ -28,6 +28,9 @@ pub type PrintfOutput = Arc<Mutex<dyn Write + Send>>;
 pub struct LaunchServices {
     pub printf_output: Option<PrintfOutput>,
     pub heap: DeviceHeap,
+    /// The launch's buffers, `[start, end)`: its global memory besides the heap and the
+    /// module's own `.global` variables (which the compiled code checks itself).
+    pub buffer_ranges: Vec<(u64, u64)>,
 }
 
 thread_local! {
@@ -84,6 +87,16 @@ pub extern "C" fn ptxr_free(address: u64) {
     if let Some(services) = services() {
         services.heap.free(address);
     }
+}
+
+/// `isspacep.global` (see [`crate::abi::runtime_function::IS_GLOBAL_ADDRESS`]): 1 when
+/// `address` lies in one of the launch's buffers or in its device heap, 0 otherwise (and
+/// outside a launch).
+pub extern "C" fn ptxr_is_global_address(address: u64) -> u32 {
+    services().map_or(0, |services| {
+        let in_buffer = services.buffer_ranges.iter().any(|&(start, end)| (start..end).contains(&address));
+        u32::from(in_buffer || services.heap.contains(address))
+    })
 }
 
 /// The longest string of an assertion that is read.

@@ -3,11 +3,11 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    FloatBinaryOperation, Instruction, IntegerBinaryOperation, IsaVersion, LogicOperation, MinimumMaximum,
-    MultiplyMode, RoundingMode, ShiftOperation, UnaryOperation,
+    FloatBinaryOperation, Instruction, IntegerBinaryOperation, IsaVersion, LogicOperation, LogicTablePredicate,
+    MinimumMaximum, MultiplyMode, RoundingMode, ShiftOperation, UnaryOperation,
 };
 use crate::span::Spanned;
-use crate::syntax::ast;
+use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType};
 
 use super::{accept_unlowered, Context, Modifiers};
@@ -299,6 +299,79 @@ pub fn logic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
     let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
     Some(Instruction::Logic { operation, ty: ty.node, destination, a, b })
+}
+
+/// `lop3.b32 d, a, b, c, immLut` (ISA 7.8 section 9.7.7.6) and ISA 8.2's
+/// `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` with `.BoolOp` `.and` or `.or`. The table must be an
+/// integer constant in 0..=255, as ptxas requires.
+pub fn logic_table(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    let predicate_operation = modifiers.take(|name| match name {
+        "and" => Some(LogicOperation::And),
+        "or" => Some(LogicOperation::Or),
+        _ => None,
+    });
+    let ty = modifiers.required_type(context)?;
+    if ty.node != ScalarType::B32 {
+        invalid_type(context, "lop3", &ty, "`.b32`");
+        return None;
+    }
+    let operands = &instruction.operands;
+    context.expect_operand_count(instruction, if predicate_operation.is_some() { 6 } else { 5 })?;
+    let table = match operands[4].kind {
+        OperandKind::Integer(value @ 0..=255) => value as u8,
+        _ => {
+            context.report(
+                Diagnostic::error(Code::OperandKind, "the lookup table of `lop3` is an integer constant from 0 to 255")
+                    .with_primary(operands[4].span, "not a constant from 0 to 255"),
+            );
+            return None;
+        }
+    };
+    let (destination, predicate) = match (&operands[0].kind, predicate_operation) {
+        (OperandKind::PredicatePair(value, predicate), Some(operation)) => {
+            let destination = context.destination(value, ScalarType::B32, SizeRule::Exact)?;
+            let predicate_destination = context.destination(predicate, ScalarType::Pred, SizeRule::Exact)?;
+            let q = context.source(&operands[5], ScalarType::Pred, SizeRule::Exact)?;
+            (
+                destination,
+                Some(LogicTablePredicate { operation: operation.node, destination: predicate_destination, q }),
+            )
+        }
+        (_, Some(operation)) => {
+            context.report(
+                Diagnostic::error(
+                    Code::OperandKind,
+                    format!("`lop3.{}` writes a value and a predicate: `d|p`", logic_spelling(operation.node)),
+                )
+                .with_primary(operands[0].span, "expected `d|p`"),
+            );
+            return None;
+        }
+        (OperandKind::PredicatePair(..), None) => {
+            context.report(
+                Diagnostic::error(Code::OperandKind, "`lop3` without `.and` or `.or` writes no predicate")
+                    .with_primary(operands[0].span, "expected one register"),
+            );
+            return None;
+        }
+        (_, None) => (context.destination(&operands[0], ScalarType::B32, SizeRule::Exact)?, None),
+    };
+    let a = context.source(&operands[1], ScalarType::B32, SizeRule::Exact)?;
+    let b = context.source(&operands[2], ScalarType::B32, SizeRule::Exact)?;
+    let c = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
+    Some(Instruction::LogicTable { table, destination, a, b, c, predicate })
+}
+
+fn logic_spelling(operation: LogicOperation) -> &'static str {
+    match operation {
+        LogicOperation::And => "and",
+        LogicOperation::Or => "or",
+        LogicOperation::Xor => "xor",
+    }
 }
 
 pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {

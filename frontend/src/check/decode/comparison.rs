@@ -167,6 +167,52 @@ pub fn selp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     Some(Instruction::Select { ty: ty.node, destination, a, b, predicate })
 }
 
+/// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32 d, a, b, c` (ISA 7.8 section 9.7.5.4):
+/// `dtype` is any 16-, 32- or 64-bit type but the half-precision ones.
+pub fn slct(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let flush_subnormals = modifiers.flag("ftz");
+    let ty = modifiers.required_type(context)?;
+    let condition_type = modifiers.required_type(context)?;
+    let valid_type = matches!(ty.node.kind(), ScalarKind::Bit | ScalarKind::Unsigned | ScalarKind::Signed)
+        && matches!(ty.node.bits(), 16 | 32 | 64)
+        || matches!(ty.node, ScalarType::F32 | ScalarType::F64);
+    if !valid_type {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`slct` does not take type `{}`", ty.node))
+                .with_primary(ty.span, "expected a 16-, 32- or 64-bit integer or bit type, `.f32` or `.f64`"),
+        );
+        return None;
+    }
+    if !matches!(condition_type.node, ScalarType::S32 | ScalarType::F32) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`slct` does not compare type `{}`", condition_type.node))
+                .with_primary(condition_type.span, "expected `.s32` or `.f32`"),
+        );
+        return None;
+    }
+    if flush_subnormals && condition_type.node != ScalarType::F32 {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`.ftz` applies only to `slct` on `.f32`")
+                .with_primary(condition_type.span, "not `.f32`"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, 4)?;
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    let c = context.source(&instruction.operands[3], condition_type.node, SizeRule::Exact)?;
+    Some(Instruction::SelectBySign {
+        ty: ty.node,
+        condition_type: condition_type.node,
+        flush_subnormals,
+        destination,
+        a,
+        b,
+        c,
+    })
+}
+
 /// `set.cmp[.bool][.ftz].dtype.stype d, a, b[, {!}c]` (ISA 7.8 sections 9.7.5.1 and 9.7.6.1).
 pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let comparison = super::half::float_comparison(context, modifiers, "set")?;

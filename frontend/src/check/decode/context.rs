@@ -9,8 +9,8 @@ use crate::check::types::{register_fits, SizeRule};
 use super::vector;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Address, AddressBase, Destination, Immediate, LabelId, Operand, Value, Variable, VariableId};
-use crate::span::Span;
-use crate::syntax::ast::{self, OperandKind};
+use crate::span::{Span, Spanned};
+use crate::syntax::ast::{self, OperandKind, Word};
 use crate::vocabulary::{ScalarKind, ScalarType, SpecialRegister, StateSpace};
 
 pub struct Context<'a, 'module> {
@@ -18,6 +18,9 @@ pub struct Context<'a, 'module> {
     pub variables: Vec<Variable>,
     pub globals: &'module [Variable],
     pub labels: HashMap<String, LabelId>,
+    /// The `.branchtargets` lists, by the label that names each (resolved where `brx.idx` uses
+    /// them, since they may name labels further down).
+    pub branch_targets: HashMap<LabelId, Vec<Spanned<Word>>>,
     pub functions: &'module HashMap<String, crate::ir::FunctionId>,
     pub diagnostics: &'a mut Vec<Diagnostic>,
     /// 32 or 64, from `.address_size`.

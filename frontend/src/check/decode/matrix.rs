@@ -55,7 +55,8 @@ fn form(operation: &MatrixMultiply) -> Form {
         (M16n8k4 | M16n8k8, Tf32, Tf32) if d == F32 && c == F32 && float_only => Form::Lowered,
         (M8n8k16 | M16n8k16 | M16n8k32, _, _) if integer => Form::Lowered,
         (M8n8k4, F16, F16) if widening_accumulator && float_only => Form::Lowered,
-        (M8n8k4 | M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
+        (M8n8k4, F64, F64) if d == F64 && c == F64 && float_only => Form::Lowered,
+        (M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
         (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Unlowered,
         (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Unlowered,
         _ => Form::Invalid,
@@ -68,6 +69,7 @@ fn fragment_register(element: MatrixElement) -> ScalarType {
     match element {
         MatrixElement::F32 => ScalarType::F32,
         MatrixElement::S32 => ScalarType::S32,
+        MatrixElement::F64 => ScalarType::F64,
         _ => ScalarType::B32,
     }
 }
@@ -121,8 +123,8 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         c: c.node,
         saturate,
     };
-    // Only `.m8n8k4` takes other layouts than `.row.col`.
-    let layouts_valid = shape.node == MatrixShape::M8n8k4
+    // Only `.m8n8k4` on `.f16` takes other layouts than `.row.col`.
+    let layouts_valid = (shape.node == MatrixShape::M8n8k4 && a.node != MatrixElement::F64)
         || (a_layout.node == MatrixLayout::Row && b_layout.node == MatrixLayout::Column);
     match form(&operation) {
         Form::Invalid => {

@@ -54,6 +54,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         }
         "copysign" => float::copysign(context, &mut modifiers, instruction),
         "and" | "or" | "xor" => arithmetic::logic(context, &mut modifiers, instruction),
+        "lop3" => arithmetic::logic_table(context, &mut modifiers, instruction),
         "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" => {
             arithmetic::unary(context, &mut modifiers, instruction)
         }
@@ -77,7 +78,9 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "testp" => comparison::testp(context, &mut modifiers, instruction),
         "set" => comparison::set(context, &mut modifiers, instruction),
         "selp" => comparison::selp(context, &mut modifiers, instruction),
+        "slct" => comparison::slct(context, &mut modifiers, instruction),
         "bra" => control::branch(context, &mut modifiers, instruction),
+        "brx" => control::branch_indexed(context, &mut modifiers, instruction),
         "ret" => control::return_(context, &mut modifiers, instruction),
         "exit" => control::exit(context, &mut modifiers, instruction),
         "call" => call::call(context, &mut modifiers, instruction),

@@ -101,6 +101,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["set", "setp"], modifiers: &[BFLOAT], version: isa(7, 8), sm: Some(90), form: "`set`/`setp` on `.bf16`", section: "9.7.6.1, 9.7.6.2", operands: ANY },
     // 9.7.7: logic and shift.
     Requirement { opcodes: &["lop3"], modifiers: NONE, version: isa(4, 3), sm: Some(50), form: "`lop3`", section: "9.7.7.6", operands: ANY },
+    // The predicate form is newer than the ISA 7.8 text: PTX ISA 8.2's notes for `lop3`.
+    Requirement { opcodes: &["lop3"], modifiers: &[&["and", "or"]], version: isa(8, 2), sm: Some(50), form: "`lop3.BoolOp` with a predicate result", section: "9.7.7.6 (ISA 8.2)", operands: ANY },
     Requirement { opcodes: &["shf"], modifiers: NONE, version: isa(3, 1), sm: Some(32), form: "`shf`", section: "9.7.7.7", operands: ANY },
     // 9.7.8: data movement and conversion (`st` shares the notes of `ld`).
     Requirement { opcodes: &["mov"], modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`mov.f64`", section: "9.7.8.3", operands: ANY },

@@ -8,7 +8,7 @@ use crate::ir::{Function, Instruction, Statement};
 /// returns the kernel.
 fn kernel(body: &str) -> Function {
     let source = format!(
-        ".version 7.8\n.target sm_90\n.address_size 64\n\
+        ".version 8.2\n.target sm_90\n.address_size 64\n\
          .func (.param .b32 out) twice(.param .b32 in)\n{{\n.reg .b32 %x;\nld.param.b32 %x, [in];\n\
          add.s32 %x, %x, %x;\nst.param.b32 [out], %x;\nret;\n}}\n\
          .visible .entry k(.param .u64 pointer)\n{{\n.reg .b16 %h<8>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
@@ -25,7 +25,10 @@ fn kernel(body: &str) -> Function {
 /// The names of what the first instruction of `body` writes (`%v.y` for a vector member).
 fn written(body: &str) -> Vec<String> {
     let function = kernel(body);
-    let Some(Statement::Instruction(first)) = function.body.iter().flatten().next() else {
+    let Some(first) = function.body.iter().flatten().find_map(|statement| match statement {
+        Statement::Instruction(instruction) => Some(instruction),
+        Statement::Label(_) => None,
+    }) else {
         panic!("`{body}`: no instruction")
     };
     assert!(first.instruction != Instruction::Unlowered, "`{body}` is not decoded, so it tests nothing");
@@ -73,6 +76,7 @@ fn stores_and_control_flow_write_no_register() {
     assert_eq!(written("cp.async.ca.shared.global [tile], [%rd1], 4;"), Vec::<String>::new());
     assert_eq!(written("prefetch.global.L2 [%rd1];"), Vec::<String>::new());
     assert_eq!(written("trap;"), Vec::<String>::new());
+    assert_eq!(written("brx.idx %r1, targets;\ntargets: .branchtargets L1;\nL1:"), Vec::<String>::new());
     assert_eq!(written("nanosleep.u32 100;"), Vec::<String>::new());
     assert_eq!(written("membar.gl;"), Vec::<String>::new());
     assert_eq!(written("fence.proxy.alias;"), Vec::<String>::new());
@@ -114,6 +118,9 @@ fn logic_and_bit_manipulation_write_their_destination() {
     assert_eq!(written("bmsk.clamp.b32 %r1, %r2, %r3;"), ["%r1"]);
     assert_eq!(written("szext.wrap.u32 %r1, %r2, %r3;"), ["%r1"]);
     assert_eq!(written("shf.l.wrap.b32 %r1, %r2, %r3, %r4;"), ["%r1"]);
+    assert_eq!(written("lop3.b32 %r1, %r2, %r3, %r4, 0x96;"), ["%r1"]);
+    assert_eq!(written("lop3.or.b32 %r1|%p1, %r2, %r3, %r4, 0x96, %p2;"), ["%r1", "%p1"]);
+    assert_eq!(written("slct.u32.s32 %r1, %r2, %r3, %r4;"), ["%r1"]);
 }
 
 #[test]

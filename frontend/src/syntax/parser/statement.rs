@@ -1,7 +1,7 @@
 //! Function bodies: blocks of statements (ISA 7.8 section 4.3). A statement is a label, an
 //! instruction with its optional guard, a declaration, a nested block, or a statement-level
-//! directive (`.loc`, `.pragma`, and `.callprototype`/`.branchtargets`/`.calltargets`, whose
-//! operands are skipped). A statement that does not parse is reported and skipped.
+//! directive (`.loc`, `.pragma`, `.branchtargets` with its labels, and `.callprototype`/
+//! `.calltargets`, whose operands are skipped). A statement that does not parse is reported and skipped.
 
 use chumsky::prelude::*;
 
@@ -128,11 +128,23 @@ fn statement<'t, 's: 't>(
 
     let pragma = pragma_text().map_with(|text, extra| Some(Statement::Pragma { text, span: extra.span() }));
 
-    // `proto: .callprototype (...) _ (...);`, `targets: .branchtargets L1, L2;`: the label before
+    // `targets: .branchtargets L1, L2;`: the label before it is kept as a label, and the list
+    // follows it as its own statement, for `brx.idx`.
+    let branch_targets = keyword("branchtargets")
+        .ignore_then(
+            identifier()
+                .map(|name: Spanned<String>| Spanned::new(Word::from(name.node), name.span))
+                .separated_by(punct(TokenKind::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .then_ignore(punct(TokenKind::Semicolon))
+        .map_with(|labels, extra| Some(Statement::BranchTargets { labels, span: extra.span() }));
+
+    // `proto: .callprototype (...) _ (...);`, `targets: .calltargets f, g;`: the label before
     // them is kept as a label; their operands are not modelled.
-    let unmodelled = choice((keyword("callprototype"), keyword("branchtargets"), keyword("calltargets")))
-        .ignore_then(rest_of_statement())
-        .to(None);
+    let unmodelled =
+        choice((keyword("callprototype"), keyword("calltargets"))).ignore_then(rest_of_statement()).to(None);
 
     choice((
         fast_statement(),
@@ -141,6 +153,7 @@ fn statement<'t, 's: 't>(
         declaration,
         location,
         pragma,
+        branch_targets,
         unmodelled,
         aggregate_definition(),
         block,

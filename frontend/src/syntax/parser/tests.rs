@@ -390,9 +390,11 @@ fn statement_directives() {
     assert!(matches!(&statements[3], Statement::Pragma { text, .. } if text == "nounroll"));
     assert!(matches!(&statements[4], Statement::Label(label) if label.node == "prototype_0"));
     assert!(matches!(&statements[5], Statement::Label(label) if label.node == "targets"));
-    assert!(matches!(&statements[6], Statement::Declaration(local) if local.state_space.node == StateSpace::Local));
-    assert!(matches!(&statements[7], Statement::Block(block) if block.statements.len() == 2));
-    assert_eq!(statements.len(), 8);
+    assert!(matches!(&statements[6], Statement::BranchTargets { labels, .. }
+        if labels.iter().map(|label| label.node.as_str()).eq(["$L1", "$L2"])));
+    assert!(matches!(&statements[7], Statement::Declaration(local) if local.state_space.node == StateSpace::Local));
+    assert!(matches!(&statements[8], Statement::Block(block) if block.statements.len() == 2));
+    assert_eq!(statements.len(), 9);
 }
 
 fn messages(diagnostics: &[Diagnostic]) -> Vec<(String, String)> {
