@@ -30,12 +30,14 @@ pub fn compile(source: &str, target: &str) -> Compiled {
     match compile_source(source, "kernel", &options) {
         Ok(artifact) => Compiled::Artefact(artifact.bytes),
         Err(Failure::Diagnostics(diagnostics))
-            if diagnostics.iter().any(|diagnostic| diagnostic.code == Code::Unsupported) =>
+            if diagnostics
+                .iter()
+                .any(|diagnostic| matches!(diagnostic.code, Code::Unsupported | Code::UndefinedFunction)) =>
         {
             Compiled::Unsupported(
                 diagnostics
                     .iter()
-                    .filter(|diagnostic| diagnostic.code == Code::Unsupported)
+                    .filter(|diagnostic| matches!(diagnostic.code, Code::Unsupported | Code::UndefinedFunction))
                     .map(|diagnostic| diagnostic.message.clone())
                     .collect(),
             )

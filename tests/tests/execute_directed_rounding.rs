@@ -376,8 +376,13 @@ fn fused_subnormal_model(a: f64, b: f64, c: f64, mode: Mode) -> f64 {
     let nearest = a.mul_add(b, c);
     let ((a_negative, ma, ea), (b_negative, mb, eb)) = (exact(a), exact(b));
     let units = |value: f64| -> i128 {
+        if value == 0.0 {
+            return 0;
+        }
         let (mantissa, exponent) = decompose(value);
-        assert!(value == 0.0 || (-1074..=-1074 + 70).contains(&exponent), "{value:e} outside the model's range");
+        // The value is a whole number of 2^-1074 units that must fit in an i128.
+        let width = 128 - mantissa.unsigned_abs().leading_zeros() as i32;
+        assert!((exponent >= -1074 && width + exponent + 1074 <= 126), "{value:e} outside the model's range");
         mantissa << (exponent + 1074)
     };
     let rest = if c == nearest { 0 } else { units(c) - units(nearest) };
