@@ -1,7 +1,7 @@
 //! Functions: signatures first (so calls may come before definitions), then each body with its
 //! scopes, labels and instructions.
 
-use std::collections::HashMap;
+use super::name_map::NameMap;
 
 use super::declarations::{variable_from_declaration, Globals};
 use super::decode::{self, Context};
@@ -25,11 +25,11 @@ pub struct Signature {
 
 pub struct Signatures {
     list: Vec<Signature>,
-    names: HashMap<String, FunctionId>,
+    names: NameMap<String, FunctionId>,
 }
 
 pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: &mut Vec<Diagnostic>) -> Signatures {
-    let mut signatures = Signatures { list: Vec::new(), names: HashMap::new() };
+    let mut signatures = Signatures { list: Vec::new(), names: NameMap::default() };
     for (index, directive) in module.directives.iter().enumerate() {
         let Directive::Function(function) = directive else { continue };
         let name = &function.name.node;
@@ -110,14 +110,14 @@ fn check_function(
     syntax: &ast::Function,
     header: &Header,
     globals: &Globals,
-    function_names: &HashMap<String, FunctionId>,
+    function_names: &NameMap<String, FunctionId>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
     let mut context = Context {
         scopes: Scopes::new(&globals.names),
         variables: Vec::new(),
         globals: &globals.variables,
-        labels: HashMap::new(),
+        labels: NameMap::default(),
         functions: function_names,
         diagnostics,
         address_size: header.address_size,
@@ -202,7 +202,7 @@ fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut
     for statement in &block.statements {
         match statement {
             Statement::Label(name) => {
-                if let Some(existing) = context.labels.get(&name.node) {
+                if let Some(existing) = context.labels.get(name.node.as_str()) {
                     let first = labels[existing.0 as usize].span;
                     context.report(
                         Diagnostic::error(
@@ -214,7 +214,7 @@ fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut
                     );
                     continue;
                 }
-                context.labels.insert(name.node.clone(), LabelId(labels.len() as u32));
+                context.labels.insert(Word::new(&name.node), LabelId(labels.len() as u32));
                 labels.push(ir::Label { name: name.node.clone(), span: name.span });
             }
             Statement::Block(inner) => collect_labels(inner, labels, context),
@@ -231,7 +231,7 @@ fn check_block(block: &ast::Block, context: &mut Context, statements: &mut Vec<i
         match statement {
             Statement::Declaration(declaration) => declare(declaration, context),
             Statement::Label(name) => {
-                if let Some(label) = context.labels.get(&name.node) {
+                if let Some(label) = context.labels.get(name.node.as_str()) {
                     statements.push(ir::Statement::Label(*label));
                 }
             }

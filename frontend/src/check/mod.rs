@@ -11,6 +11,7 @@ mod decode;
 mod directives;
 mod function;
 mod gating;
+mod name_map;
 mod scope;
 mod types;
 
