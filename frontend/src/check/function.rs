@@ -264,6 +264,11 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
             continue;
         };
         if let Some(count) = name.range {
+            // Compilers use about as many registers as they declare, and each becomes a
+            // variable at its first use: room for them up front saves growing (copying) the
+            // list, whose entries are large, a dozen times per function. Capped like the
+            // scope's table, so that a huge declaration of unused registers costs nothing.
+            context.variables.reserve(count.min(4096) as usize);
             if context.scopes.declare_range(variable, count).is_err() {
                 context.report(
                     Diagnostic::error(
