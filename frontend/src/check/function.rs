@@ -214,8 +214,8 @@ fn collect_labels(block: &ast::Block, labels: &mut Vec<ir::Label>, context: &mut
                     );
                     continue;
                 }
-                context.labels.insert(Word::new(&name.node), LabelId(labels.len() as u32));
-                labels.push(ir::Label { name: name.node.clone(), span: name.span });
+                context.labels.insert(name.node.clone(), LabelId(labels.len() as u32));
+                labels.push(ir::Label { name: name.node.to_string(), span: name.span });
             }
             Statement::Block(inner) => collect_labels(inner, labels, context),
             _ => {}

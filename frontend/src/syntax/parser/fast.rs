@@ -391,7 +391,7 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     if guard.is_none() {
         if let Some(colon) = eat(input, TokenKind::Colon) {
             let _ = colon;
-            return Some(Statement::Label(Spanned::new(opcode.node.to_string(), opcode.span)));
+            return Some(Statement::Label(opcode));
         }
     }
     let mut modifiers = Vec::with_capacity(count_modifiers(input));

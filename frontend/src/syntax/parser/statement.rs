@@ -93,7 +93,7 @@ fn statement<'t, 's: 't>(
         .then(choice((punct(TokenKind::Colon).to(None), instruction_tail().map(Some))))
         .map_with(|(name, tail), extra| {
             Some(match tail {
-                None => Statement::Label(name),
+                None => Statement::Label(Spanned::new(Word::from(name.node), name.span)),
                 Some((modifiers, operands)) => {
                     Statement::Instruction(instruction(None, name, modifiers, operands, extra.span()))
                 }
