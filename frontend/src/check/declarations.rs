@@ -1,6 +1,6 @@
 //! Variable declarations, at module scope and inside functions, into checked `Variable`s.
 
-use std::collections::HashMap;
+use super::name_map::NameMap;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressInitializer, Variable, VariableId};
@@ -11,15 +11,15 @@ use crate::vocabulary::{ScalarType, StateSpace};
 /// The module's globals and the map from their names to ids.
 pub struct Globals {
     pub variables: Vec<Variable>,
-    pub names: HashMap<String, VariableId>,
+    pub names: NameMap<String, VariableId>,
 }
 
 pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>) -> Globals {
-    let mut globals = Globals { variables: Vec::new(), names: HashMap::new() };
+    let mut globals = Globals { variables: Vec::new(), names: NameMap::default() };
     // Initializers may hold the address of any module variable, declared before or after them:
     // the ids each name will get (exact whenever the declarations have no errors, and a module
     // with errors is never lowered).
-    let mut future_ids = HashMap::new();
+    let mut future_ids = NameMap::default();
     for directive in &module.directives {
         let Directive::Variable(declaration) = directive else { continue };
         if matches!(declaration.state_space.node, StateSpace::Reg | StateSpace::Param) {

@@ -1,6 +1,7 @@
 //! Functions: signatures first (so calls may come before definitions), then each body with its
 //! scopes, labels and instructions.
 
+use super::name_map::NameMap;
 use std::collections::HashMap;
 
 use super::declarations::{variable_from_declaration, Globals};
@@ -25,11 +26,11 @@ pub struct Signature {
 
 pub struct Signatures {
     list: Vec<Signature>,
-    names: HashMap<String, FunctionId>,
+    names: NameMap<String, FunctionId>,
 }
 
 pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: &mut Vec<Diagnostic>) -> Signatures {
-    let mut signatures = Signatures { list: Vec::new(), names: HashMap::new() };
+    let mut signatures = Signatures { list: Vec::new(), names: NameMap::default() };
     for (index, directive) in module.directives.iter().enumerate() {
         let Directive::Function(function) = directive else { continue };
         let name = &function.name.node;
@@ -150,14 +151,14 @@ fn check_function(
     syntax: &ast::Function,
     header: &Header,
     globals: &Globals,
-    function_names: &HashMap<String, FunctionId>,
+    function_names: &NameMap<String, FunctionId>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
     let mut context = Context {
         scopes: Scopes::new(&globals.names),
         variables: Vec::new(),
         globals: &globals.variables,
-        labels: HashMap::new(),
+        labels: NameMap::default(),
         branch_targets: HashMap::new(),
         functions: function_names,
         diagnostics,
@@ -254,7 +255,7 @@ fn declare_labels(
     labels: &mut Vec<ir::Label>,
     context: &mut Context,
     nested: bool,
-) -> Vec<(String, Option<LabelId>)> {
+) -> Vec<(Word, Option<LabelId>)> {
     let first_of_block = labels.len() as u32;
     let mut shadowed = Vec::new();
     for (index, statement) in block.statements.iter().enumerate() {
@@ -295,13 +296,13 @@ fn declare_labels(
                 }
             }
         }
-        labels.push(ir::Label { name: name.node.clone(), span: name.span });
+        labels.push(ir::Label { name: name.node.to_string(), span: name.span });
     }
     shadowed
 }
 
 /// Puts back the labels that a nested block's own labels hid.
-fn restore_labels(shadowed: Vec<(String, Option<LabelId>)>, context: &mut Context) {
+fn restore_labels(shadowed: Vec<(Word, Option<LabelId>)>, context: &mut Context) {
     for (name, outer) in shadowed.into_iter().rev() {
         match outer {
             Some(outer) => context.labels.insert(name, outer),
@@ -325,7 +326,7 @@ fn check_block(
         match statement {
             Statement::Declaration(declaration) => declare(declaration, context),
             Statement::Label(name) => {
-                if let Some(label) = context.labels.get(&name.node) {
+                if let Some(label) = context.labels.get(name.node.as_str()) {
                     statements.push(ir::Statement::Label(*label));
                 }
             }
@@ -359,6 +360,11 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
             continue;
         };
         if let Some(count) = name.range {
+            // Compilers use about as many registers as they declare, and each becomes a
+            // variable at its first use: room for them up front saves growing (copying) the
+            // list, whose entries are large, a dozen times per function. Capped like the
+            // scope's table, so that a huge declaration of unused registers costs nothing.
+            context.variables.reserve(count.min(4096) as usize);
             if let Err(first) = context.scopes.declare_range(variable, count) {
                 context.report(
                     Diagnostic::error(

@@ -12,6 +12,7 @@ mod decode;
 mod directives;
 mod function;
 mod gating;
+mod name_map;
 mod parameters;
 mod pragmas;
 mod scope;

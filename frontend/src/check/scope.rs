@@ -2,56 +2,27 @@
 //! ranges and a name such as `%r42` becomes a variable only when first used, so a function that
 //! declares `%r<100000>` costs nothing for the registers it never touches.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
+use super::name_map::NameMap;
 use crate::ir::{Variable, VariableId};
 use crate::span::Span;
 use crate::syntax::ast::Word;
 
-/// A fast hasher for register names. Every operand of every instruction is looked up here,
-/// and the standard SipHash (made to resist hash flooding from untrusted keys) was a tenth of
-/// the checker's time; a flood of colliding names can only slow down one compile.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        // FxHash's mixing step, a word at a time.
-        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(SEED);
-        }
-        let mut tail = [0; 8];
-        let rest = chunks.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(tail) ^ bytes.len() as u64).wrapping_mul(SEED);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 #[derive(Default)]
 struct Frame {
     /// Keyed by `Word`: most names fit inline, so a first use allocates no key.
-    names: HashMap<Word, VariableId, BuildHasherDefault<NameHasher>>,
+    names: NameMap<Word, VariableId>,
     /// `(prefix, count, template)`: `%r<12>` is `("%r", 12, the declaration's variable)`.
     ranges: Vec<(String, u32, Variable)>,
 }
 
 /// The scopes of one function body, innermost last, above the module's globals.
 pub struct Scopes<'module> {
-    globals: &'module HashMap<String, VariableId>,
+    globals: &'module NameMap<String, VariableId>,
     frames: Vec<Frame>,
 }
 
 impl<'module> Scopes<'module> {
-    pub fn new(globals: &'module HashMap<String, VariableId>) -> Scopes<'module> {
+    pub fn new(globals: &'module NameMap<String, VariableId>) -> Scopes<'module> {
         Scopes { globals, frames: vec![Frame::default()] }
     }
 

@@ -107,8 +107,8 @@ pub struct Block {
 pub enum Statement {
     /// `.reg .b32 %r<10>;`, `.shared .align 4 .b8 buffer[256];`, `.local ...`
     Declaration(VariableDeclaration),
-    /// `$L__BB0_2:`
-    Label(Spanned<String>),
+    /// `$L__BB0_2:` (a `Word`: labels are short, so most take no allocation).
+    Label(Spanned<Word>),
     Instruction(Instruction),
     /// A nested `{ ... }` scope.
     Block(Block),

@@ -140,21 +140,30 @@ impl fmt::Display for TokenKind<'_> {
 /// Splits `source` into tokens. Never fails: problems become diagnostics and the lexer carries
 /// on after them.
 pub fn lex(source: &str) -> (Tokens<'_>, Vec<Diagnostic>) {
-    let (tokens, diagnostics, _) = lex_piece(source, 0, usize::MAX);
+    let (tokens, diagnostics, _) = lex_piece(source, 0, usize::MAX, Tokens::with_capacity(source, 0));
     (tokens, diagnostics)
 }
 
 /// Lexes `source` from byte `start` up to the first module-level function at least `at_least`
 /// bytes on (see [`Lexer::at_piece_boundary`]), or to the end. Returns where it stopped, the
-/// start of that function's first token.
-pub(super) fn lex_piece(source: &str, start: usize, at_least: usize) -> (Tokens<'_>, Vec<Diagnostic>, usize) {
+/// start of that function's first token. The tokens go into `tokens`, emptied first: the
+/// previous piece's list, so that its memory (megabytes, fresh pages for the kernel to clear
+/// each time) is reused.
+pub(super) fn lex_piece<'src>(
+    source: &'src str,
+    start: usize,
+    at_least: usize,
+    mut tokens: Tokens<'src>,
+) -> (Tokens<'src>, Vec<Diagnostic>, usize) {
     let length = source.len().saturating_sub(start).min(at_least.saturating_mul(2));
+    tokens.clear();
+    // Real PTX averages about one token per four bytes.
+    tokens.reserve(length / 4 + 16);
     let mut lexer = Lexer {
         source,
         bytes: source.as_bytes(),
         position: start,
-        // Real PTX averages about one token per four bytes.
-        tokens: Tokens::with_capacity(source, length / 4 + 16),
+        tokens,
         diagnostics: Vec::new(),
         look_for_boundary_after: start.saturating_add(at_least),
         depth: None,

@@ -126,6 +126,17 @@ impl<'src> Tokens<'src> {
         Tokens { source, packed: Vec::with_capacity(capacity), numbers: Vec::new() }
     }
 
+    /// Removes every token, keeping the memory.
+    pub(super) fn clear(&mut self) {
+        self.packed.clear();
+        self.numbers.clear();
+    }
+
+    /// Makes room for `additional` more tokens.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        self.packed.reserve_exact(additional);
+    }
+
     /// Appends a token. Its text, if it has any, must be the source at `span` (without the dot
     /// of a dot name, without the quotes of a string).
     pub(super) fn push(&mut self, kind: TokenKind<'src>, span: Span) {

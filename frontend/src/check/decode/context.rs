@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use crate::check::name_map::NameMap;
+
 use crate::check::scope::Scopes;
 use crate::check::types::{register_fits, SizeRule};
 
@@ -17,11 +19,11 @@ pub struct Context<'a, 'module> {
     pub scopes: Scopes<'module>,
     pub variables: Vec<Variable>,
     pub globals: &'module [Variable],
-    pub labels: HashMap<String, LabelId>,
+    pub labels: NameMap<Word, LabelId>,
     /// The `.branchtargets` lists, by the label that names each (resolved where `brx.idx` uses
     /// them, since they may name labels further down).
     pub branch_targets: HashMap<LabelId, Vec<Spanned<Word>>>,
-    pub functions: &'module HashMap<String, crate::ir::FunctionId>,
+    pub functions: &'module NameMap<String, crate::ir::FunctionId>,
     pub diagnostics: &'a mut Vec<Diagnostic>,
     /// 32 or 64, from `.address_size`.
     pub address_size: u32,
@@ -263,37 +265,43 @@ impl Context<'_, '_> {
                     let index = self.member_index(register, member, operand.span)?;
                     self.check_register(register, operand.span, ty, rule, "source", true)?;
                     Value::Member { register, index }
-                } else if let Some(function) = self.function_named(name) {
-                    if ty.bits() != self.address_size {
-                        self.report(
-                            Diagnostic::error(
-                                Code::OperandType,
-                                format!("the address of function `{name}` needs a {}-bit type", self.address_size),
-                            )
-                            .with_primary(operand.span, format!("used as `{ty}`")),
-                        );
-                        return None;
-                    }
-                    Value::FunctionAddress(function)
                 } else {
-                    let id = self.resolve_used_as(name, operand.span, Some(ty))?;
-                    let variable = self.variable(id);
-                    if variable.state_space == StateSpace::Reg {
-                        self.check_register(id, operand.span, ty, rule, "source", false)?;
-                        Value::Register(id)
-                    } else {
-                        // A variable name as an operand is its address (`mov.u64 %rd1, buffer;`).
-                        if ty.bits() != self.address_size && !(ty.bits() == 32 || ty.bits() == 64) {
+                    let found = self.scopes.lookup(name, &mut self.variables);
+                    if let Some(function) = self.function_named(found, name) {
+                        if ty.bits() != self.address_size {
                             self.report(
                                 Diagnostic::error(
                                     Code::OperandType,
-                                    format!("the address of `{name}` needs a 32- or 64-bit type"),
+                                    format!("the address of function `{name}` needs a {}-bit type", self.address_size),
                                 )
                                 .with_primary(operand.span, format!("used as `{ty}`")),
                             );
                             return None;
                         }
-                        Value::AddressOf(id)
+                        Value::FunctionAddress(function)
+                    } else {
+                        let id = match found {
+                            Some(id) => id,
+                            None => self.resolve_used_as(name, operand.span, Some(ty))?,
+                        };
+                        let variable = self.variable(id);
+                        if variable.state_space == StateSpace::Reg {
+                            self.check_register(id, operand.span, ty, rule, "source", false)?;
+                            Value::Register(id)
+                        } else {
+                            // A variable name as an operand is its address (`mov.u64 %rd1, buffer;`).
+                            if ty.bits() != self.address_size && !(ty.bits() == 32 || ty.bits() == 64) {
+                                self.report(
+                                    Diagnostic::error(
+                                        Code::OperandType,
+                                        format!("the address of `{name}` needs a 32- or 64-bit type"),
+                                    )
+                                    .with_primary(operand.span, format!("used as `{ty}`")),
+                                );
+                                return None;
+                            }
+                            Value::AddressOf(id)
+                        }
                     }
                 }
             }
@@ -444,13 +452,17 @@ impl Context<'_, '_> {
         None
     }
 
-    /// A label operand of `bra`.
-    /// The function called `name`, unless a variable of that name hides it.
-    pub fn function_named(&mut self, name: &str) -> Option<crate::ir::FunctionId> {
-        let function = *self.functions.get(name)?;
-        self.scopes.lookup(name, &mut self.variables).is_none().then_some(function)
+    /// The function called `name`, unless a variable of that name hides it: `found` is what the
+    /// scopes answered for `name`. An operand is nearly always a register, so the scopes are
+    /// asked first and the functions only for a name they do not know.
+    fn function_named(&self, found: Option<VariableId>, name: &str) -> Option<crate::ir::FunctionId> {
+        match found {
+            Some(_) => None,
+            None => self.functions.get(name).copied(),
+        }
     }
 
+    /// A label operand of `bra`.
     pub fn label(&mut self, operand: &ast::Operand) -> Option<LabelId> {
         let OperandKind::Name { name, member: None } = &operand.kind else {
             self.report(

@@ -12,13 +12,60 @@ use super::Context;
 pub struct Modifiers<'a> {
     /// Every modifier as written, so that a leftover can be compared with the ones taken.
     all: &'a [Spanned<Word>],
-    remaining: Vec<&'a Spanned<Word>>,
+    remaining: Remaining,
     opcode: &'a Spanned<Word>,
+}
+
+/// Which of the modifiers nobody has taken yet, by index: a bit each, inline for up to 64 (an
+/// instruction has a handful), so that decoding an instruction allocates nothing for them.
+enum Remaining {
+    Few(u64),
+    Many(Vec<bool>),
+}
+
+impl Remaining {
+    fn all(count: usize) -> Remaining {
+        match count {
+            64 => Remaining::Few(u64::MAX),
+            _ if count < 64 => Remaining::Few((1 << count) - 1),
+            _ => Remaining::Many(vec![true; count]),
+        }
+    }
+
+    fn contains(&self, index: usize) -> bool {
+        match self {
+            Remaining::Few(bits) => index < 64 && bits & (1 << index) != 0,
+            Remaining::Many(flags) => flags.get(index).copied().unwrap_or(false),
+        }
+    }
+
+    fn remove(&mut self, index: usize) {
+        match self {
+            Remaining::Few(bits) => *bits &= !(1u64.checked_shl(index as u32).unwrap_or(0)),
+            Remaining::Many(flags) => {
+                if let Some(flag) = flags.get_mut(index) {
+                    *flag = false;
+                }
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Remaining::Few(bits) => *bits == 0,
+            Remaining::Many(flags) => !flags.contains(&true),
+        }
+    }
 }
 
 impl<'a> Modifiers<'a> {
     pub fn new(modifiers: &'a [Spanned<Word>], opcode: &'a Spanned<Word>) -> Modifiers<'a> {
-        Modifiers { all: modifiers, remaining: modifiers.iter().collect(), opcode }
+        Modifiers { all: modifiers, remaining: Remaining::all(modifiers.len()), opcode }
+    }
+
+    /// The modifiers nobody has taken yet, in source order, with their indices.
+    fn remaining(&self) -> impl Iterator<Item = (usize, &'a Spanned<Word>)> + '_ {
+        self.all.iter().enumerate().filter(|(index, _)| self.remaining.contains(*index))
     }
 
     pub fn opcode(&self) -> &'a str {
@@ -27,8 +74,8 @@ impl<'a> Modifiers<'a> {
 
     /// Removes and returns the first modifier that `read` understands.
     pub fn take<T>(&mut self, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
-        let position = self.remaining.iter().position(|modifier| read(&modifier.node).is_some())?;
-        let modifier = self.remaining.remove(position);
+        let (index, modifier) = self.remaining().find(|(_, modifier)| read(&modifier.node).is_some())?;
+        self.remaining.remove(index);
         read(&modifier.node).map(|value| Spanned::new(value, modifier.span))
     }
 
@@ -39,7 +86,12 @@ impl<'a> Modifiers<'a> {
 
     /// Removes every modifier that `ignore` accepts: hints that do not change the result.
     pub fn drop_all(&mut self, ignore: impl Fn(&str) -> bool) {
-        self.remaining.retain(|modifier| !ignore(&modifier.node));
+        let all = self.all;
+        for (index, modifier) in all.iter().enumerate() {
+            if self.remaining.contains(index) && ignore(&modifier.node) {
+                self.remaining.remove(index);
+            }
+        }
     }
 
     pub fn scalar_type(&mut self) -> Option<Spanned<ScalarType>> {
@@ -68,7 +120,7 @@ impl<'a> Modifiers<'a> {
 
     /// Where a missing modifier would go: just after the opcode and its modifiers.
     pub fn end_span(&self) -> Span {
-        let end = self.remaining.iter().map(|modifier| modifier.span.end).max().unwrap_or(self.opcode.span.end);
+        let end = self.remaining().map(|(_, modifier)| modifier.span.end).max().unwrap_or(self.opcode.span.end);
         Span { start: end, end }
     }
 
@@ -77,7 +129,7 @@ impl<'a> Modifiers<'a> {
         if self.remaining.is_empty() {
             return Some(());
         }
-        for modifier in &self.remaining {
+        for (_, modifier) in self.remaining() {
             context.report(self.leftover(modifier));
         }
         None
@@ -87,8 +139,10 @@ impl<'a> Modifiers<'a> {
     /// mode are named as such, since the decoder did take the first one.
     fn leftover(&self, modifier: &Spanned<Word>) -> Diagnostic {
         let opcode = &self.opcode.node;
-        let taken = |other: &&Spanned<Word>| !self.remaining.iter().any(|left| std::ptr::eq(*left, *other));
-        if let Some(other) = self.all.iter().filter(taken).find(|other| other.node == modifier.node) {
+        let taken = || {
+            self.all.iter().enumerate().filter(|(index, _)| !self.remaining.contains(*index)).map(|(_, other)| other)
+        };
+        if let Some(other) = taken().find(|other| other.node == modifier.node) {
             let (first, second) = if other.span.start < modifier.span.start {
                 (other.span, modifier.span)
             } else {
@@ -99,7 +153,7 @@ impl<'a> Modifiers<'a> {
                 .with_secondary(first, "first written here");
         }
         if RoundingMode::from_ptx(&modifier.node).is_some() {
-            let first = self.all.iter().filter(taken).find(|other| RoundingMode::from_ptx(&other.node).is_some());
+            let first = taken().find(|other| RoundingMode::from_ptx(&other.node).is_some());
             if let Some(first) = first {
                 return Diagnostic::error(
                     Code::InvalidModifier,

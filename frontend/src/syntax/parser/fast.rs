@@ -1,20 +1,27 @@
-//! A fast path for the statements that make up almost all of real PTX: labels, and
-//! instructions whose operands are plain names, literals, simple addresses and vectors.
+//! A fast path for the statements that make up almost all of real PTX: labels, instructions
+//! whose operands are plain names, literals, simple addresses and vectors, register and memory
+//! declarations without initializers, and `.loc`; and a loop over a whole block of them.
 //!
-//! It is a hand-written chumsky `custom` parser tried before the combinator parser of the same
-//! statement. It builds exactly the tree the combinator parser would, and gives up (consuming
-//! nothing, adding no expectation to error messages) on anything else: constant expressions,
-//! call lists, `var+imm`, syntax errors. The combinator parser then handles the statement as
-//! usual, so behaviour and error messages are the same with or without the fast path; a unit
-//! test checks that over the whole corpus.
+//! `block` is a hand-written chumsky `custom` parser tried before the combinator parser of a
+//! block. It reads statements with the plain functions below (no combinator runs for them), hands
+//! a statement they do not cover to the combinator parser of one statement, and gives up on the
+//! whole block (consuming nothing, adding no expectation to error messages) at the first
+//! statement that does not parse, so that the combinator parser, with its recovery, reads the
+//! block again from its `{`. The functions build exactly the tree the combinator parser would and
+//! give up on anything else: constant expressions, call lists, `var+imm`, initializers, syntax
+//! errors. Behaviour and error messages are therefore the same with or without the fast path; a
+//! unit test checks that over the whole corpus and over broken copies of it.
 
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
-use crate::syntax::ast::{Guard, Instruction, Operand, OperandKind, Statement, Word};
+use crate::syntax::ast::{
+    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, Statement, VariableDeclaration, Word,
+};
 use crate::syntax::lexer::TokenKind;
+use crate::vocabulary::{ScalarType, StateSpace};
 
 type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
 
@@ -268,7 +275,111 @@ fn count_operands(input: &mut Input<'_, '_, '_>) -> usize {
     }
 }
 
+/// `u32` of an integer token; `None` (so the combinator path reports it) when it is too large.
+fn integer_u32(input: &mut Input<'_, '_, '_>) -> Option<(u32, Span)> {
+    match input.peek()? {
+        TokenKind::Integer(value) => {
+            let value = u32::try_from(value).ok()?;
+            Some((value, take(input)))
+        }
+        _ => None,
+    }
+}
+
+/// `.reg .b32 %r<12>, %x;`, `.shared .align 4 .b8 buffer[256];`: a declaration in a plain state
+/// space with a scalar type, names with an optional register range and integer array
+/// dimensions, and no initializer.
+fn declaration(input: &mut Input<'_, '_, '_>, space: &str) -> Option<Statement> {
+    let state_space = match space {
+        "reg" => StateSpace::Reg,
+        "shared" => StateSpace::Shared,
+        "local" => StateSpace::Local,
+        "param" => StateSpace::Param,
+        "global" => StateSpace::Global,
+        "const" => StateSpace::Const,
+        _ => return None,
+    };
+    let state_space = Spanned::new(state_space, take(input));
+    let (mut align, mut vector) = (None, None);
+    let ty = loop {
+        let TokenKind::DotName(attribute) = input.peek()? else { return None };
+        match attribute {
+            "align" => {
+                take(input);
+                align = Some(integer_u32(input)?.0);
+            }
+            "v2" | "v3" | "v4" | "v8" => {
+                take(input);
+                vector = Some(u32::from(attribute.as_bytes()[1] - b'0'));
+            }
+            _ => break Spanned::new(ScalarType::from_ptx(attribute)?, take(input)),
+        }
+    };
+    let mut names = Vec::with_capacity(1);
+    let end = loop {
+        let name = match input.peek()? {
+            TokenKind::Identifier(name) => Spanned::new(name.to_string(), take(input)),
+            _ => return None,
+        };
+        let mut span = name.span;
+        let range = match eat(input, TokenKind::Less) {
+            Some(_) => {
+                let (count, _) = integer_u32(input)?;
+                span = span.to(eat(input, TokenKind::Greater)?);
+                Some(count)
+            }
+            None => None,
+        };
+        let mut array_dimensions = Vec::new();
+        while eat(input, TokenKind::LeftBracket).is_some() {
+            let size = match input.peek()? {
+                TokenKind::RightBracket => None,
+                _ => Some(integer_u32(input)?.0),
+            };
+            array_dimensions.push(size);
+            span = span.to(eat(input, TokenKind::RightBracket)?);
+        }
+        names.push(DeclaredName { name, range, array_dimensions, initializer: None, span });
+        match input.peek()? {
+            TokenKind::Comma => {
+                take(input);
+            }
+            TokenKind::Semicolon => break take(input),
+            _ => return None,
+        }
+    };
+    let span = state_space.span.to(end);
+    Some(Statement::Declaration(VariableDeclaration { linkage: None, state_space, align, vector, ty, names, span }))
+}
+
+/// `.loc 1 12 5` (the column may be left out), without the `function_name`/`inlined_at` tails.
+fn location(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
+    let start = take(input);
+    let number = |input: &mut Input<'_, '_, '_>| match input.peek()? {
+        TokenKind::Integer(value) => Some((u32::try_from(value).unwrap_or(u32::MAX), take(input))),
+        _ => None,
+    };
+    let (file, _) = number(input)?;
+    let (line, mut end) = number(input)?;
+    let column = match number(input) {
+        Some((column, column_span)) => {
+            end = column_span;
+            column
+        }
+        None => 0,
+    };
+    if input.peek() == Some(TokenKind::Comma) {
+        return None;
+    }
+    Some(Statement::Location { file, line, column, span: start.to(end) })
+}
+
 fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
+    match input.peek()? {
+        TokenKind::DotName("loc") => return location(input),
+        TokenKind::DotName(space) => return declaration(input, space),
+        _ => {}
+    }
     let mut guard = None;
     if let Some(at) = eat(input, TokenKind::At) {
         let negated = eat(input, TokenKind::Bang).is_some();
@@ -280,7 +391,7 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
     if guard.is_none() {
         if let Some(colon) = eat(input, TokenKind::Colon) {
             let _ = colon;
-            return Some(Statement::Label(Spanned::new(opcode.node.to_string(), opcode.span)));
+            return Some(Statement::Label(opcode));
         }
     }
     let mut modifiers = Vec::with_capacity(count_modifiers(input));
@@ -311,6 +422,73 @@ fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
 thread_local! {
     /// Lets the tests turn the fast path off, to compare its trees with the combinator parser's.
     pub(super) static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// The statements of a block up to its `}` (nested blocks included), or `None` when one of them
+/// does not parse. `slow_statement` is the combinator parser of one statement, for those the
+/// functions above do not cover. `reached` is the token index of the last statement begun: after
+/// a failure, where it failed.
+fn block<'t, 's: 't>(
+    input: &mut Input<'t, '_, 's>,
+    slow_statement: &impl PtxParser<'t, 's, Option<Statement>>,
+    reached: &mut usize,
+) -> Option<Block> {
+    let open = eat(input, TokenKind::LeftBrace)?;
+    let mut statements = Vec::new();
+    loop {
+        *reached = *input.cursor().inner();
+        match input.peek()? {
+            TokenKind::RightBrace => break,
+            TokenKind::LeftBrace => {
+                statements.push(Statement::Block(block(input, slow_statement, reached)?));
+                continue;
+            }
+            _ => {}
+        }
+        let before = input.save();
+        if let Some(statement) = statement(input) {
+            statements.push(statement);
+            continue;
+        }
+        input.rewind(before);
+        statements.extend(input.parse(slow_statement).ok()?);
+    }
+    let close = take(input);
+    // The combinator parser's list grows by doubling and is then shrunk; this is the same list.
+    statements.shrink_to_fit();
+    Some(Block { statements, span: open.to(close) })
+}
+
+/// The block loop as a parser: the block, or a failure that consumes nothing, after which the
+/// combinator parser reads the block.
+///
+/// After a failure, the loop is not tried again on blocks that start before the token where it
+/// failed: those are the blocks nested in the failed one, which the combinator parser now reads
+/// one level at a time, and trying the loop at each level would read the rest of the failed
+/// block again at each (quadratic time on unclosed blocks). Valid PTX never fails here.
+pub(super) fn fast_block<'t, 's: 't>(
+    slow_statement: impl PtxParser<'t, 's, Option<Statement>>,
+) -> impl PtxParser<'t, 's, Block> {
+    let failed_at = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    custom(move |input: &mut Input<'t, '_, 's>| {
+        #[cfg(test)]
+        if !ENABLED.with(std::cell::Cell::get) {
+            return Err(give_up(input));
+        }
+        let before = input.save();
+        if *before.cursor().inner() < failed_at.get() {
+            return Err(give_up(input));
+        }
+        let mut reached = 0;
+        match block(input, &slow_statement, &mut reached) {
+            Some(block) => Ok(block),
+            None => {
+                failed_at.set(failed_at.get().max(reached));
+                input.rewind(before);
+                Err(give_up(input))
+            }
+        }
+    })
 }
 
 /// The fast path as a parser: the statement, or a failure that consumes nothing.

@@ -139,8 +139,8 @@ pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
             return (module, Vec::new());
         }
     }
-    let (tokens, diagnostics) = lex(source);
-    parse_tokens(source, tokens, diagnostics)
+    let (mut tokens, diagnostics) = lex(source);
+    parse_tokens(source, &mut tokens, diagnostics)
 }
 
 /// Parses a large file a piece at a time, each piece ending where a module-level function
@@ -150,12 +150,14 @@ pub fn parse(source: &str) -> (ast::Module, Vec<Diagnostic>) {
 fn parse_in_pieces(source: &str, piece_size: usize) -> Option<ast::Module> {
     let mut directives = Vec::new();
     let mut start = 0;
+    let mut tokens = Tokens::with_capacity(source, 0);
     while start < source.len() {
-        let (tokens, diagnostics, end) = lexer::lex_piece(source, start, piece_size);
+        let (piece_tokens, diagnostics, end) = lexer::lex_piece(source, start, piece_size, tokens);
+        tokens = piece_tokens;
         if !diagnostics.is_empty() || end <= start {
             return None;
         }
-        let (piece, diagnostics) = parse_tokens(source, tokens, diagnostics);
+        let (piece, diagnostics) = parse_tokens(source, &mut tokens, diagnostics);
         if !diagnostics.is_empty() {
             return None;
         }
@@ -169,15 +171,15 @@ fn parse_in_pieces(source: &str, piece_size: usize) -> Option<ast::Module> {
 /// Parses the tokens of a whole file or of one piece of it, after the lexer's `diagnostics`.
 fn parse_tokens(
     source: &str,
-    mut tokens: Tokens<'_>,
+    tokens: &mut Tokens<'_>,
     mut diagnostics: Vec<Diagnostic>,
 ) -> (ast::Module, Vec<Diagnostic>) {
-    if let Some(too_deep) = limit_nesting(&mut tokens) {
+    if let Some(too_deep) = limit_nesting(tokens) {
         diagnostics.push(too_deep);
     }
     // Errors at the end of the input point at the last token.
     let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
-    let input = input::TokenInput::new(&tokens, end_of_input);
+    let input = input::TokenInput::new(tokens, end_of_input);
     let mut state = TruncateState(Vec::new());
     let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
     diagnostics.extend(state.0);
@@ -189,7 +191,7 @@ fn parse_tokens(
             && diagnostic.primary_span().is_some_and(|span| span.start >= end_of_input.end)
     });
     let errors = errors.into_iter().filter(|error| !(swallowed_end && error.at_end_of_input()));
-    diagnostics.extend(errors.map(|error| error::to_diagnostic(error, end_of_input, source, &tokens)));
+    diagnostics.extend(errors.map(|error| error::to_diagnostic(error, end_of_input, source, tokens)));
     diagnostics.sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
     diagnostics.dedup();
     (module.unwrap_or_default(), diagnostics)

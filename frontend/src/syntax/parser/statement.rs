@@ -7,7 +7,7 @@ use chumsky::prelude::*;
 
 use super::declaration::{aggregate_definition, variable_declaration};
 use super::error::Label;
-use super::fast::fast_statement;
+use super::fast::{fast_block, fast_statement};
 use super::operand::operand;
 use super::recovery::{rest_of_statement, skip_statement};
 use super::tokens::{identifier, integer, keyword, pragma_text, punct};
@@ -18,13 +18,17 @@ use crate::syntax::lexer::TokenKind;
 
 /// `{ statement* }`, with recovery inside.
 ///
+/// The hand-written block loop (`fast::fast_block`) reads it first; when a statement does not
+/// parse, it gives up and the combinator parser below reads the block again, with recovery.
+///
 /// A block left open at the end of the input is reported and kept, not failed: a failed block
 /// would be skipped statement by statement and its nested blocks parsed again, so `{` repeated
 /// n times without a `}` took 2^n steps.
 pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
     recursive(|block| {
+        let nested = block.map(|block| Some(Statement::Block(block)));
         let close = punct(TokenKind::RightBrace).recover_with(via_parser(end().to(TokenKind::RightBrace)));
-        statement(block.map(|block| Some(Statement::Block(block))))
+        let combinator_block = statement(nested.clone())
             .recover_with(via_parser(skip_statement().map(|()| None)))
             .repeated()
             .collect::<Present<Statement>>()
@@ -35,7 +39,8 @@ pub(super) fn block<'t, 's: 't>() -> impl PtxParser<'t, 's, Block> {
                 let mut statements = statements.0;
                 statements.shrink_to_fit();
                 Block { statements, span: extra.span() }
-            })
+            });
+        choice((fast_block(statement(nested).boxed()), combinator_block))
     })
     .boxed()
 }
@@ -88,7 +93,7 @@ fn statement<'t, 's: 't>(
         .then(choice((punct(TokenKind::Colon).to(None), instruction_tail().map(Some))))
         .map_with(|(name, tail), extra| {
             Some(match tail {
-                None => Statement::Label(name),
+                None => Statement::Label(Spanned::new(Word::from(name.node), name.span)),
                 Some((modifiers, operands)) => {
                     Statement::Instruction(instruction(None, name, modifiers, operands, extra.span()))
                 }

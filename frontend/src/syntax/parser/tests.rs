@@ -529,12 +529,52 @@ fn fast_path_matches_combinator_parser() {
          setp.ne.s32 %p1|_, %r1, 4; ld.u32 %r1, [%rd1+-0]; bra _|; mov.u32 %r1, !%r2; ld.u32 %r2, [-3]; }"
             .to_string(),
     );
+    sources.push(
+        ".entry k() { .reg .b32 %r<4>, %x; .shared .align 4 .b8 s[4][8]; .local .v4 .align 16 .f32 l[]; \
+         .loc 1 2 .loc 1 2 3 .loc 1 2 3, function_name f .reg .u64 %rd<99999999999>; { .reg .pred %p; \
+         { $L: } } .param .b32 p = 1; .const .u32 c[4*4]; .tex .u64 t; .reg .b32 %r<1> = 1; .pragma \"x\"; \
+         .global .texref r; .reg .v8 .b16 v; .shared .b8 big[4294967296]; }"
+            .to_string(),
+    );
     for source in &sources {
         let fast = parse(source);
         super::fast::ENABLED.with(|enabled| enabled.set(false));
         let slow = parse(source);
         super::fast::ENABLED.with(|enabled| enabled.set(true));
         assert_eq!(fast, slow, "the fast path differs on:\n{source}");
+    }
+}
+
+/// The same with broken statements in the bodies: the block loop gives up and the combinator
+/// parser's recovery and error messages are unchanged. Each file is broken at a few places by
+/// dropping a `;`, a `}`, a `]` or a `>`, or by inserting a stray token.
+#[test]
+fn fast_path_matches_combinator_parser_on_errors() {
+    let mut sources = corpus_sources();
+    sources.push(
+        ".entry k() { .reg .b32 %r<4; .shared .align .b8 s[4]; .loc 1 2 3, inlined_at 1 2 3 \
+         .local .v4 .f32 l[2*2]; { .reg .pred %p; @%p bra $L; } .param .b32 p = 1; $L: ret; }"
+            .to_string(),
+    );
+    let breakers: [fn(&str, usize) -> String; 5] = [
+        |source, at| format!("{}{}", &source[..at], source[at..].replacen(';', "", 1)),
+        |source, at| format!("{}{}", &source[..at], source[at..].replacen('}', "", 1)),
+        |source, at| format!("{}{}", &source[..at], source[at..].replacen(']', "", 1)),
+        |source, at| format!("{}{}", &source[..at], source[at..].replacen('>', "", 1)),
+        |source, at| format!("{} , {}", &source[..at], &source[at..]),
+    ];
+    for source in &sources {
+        for (index, breaker) in breakers.iter().enumerate() {
+            // A line start in the second half of the file, different for each breaker.
+            let at = source.len() * (index + 4) / 10;
+            let at = source[..at].rfind('\n').map_or(0, |newline| newline + 1);
+            let broken = breaker(source, at);
+            let fast = parse(&broken);
+            super::fast::ENABLED.with(|enabled| enabled.set(false));
+            let slow = parse(&broken);
+            super::fast::ENABLED.with(|enabled| enabled.set(true));
+            assert_eq!(fast, slow, "the fast path differs on:\n{broken}");
+        }
     }
 }
 
