@@ -4,16 +4,9 @@
 //! damaged files.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn ptxr(arguments: &[&str], directory: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxr"))
-        .args(arguments)
-        .current_dir(directory)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run ptxr: {error}"))
-}
+mod support;
+use support::ptxr;
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/binaries").join(name);

@@ -1,21 +1,10 @@
 //! The `ptxr` binary as users and scripts see it: exit codes, where output goes, and that a
 //! failed compilation leaves nothing behind.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn ptxr(arguments: &[&str], directory: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxr"))
-        .args(arguments)
-        .current_dir(directory)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run ptxr: {error}"))
-}
-
-fn repository_file(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
-}
+mod support;
+use support::{ptxr, repository_file};
 
 fn scratch() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"))

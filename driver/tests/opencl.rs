@@ -7,37 +7,11 @@
 //! runtime carries its own LLVM, and several launches in one process that also uses LLVM 22
 //! crash inside it (see docs/ARCHITECTURE.md, "Not done yet").
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
-fn ptxr(arguments: &[&str], directory: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxr"))
-        .args(arguments)
-        .current_dir(directory)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run ptxr: {error}"))
-}
-
-fn repository_file(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
-}
-
-/// Whether an OpenCL device is there. Without one the tests skip, unless every validator is
-/// required (`PTXR_REQUIRE_VALIDATORS=1`, as scripts/test.sh sets after installing a platform).
-fn opencl_device_available() -> bool {
-    let output = ptxr(&["devices"], Path::new("."));
-    let listing = String::from_utf8_lossy(&output.stdout);
-    if output.status.success() && listing.lines().any(|line| line.starts_with("0: ") && !line.contains("unusable")) {
-        return true;
-    }
-    let why = format!("no usable OpenCL device: {}{}", listing.trim(), String::from_utf8_lossy(&output.stderr).trim());
-    if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
-        panic!("an OpenCL device is required (PTXR_REQUIRE_VALIDATORS=1): {why}");
-    }
-    eprintln!("skipping: {why}");
-    false
-}
+mod support;
+use support::{opencl_device_available, ptxr, repository_file};
 
 /// The result JSON without its timing line.
 fn without_timing(stdout: &[u8]) -> String {

@@ -13,37 +13,14 @@
 //! rounded) and Triton's softmax, whose `ex2.approx` is compared within a tolerance.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
-fn ptxr(arguments: &[&str], directory: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxr"))
-        .args(arguments)
-        .current_dir(directory)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run ptxr: {error}"))
-}
+mod support;
+use support::{opencl_device_available, ptxr};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ptx").join(name)
-}
-
-/// Whether an OpenCL device is there (as in `opencl.rs`): without one the SPIR-V runs are
-/// skipped, unless `PTXR_REQUIRE_VALIDATORS=1`.
-fn opencl_device_available() -> bool {
-    let output = ptxr(&["devices"], Path::new("."));
-    let listing = String::from_utf8_lossy(&output.stdout);
-    if output.status.success() && listing.lines().any(|line| line.starts_with("0: ") && !line.contains("unusable")) {
-        return true;
-    }
-    let why = format!("no usable OpenCL device: {}{}", listing.trim(), String::from_utf8_lossy(&output.stderr).trim());
-    if std::env::var("PTXR_REQUIRE_VALIDATORS").is_ok_and(|value| value == "1") {
-        panic!("an OpenCL device is required (PTXR_REQUIRE_VALIDATORS=1): {why}");
-    }
-    eprintln!("skipping the SPIR-V runs: {why}");
-    false
 }
 
 /// What a buffer must hold after the grid.
