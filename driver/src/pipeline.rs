@@ -33,7 +33,7 @@ impl From<PipelineError> for Failure {
     }
 }
 
-/// A compiled artefact and the warnings that came with it.
+/// A compiled artefact and the warnings that came with it (the checker's, then lowering's).
 pub struct Artifact {
     pub bytes: Vec<u8>,
     pub warnings: Vec<Diagnostic>,
@@ -77,7 +77,7 @@ pub fn check_for_target(
 
 /// The whole pipeline: PTX text to the bytes that `ptxr compile` writes.
 pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions) -> Result<Artifact, Failure> {
-    let (module, warnings) = check_for_target(source, &options.target).map_err(Failure::Diagnostics)?;
+    let (module, mut warnings) = check_for_target(source, &options.target).map_err(Failure::Diagnostics)?;
     let target = crate::target::for_module(&options.target, &module);
     let pipeline = pipeline_options(&target, options.optimization, module_name)?;
     let natural = match options.target.kind {
@@ -92,7 +92,9 @@ pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions)
             return Err(Failure::Diagnostics(undefined));
         }
     }
-    let bytes = ptxr_lowering::compile(&module, &pipeline, options.emit.unwrap_or(natural))?;
+    let compiled = ptxr_lowering::compile(&module, &pipeline, options.emit.unwrap_or(natural))?;
+    warnings.extend(compiled.warnings);
+    let bytes = compiled.bytes;
     let bytes = if links_code_object { link::link_code_object(&bytes).map_err(Failure::Message)? } else { bytes };
     Ok(Artifact { bytes, warnings })
 }
