@@ -92,12 +92,14 @@ pub fn launch_on(
     let (module, mut warnings) = check(source).map_err(Failure::Diagnostics)?;
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
     let signature = signature(&module, kernel);
-    let (json, ignored_arguments, overruns, lowering_warnings) = match target {
-        LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature)?,
+    let ran = match target {
+        LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature),
         LaunchTarget::OpenCl { device } => {
-            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?
+            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)
         }
     };
+    let (json, ignored_arguments, overruns, lowering_warnings) =
+        ran.map_err(|failure| crate::pipeline::after_warnings(&warnings, failure))?;
     warnings.extend(lowering_warnings);
     for (buffer, changed) in overruns {
         warnings.push(

@@ -470,3 +470,27 @@ fn counted_barriers_warn_on_wave64_amdgpu_only() {
         assert!(output.stderr.is_empty(), "{target}: {}", String::from_utf8_lossy(&output.stderr));
     }
 }
+
+/// The checker's warnings are printed when lowering then fails, as when it succeeds: W0003 for
+/// the truncated immediate, then E0901 for the texture instruction, and exit code 1.
+#[test]
+fn warnings_before_a_lowering_error_are_printed_with_it() {
+    let directory = scratch();
+    let input = write(
+        directory.path(),
+        "both.ptx",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 texture)\n{{\n\t.reg .b16 %h<2>;\n\t.reg .f32 %f<5>;\n\t\
+             .reg .b64 %rd<2>;\n\tmov.b16 %h1, 70000;\n\tld.param.u64 %rd1, [texture];\n\t\
+             tex.1d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd1, {{0}}];\n\tret;\n}}\n"
+        ),
+    );
+    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "both.hsaco"], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let warning = stderr.find("[W0003]").unwrap_or_else(|| panic!("no W0003 in:\n{stderr}"));
+    let error = stderr.find("[E0901]").unwrap_or_else(|| panic!("no E0901 in:\n{stderr}"));
+    assert!(warning < error, "{stderr}");
+    assert!(stderr.contains("both.ptx:10:15"), "{stderr}");
+    assert!(!directory.path().join("both.hsaco").exists());
+}
