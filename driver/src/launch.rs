@@ -68,7 +68,7 @@ pub enum LaunchTarget<'a> {
 }
 
 /// Compiles `source` for the host CPU and runs the grid that `spec` describes. Returns the
-/// result JSON of LAUNCH_SPEC.md and the frontend's warnings.
+/// result JSON of LAUNCH_SPEC.md and the warnings (the checker's, lowering's, the launch's).
 pub fn launch(
     source: &str,
     module_name: &str,
@@ -80,7 +80,7 @@ pub fn launch(
 }
 
 /// Compiles `source` for `target` and runs the grid that `spec` describes there. Returns the
-/// result JSON of LAUNCH_SPEC.md and the frontend's warnings.
+/// result JSON of LAUNCH_SPEC.md and the warnings (the checker's, lowering's, the launch's).
 pub fn launch_on(
     source: &str,
     module_name: &str,
@@ -92,12 +92,15 @@ pub fn launch_on(
     let (module, mut warnings) = check(source).map_err(Failure::Diagnostics)?;
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
     let signature = signature(&module, kernel);
-    let (json, ignored_arguments, overruns) = match target {
-        LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature)?,
+    let ran = match target {
+        LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature),
         LaunchTarget::OpenCl { device } => {
-            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)?
+            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)
         }
     };
+    let (json, ignored_arguments, overruns, lowering_warnings) =
+        ran.map_err(|failure| crate::pipeline::after_warnings(&warnings, failure))?;
+    warnings.extend(lowering_warnings);
     for (buffer, changed) in overruns {
         warnings.push(
             ptxr_frontend::Diagnostic::warning(
@@ -139,7 +142,7 @@ pub fn launch_on(
 type Overruns = Vec<(String, usize)>;
 
 /// The JIT-compiled module on the host's cores: the result JSON, the count of ignored
-/// arguments and the buffers written past their end.
+/// arguments, the buffers written past their end and lowering's warnings.
 fn run_on_cpu(
     module: &ir::Module,
     module_name: &str,
@@ -147,12 +150,12 @@ fn run_on_cpu(
     files: &LaunchFiles<'_>,
     optimization: u8,
     signature: &KernelSignature,
-) -> Result<(String, usize, Overruns), Failure> {
+) -> Result<(String, usize, Overruns, Vec<ptxr_frontend::Diagnostic>), Failure> {
     let host = describe("cpu", None, true).map_err(Failure::Message)?;
     let options = pipeline_options(&host, optimization, module_name)?;
     let mut ignored_arguments = 0;
     let mut overruns = Vec::new();
-    let json = ptxr_lowering::with_jit(module, &options, |lookup| -> Result<String, String> {
+    let (json, warnings) = ptxr_lowering::with_jit(module, &options, |lookup| -> Result<String, String> {
         let address = lookup(&signature.name)?;
         if address == 0 {
             return Err(format!("the compiled kernel `{}` has no address", signature.name));
@@ -169,13 +172,14 @@ fn run_on_cpu(
         let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
         overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
         report.to_json(files.dump_directory).map_err(|error| error.to_string())
-    })?
-    .map_err(Failure::Message)?;
-    Ok((json, ignored_arguments, overruns))
+    })?;
+    let json = json.map_err(Failure::Message)?;
+    Ok((json, ignored_arguments, overruns, warnings))
 }
 
 /// The module as SPIR-V on an OpenCL device: the result JSON, the count of ignored arguments
-/// and the buffers written past their end (their SVM allocations have guard zones too).
+/// the buffers written past their end (their SVM allocations have guard zones too) and
+/// lowering's warnings.
 fn run_on_opencl(
     module: &ir::Module,
     module_name: &str,
@@ -184,7 +188,7 @@ fn run_on_opencl(
     optimization: u8,
     signature: &KernelSignature,
     device: Option<&str>,
-) -> Result<(String, usize, Overruns), Failure> {
+) -> Result<(String, usize, Overruns, Vec<ptxr_frontend::Diagnostic>), Failure> {
     let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
     let spirv_target = crate::target::for_module(&spirv_target, module);
     let options = pipeline_options(&spirv_target, optimization, module_name)?;
@@ -193,7 +197,8 @@ fn run_on_opencl(
     if !undefined.is_empty() {
         return Err(Failure::Diagnostics(undefined));
     }
-    let spirv = ptxr_lowering::compile(module, &options, Emit::Object)?;
+    let compiled = ptxr_lowering::compile(module, &options, Emit::Object)?;
+    let spirv = compiled.bytes;
     // The spec is checked (and its buffers read) before looking for a device, so that its
     // mistakes are reported the same way on every target.
     let mut prepared =
@@ -202,5 +207,5 @@ fn run_on_opencl(
     let report = prepared.run_opencl(&device, &spirv).map_err(|error| Failure::Message(error.to_string()))?;
     let json = report.to_json(files.dump_directory).map_err(|error| Failure::Message(error.to_string()))?;
     let overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
-    Ok((json, prepared.ignored_arguments(), overruns))
+    Ok((json, prepared.ignored_arguments(), overruns, compiled.warnings))
 }

@@ -33,7 +33,7 @@ impl From<PipelineError> for Failure {
     }
 }
 
-/// A compiled artefact and the warnings that came with it.
+/// A compiled artefact and the warnings that came with it (the checker's, then lowering's).
 pub struct Artifact {
     pub bytes: Vec<u8>,
     pub warnings: Vec<Diagnostic>,
@@ -75,9 +75,20 @@ pub fn check_for_target(
     }
 }
 
+/// A failure after checking, with the checker's `warnings` before its diagnostics, so that the
+/// user sees them as when the compilation succeeds.
+pub fn after_warnings(warnings: &[Diagnostic], failure: Failure) -> Failure {
+    match failure {
+        Failure::Diagnostics(diagnostics) => {
+            Failure::Diagnostics(warnings.iter().cloned().chain(diagnostics).collect())
+        }
+        Failure::Message(message) => Failure::Message(message),
+    }
+}
+
 /// The whole pipeline: PTX text to the bytes that `ptxr compile` writes.
 pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions) -> Result<Artifact, Failure> {
-    let (module, warnings) = check_for_target(source, &options.target).map_err(Failure::Diagnostics)?;
+    let (module, mut warnings) = check_for_target(source, &options.target).map_err(Failure::Diagnostics)?;
     let target = crate::target::for_module(&options.target, &module);
     let pipeline = pipeline_options(&target, options.optimization, module_name)?;
     let natural = match options.target.kind {
@@ -89,10 +100,13 @@ pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions)
         // The code object is loaded as it is: nothing else is linked into it.
         let undefined = ptxr_lowering::undefined_functions(&module);
         if !undefined.is_empty() {
-            return Err(Failure::Diagnostics(undefined));
+            return Err(after_warnings(&warnings, Failure::Diagnostics(undefined)));
         }
     }
-    let bytes = ptxr_lowering::compile(&module, &pipeline, options.emit.unwrap_or(natural))?;
+    let compiled = ptxr_lowering::compile(&module, &pipeline, options.emit.unwrap_or(natural))
+        .map_err(|error| after_warnings(&warnings, error.into()))?;
+    warnings.extend(compiled.warnings);
+    let bytes = compiled.bytes;
     let bytes = if links_code_object { link::link_code_object(&bytes).map_err(Failure::Message)? } else { bytes };
     Ok(Artifact { bytes, warnings })
 }

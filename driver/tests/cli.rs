@@ -422,3 +422,75 @@ fn an_extern_function_without_a_definition_is_reported_where_nothing_links_it() 
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
     assert_eq!(json["buffers"]["d"]["data"], serde_json::json!([95]));
 }
+
+/// A producer/consumer split by warp at counted barriers (warp 0 arrives, warp 1 waits). On a
+/// wave64 processor (gfx90a, the default) the two warps share one wave, which can wait for
+/// itself: W0902 at the first counted barrier, and the compilation still succeeds. A wave32
+/// processor (gfx1100) and the other targets get no warning.
+#[test]
+fn counted_barriers_warn_on_wave64_amdgpu_only() {
+    let directory = scratch();
+    let input = write(
+        directory.path(),
+        "producer.ptx",
+        &format!(
+            "{HEADER}.visible .entry k()\n{{\n\t.reg .b32 %r<2>;\n\t.reg .pred %p<2>;\n\t\
+             mov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 32;\n\t@%p1 bra PRODUCE;\n\t\
+             bar.sync 1, 64;\n\tret;\nPRODUCE:\n\tbar.arrive 1, 64;\n\tret;\n}}\n"
+        ),
+    );
+    for arguments in [&[][..], &["--arch", "gfx942"]] {
+        let mut command = vec!["compile", &input, "--target", "amdgpu", "-o", "producer.hsaco"];
+        command.extend_from_slice(arguments);
+        let output = ptxr(&command, directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{arguments:?}: {stderr}");
+        assert!(stderr.contains("[W0902] Warning: counted barriers may hang on wave64"), "{arguments:?}: {stderr}");
+        assert!(stderr.contains("producer.ptx:12:2"), "{arguments:?}: {stderr}");
+        assert!(stderr.contains("wave32 processor"), "{arguments:?}: {stderr}");
+        assert!(directory.path().join("producer.hsaco").exists());
+    }
+    let output = ptxr(
+        &["compile", &input, "--target", "amdgpu", "--error-format", "json", "-o", "producer.hsaco"],
+        directory.path(),
+    );
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let diagnostic: serde_json::Value =
+        serde_json::from_str(stderr.lines().next().unwrap_or_default()).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!((&diagnostic["code"], &diagnostic["severity"]), (&"W0902".into(), &"warning".into()));
+    assert_eq!((&diagnostic["labels"][0]["line"], &diagnostic["labels"][0]["column"]), (&12.into(), &2.into()));
+    for (target, arch, output_name) in
+        [("amdgpu", Some("gfx1100"), "wave32.hsaco"), ("nvptx", None, "producer.s"), ("cpu", None, "producer.o")]
+    {
+        let mut command = vec!["compile", &input, "--target", target, "-o", output_name];
+        command.extend(arch.iter().flat_map(|arch| ["--arch", *arch]));
+        let output = ptxr(&command, directory.path());
+        assert!(output.status.success(), "{target}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(output.stderr.is_empty(), "{target}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+}
+
+/// The checker's warnings are printed when lowering then fails, as when it succeeds: W0003 for
+/// the truncated immediate, then E0901 for the texture instruction, and exit code 1.
+#[test]
+fn warnings_before_a_lowering_error_are_printed_with_it() {
+    let directory = scratch();
+    let input = write(
+        directory.path(),
+        "both.ptx",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 texture)\n{{\n\t.reg .b16 %h<2>;\n\t.reg .f32 %f<5>;\n\t\
+             .reg .b64 %rd<2>;\n\tmov.b16 %h1, 70000;\n\tld.param.u64 %rd1, [texture];\n\t\
+             tex.1d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd1, {{0}}];\n\tret;\n}}\n"
+        ),
+    );
+    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "both.hsaco"], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let warning = stderr.find("[W0003]").unwrap_or_else(|| panic!("no W0003 in:\n{stderr}"));
+    let error = stderr.find("[E0901]").unwrap_or_else(|| panic!("no E0901 in:\n{stderr}"));
+    assert!(warning < error, "{stderr}");
+    assert!(stderr.contains("both.ptx:10:15"), "{stderr}");
+    assert!(!directory.path().join("both.hsaco").exists());
+}

@@ -64,6 +64,12 @@ impl Target for Amdgpu {
         TargetKind::Amdgpu
     }
 
+    fn counted_barriers_may_hang(&self, processor: &str, features: &str) -> bool {
+        // Counted barriers are software barriers in LDS (`amdgpu_barrier.rs`): on wave64 a wave
+        // whose two warps go to different ones spins in one half's wait.
+        crate::amdgpu_warp::is_wave64(processor, features)
+    }
+
     fn address_space(&self, state_space: StateSpace) -> AddressSpace {
         let number: u16 = match state_space {
             StateSpace::Global => 1,

@@ -21,6 +21,19 @@ use crate::declare::{call_intrinsic, call_intrinsic_or_void};
 use crate::warp_lanes::LanePrimitives;
 use crate::{CollectiveResult, Site, Unsupported, WarpCollective};
 
+/// Whether `processor` (`gfx90a`, `gfx1100`, `gfx9-generic`, ...) runs waves of 64 with LLVM's
+/// target `features`: every processor before gfx10 does (GCN and CDNA, generations 6 to 9);
+/// gfx10 and later run wave32 unless `+wavefrontsize64` asks otherwise. Generations from 10 on
+/// are the only names whose number starts with 1 (there is no gfx1xx).
+pub(crate) fn is_wave64(processor: &str, features: &str) -> bool {
+    let asks_wave64 = features.split(',').any(|feature| feature.trim() == "+wavefrontsize64");
+    let before_gfx10 = processor
+        .strip_prefix("gfx")
+        .and_then(|number| number.chars().next())
+        .is_some_and(|first| first.is_ascii_digit() && first != '1');
+    before_gfx10 || asks_wave64
+}
+
 fn failed(what: &str) -> impl Fn(inkwell::builder::BuilderError) -> Unsupported + '_ {
     move |error| Unsupported { what: format!("{what} on AMD waves ({error})") }
 }
@@ -199,5 +212,22 @@ pub fn warp_collective<'ctx>(
             Ok(CollectiveResult { value: None, predicate: None })
         }
         _ => crate::warp_lanes::lower(site, &wave, collective),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_wave64;
+
+    #[test]
+    fn gfx9_and_earlier_are_wave64_and_gfx10_on_are_wave32_unless_asked() {
+        for processor in ["gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx9-generic"] {
+            assert!(is_wave64(processor, ""), "{processor}");
+        }
+        for processor in ["gfx1010", "gfx1030", "gfx1100", "gfx1201", "gfx10-3-generic", "gfx11-generic"] {
+            assert!(!is_wave64(processor, ""), "{processor}");
+        }
+        assert!(is_wave64("gfx1100", "+wavefrontsize64"));
+        assert!(is_wave64("gfx1030", "+cumode,+wavefrontsize64"));
     }
 }

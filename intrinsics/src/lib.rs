@@ -320,6 +320,14 @@ pub trait Target {
     fn functions_visible_outside_the_module(&self) -> bool {
         true
     }
+
+    /// Whether counted barriers (`bar.arrive`, `bar.sync a, b`) can hang on `processor` with
+    /// LLVM's target `features`: where they are software barriers and two PTX warps share one
+    /// hardware wave, warps of one wave sent to different counted barriers wait for each other
+    /// forever. Lowering then warns (W0902). Only wave64 AMDGPU processors say yes.
+    fn counted_barriers_may_hang(&self, _processor: &str, _features: &str) -> bool {
+        false
+    }
 }
 
 /// The one table from target kind to implementation.

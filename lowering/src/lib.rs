@@ -17,6 +17,7 @@ mod program;
 mod spirv_emission;
 mod types;
 mod values;
+mod warnings;
 
 pub use codegen::{emit, optimize, verify, Emit, JitModule};
 pub use error::{LoweringError, LoweringResult};
@@ -24,5 +25,5 @@ pub use fatal::install_fatal_error_handler;
 pub use inkwell::context::Context;
 pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
 pub use module::{lower, proxy_fence_isa, uses_warps};
-pub use pipeline::{compile, with_jit, PipelineError, PipelineOptions};
+pub use pipeline::{compile, with_jit, Compiled, PipelineError, PipelineOptions};
 pub use program::undefined_functions;

@@ -8,6 +8,7 @@ use inkwell::module::{Linkage as LlvmLinkage, Module};
 use inkwell::targets::TargetMachine;
 use inkwell::types::{BasicMetadataTypeEnum, BasicType};
 use inkwell::values::{FunctionValue, GlobalValue};
+use ptxr_frontend::diagnostic::has_errors;
 use ptxr_frontend::ir::{self, VariableId};
 use ptxr_frontend::syntax::ast::{FunctionKind, Linkage};
 use ptxr_frontend::vocabulary::StateSpace;
@@ -47,15 +48,16 @@ pub struct ModuleContext<'a, 'ctx> {
     pub counted_barriers: bool,
 }
 
-/// Lowers a checked module for one target. Every unsupported construct in every function is
-/// reported, not only the first.
+/// Lowers a checked module for one target: the LLVM module and the warnings about it on that
+/// target (`warnings.rs`), or every diagnostic (errors, then those warnings). Every unsupported
+/// construct in every function is reported, not only the first.
 pub fn lower<'ctx>(
     context: &'ctx Context,
     ptx: &ir::Module,
     target: &dyn Target,
     machine: &TargetMachine,
     module_name: &str,
-) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+) -> Result<(Module<'ctx>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let module = context.create_module(module_name);
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
@@ -86,7 +88,7 @@ pub fn lower<'ctx>(
         may_stop,
         stop_flag_parameter,
         collectives_in_functions: functions_use_collectives(ptx),
-        counted_barriers: uses_counted_barriers(ptx),
+        counted_barriers: first_counted_barrier(ptx).is_some(),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -135,10 +137,11 @@ pub fn lower<'ctx>(
         let lowering = FunctionLowering::new(&shared, index as u32, function, llvm_function);
         diagnostics.extend(lowering.lower());
     }
-    if !diagnostics.is_empty() {
+    diagnostics.extend(crate::warnings::target_warnings(ptx, target, machine));
+    if has_errors(&diagnostics) {
         return Err(diagnostics);
     }
-    Ok(module)
+    Ok((module, diagnostics))
 }
 
 /// The LLVM global of a `.global`, `.const` or `.shared` variable, named `name` (module-scope
@@ -464,16 +467,19 @@ fn functions_use_collectives(ptx: &ir::Module) -> bool {
         })
 }
 
-fn uses_counted_barriers(ptx: &ir::Module) -> bool {
-    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| {
-        matches!(
-            statement,
-            ir::Statement::Instruction(ir::GuardedInstruction {
-                instruction: ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. }
+/// The first `bar.arrive` or barrier with a thread count, in file order.
+pub fn first_counted_barrier(ptx: &ir::Module) -> Option<&ir::GuardedInstruction> {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().find_map(|statement| match statement
+    {
+        ir::Statement::Instruction(
+            instruction @ ir::GuardedInstruction {
+                instruction:
+                    ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. }
                     | ir::Instruction::Barrier { thread_count: Some(_), .. },
                 ..
-            })
-        )
+            },
+        ) => Some(instruction),
+        _ => None,
     })
 }
 

@@ -1,5 +1,6 @@
 //! The LLVM half of the pipeline behind two calls, so that callers never hold LLVM types:
 //! `compile` (lower, verify, optimise, emit) and `with_jit` (the same, compiled into memory).
+//! Both return lowering's warnings beside their result.
 
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -19,6 +20,13 @@ pub struct PipelineOptions {
     pub module_name: String,
 }
 
+/// The emitted bytes and the warnings about the module on its target (`warnings.rs`).
+#[derive(Debug)]
+pub struct Compiled {
+    pub bytes: Vec<u8>,
+    pub warnings: Vec<Diagnostic>,
+}
+
 #[derive(Debug)]
 pub enum PipelineError {
     /// Problems with the input on this target (unsupported constructs).
@@ -36,49 +44,53 @@ fn optimization_level(level: u8) -> OptimizationLevel {
     }
 }
 
-/// Lowers and verifies; the optimisation pipeline has run on the result.
+/// Lowers and verifies; the optimisation pipeline has run on the result. Also returns
+/// lowering's warnings.
 fn build<'ctx>(
     context: &'ctx Context,
     module: &ir::Module,
     options: &PipelineOptions,
-) -> Result<(Module<'ctx>, TargetMachine), PipelineError> {
+) -> Result<(Module<'ctx>, TargetMachine, Vec<Diagnostic>), PipelineError> {
     let machine_options =
         MachineOptions { optimization: optimization_level(options.optimization), position_independent: true };
     let machine = target_machine(&options.target, machine_options).map_err(PipelineError::Llvm)?;
     let target = ptxr_intrinsics::for_kind(options.target.kind);
-    let llvm_module = crate::module::lower(context, module, target.as_ref(), &machine, &options.module_name)
-        .map_err(PipelineError::Diagnostics)?;
+    let (llvm_module, warnings) =
+        crate::module::lower(context, module, target.as_ref(), &machine, &options.module_name)
+            .map_err(PipelineError::Diagnostics)?;
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
     verify(&llvm_module).map_err(|message| {
         PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}"))
     })?;
-    Ok((llvm_module, machine))
+    Ok((llvm_module, machine, warnings))
 }
 
-/// Compiles a checked module and returns the emitted bytes.
-pub fn compile(module: &ir::Module, options: &PipelineOptions, output: Emit) -> Result<Vec<u8>, PipelineError> {
+/// Compiles a checked module and returns the emitted bytes with lowering's warnings.
+pub fn compile(module: &ir::Module, options: &PipelineOptions, output: Emit) -> Result<Compiled, PipelineError> {
     let context = Context::create();
-    let (llvm_module, machine) = build(&context, module, options)?;
-    emit(&llvm_module, &machine, output, options.optimization).map_err(PipelineError::Llvm)
+    let (llvm_module, machine, warnings) = build(&context, module, options)?;
+    let bytes = emit(&llvm_module, &machine, output, options.optimization).map_err(PipelineError::Llvm)?;
+    Ok(Compiled { bytes, warnings })
 }
 
 /// Compiles a checked module for the host into memory and calls `use_module` with a function
 /// that looks up compiled symbols by name. The code lives until `use_module` returns. The module
-/// must define every function it declares (`program.rs`): nothing is linked into it.
+/// must define every function it declares (`program.rs`): nothing is linked into it. Returns
+/// what `use_module` returned and lowering's warnings.
 pub fn with_jit<R>(
     module: &ir::Module,
     options: &PipelineOptions,
     use_module: impl FnOnce(&dyn Fn(&str) -> Result<usize, String>) -> R,
-) -> Result<R, PipelineError> {
+) -> Result<(R, Vec<Diagnostic>), PipelineError> {
     let undefined = crate::program::undefined_functions(module);
     if !undefined.is_empty() {
         return Err(PipelineError::Diagnostics(undefined));
     }
     let context = Context::create();
-    let (llvm_module, _machine) = build(&context, module, options)?;
+    let (llvm_module, _machine, warnings) = build(&context, module, options)?;
     let jit =
         JitModule::new(llvm_module, options.optimization, module.address_size == 32).map_err(PipelineError::Llvm)?;
-    Ok(use_module(&|name| jit.function_address(name)))
+    Ok((use_module(&|name| jit.function_address(name)), warnings))
 }

@@ -1,7 +1,10 @@
 //! The rendered diagnostics of every file in `tests/fixtures/diagnostics/`, as insta snapshots.
 //! Each file holds one deliberate mistake (its name says which); the snapshot shows the span,
-//! the code and the message that a user sees.
+//! the code and the message that a user sees. Lowering's warnings, which depend on the target,
+//! have fixtures of their own that name it.
 
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_frontend::diagnostic::render_all;
 use ptxr_tests::repository_root;
 
@@ -28,6 +31,39 @@ fn every_validation_error_gets_its_diagnostic() {
 #[test]
 fn every_warning_is_reported_and_the_module_checks() {
     snapshot_directory("warnings", 4, Outcome::Warnings);
+}
+
+/// Warnings that only lowering for one processor can give, in `tests/fixtures/lowering_warnings/`:
+/// each file's first line names the target and processor (`// target: amdgpu gfx90a`); the
+/// module compiles there, and every diagnostic is a warning.
+#[test]
+fn every_lowering_warning_is_reported_and_the_module_compiles() {
+    let directory = repository_root().join("tests/fixtures/lowering_warnings");
+    let mut paths: Vec<_> = std::fs::read_dir(&directory)
+        .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "expected the fixtures in {}", directory.display());
+    for path in paths {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{error}"));
+        let target_line = source.lines().next().and_then(|line| line.strip_prefix("// target: "));
+        let Some((target, processor)) = target_line.and_then(|line| line.split_once(' ')) else {
+            panic!("{stem}: the first line must be `// target: KIND PROCESSOR`")
+        };
+        let description = describe(target, Some(processor), false).unwrap_or_else(|error| panic!("{stem}: {error}"));
+        let options = CompileOptions { target: description, emit: None, optimization: 0 };
+        let artifact = compile_source(&source, &stem, &options).unwrap_or_else(|failure| panic!("{stem}: {failure:?}"));
+        assert!(!artifact.warnings.is_empty(), "{stem}: no warnings");
+        assert!(artifact.warnings.iter().all(|warning| !warning.is_error()), "{stem}: an error");
+        let rendered = render_all(&artifact.warnings, &format!("{stem}.ptx"), &source, false);
+        insta::with_settings!({ description => source.clone(), omit_expression => true }, {
+            insta::assert_snapshot!(format!("lowering_warnings__{stem}"), rendered);
+        });
+    }
 }
 
 /// What checking a fixture must give besides its snapshot.

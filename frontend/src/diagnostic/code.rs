@@ -61,6 +61,9 @@ pub enum Code {
     TruncatedImmediate,
     /// A kernel run on the host wrote past the end of a launch buffer (into its guard zone).
     BufferOverrun,
+    /// `bar.arrive` or a counted barrier compiled for a processor whose waves hold two PTX warps
+    /// (wave64 AMDGPU), where warps of one wave at different counted barriers can hang.
+    CountedBarriersOnWave64,
 }
 
 impl Code {
@@ -92,6 +95,7 @@ impl Code {
             Code::IgnoredArguments => "W0002",
             Code::TruncatedImmediate => "W0003",
             Code::BufferOverrun => "W0901",
+            Code::CountedBarriersOnWave64 => "W0902",
         }
     }
 }

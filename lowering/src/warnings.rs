@@ -1,0 +1,37 @@
+//! Warnings about how a module will behave on the processor it is compiled for: the module is
+//! valid PTX and lowers, but some of its code can misbehave there. They travel with the
+//! artefact (`pipeline::Compiled`), so a warning never fails a compilation.
+
+use inkwell::targets::TargetMachine;
+use ptxr_frontend::{ir, Code, Diagnostic};
+use ptxr_intrinsics::Target;
+
+use crate::module::first_counted_barrier;
+
+/// Every warning for `ptx` compiled by `machine` for `target`.
+pub fn target_warnings(ptx: &ir::Module, target: &dyn Target, machine: &TargetMachine) -> Vec<Diagnostic> {
+    let processor = machine.get_cpu().to_string_lossy().into_owned();
+    let features = machine.get_feature_string().to_string_lossy().into_owned();
+    let mut warnings = Vec::new();
+    if let Some(barrier) = first_counted_barrier(ptx) {
+        if target.counted_barriers_may_hang(&processor, &features) {
+            warnings.push(counted_barriers_may_hang(barrier, &processor));
+        }
+    }
+    warnings
+}
+
+/// W0902, at the module's first counted barrier: the warning is about the module, once.
+fn counted_barriers_may_hang(barrier: &ir::GuardedInstruction, processor: &str) -> Diagnostic {
+    Diagnostic::warning(Code::CountedBarriersOnWave64, format!("counted barriers may hang on wave64 ({processor})"))
+        .with_primary(barrier.span, format!("`{}` is a software barrier on {processor}", barrier.spelling))
+        .with_note(format!(
+            "{processor} runs waves of 64 lanes, each holding two PTX warps; if the two warps of a wave \
+             go to different counted barriers (`bar.arrive`, `bar.sync a, b`), the wave waits in one \
+             warp's barrier while the other warp can never arrive"
+        ))
+        .with_help(
+            "compile for a wave32 processor (gfx10 or later, such as `--arch gfx1100`), or keep both \
+             warps of each wave (warps 2k and 2k+1) on the same barrier",
+        )
+}
