@@ -115,7 +115,7 @@ pub fn launch_on(
                 ),
             )
             .with_help(
-                "the buffer's contents are as the kernel left them; on a GPU these writes would have gone to                  whatever memory follows the allocation: check the launch's buffer sizes against the kernel's indexing",
+                "the buffer's contents are as the kernel left them; on a GPU these writes would have gone to whatever memory follows the allocation: check the launch's buffer sizes against the kernel's indexing",
             ),
         );
     }

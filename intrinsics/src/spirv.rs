@@ -187,7 +187,7 @@ impl Target for Spirv {
             // OpenCL does not promise within a work-group (Intel's CPU runtime runs them one
             // after another between barriers), and OpenCL's barrier needs the whole group.
             return Err(Unsupported {
-                what: "`bar.arrive` and barriers with a thread count (OpenCL's work-group barrier takes                        every work-item, and work-items waiting on a counter would hold up the rest of                        their group)"
+                what: "`bar.arrive` and barriers with a thread count (OpenCL's work-group barrier takes every work-item, and work-items waiting on a counter would hold up the rest of their group)"
                     .to_string(),
             });
         }
@@ -358,7 +358,7 @@ impl Target for Spirv {
             // which then rejects OpenCL's WorkgroupSize built-in (`%ntid`) beside it.
             SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
                 what: format!(
-                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which                      OpenCL modules cannot declare)"
+                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which OpenCL modules cannot declare)"
                 ),
             }),
         }
