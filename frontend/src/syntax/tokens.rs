@@ -48,10 +48,16 @@ macro_rules! tags {
 
         impl Tag {
             /// The tag of a punctuation token; `None` for tokens that carry text or values.
+            /// Exhaustive, so a punctuation kind added to [`TokenKind`] but not here fails to
+            /// compile rather than being stored as `?`.
             fn of_punctuation(kind: TokenKind<'_>) -> Option<Tag> {
                 match kind {
                     $(TokenKind::$punctuation => Some(Tag::$punctuation),)*
-                    _ => None,
+                    TokenKind::Identifier(_)
+                    | TokenKind::DotName(_)
+                    | TokenKind::Integer(_)
+                    | TokenKind::Float { .. }
+                    | TokenKind::String(_) => None,
                 }
             }
 
