@@ -15,6 +15,14 @@ use crate::span::{Span, Spanned};
 use crate::syntax::ast::{self, OperandKind, Word};
 use crate::vocabulary::{ScalarKind, ScalarType, SpecialRegister, StateSpace};
 
+/// A special register as written: `%tid.x`, or `%clock` without a member.
+fn spelled_register(name: &str, member: Option<&str>) -> String {
+    match member {
+        Some(member) => format!("{name}.{member}"),
+        None => name.to_string(),
+    }
+}
+
 pub struct Context<'a, 'module> {
     pub scopes: Scopes<'module>,
     pub variables: Vec<Variable>,
@@ -160,10 +168,7 @@ impl Context<'_, '_> {
             return None;
         };
         if SpecialRegister::is_reserved_name(name) && self.scopes.lookup(name, &mut self.variables).is_none() {
-            let spelled = match member {
-                Some(member) => format!("{name}.{member}"),
-                None => name.to_string(),
-            };
+            let spelled = spelled_register(name, member.as_deref());
             self.report(
                 Diagnostic::error(Code::OperandKind, format!("special register `{spelled}` cannot be written"))
                     .with_primary(operand.span, "a read-only special register as the destination")
@@ -235,10 +240,6 @@ impl Context<'_, '_> {
                     self.reads_warp_registers |= register.is_per_warp();
                     Value::SpecialRegister(register)
                 } else if SpecialRegister::is_reserved_name(name) {
-                    let spelled = match member {
-                        Some(member) => format!("{name}.{member}"),
-                        None => name.to_string(),
-                    };
                     // A register ptxr reads, spelled with the wrong members, is a mistake in
                     // the PTX (ptxas: "Argument vector size mismatch"), not a gap in ptxr.
                     // (`%tid.w` is valid, always 0, and not read by ptxr yet.)
@@ -255,6 +256,7 @@ impl Context<'_, '_> {
                         Diagnostic::error(Code::OperandKind, format!("`{name}` has no members"))
                             .with_primary(operand.span, format!("read `{name}` itself"))
                     } else {
+                        let spelled = spelled_register(name, member.as_deref());
                         Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))
                             .with_primary(operand.span, "ptxr does not read this special register yet")
                     };
