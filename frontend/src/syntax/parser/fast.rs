@@ -290,14 +290,10 @@ fn integer_u32(input: &mut Input<'_, '_, '_>) -> Option<(u32, Span)> {
 /// space with a scalar type, names with an optional register range and integer array
 /// dimensions, and no initializer.
 fn declaration(input: &mut Input<'_, '_, '_>, space: &str) -> Option<Statement> {
-    let state_space = match space {
-        "reg" => StateSpace::Reg,
-        "shared" => StateSpace::Shared,
-        "local" => StateSpace::Local,
-        "param" => StateSpace::Param,
-        "global" => StateSpace::Global,
-        "const" => StateSpace::Const,
-        _ => return None,
+    let state_space = match StateSpace::from_ptx(space)? {
+        // `.tex` declarations (and `.sreg`, which is no declaration) are the combinator path's.
+        StateSpace::Tex | StateSpace::SpecialReg => return None,
+        state_space => state_space,
     };
     let state_space = Spanned::new(state_space, take(input));
     let (mut align, mut vector) = (None, None);
