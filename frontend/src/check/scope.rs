@@ -47,9 +47,8 @@ impl<'module> Scopes<'module> {
         Ok(id)
     }
 
-    /// Declares `prefix0` to `prefix{count-1}` lazily. Returns the earlier range with the same
-    /// prefix in this scope as the error.
-    /// `Err` holds the span of the earlier declaration of the same range.
+    /// Declares `prefix0` to `prefix{count-1}` lazily. An earlier range with the same prefix in
+    /// this scope is an error, holding that declaration's span.
     pub fn declare_range(&mut self, template: Variable, count: u32) -> Result<(), Span> {
         let frame = self.frames.last_mut().expect("a scope is always open");
         if let Some((_, _, earlier)) = frame.ranges.iter().find(|(prefix, _, _)| *prefix == template.name) {
