@@ -431,11 +431,8 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             );
             return None;
         }
-    }
-    if let Some(rounding) = &rounding {
         check_exact_float_rounding(context, rounding, destination_type, source_type)?;
-    }
-    if rounding.is_none() {
+    } else {
         report_missing_rounding(context, instruction, destination_type, source_type)?;
     }
     context.expect_operand_count(instruction, 2)?;
