@@ -62,9 +62,9 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     if modifiers.flag("relu") {
         return accept_unlowered(context, modifiers, instruction);
     }
-    let propagate_nan = modifiers.take(|name| (name == "NaN").then_some(()));
-    let xorsign = modifiers.take(|name| (name == "xorsign").then_some(()));
-    let absolute = modifiers.take(|name| (name == "abs").then_some(()));
+    let propagate_nan = modifiers.take_flag("NaN");
+    let xorsign = modifiers.take_flag("xorsign");
+    let absolute = modifiers.take_flag("abs");
     let mode = modifiers.take(multiply_mode);
     let rounding = modifiers.take(float_rounding);
     let flush_subnormals = modifiers.flag("ftz");

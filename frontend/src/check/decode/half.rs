@@ -48,10 +48,6 @@ fn refuse(context: &mut Context, modifier: &Option<Spanned<()>>, name: &str, wha
     }
 }
 
-fn take_flag(modifiers: &mut Modifiers, name: &str) -> Option<Spanned<()>> {
-    modifiers.take(|modifier| (modifier == name).then_some(()))
-}
-
 pub fn decode(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     match modifiers.opcode() {
         "setp" => setp(context, modifiers, instruction),
@@ -78,7 +74,7 @@ fn half_type(context: &mut Context, modifiers: &mut Modifiers) -> Option<ScalarT
 
 /// `.ftz`, which only `.f16` and `.f16x2` take.
 fn flush_flag(context: &mut Context, modifiers: &mut Modifiers, ty: ScalarType) -> Option<bool> {
-    let flush = take_flag(modifiers, "ftz");
+    let flush = modifiers.take_flag("ftz");
     if is_brain_float(ty) {
         refuse(context, &flush, "ftz", "`.bf16` and `.bf16x2`")?;
         return Some(false);
@@ -129,11 +125,11 @@ fn operands<const N: usize>(
 fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = modifiers.opcode();
     let minimum_or_maximum = matches!(opcode, "min" | "max");
-    let propagate_nan = take_flag(modifiers, "NaN");
-    let xorsign = take_flag(modifiers, "xorsign");
-    let absolute = take_flag(modifiers, "abs");
-    let saturate = take_flag(modifiers, "sat");
-    let relu = take_flag(modifiers, "relu");
+    let propagate_nan = modifiers.take_flag("NaN");
+    let xorsign = modifiers.take_flag("xorsign");
+    let absolute = modifiers.take_flag("abs");
+    let saturate = modifiers.take_flag("sat");
+    let relu = modifiers.take_flag("relu");
     if !minimum_or_maximum {
         nearest_rounding(context, modifiers, false)?;
     }
@@ -181,8 +177,8 @@ fn fused_multiply_add(
     if modifiers.flag("oob") {
         return super::accept_unlowered(context, modifiers, instruction);
     }
-    let saturate = take_flag(modifiers, "sat");
-    let relu = take_flag(modifiers, "relu");
+    let saturate = modifiers.take_flag("sat");
+    let relu = modifiers.take_flag("relu");
     nearest_rounding(context, modifiers, true)?;
     let ty = half_type(context, modifiers)?;
     let flush_subnormals = flush_flag(context, modifiers, ty)?;
@@ -297,10 +293,10 @@ pub fn is_half_conversion(instruction: &ast::Instruction) -> bool {
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let rounding = modifiers.take(RoundingMode::from_ptx);
-    let relu = take_flag(modifiers, "relu");
-    let satfinite = take_flag(modifiers, "satfinite");
-    let saturate = take_flag(modifiers, "sat");
-    let flush = take_flag(modifiers, "ftz");
+    let relu = modifiers.take_flag("relu");
+    let satfinite = modifiers.take_flag("satfinite");
+    let saturate = modifiers.take_flag("sat");
+    let flush = modifiers.take_flag("ftz");
     let packed = |name: &str| PackedFormat::from_ptx(name);
     // The types come last; the first is the destination's.
     let type_names: Vec<&Spanned<Word>> = instruction

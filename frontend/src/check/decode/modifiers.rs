@@ -79,9 +79,14 @@ impl<'a> Modifiers<'a> {
         read(&modifier.node).map(|value| Spanned::new(value, modifier.span))
     }
 
+    /// Removes `name` if present, returning where it was written.
+    pub fn take_flag(&mut self, name: &str) -> Option<Spanned<()>> {
+        self.take(|modifier| (modifier == name).then_some(()))
+    }
+
     /// Removes `name` if present.
     pub fn flag(&mut self, name: &str) -> bool {
-        self.take(|modifier| (modifier == name).then_some(())).is_some()
+        self.take_flag(name).is_some()
     }
 
     /// Removes every modifier that `ignore` accepts: hints that do not change the result.

@@ -46,7 +46,7 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     if modifiers
         .take(|name| (name.starts_with("v") && name.len() <= 3 && name[1..].parse::<u8>().is_ok()).then_some(()))
         .is_some()
-        || modifiers.take(|name| (name == "shared::cluster").then_some(())).is_some()
+        || modifiers.flag("shared::cluster")
     {
         // Vector atomics (sm_90) and cluster shared memory are valid but not decoded yet.
         return accept_unlowered(context, modifiers, instruction);
