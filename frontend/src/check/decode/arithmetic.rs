@@ -10,6 +10,7 @@ use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType};
 
+use super::comparison::{logic_operation, logic_spelling};
 use super::{accept_unlowered, Context, Modifiers};
 
 fn multiply_mode(name: &str) -> Option<MultiplyMode> {
@@ -309,11 +310,8 @@ pub fn logic_table(
     modifiers: &mut Modifiers,
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
-    let predicate_operation = modifiers.take(|name| match name {
-        "and" => Some(LogicOperation::And),
-        "or" => Some(LogicOperation::Or),
-        _ => None,
-    });
+    let predicate_operation =
+        modifiers.take(|name| logic_operation(name).filter(|operation| *operation != LogicOperation::Xor));
     let ty = modifiers.required_type(context)?;
     if ty.node != ScalarType::B32 {
         invalid_type(context, "lop3", &ty, "`.b32`");
@@ -364,14 +362,6 @@ pub fn logic_table(
     let b = context.source(&operands[2], ScalarType::B32, SizeRule::Exact)?;
     let c = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
     Some(Instruction::LogicTable { table, destination, a, b, c, predicate })
-}
-
-fn logic_spelling(operation: LogicOperation) -> &'static str {
-    match operation {
-        LogicOperation::And => "and",
-        LogicOperation::Or => "or",
-        LogicOperation::Xor => "xor",
-    }
 }
 
 pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {

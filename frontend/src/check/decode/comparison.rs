@@ -18,6 +18,15 @@ pub(super) fn logic_operation(name: &str) -> Option<LogicOperation> {
     })
 }
 
+/// The modifier [`logic_operation`] reads as `operation`, without its dot.
+pub(super) fn logic_spelling(operation: LogicOperation) -> &'static str {
+    match operation {
+        LogicOperation::And => "and",
+        LogicOperation::Or => "or",
+        LogicOperation::Xor => "xor",
+    }
+}
+
 /// `testp.property.type p, a` with `.type` `.f32` or `.f64`.
 pub fn testp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let Some(property) = modifiers.take(FloatProperty::from_ptx) else {
