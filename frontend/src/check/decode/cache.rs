@@ -237,7 +237,7 @@ pub fn is_space(
     };
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
-    let address_type = if context.address_size == 32 { ScalarType::U32 } else { ScalarType::U64 };
+    let address_type = context.address_type();
     let address = context.source(&instruction.operands[1], address_type, SizeRule::Exact)?;
     Some(Instruction::IsSpace { state_space, destination, address })
 }

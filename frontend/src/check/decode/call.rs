@@ -123,22 +123,13 @@ fn indirect_call(
         );
         return None;
     }
-    let target = context.source(&operands[callee_position], context_address_type(context), SizeRule::Exact)?;
+    let target = context.source(&operands[callee_position], context.address_type(), SizeRule::Exact)?;
     let results = if has_results { list(context, &operands[0], true)? } else { Vec::new() };
     let arguments = match arguments {
         Some(operand) => list(context, operand, false)?,
         None => Vec::new(),
     };
     Some(Instruction::CallIndirect { target, results, arguments })
-}
-
-/// The integer type of an address in this module.
-fn context_address_type(context: &Context) -> ScalarType {
-    if context.address_size == 32 {
-        ScalarType::U32
-    } else {
-        ScalarType::U64
-    }
 }
 
 /// `trap`.

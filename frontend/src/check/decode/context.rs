@@ -55,6 +55,15 @@ impl Context<'_, '_> {
         }
     }
 
+    /// The integer type of an address in this module: `.u32` or `.u64`, from `.address_size`.
+    pub fn address_type(&self) -> ScalarType {
+        if self.address_size == 32 {
+            ScalarType::U32
+        } else {
+            ScalarType::U64
+        }
+    }
+
     /// Resolves a declared name, reporting it when unknown.
     pub fn resolve(&mut self, name: &str, span: Span) -> Option<VariableId> {
         self.resolve_used_as(name, span, None)
