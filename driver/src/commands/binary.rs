@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ptxr_frontend::binary::{detect, read_binary, BinaryError, CudaBinary, Entry, EntryKind, FatBinary};
 
-use super::MAX_INPUT_BYTES;
+use super::read_bytes;
 use crate::report::{print_diagnostics, print_note, ErrorFormat};
 
 /// A command's input file.
@@ -17,11 +17,7 @@ pub enum Input {
 
 /// Reads PTX text or a CUDA binary, told apart by the first bytes rather than the extension.
 pub fn read_input(path: &Path) -> Result<Input, String> {
-    let metadata = std::fs::metadata(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    if metadata.len() > MAX_INPUT_BYTES {
-        return Err(format!("{} is larger than 4 GiB", path.display()));
-    }
-    let bytes = std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let bytes = read_bytes(path)?;
     if detect(&bytes).is_some() {
         return Ok(Input::Binary(bytes));
     }

@@ -32,18 +32,22 @@ const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
 
 /// Reads a PTX file as text, with a clear error for missing, huge or non-UTF-8 files.
 pub fn read_source(path: &Path) -> Result<String, String> {
-    let metadata = std::fs::metadata(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    if metadata.len() > MAX_INPUT_BYTES {
-        return Err(format!("{} is larger than 4 GiB", path.display()));
-    }
-    let bytes = std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    String::from_utf8(bytes).map_err(|error| {
+    String::from_utf8(read_bytes(path)?).map_err(|error| {
         format!(
             "{} is not UTF-8 text (invalid byte at offset {}); is it a binary?",
             path.display(),
             error.utf8_error().valid_up_to()
         )
     })
+}
+
+/// The bytes of an input file, refusing one larger than [`MAX_INPUT_BYTES`] before reading it.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let metadata = std::fs::metadata(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    if metadata.len() > MAX_INPUT_BYTES {
+        return Err(format!("{} is larger than 4 GiB", path.display()));
+    }
+    std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
 }
 
 /// The value of `result`, or exit code 1 after printing its error: commands use it with `?`
