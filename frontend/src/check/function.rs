@@ -452,7 +452,7 @@ fn missing_predicate(guard: &ast::Guard, context: &mut Context) -> bool {
 /// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`. Most fit in a
 /// `Word` inline, so they are built on the stack: a heap `String` per instruction cost the
 /// checked module its allocation and its 24-byte header.
-fn spelling(instruction: &ast::Instruction) -> Word {
+pub(super) fn spelling(instruction: &ast::Instruction) -> Word {
     let parts = || {
         std::iter::once(instruction.opcode.node.as_str())
             .chain(instruction.modifiers.iter().flat_map(|modifier| [".", modifier.node.as_str()]))

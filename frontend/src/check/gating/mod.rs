@@ -19,6 +19,7 @@ use crate::span::Span;
 use crate::syntax::ast::{self, Directive, OperandKind, Statement};
 
 use super::directives::Header;
+use super::function::spelling;
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
 use requirements::{Operands, Requirement, REQUIREMENTS};
 
@@ -295,15 +296,6 @@ fn matches(pattern: &str, modifier: &str) -> bool {
 fn spelling_span(instruction: &ast::Instruction) -> Span {
     let end = instruction.modifiers.last().map_or(instruction.opcode.span.end, |modifier| modifier.span.end);
     Span { start: instruction.opcode.span.start, end }
-}
-
-fn spelling(instruction: &ast::Instruction) -> String {
-    let mut text = instruction.opcode.node.to_string();
-    for modifier in &instruction.modifiers {
-        text.push('.');
-        text.push_str(&modifier.node);
-    }
-    text
 }
 
 #[cfg(test)]
