@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod support;
-use support::{opencl_device_available, ptxr, repository_file};
+use support::{assertfail_call, opencl_device_available, ptxr, repository_file, string_global, ASSERTFAIL_DECLARATION};
 
 /// The result JSON without its timing line.
 fn without_timing(stdout: &[u8]) -> String {
@@ -647,41 +647,25 @@ fn a_failed_assertion_fails_the_launch() {
     if !opencl_device_available() {
         return;
     }
-    let strings: String = [("message", "index != input"), ("file", "kernel.cu"), ("function", "void test()")]
-        .iter()
-        .map(|(name, text)| {
-            let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-            format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
-        })
-        .collect();
-    let body = r#"
+    let strings = [
+        string_global("message", "index != input"),
+        string_global("file", "kernel.cu"),
+        string_global("function", "void test()"),
+    ]
+    .concat();
+    let body = format!(
+        "
     ld.global.u32 %r3, [%rd1];
     setp.ne.u32 %p1, %r13, %r3;
     @%p1 bra FINE;
-    {
-    .reg .b64 %a<4>;
-    cvta.global.u64 %a1, message;
-    cvta.global.u64 %a2, file;
-    cvta.global.u64 %a3, function;
-    .param .b64 param0;
-    st.param.b64 [param0], %a1;
-    .param .b64 param1;
-    st.param.b64 [param1], %a2;
-    .param .b32 param2;
-    st.param.b32 [param2], 7;
-    .param .b64 param3;
-    st.param.b64 [param3], %a3;
-    .param .b64 param4;
-    st.param.b64 [param4], 1;
-    call.uni __assertfail, (param0, param1, param2, param3, param4);
-    }
+    {}
 FINE:
-    mov.u32 %r2, %r13;"#;
-    let declaration = ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, \
-                       .param .b64 function, .param .b64 char_size);\n";
-    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+    mov.u32 %r2, %r13;",
+        assertfail_call(7)
+    );
+    let kernel = per_thread_kernel(&body, "st.global.u32 [%rd4], %r2;").replacen(
         ".visible .entry",
-        &format!("{declaration}{strings}.visible .entry"),
+        &format!("{ASSERTFAIL_DECLARATION}{strings}.visible .entry"),
         1,
     );
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
@@ -700,12 +684,6 @@ FINE:
         assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
         assert!(stderr.contains(expected), "{target}: {stderr}");
     }
-}
-
-/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
-fn string_global(name: &str, text: &str) -> String {
-    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
 }
 
 /// `vprintf` on OpenCL: each work-item prints two lines through OpenCL's printf, with every

@@ -17,7 +17,7 @@ use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
 use ptxr_tests::vendor_checks::{compile, run, spirv_environment, Compiled, Validators};
-use ptxr_tests::{repository_root, validator};
+use ptxr_tests::{assertfail_call, repository_root, string_global, validator, ASSERTFAIL_DECLARATION};
 
 /// The PTX files to compile: the repository's, then the shared conformance kernels if present.
 fn kernels() -> Vec<PathBuf> {
@@ -448,18 +448,12 @@ fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
     assert!(notes.contains(".name:           sleeps\n"), "{notes}");
 }
 
-/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
-fn string_global(name: &str, text: &str) -> String {
-    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
-}
-
 /// A kernel that prints `i=%d x=%f w=%s:%llx\n` from CUDA's packed buffer (an `int`, a
 /// `double`, the address of `word`, a 64-bit integer) and, in thread 99, fails an assertion.
 fn printing_kernel(format_address: &str) -> String {
-    let declarations = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
-                        vprintf_param_1);\n.extern .func __assertfail (.param .b64 message, .param .b64 file, .param \
-                        .b32 line, .param .b64 function, .param .b64 char_size);\n";
+    let vprintf = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+                   vprintf_param_1);\n";
+    let assertion = assertfail_call(7);
     let strings = [
         string_global("format", "i=%d x=%f w=%s:%llx\n"),
         string_global("word", "word"),
@@ -469,7 +463,7 @@ fn printing_kernel(format_address: &str) -> String {
     ]
     .concat();
     format!(
-        ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}{strings}
+        ".version 7.8\n.target sm_80\n.address_size 64\n{vprintf}{ASSERTFAIL_DECLARATION}{strings}
 .visible .entry test(.param .u64 output, .param .u64 format_parameter)
 {{
     .local .align 8 .b8 depot[32];
@@ -503,23 +497,7 @@ fn printing_kernel(format_address: &str) -> String {
     st.global.u32 [%rd4], %r2;
     setp.ne.u32 %p1, %r1, 99;
     @%p1 bra DONE;
-    {{
-    .reg .b64 %a<4>;
-    cvta.global.u64 %a1, message;
-    cvta.global.u64 %a2, file;
-    cvta.global.u64 %a3, function;
-    .param .b64 param0;
-    st.param.b64 [param0], %a1;
-    .param .b64 param1;
-    st.param.b64 [param1], %a2;
-    .param .b32 param2;
-    st.param.b32 [param2], 7;
-    .param .b64 param3;
-    st.param.b64 [param3], %a3;
-    .param .b64 param4;
-    st.param.b64 [param4], 1;
-    call.uni __assertfail, (param0, param1, param2, param3, param4);
-    }}
+    {assertion}
 DONE:
     ret;
 }}
