@@ -11,7 +11,9 @@ use std::path::Path;
 use std::process::Command;
 
 mod support;
-use support::{assertfail_call, opencl_device_available, ptxr, repository_file, string_global, ASSERTFAIL_DECLARATION};
+use support::{
+    assertfail_call, opencl_device_available, ptxr, repository_file, scratch, string_global, ASSERTFAIL_DECLARATION,
+};
 
 /// The result JSON without its timing line.
 fn without_timing(stdout: &[u8]) -> String {
@@ -25,7 +27,7 @@ fn without_timing(stdout: &[u8]) -> String {
 /// Runs `ptx` with `spec` on the CPU and on the OpenCL device; checks that both print the same
 /// buffers and returns the OpenCL result.
 fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     std::fs::write(directory.path().join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
     std::fs::write(directory.path().join("spec.json"), spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
     let run = |target: &str| {
@@ -355,7 +357,7 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
 /// instructions), valid for that version; an explicitly older version says what is needed.
 #[test]
 fn warp_collectives_choose_spirv_1_3_and_older_versions_say_so() {
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     let kernel =
         per_thread_kernel("    shfl.sync.bfly.b32 %r2, %r1, 1, 0x1f, 0xffffffff;", "st.global.u32 [%rd4], %r2;");
     std::fs::write(directory.path().join("warp.ptx"), kernel).unwrap_or_else(|error| panic!("{error}"));
@@ -592,7 +594,7 @@ fn trap_fails_the_launch_only_when_reached() {
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
     assert_eq!(output, (0..64).collect::<Vec<u64>>());
 
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
     let trapping = spec(&[5; 64], 64, 64);
     std::fs::write(directory.path().join("spec.json"), trapping.to_string()).unwrap_or_else(|error| panic!("{error}"));
@@ -671,7 +673,7 @@ FINE:
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
     assert_eq!(output, (0..64).collect::<Vec<u64>>());
 
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
     std::fs::write(directory.path().join("spec.json"), spec(&[9; 64], 64, 64).to_string())
         .unwrap_or_else(|error| panic!("{error}"));
@@ -745,7 +747,7 @@ fn printf_prints_through_opencl_before_the_json() {
         .collect();
     expected.sort();
 
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     std::fs::write(directory.path().join("kernel.ptx"), &ptx).unwrap_or_else(|error| panic!("{error}"));
     validate_spirv(directory.path(), &ptx);
     let launch = serde_json::json!({
@@ -780,7 +782,7 @@ fn writes_past_a_buffer_are_caught_by_its_guard_zone_on_opencl() {
     if !opencl_device_available() {
         return;
     }
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     let kernel = ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out)\n{\n\
                   \t.reg .u32 %r<2>;\n\t.reg .u64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\
                   \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
@@ -889,7 +891,7 @@ fn a_module_that_prints_and_can_trap_runs() {
         &format!("{declarations}.visible .entry"),
         1,
     );
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
     validate_spirv(directory.path(), &kernel);
     std::fs::write(directory.path().join("spec.json"), spec(&[1000; 64], 64, 64).to_string())

@@ -15,6 +15,11 @@ pub fn ptxr(arguments: &[&str], directory: &Path) -> Output {
         .unwrap_or_else(|error| panic!("cannot run ptxr: {error}"))
 }
 
+/// A temporary directory for one test's files, removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"))
+}
+
 /// A path relative to the repository root.
 pub fn repository_file(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
