@@ -101,6 +101,18 @@ pub fn run(command: &mut Command) -> Result<String, String> {
     }
 }
 
+/// The notes of an AMDGPU code object (`llvm-readelf --notes`), whose metadata lists each kernel;
+/// `None` where llvm-readelf is not installed and not required. `name` keeps each caller's
+/// temporary file apart.
+pub fn code_object_notes(code_object: &[u8], name: &str) -> Option<String> {
+    let readelf = crate::validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"])?;
+    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.hsaco", std::process::id()));
+    std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    Some(notes.unwrap_or_else(|error| panic!("{name}: {error}")))
+}
+
 /// The three validators.
 pub struct Validators {
     pub ptxas: PathBuf,

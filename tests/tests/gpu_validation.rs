@@ -16,7 +16,7 @@ use std::process::Command;
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
-use ptxr_tests::vendor_checks::{compile, run, spirv_environment, Compiled, Validators};
+use ptxr_tests::vendor_checks::{code_object_notes, compile, run, spirv_environment, Compiled, Validators};
 use ptxr_tests::{assertfail_call, repository_root, string_global, validator, ASSERTFAIL_DECLARATION};
 
 /// The PTX files to compile: the repository's, then the shared conformance kernels if present.
@@ -282,13 +282,8 @@ fn exit_inside_a_function_leaves_every_caller_on_amdgpu() {
     }
     assert!(ir.contains("store i32 1, ptr addrspace(5) %thread.stopped"), "{ir}");
 
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
-    let file = std::env::temp_dir().join(format!("ptxr-exit-in-a-function-{}.hsaco", std::process::id()));
-    std::fs::write(&file, compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2))
-        .unwrap_or_else(|error| panic!("{error}"));
-    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
-    let _ = std::fs::remove_file(&file);
-    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    let code_object = compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2);
+    let Some(notes) = code_object_notes(&code_object, "exit-in-a-function") else { return };
     assert!(notes.contains(".name:           test\n"), "{notes}");
 }
 
@@ -354,7 +349,6 @@ fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
     let first_call = kernel.find("call ").unwrap_or_else(|| panic!("{kernel}"));
     assert!(kernel[first_call..].starts_with("call void @ptxr.barrier.reset()"), "the reset comes first: {kernel}");
 
-    let readelf = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]);
     for (arch, wave) in [("gfx90a", "64"), ("gfx942", "64"), ("gfx1030", "32"), ("gfx1100", "32")] {
         let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
         let options = CompileOptions { target: description, emit: None, optimization: 2 };
@@ -372,12 +366,7 @@ fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
         } else {
             assert!(code_object.warnings.is_empty(), "{arch}: {:?}", code_object.warnings);
         }
-        if let Some(readelf) = &readelf {
-            let file = std::env::temp_dir().join(format!("ptxr-barriers-{arch}-{}.hsaco", std::process::id()));
-            std::fs::write(&file, &code_object.bytes).unwrap_or_else(|error| panic!("{error}"));
-            let notes = run(Command::new(readelf).arg("--notes").arg(&file));
-            let _ = std::fs::remove_file(&file);
-            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+        if let Some(notes) = code_object_notes(&code_object.bytes, &format!("barriers-{arch}")) {
             assert!(notes.contains(".name:           barriers\n"), "{arch}: {notes}");
             assert!(notes.contains(&format!(".wavefront_size: {wave}\n")), "{arch}: {notes}");
         }
@@ -439,12 +428,7 @@ fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
     assert!(ir.contains("i64 1000000"), "the millisecond bound: {ir}");
     assert!(ir.contains("udiv i64") && ir.contains(", 10"), "10 ns ticks: {ir}");
 
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
-    let file = std::env::temp_dir().join(format!("ptxr-sleep-{}.hsaco", std::process::id()));
-    std::fs::write(&file, compile_with(SLEEP, "amdgpu", None, 2)).unwrap_or_else(|error| panic!("{error}"));
-    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
-    let _ = std::fs::remove_file(&file);
-    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    let Some(notes) = code_object_notes(&compile_with(SLEEP, "amdgpu", None, 2), "sleep") else { return };
     assert!(notes.contains(".name:           sleeps\n"), "{notes}");
 }
 
@@ -517,14 +501,9 @@ fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
     let assembly = String::from_utf8(compile_with(&kernel, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
         .unwrap_or_else(|error| panic!("{error}"));
     assert!(assembly.contains("s_trap 2"), "the failed assertion traps: {assembly}");
-    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
-        for level in [0, 2] {
-            let file = std::env::temp_dir().join(format!("ptxr-printf-{level}-{}.hsaco", std::process::id()));
-            std::fs::write(&file, compile_with(&kernel, "amdgpu", None, level))
-                .unwrap_or_else(|error| panic!("{error}"));
-            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
-            let _ = std::fs::remove_file(&file);
-            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    for level in [0, 2] {
+        let code_object = compile_with(&kernel, "amdgpu", None, level);
+        if let Some(notes) = code_object_notes(&code_object, &format!("printf-{level}")) {
             assert!(notes.contains("value_kind:     hidden_printf_buffer"), "-O{level}: {notes}");
             let formats: Vec<&str> =
                 notes.lines().skip_while(|line| !line.starts_with("amdhsa.printf:")).skip(1).take(2).collect();
