@@ -83,6 +83,17 @@ pub fn validator(candidates: &[&str]) -> Option<PathBuf> {
     None
 }
 
+/// NVIDIA's assembler: the copy fetched into `.cache`, else `ptxas` on the PATH (see [`validator`]).
+pub fn ptxas() -> Option<PathBuf> {
+    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
+    validator(&[cached.to_string_lossy().as_ref(), "ptxas"])
+}
+
+/// LLVM 22's `llvm-readelf` (see [`validator`]).
+pub fn llvm_readelf() -> Option<PathBuf> {
+    validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"])
+}
+
 use ptxr_driver::launch::{launch, LaunchFiles};
 use std::sync::{Arc, Mutex};
 

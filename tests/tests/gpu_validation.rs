@@ -17,7 +17,7 @@ use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
 use ptxr_tests::vendor_checks::{code_object_notes, compile, run, spirv_environment, Compiled, Validators};
-use ptxr_tests::{assertfail_call, repository_root, string_global, validator, ASSERTFAIL_DECLARATION};
+use ptxr_tests::{assertfail_call, llvm_readelf, repository_root, string_global, validator, ASSERTFAIL_DECLARATION};
 
 /// The PTX files to compile: the repository's, then the shared conformance kernels if present.
 fn kernels() -> Vec<PathBuf> {
@@ -144,7 +144,7 @@ fn load_matrix_kernel(spelling: &str, matrices: usize) -> String {
 #[test]
 fn matrix_instructions_compile_and_validate_on_amdgpu_and_spirv() {
     let Some(spirv_val) = validator(&["spirv-val"]) else { return };
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let Some(readelf) = llvm_readelf() else { return };
     let multiplies = [
         ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", [4, 2, 4, 4]),
         ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", [4, 2, 2, 2]),
