@@ -8,6 +8,11 @@
 //! the instruction (never with ptxr's own earlier output).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use ptxr_driver::launch::{launch, LaunchFiles};
+use ptxr_runtime::device_library::PrintfOutput;
+use ptxr_runtime::LaunchSpec;
 
 pub mod opencl;
 pub mod vendor_checks;
@@ -93,12 +98,6 @@ pub fn ptxas() -> Option<PathBuf> {
 pub fn llvm_readelf() -> Option<PathBuf> {
     validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"])
 }
-
-use ptxr_driver::launch::{launch, LaunchFiles};
-use std::sync::{Arc, Mutex};
-
-use ptxr_runtime::device_library::PrintfOutput;
-use ptxr_runtime::LaunchSpec;
 
 /// One device buffer: its PTX element type (`u32`, `f32`, `b64`, ...) and its elements' bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
