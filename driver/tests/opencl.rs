@@ -24,12 +24,28 @@ fn without_timing(stdout: &[u8]) -> String {
         .join("\n")
 }
 
-/// Runs `ptx` with `spec` on the CPU and on the OpenCL device; checks that both print the same
-/// buffers and returns the OpenCL result.
-fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
+/// A scratch directory holding `ptx` as `kernel.ptx` and `spec` as `spec.json`.
+fn kernel_and_spec(ptx: &str, spec: &serde_json::Value) -> tempfile::TempDir {
     let directory = scratch();
     std::fs::write(directory.path().join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
     std::fs::write(directory.path().join("spec.json"), spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    directory
+}
+
+/// Runs `kernel.ptx` with `spec.json` of `directory` on `target`: the launch fails with exit
+/// code 1, no partial JSON on stdout, and `expected` in the message.
+fn assert_launch_fails(directory: &Path, target: &str, expected: &str) {
+    let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
+    assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
+    assert!(stderr.contains(expected), "{target}: {stderr}");
+}
+
+/// Runs `ptx` with `spec` on the CPU and on the OpenCL device; checks that both print the same
+/// buffers and returns the OpenCL result.
+fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
+    let directory = kernel_and_spec(ptx, spec);
     let run = |target: &str| {
         let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
         assert!(output.status.success(), "{target}: {}\n{ptx}", String::from_utf8_lossy(&output.stderr));
@@ -594,16 +610,9 @@ fn trap_fails_the_launch_only_when_reached() {
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
     assert_eq!(output, (0..64).collect::<Vec<u64>>());
 
-    let directory = scratch();
-    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
-    let trapping = spec(&[5; 64], 64, 64);
-    std::fs::write(directory.path().join("spec.json"), trapping.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&kernel, &spec(&[5; 64], 64, 64));
     for target in ["cpu", "spirv"] {
-        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
-        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
-        assert!(stderr.contains("the kernel executed `trap`"), "{target}: {stderr}");
+        assert_launch_fails(directory.path(), target, "the kernel executed `trap`");
     }
 }
 
@@ -673,18 +682,11 @@ FINE:
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
     assert_eq!(output, (0..64).collect::<Vec<u64>>());
 
-    let directory = scratch();
-    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("spec.json"), spec(&[9; 64], 64, 64).to_string())
-        .unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&kernel, &spec(&[9; 64], 64, 64));
     for (target, expected) in
         [("cpu", "Assertion `index != input` failed"), ("spirv", "failed an assertion (`__assertfail`")]
     {
-        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
-        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
-        assert!(stderr.contains(expected), "{target}: {stderr}");
+        assert_launch_fails(directory.path(), target, expected);
     }
 }
 
@@ -747,15 +749,13 @@ fn printf_prints_through_opencl_before_the_json() {
         .collect();
     expected.sort();
 
-    let directory = scratch();
-    std::fs::write(directory.path().join("kernel.ptx"), &ptx).unwrap_or_else(|error| panic!("{error}"));
-    validate_spirv(directory.path(), &ptx);
     let launch = serde_json::json!({
         "grid": [2], "block": [4],
         "buffers": { "output": { "type": "u32", "len": 8 } },
         "args": [{ "buffer": "output" }]
     });
-    std::fs::write(directory.path().join("spec.json"), launch.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&ptx, &launch);
+    validate_spirv(directory.path(), &ptx);
     for level in ["-O0", "-O2"] {
         let output =
             ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv", level], directory.path());
@@ -891,11 +891,8 @@ fn a_module_that_prints_and_can_trap_runs() {
         &format!("{declarations}.visible .entry"),
         1,
     );
-    let directory = scratch();
-    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&kernel, &spec(&[1000; 64], 64, 64));
     validate_spirv(directory.path(), &kernel);
-    std::fs::write(directory.path().join("spec.json"), spec(&[1000; 64], 64, 64).to_string())
-        .unwrap_or_else(|error| panic!("{error}"));
     let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv"], directory.path());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}\n{kernel}", String::from_utf8_lossy(&output.stderr));
