@@ -6,15 +6,11 @@
 use std::path::{Path, PathBuf};
 
 mod support;
-use support::ptxr;
+use support::{ptxr, repository_file, scratch};
 
 fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/binaries").join(name);
+    let path = repository_file("tests/fixtures/binaries").join(name);
     path.to_string_lossy().into_owned()
-}
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"))
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -4,11 +4,7 @@
 use std::path::Path;
 
 mod support;
-use support::{ptxr, repository_file};
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"))
-}
+use support::{ptxr, repository_file, scratch};
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n\n";
 

@@ -11,7 +11,9 @@ use std::path::Path;
 use std::process::Command;
 
 mod support;
-use support::{opencl_device_available, ptxr, repository_file};
+use support::{
+    assertfail_call, opencl_device_available, ptxr, repository_file, scratch, string_global, ASSERTFAIL_DECLARATION,
+};
 
 /// The result JSON without its timing line.
 fn without_timing(stdout: &[u8]) -> String {
@@ -22,12 +24,28 @@ fn without_timing(stdout: &[u8]) -> String {
         .join("\n")
 }
 
+/// A scratch directory holding `ptx` as `kernel.ptx` and `spec` as `spec.json`.
+fn kernel_and_spec(ptx: &str, spec: &serde_json::Value) -> tempfile::TempDir {
+    let directory = scratch();
+    std::fs::write(directory.path().join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.path().join("spec.json"), spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    directory
+}
+
+/// Runs `kernel.ptx` with `spec.json` of `directory` on `target`: the launch fails with exit
+/// code 1, no partial JSON on stdout, and `expected` in the message.
+fn assert_launch_fails(directory: &Path, target: &str, expected: &str) {
+    let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
+    assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
+    assert!(stderr.contains(expected), "{target}: {stderr}");
+}
+
 /// Runs `ptx` with `spec` on the CPU and on the OpenCL device; checks that both print the same
 /// buffers and returns the OpenCL result.
 fn same_on_both(ptx: &str, spec: &serde_json::Value) -> serde_json::Value {
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("spec.json"), spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(ptx, spec);
     let run = |target: &str| {
         let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
         assert!(output.status.success(), "{target}: {}\n{ptx}", String::from_utf8_lossy(&output.stderr));
@@ -355,7 +373,7 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
 /// instructions), valid for that version; an explicitly older version says what is needed.
 #[test]
 fn warp_collectives_choose_spirv_1_3_and_older_versions_say_so() {
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     let kernel =
         per_thread_kernel("    shfl.sync.bfly.b32 %r2, %r1, 1, 0x1f, 0xffffffff;", "st.global.u32 [%rd4], %r2;");
     std::fs::write(directory.path().join("warp.ptx"), kernel).unwrap_or_else(|error| panic!("{error}"));
@@ -592,16 +610,9 @@ fn trap_fails_the_launch_only_when_reached() {
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
     assert_eq!(output, (0..64).collect::<Vec<u64>>());
 
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
-    let trapping = spec(&[5; 64], 64, 64);
-    std::fs::write(directory.path().join("spec.json"), trapping.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&kernel, &spec(&[5; 64], 64, 64));
     for target in ["cpu", "spirv"] {
-        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
-        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
-        assert!(stderr.contains("the kernel executed `trap`"), "{target}: {stderr}");
+        assert_launch_fails(directory.path(), target, "the kernel executed `trap`");
     }
 }
 
@@ -647,65 +658,36 @@ fn a_failed_assertion_fails_the_launch() {
     if !opencl_device_available() {
         return;
     }
-    let strings: String = [("message", "index != input"), ("file", "kernel.cu"), ("function", "void test()")]
-        .iter()
-        .map(|(name, text)| {
-            let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-            format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
-        })
-        .collect();
-    let body = r#"
+    let strings = [
+        string_global("message", "index != input"),
+        string_global("file", "kernel.cu"),
+        string_global("function", "void test()"),
+    ]
+    .concat();
+    let body = format!(
+        "
     ld.global.u32 %r3, [%rd1];
     setp.ne.u32 %p1, %r13, %r3;
     @%p1 bra FINE;
-    {
-    .reg .b64 %a<4>;
-    cvta.global.u64 %a1, message;
-    cvta.global.u64 %a2, file;
-    cvta.global.u64 %a3, function;
-    .param .b64 param0;
-    st.param.b64 [param0], %a1;
-    .param .b64 param1;
-    st.param.b64 [param1], %a2;
-    .param .b32 param2;
-    st.param.b32 [param2], 7;
-    .param .b64 param3;
-    st.param.b64 [param3], %a3;
-    .param .b64 param4;
-    st.param.b64 [param4], 1;
-    call.uni __assertfail, (param0, param1, param2, param3, param4);
-    }
+    {}
 FINE:
-    mov.u32 %r2, %r13;"#;
-    let declaration = ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, \
-                       .param .b64 function, .param .b64 char_size);\n";
-    let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;").replacen(
+    mov.u32 %r2, %r13;",
+        assertfail_call(7)
+    );
+    let kernel = per_thread_kernel(&body, "st.global.u32 [%rd4], %r2;").replacen(
         ".visible .entry",
-        &format!("{declaration}{strings}.visible .entry"),
+        &format!("{ASSERTFAIL_DECLARATION}{strings}.visible .entry"),
         1,
     );
     let output = bits(&same_on_both(&kernel, &spec(&[1000; 64], 64, 64)), "output");
     assert_eq!(output, (0..64).collect::<Vec<u64>>());
 
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("spec.json"), spec(&[9; 64], 64, 64).to_string())
-        .unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&kernel, &spec(&[9; 64], 64, 64));
     for (target, expected) in
         [("cpu", "Assertion `index != input` failed"), ("spirv", "failed an assertion (`__assertfail`")]
     {
-        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], directory.path());
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{target}: {stderr}");
-        assert!(output.stdout.is_empty(), "{target}: no partial JSON on stdout");
-        assert!(stderr.contains(expected), "{target}: {stderr}");
+        assert_launch_fails(directory.path(), target, expected);
     }
-}
-
-/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
-fn string_global(name: &str, text: &str) -> String {
-    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
 }
 
 /// `vprintf` on OpenCL: each work-item prints two lines through OpenCL's printf, with every
@@ -767,15 +749,13 @@ fn printf_prints_through_opencl_before_the_json() {
         .collect();
     expected.sort();
 
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("kernel.ptx"), &ptx).unwrap_or_else(|error| panic!("{error}"));
-    validate_spirv(directory.path(), &ptx);
     let launch = serde_json::json!({
         "grid": [2], "block": [4],
         "buffers": { "output": { "type": "u32", "len": 8 } },
         "args": [{ "buffer": "output" }]
     });
-    std::fs::write(directory.path().join("spec.json"), launch.to_string()).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&ptx, &launch);
+    validate_spirv(directory.path(), &ptx);
     for level in ["-O0", "-O2"] {
         let output =
             ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv", level], directory.path());
@@ -802,7 +782,7 @@ fn writes_past_a_buffer_are_caught_by_its_guard_zone_on_opencl() {
     if !opencl_device_available() {
         return;
     }
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+    let directory = scratch();
     let kernel = ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out)\n{\n\
                   \t.reg .u32 %r<2>;\n\t.reg .u64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\
                   \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
@@ -911,11 +891,8 @@ fn a_module_that_prints_and_can_trap_runs() {
         &format!("{declarations}.visible .entry"),
         1,
     );
-    let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-    std::fs::write(directory.path().join("kernel.ptx"), &kernel).unwrap_or_else(|error| panic!("{error}"));
+    let directory = kernel_and_spec(&kernel, &spec(&[1000; 64], 64, 64));
     validate_spirv(directory.path(), &kernel);
-    std::fs::write(directory.path().join("spec.json"), spec(&[1000; 64], 64, 64).to_string())
-        .unwrap_or_else(|error| panic!("{error}"));
     let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", "spirv"], directory.path());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}\n{kernel}", String::from_utf8_lossy(&output.stderr));

@@ -12,15 +12,15 @@
 //! rounds each step itself (`double_math`: fma, division and square root, each correctly
 //! rounded) and Triton's softmax, whose `ex2.approx` is compared within a tolerance.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
 mod support;
-use support::{opencl_device_available, ptxr};
+use support::{opencl_device_available, ptxr, repository_file};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ptx").join(name)
+    repository_file("tests/fixtures/ptx").join(name)
 }
 
 /// What a buffer must hold after the grid.

@@ -11,7 +11,7 @@ use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::diagnostic::Code;
 
-use crate::{repository_root, validator};
+use crate::{llvm_readelf, repository_root, validator};
 
 /// The outcome of compiling one module for one target.
 pub enum Compiled {
@@ -101,6 +101,18 @@ pub fn run(command: &mut Command) -> Result<String, String> {
     }
 }
 
+/// The notes of an AMDGPU code object (`llvm-readelf --notes`), whose metadata lists each kernel;
+/// `None` where llvm-readelf is not installed and not required. `name` keeps each caller's
+/// temporary file apart.
+pub fn code_object_notes(code_object: &[u8], name: &str) -> Option<String> {
+    let readelf = llvm_readelf()?;
+    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.hsaco", std::process::id()));
+    std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
+    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let _ = std::fs::remove_file(&file);
+    Some(notes.unwrap_or_else(|error| panic!("{name}: {error}")))
+}
+
 /// The three validators.
 pub struct Validators {
     pub ptxas: PathBuf,
@@ -112,10 +124,9 @@ impl Validators {
     /// All three, or `None` (with a message) when one is missing and not required
     /// (`PTXR_REQUIRE_VALIDATORS=1` makes a missing one a failure).
     pub fn find() -> Option<Validators> {
-        let cached_ptxas = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-        let ptxas = validator(&[cached_ptxas.to_string_lossy().as_ref(), "ptxas"])?;
+        let ptxas = crate::ptxas()?;
         let spirv_val = validator(&["spirv-val"])?;
-        let readelf = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"])?;
+        let readelf = llvm_readelf()?;
         Some(Validators { ptxas, spirv_val, readelf })
     }
 

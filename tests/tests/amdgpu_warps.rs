@@ -9,7 +9,7 @@ use std::process::Command;
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_lowering::Emit;
-use ptxr_tests::validator;
+use ptxr_tests::llvm_readelf;
 
 /// One kernel with every kind of warp collective.
 const WARP_KERNEL: &str = r#".version 7.8
@@ -65,7 +65,7 @@ fn compile(arch: &str, emit: Option<Emit>, optimization: u8) -> Vec<u8> {
 
 #[test]
 fn warp_collectives_compile_for_wave64_and_wave32() {
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let Some(readelf) = llvm_readelf() else { return };
     let directory = std::env::temp_dir().join(format!("ptxr-amdgpu-warps-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     for (arch, wave) in [("gfx90a", 64), ("gfx942", 64), ("gfx1030", 32), ("gfx1100", 32)] {

@@ -27,7 +27,7 @@ use std::process::Command;
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::{Code, Severity};
-use ptxr_tests::{repository_root, validator};
+use ptxr_tests::{ptxas, repository_root};
 
 /// One instruction form: the name shown in the table, declarations at module scope (textures,
 /// `.shared` buffers, called functions), declarations inside the kernel (registers, `.local`
@@ -827,8 +827,7 @@ fn coverage_table_is_up_to_date() {
 /// ptxr's fault and not the row's. Skipped where `ptxas` is not installed.
 #[test]
 fn every_row_is_valid_ptx() {
-    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let Some(ptxas) = ptxas() else { return };
     let directory = std::env::temp_dir().join(format!("ptxr-coverage-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     let forms: Vec<(usize, &Form)> = all_forms().map(|(_, form)| form).enumerate().collect();

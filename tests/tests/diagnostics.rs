@@ -3,6 +3,8 @@
 //! the code and the message that a user sees. Lowering's warnings, which depend on the target,
 //! have fixtures of their own that name it.
 
+use std::path::PathBuf;
+
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_frontend::diagnostic::render_all;
@@ -38,14 +40,7 @@ fn every_warning_is_reported_and_the_module_checks() {
 /// module compiles there, and every diagnostic is a warning.
 #[test]
 fn every_lowering_warning_is_reported_and_the_module_compiles() {
-    let directory = repository_root().join("tests/fixtures/lowering_warnings");
-    let mut paths: Vec<_> = std::fs::read_dir(&directory)
-        .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
-        .collect();
-    paths.sort();
+    let (directory, paths) = ptx_fixtures("lowering_warnings");
     assert!(!paths.is_empty(), "expected the fixtures in {}", directory.display());
     for path in paths {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
@@ -60,9 +55,7 @@ fn every_lowering_warning_is_reported_and_the_module_compiles() {
         assert!(!artifact.warnings.is_empty(), "{stem}: no warnings");
         assert!(artifact.warnings.iter().all(|warning| !warning.is_error()), "{stem}: an error");
         let rendered = render_all(&artifact.warnings, &format!("{stem}.ptx"), &source, false);
-        insta::with_settings!({ description => source.clone(), omit_expression => true }, {
-            insta::assert_snapshot!(format!("lowering_warnings__{stem}"), rendered);
-        });
+        snapshot(format!("lowering_warnings__{stem}"), &source, rendered);
     }
 }
 
@@ -78,14 +71,7 @@ enum Outcome {
 /// Snapshots every `.ptx` file of `tests/fixtures/<folder>/`; the snapshots of the original
 /// `diagnostics` folder keep their bare names, the others are prefixed with their folder.
 fn snapshot_directory(folder: &str, minimum_count: usize, outcome: Outcome) {
-    let directory = repository_root().join("tests/fixtures").join(folder);
-    let mut paths: Vec<_> = std::fs::read_dir(&directory)
-        .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
-        .collect();
-    paths.sort();
+    let (directory, paths) = ptx_fixtures(folder);
     assert!(paths.len() >= minimum_count, "expected the diagnostic fixtures in {}", directory.display());
     for path in paths {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
@@ -102,8 +88,26 @@ fn snapshot_directory(folder: &str, minimum_count: usize, outcome: Outcome) {
         }
         let file_name = format!("{stem}.ptx");
         let rendered = render_all(&diagnostics, &file_name, &source, false);
-        insta::with_settings!({ description => source.clone(), omit_expression => true }, {
-            insta::assert_snapshot!(name, rendered);
-        });
+        snapshot(name, &source, rendered);
     }
+}
+
+/// The `.ptx` files of `tests/fixtures/<folder>/`, sorted, with the folder's path.
+fn ptx_fixtures(folder: &str) -> (PathBuf, Vec<PathBuf>) {
+    let directory = repository_root().join("tests/fixtures").join(folder);
+    let mut paths: Vec<_> = std::fs::read_dir(&directory)
+        .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
+        .collect();
+    paths.sort();
+    (directory, paths)
+}
+
+/// The snapshot `name` of `rendered`, with the fixture's source as its description.
+fn snapshot(name: String, source: &str, rendered: String) {
+    insta::with_settings!({ description => source, omit_expression => true }, {
+        insta::assert_snapshot!(name, rendered);
+    });
 }

@@ -4,21 +4,13 @@
 //! too. The kernels call these functions the way nvcc's output does: the format string in
 //! `.global`, the arguments packed into a `.local` buffer, each aligned to its size.
 
-use ptxr_tests::{run_printing, Buffer, Launch, Random};
+use ptxr_tests::{run_printing, string_global, Buffer, Launch, Random, ASSERTFAIL_DECLARATION};
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
 
 const VPRINTF: &str = ".extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments);\n";
 const MALLOC: &str = ".extern .func (.param .b64 pointer) malloc (.param .b64 size);\n\
                       .extern .func free (.param .b64 pointer);\n";
-const ASSERTFAIL: &str = ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param .b32 line, \
-                          .param .b64 function, .param .b64 char_size);\n";
-
-/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
-fn string_global(name: &str, text: &str) -> String {
-    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
-}
 
 /// The `.param` sequence of a `vprintf` call with `format` (a `.global` name) and the argument
 /// buffer at generic address `%buffer`; the status lands in `status`.
@@ -161,7 +153,7 @@ fn malloc_returns_null_when_nothing_fits() {
 #[test]
 fn a_failed_assertion_stops_the_launch_with_cudas_message() {
     let ptx = format!(
-        "{HEADER}{ASSERTFAIL}{VPRINTF}{}{}{}{}\
+        "{HEADER}{ASSERTFAIL_DECLARATION}{VPRINTF}{}{}{}{}\
          .visible .entry test(.param .u64 output)\n{{\n\
          .reg .b32 %r<3>;\n.reg .b64 %rd<8>;\n.reg .b64 %buffer, %local;\n.reg .pred %p1;\n\
          .local .align 4 .b8 depot[4];\nmov.u64 %local, depot;\ncvta.local.u64 %buffer, %local;\n\

@@ -434,7 +434,7 @@ fn isspacep_global_holds_for_launch_buffers_module_globals_and_the_heap_only() {
     let declarations = ".const .align 4 .u32 constants[2] = {100, 200};\n\
         .global .align 4 .u32 counters[4];\n\
         .extern .func (.param .b64 func_retval0) malloc(.param .b64 size);";
-    let body = r#"
+    let addresses = r#"
     .shared .align 4 .b32 tile[64];
     .local .align 4 .b32 scratch[2];
     .reg .pred %q<10>;
@@ -466,29 +466,14 @@ fn isspacep_global_holds_for_launch_buffers_module_globals_and_the_heap_only() {
     mov.u64 %rd12, 0;
     isspacep.global %q8, %rd12;
     isspacep.shared %q9, %rd7;
-    mov.u32 %r5, 0;
-    selp.u32 %r6, 1, 0, %q1;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 2, 0, %q2;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 4, 0, %q3;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 8, 0, %q4;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 16, 0, %q5;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 32, 0, %q6;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 64, 0, %q7;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 128, 0, %q8;
-    or.b32 %r5, %r5, %r6;
-    selp.u32 %r6, 256, 0, %q9;
-    or.b32 %r5, %r5, %r6;
-    st.global.u32 [%rd5], %r5;
 "#;
+    // Bit `n - 1` of the result is `%qn`.
+    let bits: String = (1..=9)
+        .map(|bit| format!("    selp.u32 %r6, {}, 0, %q{bit};\n    or.b32 %r5, %r5, %r6;\n", 1 << (bit - 1)))
+        .collect();
+    let body = format!("{addresses}    mov.u32 %r5, 0;\n{bits}    st.global.u32 [%rd5], %r5;\n");
     let threads = 8;
-    let output = run_words(&kernel(declarations, body), &inputs(13, threads), threads);
+    let output = run_words(&kernel(declarations, &body), &inputs(13, threads), threads);
     for thread in 0..threads {
         // Global: the input word, the output's last word, `counters[3]`, the heap block.
         assert_eq!(output[thread * WORDS], 0b0000_1111, "thread {thread}");

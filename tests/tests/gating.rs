@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use ptxr_frontend::Code;
-use ptxr_tests::{repository_root, validator};
+use ptxr_tests::ptxas;
 
 /// One instruction form at its gate: the ISA version and `sm_` target that introduced it, and an
 /// older version and target just below.
@@ -490,8 +490,7 @@ fn ptxas_verdict(ptxas: &std::path::Path, source: &str, sm: u32, file: &std::pat
 
 #[test]
 fn gating_agrees_with_ptxas() {
-    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let Some(ptxas) = ptxas() else { return };
     let directory = std::env::temp_dir().join(format!("ptxr-gating-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     let file = directory.join("probe.ptx");
@@ -567,8 +566,7 @@ const TARGETS: &[(&str, &str, &str)] = &[
 /// '.address_size directive' requires PTX ISA .version 2.3 or later".
 #[test]
 fn address_size_needs_isa_2_3_as_in_ptxas() {
-    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let Some(ptxas) = ptxas() else { return };
     let directory = std::env::temp_dir().join(format!("ptxr-address-size-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     let file = directory.join("module.ptx");
@@ -592,8 +590,7 @@ fn address_size_needs_isa_2_3_as_in_ptxas() {
 
 #[test]
 fn target_versions_agree_with_ptxas() {
-    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let Some(ptxas) = ptxas() else { return };
     let directory = std::env::temp_dir().join(format!("ptxr-target-gating-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     let file = directory.join("target.ptx");

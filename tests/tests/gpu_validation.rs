@@ -16,8 +16,8 @@ use std::process::Command;
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
-use ptxr_tests::vendor_checks::{compile, run, spirv_environment, Compiled, Validators};
-use ptxr_tests::{repository_root, validator};
+use ptxr_tests::vendor_checks::{code_object_notes, compile, run, spirv_environment, Compiled, Validators};
+use ptxr_tests::{assertfail_call, llvm_readelf, repository_root, string_global, validator, ASSERTFAIL_DECLARATION};
 
 /// The PTX files to compile: the repository's, then the shared conformance kernels if present.
 fn kernels() -> Vec<PathBuf> {
@@ -144,7 +144,7 @@ fn load_matrix_kernel(spelling: &str, matrices: usize) -> String {
 #[test]
 fn matrix_instructions_compile_and_validate_on_amdgpu_and_spirv() {
     let Some(spirv_val) = validator(&["spirv-val"]) else { return };
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
+    let Some(readelf) = llvm_readelf() else { return };
     let multiplies = [
         ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", [4, 2, 4, 4]),
         ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", [4, 2, 2, 2]),
@@ -282,13 +282,8 @@ fn exit_inside_a_function_leaves_every_caller_on_amdgpu() {
     }
     assert!(ir.contains("store i32 1, ptr addrspace(5) %thread.stopped"), "{ir}");
 
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
-    let file = std::env::temp_dir().join(format!("ptxr-exit-in-a-function-{}.hsaco", std::process::id()));
-    std::fs::write(&file, compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2))
-        .unwrap_or_else(|error| panic!("{error}"));
-    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
-    let _ = std::fs::remove_file(&file);
-    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    let code_object = compile_with(EXIT_IN_A_FUNCTION, "amdgpu", None, 2);
+    let Some(notes) = code_object_notes(&code_object, "exit-in-a-function") else { return };
     assert!(notes.contains(".name:           test\n"), "{notes}");
 }
 
@@ -354,7 +349,6 @@ fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
     let first_call = kernel.find("call ").unwrap_or_else(|| panic!("{kernel}"));
     assert!(kernel[first_call..].starts_with("call void @ptxr.barrier.reset()"), "the reset comes first: {kernel}");
 
-    let readelf = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]);
     for (arch, wave) in [("gfx90a", "64"), ("gfx942", "64"), ("gfx1030", "32"), ("gfx1100", "32")] {
         let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
         let options = CompileOptions { target: description, emit: None, optimization: 2 };
@@ -372,12 +366,7 @@ fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
         } else {
             assert!(code_object.warnings.is_empty(), "{arch}: {:?}", code_object.warnings);
         }
-        if let Some(readelf) = &readelf {
-            let file = std::env::temp_dir().join(format!("ptxr-barriers-{arch}-{}.hsaco", std::process::id()));
-            std::fs::write(&file, &code_object.bytes).unwrap_or_else(|error| panic!("{error}"));
-            let notes = run(Command::new(readelf).arg("--notes").arg(&file));
-            let _ = std::fs::remove_file(&file);
-            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+        if let Some(notes) = code_object_notes(&code_object.bytes, &format!("barriers-{arch}")) {
             assert!(notes.contains(".name:           barriers\n"), "{arch}: {notes}");
             assert!(notes.contains(&format!(".wavefront_size: {wave}\n")), "{arch}: {notes}");
         }
@@ -439,27 +428,16 @@ fn nanosleep_waits_on_the_real_time_counter_on_amdgpu() {
     assert!(ir.contains("i64 1000000"), "the millisecond bound: {ir}");
     assert!(ir.contains("udiv i64") && ir.contains(", 10"), "10 ns ticks: {ir}");
 
-    let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) else { return };
-    let file = std::env::temp_dir().join(format!("ptxr-sleep-{}.hsaco", std::process::id()));
-    std::fs::write(&file, compile_with(SLEEP, "amdgpu", None, 2)).unwrap_or_else(|error| panic!("{error}"));
-    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
-    let _ = std::fs::remove_file(&file);
-    let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    let Some(notes) = code_object_notes(&compile_with(SLEEP, "amdgpu", None, 2), "sleep") else { return };
     assert!(notes.contains(".name:           sleeps\n"), "{notes}");
-}
-
-/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
-fn string_global(name: &str, text: &str) -> String {
-    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
 }
 
 /// A kernel that prints `i=%d x=%f w=%s:%llx\n` from CUDA's packed buffer (an `int`, a
 /// `double`, the address of `word`, a 64-bit integer) and, in thread 99, fails an assertion.
 fn printing_kernel(format_address: &str) -> String {
-    let declarations = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
-                        vprintf_param_1);\n.extern .func __assertfail (.param .b64 message, .param .b64 file, .param \
-                        .b32 line, .param .b64 function, .param .b64 char_size);\n";
+    let vprintf = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 \
+                   vprintf_param_1);\n";
+    let assertion = assertfail_call(7);
     let strings = [
         string_global("format", "i=%d x=%f w=%s:%llx\n"),
         string_global("word", "word"),
@@ -469,7 +447,7 @@ fn printing_kernel(format_address: &str) -> String {
     ]
     .concat();
     format!(
-        ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}{strings}
+        ".version 7.8\n.target sm_80\n.address_size 64\n{vprintf}{ASSERTFAIL_DECLARATION}{strings}
 .visible .entry test(.param .u64 output, .param .u64 format_parameter)
 {{
     .local .align 8 .b8 depot[32];
@@ -503,23 +481,7 @@ fn printing_kernel(format_address: &str) -> String {
     st.global.u32 [%rd4], %r2;
     setp.ne.u32 %p1, %r1, 99;
     @%p1 bra DONE;
-    {{
-    .reg .b64 %a<4>;
-    cvta.global.u64 %a1, message;
-    cvta.global.u64 %a2, file;
-    cvta.global.u64 %a3, function;
-    .param .b64 param0;
-    st.param.b64 [param0], %a1;
-    .param .b64 param1;
-    st.param.b64 [param1], %a2;
-    .param .b32 param2;
-    st.param.b32 [param2], 7;
-    .param .b64 param3;
-    st.param.b64 [param3], %a3;
-    .param .b64 param4;
-    st.param.b64 [param4], 1;
-    call.uni __assertfail, (param0, param1, param2, param3, param4);
-    }}
+    {assertion}
 DONE:
     ret;
 }}
@@ -539,14 +501,9 @@ fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
     let assembly = String::from_utf8(compile_with(&kernel, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
         .unwrap_or_else(|error| panic!("{error}"));
     assert!(assembly.contains("s_trap 2"), "the failed assertion traps: {assembly}");
-    if let Some(readelf) = validator(&["/usr/lib/llvm-22/bin/llvm-readelf", "llvm-readelf-22"]) {
-        for level in [0, 2] {
-            let file = std::env::temp_dir().join(format!("ptxr-printf-{level}-{}.hsaco", std::process::id()));
-            std::fs::write(&file, compile_with(&kernel, "amdgpu", None, level))
-                .unwrap_or_else(|error| panic!("{error}"));
-            let notes = run(Command::new(&readelf).arg("--notes").arg(&file));
-            let _ = std::fs::remove_file(&file);
-            let notes = notes.unwrap_or_else(|error| panic!("{error}"));
+    for level in [0, 2] {
+        let code_object = compile_with(&kernel, "amdgpu", None, level);
+        if let Some(notes) = code_object_notes(&code_object, &format!("printf-{level}")) {
             assert!(notes.contains("value_kind:     hidden_printf_buffer"), "-O{level}: {notes}");
             let formats: Vec<&str> =
                 notes.lines().skip_while(|line| !line.starts_with("amdhsa.printf:")).skip(1).take(2).collect();

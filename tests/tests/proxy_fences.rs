@@ -8,7 +8,7 @@ use std::process::Command;
 
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
-use ptxr_tests::{repository_root, run_ok, validator, Buffer, Launch};
+use ptxr_tests::{ptxas, run_ok, Buffer, Launch};
 
 /// Stores through shared memory across every bidirectional proxy fence.
 const FENCES: &str = r#"
@@ -62,8 +62,7 @@ fn proxy_fences_compile_for_every_gpu() {
         assert!(text.contains(fence), "{fence} in\n{text}");
     }
     assert!(text.contains(".version 8.0"), "{text}");
-    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let Some(ptxas) = ptxas() else { return };
     let directory = std::env::temp_dir().join(format!("ptxr-proxy-fences-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     let file = directory.join("fences.ptx");

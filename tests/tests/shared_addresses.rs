@@ -7,7 +7,7 @@ use std::process::Command;
 
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
-use ptxr_tests::{repository_root, run_ok, validator, Buffer, Launch};
+use ptxr_tests::{ptxas, run_ok, Buffer, Launch};
 
 /// Reverses 32 words through a shared tile addressed by 32-bit registers, and counts the
 /// threads with an atomic on a second shared variable's 32-bit address.
@@ -72,8 +72,7 @@ fn a_shared_address_in_a_32_bit_register_compiles_for_every_gpu() {
 
 #[test]
 fn a_shared_address_in_a_32_bit_register_assembles_with_ptxas() {
-    let cached = repository_root().join(".cache/ptxas-cu12/nvidia/cuda_nvcc/bin/ptxas");
-    let Some(ptxas) = validator(&[cached.to_string_lossy().as_ref(), "ptxas"]) else { return };
+    let Some(ptxas) = ptxas() else { return };
     let target = describe("nvptx", None, false).unwrap_or_else(|error| panic!("{error}"));
     let options = CompileOptions { target, emit: None, optimization: 0 };
     let artifact = compile_source(REVERSE_THROUGH_SHARED, "reverse", &options)
