@@ -10,8 +10,8 @@ use llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleD
 use llvm_sys::LLVMOpcode;
 use ptxr_runtime::abi::{work_item_state, WaitPoint};
 
-use super::{Completion, WaitKind};
-use crate::resumable::{blocks, instructions};
+use super::Completion;
+use crate::resumable::{blocks, instructions, WaitKind};
 
 /// Offsets of the step function's parameters.
 pub(super) mod step_parameter {
