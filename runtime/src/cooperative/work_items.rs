@@ -14,11 +14,10 @@
 //! `mma`, `ldmatrix`) goes through the same [`Block`] completion rules as the coroutine
 //! schemes; nothing completing is the same deadlock error.
 
-use std::alloc::{self, Layout};
 use std::cell::RefCell;
 use std::ptr;
 
-use super::block::{Block, Wait, BARRIERS, WARP_SIZE};
+use super::block::{Block, ReusedAllocation, Wait, BARRIERS, WARP_SIZE};
 use super::scheduler::fail;
 use super::warp::{pack, shuffle_source};
 use crate::abi::work_item_state as field;
@@ -30,50 +29,16 @@ const STATE_ALIGNMENT: usize = 64;
 /// One worker's memory for the blocks it runs: the state arrays (reserved for the largest block
 /// so far and reused) and the scheduler's per-thread vectors.
 struct WorkerState {
-    base: *mut u8,
-    layout: Option<Layout>,
+    state: ReusedAllocation,
     current: Vec<u32>,
     selected: Vec<u8>,
     ready: Vec<bool>,
 }
 
-impl WorkerState {
-    /// At least `bytes` of state, 64-byte aligned; null when the allocation fails.
-    fn reserve(&mut self, bytes: usize) -> *mut u8 {
-        let bytes = bytes.max(STATE_ALIGNMENT);
-        if self.layout.is_some_and(|layout| layout.size() >= bytes) {
-            return self.base;
-        }
-        self.release();
-        let Ok(layout) = Layout::from_size_align(bytes, STATE_ALIGNMENT) else { return ptr::null_mut() };
-        // SAFETY: the layout has a non-zero size.
-        self.base = unsafe { alloc::alloc(layout) };
-        if !self.base.is_null() {
-            self.layout = Some(layout);
-        }
-        self.base
-    }
-
-    fn release(&mut self) {
-        if let Some(layout) = self.layout.take() {
-            // SAFETY: allocated in `reserve` with this layout.
-            unsafe { alloc::dealloc(self.base, layout) };
-            self.base = ptr::null_mut();
-        }
-    }
-}
-
-impl Drop for WorkerState {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
 thread_local! {
     static WORKER: RefCell<WorkerState> = const {
         RefCell::new(WorkerState {
-            base: ptr::null_mut(),
-            layout: None,
+            state: ReusedAllocation::new(),
             current: Vec::new(),
             selected: Vec::new(),
             ready: Vec::new(),
@@ -188,7 +153,8 @@ pub unsafe extern "C" fn ptxr_run_work_item_block(
         .and_then(|bytes| bytes.checked_add(usize::try_from(bytes_per_block).ok()?));
     let taken = WORKER.with(|worker| {
         let mut worker = worker.borrow_mut();
-        let state = bytes.map_or(ptr::null_mut(), |bytes| worker.reserve(bytes));
+        let state =
+            bytes.map_or(ptr::null_mut(), |bytes| worker.state.reserve(bytes.max(STATE_ALIGNMENT), STATE_ALIGNMENT));
         let vectors = (
             std::mem::take(&mut worker.current),
             std::mem::take(&mut worker.selected),
