@@ -165,13 +165,7 @@ impl Block {
             if !released[barrier] {
                 continue;
             }
-            let true_count = true_counts[barrier];
-            lane.result = match operation {
-                barrier_operation::REDUCE_POPULATION_COUNT => true_count,
-                barrier_operation::REDUCE_AND => u64::from(true_count == u64::from(waiting[barrier])),
-                barrier_operation::REDUCE_OR => u64::from(true_count > 0),
-                _ => 0,
-            };
+            lane.result = barrier_result(operation, true_counts[barrier], u64::from(waiting[barrier]));
             lane.wait = Wait::Running;
         }
         true
@@ -186,6 +180,17 @@ impl Block {
              that can never complete ({exited} have exited)",
             self.lanes.len()
         )
+    }
+}
+
+/// What barrier `operation` gives each of the `waiting` threads it releases, `true_count` of
+/// which gave a true predicate: the reduction of `bar.red`, 0 for `bar.sync`.
+pub(super) fn barrier_result(operation: u32, true_count: u64, waiting: u64) -> u64 {
+    match operation {
+        barrier_operation::REDUCE_POPULATION_COUNT => true_count,
+        barrier_operation::REDUCE_AND => u64::from(true_count == waiting),
+        barrier_operation::REDUCE_OR => u64::from(true_count > 0),
+        _ => 0,
     }
 }
 

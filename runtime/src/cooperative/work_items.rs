@@ -17,9 +17,9 @@
 use std::cell::RefCell;
 use std::ptr;
 
-use super::block::{Block, ReusedAllocation, Wait, BARRIERS, WARP_SIZE};
+use super::block::{barrier_result, Block, ReusedAllocation, Wait, BARRIERS, WARP_SIZE};
 use super::scheduler::fail;
-use super::warp::{pack, shuffle_source};
+use super::warp::{pack, shuffle_source, vote};
 use crate::abi::work_item_state as field;
 use crate::abi::{barrier_operation, warp_collective, BlockContext, RegionFunction, WaitPoint};
 
@@ -290,12 +290,7 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
             return false;
         }
         let true_count = a.iter().filter(|&&predicate| predicate != 0).count() as u64;
-        let result = match operation {
-            barrier_operation::REDUCE_POPULATION_COUNT => true_count,
-            barrier_operation::REDUCE_AND => u64::from(true_count == a.len() as u64),
-            _ => u64::from(true_count > 0),
-        };
-        results.fill(result);
+        results.fill(barrier_result(operation, true_count, a.len() as u64));
         return true;
     }
     if a_constant && kind != warp_collective::ACTIVE_MASK && kind != warp_collective::SYNC {
@@ -337,13 +332,7 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
                 let start = warp * WARP_SIZE;
                 let ballot =
                     (0..WARP_SIZE).fold(0u32, |ballot, lane| ballot | (u32::from(a[start + lane] != 0) << lane));
-                let result = match kind {
-                    warp_collective::VOTE_ALL => u32::from(ballot == u32::MAX),
-                    warp_collective::VOTE_ANY => u32::from(ballot != 0),
-                    warp_collective::VOTE_UNIFORM => u32::from(ballot == 0 || ballot == u32::MAX),
-                    _ => ballot,
-                };
-                results[start..start + WARP_SIZE].fill(pack(result, false));
+                results[start..start + WARP_SIZE].fill(pack(vote(kind, ballot, u32::MAX), false));
             }
         }
         warp_collective::ACTIVE_MASK => results.fill(pack(u32::MAX, false)),
