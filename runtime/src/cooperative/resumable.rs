@@ -103,9 +103,9 @@ pub unsafe extern "C" fn ptxr_run_resumable_block(
     resume: ResumeFunction,
 ) {
     // SAFETY: the caller passes the live context of this block.
-    let [size_x, size_y, _] = unsafe { (*context).ntid }.map(|size| size as usize);
-    // SAFETY: as above.
-    let count = unsafe { (*context).ntid }.iter().map(|&size| size as usize).product::<usize>();
+    let ntid = unsafe { (*context).ntid }.map(|size| size as usize);
+    let [size_x, size_y, _] = ntid;
+    let count = ntid.iter().product::<usize>();
     FRAMES.with(|frames| frames.borrow_mut().begin_block(count));
     let mut block = Block::new(count);
     let block_pointer: *mut Block = &mut block;
