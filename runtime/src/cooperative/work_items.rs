@@ -94,6 +94,21 @@ impl Exchange {
         unsafe { *self.wait_points.add(point as usize) }
     }
 
+    /// The `u32` field at `offset` of thread `thread`, or `constant` when the wait point's
+    /// `constants` flag it (`flag`) as the same for every thread.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Exchange::words`].
+    unsafe fn word(&self, constants: &WaitPoint, flag: u32, constant: u32, offset: u64, thread: usize) -> u32 {
+        if constants.constant & flag != 0 {
+            constant
+        } else {
+            // SAFETY: per the contract.
+            unsafe { self.words(offset)[thread] }
+        }
+    }
+
     /// What thread `thread`, at wait point `point`, waits for.
     ///
     /// # Safety
@@ -103,13 +118,7 @@ impl Exchange {
         // SAFETY: per the contract.
         unsafe {
             let constants = self.point(point);
-            let word = |flag: u32, constant: u32, offset: u64| {
-                if constants.constant & flag != 0 {
-                    constant
-                } else {
-                    self.words(offset)[thread]
-                }
-            };
+            let word = |flag: u32, constant: u32, offset: u64| self.word(&constants, flag, constant, offset, thread);
             let kind = word(field::CONSTANT_KIND, constants.kind, field::KIND);
             let mask = word(field::CONSTANT_MASK, constants.mask, field::MASK);
             let a =
@@ -305,13 +314,9 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
         | warp_collective::SHUFFLE_DOWN
         | warp_collective::SHUFFLE_BUTTERFLY
         | warp_collective::SHUFFLE_INDEX => {
-            let operand = |flag: u32, constant: u32, offset: u64, thread: usize| {
-                if constants.constant & flag != 0 {
-                    constant
-                } else {
-                    // SAFETY: per the contract.
-                    unsafe { exchange.words(offset)[thread] }
-                }
+            // SAFETY: per the contract.
+            let operand = |flag: u32, constant: u32, offset: u64, thread: usize| unsafe {
+                exchange.word(&constants, flag, constant, offset, thread)
             };
             for warp in 0..exchange.threads / WARP_SIZE {
                 let start = warp * WARP_SIZE;
