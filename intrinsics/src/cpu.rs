@@ -52,7 +52,7 @@ fn waits_scheme() -> WaitsScheme {
     }
 }
 
-fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
+pub(crate) fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("an LLVM builder operation ({error})") }
 }
 

@@ -48,8 +48,10 @@ pub enum ThreadForm {
 /// The name of the module's helper that resumes a thread's frame.
 pub const RESUME_HELPER: &str = "ptxr.resume_thread";
 
-#[derive(Clone, Copy)]
-enum Suspension {
+/// A call at which a thread waits for others: a suspension here, a wait point of the
+/// work-item loops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WaitKind {
     Barrier,
     WarpCollective,
 }
@@ -73,29 +75,39 @@ pub(crate) unsafe fn callee_name(call: LLVMValueRef) -> Option<String> {
     }
 }
 
+/// The wait that `call` is by its callee (`ptxr_barrier` or `ptxr_warp_collective`), whatever
+/// its operands.
+///
+/// # Safety
+///
+/// `call` is a call instruction.
+pub(crate) unsafe fn wait_call(call: LLVMValueRef) -> Option<WaitKind> {
+    // SAFETY: per the contract.
+    match unsafe { callee_name(call) }?.as_str() {
+        runtime_function::WARP_COLLECTIVE => Some(WaitKind::WarpCollective),
+        runtime_function::BARRIER => Some(WaitKind::Barrier),
+        _ => None,
+    }
+}
+
 /// The suspension that `instruction` is, if it is one.
 ///
 /// # Safety
 ///
 /// `instruction` is an instruction.
-unsafe fn suspension(instruction: LLVMValueRef) -> Option<Suspension> {
+unsafe fn suspension(instruction: LLVMValueRef) -> Option<WaitKind> {
     // SAFETY: per the contract.
     unsafe {
         if LLVMGetInstructionOpcode(instruction) != LLVMOpcode::LLVMCall {
             return None;
         }
-        let name = callee_name(instruction)?;
-        if name == runtime_function::WARP_COLLECTIVE {
-            return Some(Suspension::WarpCollective);
-        }
-        if name != runtime_function::BARRIER {
-            return None;
-        }
+        let kind = wait_call(instruction)?;
         // `bar.arrive` counts and goes on: it stays a plain call.
         let operation = LLVMGetOperand(instruction, 0);
-        let arrives = !LLVMIsAConstantInt(operation).is_null()
+        let arrives = kind == WaitKind::Barrier
+            && !LLVMIsAConstantInt(operation).is_null()
             && LLVMConstIntGetZExtValue(operation) == u64::from(barrier_operation::ARRIVE);
-        (!arrives).then_some(Suspension::Barrier)
+        (!arrives).then_some(kind)
     }
 }
 
@@ -242,7 +254,7 @@ unsafe fn rewrite(
     context: LLVMContextRef,
     module: LLVMModuleRef,
     function: LLVMValueRef,
-    suspensions: &[(LLVMValueRef, Suspension)],
+    suspensions: &[(LLVMValueRef, WaitKind)],
 ) -> Result<(), Unsupported> {
     // SAFETY: per the contract; see the comments on each step.
     unsafe {
@@ -330,8 +342,8 @@ unsafe fn rewrite(
             let mut arguments: Vec<LLVMValueRef> =
                 (0..LLVMGetNumArgOperands(call)).map(|index| LLVMGetOperand(call, index)).collect();
             let (name, record_type) = match kind {
-                Suspension::Barrier => (runtime_function::RESUMABLE_BARRIER, barrier_type),
-                Suspension::WarpCollective => (runtime_function::RESUMABLE_WARP_COLLECTIVE, collective_type),
+                WaitKind::Barrier => (runtime_function::RESUMABLE_BARRIER, barrier_type),
+                WaitKind::WarpCollective => (runtime_function::RESUMABLE_WARP_COLLECTIVE, collective_type),
             };
             call_runtime(module, builder, name, record_type, &mut arguments);
             let state = call_intrinsic(

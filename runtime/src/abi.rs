@@ -129,8 +129,7 @@ pub mod runtime_function {
     pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
     /// `void (const uint8_t *const *params, const BlockContext *context, RegionFunction
     /// regions, u64 bytes_per_thread, u64 bytes_per_block, const WaitPoint *wait_points)`: runs
-    /// every thread of the
-    /// block as compiled loops over the threads between waits (see
+    /// every thread of the block as compiled loops over the threads between waits (see
     /// [`crate::cooperative::work_items`] and [`super::work_item_state`]); `wait_points[k]`
     /// describes wait point k (entry 0 is unused).
     pub const RUN_WORK_ITEM_BLOCK: &str = "ptxr_run_work_item_block";

@@ -269,6 +269,11 @@ impl Random {
         (self.next_u64() >> 32) as u32
     }
 
+    /// `count` values of `next_u32`.
+    pub fn u32s(&mut self, count: usize) -> Vec<u32> {
+        (0..count).map(|_| self.next_u32()).collect()
+    }
+
     /// Random values mixed with the edge values every family must get right.
     pub fn u32_with_edges(&mut self, count: usize) -> Vec<u32> {
         let edges = [0, 1, 2, 31, 32, 33, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff];
@@ -286,4 +291,28 @@ impl Random {
         values.truncate(count.max(edges.len()));
         values
     }
+}
+
+/// The LLVM IR module of `ptx` compiled for x86-64 at `optimization` (what the CPU runtime
+/// runs); panics when the compilation fails.
+pub fn cpu_llvm_ir(ptx: &str, optimization: u8) -> String {
+    let description = ptxr_driver::target::describe("x86_64-unknown-linux-gnu", None, false)
+        .unwrap_or_else(|error| panic!("{error}"));
+    let options =
+        ptxr_driver::CompileOptions { target: description, emit: Some(ptxr_lowering::Emit::LlvmIr), optimization };
+    let artifact = ptxr_driver::compile_source(ptx, "cpu", &options).unwrap_or_else(|failure| panic!("{failure:?}"));
+    String::from_utf8(artifact.bytes).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// The text of the LLVM function `name` in the module `ir`, from its name to its closing brace.
+pub fn llvm_function<'a>(ir: &'a str, name: &str) -> &'a str {
+    let start = ir.find(&format!("@{name}(")).unwrap_or_else(|| panic!("no @{name} in\n{ir}"));
+    let end = ir[start..].find("\n}\n").map_or(ir.len(), |end| start + end);
+    &ir[start..end]
+}
+
+/// Whether this run forces LLVM coroutines on CPU kernels that wait in their body
+/// (`PTXR_CPU_WAITS=coroutines`) instead of the default work-item loops.
+pub fn cpu_waits_forced_to_coroutines() -> bool {
+    std::env::var("PTXR_CPU_WAITS").is_ok_and(|value| value == "coroutines")
 }

@@ -67,7 +67,7 @@ SKIP:
 DONE:
 "#;
     let mut random = Random::new(7);
-    let input: Vec<u32> = (0..256 * 6).map(|_| random.next_u32()).collect();
+    let input = random.u32s(256 * 6);
     let output = run_per_thread(body, 256, 6, &input);
     for block in 0..6 {
         let expected = input[block * 256..(block + 1) * 256].iter().fold(0u32, |sum, &value| sum.wrapping_add(value));
@@ -242,7 +242,7 @@ fn histogram_with_global_atomics_across_blocks() {
     atom.global.add.u32 %r3, [%rd7], 1;
 "#;
     let mut random = Random::new(5);
-    let input: Vec<u32> = (0..1024).map(|_| random.next_u32()).collect();
+    let input = random.u32s(1024);
     let launch = Launch { grid: [8, 1, 1], block: [128, 1, 1], ..Launch::default() };
     let result = run_ok(&kernel(body), &launch, &[Buffer::u32s(&input), Buffer::zeroed("u32", 1024)]);
     let mut expected = vec![0u64; 1024];

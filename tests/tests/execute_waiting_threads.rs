@@ -3,31 +3,9 @@
 //! waits. Expected values come from models written here (sums and shuffles as ISA 7.8
 //! sections 9.7.8.6 and 9.7.12 define them), never from ptxr's output.
 
-use ptxr_driver::target::describe;
-use ptxr_driver::{compile_source, CompileOptions};
-use ptxr_lowering::Emit;
-use ptxr_tests::{run_ok, Buffer, Launch, Random};
+use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, llvm_function, run_ok, Buffer, Launch, Random};
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
-
-fn cpu_ir(ptx: &str) -> String {
-    let description = describe("x86_64-unknown-linux-gnu", None, false).unwrap_or_else(|error| panic!("{error}"));
-    let options = CompileOptions { target: description, emit: Some(Emit::LlvmIr), optimization: 0 };
-    let artifact = compile_source(ptx, "waiting", &options).unwrap_or_else(|failure| panic!("{failure:?}"));
-    String::from_utf8(artifact.bytes).unwrap_or_else(|error| panic!("{error}"))
-}
-
-/// Whether this run forces the coroutine scheme on kernels that wait in their body.
-fn coroutines_forced() -> bool {
-    std::env::var("PTXR_CPU_WAITS").is_ok_and(|value| value == "coroutines")
-}
-
-/// The body of the LLVM function `name` in `ir`.
-fn function<'a>(ir: &'a str, name: &str) -> &'a str {
-    let start = ir.find(&format!("@{name}(")).unwrap_or_else(|| panic!("no @{name} in\n{ir}"));
-    let end = ir[start..].find("\n}\n").map_or(ir.len(), |end| start + end);
-    &ir[start..end]
-}
 
 /// Threads at or past `count` leave at once; the others sum their block's inputs with a tree
 /// in shared memory whose levels are separated by `bar.sync` (the barrier counts only threads
@@ -85,7 +63,7 @@ EXIT:
 fn threads_that_exit_early_do_not_hold_up_barriers_in_a_loop() {
     let ptx = format!("{HEADER}{EARLY_EXIT_REDUCTION}");
     let mut random = Random::new(11);
-    let input: Vec<u32> = (0..128).map(|_| random.next_u32()).collect();
+    let input = random.u32s(128);
     for count in [128u32, 100, 33, 1] {
         let result = run_ok(
             &ptx,
@@ -208,7 +186,7 @@ fn many_live_values_model(input: &[u32]) -> Vec<u32> {
 fn registers_and_local_arrays_survive_every_barrier() {
     let ptx = format!("{HEADER}{MANY_LIVE_VALUES}");
     let mut random = Random::new(5);
-    let input: Vec<u32> = (0..64).map(|_| random.next_u32()).collect();
+    let input = random.u32s(64);
     let result = run_ok(&ptx, &Launch::threads(64), &[Buffer::u32s(&input), Buffer::zeroed("u32", 64)]);
     let output: Vec<u32> = result[1].iter().map(|&bits| bits as u32).collect();
     assert_eq!(output, many_live_values_model(&input));
@@ -238,11 +216,11 @@ const SHUFFLE_IN_A_FUNCTION: &str = r#"
 fn a_function_that_shuffles_runs_on_stackful_threads() {
     let sums = per_thread_kernel("sums", "    call.uni (%r3), warp_sum, (%r2);\n    st.global.u32 [%rd5], %r3;");
     let ptx = format!("{HEADER}{SHUFFLE_IN_A_FUNCTION}{sums}");
-    let ir = cpu_ir(&ptx);
-    assert!(function(&ir, "sums").contains("ptxr_run_cooperative_block"), "{ir}");
+    let ir = cpu_llvm_ir(&ptx, 0);
+    assert!(llvm_function(&ir, "sums").contains("ptxr_run_cooperative_block"), "{ir}");
 
     let mut random = Random::new(9);
-    let input: Vec<u32> = (0..96).map(|_| random.next_u32()).collect();
+    let input = random.u32s(96);
     let result = run_ok(&ptx, &Launch::threads(96), &[Buffer::u32s(&input), Buffer::zeroed("u32", 96)]);
     for (thread, &bits) in result[1].iter().enumerate() {
         let warp = &input[thread / 32 * 32..thread / 32 * 32 + 32];
@@ -274,14 +252,15 @@ fn only_kernels_that_wait_leave_the_plain_thread_loop() {
     let wait = per_thread_kernel("wait", "    shfl.sync.down.b32 %r3, %r2, 1, 31, -1;\n    st.global.u32 [%rd5], %r3;");
     let copy = per_thread_kernel("copy", "    add.u32 %r2, %r2, 1;\n    st.global.u32 [%rd5], %r2;");
     let ptx = format!("{HEADER}{wait}{copy}");
-    let ir = cpu_ir(&ptx);
+    let ir = cpu_llvm_ir(&ptx, 0);
     // Work-item loops by default; LLVM coroutines when the environment asks for them.
-    let expected = if coroutines_forced() { "ptxr_run_resumable_block" } else { "ptxr_run_work_item_block" };
-    assert!(function(&ir, "wait").contains(expected), "{ir}");
-    assert!(!function(&ir, "copy").contains("ptxr_run_"), "{ir}");
+    let expected =
+        if cpu_waits_forced_to_coroutines() { "ptxr_run_resumable_block" } else { "ptxr_run_work_item_block" };
+    assert!(llvm_function(&ir, "wait").contains(expected), "{ir}");
+    assert!(!llvm_function(&ir, "copy").contains("ptxr_run_"), "{ir}");
 
     let mut random = Random::new(4);
-    let input: Vec<u32> = (0..64).map(|_| random.next_u32()).collect();
+    let input = random.u32s(64);
     let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 64)];
     let shuffled = run_ok(&ptx, &Launch { kernel: Some("wait"), ..Launch::threads(64) }, &buffers);
     let copied = run_ok(&ptx, &Launch { kernel: Some("copy"), ..Launch::threads(64) }, &buffers);

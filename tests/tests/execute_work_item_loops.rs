@@ -4,16 +4,12 @@
 //! warps meet with partial masks. Expected values come from models written here (shuffles and
 //! votes as ISA 7.8 sections 9.7.8.6 and 9.7.12 define them), never from ptxr's output.
 
-use ptxr_driver::target::describe;
-use ptxr_driver::{compile_source, CompileOptions};
-use ptxr_lowering::Emit;
-use ptxr_tests::{run, run_ok, Buffer, Launch, Random};
+use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, run, run_ok, Buffer, Launch, Random};
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
 
 fn random_values(count: usize, seed: u64) -> Vec<u32> {
-    let mut random = Random::new(seed);
-    (0..count).map(|_| random.next_u32()).collect()
+    Random::new(seed).u32s(count)
 }
 
 fn as_u32s(bits: &[u64]) -> Vec<u32> {
@@ -387,14 +383,6 @@ fn barriers_that_can_never_complete_are_a_deadlock() {
     assert!(failure.contains("deadlock"), "{failure}");
 }
 
-/// The optimised module of `ptx` for x86-64 at -O3.
-fn optimised_cpu_ir(ptx: &str) -> String {
-    let description = describe("x86_64-unknown-linux-gnu", None, false).unwrap_or_else(|error| panic!("{error}"));
-    let options = CompileOptions { target: description, emit: Some(Emit::LlvmIr), optimization: 3 };
-    let artifact = compile_source(ptx, "loops", &options).unwrap_or_else(|failure| panic!("{failure:?}"));
-    String::from_utf8(artifact.bytes).unwrap_or_else(|error| panic!("{error}"))
-}
-
 #[test]
 fn the_loops_between_barriers_vectorise() {
     // A region without branches between two barriers: LLVM's loop vectoriser must turn its
@@ -428,10 +416,10 @@ fn the_loops_between_barriers_vectorise() {
 }
 "#
     );
-    if std::env::var("PTXR_CPU_WAITS").is_ok_and(|value| value == "coroutines") {
+    if cpu_waits_forced_to_coroutines() {
         // The coroutine scheme has no region loops to look at.
     } else {
-        let ir = optimised_cpu_ir(&ptx);
+        let ir = cpu_llvm_ir(&ptx, 3);
         let start = ir.find("@scale.regions(").unwrap_or_else(|| panic!("no region function in\n{ir}"));
         let regions = &ir[start..];
         assert!(regions.contains("vector.body"), "{regions}");

@@ -38,9 +38,9 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 use ptxr_frontend::ir::ShuffleMode;
-use ptxr_runtime::abi::{barrier_operation, runtime_function, warp_collective};
+use ptxr_runtime::abi::{barrier_operation, warp_collective};
 
-use crate::resumable::{blocks, callee_name, instructions};
+use crate::resumable::{blocks, instructions, wait_call, WaitKind};
 use crate::{KernelParameters, Site, Unsupported};
 
 mod regions;
@@ -67,12 +67,6 @@ pub enum WorkItemForm {
 /// barriers 30 instructions apart, somewhat above the limit, took some 4 seconds at -O3
 /// against 0.2 with coroutines.
 const COPIED_INSTRUCTIONS_LIMIT: usize = 1_000_000;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum WaitKind {
-    Barrier,
-    WarpCollective,
-}
 
 /// How the region function completes a wait that every thread of the block has reached at
 /// the same wait point, without returning to the runtime.
@@ -138,10 +132,6 @@ unsafe fn completion(call: LLVMValueRef, kind: WaitKind) -> Completion {
     }
 }
 
-pub(super) fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
-    Unsupported { what: format!("an LLVM builder operation ({error})") }
-}
-
 /// The waits of `function` in block order, or `None` when the loops cannot express them.
 ///
 /// # Safety
@@ -164,11 +154,9 @@ unsafe fn waits_of(function: LLVMValueRef) -> Option<Vec<(LLVMValueRef, WaitKind
                             return None;
                         }
                     }
-                    LLVMOpcode::LLVMCall => {
-                        let Some(name) = callee_name(instruction) else { continue };
-                        if name == runtime_function::WARP_COLLECTIVE {
-                            waits.push((instruction, WaitKind::WarpCollective));
-                        } else if name == runtime_function::BARRIER {
+                    LLVMOpcode::LLVMCall => match wait_call(instruction) {
+                        Some(WaitKind::WarpCollective) => waits.push((instruction, WaitKind::WarpCollective)),
+                        Some(WaitKind::Barrier) => {
                             let operation = LLVMGetOperand(instruction, 0);
                             let thread_count = LLVMGetOperand(instruction, 2);
                             let constant = |value: LLVMValueRef| {
@@ -181,7 +169,8 @@ unsafe fn waits_of(function: LLVMValueRef) -> Option<Vec<(LLVMValueRef, WaitKind
                             }
                             waits.push((instruction, WaitKind::Barrier));
                         }
-                    }
+                        None => {}
+                    },
                     _ => {}
                 }
             }

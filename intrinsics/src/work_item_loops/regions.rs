@@ -12,7 +12,8 @@ use ptxr_frontend::vocabulary::Dimension;
 use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective, work_item_state};
 
 use super::step::StateLayout;
-use super::{llvm_error, Completion};
+use super::Completion;
+use crate::cpu::llvm_error;
 use crate::declare::call_function;
 use crate::{KernelParameters, Site, Unsupported};
 

@@ -2,7 +2,7 @@
 //! live across a wait moved to the per-thread state (see the parent module).
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -10,8 +10,8 @@ use llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleD
 use llvm_sys::LLVMOpcode;
 use ptxr_runtime::abi::{work_item_state, WaitPoint};
 
-use super::{Completion, WaitKind};
-use crate::resumable::{blocks, instructions};
+use super::Completion;
+use crate::resumable::{blocks, instructions, WaitKind};
 
 /// Offsets of the step function's parameters.
 pub(super) mod step_parameter {
@@ -34,13 +34,24 @@ unsafe fn state_address(builder: LLVMBuilderRef, step: LLVMValueRef, offset: u64
     // SAFETY: per the contract.
     unsafe {
         let context = LLVMGetTypeContext(LLVMTypeOf(step));
-        let i8 = LLVMInt8TypeInContext(context);
         let i64 = LLVMInt64TypeInContext(context);
         let threads = LLVMBuildZExt(builder, LLVMGetParam(step, step_parameter::THREADS), i64, c"".as_ptr());
         let thread = LLVMBuildZExt(builder, LLVMGetParam(step, step_parameter::THREAD), i64, c"".as_ptr());
         let base = LLVMBuildNUWMul(builder, threads, LLVMConstInt(i64, offset, 0), c"".as_ptr());
         let within = LLVMBuildNUWMul(builder, thread, LLVMConstInt(i64, size, 0), c"".as_ptr());
-        let offset = LLVMBuildNUWAdd(builder, base, within, c"".as_ptr());
+        state_byte(builder, step, LLVMBuildNUWAdd(builder, base, within, c"".as_ptr()), c"thread.state")
+    }
+}
+
+/// The address of byte `offset` (an `i64`) of the state.
+///
+/// # Safety
+///
+/// The builder is positioned in `step`.
+unsafe fn state_byte(builder: LLVMBuilderRef, step: LLVMValueRef, offset: LLVMValueRef, name: &CStr) -> LLVMValueRef {
+    // SAFETY: per the contract.
+    unsafe {
+        let i8 = LLVMInt8TypeInContext(LLVMGetTypeContext(LLVMTypeOf(step)));
         let mut indices = [offset];
         LLVMBuildInBoundsGEP2(
             builder,
@@ -48,7 +59,7 @@ unsafe fn state_address(builder: LLVMBuilderRef, step: LLVMValueRef, offset: u64
             LLVMGetParam(step, step_parameter::STATE),
             indices.as_mut_ptr(),
             1,
-            c"thread.state".as_ptr(),
+            name.as_ptr(),
         )
     }
 }
@@ -516,20 +527,11 @@ unsafe fn uniform_address(
     // SAFETY: per the contract.
     unsafe {
         let context = LLVMGetTypeContext(LLVMTypeOf(step));
-        let i8 = LLVMInt8TypeInContext(context);
         let i64 = LLVMInt64TypeInContext(context);
         let threads = LLVMBuildZExt(builder, LLVMGetParam(step, step_parameter::THREADS), i64, c"".as_ptr());
         let base = LLVMBuildNUWMul(builder, threads, LLVMConstInt(i64, bytes_per_thread, 0), c"".as_ptr());
         let offset = LLVMBuildNUWAdd(builder, base, LLVMConstInt(i64, offset, 0), c"".as_ptr());
-        let mut indices = [offset];
-        LLVMBuildInBoundsGEP2(
-            builder,
-            i8,
-            LLVMGetParam(step, step_parameter::STATE),
-            indices.as_mut_ptr(),
-            1,
-            c"block.state".as_ptr(),
-        )
+        state_byte(builder, step, offset, c"block.state")
     }
 }
 

@@ -4,6 +4,7 @@
 //! Completion runs between rounds of the scheduler, once per suspension of every thread, so it
 //! allocates nothing and stays linear in the block's size.
 
+use std::alloc::{self, Layout};
 use std::cell::Cell;
 use std::ptr;
 
@@ -164,13 +165,7 @@ impl Block {
             if !released[barrier] {
                 continue;
             }
-            let true_count = true_counts[barrier];
-            lane.result = match operation {
-                barrier_operation::REDUCE_POPULATION_COUNT => true_count,
-                barrier_operation::REDUCE_AND => u64::from(true_count == u64::from(waiting[barrier])),
-                barrier_operation::REDUCE_OR => u64::from(true_count > 0),
-                _ => 0,
-            };
+            lane.result = barrier_result(operation, true_counts[barrier], u64::from(waiting[barrier]));
             lane.wait = Wait::Running;
         }
         true
@@ -185,6 +180,17 @@ impl Block {
              that can never complete ({exited} have exited)",
             self.lanes.len()
         )
+    }
+}
+
+/// What barrier `operation` gives each of the `waiting` threads it releases, `true_count` of
+/// which gave a true predicate: the reduction of `bar.red`, 0 for `bar.sync`.
+pub(super) fn barrier_result(operation: u32, true_count: u64, waiting: u64) -> u64 {
+    match operation {
+        barrier_operation::REDUCE_POPULATION_COUNT => true_count,
+        barrier_operation::REDUCE_AND => u64::from(true_count == waiting),
+        barrier_operation::REDUCE_OR => u64::from(true_count > 0),
+        _ => 0,
     }
 }
 
@@ -212,5 +218,53 @@ pub(super) fn arrive(barrier: u32) {
     if !block.is_null() {
         // SAFETY: as in `record_wait`.
         unsafe { (*block).arrivals[barrier as usize % BARRIERS] += 1 };
+    }
+}
+
+/// One worker's allocation that its blocks reuse (the work-item state arrays, the coroutine
+/// frames): it grows when a block needs more and is freed with the worker.
+pub(super) struct ReusedAllocation {
+    base: *mut u8,
+    layout: Option<Layout>,
+}
+
+impl ReusedAllocation {
+    pub(super) const fn new() -> ReusedAllocation {
+        ReusedAllocation { base: ptr::null_mut(), layout: None }
+    }
+
+    /// At least `bytes` (non-zero) aligned to `align`, reusing the allocation when it is large
+    /// and aligned enough; null when the allocation fails.
+    pub(super) fn reserve(&mut self, bytes: usize, align: usize) -> *mut u8 {
+        if self.layout.is_some_and(|layout| layout.size() >= bytes && layout.align() >= align) {
+            return self.base;
+        }
+        self.release();
+        let Ok(layout) = Layout::from_size_align(bytes, align) else { return ptr::null_mut() };
+        // SAFETY: the layout has a non-zero size.
+        self.base = unsafe { alloc::alloc(layout) };
+        if !self.base.is_null() {
+            self.layout = Some(layout);
+        }
+        self.base
+    }
+
+    /// The allocation and its layout, if there is one.
+    pub(super) fn current(&self) -> Option<(*mut u8, Layout)> {
+        self.layout.map(|layout| (self.base, layout))
+    }
+
+    fn release(&mut self) {
+        if let Some(layout) = self.layout.take() {
+            // SAFETY: allocated in `reserve` with this layout.
+            unsafe { alloc::dealloc(self.base, layout) };
+            self.base = ptr::null_mut();
+        }
+    }
+}
+
+impl Drop for ReusedAllocation {
+    fn drop(&mut self) {
+        self.release();
     }
 }

@@ -21,13 +21,12 @@
 
 use half::{bf16, f16};
 
+use super::block::WARP_SIZE;
 use super::warp::Deposit;
 use crate::abi::{matrix_fragments as slot, matrix_operation as code, warp_collective};
 
 /// One lane's fragment buffer.
 pub type Fragments = [u32; slot::WORDS];
-
-const WARP_SIZE: usize = 32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Element {

@@ -6,15 +6,16 @@
 //! A thread runs until it reaches a barrier or a warp collective, where the runtime function
 //! records what it waits for and suspends it. When every thread is waiting (or has exited), the
 //! scheduler completes what can complete: warp collectives whose member lanes have all arrived
-//! (their results computed by [`warp::resolve_into`], or by [`matrix`] for `mma` and `ldmatrix`), then barriers that enough threads reached,
-//! and resumes those threads. Nothing completing while threads still wait is a deadlock, which
+//! (their results computed by [`warp::resolve_into`], or by [`matrix`] for `mma` and
+//! `ldmatrix`), then barriers that enough threads reached, and resumes those threads. Nothing completing while threads still wait is a deadlock, which
 //! stops the launch with a message instead of hanging.
 //!
 //! Three schemes run the threads: compiled loops over the threads between waits
 //! ([`work_items`]) when every barrier and collective is in the kernel body (the default),
 //! LLVM coroutines ([`resumable`]) for such kernels when the loops cannot be built (`bar.arrive`,
 //! barriers with a thread count) or are not wanted (`PTXR_CPU_WAITS=coroutines`), and stackful
-//! coroutines ([`scheduler`]) when a called function waits too. Both share the block state and its completion rules ([`block`]).
+//! coroutines ([`scheduler`]) when a called function waits too. All three share the block
+//! state and its completion rules ([`block`]).
 
 mod block;
 pub mod matrix;

@@ -16,7 +16,7 @@ use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
 use std::ptr;
 
-use super::block::{arrive, record_wait, Block, Wait, BARRIERS, CURRENT_BLOCK, WARP_SIZE};
+use super::block::{arrive, record_wait, Block, ReusedAllocation, Wait, BARRIERS, CURRENT_BLOCK, WARP_SIZE};
 use super::scheduler::fail;
 use crate::abi::{barrier_operation, BlockContext, ResumeFunction, ThreadEntry};
 
@@ -27,8 +27,7 @@ const FRAME_ALIGNMENT: usize = 64;
 /// frame of the same size, so the first request reserves room for the whole block and frames
 /// never move while the block runs.
 struct FrameArena {
-    base: *mut u8,
-    layout: Option<Layout>,
+    frames: ReusedAllocation,
     used: usize,
     /// Threads of the current block, for the first request's reservation.
     threads: usize,
@@ -48,24 +47,16 @@ impl FrameArena {
         let stride = size.next_multiple_of(align);
         if self.used == 0 {
             let needed = stride.saturating_mul(self.threads.max(1));
-            let fits = self.layout.is_some_and(|layout| layout.size() >= needed && layout.align() >= align);
-            if !fits {
-                self.release();
-                let Ok(layout) = Layout::from_size_align(needed.max(align), align) else { return ptr::null_mut() };
-                // SAFETY: the layout has a non-zero size.
-                self.base = unsafe { alloc::alloc(layout) };
-                if self.base.is_null() {
-                    return ptr::null_mut();
-                }
-                self.layout = Some(layout);
+            if self.frames.reserve(needed.max(align), align).is_null() {
+                return ptr::null_mut();
             }
         }
         let start = self.used.next_multiple_of(align);
-        if let Some(layout) = self.layout {
+        if let Some((base, layout)) = self.frames.current() {
             if start + stride <= layout.size() && layout.align() >= align {
                 self.used = start + stride;
                 // SAFETY: `start + stride` lies inside the allocation.
-                return unsafe { self.base.add(start) };
+                return unsafe { base.add(start) };
             }
         }
         let Ok(layout) = Layout::from_size_align(stride.max(align), align) else { return ptr::null_mut() };
@@ -83,26 +74,17 @@ impl FrameArena {
             unsafe { alloc::dealloc(frame, layout) };
         }
     }
-
-    fn release(&mut self) {
-        if let Some(layout) = self.layout.take() {
-            // SAFETY: allocated in `allocate` with this layout.
-            unsafe { alloc::dealloc(self.base, layout) };
-            self.base = ptr::null_mut();
-        }
-    }
 }
 
 impl Drop for FrameArena {
     fn drop(&mut self) {
         self.release_overflow();
-        self.release();
     }
 }
 
 thread_local! {
     static FRAMES: RefCell<FrameArena> = const {
-        RefCell::new(FrameArena { base: ptr::null_mut(), layout: None, used: 0, threads: 0, overflow: Vec::new() })
+        RefCell::new(FrameArena { frames: ReusedAllocation::new(), used: 0, threads: 0, overflow: Vec::new() })
     };
 }
 
@@ -121,9 +103,9 @@ pub unsafe extern "C" fn ptxr_run_resumable_block(
     resume: ResumeFunction,
 ) {
     // SAFETY: the caller passes the live context of this block.
-    let [size_x, size_y, _] = unsafe { (*context).ntid }.map(|size| size as usize);
-    // SAFETY: as above.
-    let count = unsafe { (*context).ntid }.iter().map(|&size| size as usize).product::<usize>();
+    let ntid = unsafe { (*context).ntid }.map(|size| size as usize);
+    let [size_x, size_y, _] = ntid;
+    let count = ntid.iter().product::<usize>();
     FRAMES.with(|frames| frames.borrow_mut().begin_block(count));
     let mut block = Block::new(count);
     let block_pointer: *mut Block = &mut block;

@@ -45,13 +45,7 @@ pub fn resolve_into(collective: u32, group: &[Deposit], results: &mut [u64]) {
         kind::VOTE_ALL | kind::VOTE_ANY | kind::VOTE_UNIFORM | kind::VOTE_BALLOT => {
             let ballot: u32 =
                 group.iter().filter(|deposit| deposit.a != 0).fold(0, |mask, deposit| mask | (1 << deposit.lane));
-            let result = match collective {
-                kind::VOTE_ALL => u32::from(ballot == members),
-                kind::VOTE_ANY => u32::from(ballot != 0),
-                kind::VOTE_UNIFORM => u32::from(ballot == 0 || ballot == members),
-                _ => ballot,
-            };
-            uniform(results, pack(result, false));
+            uniform(results, pack(vote(collective, ballot, members), false));
         }
         kind::MATCH_ANY => {
             for (deposit, result) in group.iter().zip(results.iter_mut()) {
@@ -80,6 +74,17 @@ pub fn resolve_into(collective: u32, group: &[Deposit], results: &mut [u64]) {
         }
         kind::ACTIVE_MASK => uniform(results, pack(members, false)),
         _ => uniform(results, 0),
+    }
+}
+
+/// The result of the vote `collective` (`vote.all`, `.any`, `.uni` or `.ballot`) whose
+/// `members` voted `ballot` (ISA 7.8 section 9.7.12).
+pub(super) fn vote(collective: u32, ballot: u32, members: u32) -> u32 {
+    match collective {
+        kind::VOTE_ALL => u32::from(ballot == members),
+        kind::VOTE_ANY => u32::from(ballot != 0),
+        kind::VOTE_UNIFORM => u32::from(ballot == 0 || ballot == members),
+        _ => ballot,
     }
 }
 

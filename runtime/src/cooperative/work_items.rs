@@ -14,13 +14,12 @@
 //! `mma`, `ldmatrix`) goes through the same [`Block`] completion rules as the coroutine
 //! schemes; nothing completing is the same deadlock error.
 
-use std::alloc::{self, Layout};
 use std::cell::RefCell;
 use std::ptr;
 
-use super::block::{Block, Wait, BARRIERS, WARP_SIZE};
+use super::block::{barrier_result, Block, ReusedAllocation, Wait, BARRIERS, WARP_SIZE};
 use super::scheduler::fail;
-use super::warp::{pack, shuffle_source};
+use super::warp::{pack, shuffle_source, vote};
 use crate::abi::work_item_state as field;
 use crate::abi::{barrier_operation, warp_collective, BlockContext, RegionFunction, WaitPoint};
 
@@ -30,50 +29,16 @@ const STATE_ALIGNMENT: usize = 64;
 /// One worker's memory for the blocks it runs: the state arrays (reserved for the largest block
 /// so far and reused) and the scheduler's per-thread vectors.
 struct WorkerState {
-    base: *mut u8,
-    layout: Option<Layout>,
+    state: ReusedAllocation,
     current: Vec<u32>,
     selected: Vec<u8>,
     ready: Vec<bool>,
 }
 
-impl WorkerState {
-    /// At least `bytes` of state, 64-byte aligned; null when the allocation fails.
-    fn reserve(&mut self, bytes: usize) -> *mut u8 {
-        let bytes = bytes.max(STATE_ALIGNMENT);
-        if self.layout.is_some_and(|layout| layout.size() >= bytes) {
-            return self.base;
-        }
-        self.release();
-        let Ok(layout) = Layout::from_size_align(bytes, STATE_ALIGNMENT) else { return ptr::null_mut() };
-        // SAFETY: the layout has a non-zero size.
-        self.base = unsafe { alloc::alloc(layout) };
-        if !self.base.is_null() {
-            self.layout = Some(layout);
-        }
-        self.base
-    }
-
-    fn release(&mut self) {
-        if let Some(layout) = self.layout.take() {
-            // SAFETY: allocated in `reserve` with this layout.
-            unsafe { alloc::dealloc(self.base, layout) };
-            self.base = ptr::null_mut();
-        }
-    }
-}
-
-impl Drop for WorkerState {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
 thread_local! {
     static WORKER: RefCell<WorkerState> = const {
         RefCell::new(WorkerState {
-            base: ptr::null_mut(),
-            layout: None,
+            state: ReusedAllocation::new(),
             current: Vec::new(),
             selected: Vec::new(),
             ready: Vec::new(),
@@ -129,6 +94,21 @@ impl Exchange {
         unsafe { *self.wait_points.add(point as usize) }
     }
 
+    /// The `u32` field at `offset` of thread `thread`, or `constant` when the wait point's
+    /// `constants` flag it (`flag`) as the same for every thread.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Exchange::words`].
+    unsafe fn word(&self, constants: &WaitPoint, flag: u32, constant: u32, offset: u64, thread: usize) -> u32 {
+        if constants.constant & flag != 0 {
+            constant
+        } else {
+            // SAFETY: per the contract.
+            unsafe { self.words(offset)[thread] }
+        }
+    }
+
     /// What thread `thread`, at wait point `point`, waits for.
     ///
     /// # Safety
@@ -138,13 +118,7 @@ impl Exchange {
         // SAFETY: per the contract.
         unsafe {
             let constants = self.point(point);
-            let word = |flag: u32, constant: u32, offset: u64| {
-                if constants.constant & flag != 0 {
-                    constant
-                } else {
-                    self.words(offset)[thread]
-                }
-            };
+            let word = |flag: u32, constant: u32, offset: u64| self.word(&constants, flag, constant, offset, thread);
             let kind = word(field::CONSTANT_KIND, constants.kind, field::KIND);
             let mask = word(field::CONSTANT_MASK, constants.mask, field::MASK);
             let a =
@@ -188,7 +162,8 @@ pub unsafe extern "C" fn ptxr_run_work_item_block(
         .and_then(|bytes| bytes.checked_add(usize::try_from(bytes_per_block).ok()?));
     let taken = WORKER.with(|worker| {
         let mut worker = worker.borrow_mut();
-        let state = bytes.map_or(ptr::null_mut(), |bytes| worker.reserve(bytes));
+        let state =
+            bytes.map_or(ptr::null_mut(), |bytes| worker.state.reserve(bytes.max(STATE_ALIGNMENT), STATE_ALIGNMENT));
         let vectors = (
             std::mem::take(&mut worker.current),
             std::mem::take(&mut worker.selected),
@@ -324,12 +299,7 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
             return false;
         }
         let true_count = a.iter().filter(|&&predicate| predicate != 0).count() as u64;
-        let result = match operation {
-            barrier_operation::REDUCE_POPULATION_COUNT => true_count,
-            barrier_operation::REDUCE_AND => u64::from(true_count == a.len() as u64),
-            _ => u64::from(true_count > 0),
-        };
-        results.fill(result);
+        results.fill(barrier_result(operation, true_count, a.len() as u64));
         return true;
     }
     if a_constant && kind != warp_collective::ACTIVE_MASK && kind != warp_collective::SYNC {
@@ -344,13 +314,9 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
         | warp_collective::SHUFFLE_DOWN
         | warp_collective::SHUFFLE_BUTTERFLY
         | warp_collective::SHUFFLE_INDEX => {
-            let operand = |flag: u32, constant: u32, offset: u64, thread: usize| {
-                if constants.constant & flag != 0 {
-                    constant
-                } else {
-                    // SAFETY: per the contract.
-                    unsafe { exchange.words(offset)[thread] }
-                }
+            // SAFETY: per the contract.
+            let operand = |flag: u32, constant: u32, offset: u64, thread: usize| unsafe {
+                exchange.word(&constants, flag, constant, offset, thread)
             };
             for warp in 0..exchange.threads / WARP_SIZE {
                 let start = warp * WARP_SIZE;
@@ -371,13 +337,7 @@ unsafe fn complete_together(exchange: &Exchange, point: u32) -> bool {
                 let start = warp * WARP_SIZE;
                 let ballot =
                     (0..WARP_SIZE).fold(0u32, |ballot, lane| ballot | (u32::from(a[start + lane] != 0) << lane));
-                let result = match kind {
-                    warp_collective::VOTE_ALL => u32::from(ballot == u32::MAX),
-                    warp_collective::VOTE_ANY => u32::from(ballot != 0),
-                    warp_collective::VOTE_UNIFORM => u32::from(ballot == 0 || ballot == u32::MAX),
-                    _ => ballot,
-                };
-                results[start..start + WARP_SIZE].fill(pack(result, false));
+                results[start..start + WARP_SIZE].fill(pack(vote(kind, ballot, u32::MAX), false));
             }
         }
         warp_collective::ACTIVE_MASK => results.fill(pack(u32::MAX, false)),
