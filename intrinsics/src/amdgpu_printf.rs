@@ -14,14 +14,14 @@
 //! offset with a compare-and-swap, and a full buffer gives null, which `printf` reports as -1.
 
 use inkwell::module::Linkage;
-use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicValue, FunctionValue, IntValue};
 use inkwell::{AddressSpace, IntPredicate};
 use ptxr_frontend::ir::MemoryOrdering;
 
 use crate::atomics::{compare_and_swap, order_access};
 use crate::declare::call_intrinsic;
-use crate::printf_arguments::{escape_percent, llvm_error, prepare, vprintf_result, Strings};
-use crate::{function_or_declare, DeviceFunctionCall, Site, Unsupported};
+use crate::printf_arguments::{self, constant_global, escape_percent, llvm_error, prepare, vprintf_result, Strings};
+use crate::{DeviceFunctionCall, Site, Unsupported};
 
 /// AMDGPU's address spaces: flat (generic), global, constant.
 const FLAT: u16 = 0;
@@ -33,17 +33,8 @@ const PRINTF_BUFFER_OFFSET: u64 = 72;
 const BUFFER_HEADER_BYTES: u64 = 8;
 /// The allocator that the printf pass calls.
 const ALLOCATOR: &str = "__printf_alloc";
-
-/// `text` and a NUL as a private constant in the constant address space.
-fn constant_string<'ctx>(site: &Site<'_, 'ctx>, text: &[u8], name: &str) -> PointerValue<'ctx> {
-    let bytes = site.context.const_string(text, true);
-    let global = site.module.add_global(bytes.get_type(), Some(AddressSpace::from(CONSTANT)), name);
-    global.set_initializer(&bytes);
-    global.set_constant(true);
-    global.set_linkage(Linkage::Private);
-    global.set_unnamed_addr(true);
-    global.as_pointer_value()
-}
+/// LLVM's C calling convention, which `printf` keeps on AMDGPU.
+const C_CALLING_CONVENTION: u32 = 0;
 
 /// Calls `printf` with a constant format and already read arguments; returns its status.
 fn call_printf<'ctx>(
@@ -52,14 +43,11 @@ fn call_printf<'ctx>(
     arguments: Vec<inkwell::values::BasicMetadataValueEnum<'ctx>>,
 ) -> Result<IntValue<'ctx>, Unsupported> {
     define_allocator(site)?;
-    let context = site.context;
-    let i32_type = context.i32_type();
-    let constant = context.ptr_type(AddressSpace::from(CONSTANT));
-    let printf = function_or_declare(site.module, "printf", || i32_type.fn_type(&[constant.into()], true));
-    let mut values = vec![constant_string(site, text, "printf_format").into()];
+    let constant = AddressSpace::from(CONSTANT);
+    let format = constant_global(site, text, constant, "printf_format").as_pointer_value();
+    let mut values = vec![format.into()];
     values.extend(arguments);
-    let status = site.builder.build_call(printf, &values, "").map_err(llvm_error)?;
-    Ok(status.try_as_basic_value().basic().ok_or_else(|| llvm_error("printf returned nothing"))?.into_int_value())
+    printf_arguments::call_printf(site, constant, &values, C_CALLING_CONVENTION)
 }
 
 /// Lowers one `vprintf` call; the result is CUDA's, an `i32`.

@@ -516,10 +516,10 @@ impl Target for Cpu {
         crate::cpu_device_library::stopped(site).map(Some)
     }
 
-    fn exit_thread<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
+    fn exit_thread<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         let function_type = site.context.void_type().fn_type(&[], false);
         call_function(site, runtime_function::EXIT_THREAD, function_type, &[])?;
-        Ok(true)
+        Ok(())
     }
 
     fn thread_exited<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {

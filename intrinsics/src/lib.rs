@@ -232,10 +232,10 @@ pub trait Target {
     }
 
     /// `exit` inside a `.func`: marks the thread as leaving, so that [`Target::stopped`] is true
-    /// for its callers; lowering then returns. Returns whether the target marks it; where it
-    /// does not, the function only returns.
-    fn exit_thread<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
-        Ok(false)
+    /// for its callers (or, as on NVPTX, ends the thread); lowering then returns. By default the
+    /// target does nothing and the function only returns.
+    fn exit_thread<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        Ok(())
     }
 
     /// Whether a thread that stops inside a `.func` (`exit`, or `trap` and `__assertfail` where

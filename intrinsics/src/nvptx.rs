@@ -185,10 +185,10 @@ impl Target for Nvptx {
         Ok(())
     }
 
-    fn exit_thread<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<bool, Unsupported> {
+    fn exit_thread<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         // PTX's own `exit`: the thread ends here, so there is no mark for callers to check.
         call_intrinsic_or_void(site, "llvm.nvvm.exit", &[])?;
-        Ok(false)
+        Ok(())
     }
 
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {

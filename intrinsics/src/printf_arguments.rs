@@ -284,6 +284,41 @@ pub fn prepare<'ctx>(
     Ok(PrintfCall { text, arguments: values, count: arguments.len() })
 }
 
+/// `bytes` as a private, unnamed-address constant global in `address_space`.
+pub fn constant_global<'ctx>(
+    site: &Site<'_, 'ctx>,
+    bytes: &[u8],
+    address_space: AddressSpace,
+    name: &str,
+) -> inkwell::values::GlobalValue<'ctx> {
+    let bytes = site.context.const_string(bytes, true);
+    let global = site.module.add_global(bytes.get_type(), Some(address_space), name);
+    global.set_initializer(&bytes);
+    global.set_constant(true);
+    global.set_linkage(inkwell::module::Linkage::Private);
+    global.set_unnamed_addr(true);
+    global
+}
+
+/// Calls the variadic OpenCL `printf` (declared taking its format in `constant`) with `values`,
+/// the format first, under `calling_convention`; returns its `i32` status.
+pub fn call_printf<'ctx>(
+    site: &Site<'_, 'ctx>,
+    constant: AddressSpace,
+    values: &[BasicMetadataValueEnum<'ctx>],
+    calling_convention: u32,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let context = site.context;
+    let i32_type = context.i32_type();
+    let printf = crate::function_or_declare(site.module, "printf", || {
+        i32_type.fn_type(&[context.ptr_type(constant).into()], true)
+    });
+    printf.set_call_conventions(calling_convention);
+    let status = site.builder.build_call(printf, values, "").map_err(llvm_error)?;
+    status.set_call_convention(calling_convention);
+    Ok(status.try_as_basic_value().basic().ok_or_else(|| llvm_error("printf returned nothing"))?.into_int_value())
+}
+
 /// CUDA's result from OpenCL's `printf` status: -1 when it failed (negative), otherwise the
 /// number of arguments (`count`).
 pub fn vprintf_result<'ctx>(

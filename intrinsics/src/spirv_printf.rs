@@ -6,8 +6,8 @@
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::AddressSpace;
 
-use crate::printf_arguments::{llvm_error, prepare, vprintf_result, Strings};
-use crate::{function_or_declare, DeviceFunctionCall, Site, Unsupported};
+use crate::printf_arguments::{call_printf, constant_global, prepare, vprintf_result, Strings};
+use crate::{DeviceFunctionCall, Site, Unsupported};
 
 /// LLVM's `spir_func` calling convention.
 const SPIR_FUNC: u32 = 75;
@@ -23,12 +23,7 @@ fn constant_string<'ctx>(site: &Site<'_, 'ctx>, text: &[u8], name: &str) -> Poin
     // folds a zero-offset `i8` GEP back into the global. So the text starts one byte into its
     // global and is passed as that `i8` GEP, which stays.
     let padded: Vec<u8> = std::iter::once(0).chain(text.iter().copied()).collect();
-    let bytes = context.const_string(&padded, true);
-    let global = site.module.add_global(bytes.get_type(), Some(AddressSpace::from(CONSTANT_ADDRESS_SPACE)), name);
-    global.set_initializer(&bytes);
-    global.set_constant(true);
-    global.set_linkage(inkwell::module::Linkage::Private);
-    global.set_unnamed_addr(true);
+    let global = constant_global(site, &padded, AddressSpace::from(CONSTANT_ADDRESS_SPACE), name);
     let one = context.i64_type().const_int(1, false);
     // SAFETY: byte 1 of a global of at least two bytes.
     unsafe { global.as_pointer_value().const_in_bounds_gep(context.i8_type(), &[one]) }
@@ -42,17 +37,7 @@ pub fn call<'ctx>(site: &Site<'_, 'ctx>, call: &DeviceFunctionCall<'ctx>) -> Res
     let count = prepared.count;
     let mut values = vec![constant_string(site, &prepared.text, "printf_format").into()];
     values.extend(prepared.arguments);
-
-    let context = site.context;
-    let i32_type = context.i32_type();
-    let constant = AddressSpace::from(CONSTANT_ADDRESS_SPACE);
-    let printf =
-        function_or_declare(site.module, "printf", || i32_type.fn_type(&[context.ptr_type(constant).into()], true));
-    printf.set_call_conventions(SPIR_FUNC);
-    let status = site.builder.build_call(printf, &values, "").map_err(llvm_error)?;
-    status.set_call_convention(SPIR_FUNC);
-    let status =
-        status.try_as_basic_value().basic().ok_or_else(|| llvm_error("printf returned nothing"))?.into_int_value();
+    let status = call_printf(site, AddressSpace::from(CONSTANT_ADDRESS_SPACE), &values, SPIR_FUNC)?;
     // OpenCL says 0 on success; Intel's CPU runtime returns the number of characters printed,
     // as C does. Either way only a negative status is a failure.
     vprintf_result(site, status, count)

@@ -37,6 +37,9 @@ pub struct FunctionLowering<'a, 'ctx> {
     /// `.func`), where the module has one (`ModuleContext::stop_flag_parameter`): the kernel's
     /// own alloca, or the address a `.func` received.
     stop_flag: Option<PointerValue<'ctx>>,
+    /// The instructions that write each variable, gathered on the first call that traces a
+    /// string constant (`constant_string.rs`), then shared by the function's later calls.
+    string_writers: std::cell::OnceCell<crate::instructions::constant_string::Writers<'a>>,
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
@@ -57,6 +60,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             carry_flag: None,
             matrix_fragments: None,
             stop_flag: None,
+            string_writers: std::cell::OnceCell::new(),
         }
     }
 
@@ -394,6 +398,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     }
 
     /// The thread's stop flag, where the module keeps one (see the field).
+    /// The writers of each variable of the function, for tracing string constants; gathered once.
+    pub(crate) fn string_writers(&self) -> &crate::instructions::constant_string::Writers<'a> {
+        self.string_writers.get_or_init(|| crate::instructions::constant_string::Writers::of(self.function))
+    }
+
     pub fn stop_flag(&self) -> Option<PointerValue<'ctx>> {
         self.stop_flag
     }

@@ -456,15 +456,7 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 }
 
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
-    ptx.functions
-        .iter()
-        .filter(|function| function.kind != FunctionKind::Entry)
-        .filter_map(|function| function.body.as_deref())
-        .flatten()
-        .any(|statement| match statement {
-            ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
-            ir::Statement::Label(_) => false,
-        })
+    any_collective(ptx.functions.iter().filter(|function| function.kind != FunctionKind::Entry))
 }
 
 /// The first `bar.arrive` or barrier with a thread count, in file order.
@@ -484,10 +476,27 @@ pub fn first_counted_barrier(ptx: &ir::Module) -> Option<&ir::GuardedInstruction
 }
 
 fn uses_collectives(ptx: &ir::Module) -> bool {
-    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
+    any_collective(ptx.functions.iter())
+}
+
+/// Whether a body among `functions` holds a barrier or a warp collective.
+fn any_collective<'m>(functions: impl Iterator<Item = &'m ir::Function>) -> bool {
+    functions.filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
         ir::Statement::Label(_) => false,
     })
+}
+
+/// Whether calling `function` stops the thread by itself: a declaration of one of CUDA's
+/// device-library functions that stop it (`__assertfail`).
+fn stops_on_call(function: &ir::Function) -> bool {
+    function.body.is_none()
+        && ptxr_intrinsics::DeviceFunction::from_declaration(
+            &function.name,
+            function.parameters.len(),
+            function.return_parameters.len(),
+        )
+        .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
 }
 
 /// Whether any function executes `trap` or calls `__assertfail`.
@@ -495,16 +504,7 @@ fn may_trap(ptx: &ir::Module) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => match &instruction.instruction {
             ir::Instruction::Trap => true,
-            ir::Instruction::Call { callee, .. } => {
-                let callee = ptx.function(*callee);
-                callee.body.is_none()
-                    && ptxr_intrinsics::DeviceFunction::from_declaration(
-                        &callee.name,
-                        callee.parameters.len(),
-                        callee.return_parameters.len(),
-                    )
-                    .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
-            }
+            ir::Instruction::Call { callee, .. } => stops_on_call(ptx.function(*callee)),
             _ => false,
         },
         ir::Statement::Label(_) => false,
@@ -515,15 +515,6 @@ fn may_trap(ptx: &ir::Module) -> bool {
 /// (a `.func`'s `exit` ends the thread, not just the function), calls `__assertfail`, or calls
 /// a function that may stop (found by iterating to a fixed point).
 fn may_stop(ptx: &ir::Module) -> Vec<bool> {
-    let stops_on_call = |function: &ir::Function| {
-        function.body.is_none()
-            && ptxr_intrinsics::DeviceFunction::from_declaration(
-                &function.name,
-                function.parameters.len(),
-                function.return_parameters.len(),
-            )
-            .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
-    };
     let mut may_stop: Vec<bool> = ptx.functions.iter().map(stops_on_call).collect();
     loop {
         let mut changed = false;

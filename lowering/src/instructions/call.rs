@@ -255,18 +255,18 @@ fn device_call<'ctx>(
     }
     let (format, argument_strings, strings) = match (function, arguments) {
         (DeviceFunction::Printf, [format, buffer]) => {
-            let writers = super::constant_string::Writers::of(lowering.function);
+            let writers = lowering.string_writers();
             (
-                super::constant_string::traced_string(lowering, &writers, format),
-                super::constant_string::traced_buffer_strings(lowering, &writers, buffer),
+                super::constant_string::traced_string(lowering, writers, format),
+                super::constant_string::traced_buffer_strings(lowering, writers, buffer),
                 Vec::new(),
             )
         }
         (DeviceFunction::AssertFail, _) => {
-            let writers = super::constant_string::Writers::of(lowering.function);
+            let writers = lowering.string_writers();
             let strings = arguments
                 .iter()
-                .map(|argument| super::constant_string::traced_string(lowering, &writers, argument))
+                .map(|argument| super::constant_string::traced_string(lowering, writers, argument))
                 .collect();
             (None, Vec::new(), strings)
         }

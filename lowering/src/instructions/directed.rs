@@ -111,9 +111,9 @@ pub fn product_side<'ctx>(
 ) -> LoweringResult<Side<'ctx>> {
     let builder = lowering.shared.builder;
     let tiny = magnitude_below(lowering, nearest, UNDERFLOW_RISK_EXPONENT)?;
-    let a = scaled_when(lowering, a, tiny, 537)?;
-    let b = scaled_when(lowering, b, tiny, 537)?;
-    let nearest = scaled_when(lowering, scaled_when(lowering, nearest, tiny, 537)?, tiny, 537)?;
+    let a = scaled_by_2_537_when(lowering, a, tiny)?;
+    let b = scaled_by_2_537_when(lowering, b, tiny)?;
+    let nearest = scaled_by_2_1074_when(lowering, nearest, tiny)?;
     side_of_error(lowering, fused(lowering, a, b, builder.build_float_neg(nearest, "")?, span)?)
 }
 

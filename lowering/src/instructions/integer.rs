@@ -10,6 +10,7 @@ use ptxr_frontend::ir::{
 };
 use ptxr_frontend::vocabulary::ScalarType;
 
+use super::comparison::combine;
 use super::support::{flush_subnormal, intrinsic};
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
@@ -229,13 +230,8 @@ pub fn logic<'ctx>(
     a: &Operand,
     b: &Operand,
 ) -> LoweringResult<()> {
-    let builder = lowering.shared.builder;
     let (a, b) = (lowering.read_int(a, ty)?, lowering.read_int(b, ty)?);
-    let result = match operation {
-        LogicOperation::And => builder.build_and(a, b, "")?,
-        LogicOperation::Or => builder.build_or(a, b, "")?,
-        LogicOperation::Xor => builder.build_xor(a, b, "")?,
-    };
+    let result = combine(lowering, operation, a, b)?;
     lowering.write(destination, result.into(), ty)
 }
 
@@ -259,11 +255,7 @@ pub fn logic_table<'ctx>(
         let builder = lowering.shared.builder;
         let nonzero = builder.build_int_compare(IntPredicate::NE, result, result.get_type().const_zero(), "")?;
         let q = lowering.read_int(q, ScalarType::Pred)?;
-        let combined = match operation {
-            LogicOperation::And => builder.build_and(nonzero, q, "")?,
-            LogicOperation::Or => builder.build_or(nonzero, q, "")?,
-            LogicOperation::Xor => builder.build_xor(nonzero, q, "")?,
-        };
+        let combined = combine(lowering, *operation, nonzero, q)?;
         lowering.write(destination, combined.into(), ScalarType::Pred)?;
     }
     Ok(())

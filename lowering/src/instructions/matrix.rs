@@ -8,7 +8,7 @@ use inkwell::values::IntValue;
 use inkwell::values::{BasicValueEnum, PointerValue};
 use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixElement, MatrixMultiply, Operand};
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
-use ptxr_intrinsics::{MatrixCollective, MatrixLowering};
+use ptxr_intrinsics::{MatrixCollective, MatrixLowering, Unsupported};
 use ptxr_runtime::abi::matrix_fragments as slot;
 
 use crate::error::{LoweringError, LoweringResult};
@@ -126,13 +126,19 @@ fn collective<'ctx>(
     guarded: &GuardedInstruction,
     collective: &MatrixCollective<'ctx>,
 ) -> LoweringResult<()> {
-    lowering.shared.target.matrix_collective(&lowering.site(), collective).map_err(|unsupported| {
-        LoweringError::unsupported(
-            &format!("`{}` ({})", guarded.spelling, unsupported.what),
-            lowering.target_name(),
-            guarded.span,
-        )
-    })
+    lowering.shared.target.matrix_collective(&lowering.site(), collective).map_err(unsupported(lowering, guarded))
+}
+
+/// The error for a matrix instruction that the target cannot lower, naming the instruction and
+/// the reason.
+pub(super) fn unsupported<'g>(
+    lowering: &FunctionLowering<'_, '_>,
+    guarded: &'g GuardedInstruction,
+) -> impl Fn(Unsupported) -> LoweringError + 'g {
+    let target = lowering.target_name();
+    move |unsupported: Unsupported| {
+        LoweringError::unsupported(&format!("`{}` ({})", guarded.spelling, unsupported.what), target, guarded.span)
+    }
 }
 
 pub fn multiply_accumulate(

@@ -46,7 +46,7 @@ use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 use ptxr_intrinsics::{Unsupported, WarpCollective};
 
 use super::half::{round_to_half, widen_to_double};
-use super::matrix::{fragment_register, fragment_words, write_words};
+use super::matrix::{fragment_register, fragment_words, unsupported, write_words};
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 
@@ -253,16 +253,6 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
     }
 }
 
-fn unsupported<'g>(
-    lowering: &FunctionLowering<'_, '_>,
-    guarded: &'g GuardedInstruction,
-) -> impl Fn(Unsupported) -> LoweringError + 'g {
-    let target = lowering.target_name();
-    move |unsupported: Unsupported| {
-        LoweringError::unsupported(&format!("`{}` ({})", guarded.spelling, unsupported.what), target, guarded.span)
-    }
-}
-
 /// Whether this lowering computes `operation`: the forms the CPU's runtime computes.
 fn computed(operation: &MatrixMultiply) -> bool {
     let shape = match operation.shape {
@@ -294,11 +284,7 @@ pub fn multiply_accumulate(
     c: &[Operand],
 ) -> LoweringResult<()> {
     if !computed(operation) {
-        return Err(LoweringError::unsupported(
-            &format!("`{}` (warp-level matrix instructions)", guarded.spelling),
-            lowering.target_name(),
-            guarded.span,
-        ));
+        return Err(unsupported(lowering, guarded)(Unsupported { what: "warp-level matrix instructions".into() }));
     }
     let lowering = &*lowering;
     let warp = Warp::new(lowering, guarded)?;

@@ -4,7 +4,7 @@ mod bits;
 mod call;
 mod carry;
 mod comparison;
-mod constant_string;
+pub(crate) mod constant_string;
 mod control;
 mod conversion;
 mod copy_async;
