@@ -6,8 +6,9 @@
 //! the calling convention of functions.
 //!
 //! The heap is CUDA's default `cudaLimitMallocHeapSize`, 8 MiB, as the CPU runtime's: a
-//! zero-initialised module variable in the global address space (`ptxr.heap`), beside its state
-//! (`ptxr.heap.state`): the bump offset of fresh memory, then one free list per size class.
+//! zero-initialised module variable in the global address space (`ptxr.heap`), beside its state:
+//! the bytes carved from it so far (`ptxr.heap.carved`) and one free list per size class
+//! (`ptxr.heap.free.N`).
 //! Blocks are powers of two from 32 bytes to the whole heap, each with a 16-byte header (its
 //! size class, and the free list's link while it is free) before the memory `malloc` returns,
 //! which is therefore 16-byte aligned, as CUDA guarantees.
@@ -32,7 +33,7 @@ use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::IntType;
-use inkwell::values::{BasicValue, FunctionValue, GlobalValue, IntValue, PointerValue};
+use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope};
 use ptxr_frontend::vocabulary::StateSpace;
@@ -61,7 +62,9 @@ const UNIT_MASK: u64 = (1 << UNIT_BITS) - 1;
 /// The names of the heap's variables and functions; the dots keep them apart from every PTX
 /// identifier.
 const HEAP: &str = "ptxr.heap";
-const STATE: &str = "ptxr.heap.state";
+const CARVED: &str = "ptxr.heap.carved";
+/// The free lists' heads, `ptxr.heap.free.0` and on.
+const LIST: &str = "ptxr.heap.free.";
 const MALLOC: &str = "ptxr.heap.malloc";
 const FREE: &str = "ptxr.heap.free";
 const POP: &str = "ptxr.heap.pop";
@@ -130,34 +133,43 @@ pub fn call<'ctx>(
     Ok(DeviceFunctionLowering::Lowered(if returns { result } else { None }))
 }
 
-/// The heap's two variables.
-fn variables<'ctx>(context: &'ctx Context, module: &Module<'ctx>, space: AddressSpace) -> [GlobalValue<'ctx>; 2] {
-    let i8_type = context.i8_type();
+/// The heap's variables: the region, the bytes carved from it so far, and the head of each
+/// class's free list (see `UNIT_BITS`).
+///
+/// Each word is a variable of its own, so that every atomic names one directly (a class's head
+/// is chosen by `select`s where the class is not a constant): LLVM 22's SPIR-V back end
+/// addressed a `cmpxchg` on a constant offset into an array variable in units of the
+/// instruction's result type instead of bytes, which swapped the wrong word.
+struct Variables<'ctx> {
+    region: PointerValue<'ctx>,
+    carved: PointerValue<'ctx>,
+    lists: Vec<PointerValue<'ctx>>,
+}
+
+fn variables<'ctx>(context: &'ctx Context, module: &Module<'ctx>, space: AddressSpace) -> Variables<'ctx> {
+    let global = |value_type: inkwell::types::BasicTypeEnum<'ctx>, name: &str, alignment: u32| {
+        let variable = module.add_global(value_type, Some(space), name);
+        variable.set_initializer(&value_type.const_zero());
+        variable.set_linkage(Linkage::Internal);
+        variable.set_alignment(alignment);
+        variable.as_pointer_value()
+    };
     let i32_type = context.i32_type();
-    let heap_type = i8_type.array_type(HEAP_BYTES as u32);
-    let heap = module.add_global(heap_type, Some(space), HEAP);
-    heap.set_initializer(&heap_type.const_zero());
-    heap.set_linkage(Linkage::Internal);
-    heap.set_alignment(16);
-    // Word 0: the bytes carved so far; word 1 + class: that class's free list (see `UNIT_BITS`).
-    let state_type = i32_type.array_type(CLASSES as u32 + 1);
-    let state = module.add_global(state_type, Some(space), STATE);
-    state.set_initializer(&state_type.const_zero());
-    state.set_linkage(Linkage::Internal);
-    state.set_alignment(4);
-    [heap, state]
+    Variables {
+        region: global(context.i8_type().array_type(HEAP_BYTES as u32).into(), HEAP, 16),
+        carved: global(i32_type.into(), CARVED, 4),
+        lists: (0..CLASSES).map(|class| global(i32_type.into(), &format!("{LIST}{class}"), 4)).collect(),
+    }
 }
 
 /// Defines `ptxr.heap.malloc(i64 size) -> i64` and `ptxr.heap.free(i64 address)`, which take
 /// and give generic addresses as integers, and the two list operations they share.
 fn define_functions<'ctx>(context: &'ctx Context, module: &Module<'ctx>, heap: &HeapTarget) -> Result<(), Unsupported> {
-    let [region, state] = variables(context, module, heap.global);
     let allocator = Allocator {
         context,
         module,
         builder: context.create_builder(),
-        region: region.as_pointer_value(),
-        state: state.as_pointer_value(),
+        variables: variables(context, module, heap.global),
         heap,
     };
     let pop = allocator.define_pop()?;
@@ -171,8 +183,7 @@ struct Allocator<'a, 'ctx> {
     context: &'ctx Context,
     module: &'a Module<'ctx>,
     builder: Builder<'ctx>,
-    region: PointerValue<'ctx>,
-    state: PointerValue<'ctx>,
+    variables: Variables<'ctx>,
     heap: &'a HeapTarget,
 }
 
@@ -199,15 +210,23 @@ impl<'ctx> Allocator<'_, 'ctx> {
     /// A byte of the heap at `offset`, in the global address space.
     fn byte(&self, offset: IntValue<'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
         // SAFETY: the offsets lie inside the heap by the allocator's construction.
-        unsafe { self.builder.build_in_bounds_gep(self.context.i8_type(), self.region, &[offset], "") }.map_err(failed)
+        unsafe { self.builder.build_in_bounds_gep(self.context.i8_type(), self.variables.region, &[offset], "") }
+            .map_err(failed)
     }
 
-    /// The state word of free list `class` (an `i32`).
+    /// The head of free list `class` (an `i32`).
     fn list_head(&self, class: IntValue<'ctx>) -> Result<PointerValue<'ctx>, Unsupported> {
-        let index = self.builder.build_int_add(class, self.i32().const_int(1, false), "").map_err(failed)?;
-        let index = self.builder.build_int_z_extend(index, self.i64(), "").map_err(failed)?;
-        // SAFETY: a class is below `CLASSES`, and the state has `CLASSES + 1` words.
-        unsafe { self.builder.build_in_bounds_gep(self.i32(), self.state, &[index], "list") }.map_err(failed)
+        let mut lists = self.variables.lists.iter().enumerate().rev();
+        let (_, &last) = lists.next().ok_or_else(|| internal("the free lists"))?;
+        let mut head = last;
+        for (index, &list) in lists {
+            let is_class = self
+                .builder
+                .build_int_compare(IntPredicate::EQ, class, self.i32().const_int(index as u64, false), "")
+                .map_err(failed)?;
+            head = self.builder.build_select(is_class, list, head, "list").map_err(failed)?.into_pointer_value();
+        }
+        Ok(head)
     }
 
     /// The free-list link in the header of the block whose memory starts at `offset`.
@@ -403,7 +422,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
 
         // Fresh memory: advance the bump offset if the block fits.
         builder.position_at_end(bump);
-        let carved_so_far = self.load(function, i32_type, self.state, MemoryOrdering::Relaxed)?;
+        let carved_so_far = self.load(function, i32_type, self.variables.carved, MemoryOrdering::Relaxed)?;
         let bump_entry = builder.get_insert_block().unwrap_or(bump);
         let bump_try = block("bump.try");
         builder.build_unconditional_branch(bump_try).map_err(failed)?;
@@ -418,7 +437,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
         builder.position_at_end(bump_swap);
         let seen = compare_and_swap(
             &self.site(function),
-            self.state,
+            self.variables.carved,
             top_value.into(),
             end.into(),
             MemoryOrdering::Relaxed,
@@ -489,8 +508,9 @@ impl<'ctx> Allocator<'_, 'ctx> {
 
         // The offset from the heap's generic address: null, and every address outside the
         // heap, wraps or lies past it.
-        let generic =
-            builder.build_address_space_cast(self.region, context.ptr_type(self.heap.generic), "").map_err(failed)?;
+        let generic = builder
+            .build_address_space_cast(self.variables.region, context.ptr_type(self.heap.generic), "")
+            .map_err(failed)?;
         let base = builder.build_ptr_to_int(generic, i64_type, "base").map_err(failed)?;
         let offset = builder.build_int_sub(address, base, "offset").map_err(failed)?;
         let past_header = builder.build_int_sub(offset, constant(HEADER_BYTES), "").map_err(failed)?;
