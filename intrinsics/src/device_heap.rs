@@ -29,7 +29,7 @@
 //! `malloc(0)` returns null: CUDA's programming guide does not say what a size of 0 gives, C
 //! allows null or a unique pointer, and null is what ptxr's CPU runtime returns.
 
-use inkwell::builder::{Builder, BuilderError};
+use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::IntType;
@@ -42,7 +42,7 @@ use crate::atomics::{compare_and_swap, order_access};
 use crate::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, Site, Target, Unsupported};
 
 /// CUDA's default heap size, as the CPU runtime's (`cudaLimitMallocHeapSize`).
-pub const HEAP_BYTES: u64 = 8 << 20;
+const HEAP_BYTES: u64 = 8 << 20;
 /// The header before each block's memory: its size class (`u32` at 0), the free list's link
 /// (`u32` at 4) while it is free. 16 bytes keep the memory 16-byte aligned.
 const HEADER_BYTES: u64 = 16;
@@ -70,11 +70,8 @@ const FREE: &str = "ptxr.heap.free";
 const POP: &str = "ptxr.heap.pop";
 const PUSH: &str = "ptxr.heap.push";
 
-fn failed(error: BuilderError) -> Unsupported {
-    Unsupported { what: format!("the device heap ({error})") }
-}
-
-fn failed_alignment(error: impl std::fmt::Display) -> Unsupported {
+/// A builder operation that LLVM refused.
+fn failed(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("the device heap ({error})") }
 }
 
@@ -110,7 +107,7 @@ pub fn call<'ctx>(
     let argument = call.arguments.first().copied().ok_or_else(|| Unsupported {
         what: format!("`{}` without the argument ptx-abi.md gives it", call.function.name()),
     })?;
-    // A 32-bit `size_t` is unsigned.
+    // `size_t` is unsigned.
     let argument =
         site.builder.build_int_z_extend_or_bit_cast(argument, site.context.i64_type(), "").map_err(failed)?;
     let (name, returns) = match call.function {
@@ -246,7 +243,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let value = self.builder.build_load(value_type, pointer, "").map_err(failed)?.into_int_value();
         let instruction = value.as_instruction_value().ok_or_else(|| internal("a load"))?;
-        instruction.set_alignment(value_type.get_bit_width() / 8).map_err(failed_alignment)?;
+        instruction.set_alignment(value_type.get_bit_width() / 8).map_err(failed)?;
         order_access(&self.site(function), instruction, ordering, self.heap.scope);
         Ok(value)
     }
@@ -340,7 +337,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
         let old = builder.build_phi(i32_type, "old").map_err(failed)?;
         let old_value = old.as_basic_value().into_int_value();
         let store = builder.build_store(link, self.unit(old_value)?).map_err(failed)?;
-        store.set_alignment(4).map_err(failed_alignment)?;
+        store.set_alignment(4).map_err(failed)?;
         order_access(&self.site(function), store, MemoryOrdering::Relaxed, self.heap.scope);
         let tag = builder
             .build_and(old_value, i32_type.const_int(!UNIT_MASK & u64::from(u32::MAX), false), "tag")
@@ -454,7 +451,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
         builder.position_at_end(carved);
         let start = builder.build_int_z_extend(top_value, i64_type, "start").map_err(failed)?;
         let store = builder.build_store(self.byte(start)?, class).map_err(failed)?;
-        store.set_alignment(16).map_err(failed_alignment)?;
+        store.set_alignment(16).map_err(failed)?;
         let fresh = builder.build_int_add(start, constant(HEADER_BYTES), "fresh").map_err(failed)?;
         builder.build_unconditional_branch(found).map_err(failed)?;
 
@@ -525,7 +522,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
         builder.position_at_end(read_class);
         let header = builder.build_load(i32_type, self.byte(past_header)?, "class").map_err(failed)?;
         let header_load = header.as_instruction_value().ok_or_else(|| internal("a load"))?;
-        header_load.set_alignment(16).map_err(failed_alignment)?;
+        header_load.set_alignment(16).map_err(failed)?;
         let class = header.into_int_value();
         let known = builder
             .build_int_compare(IntPredicate::ULT, class, i32_type.const_int(CLASSES, false), "")
