@@ -298,6 +298,11 @@ impl<'src> Tokens<'src> {
         }
     }
 
+    /// The tags of the tokens, in order.
+    pub(in crate::syntax) fn tags(&self) -> impl Iterator<Item = Tag> + '_ {
+        self.packed.iter().map(|packed| packed.tag)
+    }
+
     /// The kinds of the punctuation tokens, `None` for the others, without decoding any text.
     pub fn punctuation_kinds(&self) -> impl Iterator<Item = Option<TokenKind<'static>>> + '_ {
         self.packed.iter().map(|packed| packed.tag.punctuation())
