@@ -17,8 +17,11 @@ use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
+use std::ops::Range;
+use std::sync::Arc;
+
 use crate::syntax::ast::{
-    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, Statement, VariableDeclaration, Word,
+    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration, Word,
 };
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -272,43 +275,6 @@ fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     }
 }
 
-/// How many `.modifier` tokens come next. The tree holds millions of these small vectors, so
-/// each is allocated once at its exact size rather than grown (which also left it twice as
-/// large as needed half of the time).
-fn count_modifiers(reader: &Reader<'_, '_>) -> usize {
-    let mut count = 0;
-    while reader.tokens.tag(reader.at + count) == Some(Tag::DotName) {
-        count += 1;
-    }
-    count
-}
-
-/// How many operands come before the `;`: one more than the commas outside braces, 0 when the
-/// `;` comes at once. A guess only (it stops early at anything odd), used for the capacity.
-fn count_operands(reader: &Reader<'_, '_>) -> usize {
-    let (mut commas, mut depth, mut any) = (0, 0usize, false);
-    let mut at = reader.at;
-    while let Some(tag) = reader.tokens.tag(at) {
-        match tag {
-            Tag::Semicolon => break,
-            Tag::LeftBrace | Tag::LeftBracket | Tag::LeftParen => depth += 1,
-            Tag::RightBrace | Tag::RightBracket | Tag::RightParen => {
-                let Some(outer) = depth.checked_sub(1) else { break };
-                depth = outer;
-            }
-            Tag::Comma if depth == 0 => commas += 1,
-            _ => {}
-        }
-        any = true;
-        at += 1;
-    }
-    if any {
-        commas + 1
-    } else {
-        0
-    }
-}
-
 /// `u32` of an integer token; `None` (so the combinator path reports it) when it is too large.
 fn integer_u32(reader: &mut Reader<'_, '_>) -> Option<(u32, Span)> {
     if reader.tag()? != Tag::Integer {
@@ -409,12 +375,91 @@ fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
     Some(Statement::Location { file, line, column, span: start.to(end) })
 }
 
-fn statement(reader: &mut Reader<'_, '_>) -> Option<Statement> {
+/// The modifiers and operands of the instructions of the blocks being read (a nested block's
+/// above its parent's), until each block moves its own into the buffers its instructions share.
+#[derive(Default)]
+struct Lists {
+    modifiers: Vec<Spanned<Word>>,
+    operands: Vec<Operand>,
+    /// The statements read, nested blocks' above their parent's.
+    statements: Vec<Pending>,
+}
+
+/// A statement read, whose modifiers and operands, for an instruction, are still in [`Lists`].
+enum Pending {
+    Instruction {
+        guard: Option<Box<Guard>>,
+        opcode: Spanned<Word>,
+        /// Indices into `Lists::modifiers` and `Lists::operands`.
+        modifiers: Range<usize>,
+        operands: Range<usize>,
+        span: Span,
+    },
+    Statement(Statement),
+}
+
+/// Where a block's part of [`Lists`] begins.
+#[derive(Clone, Copy)]
+struct Marks {
+    modifiers: usize,
+    operands: usize,
+    statements: usize,
+}
+
+impl Lists {
+    fn marks_at_start(&self) -> Marks {
+        Marks { modifiers: 0, operands: 0, statements: 0 }
+    }
+
+    fn marks(&self) -> Marks {
+        Marks { modifiers: self.modifiers.len(), operands: self.operands.len(), statements: self.statements.len() }
+    }
+
+    /// Drops what was pushed since `marks`: a statement that the functions above gave up on.
+    fn truncate(&mut self, marks: Marks) {
+        self.modifiers.truncate(marks.modifiers);
+        self.operands.truncate(marks.operands);
+        self.statements.truncate(marks.statements);
+    }
+
+    /// The statements since `marks`, with the modifiers and operands of their instructions moved
+    /// into one shared buffer of each (allocated at its exact size), all taken off the lists.
+    fn finish(&mut self, marks: Marks) -> Vec<Statement> {
+        let modifiers: Arc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
+        let operands: Arc<[Operand]> = self.operands.drain(marks.operands..).collect();
+        self.statements
+            .drain(marks.statements..)
+            .map(|pending| match pending {
+                Pending::Instruction { guard, opcode, modifiers: modifier_range, operands: operand_range, span } => {
+                    Statement::Instruction(Instruction {
+                        guard,
+                        opcode,
+                        modifiers: part(&modifiers, modifier_range, marks.modifiers),
+                        operands: part(&operands, operand_range, marks.operands),
+                        span,
+                    })
+                }
+                Pending::Statement(statement) => statement,
+            })
+            .collect()
+    }
+}
+
+/// The part of a block's `buffer` at `range` of the lists, whose block part began at `first`.
+fn part<T>(buffer: &Arc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
+    SharedSlice::part_of(buffer, range.start - first..range.end - first)
+}
+
+/// Reads one statement, pushing it onto `lists`; `None` (having pushed nothing it keeps) when
+/// the statement is not one of the forms above.
+fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     if reader.tag()? == Tag::DotName {
-        return match reader.text() {
+        let statement = match reader.text() {
             "loc" => location(reader),
             space => declaration(reader, space),
-        };
+        }?;
+        lists.statements.push(Pending::Statement(statement));
+        return Some(());
     }
     let mut guard = None;
     if let Some(at) = reader.eat(Tag::At) {
@@ -425,30 +470,40 @@ fn statement(reader: &mut Reader<'_, '_>) -> Option<Statement> {
     }
     let opcode = identifier(reader)?;
     if guard.is_none() && reader.eat(Tag::Colon).is_some() {
-        return Some(Statement::Label(opcode));
+        lists.statements.push(Pending::Statement(Statement::Label(opcode)));
+        return Some(());
     }
-    let mut modifiers = Vec::with_capacity(count_modifiers(reader));
+    let marks = lists.marks();
     while reader.tag() == Some(Tag::DotName) {
         let modifier = Word::new(reader.text());
-        modifiers.push(Spanned::new(modifier, reader.take()));
+        lists.modifiers.push(Spanned::new(modifier, reader.take()));
     }
-    let mut operands = Vec::with_capacity(count_operands(reader));
+    let modifiers = marks.modifiers..lists.modifiers.len();
     let end = match reader.eat(Tag::Semicolon) {
         Some(end) => end,
         None => loop {
-            operands.push(operand(reader)?);
-            match reader.tag()? {
-                Tag::Comma => {
+            let Some(operand) = operand(reader) else {
+                lists.truncate(marks);
+                return None;
+            };
+            lists.operands.push(operand);
+            match reader.tag() {
+                Some(Tag::Comma) => {
                     reader.take();
                 }
-                Tag::Semicolon => break reader.take(),
-                _ => return None,
+                Some(Tag::Semicolon) => break reader.take(),
+                _ => {
+                    lists.truncate(marks);
+                    return None;
+                }
             }
         },
     };
     let start = guard.as_ref().map_or(opcode.span, |guard| guard.span);
     let span = start.to(end);
-    Some(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }))
+    let operands = marks.operands..lists.operands.len();
+    lists.statements.push(Pending::Instruction { guard, opcode, modifiers, operands, span });
+    Some(())
 }
 
 #[cfg(test)]
@@ -467,33 +522,33 @@ fn block<'t, 's: 't>(
     input: &mut Input<'t, '_, 's>,
     slow_statement: &impl PtxParser<'t, 's, Option<Statement>>,
     reached: &mut usize,
+    lists: &mut Lists,
 ) -> Option<Block> {
     let open = reader.eat(Tag::LeftBrace)?;
-    let mut statements = Vec::new();
+    let marks = lists.marks();
     loop {
         *reached = reader.at;
         match reader.tag()? {
             Tag::RightBrace => break,
             Tag::LeftBrace => {
-                statements.push(Statement::Block(block(reader, input, slow_statement, reached)?));
+                let nested = block(reader, input, slow_statement, reached, lists)?;
+                lists.statements.push(Pending::Statement(Statement::Block(nested)));
                 continue;
             }
             _ => {}
         }
         let before = reader.at;
-        if let Some(statement) = statement(reader) {
-            statements.push(statement);
+        if statement(reader, lists).is_some() {
             continue;
         }
         reader.at = before;
         advance(input, before);
-        statements.extend(input.parse(slow_statement).ok()?);
+        let slow = input.parse(slow_statement).ok()?;
+        lists.statements.extend(slow.map(Pending::Statement));
         reader.at = *input.cursor().inner();
     }
     let close = reader.take();
-    // The combinator parser's list grows by doubling and is then shrunk; this is the same list.
-    statements.shrink_to_fit();
-    Some(Block { statements, span: open.to(close) })
+    Some(Block { statements: lists.finish(marks), span: open.to(close) })
 }
 
 /// A reader at chumsky's cursor.
@@ -514,6 +569,7 @@ pub(super) fn fast_block<'t, 's: 't>(
     slow_statement: impl PtxParser<'t, 's, Option<Statement>>,
 ) -> impl PtxParser<'t, 's, Block> {
     let failed_at = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    let spare_lists = std::rc::Rc::new(std::cell::Cell::new(Lists::default()));
     custom(move |input: &mut Input<'t, '_, 's>| {
         #[cfg(test)]
         if !ENABLED.with(std::cell::Cell::get) {
@@ -525,7 +581,13 @@ pub(super) fn fast_block<'t, 's: 't>(
         }
         let mut reader = reader_at(input);
         let mut reached = 0;
-        match block(&mut reader, input, &slow_statement, &mut reached) {
+        // Kept from one function body to the next, so that the lists are grown only by the
+        // first. Taken out while in use: a body read inside another's statement gets new ones.
+        let mut lists = spare_lists.take();
+        let result = block(&mut reader, input, &slow_statement, &mut reached, &mut lists);
+        lists.truncate(lists.marks_at_start());
+        spare_lists.set(lists);
+        match result {
             Some(block) => {
                 advance(input, reader.at);
                 Ok(block)
@@ -547,10 +609,11 @@ pub(super) fn fast_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<Stat
             return Err(give_up(input));
         }
         let mut reader = reader_at(input);
-        match statement(&mut reader) {
-            Some(statement) => {
+        let mut lists = Lists::default();
+        match statement(&mut reader, &mut lists) {
+            Some(()) => {
                 advance(input, reader.at);
-                Ok(Some(statement))
+                Ok(lists.finish(lists.marks_at_start()).pop())
             }
             None => Err(give_up(input)),
         }

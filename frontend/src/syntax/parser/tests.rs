@@ -39,7 +39,7 @@ fn instruction(statement: &str) -> Instruction {
 }
 
 fn operands(statement: &str) -> Vec<OperandKind> {
-    instruction(statement).operands.into_iter().map(|operand| operand.kind).collect()
+    instruction(statement).operands.iter().map(|operand| operand.kind.clone()).collect()
 }
 
 fn name(name: &str) -> OperandKind {
