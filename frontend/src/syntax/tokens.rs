@@ -171,6 +171,12 @@ impl<'src> Tokens<'src> {
         self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag });
     }
 
+    /// Appends a punctuation token (the lexer's path: the tag is known where the token is read).
+    #[inline]
+    pub(super) fn push_punctuation(&mut self, tag: Tag, span: Span) {
+        self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag });
+    }
+
     /// Appends a string token that has an opening quote but no closing one.
     pub(super) fn push_unterminated_string(&mut self, span: Span) {
         self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag: Tag::UnterminatedString });
