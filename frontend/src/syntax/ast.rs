@@ -5,6 +5,7 @@
 //! them into typed instructions. Names are kept as written (`%r1`, `$L__BB0_2`, `saxpy_param_0`).
 
 use crate::span::{Span, Spanned};
+pub use crate::syntax::shared_slice::SharedSlice;
 pub use crate::syntax::word::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -249,8 +250,9 @@ pub struct Instruction {
     /// 40 bytes larger.
     pub guard: Option<Box<Guard>>,
     pub opcode: Spanned<Word>,
-    pub modifiers: Vec<Spanned<Word>>,
-    pub operands: Vec<Operand>,
+    /// Read as slices; the parser's fast path keeps the lists of a block in one buffer.
+    pub modifiers: SharedSlice<Spanned<Word>>,
+    pub operands: SharedSlice<Operand>,
     pub span: Span,
 }
 

@@ -3,6 +3,7 @@
 pub mod ast;
 mod lexer;
 mod parser;
+mod shared_slice;
 mod tokens;
 mod word;
 

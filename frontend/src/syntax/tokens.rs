@@ -30,10 +30,11 @@ struct PackedToken {
 /// the conversions between tags and punctuation kinds, so the two lists cannot drift apart.
 macro_rules! tags {
     ($($punctuation:ident),* $(,)?) => {
-        /// What a stored token is; for punctuation, the whole token.
+        /// What a stored token is; for punctuation, the whole token. The parser's hand-written
+        /// fast path compares tags, so that it decodes a token's text only where it keeps it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[repr(u8)]
-        enum Tag {
+        pub(in crate::syntax) enum Tag {
             Identifier,
             DotName,
             Integer,
@@ -170,6 +171,12 @@ impl<'src> Tokens<'src> {
         self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag });
     }
 
+    /// Appends a punctuation token (the lexer's path: the tag is known where the token is read).
+    #[inline]
+    pub(super) fn push_punctuation(&mut self, tag: Tag, span: Span) {
+        self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag });
+    }
+
     /// Appends a string token that has an opening quote but no closing one.
     pub(super) fn push_unterminated_string(&mut self, span: Span) {
         self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag: Tag::UnterminatedString });
@@ -197,10 +204,42 @@ impl<'src> Tokens<'src> {
     }
 
     /// The kind of the token at `index`, decoded.
-    #[inline]
+    #[inline(always)]
     pub fn kind(&self, index: usize) -> Option<TokenKind<'src>> {
         let packed = *self.packed.get(index)?;
         Some(self.decode_kind(packed))
+    }
+
+    /// The tag of the token at `index`, without decoding it.
+    #[inline]
+    pub(in crate::syntax) fn tag(&self, index: usize) -> Option<Tag> {
+        self.packed.get(index).map(|packed| packed.tag)
+    }
+
+    /// The text of the identifier or dot name (without its dot) at `index`; empty for other
+    /// tokens.
+    #[inline]
+    pub(in crate::syntax) fn text(&self, index: usize) -> &'src str {
+        let Some(packed) = self.packed.get(index) else { return "" };
+        let start = match packed.tag {
+            Tag::Identifier => packed.start as usize,
+            Tag::DotName => packed.start as usize + 1,
+            _ => return "",
+        };
+        // Stored spans lie on character boundaries (the lexer's guarantee); `unwrap_or_default`
+        // keeps a broken one from becoming a panic.
+        self.source.get(start..packed.end_or_number as usize).unwrap_or_default()
+    }
+
+    /// The value of the integer (or the bits of the float) at `index`; 0 for other tokens.
+    #[inline]
+    pub(in crate::syntax) fn value(&self, index: usize) -> u64 {
+        match self.packed.get(index) {
+            Some(packed) if matches!(packed.tag, Tag::Integer | Tag::SingleFloat | Tag::DoubleFloat) => {
+                self.numbers.get(packed.end_or_number as usize).map_or(0, |number| number.value)
+            }
+            _ => 0,
+        }
     }
 
     /// The span of the token at `index`.
@@ -243,8 +282,10 @@ impl<'src> Tokens<'src> {
         Token { kind: self.decode_kind(packed), span: Span { start: packed.start, end: self.end(packed) } }
     }
 
-    /// The kind alone: what the parser reads, many times per token when it backtracks.
-    #[inline]
+    /// The kind alone: what the parser reads, many times per token when it backtracks. Always
+    /// inlined, so that where the kind is dropped (chumsky skipping the tokens the fast path has
+    /// read) none of it is computed.
+    #[inline(always)]
     fn decode_kind(&self, packed: PackedToken) -> TokenKind<'src> {
         let (start, end) = (packed.start as usize, packed.end_or_number as usize);
         let value = || self.numbers.get(packed.end_or_number as usize).map_or(0, |number| number.value);
@@ -261,6 +302,11 @@ impl<'src> Tokens<'src> {
             Tag::DoubleFloat => TokenKind::Float { bits: value(), double: true },
             punctuation => punctuation.punctuation().unwrap_or(TokenKind::Question),
         }
+    }
+
+    /// The tags of the tokens, in order.
+    pub(in crate::syntax) fn tags(&self) -> impl Iterator<Item = Tag> + '_ {
+        self.packed.iter().map(|packed| packed.tag)
     }
 
     /// The kinds of the punctuation tokens, `None` for the others, without decoding any text.

@@ -17,10 +17,13 @@ use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
+use std::ops::Range;
+use std::sync::Arc;
+
 use crate::syntax::ast::{
-    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, Statement, VariableDeclaration, Word,
+    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration, Word,
 };
-use crate::syntax::lexer::TokenKind;
+use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
@@ -30,72 +33,111 @@ type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
 fn give_up<'s>(input: &mut Input<'_, '_, 's>) -> ParserError<'s> {
     let here = input.save();
     let found = input.peek();
-    let span = take(input);
+    let before = input.cursor();
+    input.skip();
+    let span = input.span_since(&before);
     input.rewind(here);
     ParserError::expecting_nothing(found, span)
 }
 
-/// Consumes the next token and returns its span.
-#[inline]
-fn take(input: &mut Input<'_, '_, '_>) -> Span {
-    let before = input.cursor();
-    input.skip();
-    input.span_since(&before)
+/// A cursor over the packed tokens. The fast path reads them through this rather than through
+/// chumsky's `InputRef`, which decodes a token (its text sliced out of the source, with
+/// character-boundary checks) each time it is peeked, two or three times per token here; this
+/// compares tags and slices a token's text only where the tree keeps it.
+struct Reader<'t, 's> {
+    tokens: &'t Tokens<'s>,
+    at: usize,
 }
 
-/// Consumes the next token if it is `kind`.
-#[inline]
-fn eat(input: &mut Input<'_, '_, '_>, kind: TokenKind<'_>) -> Option<Span> {
-    if input.peek() == Some(kind) {
-        Some(take(input))
-    } else {
-        None
+impl<'s> Reader<'_, 's> {
+    #[inline]
+    fn tag(&self) -> Option<Tag> {
+        self.tokens.tag(self.at)
+    }
+
+    /// Consumes the current token and returns its span.
+    #[inline]
+    fn take(&mut self) -> Span {
+        let span = self.tokens.span(self.at).unwrap_or_default();
+        self.at += 1;
+        span
+    }
+
+    /// Consumes the current token if it is `tag`.
+    #[inline]
+    fn eat(&mut self, tag: Tag) -> Option<Span> {
+        if self.tag() == Some(tag) {
+            Some(self.take())
+        } else {
+            None
+        }
+    }
+
+    /// The text of the current identifier or dot name (without its dot).
+    #[inline]
+    fn text(&self) -> &'s str {
+        self.tokens.text(self.at)
+    }
+
+    /// The value of the current number.
+    #[inline]
+    fn value(&self) -> u64 {
+        self.tokens.value(self.at)
     }
 }
 
-fn identifier<'s>(input: &mut Input<'_, '_, 's>) -> Option<Spanned<Word>> {
-    match input.peek() {
-        Some(TokenKind::Identifier(name)) => Some(Spanned::new(Word::new(name), take(input))),
-        _ => None,
+/// Moves chumsky's cursor forward to the token at `to`, where the fast path has read to.
+fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
+    for _ in *input.cursor().inner()..to {
+        input.skip();
     }
+}
+
+fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
+    if reader.tag()? != Tag::Identifier {
+        return None;
+    }
+    let word = Word::new(reader.text());
+    Some(Spanned::new(word, reader.take()))
 }
 
 /// True for tokens that would continue a constant expression after a literal.
-fn continues_expression(kind: Option<TokenKind<'_>>) -> bool {
+fn continues_expression(tag: Option<Tag>) -> bool {
     matches!(
-        kind,
+        tag,
         Some(
-            TokenKind::Plus
-                | TokenKind::Minus
-                | TokenKind::Star
-                | TokenKind::Slash
-                | TokenKind::Percent
-                | TokenKind::ShiftLeft
-                | TokenKind::ShiftRight
-                | TokenKind::Ampersand
-                | TokenKind::Caret
-                | TokenKind::Pipe
-                | TokenKind::Less
-                | TokenKind::Greater
-                | TokenKind::LessEqual
-                | TokenKind::GreaterEqual
-                | TokenKind::EqualEqual
-                | TokenKind::NotEqual
-                | TokenKind::AndAnd
-                | TokenKind::OrOr
-                | TokenKind::Question
+            Tag::Plus
+                | Tag::Minus
+                | Tag::Star
+                | Tag::Slash
+                | Tag::Percent
+                | Tag::ShiftLeft
+                | Tag::ShiftRight
+                | Tag::Ampersand
+                | Tag::Caret
+                | Tag::Pipe
+                | Tag::Less
+                | Tag::Greater
+                | Tag::LessEqual
+                | Tag::GreaterEqual
+                | Tag::EqualEqual
+                | Tag::NotEqual
+                | Tag::AndAnd
+                | Tag::OrOr
+                | Tag::Question
         )
     )
 }
 
 /// `%r1`, `%tid.x`.
-fn name(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
-    let name = identifier(input)?;
+fn name(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    let name = identifier(reader)?;
     let mut span = name.span;
-    let member = match input.peek() {
-        Some(TokenKind::DotName(member)) => {
-            span = span.to(take(input));
-            Some(Word::new(member))
+    let member = match reader.tag() {
+        Some(Tag::DotName) => {
+            let member = Word::new(reader.text());
+            span = span.to(reader.take());
+            Some(member)
         }
         _ => None,
     };
@@ -103,20 +145,21 @@ fn name(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
 }
 
 /// `5`, `-5`, `0f3F800000`, `-1.5`, not followed by more of an expression.
-fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
-    let minus = eat(input, TokenKind::Minus);
-    let (kind, span) = match input.peek() {
-        Some(TokenKind::Integer(value)) => {
-            let value = value as i128;
-            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), take(input))
+fn literal(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    let minus = reader.eat(Tag::Minus);
+    let (kind, span) = match reader.tag()? {
+        Tag::Integer => {
+            let value = reader.value() as i128;
+            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), reader.take())
         }
-        Some(TokenKind::Float { bits, double }) => {
+        tag @ (Tag::SingleFloat | Tag::DoubleFloat) => {
+            let (bits, double) = (reader.value(), tag == Tag::DoubleFloat);
             let sign = if double { 1 << 63 } else { 1 << 31 };
-            (OperandKind::Float { bits: if minus.is_some() { bits ^ sign } else { bits }, double }, take(input))
+            (OperandKind::Float { bits: if minus.is_some() { bits ^ sign } else { bits }, double }, reader.take())
         }
         _ => return None,
     };
-    if continues_expression(input.peek()) {
+    if continues_expression(reader.tag()) {
         return None;
     }
     let span = minus.map_or(span, |minus| minus.to(span));
@@ -124,223 +167,182 @@ fn literal(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
 }
 
 /// An element of a vector: a name, a literal or the sink.
-fn element(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
-    match input.peek()? {
-        TokenKind::Identifier(_) => name(input),
-        TokenKind::Underscore => Some(Operand { kind: OperandKind::Sink, span: take(input) }),
-        _ => literal(input),
+fn element(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    match reader.tag()? {
+        Tag::Identifier => name(reader),
+        Tag::Underscore => Some(Operand { kind: OperandKind::Sink, span: reader.take() }),
+        _ => literal(reader),
     }
 }
 
 /// `[%rd1]`, `[%rd1+4]`, `[%rd1+-4]`, `[%rd1-4]`, `[4]`.
-fn address(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
-    let open = take(input);
-    let base = match input.peek()? {
-        TokenKind::Identifier(_) => Some(identifier(input)?),
+fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    let open = reader.take();
+    let base = match reader.tag()? {
+        Tag::Identifier => Some(identifier(reader)?),
         _ => None,
     };
-    let offset: i128 = match (&base, input.peek()?) {
-        (Some(_), TokenKind::RightBracket) => 0,
-        (Some(_), TokenKind::Plus) => {
-            take(input);
-            match literal(input)?.kind {
+    let offset: i128 = match (&base, reader.tag()?) {
+        (Some(_), Tag::RightBracket) => 0,
+        (Some(_), Tag::Plus) => {
+            reader.take();
+            match literal(reader)?.kind {
                 OperandKind::Integer(value) => value,
                 _ => return None,
             }
         }
-        (Some(_), TokenKind::Minus) => {
-            take(input);
-            match input.peek()? {
-                TokenKind::Integer(value) => {
-                    take(input);
-                    -(value as i128)
-                }
-                _ => return None,
+        (Some(_), Tag::Minus) => {
+            reader.take();
+            if reader.tag()? != Tag::Integer {
+                return None;
             }
+            let value = reader.value();
+            reader.take();
+            -(value as i128)
         }
-        (None, _) => match literal(input)?.kind {
+        (None, _) => match literal(reader)?.kind {
             OperandKind::Integer(value) => value,
             _ => return None,
         },
         _ => return None,
     };
-    let close = eat(input, TokenKind::RightBracket)?;
+    let close = reader.eat(Tag::RightBracket)?;
     // Offsets that need the combinator path's range handling go there.
     let offset = i64::try_from(offset).ok()?;
     Some(Operand { kind: OperandKind::Address { base, offset }, span: open.to(close) })
 }
 
 /// `{%r1, %r2, _}`.
-fn vector(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
-    let open = take(input);
+fn vector(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    let open = reader.take();
     let mut elements = Vec::with_capacity(4);
     loop {
-        elements.push(element(input)?);
-        match input.peek()? {
-            TokenKind::Comma => {
-                take(input);
+        elements.push(element(reader)?);
+        match reader.tag()? {
+            Tag::Comma => {
+                reader.take();
             }
-            TokenKind::RightBrace => break,
+            Tag::RightBrace => break,
             _ => return None,
         }
     }
-    let close = take(input);
+    let close = reader.take();
     Some(Operand { kind: OperandKind::Vector(elements), span: open.to(close) })
 }
 
 /// `|%q` or `|_` after the first half of a predicate pair.
-fn predicate_pair(input: &mut Input<'_, '_, '_>, first: Operand) -> Option<Operand> {
-    take(input);
-    let second = match input.peek()? {
-        TokenKind::Identifier(_) => name(input)?,
-        TokenKind::Underscore => Operand { kind: OperandKind::Sink, span: take(input) },
+fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand> {
+    reader.take();
+    let second = match reader.tag()? {
+        Tag::Identifier => name(reader)?,
+        Tag::Underscore => Operand { kind: OperandKind::Sink, span: reader.take() },
         _ => return None,
     };
     let span = first.span.to(second.span);
     Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
 }
 
-fn operand(input: &mut Input<'_, '_, '_>) -> Option<Operand> {
-    match input.peek()? {
-        TokenKind::Identifier(_) => {
-            let first = name(input)?;
-            match input.peek()? {
-                TokenKind::Pipe => predicate_pair(input, first),
+fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    match reader.tag()? {
+        Tag::Identifier => {
+            let first = name(reader)?;
+            match reader.tag()? {
+                Tag::Pipe => predicate_pair(reader, first),
                 // `var+imm` goes through the combinator path.
-                TokenKind::Plus | TokenKind::Minus => None,
+                Tag::Plus | Tag::Minus => None,
                 _ => Some(first),
             }
         }
-        TokenKind::LeftBracket => address(input),
-        TokenKind::LeftBrace => vector(input),
-        TokenKind::Underscore => {
-            let sink = Operand { kind: OperandKind::Sink, span: take(input) };
-            match input.peek()? {
-                TokenKind::Pipe => predicate_pair(input, sink),
+        Tag::LeftBracket => address(reader),
+        Tag::LeftBrace => vector(reader),
+        Tag::Underscore => {
+            let sink = Operand { kind: OperandKind::Sink, span: reader.take() };
+            match reader.tag()? {
+                Tag::Pipe => predicate_pair(reader, sink),
                 _ => Some(sink),
             }
         }
-        TokenKind::Bang => {
-            let bang = take(input);
-            if !matches!(input.peek()?, TokenKind::Identifier(_)) {
+        Tag::Bang => {
+            let bang = reader.take();
+            if reader.tag()? != Tag::Identifier {
                 return None;
             }
-            let negated = name(input)?;
+            let negated = name(reader)?;
             let span = bang.to(negated.span);
             Some(Operand { kind: OperandKind::Not(Box::new(negated)), span })
         }
-        _ => literal(input),
-    }
-}
-
-/// How many `.modifier` tokens come next. The tree holds millions of these small vectors, so
-/// each is allocated once at its exact size rather than grown (which also left it twice as
-/// large as needed half of the time).
-fn count_modifiers(input: &mut Input<'_, '_, '_>) -> usize {
-    let here = input.save();
-    let mut count = 0;
-    while let Some(TokenKind::DotName(_)) = input.peek() {
-        input.skip();
-        count += 1;
-    }
-    input.rewind(here);
-    count
-}
-
-/// How many operands come before the `;`: one more than the commas outside braces, 0 when the
-/// `;` comes at once. A guess only (it stops early at anything odd), used for the capacity.
-fn count_operands(input: &mut Input<'_, '_, '_>) -> usize {
-    let here = input.save();
-    let (mut commas, mut depth, mut any) = (0, 0usize, false);
-    while let Some(kind) = input.peek() {
-        match kind {
-            TokenKind::Semicolon if depth == 0 => break,
-            TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen => depth += 1,
-            TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen => {
-                let Some(outer) = depth.checked_sub(1) else { break };
-                depth = outer;
-            }
-            TokenKind::Comma if depth == 0 => commas += 1,
-            TokenKind::Semicolon => break,
-            _ => {}
-        }
-        any = true;
-        input.skip();
-    }
-    input.rewind(here);
-    if any {
-        commas + 1
-    } else {
-        0
+        _ => literal(reader),
     }
 }
 
 /// `u32` of an integer token; `None` (so the combinator path reports it) when it is too large.
-fn integer_u32(input: &mut Input<'_, '_, '_>) -> Option<(u32, Span)> {
-    match input.peek()? {
-        TokenKind::Integer(value) => {
-            let value = u32::try_from(value).ok()?;
-            Some((value, take(input)))
-        }
-        _ => None,
+fn integer_u32(reader: &mut Reader<'_, '_>) -> Option<(u32, Span)> {
+    if reader.tag()? != Tag::Integer {
+        return None;
     }
+    let value = u32::try_from(reader.value()).ok()?;
+    Some((value, reader.take()))
 }
 
 /// `.reg .b32 %r<12>, %x;`, `.shared .align 4 .b8 buffer[256];`: a declaration in a plain state
 /// space with a scalar type, names with an optional register range and integer array
 /// dimensions, and no initializer.
-fn declaration(input: &mut Input<'_, '_, '_>, space: &str) -> Option<Statement> {
+fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<Statement> {
     let state_space = match StateSpace::from_ptx(space)? {
         // `.tex` declarations (and `.sreg`, which is no declaration) are the combinator path's.
         StateSpace::Tex | StateSpace::SpecialReg => return None,
         state_space => state_space,
     };
-    let state_space = Spanned::new(state_space, take(input));
+    let state_space = Spanned::new(state_space, reader.take());
     let (mut align, mut vector) = (None, None);
     let ty = loop {
-        let TokenKind::DotName(attribute) = input.peek()? else { return None };
+        if reader.tag()? != Tag::DotName {
+            return None;
+        }
+        let attribute = reader.text();
         match attribute {
             "align" => {
-                take(input);
-                align = Some(integer_u32(input)?.0);
+                reader.take();
+                align = Some(integer_u32(reader)?.0);
             }
             "v2" | "v3" | "v4" | "v8" => {
-                take(input);
+                reader.take();
                 vector = Some(u32::from(attribute.as_bytes()[1] - b'0'));
             }
-            _ => break Spanned::new(ScalarType::from_ptx(attribute)?, take(input)),
+            _ => break Spanned::new(ScalarType::from_ptx(attribute)?, reader.take()),
         }
     };
     let mut names = Vec::with_capacity(1);
     let end = loop {
-        let name = match input.peek()? {
-            TokenKind::Identifier(name) => Spanned::new(name.to_string(), take(input)),
-            _ => return None,
-        };
+        if reader.tag()? != Tag::Identifier {
+            return None;
+        }
+        let name = reader.text().to_string();
+        let name = Spanned::new(name, reader.take());
         let mut span = name.span;
-        let range = match eat(input, TokenKind::Less) {
+        let range = match reader.eat(Tag::Less) {
             Some(_) => {
-                let (count, _) = integer_u32(input)?;
-                span = span.to(eat(input, TokenKind::Greater)?);
+                let (count, _) = integer_u32(reader)?;
+                span = span.to(reader.eat(Tag::Greater)?);
                 Some(count)
             }
             None => None,
         };
         let mut array_dimensions = Vec::new();
-        while eat(input, TokenKind::LeftBracket).is_some() {
-            let size = match input.peek()? {
-                TokenKind::RightBracket => None,
-                _ => Some(integer_u32(input)?.0),
+        while reader.eat(Tag::LeftBracket).is_some() {
+            let size = match reader.tag()? {
+                Tag::RightBracket => None,
+                _ => Some(integer_u32(reader)?.0),
             };
             array_dimensions.push(size);
-            span = span.to(eat(input, TokenKind::RightBracket)?);
+            span = span.to(reader.eat(Tag::RightBracket)?);
         }
         names.push(DeclaredName { name, range, array_dimensions, initializer: None, span });
-        match input.peek()? {
-            TokenKind::Comma => {
-                take(input);
+        match reader.tag()? {
+            Tag::Comma => {
+                reader.take();
             }
-            TokenKind::Semicolon => break take(input),
+            Tag::Semicolon => break reader.take(),
             _ => return None,
         }
     };
@@ -349,69 +351,159 @@ fn declaration(input: &mut Input<'_, '_, '_>, space: &str) -> Option<Statement> 
 }
 
 /// `.loc 1 12 5` (the column may be left out), without the `function_name`/`inlined_at` tails.
-fn location(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
-    let start = take(input);
-    let number = |input: &mut Input<'_, '_, '_>| match input.peek()? {
-        TokenKind::Integer(value) => Some((u32::try_from(value).unwrap_or(u32::MAX), take(input))),
-        _ => None,
+fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
+    let start = reader.take();
+    let number = |reader: &mut Reader<'_, '_>| {
+        if reader.tag()? != Tag::Integer {
+            return None;
+        }
+        let value = u32::try_from(reader.value()).unwrap_or(u32::MAX);
+        Some((value, reader.take()))
     };
-    let (file, _) = number(input)?;
-    let (line, mut end) = number(input)?;
-    let column = match number(input) {
+    let (file, _) = number(reader)?;
+    let (line, mut end) = number(reader)?;
+    let column = match number(reader) {
         Some((column, column_span)) => {
             end = column_span;
             column
         }
         None => 0,
     };
-    if input.peek() == Some(TokenKind::Comma) {
+    if reader.tag() == Some(Tag::Comma) {
         return None;
     }
     Some(Statement::Location { file, line, column, span: start.to(end) })
 }
 
-fn statement(input: &mut Input<'_, '_, '_>) -> Option<Statement> {
-    match input.peek()? {
-        TokenKind::DotName("loc") => return location(input),
-        TokenKind::DotName(space) => return declaration(input, space),
-        _ => {}
+/// The modifiers and operands of the instructions of the blocks being read (a nested block's
+/// above its parent's), until each block moves its own into the buffers its instructions share.
+#[derive(Default)]
+struct Lists {
+    modifiers: Vec<Spanned<Word>>,
+    operands: Vec<Operand>,
+    /// The statements read, nested blocks' above their parent's.
+    statements: Vec<Pending>,
+}
+
+/// A statement read, whose modifiers and operands, for an instruction, are still in [`Lists`].
+enum Pending {
+    Instruction {
+        guard: Option<Box<Guard>>,
+        opcode: Spanned<Word>,
+        /// Indices into `Lists::modifiers` and `Lists::operands`.
+        modifiers: Range<usize>,
+        operands: Range<usize>,
+        span: Span,
+    },
+    Statement(Statement),
+}
+
+/// Where a block's part of [`Lists`] begins.
+#[derive(Clone, Copy)]
+struct Marks {
+    modifiers: usize,
+    operands: usize,
+    statements: usize,
+}
+
+impl Lists {
+    fn marks_at_start(&self) -> Marks {
+        Marks { modifiers: 0, operands: 0, statements: 0 }
+    }
+
+    fn marks(&self) -> Marks {
+        Marks { modifiers: self.modifiers.len(), operands: self.operands.len(), statements: self.statements.len() }
+    }
+
+    /// Drops what was pushed since `marks`: a statement that the functions above gave up on.
+    fn truncate(&mut self, marks: Marks) {
+        self.modifiers.truncate(marks.modifiers);
+        self.operands.truncate(marks.operands);
+        self.statements.truncate(marks.statements);
+    }
+
+    /// The statements since `marks`, with the modifiers and operands of their instructions moved
+    /// into one shared buffer of each (allocated at its exact size), all taken off the lists.
+    fn finish(&mut self, marks: Marks) -> Vec<Statement> {
+        let modifiers: Arc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
+        let operands: Arc<[Operand]> = self.operands.drain(marks.operands..).collect();
+        self.statements
+            .drain(marks.statements..)
+            .map(|pending| match pending {
+                Pending::Instruction { guard, opcode, modifiers: modifier_range, operands: operand_range, span } => {
+                    Statement::Instruction(Instruction {
+                        guard,
+                        opcode,
+                        modifiers: part(&modifiers, modifier_range, marks.modifiers),
+                        operands: part(&operands, operand_range, marks.operands),
+                        span,
+                    })
+                }
+                Pending::Statement(statement) => statement,
+            })
+            .collect()
+    }
+}
+
+/// The part of a block's `buffer` at `range` of the lists, whose block part began at `first`.
+fn part<T>(buffer: &Arc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
+    SharedSlice::part_of(buffer, range.start - first..range.end - first)
+}
+
+/// Reads one statement, pushing it onto `lists`; `None` (having pushed nothing it keeps) when
+/// the statement is not one of the forms above.
+fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
+    if reader.tag()? == Tag::DotName {
+        let statement = match reader.text() {
+            "loc" => location(reader),
+            space => declaration(reader, space),
+        }?;
+        lists.statements.push(Pending::Statement(statement));
+        return Some(());
     }
     let mut guard = None;
-    if let Some(at) = eat(input, TokenKind::At) {
-        let negated = eat(input, TokenKind::Bang).is_some();
-        let predicate = identifier(input)?;
+    if let Some(at) = reader.eat(Tag::At) {
+        let negated = reader.eat(Tag::Bang).is_some();
+        let predicate = identifier(reader)?;
         let span = at.to(predicate.span);
         guard = Some(Box::new(Guard { negated, predicate, span }));
     }
-    let opcode = identifier(input)?;
-    if guard.is_none() {
-        if let Some(colon) = eat(input, TokenKind::Colon) {
-            let _ = colon;
-            return Some(Statement::Label(opcode));
-        }
+    let opcode = identifier(reader)?;
+    if guard.is_none() && reader.eat(Tag::Colon).is_some() {
+        lists.statements.push(Pending::Statement(Statement::Label(opcode)));
+        return Some(());
     }
-    let mut modifiers = Vec::with_capacity(count_modifiers(input));
-    while let Some(TokenKind::DotName(modifier)) = input.peek() {
-        let span = take(input);
-        modifiers.push(Spanned::new(Word::new(modifier), span));
+    let marks = lists.marks();
+    while reader.tag() == Some(Tag::DotName) {
+        let modifier = Word::new(reader.text());
+        lists.modifiers.push(Spanned::new(modifier, reader.take()));
     }
-    let mut operands = Vec::with_capacity(count_operands(input));
-    let end = match eat(input, TokenKind::Semicolon) {
+    let modifiers = marks.modifiers..lists.modifiers.len();
+    let end = match reader.eat(Tag::Semicolon) {
         Some(end) => end,
         None => loop {
-            operands.push(operand(input)?);
-            match input.peek()? {
-                TokenKind::Comma => {
-                    take(input);
+            let Some(operand) = operand(reader) else {
+                lists.truncate(marks);
+                return None;
+            };
+            lists.operands.push(operand);
+            match reader.tag() {
+                Some(Tag::Comma) => {
+                    reader.take();
                 }
-                TokenKind::Semicolon => break take(input),
-                _ => return None,
+                Some(Tag::Semicolon) => break reader.take(),
+                _ => {
+                    lists.truncate(marks);
+                    return None;
+                }
             }
         },
     };
     let start = guard.as_ref().map_or(opcode.span, |guard| guard.span);
     let span = start.to(end);
-    Some(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }))
+    let operands = marks.operands..lists.operands.len();
+    lists.statements.push(Pending::Instruction { guard, opcode, modifiers, operands, span });
+    Some(())
 }
 
 #[cfg(test)]
@@ -422,37 +514,48 @@ thread_local! {
 
 /// The statements of a block up to its `}` (nested blocks included), or `None` when one of them
 /// does not parse. `slow_statement` is the combinator parser of one statement, for those the
-/// functions above do not cover. `reached` is the token index of the last statement begun: after
-/// a failure, where it failed.
+/// functions above do not cover: chumsky's cursor is moved up to the statement first, and the
+/// reader on past it after. `reached` is the token index of the last statement begun: after a
+/// failure, where it failed.
 fn block<'t, 's: 't>(
+    reader: &mut Reader<'t, 's>,
     input: &mut Input<'t, '_, 's>,
     slow_statement: &impl PtxParser<'t, 's, Option<Statement>>,
     reached: &mut usize,
+    lists: &mut Lists,
 ) -> Option<Block> {
-    let open = eat(input, TokenKind::LeftBrace)?;
-    let mut statements = Vec::new();
+    let open = reader.eat(Tag::LeftBrace)?;
+    let marks = lists.marks();
     loop {
-        *reached = *input.cursor().inner();
-        match input.peek()? {
-            TokenKind::RightBrace => break,
-            TokenKind::LeftBrace => {
-                statements.push(Statement::Block(block(input, slow_statement, reached)?));
+        *reached = reader.at;
+        match reader.tag()? {
+            Tag::RightBrace => break,
+            Tag::LeftBrace => {
+                let nested = block(reader, input, slow_statement, reached, lists)?;
+                lists.statements.push(Pending::Statement(Statement::Block(nested)));
                 continue;
             }
             _ => {}
         }
-        let before = input.save();
-        if let Some(statement) = statement(input) {
-            statements.push(statement);
+        let before = reader.at;
+        if statement(reader, lists).is_some() {
             continue;
         }
-        input.rewind(before);
-        statements.extend(input.parse(slow_statement).ok()?);
+        reader.at = before;
+        advance(input, before);
+        let slow = input.parse(slow_statement).ok()?;
+        lists.statements.extend(slow.map(Pending::Statement));
+        reader.at = *input.cursor().inner();
     }
-    let close = take(input);
-    // The combinator parser's list grows by doubling and is then shrunk; this is the same list.
-    statements.shrink_to_fit();
-    Some(Block { statements, span: open.to(close) })
+    let close = reader.take();
+    Some(Block { statements: lists.finish(marks), span: open.to(close) })
+}
+
+/// A reader at chumsky's cursor.
+fn reader_at<'t, 's: 't>(input: &mut Input<'t, '_, 's>) -> Reader<'t, 's> {
+    let here = input.cursor();
+    let tokens = input.slice_from(&here..);
+    Reader { tokens: tokens.tokens, at: tokens.start }
 }
 
 /// The block loop as a parser: the block, or a failure that consumes nothing, after which the
@@ -466,6 +569,7 @@ pub(super) fn fast_block<'t, 's: 't>(
     slow_statement: impl PtxParser<'t, 's, Option<Statement>>,
 ) -> impl PtxParser<'t, 's, Block> {
     let failed_at = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    let spare_lists = std::rc::Rc::new(std::cell::Cell::new(Lists::default()));
     custom(move |input: &mut Input<'t, '_, 's>| {
         #[cfg(test)]
         if !ENABLED.with(std::cell::Cell::get) {
@@ -475,9 +579,19 @@ pub(super) fn fast_block<'t, 's: 't>(
         if *before.cursor().inner() < failed_at.get() {
             return Err(give_up(input));
         }
+        let mut reader = reader_at(input);
         let mut reached = 0;
-        match block(input, &slow_statement, &mut reached) {
-            Some(block) => Ok(block),
+        // Kept from one function body to the next, so that the lists are grown only by the
+        // first. Taken out while in use: a body read inside another's statement gets new ones.
+        let mut lists = spare_lists.take();
+        let result = block(&mut reader, input, &slow_statement, &mut reached, &mut lists);
+        lists.truncate(lists.marks_at_start());
+        spare_lists.set(lists);
+        match result {
+            Some(block) => {
+                advance(input, reader.at);
+                Ok(block)
+            }
             None => {
                 failed_at.set(failed_at.get().max(reached));
                 input.rewind(before);
@@ -494,13 +608,14 @@ pub(super) fn fast_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<Stat
         if !ENABLED.with(std::cell::Cell::get) {
             return Err(give_up(input));
         }
-        let before = input.save();
-        match statement(input) {
-            Some(statement) => Ok(Some(statement)),
-            None => {
-                input.rewind(before);
-                Err(give_up(input))
+        let mut reader = reader_at(input);
+        let mut lists = Lists::default();
+        match statement(&mut reader, &mut lists) {
+            Some(()) => {
+                advance(input, reader.at);
+                Ok(lists.finish(lists.marks_at_start()).pop())
             }
+            None => Err(give_up(input)),
         }
     })
 }

@@ -9,7 +9,7 @@
 
 use std::ops::{Range, RangeFrom};
 
-use chumsky::input::{ExactSizeInput, Input, ValueInput};
+use chumsky::input::{ExactSizeInput, Input, SliceInput, ValueInput};
 
 use crate::span::Span;
 use crate::syntax::lexer::TokenKind;
@@ -90,5 +90,32 @@ impl<'t, 's: 't> ValueInput<'t> for TokenInput<'t, 's> {
     unsafe fn next(this: &mut Self, cursor: &mut usize) -> Option<TokenKind<'s>> {
         // SAFETY: the same contract as `next_maybe`, which this forwards to.
         unsafe { Self::next_maybe(this, cursor) }
+    }
+}
+
+/// The tokens from a cursor on, as chumsky's slices of the input: how the hand-written fast path
+/// (`fast.rs`) reaches the packed tokens from inside a chumsky parser, to read them directly.
+#[derive(Clone, Copy)]
+pub(in crate::syntax) struct TokensFrom<'t, 's> {
+    pub(in crate::syntax) tokens: &'t Tokens<'s>,
+    pub(in crate::syntax) start: usize,
+}
+
+impl<'t, 's: 't> SliceInput<'t> for TokenInput<'t, 's> {
+    type Slice = TokensFrom<'t, 's>;
+
+    #[inline]
+    fn full_slice(this: &mut Self) -> TokensFrom<'t, 's> {
+        TokensFrom { tokens: this.tokens, start: 0 }
+    }
+
+    #[inline]
+    unsafe fn slice(this: &mut Self, range: Range<&usize>) -> TokensFrom<'t, 's> {
+        TokensFrom { tokens: this.tokens, start: *range.start }
+    }
+
+    #[inline]
+    unsafe fn slice_from(this: &mut Self, from: RangeFrom<&usize>) -> TokensFrom<'t, 's> {
+        TokensFrom { tokens: this.tokens, start: *from.start }
     }
 }

@@ -31,8 +31,8 @@ use chumsky::inspector::TruncateState;
 use chumsky::prelude::*;
 
 use super::ast;
-use super::lexer::{self, lex, TokenKind};
-use super::tokens::Tokens;
+use super::lexer::{self, lex};
+use super::tokens::{Tag, Tokens};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
@@ -107,15 +107,13 @@ const MAX_NESTING: usize = 256;
 /// Cuts the tokens at the first place that nests deeper than [`MAX_NESTING`], and says so.
 fn limit_nesting(tokens: &mut Tokens<'_>) -> Option<Diagnostic> {
     let (mut depth, mut unary_run) = (0usize, 0usize);
-    let too_deep = tokens.punctuation_kinds().position(|kind| {
-        match kind {
-            Some(TokenKind::LeftBrace | TokenKind::LeftBracket | TokenKind::LeftParen) => depth += 1,
-            Some(TokenKind::RightBrace | TokenKind::RightBracket | TokenKind::RightParen) => {
-                depth = depth.saturating_sub(1)
-            }
+    let too_deep = tokens.tags().position(|tag| {
+        match tag {
+            Tag::LeftBrace | Tag::LeftBracket | Tag::LeftParen => depth += 1,
+            Tag::RightBrace | Tag::RightBracket | Tag::RightParen => depth = depth.saturating_sub(1),
             _ => {}
         }
-        let unary = matches!(kind, Some(TokenKind::Minus | TokenKind::Plus | TokenKind::Tilde | TokenKind::Bang));
+        let unary = matches!(tag, Tag::Minus | Tag::Plus | Tag::Tilde | Tag::Bang);
         unary_run = if unary { unary_run + 1 } else { 0 };
         depth > MAX_NESTING || unary_run > MAX_NESTING
     })?;

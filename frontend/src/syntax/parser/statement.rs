@@ -79,7 +79,7 @@ fn instruction(
         }
     }
     let opcode = Spanned::new(Word::from(opcode.node), opcode.span);
-    Instruction { guard: guard.map(Box::new), opcode, modifiers, operands, span }
+    Instruction { guard: guard.map(Box::new), opcode, modifiers: modifiers.into(), operands: operands.into(), span }
 }
 
 /// A statement, or `None` for a directive that leaves nothing in the tree.

@@ -39,7 +39,7 @@ fn instruction(statement: &str) -> Instruction {
 }
 
 fn operands(statement: &str) -> Vec<OperandKind> {
-    instruction(statement).operands.into_iter().map(|operand| operand.kind).collect()
+    instruction(statement).operands.iter().map(|operand| operand.kind.clone()).collect()
 }
 
 fn name(name: &str) -> OperandKind {
@@ -489,7 +489,8 @@ fn garbage_does_not_panic() {
     let _ = parse(&format!(".entry k() {deep}"));
 }
 
-/// The PTX files of the shared corpus and conformance suite.
+/// The PTX files of the shared corpus and conformance suite, and the repository's own fixtures
+/// (`tests/fixtures/ptx/`) and examples.
 fn corpus_sources() -> Vec<String> {
     // `shared/` beside the repository or beside one of its parent folders (a worktree).
     let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -508,11 +509,13 @@ fn corpus_sources() -> Vec<String> {
         "corpus/triton",
         "corpus/numba",
     ];
+    let repository_folders = ["tests/fixtures/ptx", "examples"].map(|folder| repository.join(folder));
     folders
         .iter()
         .flat_map(|folder| {
             std::fs::read_dir(format!("{shared}/{folder}")).expect("the shared corpus beside the repository")
         })
+        .chain(repository_folders.iter().flat_map(|folder| std::fs::read_dir(folder).expect("the repository's PTX")))
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| path.extension().is_some_and(|extension| extension == "ptx"))
         .map(|path| std::fs::read_to_string(path).expect("readable"))

@@ -1,0 +1,123 @@
+//! `SharedSlice`: an instruction's modifiers or operands, kept as a range of one buffer that the
+//! instructions of a block share.
+//!
+//! As a `Vec` per list, every instruction of the tree cost two heap allocations, and freeing them
+//! again when the tree was dropped: together the largest cost of parsing once the text was read.
+//! The parser's fast path collects the lists of a whole block and moves them into one buffer per
+//! kind at the block's end; each instruction keeps a reference-counted handle on it and its
+//! range. A `SharedSlice` is as large as a `Vec` (24 bytes) and reads as a slice.
+
+use std::fmt;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
+
+pub struct SharedSlice<T> {
+    /// `None` for an empty list, which holds no buffer.
+    buffer: Option<Arc<[T]>>,
+    start: u32,
+    length: u32,
+}
+
+impl<T> SharedSlice<T> {
+    /// The empty list.
+    pub fn new() -> SharedSlice<T> {
+        SharedSlice { buffer: None, start: 0, length: 0 }
+    }
+
+    /// The elements at `range` of `buffer` (a buffer of at most `u32::MAX` elements); an empty
+    /// range holds no reference to the buffer.
+    pub(in crate::syntax) fn part_of(buffer: &Arc<[T]>, range: Range<usize>) -> SharedSlice<T> {
+        if range.is_empty() {
+            return SharedSlice::new();
+        }
+        let (Ok(start), Ok(length)) = (u32::try_from(range.start), u32::try_from(range.len())) else {
+            return SharedSlice::new();
+        };
+        SharedSlice { buffer: Some(Arc::clone(buffer)), start, length }
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        match &self.buffer {
+            Some(buffer) => {
+                let start = self.start as usize;
+                buffer.get(start..start + self.length as usize).unwrap_or_default()
+            }
+            None => &[],
+        }
+    }
+}
+
+impl<T> Default for SharedSlice<T> {
+    fn default() -> SharedSlice<T> {
+        SharedSlice::new()
+    }
+}
+
+impl<T> Deref for SharedSlice<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+/// A list of its own (one allocation, as the `Vec` was): for the lists that the combinator
+/// parser builds.
+impl<T> From<Vec<T>> for SharedSlice<T> {
+    fn from(list: Vec<T>) -> SharedSlice<T> {
+        if list.is_empty() {
+            return SharedSlice::new();
+        }
+        let length = list.len();
+        SharedSlice::part_of(&Arc::from(list), 0..length)
+    }
+}
+
+impl<T> Clone for SharedSlice<T> {
+    fn clone(&self) -> SharedSlice<T> {
+        SharedSlice { buffer: self.buffer.clone(), start: self.start, length: self.length }
+    }
+}
+
+impl<T: PartialEq> PartialEq for SharedSlice<T> {
+    fn eq(&self, other: &SharedSlice<T>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+/// Printed as a list, as the `Vec` it replaces was.
+impl<T: fmt::Debug> fmt::Debug for SharedSlice<T> {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), formatter)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SharedSlice<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> std::slice::Iter<'a, T> {
+        self.as_slice().iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_of_one_buffer_read_as_their_ranges() {
+        let buffer: Arc<[u32]> = Arc::from(vec![1, 2, 3, 4, 5]);
+        let first = SharedSlice::part_of(&buffer, 0..2);
+        let second = SharedSlice::part_of(&buffer, 2..5);
+        let empty = SharedSlice::part_of(&buffer, 5..5);
+        assert_eq!(*first, [1, 2]);
+        assert_eq!(*second, [3, 4, 5]);
+        assert!(empty.is_empty());
+        // The empty part holds no reference: the buffer is shared by the two others only.
+        assert_eq!(Arc::strong_count(&buffer), 3);
+        assert_eq!(second, SharedSlice::from(vec![3, 4, 5]));
+        assert_eq!(format!("{second:?}"), format!("{:?}", vec![3, 4, 5]));
+        assert_eq!(std::mem::size_of::<SharedSlice<u64>>(), std::mem::size_of::<Vec<u64>>());
+    }
+}
