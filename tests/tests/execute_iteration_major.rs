@@ -1,0 +1,326 @@
+//! CPU kernels that never wait but loop, which run iteration-major: a round of loop iterations of
+//! every thread of the block at a time (`intrinsics/src/work_item_loops/iteration_major.rs`).
+//! `PTXR_CPU_THREAD_ORDER=thread-major` runs the same tests with each thread's whole body in
+//! turn. The loops here have trip counts that differ per thread, threads whose loops run zero
+//! times, exits from inside a loop, nested loops, `.local` arrays, calls and atomics; expected
+//! values come from models written here, never from ptxr's output.
+
+use ptxr_tests::{cpu_llvm_ir, llvm_function, run_ok, Buffer, Launch, Random};
+
+const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
+
+fn as_u32s(bits: &[u64]) -> Vec<u32> {
+    bits.iter().map(|&bits| bits as u32).collect()
+}
+
+/// A grid-stride loop over `n = settings[0]` elements, `y[i] = 3 * y[i] + x[i]`, with the block's
+/// threads numbered over x and y; each element is visited once, whatever the grid.
+const GRID_STRIDE: &str = r#"
+.visible .entry grid_stride(.param .u64 x, .param .u64 y, .param .u64 settings)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<10>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [y];
+    ld.param.u64 %rd3, [settings];
+    ld.global.u32 %r1, [%rd3];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %tid.y;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %ntid.y;
+    mad.lo.u32 %r6, %r3, %r4, %r2;
+    mul.lo.u32 %r7, %r4, %r5;
+    mov.u32 %r8, %ctaid.x;
+    mov.u32 %r9, %nctaid.x;
+    mad.lo.u32 %r10, %r8, %r7, %r6;
+    mul.lo.u32 %r11, %r7, %r9;
+    setp.ge.u32 %p1, %r10, %r1;
+    @%p1 bra DONE;
+LOOP:
+    mul.wide.u32 %rd4, %r10, 4;
+    add.u64 %rd5, %rd1, %rd4;
+    ld.global.u32 %r12, [%rd5];
+    add.u64 %rd6, %rd2, %rd4;
+    ld.global.u32 %r13, [%rd6];
+    mad.lo.u32 %r14, %r13, 3, %r12;
+    st.global.u32 [%rd6], %r14;
+    add.u32 %r10, %r10, %r11;
+    setp.lt.u32 %p2, %r10, %r1;
+    @%p2 bra LOOP;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn grid_stride_loops_visit_every_element_once() {
+    let ptx = format!("{HEADER}{GRID_STRIDE}");
+    // (grid, block x, block y, n): n a multiple of the grid's threads, with a partial last
+    // round, below one round (threads whose loop runs zero times), zero, and one.
+    for (grid, block_x, block_y, n) in
+        [(4u32, 32u32, 2u32, 1024u32), (3, 64, 1, 1000), (5, 16, 3, 100), (2, 8, 8, 0), (1, 7, 3, 1), (6, 33, 1, 5000)]
+    {
+        let len = n as usize + 9;
+        let mut random = Random::new(u64::from(n) + u64::from(grid));
+        let (x, y) = (random.u32s(len), random.u32s(len));
+        let buffers = [Buffer::u32s(&x), Buffer::u32s(&y), Buffer::u32s(&[n])];
+        let launch = Launch { grid: [grid, 1, 1], block: [block_x, block_y, 1], ..Launch::default() };
+        let result = run_ok(&ptx, &launch, &buffers);
+        let expected: Vec<u32> = (0..len)
+            .map(|index| if index < n as usize { y[index].wrapping_mul(3).wrapping_add(x[index]) } else { y[index] })
+            .collect();
+        assert_eq!(as_u32s(&result[1]), expected, "grid {grid}, block {block_x}x{block_y}, n {n}");
+    }
+}
+
+/// Thread t runs `limits[t]` iterations (zero for some), folding `data[(t + k) % 64]` into a sum
+/// through a `.func`; an element divisible by 16 ends the thread at once (`exit` inside the
+/// loop) with the sum's complement.
+const EARLY_EXITS: &str = r#"
+.func (.reg .u32 mixed) mix(.reg .u32 sum, .reg .u32 value)
+{
+    mad.lo.u32 mixed, sum, 31, value;
+    ret;
+}
+
+.visible .entry early_exits(.param .u64 data, .param .u64 limits, .param .u64 output)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<10>;
+    .reg .pred %p<4>;
+    ld.param.u64 %rd1, [data];
+    ld.param.u64 %rd2, [limits];
+    ld.param.u64 %rd3, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.u64 %rd5, %rd2, %rd4;
+    ld.global.u32 %r2, [%rd5];
+    add.u64 %rd6, %rd3, %rd4;
+    mov.u32 %r3, 0;
+    mov.u32 %r4, 0;
+    setp.eq.u32 %p1, %r2, 0;
+    @%p1 bra FINISH;
+LOOP:
+    add.u32 %r5, %r1, %r3;
+    and.b32 %r5, %r5, 63;
+    mul.wide.u32 %rd7, %r5, 4;
+    add.u64 %rd8, %rd1, %rd7;
+    ld.global.u32 %r6, [%rd8];
+    call (%r4), mix, (%r4, %r6);
+    and.b32 %r7, %r6, 15;
+    setp.eq.u32 %p2, %r7, 0;
+    @%p2 bra STOP;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p3, %r3, %r2;
+    @%p3 bra LOOP;
+FINISH:
+    st.global.u32 [%rd6], %r4;
+    ret;
+STOP:
+    not.b32 %r8, %r4;
+    st.global.u32 [%rd6], %r8;
+    exit;
+}
+"#;
+
+fn early_exits_model(data: &[u32], limits: &[u32]) -> Vec<u32> {
+    limits
+        .iter()
+        .enumerate()
+        .map(|(thread, &limit)| {
+            let mut sum = 0u32;
+            for k in 0..limit as usize {
+                let value = data[(thread + k) % 64];
+                sum = sum.wrapping_mul(31).wrapping_add(value);
+                if value % 16 == 0 {
+                    return !sum;
+                }
+            }
+            sum
+        })
+        .collect()
+}
+
+#[test]
+fn threads_leave_loops_early_or_never_enter_them() {
+    let ptx = format!("{HEADER}{EARLY_EXITS}");
+    for (threads, seed) in [(128u32, 1u64), (45, 2), (256, 3)] {
+        let mut random = Random::new(seed);
+        let data = random.u32s(64);
+        // Limits 0 to 40: many threads stop early, some never start, and every third runs none.
+        let limits: Vec<u32> =
+            (0..threads).map(|thread| if thread % 3 == 0 { 0 } else { random.next_u32() % 41 }).collect();
+        let buffers = [Buffer::u32s(&data), Buffer::u32s(&limits), Buffer::zeroed("u32", threads as usize)];
+        let result = run_ok(&ptx, &Launch::threads(threads), &buffers);
+        assert_eq!(as_u32s(&result[2]), early_exits_model(&data, &limits), "{threads} threads");
+    }
+}
+
+/// Nested loops whose trip counts depend on the thread (`i` from 0 to `t % 7`, `j` below `i`),
+/// accumulating into a per-thread `.local` array that is read back after the loops.
+const NESTED_WITH_LOCAL_ARRAY: &str = r#"
+.visible .entry nested(.param .u64 output)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<12>;
+    .reg .pred %p<4>;
+    .local .align 4 .u32 cells[4];
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    mov.u32 %r11, %ntid.x;
+    mad.lo.u32 %r1, %r2, %r11, %r1;
+    mov.u32 %r12, 0;
+    st.local.u32 [cells], %r12;
+    st.local.u32 [cells+4], %r12;
+    st.local.u32 [cells+8], %r12;
+    st.local.u32 [cells+12], %r12;
+    rem.u32 %r3, %r1, 7;
+    mov.u32 %r4, 0;
+    mov.u32 %r9, 0;
+    mov.u64 %rd2, cells;
+OUTER:
+    mov.u32 %r5, 0;
+    setp.ge.u32 %p1, %r5, %r4;
+    @%p1 bra INNER_DONE;
+INNER:
+    mul.lo.u32 %r6, %r4, %r5;
+    xor.b32 %r6, %r6, %r1;
+    add.u32 %r9, %r9, %r6;
+    add.u32 %r5, %r5, 1;
+    setp.lt.u32 %p2, %r5, %r4;
+    @%p2 bra INNER;
+INNER_DONE:
+    and.b32 %r7, %r4, 3;
+    mul.wide.u32 %rd3, %r7, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.local.u32 %r10, [%rd4];
+    add.u32 %r10, %r10, %r9;
+    st.local.u32 [%rd4], %r10;
+    add.u32 %r4, %r4, 1;
+    setp.le.u32 %p3, %r4, %r3;
+    @%p3 bra OUTER;
+    mul.wide.u32 %rd5, %r1, 16;
+    add.u64 %rd6, %rd1, %rd5;
+    ld.local.u32 %r13, [cells];
+    st.global.u32 [%rd6], %r13;
+    ld.local.u32 %r13, [cells+4];
+    st.global.u32 [%rd6+4], %r13;
+    ld.local.u32 %r13, [cells+8];
+    st.global.u32 [%rd6+8], %r13;
+    ld.local.u32 %r13, [cells+12];
+    st.global.u32 [%rd6+12], %r13;
+    ret;
+}
+"#;
+
+fn nested_model(threads: u32) -> Vec<u32> {
+    (0..threads)
+        .flat_map(|thread| {
+            let mut cells = [0u32; 4];
+            let mut sum = 0u32;
+            for i in 0..=thread % 7 {
+                for j in 0..i {
+                    sum = sum.wrapping_add(i.wrapping_mul(j) ^ thread);
+                }
+                cells[(i & 3) as usize] = cells[(i & 3) as usize].wrapping_add(sum);
+            }
+            cells
+        })
+        .collect()
+}
+
+#[test]
+fn nested_loops_with_per_thread_trip_counts_and_local_arrays() {
+    let ptx = format!("{HEADER}{NESTED_WITH_LOCAL_ARRAY}");
+    for (block_x, block_y) in [(64u32, 1u32), (10, 5), (1, 1)] {
+        let threads = block_x * block_y;
+        let buffers = [Buffer::zeroed("u32", threads as usize * 4)];
+        let launch = Launch { block: [block_x, block_y, 1], ..Launch::default() };
+        let result = run_ok(&ptx, &launch, &buffers);
+        assert_eq!(as_u32s(&result[0]), nested_model(threads), "block {block_x}x{block_y}");
+    }
+}
+
+/// A grid-stride histogram over `n = settings[0]` words: one global atomic increment per word,
+/// into 16 bins.
+const HISTOGRAM: &str = r#"
+.visible .entry histogram(.param .u64 input, .param .u64 bins, .param .u64 settings)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<10>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [bins];
+    ld.param.u64 %rd7, [settings];
+    ld.global.u32 %r1, [%rd7];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.u32 %r5, %r2, %r3, %r4;
+    mov.u32 %r6, %nctaid.x;
+    mul.lo.u32 %r7, %r6, %r3;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+LOOP:
+    mul.wide.u32 %rd3, %r5, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r8, [%rd4];
+    and.b32 %r9, %r8, 15;
+    mul.wide.u32 %rd5, %r9, 4;
+    add.u64 %rd6, %rd2, %rd5;
+    atom.global.add.u32 %r10, [%rd6], 1;
+    add.u32 %r5, %r5, %r7;
+    setp.lt.u32 %p2, %r5, %r1;
+    @%p2 bra LOOP;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn grid_stride_atomics_count_every_element() {
+    let ptx = format!("{HEADER}{HISTOGRAM}");
+    for (grid, block, n) in [(8u32, 64u32, 10_000u32), (3, 100, 299), (2, 32, 0)] {
+        let input = Random::new(u64::from(n)).u32s(n.max(1) as usize);
+        let mut expected = vec![0u32; 16];
+        for &value in &input[..n as usize] {
+            expected[(value & 15) as usize] += 1;
+        }
+        let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 16), Buffer::u32s(&[n])];
+        let launch = Launch { grid: [grid, 1, 1], block: [block, 1, 1], ..Launch::default() };
+        let result = run_ok(&ptx, &launch, &buffers);
+        assert_eq!(as_u32s(&result[1]), expected, "grid {grid}, block {block}, n {n}");
+    }
+}
+
+/// A kernel whose body loops gets the round-by-round region function; one without a loop keeps
+/// the plain loop nest over the threads.
+#[test]
+fn only_kernels_with_loops_run_in_rounds() {
+    const STRAIGHT: &str = r#"
+.visible .entry straight(.param .u64 output)
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r1;
+    ret;
+}
+"#;
+    let ir = cpu_llvm_ir(&format!("{HEADER}{GRID_STRIDE}{STRAIGHT}"), 2);
+    let entry = llvm_function(&ir, "grid_stride");
+    let order = std::env::var("PTXR_CPU_THREAD_ORDER").unwrap_or_default();
+    if order == "thread-major" {
+        assert!(!ir.contains("@grid_stride.regions("), "{ir}");
+    } else {
+        assert!(ir.contains("@grid_stride.regions("), "{ir}");
+        assert!(entry.contains("ptxr_run_work_item_block"), "{entry}");
+    }
+    assert!(!ir.contains("@straight.regions("), "{ir}");
+    assert!(!llvm_function(&ir, "straight").contains("ptxr_run_work_item_block"), "{ir}");
+}
