@@ -30,6 +30,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 use ptxr_runtime::abi::{barrier_operation, runtime_function};
 
+use super::round_loops::{round_loops, RetreatingEdge};
 use super::{build, waits_of, WorkItemForm, COPIED_INSTRUCTIONS_LIMIT};
 use crate::cpu::llvm_error;
 use crate::declare::call_function;
@@ -58,7 +59,7 @@ pub fn build_iteration_major<'ctx>(
         _ => return Ok(WorkItemForm::Independent),
     }
     // SAFETY: as above.
-    let edges = unsafe { retreating_edges(body) };
+    let edges = unsafe { round_loops(body) };
     if edges.is_empty() {
         return Ok(WorkItemForm::Independent);
     }
@@ -89,53 +90,6 @@ pub fn build_iteration_major<'ctx>(
             Ok(WorkItemForm::Independent)
         }
     }
-}
-
-/// An edge of the control-flow graph that goes back to a block still being visited in a
-/// depth-first walk from the entry: every cycle contains one, and in a reducible graph (all that
-/// PTX's branches make, apart from `brx.idx`, which `waits_of` refuses with `indirectbr`) they are
-/// exactly the loops' back edges.
-struct RetreatingEdge {
-    latch: LLVMBasicBlockRef,
-    /// Which successor of the latch's terminator.
-    successor: u32,
-    header: LLVMBasicBlockRef,
-}
-
-/// The retreating edges of `function`, in depth-first order.
-///
-/// # Safety
-///
-/// `function` is a defined function whose blocks all end in terminators.
-unsafe fn retreating_edges(function: LLVMValueRef) -> Vec<RetreatingEdge> {
-    let mut edges = Vec::new();
-    let Some(&entry) = blocks(function).first() else { return edges };
-    let mut visited = HashSet::from([entry]);
-    let mut on_path = HashSet::from([entry]);
-    // Each frame: a block and the index of its next successor to look at.
-    let mut path: Vec<(LLVMBasicBlockRef, u32)> = vec![(entry, 0)];
-    while let Some(&mut (block, ref mut next)) = path.last_mut() {
-        // SAFETY: per the contract, `block` has a terminator.
-        let terminator = unsafe { LLVMGetBasicBlockTerminator(block) };
-        // SAFETY: as above.
-        let successors = unsafe { LLVMGetNumSuccessors(terminator) };
-        if *next == successors {
-            on_path.remove(&block);
-            path.pop();
-            continue;
-        }
-        let index = *next;
-        *next += 1;
-        // SAFETY: `index` is below the terminator's successor count.
-        let successor = unsafe { LLVMGetSuccessor(terminator, index) };
-        if on_path.contains(&successor) {
-            edges.push(RetreatingEdge { latch: block, successor: index, header: successor });
-        } else if visited.insert(successor) {
-            on_path.insert(successor);
-            path.push((successor, 0));
-        }
-    }
-    edges
 }
 
 /// Whether `block` begins with a phi.

@@ -45,6 +45,7 @@ use crate::{KernelParameters, Site, Unsupported};
 
 mod iteration_major;
 mod regions;
+mod round_loops;
 mod step;
 
 pub use iteration_major::build_iteration_major;
