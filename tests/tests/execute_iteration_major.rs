@@ -109,9 +109,10 @@ fn grid_stride_loops_visit_every_element_once() {
     }
 }
 
-/// Thread t runs `k` from `2t` up to `%ntid.x` (so the upper half of the block runs no
-/// iteration), folding `data[(t + k) % 64]` into a sum through a `.func`; an element divisible
-/// by 16 ends the thread at once (`exit` inside the loop) with the sum's complement.
+/// Thread t runs `k` from `5t` below `3 * %ntid.x` in steps of `%ntid.x` (so two fifths of the
+/// block run no iteration, the others one to three), folding `data[(t + k) % 64]` into a sum
+/// through a `.func`; an element divisible by 16 ends the thread at once (`exit` inside the
+/// loop) with the sum's complement.
 const EARLY_EXITS: &str = r#"
 .func (.reg .u32 mixed) mix(.reg .u32 sum, .reg .u32 value)
 {
@@ -127,10 +128,11 @@ const EARLY_EXITS: &str = r#"
     ld.param.u64 %rd1, [data];
     ld.param.u64 %rd3, [output];
     mov.u32 %r1, %tid.x;
-    mov.u32 %r2, %ntid.x;
+    mov.u32 %r9, %ntid.x;
+    mul.lo.u32 %r2, %r9, 3;
     mul.wide.u32 %rd4, %r1, 4;
     add.u64 %rd6, %rd3, %rd4;
-    shl.b32 %r3, %r1, 1;
+    mul.lo.u32 %r3, %r1, 5;
     mov.u32 %r4, 0;
     setp.ge.u32 %p1, %r3, %r2;
     @%p1 bra FINISH;
@@ -144,7 +146,7 @@ LOOP:
     and.b32 %r7, %r6, 15;
     setp.eq.u32 %p2, %r7, 0;
     @%p2 bra STOP;
-    add.u32 %r3, %r3, 1;
+    add.u32 %r3, %r3, %r9;
     setp.lt.u32 %p3, %r3, %r2;
     @%p3 bra LOOP;
 FINISH:
@@ -161,7 +163,7 @@ fn early_exits_model(data: &[u32], threads: usize) -> Vec<u32> {
     (0..threads)
         .map(|thread| {
             let mut sum = 0u32;
-            for k in 2 * thread..threads {
+            for k in (5 * thread..3 * threads).step_by(threads) {
                 let value = data[(thread + k) % 64];
                 sum = sum.wrapping_mul(31).wrapping_add(value);
                 if value % 16 == 0 {
@@ -184,8 +186,9 @@ fn threads_leave_loops_early_or_never_enter_them() {
     }
 }
 
-/// Nested loops (`i` below 5, `j` below 3, then `m` below `i`), the first two reading global
-/// memory, accumulating into a per-thread `.local` array that is read back after the loops.
+/// Nested loops (`i` below 5, `j` below 3, then `m` below `i`; the first two counted in steps
+/// of `%ntid.x` and `%ntid.y`), the first two reading global memory, accumulating into a
+/// per-thread `.local` array that is read back after the loops.
 const NESTED_WITH_LOCAL_ARRAY: &str = r#"
 .visible .entry nested(.param .u64 data, .param .u64 output)
 {
@@ -204,12 +207,17 @@ const NESTED_WITH_LOCAL_ARRAY: &str = r#"
     st.local.u32 [cells+4], %r12;
     st.local.u32 [cells+8], %r12;
     st.local.u32 [cells+12], %r12;
-    mov.u32 %r4, 0;
+    mov.u32 %r17, 0;
+    mul.lo.u32 %r18, %r11, 5;
+    mov.u32 %r21, %ntid.y;
+    mul.lo.u32 %r20, %r21, 3;
     mov.u32 %r9, 0;
     mov.u64 %rd2, cells;
 OUTER:
-    mov.u32 %r5, 0;
+    div.u32 %r4, %r17, %r11;
+    mov.u32 %r19, 0;
 INNER:
+    div.u32 %r5, %r19, %r21;
     mul.lo.u32 %r14, %r1, 7;
     mad.lo.u32 %r14, %r4, 3, %r14;
     add.u32 %r14, %r14, %r5;
@@ -219,8 +227,8 @@ INNER:
     ld.global.u32 %r15, [%rd8];
     xor.b32 %r15, %r15, %r5;
     add.u32 %r9, %r9, %r15;
-    add.u32 %r5, %r5, 1;
-    setp.lt.u32 %p2, %r5, 3;
+    add.u32 %r19, %r19, %r21;
+    setp.lt.u32 %p2, %r19, %r20;
     @%p2 bra INNER;
     mov.u32 %r16, 0;
     setp.eq.u32 %p1, %r4, 0;
@@ -238,8 +246,8 @@ THIRD_DONE:
     ld.local.u32 %r10, [%rd4];
     add.u32 %r10, %r10, %r9;
     st.local.u32 [%rd4], %r10;
-    add.u32 %r4, %r4, 1;
-    setp.lt.u32 %p3, %r4, 5;
+    add.u32 %r17, %r17, %r11;
+    setp.lt.u32 %p3, %r17, %r18;
     @%p3 bra OUTER;
     mul.wide.u32 %rd5, %r1, 16;
     add.u64 %rd6, %rd1, %rd5;
@@ -338,9 +346,9 @@ fn grid_stride_atomics_count_every_element() {
     }
 }
 
-/// Loops with a thread-uniform trip structure that touch memory run in rounds (every kernel
-/// above); a kernel without a loop, a loop whose bound each thread loads, and a loop of
-/// arithmetic alone keep the plain loop nest over the threads.
+/// Loops with a thread-uniform trip structure that touch memory run in rounds; a kernel
+/// without a loop, a loop whose bound each thread loads, one that walks the thread's own row
+/// with a constant step, and a loop of arithmetic alone keep the plain loop nest.
 #[test]
 fn only_uniform_loops_that_touch_memory_run_in_rounds() {
     const OTHERS: &str = r#"
@@ -377,6 +385,31 @@ LOOP:
     ret;
 }
 
+.visible .entry row(.param .u64 data, .param .u64 output)
+{
+    .reg .u32 %r<10>;
+    .reg .u64 %rd<8>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [data];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 64;
+    add.u64 %rd4, %rd1, %rd3;
+    mov.u32 %r2, 0;
+    mov.u32 %r3, 0;
+LOOP:
+    ld.global.u32 %r4, [%rd4];
+    add.u32 %r2, %r2, %r4;
+    add.u64 %rd4, %rd4, 4;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p1, %r3, 16;
+    @%p1 bra LOOP;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.u64 %rd6, %rd2, %rd5;
+    st.global.u32 [%rd6], %r2;
+    ret;
+}
+
 .visible .entry arithmetic(.param .u64 output)
 {
     .reg .u32 %r<8>;
@@ -401,7 +434,7 @@ LOOP:
     let thread_major = std::env::var("PTXR_CPU_THREAD_ORDER").is_ok_and(|order| order == "thread-major");
     assert_eq!(ir.contains("@grid_stride.regions("), !thread_major, "{ir}");
     assert_eq!(llvm_function(&ir, "grid_stride").contains("ptxr_run_work_item_block"), !thread_major, "{ir}");
-    for kernel in ["straight", "loaded_bound", "arithmetic"] {
+    for kernel in ["straight", "loaded_bound", "row", "arithmetic"] {
         assert!(!ir.contains(&format!("@{kernel}.regions(")), "{kernel}: {ir}");
         assert!(!llvm_function(&ir, kernel).contains("ptxr_run_work_item_block"), "{kernel}: {ir}");
     }

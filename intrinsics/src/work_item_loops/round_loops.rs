@@ -7,8 +7,12 @@
 //! improve; a loop of arithmetic alone would only lose its registers to the state arrays). So
 //! a loop runs in rounds when its latch leaves or repeats on a comparison of an induction
 //! variable, which the loop only ever advances by a block-uniform step, with a block-uniform
-//! bound, and when it loads or stores memory other than registers; grid- and block-stride
-//! loops are such loops (their threads' trip counts differ by at most one). Block-uniform
+//! bound, and when it loads or stores memory other than registers. The step must also depend
+//! on the launch's shape (`%ntid`, `%nctaid`): grid- and block-stride loops (whose threads'
+//! trip counts differ by at most one, and whose neighbouring threads touch neighbouring
+//! addresses in each round) are such loops, while a loop with a constant step usually walks
+//! each thread's own contiguous range, which one thread at a time reads in order (rounds
+//! made a per-thread row sum twice as slow). Block-uniform
 //! values are built from constants, the kernel's parameters and the context's `%ctaid`,
 //! `%nctaid` and `%ntid`, directly or through registers (allocas) stored once, outside every
 //! loop, with such a value.
@@ -320,6 +324,33 @@ impl UniformRegisters {
         }
     }
 
+    /// Whether `value` depends on the launch's shape: reads `%ntid`, `%nctaid` or `%ctaid` from
+    /// the context, directly or through registers.
+    ///
+    /// # Safety
+    ///
+    /// `value` is a value of the body.
+    unsafe fn reads_shape(&self, value: LLVMValueRef, depth: u32) -> bool {
+        // SAFETY: per the contract; operands are values of the body too.
+        unsafe {
+            if depth == 0 || LLVMIsAInstruction(value).is_null() {
+                return false;
+            }
+            if LLVMGetInstructionOpcode(value) == LLVMOpcode::LLVMLoad {
+                let mut pointer = LLVMGetOperand(value, 0);
+                if let Some(&[store]) = self.stores.get(&pointer).map(Vec::as_slice) {
+                    return self.reads_shape(LLVMGetOperand(store, 0), depth - 1);
+                }
+                while !LLVMIsAGetElementPtrInst(pointer).is_null() {
+                    pointer = LLVMGetOperand(pointer, 0);
+                }
+                return pointer == self.context;
+            }
+            (0..LLVMGetNumOperands(value).max(0) as u32)
+                .any(|index| self.reads_shape(LLVMGetOperand(value, index), depth - 1))
+        }
+    }
+
     /// Whether the latch of the loop of `blocks` leaves or repeats on a comparison of one of the
     /// loop's induction variables with a block-uniform bound.
     ///
@@ -356,7 +387,7 @@ impl UniformRegisters {
     }
 
     /// Whether `value` loads a register that the loop of `blocks` stores to, and only ever as
-    /// itself plus or minus a block-uniform step.
+    /// itself plus or minus a block-uniform step that depends on the launch's shape.
     ///
     /// # Safety
     ///
@@ -395,10 +426,11 @@ impl UniformRegisters {
                             && LLVMGetInstructionOpcode(operand) == LLVMOpcode::LLVMLoad
                             && LLVMGetOperand(operand, 0) == register
                     };
-                    (reads_itself(left) && self.is_uniform(right, UNIFORMITY_DEPTH))
-                        || (opcode == LLVMOpcode::LLVMAdd
-                            && reads_itself(right)
-                            && self.is_uniform(left, UNIFORMITY_DEPTH))
+                    let is_step = |step: LLVMValueRef| {
+                        self.is_uniform(step, UNIFORMITY_DEPTH) && self.reads_shape(step, UNIFORMITY_DEPTH)
+                    };
+                    (reads_itself(left) && is_step(right))
+                        || (opcode == LLVMOpcode::LLVMAdd && reads_itself(right) && is_step(left))
                 })
         }
     }
