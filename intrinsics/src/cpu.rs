@@ -52,6 +52,25 @@ fn waits_scheme() -> WaitsScheme {
     }
 }
 
+/// The order in which the threads of a kernel that never waits run the loops of its body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ThreadOrder {
+    /// Each round runs one iteration of every thread (`work_item_loops::build_iteration_major`),
+    /// the default.
+    IterationMajor,
+    /// Each thread runs its whole body before the next starts: the plain loop nest.
+    ThreadMajor,
+}
+
+/// The order chosen by `PTXR_CPU_THREAD_ORDER` (`iteration-major` or `thread-major`;
+/// iteration-major when unset or anything else), so that tests can run kernels in both.
+fn thread_order() -> ThreadOrder {
+    match std::env::var("PTXR_CPU_THREAD_ORDER") {
+        Ok(value) if value == "thread-major" => ThreadOrder::ThreadMajor,
+        _ => ThreadOrder::IterationMajor,
+    }
+}
+
 pub(crate) fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("an LLVM builder operation ({error})") }
 }
@@ -309,6 +328,13 @@ impl Target for Cpu {
                 // Nothing in this kernel waits: its threads run one after another.
                 ThreadForm::Independent => {}
             }
+        }
+        // Threads that never wait: loops in the body run a round of iterations at a time.
+        if !parameters.collectives_in_functions
+            && thread_order() == ThreadOrder::IterationMajor
+            && work_item_loops::build_iteration_major(site, &name, parameters)? == WorkItemForm::Loops
+        {
+            return Ok(());
         }
         let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
         let entry = site.module.add_function(&name, entry_type, Some(Linkage::External));

@@ -43,8 +43,12 @@ use ptxr_runtime::abi::{barrier_operation, warp_collective};
 use crate::resumable::{blocks, instructions, wait_call, WaitKind};
 use crate::{KernelParameters, Site, Unsupported};
 
+mod iteration_major;
 mod regions;
+mod round_loops;
 mod step;
+
+pub use iteration_major::build_iteration_major;
 
 use regions::{block_entry, region_function};
 use step::rewrite;
