@@ -139,10 +139,6 @@ impl Target for Amdgpu {
         Ok(())
     }
 
-    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
         match scope {
             MemoryScope::Cta => "workgroup",

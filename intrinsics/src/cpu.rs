@@ -440,10 +440,6 @@ impl Target for Cpu {
         Ok(())
     }
 
-    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     fn sync_scope(&self, _scope: MemoryScope) -> &'static str {
         // Blocks run in parallel on the host's cores: every scope needs host-wide atomicity.
         ""

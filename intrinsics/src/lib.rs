@@ -153,10 +153,6 @@ pub trait Target {
     /// type without an extension that its backend reports as an internal error.
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported>;
 
-    /// Whether `cvta` can cast between `state_space` and the generic space (SPIR-V has no
-    /// generic pointers to UniformConstant, and its backend aborts on such casts).
-    fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported>;
-
     /// Whether the `.global` and `.const` variables of an `.address_size 32` module lie below
     /// 4 GiB, so that their addresses truncate to 32 bits without loss.
     fn variables_below_4gib_for_32_bit_addresses(&self) -> bool;

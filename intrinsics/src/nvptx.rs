@@ -77,10 +77,6 @@ impl Target for Nvptx {
         Ok(())
     }
 
-    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     fn proxy_fence<'ctx>(&self, site: &Site<'_, 'ctx>, proxy: ProxyKind) -> Result<(), Unsupported> {
         // PTX's own fence: the async proxy's is not an ordinary one on NVIDIA's hardware.
         let name = match proxy {

@@ -79,10 +79,12 @@ impl Target for Spirv {
     }
 
     fn address_space(&self, state_space: StateSpace) -> AddressSpace {
-        // Function 0, CrossWorkgroup 1, UniformConstant 2, Workgroup 3, Generic 4.
+        // Function 0, CrossWorkgroup 1, UniformConstant 2, Workgroup 3, Generic 4. `.const`
+        // variables are CrossWorkgroup (read-only) globals: OpenCL's constant space cannot be
+        // cast to or from the generic one, which `cvta.const` and generic loads of `.const`
+        // data need, while CrossWorkgroup can.
         let number: u16 = match state_space {
-            StateSpace::Global => 1,
-            StateSpace::Const => 2,
+            StateSpace::Global | StateSpace::Const => 1,
             StateSpace::Shared => 3,
             StateSpace::Generic => 4,
             StateSpace::Local | StateSpace::Param | StateSpace::Reg | StateSpace::SpecialReg | StateSpace::Tex => 0,
@@ -128,13 +130,6 @@ impl Target for Spirv {
 
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
         Err(Unsupported { what: "`.b128` registers (SPV_INTEL_arbitrary_precision_integers)".to_string() })
-    }
-
-    fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported> {
-        match state_space {
-            StateSpace::Const => Err(Unsupported { what: "`cvta` of `.const` addresses".to_string() }),
-            _ => Ok(()),
-        }
     }
 
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {

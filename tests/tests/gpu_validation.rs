@@ -124,6 +124,22 @@ fn matrix_multiply_kernel(spelling: &str, [a, b, c, d]: [usize; 4]) -> String {
     )
 }
 
+/// The one `mma` form on `.f64` registers.
+const DOUBLE_MATRIX_MULTIPLY: &str = "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64";
+
+/// A kernel in which each thread loads its `.f64` fragments, runs `DOUBLE_MATRIX_MULTIPLY` and
+/// stores D.
+fn double_matrix_multiply_kernel() -> String {
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry matrix(.param .u64 data)\n{{\n    \
+         .reg .f64 %fd<7>;\n    .reg .b32 %r1;\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [data];\n    \
+         mov.u32 %r1, %tid.x;\n    mul.wide.u32 %rd2, %r1, 32;\n    add.u64 %rd3, %rd1, %rd2;\n    \
+         ld.global.f64 %fd1, [%rd3];\n    ld.global.f64 %fd2, [%rd3+8];\n    ld.global.f64 %fd3, [%rd3+16];\n    \
+         ld.global.f64 %fd4, [%rd3+24];\n    {DOUBLE_MATRIX_MULTIPLY} {{%fd5, %fd6}}, {{%fd1}}, {{%fd2}}, {{%fd3, %fd4}};\n    \
+         st.global.f64 [%rd3], %fd5;\n    st.global.f64 [%rd3+8], %fd6;\n    ret;\n}}\n"
+    )
+}
+
 /// A kernel in which each thread stores a row to shared memory and runs one `ldmatrix` form.
 fn load_matrix_kernel(spelling: &str, matrices: usize) -> String {
     let list = (0..matrices).map(|i| format!("%d{i}")).collect::<Vec<_>>().join(", ");
@@ -169,7 +185,8 @@ fn matrix_instructions_compile_and_validate_on_amdgpu_and_spirv() {
     let kernels = multiplies
         .iter()
         .map(|(spelling, counts)| (*spelling, matrix_multiply_kernel(spelling, *counts)))
-        .chain(loads.iter().map(|(spelling, matrices)| (*spelling, load_matrix_kernel(spelling, *matrices))));
+        .chain(loads.iter().map(|(spelling, matrices)| (*spelling, load_matrix_kernel(spelling, *matrices))))
+        .chain([(DOUBLE_MATRIX_MULTIPLY, double_matrix_multiply_kernel())]);
     let scratch = std::env::temp_dir().join(format!("ptxr-matrix-validation-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
     let mut problems = Vec::new();

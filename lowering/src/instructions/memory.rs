@@ -98,9 +98,6 @@ pub fn convert_address(
     // Parameters live in storage that each function allocates, so their addresses are in the
     // local space.
     let state_space = if state_space == StateSpace::Param { StateSpace::Local } else { state_space };
-    lowering.shared.target.supports_generic_cast(state_space).map_err(|unsupported| {
-        crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
-    })?;
     let integer = lowering.read_int(source, ty)?;
     let (from, to) = match direction {
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
