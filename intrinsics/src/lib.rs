@@ -83,6 +83,18 @@ pub struct KernelParameters<'ctx> {
     pub counted_barriers: bool,
 }
 
+/// What lowering makes of a function's address (`mov.u64 %rd, function`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionAddresses {
+    /// The function's machine address, called through by an indirect call.
+    Pointers,
+    /// The function's index in the module plus one (so that 0 stays null), for targets whose
+    /// code cannot call through a pointer (SPIR-V: OpenCL lacks SPV_INTEL_function_pointers). An
+    /// indirect call is a `switch` over the module's functions of the call's LLVM type, which is
+    /// exact for programs that only store, move, compare and call function addresses.
+    Identifiers,
+}
+
 /// Everything lowering needs to know about one target.
 pub trait Target {
     fn kind(&self) -> TargetKind;
@@ -249,9 +261,16 @@ pub trait Target {
         Ok(None)
     }
 
-    /// Whether a function's address can be taken and called through (indirect calls).
-    fn supports_function_pointers(&self) -> Result<(), Unsupported> {
-        Ok(())
+    /// What a function's address is, and so how an indirect call finds its callee.
+    fn function_addresses(&self) -> FunctionAddresses {
+        FunctionAddresses::Pointers
+    }
+
+    /// Where function addresses are [`FunctionAddresses::Identifiers`]: stops the kernel with an
+    /// error because an indirect call's identifier names no function of the module (null or a
+    /// value that no function address gave). Lowering leaves the function after it.
+    fn call_of_no_function<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        self.trap(site)
     }
 
     /// A call of CUDA's device library (see `device_function.rs`).

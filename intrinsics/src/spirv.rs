@@ -270,9 +270,15 @@ impl Target for Spirv {
         })
     }
 
-    fn supports_function_pointers(&self) -> Result<(), Unsupported> {
-        // SPIR-V needs the SPV_INTEL_function_pointers extension, which OpenCL runtimes lack.
-        Err(Unsupported { what: "function addresses and indirect calls".to_string() })
+    fn function_addresses(&self) -> crate::FunctionAddresses {
+        // Calls through pointers need SPV_INTEL_function_pointers, which OpenCL runtimes lack
+        // and whose LLVM 22 output spirv-val rejects (a use of each function before its
+        // definition).
+        crate::FunctionAddresses::Identifiers
+    }
+
+    fn call_of_no_function<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_CALL_OF_NO_FUNCTION)
     }
 
     fn prepare_for_traps<'ctx>(

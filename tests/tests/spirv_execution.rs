@@ -72,3 +72,142 @@ fn const_variables_convert_to_and_from_generic_addresses() {
     let expected: Vec<u64> = table.iter().map(|value| 3 * value).collect();
     check(ptx, &Launch::threads(4), &[Buffer::zeroed("u32", 4)], 0, &expected);
 }
+
+/// Two functions of one signature and one of another. `apply` calls its argument, a function
+/// address, through a prototype; the kernel picks `triple` or `mix` by the thread's parity,
+/// round-trips the address through global memory, compares it with both, and calls it from the
+/// kernel and from `apply`.
+const INDIRECT_CALLS: &str = ".version 7.8
+.target sm_80
+.address_size 64
+.func (.param .b32 result) triple (.param .b32 a, .param .b32 b)
+{
+    .reg .b32 %t<3>;
+    ld.param.b32 %t1, [a];
+    mul.lo.u32 %t2, %t1, 3;
+    st.param.b32 [result], %t2;
+    ret;
+}
+.func (.param .b32 result) mix (.param .b32 a, .param .b32 b)
+{
+    .reg .b32 %t<4>;
+    ld.param.b32 %t1, [a];
+    ld.param.b32 %t2, [b];
+    xor.b32 %t3, %t1, %t2;
+    st.param.b32 [result], %t3;
+    ret;
+}
+.func (.param .b64 result) widen (.param .b32 a)
+{
+    .reg .b32 %t1;
+    .reg .b64 %t2;
+    ld.param.b32 %t1, [a];
+    cvt.u64.u32 %t2, %t1;
+    st.param.b64 [result], %t2;
+    ret;
+}
+.func (.param .b32 result) apply (.param .b64 function, .param .b32 a)
+{
+    .reg .b32 %t<3>;
+    .reg .b64 %f;
+    ld.param.b64 %f, [function];
+    ld.param.b32 %t1, [a];
+    {
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %t1;
+    st.param.b32 [argument1], 5;
+    prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);
+    call (returned), %f, (argument0, argument1), prototype_0;
+    ld.param.b32 %t2, [returned];
+    }
+    st.param.b32 [result], %t2;
+    ret;
+}
+.visible .entry test(.param .u64 input, .param .u64 output, .param .u64 addresses)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    ld.param.u64 %rd3, [addresses];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.u64 %rd5, %rd1, %rd4;
+    ld.global.u32 %r2, [%rd5];
+    and.b32 %r3, %r1, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    mov.u64 %rd6, triple;
+    mov.u64 %rd7, mix;
+    selp.b64 %rd8, %rd6, %rd7, %p1;
+    mul.wide.u32 %rd9, %r1, 8;
+    add.u64 %rd9, %rd3, %rd9;
+    st.global.u64 [%rd9], %rd8;
+    ld.global.u64 %rd10, [%rd9];
+    {
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %r2;
+    st.param.b32 [argument1], %r1;
+    targets_0 : .calltargets triple, mix;
+    call (returned), %rd10, (argument0, argument1), targets_0;
+    ld.param.b32 %r4, [returned];
+    }
+    {
+    .param .b64 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b64 [argument0], %rd10;
+    st.param.b32 [argument1], %r4;
+    call.uni (returned), apply, (argument0, argument1);
+    ld.param.b32 %r5, [returned];
+    }
+    setp.eq.u64 %p2, %rd10, %rd6;
+    setp.ne.u64 %p3, %rd10, %rd7;
+    selp.u32 %r6, 1, 0, %p2;
+    selp.u32 %r7, 2, 0, %p3;
+    or.b32 %r6, %r6, %r7;
+    mul.wide.u32 %rd4, %r1, 8;
+    add.u64 %rd11, %rd2, %rd4;
+    st.global.u32 [%rd11], %r5;
+    st.global.u32 [%rd11+4], %r6;
+    ret;
+}
+";
+
+#[test]
+fn indirect_calls_reach_the_function_whose_address_was_taken() {
+    let input: Vec<u32> = (0..64).map(|thread| thread * 0x0101_0101 + 7).collect();
+    let mut expected = Vec::new();
+    for (thread, &value) in input.iter().enumerate() {
+        let even = thread % 2 == 0;
+        // The kernel's call passes (value, thread), `apply`'s (first result, 5).
+        let call = |a: u32, b: u32| if even { a.wrapping_mul(3) } else { a ^ b };
+        expected.push(u64::from(call(call(value, thread as u32), 5)));
+        // Bit 0: the address equals `triple`'s; bit 1: it differs from `mix`'s.
+        expected.push(if even { 3 } else { 0 });
+    }
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 128), Buffer::zeroed("u64", 64)];
+    check(INDIRECT_CALLS, &Launch::threads(64), &buffers, 1, &expected);
+}
+
+/// On SPIR-V a function address is the function's index plus one, so an indirect call through
+/// null (or any value no function gave) names no function: the work-item stops as at `trap`, and
+/// the launch fails with its own message. (On the CPU such a call would jump to the address.)
+#[test]
+fn an_indirect_call_of_no_function_fails_the_opencl_launch() {
+    if !opencl::available() {
+        return;
+    }
+    let ptx = INDIRECT_CALLS.replace("selp.b64 %rd8, %rd6, %rd7, %p1;", "selp.b64 %rd8, %rd6, 0, %p1;");
+    let buffers = [Buffer::u32s(&[1; 64]), Buffer::zeroed("u32", 128), Buffer::zeroed("u64", 64)];
+    let failure = opencl::run(&ptx, &Launch::threads(64), &buffers, OPENCL_CHILD).expect_err("a call through null");
+    assert!(failure.contains("indirect call through an address that is no function"), "{failure}");
+    // A call of a function whose type is not the call's is one of no function too.
+    let ptx = INDIRECT_CALLS.replace("mov.u64 %rd7, mix;", "mov.u64 %rd7, widen;");
+    let failure = opencl::run(&ptx, &Launch::threads(64), &buffers, OPENCL_CHILD).expect_err("a call of `widen`");
+    assert!(failure.contains("indirect call through an address that is no function"), "{failure}");
+}
