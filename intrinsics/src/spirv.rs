@@ -354,12 +354,16 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
-            // OpReadClockKHR (SPV_KHR_shader_clock) runs on Intel's CPU runtime, but its
-            // ShaderClockKHR capability implies Shader in the SPIR-V grammar of spirv-val 2023.1,
-            // which then rejects OpenCL's WorkgroupSize built-in (`%ntid`) beside it.
+            // OpReadClockKHR (SPV_KHR_shader_clock, what OpenCL's cl_khr_kernel_clock uses) at
+            // Device scope runs on Intel's CPU runtime, with `%ntid` read as the enqueued
+            // work-group size. But the grammar of the installed spirv-val (2023.1) still has its
+            // ShaderClockKHR capability imply Shader (SPIRV-Headers decoupled them in January
+            // 2023), and for Shader modules it demands structured control flow, which a PTX
+            // loop lowered by LLVM's SPIR-V back end for OpenCL does not have ("Back-edges can
+            // only be formed between a block and a loop header"), and a constant WorkgroupSize.
             SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
                 what: format!(
-                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which OpenCL modules cannot declare)"
+                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader for spirv-val 2023.1, which then requires structured control flow)"
                 ),
             }),
         }
