@@ -393,6 +393,7 @@ impl Target for Cpu {
         site: &Site<'_, 'ctx>,
         address: PointerValue<'ctx>,
         state_space: StateSpace,
+        _window: Option<&crate::SharedWindow<'ctx>>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         if state_space == StateSpace::Global {
             return is_global_address(site, address);

@@ -83,6 +83,17 @@ pub struct KernelParameters<'ctx> {
     pub counted_barriers: bool,
 }
 
+/// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
+pub struct SharedWindow<'ctx> {
+    /// The window's first byte, in the shared address space.
+    pub base: PointerValue<'ctx>,
+    /// The bytes of the static `.shared` variables (rounded up to 16).
+    pub static_bytes: u64,
+    /// Whether the module has dynamic shared memory (unsized `.extern .shared` arrays), which
+    /// the launch sizes after the static part.
+    pub has_dynamic: bool,
+}
+
 /// What lowering makes of a function's address (`mov.u64 %rd, function`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FunctionAddresses {
@@ -153,12 +164,15 @@ pub trait Target {
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,
-    /// `.shared`, `.local`, `.const` or `.param`); an `i1`.
+    /// `.shared`, `.local`, `.const` or `.param`); an `i1`. `window` is the block's shared
+    /// window on a target that passes one to every function (`shared_window_parameter_type`),
+    /// `None` in a module without `.shared` variables.
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
         address: PointerValue<'ctx>,
         state_space: StateSpace,
+        window: Option<&SharedWindow<'ctx>>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
     /// Whether `.b128` registers (LLVM `i128`) can be lowered: SPIR-V has no 128-bit integer

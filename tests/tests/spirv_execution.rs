@@ -211,3 +211,77 @@ fn an_indirect_call_of_no_function_fails_the_opencl_launch() {
     let failure = opencl::run(&ptx, &Launch::threads(64), &buffers, OPENCL_CHILD).expect_err("a call of `widen`");
     assert!(failure.contains("indirect call through an address that is no function"), "{failure}");
 }
+
+/// `isspacep.shared` holds for generic addresses in the block's shared variables (the first
+/// and the last byte of a `.shared` array, from `cvta.shared`) and not for a global buffer's or
+/// a `.local` variable's. Each thread writes one word: bit i is the answer for address i.
+#[test]
+fn isspacep_shared_holds_inside_the_shared_variables_only() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 16 .b8 tile[64];
+.visible .entry test(.param .u64 output)
+{
+    .local .align 4 .b32 scratch[2];
+    .reg .pred %p<5>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd2, tile;
+    cvta.shared.u64 %rd3, %rd2;
+    add.u64 %rd4, %rd3, 63;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.u64 %rd6, %rd1, %rd5;
+    mov.u64 %rd7, scratch;
+    cvta.local.u64 %rd8, %rd7;
+    st.u32 [%rd8], %r1;
+    isspacep.shared %p1, %rd3;
+    isspacep.shared %p2, %rd4;
+    isspacep.shared %p3, %rd6;
+    isspacep.shared %p4, %rd8;
+    selp.u32 %r2, 1, 0, %p1;
+    selp.u32 %r3, 2, 0, %p2;
+    selp.u32 %r4, 4, 0, %p3;
+    selp.u32 %r5, 8, 0, %p4;
+    or.b32 %r6, %r2, %r3;
+    or.b32 %r6, %r6, %r4;
+    or.b32 %r6, %r6, %r5;
+    st.global.u32 [%rd6], %r6;
+    ret;
+}
+";
+    check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b0011; 32]);
+}
+
+/// What SPIR-V cannot answer exactly stays an E0901 naming the instruction: `isspacep.global`
+/// (private memory has no range a kernel knows, and Intel's CPU runtime answers OpenCL's
+/// `to_global` for every space), and `isspacep.shared` where dynamic shared memory makes the
+/// window's end unknown to the kernel.
+#[test]
+fn isspacep_without_an_exact_answer_is_reported() {
+    let kernel = |declarations: &str, instruction: &str| {
+        format!(
+            ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}\n.visible .entry test(.param .u64 output)\n{{\n    \
+             .reg .pred %p1;\n    .reg .b32 %r1;\n    .reg .b64 %rd1;\n    ld.param.u64 %rd1, [output];\n    \
+             {instruction} %p1, %rd1;\n    selp.u32 %r1, 1, 0, %p1;\n    st.global.u32 [%rd1], %r1;\n    ret;\n}}\n"
+        )
+    };
+    let cases = [
+        (kernel("", "isspacep.global"), "`isspacep.global`"),
+        (kernel(".extern .shared .align 16 .b8 dynamic[];", "isspacep.shared"), "dynamic shared memory"),
+    ];
+    for (ptx, wanted) in cases {
+        match compile(&ptx, "spirv") {
+            Compiled::Unsupported(messages) => {
+                assert!(
+                    messages.iter().any(|message| message.contains(wanted) && message.contains("spirv")),
+                    "{messages:?}"
+                )
+            }
+            _ => panic!("expected E0901 for\n{ptx}"),
+        }
+        assert!(matches!(compile(&ptx, "cpu"), Compiled::Artefact(_)), "the CPU answers\n{ptx}");
+    }
+}

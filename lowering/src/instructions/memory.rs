@@ -159,9 +159,16 @@ pub fn is_space(
     let integer = lowering.read_int(address, ty)?;
     let generic = lowering.address_space(StateSpace::Generic);
     let pointer = lowering.shared.builder.build_int_to_ptr(integer, context.ptr_type(generic), "")?;
+    let window = lowering.shared_window_base().map(|base| ptxr_intrinsics::SharedWindow {
+        base,
+        static_bytes: lowering.shared.shared_layout.static_bytes,
+        has_dynamic: lowering.shared.shared_layout.has_dynamic,
+    });
     let inside =
-        lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space).map_err(|unsupported| {
-            crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
-        })?;
+        lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, window.as_ref()).map_err(
+            |unsupported| {
+                crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
+            },
+        )?;
     lowering.write(destination, inside.into(), ScalarType::Pred)
 }
