@@ -83,6 +83,17 @@ pub struct KernelParameters<'ctx> {
     pub counted_barriers: bool,
 }
 
+/// Why lowering's own code stops a kernel (`Target::stop_for`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// An indirect call's function identifier names no function of the call's type
+    /// ([`FunctionAddresses::Identifiers`]).
+    CallOfNoFunction,
+    /// A counted barrier's thread count is not the block's, where counted barriers can only be
+    /// the whole block's (`Target::counted_barriers_take_the_whole_block`).
+    CountedBarrierOfPartOfTheBlock,
+}
+
 /// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
 pub struct SharedWindow<'ctx> {
     /// The window's first byte, in the shared address space.
@@ -280,11 +291,19 @@ pub trait Target {
         FunctionAddresses::Pointers
     }
 
-    /// Where function addresses are [`FunctionAddresses::Identifiers`]: stops the kernel with an
-    /// error because an indirect call's identifier names no function of the module (null or a
-    /// value that no function address gave). Lowering leaves the function after it.
-    fn call_of_no_function<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+    /// Stops the kernel with an error of ptxr's own lowering (`reason`), as `trap` does but with
+    /// its own message where the target can give one. Lowering leaves the function after it.
+    fn stop_for<'ctx>(&self, site: &Site<'_, 'ctx>, _reason: StopReason) -> Result<(), Unsupported> {
         self.trap(site)
+    }
+
+    /// Whether counted barriers (`bar.sync a, b`, `bar.red` with a count) can only be the whole
+    /// block's barrier: lowering then checks at run time that the count is the block's thread
+    /// count, lowers the barrier without it, and otherwise stops
+    /// ([`StopReason::CountedBarrierOfPartOfTheBlock`]). SPIR-V: OpenCL's barrier takes every
+    /// work-item of the group, and work-items waiting on a counter would hold up the others.
+    fn counted_barriers_take_the_whole_block(&self) -> bool {
+        false
     }
 
     /// A call of CUDA's device library (see `device_function.rs`).

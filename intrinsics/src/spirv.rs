@@ -211,9 +211,12 @@ impl Target for Spirv {
         if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
             // A software barrier would need the waiting work-items to let the others run, which
             // OpenCL does not promise within a work-group (Intel's CPU runtime runs them one
-            // after another between barriers), and OpenCL's barrier needs the whole group.
+            // after another between barriers), and OpenCL's barrier needs the whole group, at
+            // one program point, which `bar.arrive` and the `bar.sync` it pairs with are not.
+            // Lowering checks a count against the block's before it gets here
+            // (`counted_barriers_take_the_whole_block`) and passes none.
             return Err(Unsupported {
-                what: "`bar.arrive` and barriers with a thread count (OpenCL's work-group barrier takes every work-item, and work-items waiting on a counter would hold up the rest of their group)"
+                what: "`bar.arrive` (OpenCL's work-group barrier takes every work-item at one program point, and work-items waiting on a counter would hold up the rest of their group)"
                     .to_string(),
             });
         }
@@ -308,8 +311,19 @@ impl Target for Spirv {
         crate::FunctionAddresses::Identifiers
     }
 
-    fn call_of_no_function<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
-        crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_CALL_OF_NO_FUNCTION)
+    fn stop_for<'ctx>(&self, site: &Site<'_, 'ctx>, reason: crate::StopReason) -> Result<(), Unsupported> {
+        use ptxr_runtime::abi::opencl;
+        let flag = match reason {
+            crate::StopReason::CallOfNoFunction => opencl::STOPPED_BY_CALL_OF_NO_FUNCTION,
+            crate::StopReason::CountedBarrierOfPartOfTheBlock => {
+                opencl::STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK
+            }
+        };
+        crate::spirv_trap::stop(site, flag)
+    }
+
+    fn counted_barriers_take_the_whole_block(&self) -> bool {
+        true
     }
 
     fn prepare_for_traps<'ctx>(

@@ -285,3 +285,74 @@ fn isspacep_without_an_exact_answer_is_reported() {
         assert!(matches!(compile(&ptx, "cpu"), Compiled::Artefact(_)), "the CPU answers\n{ptx}");
     }
 }
+
+/// Counted barriers whose count is the whole block (a 32×2 block, count 64): each thread
+/// stores its value into shared memory, meets the others at `bar.sync 1, 64`, and reads its
+/// mirror image's value; `bar.red.popc` with the same count counts the odd values. Thread `t`
+/// writes `value[63 - t]` and the count. `count` is the barrier's count, `%r9`.
+fn counted_barrier_kernel(count: u32) -> String {
+    format!(
+        ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 4 .b32 exchange[64];
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .pred %p1;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r2, %r3, %r1;
+    mov.u32 %r9, {count};
+    mul.wide.u32 %rd3, %r4, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r5, [%rd4];
+    mov.u32 %r6, exchange;
+    shl.b32 %r7, %r4, 2;
+    add.u32 %r8, %r6, %r7;
+    st.shared.u32 [%r8], %r5;
+    bar.sync 1, %r9;
+    sub.u32 %r10, 63, %r4;
+    shl.b32 %r10, %r10, 2;
+    add.u32 %r10, %r6, %r10;
+    ld.shared.u32 %r11, [%r10];
+    and.b32 %r5, %r5, 1;
+    setp.ne.u32 %p1, %r5, 0;
+    bar.red.popc.u32 %r5, 2, %r9, %p1;
+    mul.wide.u32 %rd5, %r4, 8;
+    add.u64 %rd6, %rd2, %rd5;
+    st.global.u32 [%rd6], %r11;
+    st.global.u32 [%rd6+4], %r5;
+    ret;
+}}
+"
+    )
+}
+
+#[test]
+fn counted_barriers_of_the_whole_block_are_block_barriers() {
+    let input: Vec<u32> = (0..64).map(|index| index * 7 + 3).collect();
+    let odd = input.iter().filter(|value| *value % 2 == 1).count() as u64;
+    let expected: Vec<u64> = (0..64).flat_map(|thread| [u64::from(input[63 - thread]), odd]).collect();
+    let launch = Launch { block: [32, 2, 1], ..Launch::default() };
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 128)];
+    check(&counted_barrier_kernel(64), &launch, &buffers, 1, &expected);
+}
+
+/// On SPIR-V a counted barrier whose count is not the block's stops the launch with its own
+/// message (OpenCL's barrier takes the whole work-group); the CPU runs it.
+#[test]
+fn a_counted_barrier_of_part_of_the_block_fails_the_opencl_launch() {
+    if !opencl::available() {
+        return;
+    }
+    let launch = Launch { block: [32, 2, 1], ..Launch::default() };
+    let buffers = [Buffer::u32s(&[1; 64]), Buffer::zeroed("u32", 128)];
+    let failure =
+        opencl::run(&counted_barrier_kernel(32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
+    assert!(failure.contains("a barrier whose thread count is not the block's"), "{failure}");
+}

@@ -19,7 +19,7 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, Int
 use ptxr_frontend::ir::{self, CallOperand, FunctionId, GuardedInstruction, Operand};
 use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::ScalarType;
-use ptxr_intrinsics::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, FunctionAddresses};
+use ptxr_intrinsics::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, FunctionAddresses, StopReason};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -131,8 +131,8 @@ pub fn call_indirect<'ctx>(
 /// An indirect call where function addresses are identifiers (the function's index plus one,
 /// `FunctionAddresses::Identifiers`): a `switch` on `identifier` with a direct call of each
 /// function of the module whose LLVM type is the call's, and, for any other value, the
-/// target's `call_of_no_function` (a stop with its own message), after which the caller leaves
-/// as after `trap`.
+/// target's stop for `StopReason::CallOfNoFunction` (with its own message), after which the
+/// caller leaves as after `trap`.
 fn call_by_identifier<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
@@ -173,15 +173,24 @@ fn call_by_identifier<'ctx>(
         builder.build_unconditional_branch(after)?;
     }
     builder.position_at_end(no_function);
+    stop_for(lowering, guarded, StopReason::CallOfNoFunction)?;
+    builder.position_at_end(after);
+    Ok(())
+}
+
+/// Stops the thread for `reason` (`Target::stop_for`) and leaves the function, as `trap` does.
+pub(super) fn stop_for(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    reason: StopReason,
+) -> LoweringResult<()> {
     lowering
         .shared
         .target
-        .call_of_no_function(&lowering.site())
+        .stop_for(&lowering.site(), reason)
         .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span))?;
     mark_stopped(lowering)?;
-    lowering.build_return()?;
-    builder.position_at_end(after);
-    Ok(())
+    lowering.build_return()
 }
 
 /// Whether calls of `function` are lowered in place (a declaration of CUDA's device library),
