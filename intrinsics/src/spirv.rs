@@ -216,7 +216,7 @@ impl Target for Spirv {
             // Lowering checks a count against the block's before it gets here
             // (`counted_barriers_take_the_whole_block`) and passes none.
             return Err(Unsupported {
-                what: "`bar.arrive` (OpenCL's work-group barrier takes every work-item at one program point, and work-items waiting on a counter would hold up the rest of their group)"
+                what: "OpenCL's work-group barrier takes every work-item at one program point, and work-items waiting on a counter would hold up the rest of their group"
                     .to_string(),
             });
         }
