@@ -110,7 +110,7 @@ impl Target for Amdgpu {
         site: &Site<'_, 'ctx>,
         address: inkwell::values::PointerValue<'ctx>,
         state_space: StateSpace,
-        _window: Option<&crate::SharedWindow<'ctx>>,
+        _placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let shared = || call_intrinsic(site, "llvm.amdgcn.is.shared", &[], &[address.into()]);
         let private = || call_intrinsic(site, "llvm.amdgcn.is.private", &[], &[address.into()]);

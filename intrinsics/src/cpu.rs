@@ -393,14 +393,18 @@ impl Target for Cpu {
         site: &Site<'_, 'ctx>,
         address: PointerValue<'ctx>,
         state_space: StateSpace,
-        _window: Option<&crate::SharedWindow<'ctx>>,
+        placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         if state_space == StateSpace::Global {
             return is_global_address(site, address);
         }
+        if state_space == StateSpace::Const {
+            // `.const` data is the module's `.const` variables, wherever the JIT put them.
+            return crate::address_ranges::in_any(site, address, &placed.constants);
+        }
         if state_space != StateSpace::Shared {
-            // Host addresses of `.const` data, thread stacks and parameters carry no mark of
-            // their state space, and nothing records their ranges.
+            // Host addresses of thread stacks and parameters carry no mark of their state
+            // space, and nothing records their ranges.
             return Err(Unsupported { what: format!("`isspacep{state_space}`") });
         }
         // Shared memory is the block's window: `[base, base + static + dynamic bytes)`.

@@ -3,6 +3,7 @@
 //! Nothing outside this crate asks which target it is compiling for; `for_kind` is the one
 //! table that maps a target kind to its implementation.
 
+pub mod address_ranges;
 mod amdgpu;
 mod amdgpu_barrier;
 mod amdgpu_printf;
@@ -94,6 +95,17 @@ pub enum StopReason {
     CountedBarrierOfPartOfTheBlock,
 }
 
+/// Where ptxr placed the memory of some state spaces, for `isspacep` by address ranges
+/// (`Target::is_in_state_space`).
+pub struct PlacedMemory<'ctx> {
+    /// The block's shared window on a target that passes one to every function
+    /// (`Target::shared_window_parameter_type`); `None` in a module without `.shared` variables.
+    pub shared_window: Option<SharedWindow<'ctx>>,
+    /// Every `.const` variable of the module (module scope and in functions), filled in only
+    /// for `isspacep.const`.
+    pub constants: Vec<address_ranges::AddressRange<'ctx>>,
+}
+
 /// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
 pub struct SharedWindow<'ctx> {
     /// The window's first byte, in the shared address space.
@@ -175,15 +187,14 @@ pub trait Target {
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,
-    /// `.shared`, `.local`, `.const` or `.param`); an `i1`. `window` is the block's shared
-    /// window on a target that passes one to every function (`shared_window_parameter_type`),
-    /// `None` in a module without `.shared` variables.
+    /// `.shared`, `.local`, `.const` or `.param`); an `i1`. `placed` is what lowering knows of
+    /// where the module's memory lies, for targets that answer by address ranges.
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
         address: PointerValue<'ctx>,
         state_space: StateSpace,
-        window: Option<&SharedWindow<'ctx>>,
+        placed: &PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
     /// Whether `.b128` registers (LLVM `i128`) can be lowered: SPIR-V has no 128-bit integer

@@ -58,7 +58,7 @@ impl Target for Nvptx {
         site: &Site<'_, 'ctx>,
         address: inkwell::values::PointerValue<'ctx>,
         state_space: StateSpace,
-        _window: Option<&crate::SharedWindow<'ctx>>,
+        _placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let name = match state_space {
             StateSpace::Global => "llvm.nvvm.isspacep.global",

@@ -116,43 +116,36 @@ impl Target for Spirv {
         site: &Site<'_, 'ctx>,
         address: inkwell::values::PointerValue<'ctx>,
         state_space: StateSpace,
-        window: Option<&crate::SharedWindow<'ctx>>,
+        placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         // OpGenericPtrMemSemantics has no LLVM intrinsic that the SPIR-V backend lowers. OpenCL's
         // `to_global`/`to_local`/`to_private` (OpGenericCastToPtrExplicit, which the backend
         // does emit) should give null outside their space, but Intel's CPU runtime (2026.2)
         // returns the pointer for every space (its local and private memory are both on the
-        // work-item's stack), so they would answer true everywhere there. Only the shared
-        // window's range is ptxr's own: `.global` is every address outside it and outside private
-        // memory, whose range no kernel knows.
-        if state_space != StateSpace::Shared {
-            return Err(Unsupported {
+        // work-item's stack), so they would answer true everywhere there. Only the ranges that
+        // ptxr places are exact: the shared window and the `.const` variables. `.global` is
+        // every address outside them and outside private memory, whose range no kernel knows.
+        match state_space {
+            StateSpace::Const => crate::address_ranges::in_any(site, address, &placed.constants),
+            StateSpace::Shared => match &placed.shared_window {
+                // No `.shared` variable: no generic address can point into shared memory.
+                None => Ok(site.context.bool_type().const_zero()),
+                Some(window) if window.has_dynamic => Err(Unsupported {
+                    what: "`isspacep.shared` in a module with dynamic shared memory (an OpenCL kernel cannot know the size of its `__local` argument, where the dynamic part ends)".to_string(),
+                }),
+                // The window is `[base, base + static bytes)`.
+                Some(window) => crate::address_ranges::in_any(
+                    site,
+                    address,
+                    &[crate::address_ranges::AddressRange { start: window.base, bytes: window.static_bytes }],
+                ),
+            },
+            _ => Err(Unsupported {
                 what: format!(
                     "`isspacep{state_space}` (OpenCL's `to_global`/`to_private` answer for every space on Intel's CPU runtime, and private memory has no range a kernel can know)"
                 ),
-            });
+            }),
         }
-        let Some(window) = window else {
-            // No `.shared` variable: no generic address can point into shared memory.
-            return Ok(site.context.bool_type().const_zero());
-        };
-        if window.has_dynamic {
-            return Err(Unsupported {
-                what: "`isspacep.shared` in a module with dynamic shared memory (an OpenCL kernel cannot know the size of its `__local` argument, where the dynamic part ends)".to_string(),
-            });
-        }
-        // The window is `[base, base + static bytes)` in generic addresses.
-        let failed =
-            |error: inkwell::builder::BuilderError| Unsupported { what: format!("`isspacep.shared` ({error})") };
-        let builder = site.builder;
-        let i64_type = site.context.i64_type();
-        let generic = site.context.ptr_type(self.address_space(StateSpace::Generic));
-        let base = builder.build_address_space_cast(window.base, generic, "").map_err(failed)?;
-        let base = builder.build_ptr_to_int(base, i64_type, "shared.window").map_err(failed)?;
-        let address = builder.build_ptr_to_int(address, i64_type, "").map_err(failed)?;
-        let offset = builder.build_int_sub(address, base, "").map_err(failed)?;
-        let size = i64_type.const_int(window.static_bytes, false);
-        builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "in.shared.window").map_err(failed)
     }
 
     fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {

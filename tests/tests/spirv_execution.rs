@@ -356,3 +356,65 @@ fn a_counted_barrier_of_part_of_the_block_fails_the_opencl_launch() {
         opencl::run(&counted_barrier_kernel(32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
     assert!(failure.contains("a barrier whose thread count is not the block's"), "{failure}");
 }
+
+/// `isspacep.const` holds for generic addresses in the module's `.const` variables (the first
+/// and last byte of a module-scope table, and a `.const` variable of a function lowered after
+/// the kernel, whose address `where` returns) and not for a global buffer's or a `.shared`
+/// variable's. Each thread writes one word: bit i is the answer for address i.
+#[test]
+fn isspacep_const_holds_inside_the_const_variables_only() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.const .align 4 .u32 table[4] = {7, 11, 13, 17};
+.shared .align 4 .b32 tile[4];
+.func (.param .b64 address) where ();
+.visible .entry test(.param .u64 output)
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd2, table;
+    cvta.const.u64 %rd3, %rd2;
+    add.u64 %rd4, %rd3, 15;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.u64 %rd6, %rd1, %rd5;
+    mov.u64 %rd7, tile;
+    cvta.shared.u64 %rd8, %rd7;
+    {
+    .param .b64 returned;
+    call.uni (returned), where, ();
+    ld.param.b64 %rd9, [returned];
+    }
+    isspacep.const %p1, %rd3;
+    isspacep.const %p2, %rd4;
+    isspacep.const %p3, %rd6;
+    isspacep.const %p4, %rd8;
+    isspacep.const %p5, %rd9;
+    selp.u32 %r2, 1, 0, %p1;
+    selp.u32 %r3, 2, 0, %p2;
+    selp.u32 %r4, 4, 0, %p3;
+    selp.u32 %r5, 8, 0, %p4;
+    selp.u32 %r6, 16, 0, %p5;
+    or.b32 %r7, %r2, %r3;
+    or.b32 %r7, %r7, %r4;
+    or.b32 %r7, %r7, %r5;
+    or.b32 %r7, %r7, %r6;
+    st.shared.u32 [tile], %r7;
+    st.global.u32 [%rd6], %r7;
+    ret;
+}
+.func (.param .b64 address) where ()
+{
+    .const .align 8 .u64 own = 5;
+    .reg .b64 %a<3>;
+    mov.u64 %a1, own;
+    cvta.const.u64 %a2, %a1;
+    st.param.b64 [address], %a2;
+    ret;
+}
+";
+    check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b10011; 32]);
+}
