@@ -102,7 +102,7 @@ pub struct PlacedMemory<'ctx> {
     /// (`Target::shared_window_parameter_type`); `None` in a module without `.shared` variables.
     pub shared_window: Option<SharedWindow<'ctx>>,
     /// Every `.const` variable of the module (module scope and in functions), filled in only
-    /// for `isspacep.const`.
+    /// for `isspacep.const` and `isspacep.global`.
     pub constants: Vec<address_ranges::AddressRange<'ctx>>,
 }
 

@@ -554,3 +554,32 @@ fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
         "{diagnostics:?}"
     );
 }
+
+/// `isspacep.const` and `isspacep.global` on AMDGPU, where constant memory is global memory:
+/// `.const` is the module's `.const` variables by address range, and `.global` excludes them
+/// besides the LDS and scratch apertures. Both compare with the `.const` table's address in
+/// the IR, and wave64 and wave32 code objects list the kernel.
+#[test]
+fn isspacep_const_compiles_for_amdgpu() {
+    let source = ".version 7.8\n.target sm_80\n.address_size 64\n\
+        .const .align 4 .u32 table[4] = {7, 11, 13, 17};\n\
+        .visible .entry spaces(.param .u64 output)\n{\n    .reg .pred %p<3>;\n    .reg .b32 %r<3>;\n    \
+        .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [output];\n    mov.u64 %rd2, table;\n    \
+        cvta.const.u64 %rd3, %rd2;\n    isspacep.const %p1, %rd3;\n    isspacep.global %p2, %rd1;\n    \
+        selp.u32 %r1, 1, 0, %p1;\n    selp.u32 %r2, 2, 0, %p2;\n    or.b32 %r1, %r1, %r2;\n    \
+        st.global.u32 [%rd1], %r1;\n    ret;\n}\n";
+    let ir = String::from_utf8(compile_with(source, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    // Both instructions compare the address with the table's generic address.
+    let comparisons = ir.matches("ptrtoint (ptr addrspacecast (ptr addrspace(4) @table to ptr) to i64)").count();
+    assert_eq!(comparisons, 2, "{ir}");
+    for arch in ["gfx90a", "gfx1100"] {
+        let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+        let options = CompileOptions { target: description, emit: None, optimization: 2 };
+        let code_object =
+            compile_source(source, "spaces", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+        if let Some(notes) = code_object_notes(&code_object.bytes, &format!("spaces-{arch}")) {
+            assert!(notes.contains(".name:           spaces\n"), "{arch}: {notes}");
+        }
+    }
+}

@@ -166,7 +166,12 @@ pub fn is_space(
         static_bytes: lowering.shared.shared_layout.static_bytes,
         has_dynamic: lowering.shared.shared_layout.has_dynamic,
     });
-    let constants = if state_space == StateSpace::Const { constant_ranges(lowering)? } else { Vec::new() };
+    // `.const` data tells `.const` apart, and apart from `.global` where they share memory.
+    let constants = if matches!(state_space, StateSpace::Const | StateSpace::Global) {
+        constant_ranges(lowering)?
+    } else {
+        Vec::new()
+    };
     let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants };
     let inside = lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, &placed).map_err(
         |unsupported| {
