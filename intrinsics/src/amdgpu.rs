@@ -186,14 +186,9 @@ impl Target for Amdgpu {
                 crate::amdgpu_printf::assert_fail(site, call)?;
                 Ok(crate::DeviceFunctionLowering::Lowered(None))
             }
-            // ROCm's device heap (the `hidden_heap_v1` implicit argument) is managed by its
-            // device library's allocator, whose data structures are not a documented interface.
-            crate::DeviceFunction::Malloc | crate::DeviceFunction::Free => Err(Unsupported {
-                what: format!(
-                    "`{}` (ROCm's device heap is run by its device library, which ptxr does not link)",
-                    call.function.name()
-                ),
-            }),
+            // ROCm's own heap (the `hidden_heap_v1` implicit argument) is run by its device
+            // library, whose structures are no documented interface: the module brings its own.
+            crate::DeviceFunction::Malloc | crate::DeviceFunction::Free => crate::device_heap::call(site, call, self),
         }
     }
 

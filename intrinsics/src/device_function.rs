@@ -2,8 +2,8 @@
 //! and `__assertfail` (ptx-abi.md section 4.3). Lowering recognises a call of such a
 //! declaration and hands its operands to [`crate::Target::device_function`]; on NVPTX the
 //! declaration is called as written (the CUDA driver provides it), the CPU calls ptxr's runtime,
-//! SPIR-V and AMDGPU print through OpenCL-style printf and stop the thread, and what a target
-//! cannot do it reports.
+//! SPIR-V and AMDGPU print through OpenCL-style printf and stop the thread, and allocate from
+//! a heap the module brings (`device_heap.rs`); what a target cannot do it reports.
 
 use inkwell::values::IntValue;
 

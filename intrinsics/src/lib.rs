@@ -15,6 +15,7 @@ mod cpu;
 mod cpu_device_library;
 mod declare;
 mod device_function;
+mod device_heap;
 mod lane_mask;
 mod nvptx;
 mod nvptx_matrix;

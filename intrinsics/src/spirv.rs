@@ -292,9 +292,8 @@ impl Target for Spirv {
             return crate::spirv_printf::call(site, call)
                 .map(|count| crate::DeviceFunctionLowering::Lowered(Some(count)));
         }
-        Err(Unsupported {
-            what: format!("`{}` (CUDA's device library has no OpenCL equivalent here)", call.function.name()),
-        })
+        // OpenCL has no device heap: the module brings its own.
+        crate::device_heap::call(site, call, self)
     }
 
     fn function_addresses(&self) -> crate::FunctionAddresses {

@@ -4,6 +4,7 @@
 //! too. The kernels call these functions the way nvcc's output does: the format string in
 //! `.global`, the arguments packed into a `.local` buffer, each aligned to its size.
 
+use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
 use ptxr_tests::{run_printing, string_global, Buffer, Launch, Random, ASSERTFAIL_DECLARATION};
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
@@ -138,16 +139,69 @@ fn malloc_gives_disjoint_aligned_blocks_and_free_returns_them() {
     }
 }
 
-#[test]
-fn malloc_returns_null_when_nothing_fits() {
-    let ptx = format!(
+/// A kernel that asks for 2^40 bytes and stores the pointer it gets.
+fn too_large_kernel() -> String {
+    format!(
         "{HEADER}{MALLOC}.visible .entry test(.param .u64 output)\n{{\n.reg .b64 %rd<4>;\n\
          {{\n\t.param .b64 param0;\n\tst.param.b64 [param0], 1099511627776;\n\t.param .b64 retval0;\n\t\
          call.uni (retval0), malloc, (param0);\n\tld.param.b64 %rd1, [retval0];\n\t}}\n\
          ld.param.u64 %rd2, [output];\nst.global.u64 [%rd2], %rd1;\nret;\n}}\n"
-    );
-    let (_, result) = run_printing(&ptx, &Launch::threads(1), &[Buffer::new("u64", vec![u64::MAX])]);
+    )
+}
+
+#[test]
+fn malloc_returns_null_when_nothing_fits() {
+    let (_, result) = run_printing(&too_large_kernel(), &Launch::threads(1), &[Buffer::new("u64", vec![u64::MAX])]);
     assert_eq!(result.expect("the launch runs")[0], vec![0]);
+}
+
+/// A module where a `.func` allocates and frees, beside `vprintf` and a `trap` that may stop
+/// the kernel: the module's heap on AMDGPU and SPIR-V must live with the printf lowering and
+/// SPIR-V's trap status kernel.
+fn heap_in_a_function_kernel() -> String {
+    format!(
+        "{HEADER}{MALLOC}{VPRINTF}{}\
+         .func (.param .b64 result) scratch (.param .b64 bytes)\n{{\n.reg .b64 %rd<4>;\n\
+         ld.param.b64 %rd1, [bytes];\n\
+         {{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd1;\n\t.param .b64 retval0;\n\t\
+         call.uni (retval0), malloc, (param0);\n\tld.param.b64 %rd2, [retval0];\n\t}}\n\
+         {{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd2;\n\tcall.uni free, (param0);\n\t}}\n\
+         st.param.b64 [result], %rd2;\nret;\n}}\n\
+         .visible .entry test(.param .u64 output)\n{{\n.reg .b32 %r<3>;\n.reg .b64 %rd<8>;\n.reg .pred %p1;\n\
+         {{\n\t.param .b64 param0;\n\tst.param.b64 [param0], 48;\n\t.param .b64 retval0;\n\t\
+         call.uni (retval0), scratch, (param0);\n\tld.param.b64 %rd1, [retval0];\n\t}}\n\
+         ld.param.u64 %rd2, [output];\nst.global.u64 [%rd2], %rd1;\n\
+         .reg .b64 %buffer;\nmov.u64 %buffer, 0;\n{}\
+         setp.eq.u64 %p1, %rd1, 0;\n@%p1 trap;\nret;\n}}\n",
+        string_global("message", "allocated\n"),
+        printf_call("message", "%r1")
+    )
+}
+
+#[test]
+fn the_heap_kernels_compile_for_amdgpu_and_spirv_and_pass_the_vendors_checks() {
+    // AMDGPU and SPIR-V bring their own heap (`intrinsics/src/device_heap.rs`); its execution is
+    // tested in `execute_device_heap.rs`.
+    let validators = Validators::find();
+    let scratch = std::env::temp_dir().join(format!("ptxr-device-library-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let kernels =
+        [("heap", heap_kernel()), ("too_large", too_large_kernel()), ("function", heap_in_a_function_kernel())];
+    for (name, ptx) in &kernels {
+        for target in ["amdgpu", "spirv"] {
+            let artefact = match compile(ptx, target) {
+                Compiled::Artefact(artefact) => artefact,
+                Compiled::Unsupported(messages) => panic!("{name} on {target}: {messages:?}"),
+                Compiled::Rejected(message) => panic!("{name} on {target}: {message}"),
+            };
+            if let Some(validators) = &validators {
+                validators
+                    .check(target, name, ptx, &artefact, &scratch)
+                    .unwrap_or_else(|message| panic!("{name}: {message}"));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 #[test]
