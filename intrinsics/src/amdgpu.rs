@@ -110,23 +110,29 @@ impl Target for Amdgpu {
         site: &Site<'_, 'ctx>,
         address: inkwell::values::PointerValue<'ctx>,
         state_space: StateSpace,
+        placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
+        let failed = |error: inkwell::builder::BuilderError| Unsupported {
+            what: format!("an LLVM builder operation ({error})"),
+        };
         let shared = || call_intrinsic(site, "llvm.amdgcn.is.shared", &[], &[address.into()]);
         let private = || call_intrinsic(site, "llvm.amdgcn.is.private", &[], &[address.into()]);
+        // Constant memory is global memory on AMD GPUs, which no aperture tells apart: `.const`
+        // is the module's `.const` variables, whose ranges lowering gives.
+        let constant = || crate::address_ranges::in_any(site, address, &placed.constants);
         match state_space {
             StateSpace::Shared => Ok(shared()?.into_int_value()),
             StateSpace::Local => Ok(private()?.into_int_value()),
+            StateSpace::Const => constant(),
             StateSpace::Global => {
-                // A flat address is global memory unless its aperture is LDS or scratch.
-                let either = site
-                    .builder
-                    .build_or(shared()?.into_int_value(), private()?.into_int_value(), "")
-                    .map_err(|error| Unsupported { what: format!("an LLVM builder operation ({error})") })?;
-                site.builder
-                    .build_not(either, "")
-                    .map_err(|error| Unsupported { what: format!("an LLVM builder operation ({error})") })
+                // A flat address is global memory unless its aperture is LDS or scratch, or it
+                // lies in a `.const` variable.
+                let builder = site.builder;
+                let either =
+                    builder.build_or(shared()?.into_int_value(), private()?.into_int_value(), "").map_err(failed)?;
+                let other = builder.build_or(either, constant()?, "").map_err(failed)?;
+                builder.build_not(other, "").map_err(failed)
             }
-            // Constant memory is global memory on AMD GPUs: no aperture tells them apart.
             other => Err(Unsupported { what: format!("`isspacep{other}`") }),
         }
     }
@@ -136,10 +142,6 @@ impl Target for Amdgpu {
     }
 
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
-    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }
 

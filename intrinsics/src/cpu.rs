@@ -419,13 +419,18 @@ impl Target for Cpu {
         site: &Site<'_, 'ctx>,
         address: PointerValue<'ctx>,
         state_space: StateSpace,
+        placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         if state_space == StateSpace::Global {
             return is_global_address(site, address);
         }
+        if state_space == StateSpace::Const {
+            // `.const` data is the module's `.const` variables, wherever the JIT put them.
+            return crate::address_ranges::in_any(site, address, &placed.constants);
+        }
         if state_space != StateSpace::Shared {
-            // Host addresses of `.const` data, thread stacks and parameters carry no mark of
-            // their state space, and nothing records their ranges.
+            // Host addresses of thread stacks and parameters carry no mark of their state
+            // space, and nothing records their ranges.
             return Err(Unsupported { what: format!("`isspacep{state_space}`") });
         }
         // Shared memory is the block's window: `[base, base + static + dynamic bytes)`.
@@ -463,10 +468,6 @@ impl Target for Cpu {
     }
 
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
-    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }
 

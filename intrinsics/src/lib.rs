@@ -3,6 +3,7 @@
 //! Nothing outside this crate asks which target it is compiling for; `for_kind` is the one
 //! table that maps a target kind to its implementation.
 
+pub mod address_ranges;
 mod amdgpu;
 mod amdgpu_barrier;
 mod amdgpu_printf;
@@ -84,6 +85,51 @@ pub struct KernelParameters<'ctx> {
     pub counted_barriers: bool,
 }
 
+/// Why lowering's own code stops a kernel (`Target::stop_for`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// An indirect call's function identifier names no function of the call's type
+    /// ([`FunctionAddresses::Identifiers`]).
+    CallOfNoFunction,
+    /// A counted barrier's thread count is not the block's, where counted barriers can only be
+    /// the whole block's (`Target::counted_barriers_take_the_whole_block`).
+    CountedBarrierOfPartOfTheBlock,
+}
+
+/// Where ptxr placed the memory of some state spaces, for `isspacep` by address ranges
+/// (`Target::is_in_state_space`).
+pub struct PlacedMemory<'ctx> {
+    /// The block's shared window on a target that passes one to every function
+    /// (`Target::shared_window_parameter_type`); `None` in a module without `.shared` variables.
+    pub shared_window: Option<SharedWindow<'ctx>>,
+    /// Every `.const` variable of the module (module scope and in functions), filled in only
+    /// for `isspacep.const` and `isspacep.global`.
+    pub constants: Vec<address_ranges::AddressRange<'ctx>>,
+}
+
+/// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
+pub struct SharedWindow<'ctx> {
+    /// The window's first byte, in the shared address space.
+    pub base: PointerValue<'ctx>,
+    /// The bytes of the static `.shared` variables (rounded up to 16).
+    pub static_bytes: u64,
+    /// Whether the module has dynamic shared memory (unsized `.extern .shared` arrays), which
+    /// the launch sizes after the static part.
+    pub has_dynamic: bool,
+}
+
+/// What lowering makes of a function's address (`mov.u64 %rd, function`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionAddresses {
+    /// The function's machine address, called through by an indirect call.
+    Pointers,
+    /// The function's index in the module plus one (so that 0 stays null), for targets whose
+    /// code cannot call through a pointer (SPIR-V: OpenCL lacks SPV_INTEL_function_pointers). An
+    /// indirect call is a `switch` over the module's functions of the call's LLVM type, which is
+    /// exact for programs that only store, move, compare and call function addresses.
+    Identifiers,
+}
+
 /// Everything lowering needs to know about one target.
 pub trait Target {
     fn kind(&self) -> TargetKind;
@@ -142,21 +188,19 @@ pub trait Target {
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,
-    /// `.shared`, `.local`, `.const` or `.param`); an `i1`.
+    /// `.shared`, `.local`, `.const` or `.param`); an `i1`. `placed` is what lowering knows of
+    /// where the module's memory lies, for targets that answer by address ranges.
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
         address: PointerValue<'ctx>,
         state_space: StateSpace,
+        placed: &PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
     /// Whether `.b128` registers (LLVM `i128`) can be lowered: SPIR-V has no 128-bit integer
     /// type without an extension that its backend reports as an internal error.
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported>;
-
-    /// Whether `cvta` can cast between `state_space` and the generic space (SPIR-V has no
-    /// generic pointers to UniformConstant, and its backend aborts on such casts).
-    fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported>;
 
     /// Whether the `.global` and `.const` variables of an `.address_size 32` module lie below
     /// 4 GiB, so that their addresses truncate to 32 bits without loss.
@@ -254,9 +298,24 @@ pub trait Target {
         Ok(None)
     }
 
-    /// Whether a function's address can be taken and called through (indirect calls).
-    fn supports_function_pointers(&self) -> Result<(), Unsupported> {
-        Ok(())
+    /// What a function's address is, and so how an indirect call finds its callee.
+    fn function_addresses(&self) -> FunctionAddresses {
+        FunctionAddresses::Pointers
+    }
+
+    /// Stops the kernel with an error of ptxr's own lowering (`reason`), as `trap` does but with
+    /// its own message where the target can give one. Lowering leaves the function after it.
+    fn stop_for<'ctx>(&self, site: &Site<'_, 'ctx>, _reason: StopReason) -> Result<(), Unsupported> {
+        self.trap(site)
+    }
+
+    /// Whether counted barriers (`bar.sync a, b`, `bar.red` with a count) can only be the whole
+    /// block's barrier: lowering then checks at run time that the count is the block's thread
+    /// count, lowers the barrier without it, and otherwise stops
+    /// ([`StopReason::CountedBarrierOfPartOfTheBlock`]). SPIR-V: OpenCL's barrier takes every
+    /// work-item of the group, and work-items waiting on a counter would hold up the others.
+    fn counted_barriers_take_the_whole_block(&self) -> bool {
+        false
     }
 
     /// A call of CUDA's device library (see `device_function.rs`).

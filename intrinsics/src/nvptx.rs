@@ -58,6 +58,7 @@ impl Target for Nvptx {
         site: &Site<'_, 'ctx>,
         address: inkwell::values::PointerValue<'ctx>,
         state_space: StateSpace,
+        _placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let name = match state_space {
             StateSpace::Global => "llvm.nvvm.isspacep.global",
@@ -74,10 +75,6 @@ impl Target for Nvptx {
     }
 
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
-    fn supports_generic_cast(&self, _state_space: StateSpace) -> Result<(), Unsupported> {
         Ok(())
     }
 

@@ -79,10 +79,12 @@ impl Target for Spirv {
     }
 
     fn address_space(&self, state_space: StateSpace) -> AddressSpace {
-        // Function 0, CrossWorkgroup 1, UniformConstant 2, Workgroup 3, Generic 4.
+        // Function 0, CrossWorkgroup 1, UniformConstant 2, Workgroup 3, Generic 4. `.const`
+        // variables are CrossWorkgroup (read-only) globals: OpenCL's constant space cannot be
+        // cast to or from the generic one, which `cvta.const` and generic loads of `.const`
+        // data need, while CrossWorkgroup can.
         let number: u16 = match state_space {
-            StateSpace::Global => 1,
-            StateSpace::Const => 2,
+            StateSpace::Global | StateSpace::Const => 1,
             StateSpace::Shared => 3,
             StateSpace::Generic => 4,
             StateSpace::Local | StateSpace::Param | StateSpace::Reg | StateSpace::SpecialReg | StateSpace::Tex => 0,
@@ -111,15 +113,39 @@ impl Target for Spirv {
 
     fn is_in_state_space<'ctx>(
         &self,
-        _site: &Site<'_, 'ctx>,
-        _address: inkwell::values::PointerValue<'ctx>,
+        site: &Site<'_, 'ctx>,
+        address: inkwell::values::PointerValue<'ctx>,
         state_space: StateSpace,
+        placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         // OpGenericPtrMemSemantics has no LLVM intrinsic that the SPIR-V backend lowers. OpenCL's
         // `to_global`/`to_local`/`to_private` (OpGenericCastToPtrExplicit, which the backend
         // does emit) should give null outside their space, but Intel's CPU runtime (2026.2)
-        // returns the pointer for every space, so they would answer true everywhere there.
-        Err(Unsupported { what: format!("`isspacep{state_space}`") })
+        // returns the pointer for every space (its local and private memory are both on the
+        // work-item's stack), so they would answer true everywhere there. Only the ranges that
+        // ptxr places are exact: the shared window and the `.const` variables. `.global` is
+        // every address outside them and outside private memory, whose range no kernel knows.
+        match state_space {
+            StateSpace::Const => crate::address_ranges::in_any(site, address, &placed.constants),
+            StateSpace::Shared => match &placed.shared_window {
+                // No `.shared` variable: no generic address can point into shared memory.
+                None => Ok(site.context.bool_type().const_zero()),
+                Some(window) if window.has_dynamic => Err(Unsupported {
+                    what: "`isspacep.shared` in a module with dynamic shared memory (an OpenCL kernel cannot know the size of its `__local` argument, where the dynamic part ends)".to_string(),
+                }),
+                // The window is `[base, base + static bytes)`.
+                Some(window) => crate::address_ranges::in_any(
+                    site,
+                    address,
+                    &[crate::address_ranges::AddressRange { start: window.base, bytes: window.static_bytes }],
+                ),
+            },
+            _ => Err(Unsupported {
+                what: format!(
+                    "`isspacep{state_space}` (OpenCL's `to_global`/`to_private` answer for every space on Intel's CPU runtime, and private memory has no range a kernel can know)"
+                ),
+            }),
+        }
     }
 
     fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {
@@ -128,13 +154,6 @@ impl Target for Spirv {
 
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
         Err(Unsupported { what: "`.b128` registers (SPV_INTEL_arbitrary_precision_integers)".to_string() })
-    }
-
-    fn supports_generic_cast(&self, state_space: StateSpace) -> Result<(), Unsupported> {
-        match state_space {
-            StateSpace::Const => Err(Unsupported { what: "`cvta` of `.const` addresses".to_string() }),
-            _ => Ok(()),
-        }
     }
 
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
@@ -185,9 +204,12 @@ impl Target for Spirv {
         if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
             // A software barrier would need the waiting work-items to let the others run, which
             // OpenCL does not promise within a work-group (Intel's CPU runtime runs them one
-            // after another between barriers), and OpenCL's barrier needs the whole group.
+            // after another between barriers), and OpenCL's barrier needs the whole group, at
+            // one program point, which `bar.arrive` and the `bar.sync` it pairs with are not.
+            // Lowering checks a count against the block's before it gets here
+            // (`counted_barriers_take_the_whole_block`) and passes none.
             return Err(Unsupported {
-                what: "`bar.arrive` and barriers with a thread count (OpenCL's work-group barrier takes every work-item, and work-items waiting on a counter would hold up the rest of their group)"
+                what: "OpenCL's work-group barrier takes every work-item at one program point, and work-items waiting on a counter would hold up the rest of their group"
                     .to_string(),
             });
         }
@@ -274,9 +296,26 @@ impl Target for Spirv {
         crate::device_heap::call(site, call, self)
     }
 
-    fn supports_function_pointers(&self) -> Result<(), Unsupported> {
-        // SPIR-V needs the SPV_INTEL_function_pointers extension, which OpenCL runtimes lack.
-        Err(Unsupported { what: "function addresses and indirect calls".to_string() })
+    fn function_addresses(&self) -> crate::FunctionAddresses {
+        // Calls through pointers need SPV_INTEL_function_pointers, which OpenCL runtimes lack
+        // and whose LLVM 22 output spirv-val rejects (a use of each function before its
+        // definition).
+        crate::FunctionAddresses::Identifiers
+    }
+
+    fn stop_for<'ctx>(&self, site: &Site<'_, 'ctx>, reason: crate::StopReason) -> Result<(), Unsupported> {
+        use ptxr_runtime::abi::opencl;
+        let flag = match reason {
+            crate::StopReason::CallOfNoFunction => opencl::STOPPED_BY_CALL_OF_NO_FUNCTION,
+            crate::StopReason::CountedBarrierOfPartOfTheBlock => {
+                opencl::STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK
+            }
+        };
+        crate::spirv_trap::stop(site, flag)
+    }
+
+    fn counted_barriers_take_the_whole_block(&self) -> bool {
+        true
     }
 
     fn prepare_for_traps<'ctx>(
@@ -352,12 +391,16 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
-            // OpReadClockKHR (SPV_KHR_shader_clock) runs on Intel's CPU runtime, but its
-            // ShaderClockKHR capability implies Shader in the SPIR-V grammar of spirv-val 2023.1,
-            // which then rejects OpenCL's WorkgroupSize built-in (`%ntid`) beside it.
+            // OpReadClockKHR (SPV_KHR_shader_clock, what OpenCL's cl_khr_kernel_clock uses) at
+            // Device scope runs on Intel's CPU runtime, with `%ntid` read as the enqueued
+            // work-group size. But the grammar of the installed spirv-val (2023.1) still has its
+            // ShaderClockKHR capability imply Shader (SPIRV-Headers decoupled them in January
+            // 2023), and for Shader modules it demands structured control flow, which a PTX
+            // loop lowered by LLVM's SPIR-V back end for OpenCL does not have ("Back-edges can
+            // only be formed between a block and a loop header"), and a constant WorkgroupSize.
             SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
                 what: format!(
-                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which OpenCL modules cannot declare)"
+                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader for spirv-val 2023.1, which then requires structured control flow)"
                 ),
             }),
         }

@@ -223,11 +223,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     global.as_pointer_value()
                 }
                 StateSpace::Global | StateSpace::Const => {
-                    // One module-wide instance, as PTX gives a function's `.global` variables.
-                    let name = format!("{}.{}", self.function.name, variable.name);
-                    let global = crate::module::declare_global(self.shared, variable, &name)?;
-                    crate::module::initialize_addresses(self.shared, variable, global)?;
-                    global.as_pointer_value()
+                    module_wide_variable(self.shared, self.function, variable)?.as_pointer_value()
                 }
                 other => {
                     return Err(LoweringError::unsupported(
@@ -431,4 +427,21 @@ fn set_alignment(pointer: PointerValue<'_>, align: u32) {
 /// `%"%r1"`.
 pub fn value_name(name: &str) -> &str {
     name.trim_start_matches('%')
+}
+
+/// The one module-wide instance of a `.global` or `.const` variable declared in `function`, as
+/// PTX gives them, named `FUNCTION.NAME`: declared on first use (by the function's prologue,
+/// or earlier by `isspacep.const`, which needs every `.const` variable's range).
+pub fn module_wide_variable<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    function: &ir::Function,
+    variable: &ir::Variable,
+) -> LoweringResult<inkwell::values::GlobalValue<'ctx>> {
+    let name = format!("{}.{}", function.name, variable.name);
+    if let Some(global) = shared.module.get_global(&name) {
+        return Ok(global);
+    }
+    let global = crate::module::declare_global(shared, variable, &name)?;
+    crate::module::initialize_addresses(shared, variable, global)?;
+    Ok(global)
 }

@@ -69,7 +69,7 @@ pub fn lower<'ctx>(
     } else {
         None
     };
-    let may_stop = may_stop(ptx);
+    let may_stop = may_stop(ptx, target);
     let a_function_may_stop =
         ptx.functions.iter().zip(&may_stop).any(|(function, &stops)| stops && function.kind == FunctionKind::Func);
     let stop_flag_parameter = (target.needs_stop_flag() && a_function_may_stop)
@@ -114,7 +114,7 @@ pub fn lower<'ctx>(
         // Functions would only report the same variables again, as missing storage.
         return Err(diagnostics);
     }
-    if may_trap(ptx) {
+    if may_trap(ptx, target) {
         if let Err(unsupported) = target.prepare_for_traps(context, &module) {
             return Err(vec![
                 LoweringError::internal(
@@ -499,13 +499,29 @@ fn stops_on_call(function: &ir::Function) -> bool {
         .is_some_and(ptxr_intrinsics::DeviceFunction::stops_thread)
 }
 
-/// Whether any function executes `trap` or calls `__assertfail`.
-fn may_trap(ptx: &ir::Module) -> bool {
+/// Whether `instruction` may stop the thread through a check that lowering adds on `target`:
+/// an indirect call whose identifier names no function (`FunctionAddresses::Identifiers`), or a
+/// counted barrier whose count is not the block's (`counted_barriers_take_the_whole_block`).
+fn stops_by_lowering(instruction: &ir::Instruction, target: &dyn Target) -> bool {
+    match instruction {
+        ir::Instruction::CallIndirect { .. } => {
+            target.function_addresses() == ptxr_intrinsics::FunctionAddresses::Identifiers
+        }
+        ir::Instruction::Barrier { operation, thread_count: Some(_), .. } => {
+            *operation != ir::BarrierOperation::Arrive && target.counted_barriers_take_the_whole_block()
+        }
+        _ => false,
+    }
+}
+
+/// Whether any function executes `trap`, calls `__assertfail`, or has an instruction that
+/// lowering's checks may stop on `target` (`stops_by_lowering`).
+fn may_trap(ptx: &ir::Module, target: &dyn Target) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => match &instruction.instruction {
             ir::Instruction::Trap => true,
             ir::Instruction::Call { callee, .. } => stops_on_call(ptx.function(*callee)),
-            _ => false,
+            other => stops_by_lowering(other, target),
         },
         ir::Statement::Label(_) => false,
     })
@@ -513,8 +529,9 @@ fn may_trap(ptx: &ir::Module) -> bool {
 
 /// For each function, whether calling it may stop the thread: it executes `trap` or `exit`
 /// (a `.func`'s `exit` ends the thread, not just the function), calls `__assertfail`, or calls
-/// a function that may stop (found by iterating to a fixed point).
-fn may_stop(ptx: &ir::Module) -> Vec<bool> {
+/// a function that may stop, or has an instruction that lowering's checks may stop on
+/// `target` (`stops_by_lowering`; found by iterating to a fixed point).
+fn may_stop(ptx: &ir::Module, target: &dyn Target) -> Vec<bool> {
     let mut may_stop: Vec<bool> = ptx.functions.iter().map(stops_on_call).collect();
     loop {
         let mut changed = false;
@@ -528,8 +545,10 @@ fn may_stop(ptx: &ir::Module) -> Vec<bool> {
                     ir::Instruction::Exit => function.kind != FunctionKind::Entry,
                     ir::Instruction::Call { callee, .. } => may_stop[callee.0 as usize],
                     // Any function whose address was taken may be the target.
-                    ir::Instruction::CallIndirect { .. } => may_stop.iter().any(|&stops| stops),
-                    _ => false,
+                    ir::Instruction::CallIndirect { .. } => {
+                        stops_by_lowering(&instruction.instruction, target) || may_stop.iter().any(|&stops| stops)
+                    }
+                    other => stops_by_lowering(other, target),
                 },
                 ir::Statement::Label(_) => false,
             });

@@ -74,10 +74,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 Ok(self.shared.builder.build_int_add(base, offset, "")?.into())
             }
             Value::FunctionAddress(function) => {
-                self.shared.target.supports_function_pointers().map_err(|unsupported| {
-                    LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span)
-                })?;
-                let function = self.shared.ptx.function(*function);
+                let function_id = *function;
+                let function = self.shared.ptx.function(function_id);
                 let name = &function.name;
                 let device_function = ptxr_intrinsics::DeviceFunction::from_declaration(
                     name,
@@ -93,13 +91,17 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                         operand.span,
                     ));
                 }
+                let int_type = crate::types::integer_type(context, ty.bits());
+                if self.shared.target.function_addresses() == ptxr_intrinsics::FunctionAddresses::Identifiers {
+                    // Its index plus one (`instructions/call.rs` calls it by a `switch`).
+                    return Ok(int_type.const_int(u64::from(function_id.0) + 1, false).into());
+                }
                 let callee = self
                     .shared
                     .module
                     .get_function(name)
                     .ok_or_else(|| LoweringError::internal(format!("`{name}` was not declared"), operand.span))?;
                 let pointer = callee.as_global_value().as_pointer_value();
-                let int_type = crate::types::integer_type(context, ty.bits());
                 Ok(self.shared.builder.build_ptr_to_int(pointer, int_type, "")?.into())
             }
             Value::AddressOf(id) => {

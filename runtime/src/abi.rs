@@ -191,7 +191,9 @@ pub struct WaitPoint {
 pub mod opencl {
     /// `kernel void (global uint *status)`, present in modules that can `trap` or call
     /// `__assertfail`: one work-item stores into `status` how the program's kernels stopped
-    /// since it was built ([`STOPPED_BY_TRAP`], [`STOPPED_BY_ASSERTION`], or 0 when none did).
+    /// since it was built ([`STOPPED_BY_TRAP`], [`STOPPED_BY_ASSERTION`],
+    /// [`STOPPED_BY_CALL_OF_NO_FUNCTION`], [`STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK`],
+    /// or 0 when none did).
     /// OpenCL kernels cannot abort, so a stopping work-item raises a program-scope flag and
     /// returns, and the host asks this kernel after the grid.
     pub const TRAP_STATUS_KERNEL: &str = "ptxr.trap_status";
@@ -199,6 +201,13 @@ pub mod opencl {
     pub const STOPPED_BY_TRAP: u32 = 1;
     /// A work-item called `__assertfail` (a failed `assert`); its message stays on the device.
     pub const STOPPED_BY_ASSERTION: u32 = 2;
+    /// A work-item made an indirect call whose function identifier (SPIR-V's function
+    /// addresses are the function's index in the module plus one) names no function of the
+    /// call's type.
+    pub const STOPPED_BY_CALL_OF_NO_FUNCTION: u32 = 3;
+    /// A work-item reached a counted barrier (`bar.sync a, b`, `bar.red` with a count) whose
+    /// count is not its work-group's size: OpenCL's barrier can only take the whole group.
+    pub const STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK: u32 = 4;
 }
 
 /// The `operation` argument of [`runtime_function::BARRIER`].

@@ -39,6 +39,17 @@ pub fn available() -> bool {
 /// in order, to one of `buffers`, and returns every buffer's bits afterwards; panics with the
 /// failure. `child_test` is the name of the test in this binary that calls [`serve_child`].
 pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer], child_test: &str) -> Vec<Vec<u64>> {
+    run(ptx, launch_shape, buffers, child_test).unwrap_or_else(|failure| panic!("{failure}\n{ptx}"))
+}
+
+/// As [`run_ok`], but a launch that fails gives the child process's output, which holds the
+/// failure's message, as the error.
+pub fn run(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    child_test: &str,
+) -> Result<Vec<Vec<u64>>, String> {
     static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
     let folder = std::env::temp_dir().join(format!(
         "ptxr-tests-opencl-{}-{}",
@@ -58,15 +69,15 @@ pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer], child_te
     let _ = std::fs::remove_dir_all(&folder);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let Some((_, json)) = stdout.split_once(MARKER) else {
-        panic!(
-            "the OpenCL launch failed (status {}):\n{}{}\n{ptx}",
+        return Err(format!(
+            "the OpenCL launch failed (status {}):\n{}{}",
             output.status,
             stdout,
             String::from_utf8_lossy(&output.stderr)
-        );
+        ));
     };
     let json = json.lines().next().unwrap_or_default();
-    buffers_from_json(json, buffers.len()).unwrap_or_else(|failure| panic!("{failure}\n{ptx}"))
+    Ok(buffers_from_json(json, buffers.len()).unwrap_or_else(|failure| panic!("{failure}\n{ptx}")))
 }
 
 /// In the child process of [`run_ok`], launches the kernel of its folder on OpenCL and prints

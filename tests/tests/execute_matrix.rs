@@ -6,7 +6,7 @@
 //! and computes the expected D with plain loops: exact integers; for floats, the products
 //! (exact in `f64`) added to C in order of k in `f64` and rounded once to D's type, which is
 //! the order ptxr documents for every target (`runtime/src/cooperative/matrix.rs`), with the
-//! `half` crate for `.f16`/`.bf16` bits; `.f64` (CPU only) takes `f64` fused multiply-adds.
+//! `half` crate for `.f16`/`.bf16` bits; `.f64` takes `f64` fused multiply-adds.
 use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
@@ -610,7 +610,7 @@ fn mma_m8n8k4_quad_pairs_in_every_layout() {
 /// without `.shared`.
 /// `.m8n8k4` on `.f64`, by the manual's table: lane `l` holds A's element (`l / 4`, `l % 4`),
 /// B's (`l % 4`, `l / 4`), and C's and D's (`l / 4`, `2·(l % 4) + i`) for `i` in 0 and 1.
-fn check_m8n8k4_f64(a: &[[f64; 4]; 8], b: &[[f64; 8]; 4], c: &[[f64; 8]; 8], expected: &[[f64; 8]; 8]) {
+fn check_m8n8k4_f64(device: Device, a: &[[f64; 4]; 8], b: &[[f64; 8]; 4], c: &[[f64; 8]; 8], expected: &[[f64; 8]; 8]) {
     let mut input = Vec::new();
     for lane in 0..32 {
         let (group, thread) = (lane / 4, lane % 4);
@@ -624,7 +624,7 @@ fn check_m8n8k4_f64(a: &[[f64; 4]; 8], b: &[[f64; 8]; 4], c: &[[f64; 8]; 8], exp
         ld.global.f64 %fd1, [%rd4];\nld.global.f64 %fd2, [%rd4+8];\nld.global.f64 %fd3, [%rd4+16];\nld.global.f64 %fd4, [%rd4+24];\n\
         mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd5, %fd6}, {%fd1}, {%fd2}, {%fd3, %fd4};\n\
         st.global.f64 [%rd5], %fd5;\nst.global.f64 [%rd5+8], %fd6;\nret;\n}\n";
-    let result = run_ok(ptx, &Launch::threads(32), &[Buffer::f64s(&input), Buffer::zeroed("f64", 64)]);
+    let result = run_on(device, ptx, &Launch::threads(32), &[Buffer::f64s(&input), Buffer::zeroed("f64", 64)]);
     for lane in 0..32 {
         let (group, thread) = (lane / 4, lane % 4);
         for i in 0..2 {
@@ -635,8 +635,7 @@ fn check_m8n8k4_f64(a: &[[f64; 4]; 8], b: &[[f64; 8]; 4], c: &[[f64; 8]; 8], exp
     }
 }
 
-#[test]
-fn mma_m8n8k4_f64_multiplies_the_warps_fragments() {
+fn m8n8k4_f64_multiplies_the_warps_fragments(device: Device) {
     let mut random = Random::new(81);
     // Small integers: every order of summation gives the exact result.
     let mut integer = || ((random.next_u64() % 41) as i64 - 20) as f64;
@@ -646,7 +645,7 @@ fn mma_m8n8k4_f64_multiplies_the_warps_fragments() {
     let exact: [[f64; 8]; 8] = std::array::from_fn(|row| {
         std::array::from_fn(|column| c[row][column] + (0..4).map(|k| a[row][k] * b[k][column]).sum::<f64>())
     });
-    check_m8n8k4_f64(&a, &b, &c, &exact);
+    check_m8n8k4_f64(device, &a, &b, &c, &exact);
     // Random magnitudes: ptxr adds the products to C in order of k, each by a fused
     // multiply-add (PTX leaves the rounding between products to the hardware).
     let mut value = || {
@@ -661,7 +660,20 @@ fn mma_m8n8k4_f64_multiplies_the_warps_fragments() {
     let fused: [[f64; 8]; 8] = std::array::from_fn(|row| {
         std::array::from_fn(|column| (0..4).fold(c[row][column], |sum, k| a[row][k].mul_add(b[k][column], sum)))
     });
-    check_m8n8k4_f64(&a, &b, &c, &fused);
+    check_m8n8k4_f64(device, &a, &b, &c, &fused);
+}
+
+#[test]
+fn mma_m8n8k4_f64_multiplies_the_warps_fragments() {
+    m8n8k4_f64_multiplies_the_warps_fragments(Device::Cpu);
+}
+
+/// Built from sub-group shuffles and `fma` on SPIR-V: the same bits as the model (and the CPU).
+#[test]
+fn spirv_mma_m8n8k4_f64_multiplies_the_warps_fragments() {
+    if opencl::available() {
+        m8n8k4_f64_multiplies_the_warps_fragments(Device::OpenCl);
+    }
 }
 
 fn ldmatrix_kernel(spelling: &str, matrices: usize) -> String {
@@ -810,30 +822,22 @@ fn unsupported_messages(body: &str, target: &str) -> Vec<String> {
 #[test]
 fn forms_without_a_computation_are_reported_as_unsupported() {
     let f64_form = "    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};";
-    assert!(unsupported_messages(f64_form, "cpu").is_empty(), "the CPU computes m8n8k4 on .f64");
-    assert!(unsupported_messages(f64_form, "nvptx").is_empty(), "NVPTX has the f64 mma intrinsic");
-    let messages = unsupported_messages(f64_form, "amdgpu");
-    assert!(
-        messages
-            .iter()
-            .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64")
-                && message.contains("amdgpu")),
-        "{messages:?}"
-    );
+    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
+        assert!(unsupported_messages(f64_form, target).is_empty(), "{target} computes m8n8k4 on .f64");
+    }
     let b1_form = "    mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r7}, {%r1, %r2, %r3, %r4};";
-    assert!(!unsupported_messages(b1_form, "cpu").is_empty());
     let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
-    for target in ["amdgpu", "spirv"] {
-        assert!(unsupported_messages(m16n8k16, target).is_empty(), "{target} builds mma from shuffles");
-        let messages = unsupported_messages(f64_form, target);
+    for target in ["cpu", "amdgpu", "spirv"] {
+        let messages = unsupported_messages(b1_form, target);
         assert!(
-            messages
-                .iter()
-                .any(|message| message.contains("mma.sync.aligned.m8n8k4.row.col.f64") && message.contains(target)),
+            messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k128") && message.contains(target)),
             "{target}: {messages:?}"
         );
+    }
+    for target in ["amdgpu", "spirv"] {
+        assert!(unsupported_messages(m16n8k16, target).is_empty(), "{target} builds mma from shuffles");
     }
 }
 

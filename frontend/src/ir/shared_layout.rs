@@ -29,6 +29,8 @@ pub struct SharedLayout {
     offsets: HashMap<SharedVariable, u64>,
     /// Bytes of static shared memory, rounded up to the dynamic part's alignment.
     pub static_bytes: u64,
+    /// Whether the module has dynamic shared memory (unsized `.extern .shared` arrays).
+    pub has_dynamic: bool,
 }
 
 impl SharedLayout {
@@ -61,6 +63,7 @@ impl SharedLayout {
             }
         }
         layout.static_bytes = end.div_ceil(DYNAMIC_ALIGNMENT) * DYNAMIC_ALIGNMENT;
+        layout.has_dynamic = !dynamic.is_empty();
         for key in dynamic {
             layout.offsets.insert(key, layout.static_bytes);
         }

@@ -14,12 +14,12 @@
 //! flag instead, an `i32` alloca in each kernel whose address every `.func` receives after its
 //! PTX parameters: stopping in a `.func` sets it, and each caller returns when it is set.
 
-use inkwell::types::BasicType;
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
+use inkwell::types::{BasicType, FunctionType};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
 use ptxr_frontend::ir::{self, CallOperand, FunctionId, GuardedInstruction, Operand};
 use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::ScalarType;
-use ptxr_intrinsics::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
+use ptxr_intrinsics::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, FunctionAddresses, StopReason};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -79,11 +79,6 @@ pub fn call_indirect<'ctx>(
     results: &[CallOperand],
     arguments: &[CallOperand],
 ) -> LoweringResult<()> {
-    lowering
-        .shared
-        .target
-        .supports_function_pointers()
-        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span))?;
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let mut parameter_types = lowering.shared.target.hidden_parameter_types(context);
@@ -116,14 +111,94 @@ pub fn call_indirect<'ctx>(
     };
     let address_type = if lowering.shared.ptx.address_size == 32 { ScalarType::U32 } else { ScalarType::U64 };
     let address = lowering.read_int(target, address_type)?;
-    let pointer = builder.build_int_to_ptr(address, context.ptr_type(inkwell::AddressSpace::default()), "")?;
-    let call = builder.build_indirect_call(function_type, pointer, &values, "")?;
-    call.set_call_convention(lowering.shared.target.function_calling_convention());
-    store_results(lowering, results, call.try_as_basic_value().basic())?;
+    match lowering.shared.target.function_addresses() {
+        FunctionAddresses::Pointers => {
+            let pointer = builder.build_int_to_ptr(address, context.ptr_type(inkwell::AddressSpace::default()), "")?;
+            let call = builder.build_indirect_call(function_type, pointer, &values, "")?;
+            call.set_call_convention(lowering.shared.target.function_calling_convention());
+            store_results(lowering, results, call.try_as_basic_value().basic())?;
+        }
+        FunctionAddresses::Identifiers => {
+            call_by_identifier(lowering, guarded, function_type, address, &values, results)?;
+        }
+    }
     if lowering.shared.may_stop.iter().any(|&stops| stops) {
         leave_if_stopped(lowering, guarded)?;
     }
     Ok(())
+}
+
+/// An indirect call where function addresses are identifiers (the function's index plus one,
+/// `FunctionAddresses::Identifiers`): a `switch` on `identifier` with a direct call of each
+/// function of the module whose LLVM type is the call's, and, for any other value, the
+/// target's stop for `StopReason::CallOfNoFunction` (with its own message), after which the
+/// caller leaves as after `trap`.
+fn call_by_identifier<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    function_type: FunctionType<'ctx>,
+    identifier: IntValue<'ctx>,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+    results: &[CallOperand],
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let ptx = lowering.shared.ptx;
+    let candidates: Vec<(u64, FunctionValue<'ctx>)> = ptx
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, function)| function.kind == FunctionKind::Func && !lowered_in_place(function))
+        .filter_map(|(index, function)| {
+            let llvm_function = lowering.shared.module.get_function(&function.name)?;
+            (llvm_function.get_type() == function_type).then_some((index as u64 + 1, llvm_function))
+        })
+        .collect();
+    let no_function = context.append_basic_block(lowering.llvm_function, "call.no_function");
+    let after = context.append_basic_block(lowering.llvm_function, "call.done");
+    let cases: Vec<_> = candidates
+        .iter()
+        .map(|(identifier_value, function)| {
+            let block = context
+                .append_basic_block(lowering.llvm_function, &format!("call.{}", function.get_name().to_string_lossy()));
+            (identifier.get_type().const_int(*identifier_value, false), block)
+        })
+        .collect();
+    builder.build_switch(identifier, no_function, &cases)?;
+    for ((_, function), (_, block)) in candidates.iter().zip(&cases) {
+        builder.position_at_end(*block);
+        let call = builder.build_call(*function, arguments, "")?;
+        call.set_call_convention(function.get_call_conventions());
+        store_results(lowering, results, call.try_as_basic_value().basic())?;
+        builder.build_unconditional_branch(after)?;
+    }
+    builder.position_at_end(no_function);
+    stop_for(lowering, guarded, StopReason::CallOfNoFunction)?;
+    builder.position_at_end(after);
+    Ok(())
+}
+
+/// Stops the thread for `reason` (`Target::stop_for`) and leaves the function, as `trap` does.
+pub(super) fn stop_for(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    reason: StopReason,
+) -> LoweringResult<()> {
+    lowering
+        .shared
+        .target
+        .stop_for(&lowering.site(), reason)
+        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span))?;
+    mark_stopped(lowering)?;
+    lowering.build_return()
+}
+
+/// Whether calls of `function` are lowered in place (a declaration of CUDA's device library),
+/// so that there is no LLVM function of its PTX signature to call.
+fn lowered_in_place(function: &ir::Function) -> bool {
+    function.body.is_none()
+        && DeviceFunction::from_declaration(&function.name, function.parameters.len(), function.return_parameters.len())
+            .is_some()
 }
 
 /// The caller's hidden parameters, passed through to the callee.

@@ -15,6 +15,12 @@
 //! tables; where the register to read depends on the lane, every candidate register is
 //! shuffled and the lane selects its own.
 //!
+//! `.m8n8k4` on `.f64` is one 8×8×4 product of the whole warp: lane `4g + t` holds A's element
+//! `(g, t)`, B's `(t, g)` and C's and D's `(g, 2t)` and `(g, 2t + 1)`. The lane shuffles in
+//! A's row `g` from lanes `4g` to `4g + 3` and B's columns `2t` and `2t + 1` from lanes `8t` to
+//! `8t + 7`, each `.f64` as its two 32-bit halves (24 shuffles), and adds the four products to
+//! C's element in order of k with fused multiply-adds, as the CPU runtime does.
+//!
 //! Arithmetic is the CPU runtime's (`runtime/src/cooperative/matrix.rs`), so that results agree
 //! bit for bit: `.f16`, `.bf16` and `.tf32` elements (`.tf32` without its 13 low mantissa bits)
 //! are widened exactly to `double`, and their products, exact there (at most 2×11 significant
@@ -47,6 +53,7 @@ use ptxr_intrinsics::{Unsupported, WarpCollective};
 
 use super::half::{round_to_half, widen_to_double};
 use super::matrix::{fragment_register, fragment_words, unsupported, write_words};
+use super::support::intrinsic;
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 
@@ -261,15 +268,17 @@ fn computed(operation: &MatrixMultiply) -> bool {
         | MatrixShape::M16n8k8
         | MatrixShape::M16n8k16
         | MatrixShape::M16n8k32 => true,
-        MatrixShape::M8n8k4 => operation.a == MatrixElement::F16,
+        MatrixShape::M8n8k4 => matches!(operation.a, MatrixElement::F16 | MatrixElement::F64),
         MatrixShape::M8n8k32
         | MatrixShape::M8n8k128
         | MatrixShape::M16n8k64
         | MatrixShape::M16n8k128
         | MatrixShape::M16n8k256 => false,
     };
+    // `.f64` only in `.m8n8k4`, where the decoder allows it only with every operand `.f64`.
     let element = |element: MatrixElement| {
-        !matches!(element, MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1)
+        !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1)
+            && (element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4)
     };
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)
 }
@@ -288,6 +297,9 @@ pub fn multiply_accumulate(
     }
     let lowering = &*lowering;
     let warp = Warp::new(lowering, guarded)?;
+    if operation.a == MatrixElement::F64 {
+        return double_precision(&warp, destinations, a, b, c);
+    }
     let a = fragment_words(lowering, a, operation.a)?;
     let b = fragment_words(lowering, b, operation.b)?;
     let c = fragment_words(lowering, c, operation.c)?;
@@ -457,6 +469,58 @@ fn quad_pairs<'ctx>(
         elements.push(warp.accumulate(operation, accumulator, &products)?);
     }
     warp.pack(&elements, operation.d)
+}
+
+/// `.m8n8k4` on `.f64` (see the module's documentation): D's elements `(g, 2t)` and
+/// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`.
+fn double_precision<'ctx>(
+    warp: &Warp<'_, '_, 'ctx>,
+    destinations: &[Destination],
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<()> {
+    let lowering = warp.lowering;
+    let builder = warp.builder();
+    let context = lowering.shared.context;
+    let (i32_type, i64_type, f64_type) = (context.i32_type(), context.i64_type(), context.f64_type());
+    let span = warp.guarded.span;
+    let register = |operands: &[Operand], index: usize| -> LoweringResult<IntValue<'ctx>> {
+        let operand = operands
+            .get(index)
+            .ok_or_else(|| LoweringError::internal(format!("register {index} of an `.f64` fragment"), span))?;
+        let value = lowering.read(operand, ScalarType::F64)?;
+        Ok(builder.build_bit_cast(value, i64_type, "")?.into_int_value())
+    };
+    // The `.f64` that `bits` (an `i64`) holds in lane `source`, shuffled as two 32-bit halves.
+    let fetch = |bits: IntValue<'ctx>, source: IntValue<'ctx>| -> LoweringResult<FloatValue<'ctx>> {
+        let low = builder.build_int_truncate(bits, i32_type, "")?;
+        let high = builder.build_int_truncate(warp.shift_right(bits, 32)?, i32_type, "")?;
+        let low = builder.build_int_z_extend(warp.shuffle(low, source)?, i64_type, "")?;
+        let high = builder.build_int_z_extend(warp.shuffle(high, source)?, i64_type, "")?;
+        let joined = warp.or(warp.shift_left(high, 32)?, low)?;
+        Ok(builder.build_bit_cast(joined, f64_type, "")?.into_float_value())
+    };
+    let a = register(a, 0)?;
+    let b = register(b, 0)?;
+    // A's row g: element k from lane 4g + k.
+    let group_lanes = warp.and(warp.lane, 0x1c)?;
+    let row = (0..4).map(|k| fetch(a, warp.or(group_lanes, warp.i32(k))?)).collect::<LoweringResult<Vec<_>>>()?;
+    // B's column 2t + i: element k from lane 4·(2t + i) + k = 8t + 4i + k.
+    let column_lanes = warp.shift_left(warp.and(warp.lane, 3)?, 3)?;
+    for (i, destination) in (0..2).zip(destinations) {
+        let column = (0..4)
+            .map(|k| fetch(b, warp.or(column_lanes, warp.i32(4 * i + k))?))
+            .collect::<LoweringResult<Vec<_>>>()?;
+        let accumulator = register(c, i as usize)?;
+        let mut sum = builder.build_bit_cast(accumulator, f64_type, "")?.into_float_value();
+        for (a, b) in row.iter().zip(&column) {
+            let arguments = [(*a).into(), (*b).into(), sum.into()];
+            sum = intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value();
+        }
+        lowering.write(destination, sum.into(), ScalarType::F64)?;
+    }
+    Ok(())
 }
 
 pub fn load_matrix<'ctx>(

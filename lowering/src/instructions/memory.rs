@@ -5,6 +5,8 @@ use inkwell::values::BasicValue;
 use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand, OrderedAccess};
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 
+use ptxr_intrinsics::address_ranges::AddressRange;
+
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 use crate::types::llvm_type;
@@ -98,9 +100,6 @@ pub fn convert_address(
     // Parameters live in storage that each function allocates, so their addresses are in the
     // local space.
     let state_space = if state_space == StateSpace::Param { StateSpace::Local } else { state_space };
-    lowering.shared.target.supports_generic_cast(state_space).map_err(|unsupported| {
-        crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
-    })?;
     let integer = lowering.read_int(source, ty)?;
     let (from, to) = match direction {
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
@@ -162,9 +161,46 @@ pub fn is_space(
     let integer = lowering.read_int(address, ty)?;
     let generic = lowering.address_space(StateSpace::Generic);
     let pointer = lowering.shared.builder.build_int_to_ptr(integer, context.ptr_type(generic), "")?;
-    let inside =
-        lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space).map_err(|unsupported| {
+    let shared_window = lowering.shared_window_base().map(|base| ptxr_intrinsics::SharedWindow {
+        base,
+        static_bytes: lowering.shared.shared_layout.static_bytes,
+        has_dynamic: lowering.shared.shared_layout.has_dynamic,
+    });
+    // `.const` data tells `.const` apart, and apart from `.global` where they share memory.
+    let constants = if matches!(state_space, StateSpace::Const | StateSpace::Global) {
+        constant_ranges(lowering)?
+    } else {
+        Vec::new()
+    };
+    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants };
+    let inside = lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, &placed).map_err(
+        |unsupported| {
             crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
-        })?;
+        },
+    )?;
     lowering.write(destination, inside.into(), ScalarType::Pred)
+}
+
+/// Every `.const` variable of the module as an address range: those at module scope, and
+/// those of every function (declared here when their function is not lowered yet; its
+/// prologue then finds them, `function::module_wide_variable`).
+fn constant_ranges<'ctx>(lowering: &FunctionLowering<'_, 'ctx>) -> LoweringResult<Vec<AddressRange<'ctx>>> {
+    let shared = lowering.shared;
+    let mut ranges = Vec::new();
+    for (index, variable) in shared.ptx.globals.iter().enumerate() {
+        if variable.state_space != StateSpace::Const {
+            continue;
+        }
+        let global = shared.globals.get(&(index as u32)).ok_or_else(|| {
+            crate::error::LoweringError::internal(format!("`{}` was not declared", variable.name), variable.span)
+        })?;
+        ranges.push(AddressRange { start: global.as_pointer_value(), bytes: variable.size_bytes() });
+    }
+    for function in &shared.ptx.functions {
+        for variable in function.variables.iter().filter(|variable| variable.state_space == StateSpace::Const) {
+            let global = crate::function::module_wide_variable(shared, function, variable)?;
+            ranges.push(AddressRange { start: global.as_pointer_value(), bytes: variable.size_bytes() });
+        }
+    }
+    Ok(ranges)
 }

@@ -3,13 +3,14 @@
 //! to the target, which knows how its threads meet.
 
 use inkwell::values::IntValue;
+use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
     Address, AtomicOperation, BarrierOperation, Destination, GuardedInstruction, MemoryOrdering, MemoryScope, Operand,
     ProxyKind, ReduxOperation, ShuffleMode, VoteMode,
 };
-use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
+use ptxr_frontend::vocabulary::{Dimension, ScalarKind, ScalarType, SpecialRegister, StateSpace};
 use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
-use ptxr_intrinsics::{Barrier, CollectiveResult, Unsupported, WarpCollective};
+use ptxr_intrinsics::{Barrier, CollectiveResult, StopReason, Unsupported, WarpCollective};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -151,7 +152,13 @@ pub fn barrier<'ctx>(
     predicate: Option<&(Operand, bool)>,
 ) -> LoweringResult<()> {
     let barrier_number = lowering.read_int(barrier, ScalarType::U32)?;
-    let thread_count = thread_count.map(|count| lowering.read_int(count, ScalarType::U32)).transpose()?;
+    let mut thread_count = thread_count.map(|count| lowering.read_int(count, ScalarType::U32)).transpose()?;
+    if let Some(count) = thread_count {
+        if operation != BarrierOperation::Arrive && lowering.shared.target.counted_barriers_take_the_whole_block() {
+            stop_unless_the_whole_block(lowering, guarded, count)?;
+            thread_count = None;
+        }
+    }
     let predicate = match predicate {
         Some((operand, negated)) => Some(read_predicate(lowering, operand, *negated)?),
         None => None,
@@ -163,6 +170,36 @@ pub fn barrier<'ctx>(
         let ty = if operation == BarrierOperation::ReducePopulationCount { ScalarType::U32 } else { ScalarType::Pred };
         lowering.write(destination, result.into(), ty)?;
     }
+    Ok(())
+}
+
+/// Where counted barriers can only be the whole block's: goes on (to the barrier without a
+/// count) when `count` is the block's thread count, and stops the thread otherwise. PTX requires
+/// the count to be the same in every thread that reaches the barrier, so a block either passes
+/// the barrier whole or stops whole, and no work-item waits for one that stopped.
+fn stop_unless_the_whole_block<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    count: IntValue<'ctx>,
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
+    let context = lowering.shared.context;
+    let mut block_threads = context.i32_type().const_int(1, false);
+    for dimension in [Dimension::X, Dimension::Y, Dimension::Z] {
+        let extent = lowering
+            .shared
+            .target
+            .special_register(&lowering.site(), SpecialRegister::ThreadCount(dimension))
+            .map_err(unsupported(lowering, guarded))?;
+        block_threads = builder.build_int_mul(block_threads, extent, "")?;
+    }
+    let whole = builder.build_int_compare(IntPredicate::EQ, count, block_threads, "barrier.whole_block")?;
+    let part = context.append_basic_block(lowering.llvm_function, "barrier.part_of_the_block");
+    let go_on = context.append_basic_block(lowering.llvm_function, "barrier.whole_block");
+    builder.build_conditional_branch(whole, go_on, part)?;
+    builder.position_at_end(part);
+    super::call::stop_for(lowering, guarded, StopReason::CountedBarrierOfPartOfTheBlock)?;
+    builder.position_at_end(go_on);
     Ok(())
 }
 

@@ -18,7 +18,10 @@ use opencl3::types::{cl_bool, CL_TRUE};
 
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
-use crate::abi::opencl::{STOPPED_BY_ASSERTION, TRAP_STATUS_KERNEL};
+use crate::abi::opencl::{
+    STOPPED_BY_ASSERTION, STOPPED_BY_CALL_OF_NO_FUNCTION, STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK,
+    TRAP_STATUS_KERNEL,
+};
 use crate::error::RuntimeError;
 use crate::launch::PreparedLaunch;
 use crate::report::LaunchReport;
@@ -206,6 +209,18 @@ impl PreparedLaunch {
             STOPPED_BY_ASSERTION => {
                 return Err(RuntimeError::Launch {
                     message: "a thread failed an assertion (`__assertfail`; OpenCL keeps its message on the device)"
+                        .to_string(),
+                })
+            }
+            STOPPED_BY_CALL_OF_NO_FUNCTION => {
+                return Err(RuntimeError::Launch {
+                    message: "a thread made an indirect call through an address that is no function of the module"
+                        .to_string(),
+                })
+            }
+            STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK => {
+                return Err(RuntimeError::Launch {
+                    message: "a thread reached a barrier whose thread count is not the block's (on OpenCL a barrier takes the whole work-group)"
                         .to_string(),
                 })
             }

@@ -1,0 +1,420 @@
+//! Constructs whose SPIR-V lowering differs from the other GPUs' (`docs/TARGETS.md`): `.const`
+//! variables in CrossWorkgroup memory, so that `cvta.const` works; function addresses as small
+//! integer ids and indirect calls as a `switch` over the module's functions. Each kernel runs on
+//! the CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on SPIR-V through
+//! OpenCL; both must give the values of a model written here, and the SPIR-V must pass
+//! `spirv-val`.
+
+use ptxr_tests::vendor_checks::{compile, run as run_validator, spirv_environment, Compiled};
+use ptxr_tests::{opencl, run_ok, validator, Buffer, Launch};
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
+
+/// Runs `ptx` on the CPU and through OpenCL, checks that output buffer `output` holds
+/// `expected` on both, and validates the SPIR-V.
+fn check(ptx: &str, launch: &Launch<'_>, buffers: &[Buffer], output: usize, expected: &[u64]) {
+    let cpu = run_ok(ptx, launch, buffers);
+    assert_eq!(cpu[output], expected, "cpu");
+    if let Some(spirv_val) = validator(&["spirv-val"]) {
+        let Compiled::Artefact(binary) = compile(ptx, "spirv") else { panic!("no SPIR-V for\n{ptx}") };
+        let file = std::env::temp_dir().join(format!("ptxr-spirv-execution-{}.spv", std::process::id()));
+        std::fs::write(&file, &binary).unwrap_or_else(|error| panic!("{error}"));
+        let environment = spirv_environment(&binary);
+        let verdict =
+            run_validator(std::process::Command::new(spirv_val).args(["--target-env", &environment]).arg(&file));
+        let _ = std::fs::remove_file(&file);
+        if let Err(message) = verdict {
+            panic!("spirv-val: {message}\n{ptx}");
+        }
+    }
+    if opencl::available() {
+        let spirv = opencl::run_ok(ptx, launch, buffers, OPENCL_CHILD);
+        assert_eq!(spirv[output], expected, "spirv through OpenCL");
+    }
+}
+
+/// `.const` data read by `ld.const`, by a generic load after `cvta.const`, and by `ld.const`
+/// again after `cvta.to.const`: each thread sums the three reads of its element.
+#[test]
+fn const_variables_convert_to_and_from_generic_addresses() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.const .align 4 .u32 table[4] = {7, 11, 13, 17};
+.visible .entry test(.param .u64 output)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    mov.u64 %rd3, table;
+    add.u64 %rd4, %rd3, %rd2;
+    ld.const.u32 %r2, [%rd4];
+    cvta.const.u64 %rd5, %rd4;
+    ld.u32 %r3, [%rd5];
+    cvta.to.const.u64 %rd6, %rd5;
+    ld.const.u32 %r4, [%rd6];
+    add.u32 %r5, %r2, %r3;
+    add.u32 %r5, %r5, %r4;
+    add.u64 %rd7, %rd1, %rd2;
+    st.global.u32 [%rd7], %r5;
+    ret;
+}
+";
+    let table = [7u64, 11, 13, 17];
+    let expected: Vec<u64> = table.iter().map(|value| 3 * value).collect();
+    check(ptx, &Launch::threads(4), &[Buffer::zeroed("u32", 4)], 0, &expected);
+}
+
+/// Two functions of one signature and one of another. `apply` calls its argument, a function
+/// address, through a prototype; the kernel picks `triple` or `mix` by the thread's parity,
+/// round-trips the address through global memory, compares it with both, and calls it from the
+/// kernel and from `apply`.
+const INDIRECT_CALLS: &str = ".version 7.8
+.target sm_80
+.address_size 64
+.func (.param .b32 result) triple (.param .b32 a, .param .b32 b)
+{
+    .reg .b32 %t<3>;
+    ld.param.b32 %t1, [a];
+    mul.lo.u32 %t2, %t1, 3;
+    st.param.b32 [result], %t2;
+    ret;
+}
+.func (.param .b32 result) mix (.param .b32 a, .param .b32 b)
+{
+    .reg .b32 %t<4>;
+    ld.param.b32 %t1, [a];
+    ld.param.b32 %t2, [b];
+    xor.b32 %t3, %t1, %t2;
+    st.param.b32 [result], %t3;
+    ret;
+}
+.func (.param .b64 result) widen (.param .b32 a)
+{
+    .reg .b32 %t1;
+    .reg .b64 %t2;
+    ld.param.b32 %t1, [a];
+    cvt.u64.u32 %t2, %t1;
+    st.param.b64 [result], %t2;
+    ret;
+}
+.func (.param .b32 result) apply (.param .b64 function, .param .b32 a)
+{
+    .reg .b32 %t<3>;
+    .reg .b64 %f;
+    ld.param.b64 %f, [function];
+    ld.param.b32 %t1, [a];
+    {
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %t1;
+    st.param.b32 [argument1], 5;
+    prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);
+    call (returned), %f, (argument0, argument1), prototype_0;
+    ld.param.b32 %t2, [returned];
+    }
+    st.param.b32 [result], %t2;
+    ret;
+}
+.visible .entry test(.param .u64 input, .param .u64 output, .param .u64 addresses)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    ld.param.u64 %rd3, [addresses];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.u64 %rd5, %rd1, %rd4;
+    ld.global.u32 %r2, [%rd5];
+    and.b32 %r3, %r1, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    mov.u64 %rd6, triple;
+    mov.u64 %rd7, mix;
+    selp.b64 %rd8, %rd6, %rd7, %p1;
+    mul.wide.u32 %rd9, %r1, 8;
+    add.u64 %rd9, %rd3, %rd9;
+    st.global.u64 [%rd9], %rd8;
+    ld.global.u64 %rd10, [%rd9];
+    {
+    .param .b32 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b32 [argument0], %r2;
+    st.param.b32 [argument1], %r1;
+    targets_0 : .calltargets triple, mix;
+    call (returned), %rd10, (argument0, argument1), targets_0;
+    ld.param.b32 %r4, [returned];
+    }
+    {
+    .param .b64 argument0;
+    .param .b32 argument1;
+    .param .b32 returned;
+    st.param.b64 [argument0], %rd10;
+    st.param.b32 [argument1], %r4;
+    call.uni (returned), apply, (argument0, argument1);
+    ld.param.b32 %r5, [returned];
+    }
+    setp.eq.u64 %p2, %rd10, %rd6;
+    setp.ne.u64 %p3, %rd10, %rd7;
+    selp.u32 %r6, 1, 0, %p2;
+    selp.u32 %r7, 2, 0, %p3;
+    or.b32 %r6, %r6, %r7;
+    mul.wide.u32 %rd4, %r1, 8;
+    add.u64 %rd11, %rd2, %rd4;
+    st.global.u32 [%rd11], %r5;
+    st.global.u32 [%rd11+4], %r6;
+    ret;
+}
+";
+
+#[test]
+fn indirect_calls_reach_the_function_whose_address_was_taken() {
+    let input: Vec<u32> = (0..64).map(|thread| thread * 0x0101_0101 + 7).collect();
+    let mut expected = Vec::new();
+    for (thread, &value) in input.iter().enumerate() {
+        let even = thread % 2 == 0;
+        // The kernel's call passes (value, thread), `apply`'s (first result, 5).
+        let call = |a: u32, b: u32| if even { a.wrapping_mul(3) } else { a ^ b };
+        expected.push(u64::from(call(call(value, thread as u32), 5)));
+        // Bit 0: the address equals `triple`'s; bit 1: it differs from `mix`'s.
+        expected.push(if even { 3 } else { 0 });
+    }
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 128), Buffer::zeroed("u64", 64)];
+    check(INDIRECT_CALLS, &Launch::threads(64), &buffers, 1, &expected);
+}
+
+/// On SPIR-V a function address is the function's index plus one, so an indirect call through
+/// null (or any value no function gave) names no function: the work-item stops as at `trap`, and
+/// the launch fails with its own message. (On the CPU such a call would jump to the address.)
+#[test]
+fn an_indirect_call_of_no_function_fails_the_opencl_launch() {
+    if !opencl::available() {
+        return;
+    }
+    let ptx = INDIRECT_CALLS.replace("selp.b64 %rd8, %rd6, %rd7, %p1;", "selp.b64 %rd8, %rd6, 0, %p1;");
+    let buffers = [Buffer::u32s(&[1; 64]), Buffer::zeroed("u32", 128), Buffer::zeroed("u64", 64)];
+    let failure = opencl::run(&ptx, &Launch::threads(64), &buffers, OPENCL_CHILD).expect_err("a call through null");
+    assert!(failure.contains("indirect call through an address that is no function"), "{failure}");
+    // A call of a function whose type is not the call's is one of no function too.
+    let ptx = INDIRECT_CALLS.replace("mov.u64 %rd7, mix;", "mov.u64 %rd7, widen;");
+    let failure = opencl::run(&ptx, &Launch::threads(64), &buffers, OPENCL_CHILD).expect_err("a call of `widen`");
+    assert!(failure.contains("indirect call through an address that is no function"), "{failure}");
+}
+
+/// `isspacep.shared` holds for generic addresses in the block's shared variables (the first
+/// and the last byte of a `.shared` array, from `cvta.shared`) and not for a global buffer's or
+/// a `.local` variable's. Each thread writes one word: bit i is the answer for address i.
+#[test]
+fn isspacep_shared_holds_inside_the_shared_variables_only() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 16 .b8 tile[64];
+.visible .entry test(.param .u64 output)
+{
+    .local .align 4 .b32 scratch[2];
+    .reg .pred %p<5>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd2, tile;
+    cvta.shared.u64 %rd3, %rd2;
+    add.u64 %rd4, %rd3, 63;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.u64 %rd6, %rd1, %rd5;
+    mov.u64 %rd7, scratch;
+    cvta.local.u64 %rd8, %rd7;
+    st.u32 [%rd8], %r1;
+    isspacep.shared %p1, %rd3;
+    isspacep.shared %p2, %rd4;
+    isspacep.shared %p3, %rd6;
+    isspacep.shared %p4, %rd8;
+    selp.u32 %r2, 1, 0, %p1;
+    selp.u32 %r3, 2, 0, %p2;
+    selp.u32 %r4, 4, 0, %p3;
+    selp.u32 %r5, 8, 0, %p4;
+    or.b32 %r6, %r2, %r3;
+    or.b32 %r6, %r6, %r4;
+    or.b32 %r6, %r6, %r5;
+    st.global.u32 [%rd6], %r6;
+    ret;
+}
+";
+    check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b0011; 32]);
+}
+
+/// What SPIR-V cannot answer exactly stays an E0901 naming the instruction: `isspacep.global`
+/// (private memory has no range a kernel knows, and Intel's CPU runtime answers OpenCL's
+/// `to_global` for every space), and `isspacep.shared` where dynamic shared memory makes the
+/// window's end unknown to the kernel.
+#[test]
+fn isspacep_without_an_exact_answer_is_reported() {
+    let kernel = |declarations: &str, instruction: &str| {
+        format!(
+            ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}\n.visible .entry test(.param .u64 output)\n{{\n    \
+             .reg .pred %p1;\n    .reg .b32 %r1;\n    .reg .b64 %rd1;\n    ld.param.u64 %rd1, [output];\n    \
+             {instruction} %p1, %rd1;\n    selp.u32 %r1, 1, 0, %p1;\n    st.global.u32 [%rd1], %r1;\n    ret;\n}}\n"
+        )
+    };
+    let cases = [
+        (kernel("", "isspacep.global"), "`isspacep.global`"),
+        (kernel(".extern .shared .align 16 .b8 dynamic[];", "isspacep.shared"), "dynamic shared memory"),
+    ];
+    for (ptx, wanted) in cases {
+        match compile(&ptx, "spirv") {
+            Compiled::Unsupported(messages) => {
+                assert!(
+                    messages.iter().any(|message| message.contains(wanted) && message.contains("spirv")),
+                    "{messages:?}"
+                )
+            }
+            _ => panic!("expected E0901 for\n{ptx}"),
+        }
+        assert!(matches!(compile(&ptx, "cpu"), Compiled::Artefact(_)), "the CPU answers\n{ptx}");
+    }
+}
+
+/// Counted barriers whose count is the whole block (a 32×2 block, count 64): each thread
+/// stores its value into shared memory, meets the others at `bar.sync 1, 64`, and reads its
+/// mirror image's value; `bar.red.popc` with the same count counts the odd values. Thread `t`
+/// writes `value[63 - t]` and the count. `count` is the barrier's count, `%r9`.
+fn counted_barrier_kernel(count: u32) -> String {
+    format!(
+        ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 4 .b32 exchange[64];
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .pred %p1;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r2, %r3, %r1;
+    mov.u32 %r9, {count};
+    mul.wide.u32 %rd3, %r4, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r5, [%rd4];
+    mov.u32 %r6, exchange;
+    shl.b32 %r7, %r4, 2;
+    add.u32 %r8, %r6, %r7;
+    st.shared.u32 [%r8], %r5;
+    bar.sync 1, %r9;
+    sub.u32 %r10, 63, %r4;
+    shl.b32 %r10, %r10, 2;
+    add.u32 %r10, %r6, %r10;
+    ld.shared.u32 %r11, [%r10];
+    and.b32 %r5, %r5, 1;
+    setp.ne.u32 %p1, %r5, 0;
+    bar.red.popc.u32 %r5, 2, %r9, %p1;
+    mul.wide.u32 %rd5, %r4, 8;
+    add.u64 %rd6, %rd2, %rd5;
+    st.global.u32 [%rd6], %r11;
+    st.global.u32 [%rd6+4], %r5;
+    ret;
+}}
+"
+    )
+}
+
+#[test]
+fn counted_barriers_of_the_whole_block_are_block_barriers() {
+    let input: Vec<u32> = (0..64).map(|index| index * 7 + 3).collect();
+    let odd = input.iter().filter(|value| *value % 2 == 1).count() as u64;
+    let expected: Vec<u64> = (0..64).flat_map(|thread| [u64::from(input[63 - thread]), odd]).collect();
+    let launch = Launch { block: [32, 2, 1], ..Launch::default() };
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 128)];
+    check(&counted_barrier_kernel(64), &launch, &buffers, 1, &expected);
+}
+
+/// On SPIR-V a counted barrier whose count is not the block's stops the launch with its own
+/// message (OpenCL's barrier takes the whole work-group); the CPU runs it.
+#[test]
+fn a_counted_barrier_of_part_of_the_block_fails_the_opencl_launch() {
+    if !opencl::available() {
+        return;
+    }
+    let launch = Launch { block: [32, 2, 1], ..Launch::default() };
+    let buffers = [Buffer::u32s(&[1; 64]), Buffer::zeroed("u32", 128)];
+    let failure =
+        opencl::run(&counted_barrier_kernel(32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
+    assert!(failure.contains("a barrier whose thread count is not the block's"), "{failure}");
+}
+
+/// `isspacep.const` holds for generic addresses in the module's `.const` variables (the first
+/// and last byte of a module-scope table, and a `.const` variable of a function lowered after
+/// the kernel, whose address `where` returns) and not for a global buffer's or a `.shared`
+/// variable's. Each thread writes one word: bit i is the answer for address i.
+#[test]
+fn isspacep_const_holds_inside_the_const_variables_only() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.const .align 4 .u32 table[4] = {7, 11, 13, 17};
+.shared .align 4 .b32 tile[4];
+.func (.param .b64 address) where ();
+.visible .entry test(.param .u64 output)
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u64 %rd2, table;
+    cvta.const.u64 %rd3, %rd2;
+    add.u64 %rd4, %rd3, 15;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.u64 %rd6, %rd1, %rd5;
+    mov.u64 %rd7, tile;
+    cvta.shared.u64 %rd8, %rd7;
+    {
+    .param .b64 returned;
+    call.uni (returned), where, ();
+    ld.param.b64 %rd9, [returned];
+    }
+    isspacep.const %p1, %rd3;
+    isspacep.const %p2, %rd4;
+    isspacep.const %p3, %rd6;
+    isspacep.const %p4, %rd8;
+    isspacep.const %p5, %rd9;
+    selp.u32 %r2, 1, 0, %p1;
+    selp.u32 %r3, 2, 0, %p2;
+    selp.u32 %r4, 4, 0, %p3;
+    selp.u32 %r5, 8, 0, %p4;
+    selp.u32 %r6, 16, 0, %p5;
+    or.b32 %r7, %r2, %r3;
+    or.b32 %r7, %r7, %r4;
+    or.b32 %r7, %r7, %r5;
+    or.b32 %r7, %r7, %r6;
+    st.shared.u32 [tile], %r7;
+    st.global.u32 [%rd6], %r7;
+    ret;
+}
+.func (.param .b64 address) where ()
+{
+    .const .align 8 .u64 own = 5;
+    .reg .b64 %a<3>;
+    mov.u64 %a1, own;
+    cvta.const.u64 %a2, %a1;
+    st.param.b64 [address], %a2;
+    ret;
+}
+";
+    check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b10011; 32]);
+}
