@@ -449,6 +449,14 @@ impl Target for Cpu {
         ""
     }
 
+    fn mbarrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::cpu_mbarrier::lower(site, operation)
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -103,6 +103,14 @@ impl Target for Nvptx {
         }
     }
 
+    fn mbarrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::nvptx_mbarrier::lower(site, operation)
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

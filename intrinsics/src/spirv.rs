@@ -177,6 +177,21 @@ impl Target for Spirv {
         matches!(operation, ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap)
     }
 
+    fn mbarrier<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        // Intel's CPU OpenCL runs a work-group's work-items as loops between barriers, so a
+        // work-item spinning on `test_wait` never lets the others arrive, and OpenCL has no
+        // wait on a memory word that would let it; nothing exact is left to lower to.
+        Err(Unsupported {
+            what:
+                "`mbarrier` (OpenCL work-groups give no way to wait for other work-items' arrivals outside `barrier`)"
+                    .into(),
+        })
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -114,7 +114,7 @@ unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), De
         if block.all_exited() {
             return;
         }
-        if block.complete_warp_collectives() || block.complete_barriers() {
+        if block.complete_warp_collectives() || block.complete_barriers() || block.complete_mbarrier_waits() {
             continue;
         }
         fail(block.deadlock_message());
@@ -167,6 +167,18 @@ pub unsafe extern "C" fn ptxr_barrier(operation: u32, barrier: u32, thread_count
 pub unsafe extern "C" fn ptxr_warp_collective(collective: u32, member_mask: u32, a: u64, b: u32, c: u32) -> u64 {
     // SAFETY: forwarded from the caller.
     unsafe { wait(Wait::Warp { collective, member_mask, a, b, c }) }
+}
+
+/// `mbarrier.try_wait` and `mbarrier.test_wait` (see
+/// [`crate::abi::runtime_function::MBARRIER_WAIT`]).
+///
+/// # Safety
+///
+/// Called by compiled kernel code inside [`ptxr_run_cooperative_block`], with the address of
+/// an object it has just read.
+pub unsafe extern "C" fn ptxr_mbarrier_wait(address: u64, phase: u32, mask: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { wait(Wait::Mbarrier { address, phase, mask }) as u32 }
 }
 
 /// `trap` (see [`crate::abi::runtime_function::TRAP`]): records the failure that stops the
