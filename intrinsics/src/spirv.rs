@@ -186,9 +186,9 @@ impl Target for Spirv {
         // work-item spinning on `test_wait` never lets the others arrive, and OpenCL has no
         // wait on a memory word that would let it; nothing exact is left to lower to.
         Err(Unsupported {
-            what:
-                "`mbarrier` (OpenCL work-groups give no way to wait for other work-items' arrivals outside `barrier`)"
-                    .into(),
+            what: "`mbarrier`: OpenCL lets a work-item wait for others only at `barrier`, which every \
+                   work-item reaches; a wait for their arrivals hangs where work-groups run as loops"
+                .into(),
         })
     }
 
