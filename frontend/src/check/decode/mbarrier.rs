@@ -9,7 +9,7 @@
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Instruction, MbarrierWait};
+use crate::ir::{Address, AddressBase, Instruction, MbarrierWait};
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -40,8 +40,21 @@ pub fn mbarrier(
     };
     // The ISA 8.0 spellings of what every form does: release on arrival, acquire on a test
     // that sees the phase complete, within the CTA.
-    modifiers.take(|name| matches!(name, "release" | "acquire" | "relaxed").then_some(()));
-    modifiers.take_flag("cta");
+    let ordering = modifiers.take(|name| matches!(name, "release" | "acquire" | "relaxed").then_some(()));
+    let scope = modifiers.take_flag("cta");
+    if ordering.is_some() != scope.is_some() {
+        let (span, message) = match (ordering, scope) {
+            (Some(ordering), _) => (ordering.span, "an ordering needs a scope"),
+            (_, Some(scope)) => (scope.span, "a scope needs an ordering"),
+            _ => (modifiers.end_span(), "an ordering needs a scope"),
+        };
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`mbarrier`: {message}"))
+                .with_primary(span, "expected both, such as `.release.cta` or `.acquire.cta`")
+                .with_note("ISA 8.0 adds `.sem.scope` to `mbarrier` as a pair"),
+        );
+        return None;
+    }
     let state_space = match modifiers.state_space() {
         Some(space) if space.node == StateSpace::Shared => StateSpace::Shared,
         Some(space) => {
@@ -165,13 +178,27 @@ pub fn mbarrier(
     }
 }
 
-/// The object's address `[a]`, in `.shared` or generic memory.
-fn object_address(
-    context: &mut Context,
-    operand: &ast::Operand,
-    state_space: StateSpace,
-) -> Option<crate::ir::Address> {
+/// The object's address `[a]`, in `.shared` or generic memory. A variable named in the address
+/// must be `.shared` in either form (ptxas: "Illegal state space for address operand"); a
+/// register may hold any generic address.
+fn object_address(context: &mut Context, operand: &ast::Operand, state_space: StateSpace) -> Option<Address> {
     let address = context.address(operand)?;
     context.check_address_space(&address, state_space, "mbarrier")?;
+    if let AddressBase::Variable(id) = address.base {
+        let variable = context.variable(id);
+        if variable.state_space != StateSpace::Shared {
+            let (name, space, declared) = (variable.name.clone(), variable.state_space, variable.span);
+            context.report(
+                Diagnostic::error(
+                    Code::OperandKind,
+                    format!("an mbarrier object cannot be `{name}`, a `{space}` variable"),
+                )
+                .with_primary(address.span, format!("an address in `{space}`"))
+                .with_secondary(declared, format!("`{name}` declared in `{space}` here"))
+                .with_note("section 9.7.12.13: an mbarrier object lives in `.shared` memory"),
+            );
+            return None;
+        }
+    }
     Some(address)
 }
