@@ -260,6 +260,10 @@ impl Target for Amdgpu {
                 self.implicit_argument(site, BLOCK_COUNT_OFFSET + 4 * u64::from(dimension.index()), 32)
             }
             SpecialRegister::Clock64 => Ok(call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value()),
+            SpecialRegister::GlobalTimer => crate::amdgpu_sleep::nanoseconds(site),
+            SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::GlobalTimer)?)
+            }
             SpecialRegister::Clock => {
                 let time = call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value();
                 to_i32(site, time)

@@ -16,6 +16,7 @@ mod cpu_device_library;
 mod cpu_mbarrier;
 mod declare;
 mod device_function;
+mod global_timer;
 mod lane_mask;
 pub mod mbarrier;
 mod nvptx;

@@ -312,6 +312,12 @@ impl Target for Nvptx {
             SpecialRegister::WarpCount => "llvm.nvvm.read.ptx.sreg.nwarpid".to_string(),
             SpecialRegister::Clock => "llvm.nvvm.read.ptx.sreg.clock".to_string(),
             SpecialRegister::Clock64 => "llvm.nvvm.read.ptx.sreg.clock64".to_string(),
+            SpecialRegister::GlobalTimer => "llvm.nvvm.read.ptx.sreg.globaltimer".to_string(),
+            SpecialRegister::GlobalTimerLow => "llvm.nvvm.read.ptx.sreg.globaltimer.lo".to_string(),
+            SpecialRegister::GlobalTimerHigh => {
+                let timer = self.special_register(site, SpecialRegister::GlobalTimer)?;
+                return crate::global_timer::half(site, register, timer);
+            }
         };
         Ok(call_intrinsic(site, &name, &[], &[])?.into_int_value())
     }

@@ -371,6 +371,9 @@ impl Target for Spirv {
             // OpReadClockKHR (SPV_KHR_shader_clock) runs on Intel's CPU runtime, but its
             // ShaderClockKHR capability implies Shader in the SPIR-V grammar of spirv-val 2023.1,
             // which then rejects OpenCL's WorkgroupSize built-in (`%ntid`) beside it.
+            SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                Err(Unsupported { what: format!("special register {register} (OpenCL has no device clock)") })
+            }
             SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
                 what: format!(
                     "special register {register} (SPV_KHR_shader_clock's capability implies Shader, which OpenCL modules cannot declare)"

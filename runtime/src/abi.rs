@@ -83,6 +83,8 @@ pub mod runtime_function {
     pub const TRAP: &str = "ptxr_trap";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
+    /// `u64 ()`: `%globaltimer`, nanoseconds since the Unix epoch.
+    pub const GLOBAL_TIMER: &str = "ptxr_global_timer";
     /// `u32 ()`: whether the block has stopped (`trap` or a failed assertion). Checked after
     /// calls of functions that may stop it, so that their callers leave too; the block's other
     /// threads also leave at such a check once the launch has failed, as a trap ends the grid.

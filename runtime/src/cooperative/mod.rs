@@ -30,8 +30,8 @@ pub use resumable::{
 };
 pub(crate) use scheduler::fail;
 pub use scheduler::{
-    ptxr_barrier, ptxr_exit_thread, ptxr_mbarrier_wait, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_stopped,
-    ptxr_thread_exited, ptxr_trap, ptxr_warp_collective, take_block_failure,
+    ptxr_barrier, ptxr_exit_thread, ptxr_global_timer, ptxr_mbarrier_wait, ptxr_nanosleep, ptxr_run_cooperative_block,
+    ptxr_stopped, ptxr_thread_exited, ptxr_trap, ptxr_warp_collective, take_block_failure,
 };
 pub use work_items::ptxr_run_work_item_block;
 
@@ -54,6 +54,7 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::WARP_COLLECTIVE, ptxr_warp_collective as *const () as usize),
         (runtime_function::TRAP, ptxr_trap as *const () as usize),
         (runtime_function::SLEEP, ptxr_nanosleep as *const () as usize),
+        (runtime_function::GLOBAL_TIMER, ptxr_global_timer as *const () as usize),
         (runtime_function::RUN_RESUMABLE_BLOCK, ptxr_run_resumable_block as *const () as usize),
         (runtime_function::RESUMABLE_FRAME, ptxr_resumable_frame as *const () as usize),
         (runtime_function::RESUMABLE_STARTED, ptxr_resumable_started as *const () as usize),

@@ -209,6 +209,14 @@ pub extern "C" fn ptxr_thread_exited() -> u32 {
     u32::from(THREAD_EXITING.with(|exiting| exiting.replace(false)))
 }
 
+/// `%globaltimer` (see [`crate::abi::runtime_function::GLOBAL_TIMER`]): the host's clock in
+/// nanoseconds, which runs on while threads wait, as the GPU's timer does.
+pub extern "C" fn ptxr_global_timer() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX))
+}
+
 /// `nanosleep` (see [`crate::abi::runtime_function::SLEEP`]): PTX bounds the delay by a
 /// millisecond, and so does this.
 pub extern "C" fn ptxr_nanosleep(nanoseconds: u32) {
