@@ -250,6 +250,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("mov.u32 %warpid", ".reg .b32 %r<2>", "mov.u32 %r1, %warpid; st.global.u32 [%rd2], %r1"),
             form("mov.u32 %lanemask_lt", ".reg .b32 %r<2>", "mov.u32 %r1, %lanemask_lt; st.global.u32 [%rd2], %r1"),
             form("mov.u64 %clock64", ".reg .b64 %rl<2>", "mov.u64 %rl1, %clock64; st.global.u64 [%rd2], %rl1"),
+            form("mov.u64 %globaltimer", ".reg .b64 %rl<2>", "mov.u64 %rl1, %globaltimer; st.global.u64 [%rd2], %rl1"),
+            form("mov.u32 %globaltimer_hi", ".reg .b32 %r<2>", "mov.u32 %r1, %globaltimer_hi; st.global.u32 [%rd2], %r1"),
             form("shfl.sync.down.b32", R4, "ld.global.u32 %r1, [%rd2]; shfl.sync.down.b32 %r2, %r1, 1, 0x1f, 0xffffffff; st.global.u32 [%rd2], %r2"),
             form("shfl.sync.idx.b32 d|p", ".reg .pred %p<2>; .reg .b32 %r<4>", "ld.global.u32 %r1, [%rd2]; shfl.sync.idx.b32 %r2|%p1, %r1, 0, 0x1f, 0xffffffff; selp.u32 %r3, 1, 0, %p1; st.global.u32 [%rd2], %r2; st.global.u32 [%rd2+4], %r3"),
             form("prmt.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; prmt.b32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
