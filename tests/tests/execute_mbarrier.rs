@@ -361,3 +361,14 @@ fn a_phase_that_can_never_complete_is_a_deadlock_not_a_hang() {
         }
     }
 }
+
+#[test]
+fn a_consumer_warp_waits_for_the_producer_warp_that_exits_after_arriving() {
+    // The lowering-warning fixture: warp 0 stores 7 and arrives (32 arrivals complete phase 0),
+    // warp 1 spins on `test_wait.parity` 0 and then reads the value.
+    let ptx = ptxr_tests::read_repository_file("tests/fixtures/lowering_warnings/mbarrier_waits_on_amdgpu.ptx");
+    for threads in [33, 64] {
+        let result = run_ok(&ptx, &Launch::threads(threads), &[Buffer::zeroed("u32", 1)]);
+        assert_eq!(result[0], [7], "{threads} threads");
+    }
+}
