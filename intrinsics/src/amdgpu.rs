@@ -64,6 +64,11 @@ impl Target for Amdgpu {
         TargetKind::Amdgpu
     }
 
+    fn mbarrier_waits_may_hang(&self) -> bool {
+        // A wave runs one side of a divergent branch at a time (`amdgpu_mbarrier.rs`).
+        true
+    }
+
     fn counted_barriers_may_hang(&self, processor: &str, features: &str) -> bool {
         // Counted barriers are software barriers in LDS (`amdgpu_barrier.rs`): on wave64 a wave
         // whose two warps go to different ones spins in one half's wait.
@@ -152,6 +157,14 @@ impl Target for Amdgpu {
             MemoryScope::Cluster | MemoryScope::Gpu => "agent",
             MemoryScope::System => "",
         }
+    }
+
+    fn mbarrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::amdgpu_mbarrier::lower(site, operation)
     }
 
     fn barrier<'ctx>(
@@ -244,6 +257,10 @@ impl Target for Amdgpu {
                 self.implicit_argument(site, BLOCK_COUNT_OFFSET + 4 * u64::from(dimension.index()), 32)
             }
             SpecialRegister::Clock64 => Ok(call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value()),
+            SpecialRegister::GlobalTimer => crate::amdgpu_sleep::nanoseconds(site),
+            SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::GlobalTimer)?)
+            }
             SpecialRegister::Clock => {
                 let time = call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value();
                 to_i32(site, time)

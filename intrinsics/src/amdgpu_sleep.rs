@@ -60,3 +60,13 @@ pub fn sleep<'ctx>(site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result
     builder.position_at_end(done);
     Ok(())
 }
+
+/// `%globaltimer`: nanoseconds on the same constant-rate counter (i64), whose origin is the
+/// GPU's, not the Unix epoch: PTX only promises a nanosecond timer.
+pub fn nanoseconds<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let ticks = call_intrinsic(site, "llvm.readsteadycounter", &[], &[])?.into_int_value();
+    let per_tick = site.context.i64_type().const_int(NANOSECONDS_PER_TICK, false);
+    site.builder
+        .build_int_mul(ticks, per_tick, "globaltimer")
+        .map_err(|error| Unsupported { what: format!("`%globaltimer` ({error})") })
+}

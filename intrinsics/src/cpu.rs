@@ -476,6 +476,14 @@ impl Target for Cpu {
         ""
     }
 
+    fn mbarrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::cpu_mbarrier::lower(site, operation)
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -748,6 +756,15 @@ impl Target for Cpu {
                 site.builder.build_right_shift(rounded, shift, false, "nwarpid").map_err(llvm_error)
             }
             SpecialRegister::Clock64 => Ok(call_intrinsic(site, "llvm.readcyclecounter", &[], &[])?.into_int_value()),
+            SpecialRegister::GlobalTimer => {
+                let timer_type = site.context.i64_type().fn_type(&[], false);
+                call_function(site, runtime_function::GLOBAL_TIMER, timer_type, &[])?
+                    .map(|value| value.into_int_value())
+                    .ok_or_else(|| llvm_error("the global timer's value"))
+            }
+            SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::GlobalTimer)?)
+            }
             SpecialRegister::Clock => {
                 let cycles = call_intrinsic(site, "llvm.readcyclecounter", &[], &[])?.into_int_value();
                 to_i32(site, cycles)

@@ -6,6 +6,7 @@
 pub mod address_ranges;
 mod amdgpu;
 mod amdgpu_barrier;
+mod amdgpu_mbarrier;
 mod amdgpu_printf;
 mod amdgpu_sleep;
 mod amdgpu_warp;
@@ -13,12 +14,16 @@ pub mod atomics;
 mod collective;
 mod cpu;
 mod cpu_device_library;
+mod cpu_mbarrier;
 mod declare;
 mod device_function;
 mod device_heap;
+mod global_timer;
 mod lane_mask;
+pub mod mbarrier;
 mod nvptx;
 mod nvptx_matrix;
+mod nvptx_mbarrier;
 mod printf_arguments;
 mod resumable;
 mod site;
@@ -234,6 +239,14 @@ pub trait Target {
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported>;
 
+    /// An `mbarrier` instruction (ISA 7.8 section 9.7.12.13); returns its result as
+    /// [`mbarrier::Mbarrier`] describes it.
+    fn mbarrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        operation: &mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported>;
+
     /// The target's own approximation of a `.approx` function (`sin`, `cos`, `lg2`, `ex2`,
     /// `rsqrt`) of `value` (f32 or f64), flushing subnormals when `flush_subnormals`; `None` to use
     /// LLVM's generic intrinsic, which every target but NVPTX lowers itself.
@@ -365,6 +378,13 @@ pub trait Target {
     /// NVPTX emits PTX's own fence.
     fn proxy_fence<'ctx>(&self, site: &Site<'_, 'ctx>, _proxy: ProxyKind) -> Result<(), Unsupported> {
         crate::atomics::fence(site, MemoryOrdering::AcquireRelease, self.sync_scope(MemoryScope::Cta))
+    }
+
+    /// Whether `mbarrier` waits can hang when a thread waits for an arrival that a thread of
+    /// its own wave makes later in divergent code: the GPUs without independent thread
+    /// scheduling. Lowering then warns (W0903). Only AMDGPU says yes.
+    fn mbarrier_waits_may_hang(&self) -> bool {
+        false
     }
 
     /// Whether every lowered `.func` is `convergent` (`declare::mark_convergent`), so that the

@@ -100,6 +100,14 @@ impl Target for Nvptx {
         }
     }
 
+    fn mbarrier<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        crate::nvptx_mbarrier::lower(site, operation)
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -301,6 +309,12 @@ impl Target for Nvptx {
             SpecialRegister::WarpCount => "llvm.nvvm.read.ptx.sreg.nwarpid".to_string(),
             SpecialRegister::Clock => "llvm.nvvm.read.ptx.sreg.clock".to_string(),
             SpecialRegister::Clock64 => "llvm.nvvm.read.ptx.sreg.clock64".to_string(),
+            SpecialRegister::GlobalTimer => "llvm.nvvm.read.ptx.sreg.globaltimer".to_string(),
+            SpecialRegister::GlobalTimerLow => "llvm.nvvm.read.ptx.sreg.globaltimer.lo".to_string(),
+            SpecialRegister::GlobalTimerHigh => {
+                let timer = self.special_register(site, SpecialRegister::GlobalTimer)?;
+                return crate::global_timer::half(site, register, timer);
+            }
         };
         Ok(call_intrinsic(site, &name, &[], &[])?.into_int_value())
     }

@@ -7,8 +7,9 @@
 //! - at the top, `llvm.coro.id` and `llvm.coro.begin` on a frame that the runtime hands out
 //!   (`ptxr_resumable_frame`, sized by `llvm.coro.size`), and the frame is registered with the
 //!   runtime (`ptxr_resumable_started`);
-//! - each call of `ptxr_barrier` (other than `bar.arrive`) or `ptxr_warp_collective` becomes a
-//!   call that records the wait (`ptxr_resumable_barrier` / `ptxr_resumable_warp_collective`)
+//! - each call of `ptxr_barrier` (other than `bar.arrive`), `ptxr_warp_collective` or
+//!   `ptxr_mbarrier_wait` becomes a call that records the wait (`ptxr_resumable_barrier` /
+//!   `ptxr_resumable_warp_collective` / `ptxr_resumable_mbarrier_wait`)
 //!   followed by `llvm.coro.suspend`; after resuming, `ptxr_resumable_result` gives what the
 //!   call would have returned;
 //! - `ret` becomes the final suspension.
@@ -90,16 +91,37 @@ pub(crate) unsafe fn wait_call(call: LLVMValueRef) -> Option<WaitKind> {
     }
 }
 
+/// Whether `call` is an `mbarrier` wait (`ptxr_mbarrier_wait`), which only coroutines
+/// express: the work-item loops leave kernels with such waits to them.
+///
+/// # Safety
+///
+/// `call` is a call instruction.
+pub(crate) unsafe fn is_mbarrier_wait(call: LLVMValueRef) -> bool {
+    // SAFETY: per the contract.
+    unsafe { callee_name(call) }.is_some_and(|name| name == runtime_function::MBARRIER_WAIT)
+}
+
+/// Where a thread suspends: a barrier or warp collective, or an `mbarrier` wait.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Suspension {
+    Wait(WaitKind),
+    Mbarrier,
+}
+
 /// The suspension that `instruction` is, if it is one.
 ///
 /// # Safety
 ///
 /// `instruction` is an instruction.
-unsafe fn suspension(instruction: LLVMValueRef) -> Option<WaitKind> {
+unsafe fn suspension(instruction: LLVMValueRef) -> Option<Suspension> {
     // SAFETY: per the contract.
     unsafe {
         if LLVMGetInstructionOpcode(instruction) != LLVMOpcode::LLVMCall {
             return None;
+        }
+        if is_mbarrier_wait(instruction) {
+            return Some(Suspension::Mbarrier);
         }
         let kind = wait_call(instruction)?;
         // `bar.arrive` counts and goes on: it stays a plain call.
@@ -107,7 +129,7 @@ unsafe fn suspension(instruction: LLVMValueRef) -> Option<WaitKind> {
         let arrives = kind == WaitKind::Barrier
             && !LLVMIsAConstantInt(operation).is_null()
             && LLVMConstIntGetZExtValue(operation) == u64::from(barrier_operation::ARRIVE);
-        (!arrives).then_some(kind)
+        (!arrives).then_some(Suspension::Wait(kind))
     }
 }
 
@@ -254,7 +276,7 @@ unsafe fn rewrite(
     context: LLVMContextRef,
     module: LLVMModuleRef,
     function: LLVMValueRef,
-    suspensions: &[(LLVMValueRef, WaitKind)],
+    suspensions: &[(LLVMValueRef, Suspension)],
 ) -> Result<(), Unsupported> {
     // SAFETY: per the contract; see the comments on each step.
     unsafe {
@@ -323,6 +345,8 @@ unsafe fn rewrite(
         let mut collective_parameters = [i32, i32, i64, i32, i32];
         let collective_type = LLVMFunctionType(void, collective_parameters.as_mut_ptr(), 5, 0);
         let result_type = LLVMFunctionType(i64, std::ptr::null_mut(), 0, 0);
+        let mut mbarrier_parameters = [i64, i32, i32];
+        let mbarrier_type = LLVMFunctionType(void, mbarrier_parameters.as_mut_ptr(), 3, 0);
         for &(call, kind) in suspensions {
             // Split the call's block before what follows the call: the head (phis, the code
             // before and the call) moves to a new block that every branch now reaches first.
@@ -342,8 +366,11 @@ unsafe fn rewrite(
             let mut arguments: Vec<LLVMValueRef> =
                 (0..LLVMGetNumArgOperands(call)).map(|index| LLVMGetOperand(call, index)).collect();
             let (name, record_type) = match kind {
-                WaitKind::Barrier => (runtime_function::RESUMABLE_BARRIER, barrier_type),
-                WaitKind::WarpCollective => (runtime_function::RESUMABLE_WARP_COLLECTIVE, collective_type),
+                Suspension::Wait(WaitKind::Barrier) => (runtime_function::RESUMABLE_BARRIER, barrier_type),
+                Suspension::Wait(WaitKind::WarpCollective) => {
+                    (runtime_function::RESUMABLE_WARP_COLLECTIVE, collective_type)
+                }
+                Suspension::Mbarrier => (runtime_function::RESUMABLE_MBARRIER_WAIT, mbarrier_type),
             };
             call_runtime(module, builder, name, record_type, &mut arguments);
             let state = call_intrinsic(

@@ -196,6 +196,21 @@ impl Target for Spirv {
         matches!(operation, ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap)
     }
 
+    fn mbarrier<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _operation: &crate::mbarrier::Mbarrier<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        // Intel's CPU OpenCL runs a work-group's work-items as loops between barriers, so a
+        // work-item spinning on `test_wait` never lets the others arrive, and OpenCL has no
+        // wait on a memory word that would let it; nothing exact is left to lower to.
+        Err(Unsupported {
+            what: "`mbarrier`: OpenCL lets a work-item wait for others only at `barrier`, which every \
+                   work-item reaches; a wait for their arrivals hangs where work-groups run as loops"
+                .into(),
+        })
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -391,6 +406,9 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
+            SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                Err(Unsupported { what: format!("special register {register} (OpenCL has no device clock)") })
+            }
             // OpReadClockKHR (SPV_KHR_shader_clock, what OpenCL's cl_khr_kernel_clock uses) at
             // Device scope runs on Intel's CPU runtime, with `%ntid` read as the enqueued
             // work-group size. But the grammar of the installed spirv-val (2023.1) still has its

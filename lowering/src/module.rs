@@ -430,7 +430,10 @@ pub fn uses_warps(ptx: &ir::Module) -> bool {
     ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
         ir::Statement::Instruction(instruction) => {
             crate::instructions::is_cooperative(&instruction.instruction)
-                && !matches!(instruction.instruction, ir::Instruction::Barrier { .. })
+                && !matches!(
+                    instruction.instruction,
+                    ir::Instruction::Barrier { .. } | ir::Instruction::MbarrierTestWait { .. }
+                )
         }
         ir::Statement::Label(_) => false,
     })
@@ -473,6 +476,35 @@ pub fn first_counted_barrier(ptx: &ir::Module) -> Option<&ir::GuardedInstruction
         ) => Some(instruction),
         _ => None,
     })
+}
+
+/// The first `mbarrier.test_wait` or `mbarrier.try_wait`, in file order.
+pub fn first_mbarrier_wait(ptx: &ir::Module) -> Option<&ir::GuardedInstruction> {
+    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().find_map(|statement| match statement
+    {
+        ir::Statement::Instruction(
+            instruction @ ir::GuardedInstruction { instruction: ir::Instruction::MbarrierTestWait { .. }, .. },
+        ) => Some(instruction),
+        _ => None,
+    })
+}
+
+/// The PTX ISA version (major, minor) that the module's `mbarrier` forms written as inline PTX
+/// on NVPTX need beyond their architecture's oldest: 7.1 for `.parity`, which sm_80 (ISA 7.0)
+/// has. `try_wait` and counted arrivals need sm_90, whose oldest version (7.8) has them.
+pub fn mbarrier_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    ptx.functions
+        .iter()
+        .filter_map(|function| function.body.as_deref())
+        .flatten()
+        .filter_map(|statement| match statement {
+            ir::Statement::Instruction(ir::GuardedInstruction {
+                instruction: ir::Instruction::MbarrierTestWait { parity: true, .. },
+                ..
+            }) => Some((7, 1)),
+            _ => None,
+        })
+        .max()
 }
 
 fn uses_collectives(ptx: &ir::Module) -> bool {

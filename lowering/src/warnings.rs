@@ -6,7 +6,7 @@ use inkwell::targets::TargetMachine;
 use ptxr_frontend::{ir, Code, Diagnostic};
 use ptxr_intrinsics::Target;
 
-use crate::module::first_counted_barrier;
+use crate::module::{first_counted_barrier, first_mbarrier_wait};
 
 /// Every warning for `ptx` compiled by `machine` for `target`.
 pub fn target_warnings(ptx: &ir::Module, target: &dyn Target, machine: &TargetMachine) -> Vec<Diagnostic> {
@@ -16,6 +16,11 @@ pub fn target_warnings(ptx: &ir::Module, target: &dyn Target, machine: &TargetMa
     if let Some(barrier) = first_counted_barrier(ptx) {
         if target.counted_barriers_may_hang(&processor, &features) {
             warnings.push(counted_barriers_may_hang(barrier, &processor));
+        }
+    }
+    if let Some(wait) = first_mbarrier_wait(ptx) {
+        if target.mbarrier_waits_may_hang() {
+            warnings.push(mbarrier_waits_may_hang(wait, &processor));
         }
     }
     warnings
@@ -34,4 +39,21 @@ fn counted_barriers_may_hang(barrier: &ir::GuardedInstruction, processor: &str) 
             "compile for a wave32 processor (gfx10 or later, such as `--arch gfx1100`), or keep both \
              warps of each wave (warps 2k and 2k+1) on the same barrier",
         )
+}
+
+/// W0903, at the module's first `mbarrier` wait, once.
+fn mbarrier_waits_may_hang(wait: &ir::GuardedInstruction, processor: &str) -> Diagnostic {
+    Diagnostic::warning(
+        Code::MbarrierWaitsInWaves,
+        format!("mbarrier waits may hang on {processor} when threads of one wave wait for each other"),
+    )
+    .with_primary(wait.span, format!("`{}` polls the object on {processor}", wait.spelling))
+    .with_note(
+        "a wave runs one side of a divergent branch at a time: a thread that waits for an arrival \
+         that a thread of its own wave (a PTX warp, or two on wave64) makes later in divergent code \
+         keeps polling, while PTX's independent thread scheduling would run the arrival",
+    )
+    .with_help(
+        "arrive before waiting in every thread, or let the waiting and arriving threads belong to different warps",
+    )
 }

@@ -83,6 +83,8 @@ pub mod runtime_function {
     pub const TRAP: &str = "ptxr_trap";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
+    /// `u64 ()`: `%globaltimer`, nanoseconds since the Unix epoch.
+    pub const GLOBAL_TIMER: &str = "ptxr_global_timer";
     /// `u32 ()`: whether the block has stopped (`trap` or a failed assertion). Checked after
     /// calls of functions that may stop it, so that their callers leave too; the block's other
     /// threads also leave at such a check once the launch has failed, as a trap ends the grid.
@@ -124,6 +126,15 @@ pub mod runtime_function {
     /// `void (u32 kind, u32 member_mask, u64 a, u32 b, u32 c)`: as [`WARP_COLLECTIVE`], but
     /// only records the wait; the coroutine suspends after the call.
     pub const RESUMABLE_WARP_COLLECTIVE: &str = "ptxr_resumable_warp_collective";
+    /// `u32 (u64 address, u32 phase, u32 mask)`: `mbarrier.try_wait` and `mbarrier.test_wait`
+    /// on the object at `address` ([`super::mbarrier_object`]): the thread waits until the
+    /// current phase `p` of the object has `p & mask != phase & mask`; a `mask` of 0 only gives
+    /// way to the block's other threads once. The caller then tests the object itself; the
+    /// result is 0.
+    pub const MBARRIER_WAIT: &str = "ptxr_mbarrier_wait";
+    /// `void (u64 address, u32 phase, u32 mask)`: as [`MBARRIER_WAIT`], but only records the
+    /// wait; the coroutine suspends after the call.
+    pub const RESUMABLE_MBARRIER_WAIT: &str = "ptxr_resumable_mbarrier_wait";
     /// `u64 ()`: after resuming, what the barrier or collective gave the thread (as
     /// [`BARRIER`] and [`WARP_COLLECTIVE`] return it).
     pub const RESUMABLE_RESULT: &str = "ptxr_resumable_result";
@@ -208,6 +219,25 @@ pub mod opencl {
     /// A work-item reached a counted barrier (`bar.sync a, b`, `bar.red` with a count) whose
     /// count is not its work-group's size: OpenCL's barrier can only take the whole group.
     pub const STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK: u32 = 4;
+}
+
+/// The 64-bit `mbarrier` object (ISA 7.8 section 9.7.12.13), which PTX leaves opaque: the
+/// pending arrivals of the current phase in bits 0..21, the expected arrivals of each phase in
+/// bits 21..42 and the phase number, modulo 2^22, in bits 42..64. Counts lie in [1, 2^20 - 1];
+/// 21 bits leave room for the count that an arrival subtracts. The state that `mbarrier.arrive`
+/// returns is the object before the arrival.
+pub mod mbarrier_object {
+    pub const COUNT_BITS: u32 = 21;
+    pub const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+    pub const EXPECTED_SHIFT: u32 = COUNT_BITS;
+    pub const PHASE_SHIFT: u32 = 2 * COUNT_BITS;
+    /// The phase number's bits, after shifting right by [`PHASE_SHIFT`].
+    pub const PHASE_MASK: u32 = (1 << (64 - PHASE_SHIFT)) - 1;
+
+    /// The phase number of an object or state.
+    pub const fn phase(object: u64) -> u32 {
+        (object >> PHASE_SHIFT) as u32
+    }
 }
 
 /// The `operation` argument of [`runtime_function::BARRIER`].

@@ -29,7 +29,12 @@ const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group
 const OPENCL_BUILTIN: &[&str] = &["_Z13get_global_idj"];
 const OPENCL_BUILTIN_REASON: &str = "clang's OpenCL C output without libclc declares `get_global_id` \
     without a body; a linked AMDGPU code object has nothing to resolve it against (E0902)";
+const MBARRIER: &[&str] = &["mbarrier", "%globaltimer"];
+const MBARRIER_REASON: &str = "libcu++'s cuda::barrier is an mbarrier object, and OpenCL lets a work-item \
+    wait for others only at `barrier`; its back-off reads %globaltimer, and OpenCL has no device clock";
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
+    Unsupported { file: "cuda_barrier.nvcc.sm80.ptx", target: "spirv", constructs: MBARRIER, reason: MBARRIER_REASON },
+    Unsupported { file: "cuda_barrier.nvcc.sm90.ptx", target: "spirv", constructs: MBARRIER, reason: MBARRIER_REASON },
     Unsupported {
         file: "corpus/clang/vecadd_cl.sm80.ptx",
         target: "amdgpu",

@@ -64,6 +64,9 @@ pub enum Code {
     /// `bar.arrive` or a counted barrier compiled for a processor whose waves hold two PTX warps
     /// (wave64 AMDGPU), where warps of one wave at different counted barriers can hang.
     CountedBarriersOnWave64,
+    /// `mbarrier.test_wait`/`try_wait` compiled for a processor whose lanes of one wave cannot
+    /// wait for each other in divergent code (AMDGPU).
+    MbarrierWaitsInWaves,
 }
 
 impl Code {
@@ -96,6 +99,7 @@ impl Code {
             Code::TruncatedImmediate => "W0003",
             Code::BufferOverrun => "W0901",
             Code::CountedBarriersOnWave64 => "W0902",
+            Code::MbarrierWaitsInWaves => "W0903",
         }
     }
 }

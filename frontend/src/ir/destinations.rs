@@ -72,9 +72,13 @@ impl Instruction {
             Instruction::MoveVector { destinations, .. }
             | Instruction::MatrixMultiplyAccumulate { destinations, .. }
             | Instruction::LoadMatrix { destinations, .. } => destinations.clone(),
-            Instruction::Atomic { destination, .. } | Instruction::Barrier { destination, .. } => {
-                destination.iter().copied().collect()
+            Instruction::MbarrierTestWait { destination, .. }
+            | Instruction::MbarrierPendingCount { destination, .. } => {
+                vec![*destination]
             }
+            Instruction::Atomic { destination, .. }
+            | Instruction::Barrier { destination, .. }
+            | Instruction::MbarrierArrive { destination, .. } => destination.iter().copied().collect(),
             Instruction::Call { results, .. } | Instruction::CallIndirect { results, .. } => results
                 .iter()
                 .filter_map(|result| match result {
@@ -97,6 +101,8 @@ impl Instruction {
             | Instruction::Sleep { .. }
             | Instruction::Fence { .. }
             | Instruction::ProxyFence { .. }
+            | Instruction::MbarrierInit { .. }
+            | Instruction::MbarrierInvalidate { .. }
             | Instruction::WarpSync { .. }
             | Instruction::Unlowered => Vec::new(),
         }

@@ -8,8 +8,8 @@ use crate::syntax::ast::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MatrixMultiply, MemoryOrdering,
-    MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
+    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MatrixMultiply, MbarrierWait,
+    MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -410,6 +410,40 @@ pub enum Instruction {
     /// `fence.proxy.alias`, `membar.proxy.alias`, `fence.proxy.async{.space}`: orders this
     /// thread's accesses through the generic proxy against those through another proxy.
     ProxyFence { proxy: ProxyKind },
+    /// `mbarrier.init{.shared}.b64 [a], count`: phase 0, `count` expected and pending
+    /// arrivals (section 9.7.12.13.6). `state_space` is `Shared` or `Generic`.
+    MbarrierInit { state_space: StateSpace, address: Address, count: Operand },
+    /// `mbarrier.inval{.shared}.b64 [a]` (section 9.7.12.13.7).
+    MbarrierInvalidate { state_space: StateSpace, address: Address },
+    /// `mbarrier.arrive{_drop}{.noComplete}{.shared}.b64 state, [a]{, count}`: an arrive-on
+    /// operation of `count` (1 when absent), after lowering the expected count by `count` for
+    /// `arrive_drop` (sections 9.7.12.13.8 and 9.7.12.13.9). `state` is the object before the
+    /// arrival; `None` for `_`.
+    MbarrierArrive {
+        drop: bool,
+        no_complete: bool,
+        state_space: StateSpace,
+        destination: Option<Destination>,
+        address: Address,
+        count: Option<Operand>,
+    },
+    /// `mbarrier.test_wait{.parity}` and `mbarrier.try_wait{.parity}` `{.shared}.b64 p, [a],
+    /// phase{, suspendTimeHint}`: whether the phase that `phase` names (a state from
+    /// `mbarrier.arrive`, or with `.parity` the phase's parity as a `.u32`) has completed
+    /// (section 9.7.12.13.11).
+    MbarrierTestWait {
+        wait: MbarrierWait,
+        parity: bool,
+        state_space: StateSpace,
+        destination: Destination,
+        address: Address,
+        phase: Operand,
+        /// How long `try_wait` may suspend, in nanoseconds: a hint.
+        suspend_time_hint: Option<Operand>,
+    },
+    /// `mbarrier.pending_count.b64 d, state`: the pending count before the arrival that gave
+    /// `state` (section 9.7.12.13.13).
+    MbarrierPendingCount { destination: Destination, state: Operand },
     /// `bar.sync a{, b}`, `bar.arrive a, b`, `bar.red.op d, a{, b}, {!}c`, `barrier.*`.
     Barrier {
         operation: BarrierOperation,

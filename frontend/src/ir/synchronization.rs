@@ -209,3 +209,12 @@ impl fmt::Display for ProxyKind {
         })
     }
 }
+
+/// How `mbarrier` tests a phase (section 9.7.12.13.11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarrierWait {
+    /// `test_wait`: answers at once.
+    Test,
+    /// `try_wait`: may suspend the thread until the phase completes or a time limit passes.
+    Try,
+}

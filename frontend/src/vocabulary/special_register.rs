@@ -86,6 +86,11 @@ pub enum SpecialRegister {
     Clock,
     /// `%clock64`: a 64-bit cycle counter.
     Clock64,
+    /// `%globaltimer`: a 64-bit nanosecond timer.
+    GlobalTimer,
+    /// `%globaltimer_lo`, `%globaltimer_hi`: its low and high 32 bits.
+    GlobalTimerLow,
+    GlobalTimerHigh,
 }
 
 impl SpecialRegister {
@@ -113,6 +118,9 @@ impl SpecialRegister {
             "%lanemask_ge" => scalar(SpecialRegister::LaneMask(LaneRelation::GreaterOrEqual)),
             "%clock" => scalar(SpecialRegister::Clock),
             "%clock64" => scalar(SpecialRegister::Clock64),
+            "%globaltimer" => scalar(SpecialRegister::GlobalTimer),
+            "%globaltimer_lo" => scalar(SpecialRegister::GlobalTimerLow),
+            "%globaltimer_hi" => scalar(SpecialRegister::GlobalTimerHigh),
             _ => None,
         }
     }
@@ -176,7 +184,7 @@ impl SpecialRegister {
     /// The register's value type: 64-bit for the 64-bit counters, 32-bit otherwise.
     pub fn bits(self) -> u32 {
         match self {
-            SpecialRegister::Clock64 => 64,
+            SpecialRegister::Clock64 | SpecialRegister::GlobalTimer => 64,
             _ => 32,
         }
     }
@@ -195,6 +203,9 @@ impl fmt::Display for SpecialRegister {
             SpecialRegister::LaneMask(relation) => write!(formatter, "%lanemask_{relation}"),
             SpecialRegister::Clock => formatter.write_str("%clock"),
             SpecialRegister::Clock64 => formatter.write_str("%clock64"),
+            SpecialRegister::GlobalTimer => formatter.write_str("%globaltimer"),
+            SpecialRegister::GlobalTimerLow => formatter.write_str("%globaltimer_lo"),
+            SpecialRegister::GlobalTimerHigh => formatter.write_str("%globaltimer_hi"),
         }
     }
 }

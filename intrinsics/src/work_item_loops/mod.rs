@@ -40,7 +40,7 @@ use llvm_sys::LLVMOpcode;
 use ptxr_frontend::ir::ShuffleMode;
 use ptxr_runtime::abi::{barrier_operation, warp_collective};
 
-use crate::resumable::{blocks, instructions, wait_call, WaitKind};
+use crate::resumable::{blocks, instructions, is_mbarrier_wait, wait_call, WaitKind};
 use crate::{KernelParameters, Site, Unsupported};
 
 mod iteration_major;
@@ -61,8 +61,8 @@ pub enum WorkItemForm {
     /// The kernel's block entry now runs work-item loops.
     Loops,
     /// The body waits in a way the loops do not handle (`bar.arrive`, a barrier with a thread
-    /// count, `indirectbr`, a dynamic alloca, or too much code to copy per region); nothing was
-    /// changed and the caller uses coroutines.
+    /// count, an `mbarrier` wait, `indirectbr`, a dynamic alloca, or too much code to copy per
+    /// region); nothing was changed and the caller uses coroutines.
     Unsuitable,
 }
 
@@ -158,6 +158,9 @@ unsafe fn waits_of(function: LLVMValueRef) -> Option<Vec<(LLVMValueRef, WaitKind
                             return None;
                         }
                     }
+                    // `mbarrier` waits complete on memory, not at a wait point all threads
+                    // reach: coroutines only.
+                    LLVMOpcode::LLVMCall if is_mbarrier_wait(instruction) => return None,
                     LLVMOpcode::LLVMCall => match wait_call(instruction) {
                         Some(WaitKind::WarpCollective) => waits.push((instruction, WaitKind::WarpCollective)),
                         Some(WaitKind::Barrier) => {

@@ -17,6 +17,7 @@ mod half;
 mod integer;
 mod matrix;
 mod matrix_by_shuffles;
+mod mbarrier;
 mod memory;
 mod support;
 mod synchronization;
@@ -299,6 +300,11 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::Fence { ordering, scope } => synchronization::fence(lowering, guarded, *ordering, *scope),
         Instruction::ProxyFence { proxy } => synchronization::proxy_fence(lowering, guarded, *proxy),
+        Instruction::MbarrierInit { .. }
+        | Instruction::MbarrierInvalidate { .. }
+        | Instruction::MbarrierArrive { .. }
+        | Instruction::MbarrierTestWait { .. }
+        | Instruction::MbarrierPendingCount { .. } => mbarrier::lower(lowering, guarded, &guarded.instruction),
         Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => synchronization::barrier(
             lowering,
             guarded,

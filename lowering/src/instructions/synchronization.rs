@@ -362,7 +362,7 @@ pub fn warp_sync(
 }
 
 /// Whether an instruction makes threads meet, so that a kernel using it cannot run its threads
-/// one after another.
+/// one after another (an `mbarrier` wait waits for other threads' arrivals).
 pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
     use ptxr_frontend::ir::Instruction;
     matches!(
@@ -376,5 +376,6 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::WarpSync { .. }
             | Instruction::MatrixMultiplyAccumulate { .. }
             | Instruction::LoadMatrix { .. }
+            | Instruction::MbarrierTestWait { .. }
     )
 }

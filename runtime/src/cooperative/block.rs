@@ -10,17 +10,39 @@ use std::ptr;
 
 use super::matrix;
 use super::warp::{self, Deposit};
-use crate::abi::{barrier_operation, warp_collective};
+use crate::abi::{barrier_operation, mbarrier_object, warp_collective};
 
 pub(super) const WARP_SIZE: usize = 32;
 /// `bar` numbers 0 to 15.
 pub(super) const BARRIERS: usize = 16;
+/// Rounds in a row in which only `mbarrier.test_wait` yields complete and no object they test
+/// changes before the block counts as deadlocked: threads spinning on a phase that nobody will
+/// complete. A loop that tests a fixed number of times before arriving itself stays far below.
+const STALLED_MBARRIER_ROUNDS: u32 = 100_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Wait {
     Running,
-    Barrier { barrier: u32, operation: u32, thread_count: u32, predicate: bool },
-    Warp { collective: u32, member_mask: u32, a: u64, b: u32, c: u32 },
+    Barrier {
+        barrier: u32,
+        operation: u32,
+        thread_count: u32,
+        predicate: bool,
+    },
+    Warp {
+        collective: u32,
+        member_mask: u32,
+        a: u64,
+        b: u32,
+        c: u32,
+    },
+    /// `mbarrier.try_wait` until the object's phase `p` has `p & mask != phase & mask`, or, with
+    /// a `mask` of 0, `mbarrier.test_wait` giving way to the other threads once.
+    Mbarrier {
+        address: u64,
+        phase: u32,
+        mask: u32,
+    },
     Exited,
 }
 
@@ -39,6 +61,10 @@ pub(super) struct Block {
     pub(super) current: usize,
     /// `bar.arrive` arrivals counted towards each barrier's next completion.
     pub(super) arrivals: [u32; BARRIERS],
+    /// What the `mbarrier` waits saw last round (the lanes, the objects they test, their
+    /// contents), and for how many rounds in a row it stayed so.
+    mbarrier_fingerprint: u64,
+    stalled_mbarrier_rounds: u32,
 }
 
 thread_local! {
@@ -52,6 +78,8 @@ impl Block {
             lanes: (0..count).map(|_| Lane { wait: Wait::Running, result: 0, handle: ptr::null() }).collect(),
             current: 0,
             arrivals: [0; BARRIERS],
+            mbarrier_fingerprint: 0,
+            stalled_mbarrier_rounds: 0,
         }
     }
 
@@ -171,13 +199,53 @@ impl Block {
         true
     }
 
+    /// Completes every `mbarrier` wait whose phase has completed and every yield of
+    /// `mbarrier.test_wait`; false when none completes, or when only yields have completed for
+    /// [`STALLED_MBARRIER_ROUNDS`] rounds with nothing they test changing (a spin that can
+    /// never end).
+    pub(super) fn complete_mbarrier_waits(&mut self) -> bool {
+        let mut fingerprint = 0xcbf2_9ce4_8422_2325_u64;
+        let mut waited = false;
+        let mut completed_blocking = false;
+        let mut yielded = false;
+        for (index, lane) in self.lanes.iter_mut().enumerate() {
+            let Wait::Mbarrier { address, phase, mask } = lane.wait else { continue };
+            waited = true;
+            // SAFETY: the compiled code tested the object at this address just before waiting.
+            let object = unsafe { read_object(address) };
+            for word in [index as u64, address, object] {
+                fingerprint = (fingerprint ^ word).wrapping_mul(0x0100_0000_01b3);
+            }
+            if mask == 0 {
+                yielded = true;
+            } else if mbarrier_object::phase(object) & mask == phase & mask {
+                continue;
+            } else {
+                completed_blocking = true;
+            }
+            lane.result = 0;
+            lane.wait = Wait::Running;
+        }
+        if !waited {
+            return false;
+        }
+        if completed_blocking || fingerprint != self.mbarrier_fingerprint {
+            self.mbarrier_fingerprint = fingerprint;
+            self.stalled_mbarrier_rounds = 0;
+        } else {
+            self.stalled_mbarrier_rounds += 1;
+        }
+        (completed_blocking || yielded) && self.stalled_mbarrier_rounds < STALLED_MBARRIER_ROUNDS
+    }
+
     pub(super) fn deadlock_message(&self) -> String {
         let barrier_waits = self.lanes.iter().filter(|lane| matches!(lane.wait, Wait::Barrier { .. })).count();
         let warp_waits = self.lanes.iter().filter(|lane| matches!(lane.wait, Wait::Warp { .. })).count();
+        let mbarrier_waits = self.lanes.iter().filter(|lane| matches!(lane.wait, Wait::Mbarrier { .. })).count();
         let exited = self.lanes.iter().filter(|lane| lane.wait == Wait::Exited).count();
         format!(
-            "deadlock in a block of {} threads: {barrier_waits} wait at barriers and {warp_waits} at warp collectives \
-             that can never complete ({exited} have exited)",
+            "deadlock in a block of {} threads: {barrier_waits} wait at barriers, {warp_waits} at warp collectives \
+             and {mbarrier_waits} on mbarrier phases that can never complete ({exited} have exited)",
             self.lanes.len()
         )
     }
@@ -191,6 +259,22 @@ pub(super) fn barrier_result(operation: u32, true_count: u64, waiting: u64) -> u
         barrier_operation::REDUCE_AND => u64::from(true_count == waiting),
         barrier_operation::REDUCE_OR => u64::from(true_count > 0),
         _ => 0,
+    }
+}
+
+/// The 64-bit `mbarrier` object at `address`.
+///
+/// # Safety
+///
+/// `address` is readable for 8 bytes.
+unsafe fn read_object(address: u64) -> u64 {
+    let pointer = address as *mut u64;
+    if pointer.is_aligned() {
+        // SAFETY: per the contract; compiled code accesses the object with atomics.
+        unsafe { std::sync::atomic::AtomicU64::from_ptr(pointer).load(std::sync::atomic::Ordering::Acquire) }
+    } else {
+        // SAFETY: per the contract (a misaligned object is undefined in PTX; it is still read).
+        unsafe { pointer.read_unaligned() }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Blocks whose threads must meet: kernels with barriers or warp collectives.
+//! Blocks whose threads must meet: kernels with barriers, warp collectives or `mbarrier` waits.
 //!
 //! The compiler builds such a kernel's block entry as a call to
 //! [`ptxr_run_cooperative_block`] with the kernel's per-thread entry. Every thread of the block
@@ -25,13 +25,13 @@ pub mod warp;
 pub mod work_items;
 
 pub use resumable::{
-    ptxr_resumable_barrier, ptxr_resumable_frame, ptxr_resumable_result, ptxr_resumable_started,
-    ptxr_resumable_warp_collective, ptxr_run_resumable_block,
+    ptxr_resumable_barrier, ptxr_resumable_frame, ptxr_resumable_mbarrier_wait, ptxr_resumable_result,
+    ptxr_resumable_started, ptxr_resumable_warp_collective, ptxr_run_resumable_block,
 };
 pub(crate) use scheduler::fail;
 pub use scheduler::{
-    ptxr_barrier, ptxr_exit_thread, ptxr_nanosleep, ptxr_run_cooperative_block, ptxr_stopped, ptxr_thread_exited,
-    ptxr_trap, ptxr_warp_collective, take_block_failure,
+    ptxr_barrier, ptxr_exit_thread, ptxr_global_timer, ptxr_mbarrier_wait, ptxr_nanosleep, ptxr_run_cooperative_block,
+    ptxr_stopped, ptxr_thread_exited, ptxr_trap, ptxr_warp_collective, take_block_failure,
 };
 pub use work_items::ptxr_run_work_item_block;
 
@@ -54,11 +54,14 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::WARP_COLLECTIVE, ptxr_warp_collective as *const () as usize),
         (runtime_function::TRAP, ptxr_trap as *const () as usize),
         (runtime_function::SLEEP, ptxr_nanosleep as *const () as usize),
+        (runtime_function::GLOBAL_TIMER, ptxr_global_timer as *const () as usize),
         (runtime_function::RUN_RESUMABLE_BLOCK, ptxr_run_resumable_block as *const () as usize),
         (runtime_function::RESUMABLE_FRAME, ptxr_resumable_frame as *const () as usize),
         (runtime_function::RESUMABLE_STARTED, ptxr_resumable_started as *const () as usize),
         (runtime_function::RESUMABLE_BARRIER, ptxr_resumable_barrier as *const () as usize),
         (runtime_function::RESUMABLE_WARP_COLLECTIVE, ptxr_resumable_warp_collective as *const () as usize),
+        (runtime_function::MBARRIER_WAIT, ptxr_mbarrier_wait as *const () as usize),
+        (runtime_function::RESUMABLE_MBARRIER_WAIT, ptxr_resumable_mbarrier_wait as *const () as usize),
         (runtime_function::RESUMABLE_RESULT, ptxr_resumable_result as *const () as usize),
         (runtime_function::RUN_WORK_ITEM_BLOCK, ptxr_run_work_item_block as *const () as usize),
     ]

@@ -157,8 +157,8 @@ pub unsafe extern "C" fn ptxr_run_resumable_block(
             break;
         }
         // Every warp's collectives that could complete have (above), and nothing has changed
-        // since: only a barrier can release threads now.
-        if !block.complete_barriers() {
+        // since: only a barrier or an mbarrier phase can release threads now.
+        if !block.complete_barriers() && !block.complete_mbarrier_waits() {
             fail(block.deadlock_message());
             break;
         }
@@ -210,6 +210,13 @@ pub extern "C" fn ptxr_resumable_barrier(operation: u32, barrier: u32, thread_co
 pub extern "C" fn ptxr_resumable_warp_collective(collective: u32, member_mask: u32, a: u64, b: u32, c: u32) {
     // SAFETY: called by the running thread of this worker's block.
     unsafe { record_wait(Wait::Warp { collective, member_mask, a, b, c }) };
+}
+
+/// An `mbarrier` wait of a resumable thread: records the wait; the thread then suspends (see
+/// [`crate::abi::runtime_function::RESUMABLE_MBARRIER_WAIT`]).
+pub extern "C" fn ptxr_resumable_mbarrier_wait(address: u64, phase: u32, mask: u32) {
+    // SAFETY: called by the running thread of this worker's block.
+    unsafe { record_wait(Wait::Mbarrier { address, phase, mask }) };
 }
 
 /// What the barrier or collective that the thread waited at gave it (see

@@ -114,7 +114,7 @@ unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), De
         if block.all_exited() {
             return;
         }
-        if block.complete_warp_collectives() || block.complete_barriers() {
+        if block.complete_warp_collectives() || block.complete_barriers() || block.complete_mbarrier_waits() {
             continue;
         }
         fail(block.deadlock_message());
@@ -169,6 +169,18 @@ pub unsafe extern "C" fn ptxr_warp_collective(collective: u32, member_mask: u32,
     unsafe { wait(Wait::Warp { collective, member_mask, a, b, c }) }
 }
 
+/// `mbarrier.try_wait` and `mbarrier.test_wait` (see
+/// [`crate::abi::runtime_function::MBARRIER_WAIT`]).
+///
+/// # Safety
+///
+/// Called by compiled kernel code inside [`ptxr_run_cooperative_block`], with the address of
+/// an object it has just read.
+pub unsafe extern "C" fn ptxr_mbarrier_wait(address: u64, phase: u32, mask: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { wait(Wait::Mbarrier { address, phase, mask }) as u32 }
+}
+
 /// `trap` (see [`crate::abi::runtime_function::TRAP`]): records the failure that stops the
 /// launch after this block. The compiled code then leaves the thread (or function), as `exit`
 /// does; the block's other threads finish, and no further block starts.
@@ -195,6 +207,14 @@ pub extern "C" fn ptxr_exit_thread() {
 /// (see [`crate::abi::runtime_function::THREAD_EXITED`]).
 pub extern "C" fn ptxr_thread_exited() -> u32 {
     u32::from(THREAD_EXITING.with(|exiting| exiting.replace(false)))
+}
+
+/// `%globaltimer` (see [`crate::abi::runtime_function::GLOBAL_TIMER`]): the host's clock in
+/// nanoseconds, which runs on while threads wait, as the GPU's timer does.
+pub extern "C" fn ptxr_global_timer() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// `nanosleep` (see [`crate::abi::runtime_function::SLEEP`]): PTX bounds the delay by a

@@ -14,6 +14,7 @@ mod extended;
 mod float;
 mod half;
 mod matrix;
+mod mbarrier;
 mod modifiers;
 pub(in crate::check) mod opcodes;
 mod synchronization;
@@ -94,6 +95,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "match" => synchronization::match_(context, &mut modifiers, instruction),
         "redux" => synchronization::redux(context, &mut modifiers, instruction),
         "activemask" => synchronization::active_mask(context, &mut modifiers, instruction),
+        "mbarrier" => mbarrier::mbarrier(context, &mut modifiers, instruction),
         "mma" => matrix::mma(context, &mut modifiers, instruction),
         "ldmatrix" => matrix::ldmatrix(context, &mut modifiers, instruction),
         // Known to PTX, not decoded yet.

@@ -270,6 +270,9 @@ fn applies(requirement: &Requirement, instruction: &ast::Instruction) -> bool {
         && match requirement.operands {
             Operands::Any => true,
             Operands::IndirectCall => is_indirect_call(instruction),
+            Operands::CompletingCount => {
+                instruction.operands.len() == 3 && !modifiers.iter().any(|modifier| modifier.node == "noComplete")
+            }
         }
 }
 

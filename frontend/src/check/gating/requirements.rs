@@ -43,6 +43,9 @@ pub enum Operands {
     /// `call` through a register: the operands end with a `.callprototype` or `.calltargets`
     /// label after the argument list (`call (r), %rd1, (a), prototype;`).
     IndirectCall,
+    /// `mbarrier.arrive{_drop}` with a count but without `.noComplete`: the operands end with
+    /// the count, a third operand.
+    CompletingCount,
 }
 
 const ANY: Operands = Operands::Any;
@@ -195,4 +198,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: MBARRIER, modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.12.13", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["parity"]], version: isa(7, 1), sm: Some(80), form: "`mbarrier.test_wait.parity`", section: "9.7.12.13.11", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["try_wait"]], version: isa(7, 8), sm: Some(90), form: "`mbarrier.try_wait`", section: "9.7.12.13.11", operands: ANY },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["arrive", "arrive_drop"]], version: isa(7, 8), sm: Some(90), form: "a count on `mbarrier.arrive` without `.noComplete`", section: "9.7.12.13.8", operands: Operands::CompletingCount },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["release", "acquire"]], version: isa(8, 0), sm: None, form: "`mbarrier` with `.release`/`.acquire`", section: "9.7.12.15 (ISA 8.0)", operands: ANY },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["relaxed"]], version: isa(8, 6), sm: Some(90), form: "`mbarrier` with `.relaxed`", section: "9.7.12.15 (ISA 8.6)", operands: ANY },
 ];

@@ -165,3 +165,66 @@ fn matrix_instructions_write_every_fragment_register() {
 fn calls_write_their_result_variables() {
     assert_eq!(written("call.uni (result), twice, (argument);"), ["result"]);
 }
+
+#[test]
+fn mbarrier_writes_its_state_predicate_or_count() {
+    assert_eq!(written("mbarrier.init.shared.b64 [tile], 4;"), Vec::<String>::new());
+    assert_eq!(written("mbarrier.inval.b64 [%rd1];"), Vec::<String>::new());
+    assert_eq!(written("mbarrier.arrive.shared::cta.b64 %rd2, [tile];"), ["%rd2"]);
+    assert_eq!(written("mbarrier.arrive_drop.noComplete.b64 _, [%rd1], %r1;"), Vec::<String>::new());
+    assert_eq!(written("mbarrier.arrive.shared.b64 %rd3, [tile], 2;"), ["%rd3"]);
+    assert_eq!(written("mbarrier.test_wait.parity.shared.b64 %p1, [tile], %r1;"), ["%p1"]);
+    assert_eq!(written("mbarrier.try_wait.b64 %p2, [%rd1], %rd2, 100;"), ["%p2"]);
+    assert_eq!(written("mbarrier.try_wait.acquire.cta.shared::cta.b64 %p3, [tile], %rd2;"), ["%p3"]);
+    assert_eq!(written("mbarrier.pending_count.b64 %r2, %rd2;"), ["%r2"]);
+}
+
+#[test]
+fn mbarrier_decodes_its_operation_and_operands() {
+    use crate::ir::MbarrierWait;
+    use crate::vocabulary::StateSpace;
+    let decoded = |body: &str| {
+        let function = kernel(body);
+        function
+            .body
+            .iter()
+            .flatten()
+            .find_map(|statement| match statement {
+                Statement::Instruction(instruction) => Some(instruction.instruction.clone()),
+                Statement::Label(_) => None,
+            })
+            .unwrap_or_else(|| panic!("`{body}`: no instruction"))
+    };
+    assert!(matches!(
+        decoded("mbarrier.arrive_drop.noComplete.shared.b64 %rd1, [tile], %r1;"),
+        Instruction::MbarrierArrive {
+            drop: true,
+            no_complete: true,
+            state_space: StateSpace::Shared,
+            count: Some(_),
+            ..
+        }
+    ));
+    assert!(matches!(
+        decoded("mbarrier.arrive.b64 _, [%rd1];"),
+        Instruction::MbarrierArrive {
+            drop: false,
+            no_complete: false,
+            state_space: StateSpace::Generic,
+            destination: None,
+            count: None,
+            ..
+        }
+    ));
+    assert!(matches!(
+        decoded("mbarrier.try_wait.parity.shared.b64 %p1, [tile], 1, %r2;"),
+        Instruction::MbarrierTestWait { wait: MbarrierWait::Try, parity: true, suspend_time_hint: Some(_), .. }
+    ));
+    assert!(matches!(
+        decoded("mbarrier.test_wait.b64 %p1, [%rd1], %rd2;"),
+        Instruction::MbarrierTestWait { wait: MbarrierWait::Test, parity: false, suspend_time_hint: None, .. }
+    ));
+    // Cluster forms and transaction counts stay undecoded, for lowering to report.
+    assert_eq!(decoded("mbarrier.expect_tx.release.cluster.shared::cluster.b64 [%rd1], %r1;"), Instruction::Unlowered);
+    assert_eq!(decoded("mbarrier.arrive.expect_tx.shared.b64 %rd1, [tile], %r1;"), Instruction::Unlowered);
+}
