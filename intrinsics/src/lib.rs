@@ -22,6 +22,7 @@ mod printf_arguments;
 mod resumable;
 mod site;
 mod spirv;
+mod spirv_atomic_addresses;
 mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
@@ -219,6 +220,13 @@ pub trait Target {
     /// `__assertfail`): module-level state that stopping needs is made here, ahead of the
     /// module's functions.
     fn prepare_for_traps<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// Called on the optimised module just before code generation: rewrites that work around
+    /// the target's code generator and that LLVM's optimisation pipeline would undo if they ran
+    /// earlier.
+    fn prepare_for_code_generation(&self, _module: &Module<'_>) -> Result<(), Unsupported> {
         Ok(())
     }
 

@@ -289,6 +289,11 @@ impl Target for Spirv {
         crate::spirv_trap::flag(context, module).map(|_| ())
     }
 
+    fn prepare_for_code_generation(&self, module: &Module<'_>) -> Result<(), Unsupported> {
+        // LLVM 22's back end mistranslates atomics on constant-expression addresses.
+        crate::spirv_atomic_addresses::materialize_atomic_addresses(module)
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
     }
