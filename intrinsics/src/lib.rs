@@ -176,10 +176,15 @@ pub trait Target {
         Ok(())
     }
 
-    /// Whether `operation` is built as a loop of compare-and-swaps
-    /// (`atomics::read_modify_write_by_compare_and_swap`) because the back end has no
-    /// instruction for it.
-    fn atomic_by_compare_and_swap(&self, _operation: atomics::ReadModifyWrite) -> bool {
+    /// Whether `operation` on `ty` is built as a loop of compare-and-swaps because the back end
+    /// has no instruction for it: `atomics::read_modify_write_by_compare_and_swap` for integers,
+    /// a loop on the containing 32-bit word for 16-bit and packed float adds (lowering's
+    /// `half::add_by_compare_and_swap`).
+    fn atomic_by_compare_and_swap(
+        &self,
+        _operation: atomics::ReadModifyWrite,
+        _ty: ptxr_frontend::vocabulary::ScalarType,
+    ) -> bool {
         false
     }
 

@@ -156,25 +156,21 @@ impl Target for Spirv {
         Some(context.ptr_type(self.address_space(StateSpace::Shared)).into())
     }
 
-    fn supports_atomic(
+    fn atomic_by_compare_and_swap(
         &self,
         operation: ReadModifyWrite,
         ty: ptxr_frontend::vocabulary::ScalarType,
-    ) -> Result<(), Unsupported> {
+    ) -> bool {
         use ptxr_frontend::vocabulary::ScalarType;
         match operation {
+            // SPIR-V has OpAtomicIIncrement/IDecrement, which do not wrap at a bound.
+            ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap => true,
             // SPV_EXT_shader_atomic_float_add covers f32 and f64; packed and 16-bit floats need
-            // extensions (SPV_NV_shader_atomic_fp16_vector, SPV_KHR_bfloat16) OpenCL lacks.
-            ReadModifyWrite::FloatAdd if !matches!(ty, ScalarType::F32 | ScalarType::F64) => {
-                Err(Unsupported { what: format!("atomic add on `{ty}`") })
-            }
-            _ => Ok(()),
+            // extensions (SPV_NV_shader_atomic_fp16_vector, SPV_KHR_bfloat16) OpenCL lacks, and
+            // OpenCL has no 16-bit atomics: they are swapped in as part of a 32-bit word.
+            ReadModifyWrite::FloatAdd => !matches!(ty, ScalarType::F32 | ScalarType::F64),
+            _ => false,
         }
-    }
-
-    fn atomic_by_compare_and_swap(&self, operation: ReadModifyWrite) -> bool {
-        // SPIR-V has OpAtomicIIncrement/IDecrement, which do not wrap at a bound.
-        matches!(operation, ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap)
     }
 
     fn barrier<'ctx>(

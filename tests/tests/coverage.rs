@@ -385,6 +385,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("atom.global.cas.b32", R6, "ld.global.u32 %r1, [%rd2+4]; ld.global.u32 %r2, [%rd2+8]; atom.global.cas.b32 %r3, [%rd2], %r1, %r2; st.global.u32 [%rd2+12], %r3"),
             form("atom.global.exch.b64", ".reg .b64 %rl<3>", "ld.global.u64 %rl1, [%rd2+8]; atom.global.exch.b64 %rl2, [%rd2], %rl1; st.global.u64 [%rd2+16], %rl2"),
             form("atom.global.add.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2+4]; atom.global.add.f32 %f2, [%rd2], %f1; st.global.f32 [%rd2+8], %f2"),
+            form("atom.global.add.noftz.f16", ".reg .b16 %h<3>", "ld.global.b16 %h1, [%rd2+2]; atom.global.add.noftz.f16 %h2, [%rd2], %h1; st.global.b16 [%rd2+4], %h2"),
+            form("atom.global.add.noftz.f16x2", R4, "ld.global.b32 %r1, [%rd2+4]; atom.global.add.noftz.f16x2 %r2, [%rd2], %r1; st.global.b32 [%rd2+8], %r2"),
             form("atom.global.inc.u32", R4, "ld.global.u32 %r1, [%rd2+4]; atom.global.inc.u32 %r2, [%rd2], %r1; st.global.u32 [%rd2+8], %r2"),
             form("atom.global.dec.u32", R4, "ld.global.u32 %r1, [%rd2+4]; atom.global.dec.u32 %r2, [%rd2], %r1; st.global.u32 [%rd2+8], %r2"),
             form("atom.shared.max.s32", R4, "ld.global.u32 %r1, [%rd2]; atom.shared.max.s32 %r2, [tile], %r1; st.global.u32 [%rd2+4], %r2").with_module_scope(SHARED_TILE),
