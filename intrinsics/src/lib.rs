@@ -188,6 +188,12 @@ pub trait Target {
         false
     }
 
+    /// Whether 16-bit atomics (`atom.cas.b16`) are built as compare-and-swap loops on the
+    /// containing 32-bit word, for back ends whose platform has no 16-bit atomics.
+    fn sixteen_bit_atomics_by_word(&self) -> bool {
+        false
+    }
+
     /// A block-level barrier; returns the reduction's result for `bar.red` (i32 for `.popc`,
     /// i1 for `.and`/`.or`).
     fn barrier<'ctx>(

@@ -173,6 +173,12 @@ impl Target for Spirv {
         }
     }
 
+    fn sixteen_bit_atomics_by_word(&self) -> bool {
+        // OpenCL has no 16-bit atomics: Intel's runtime fails to build a module with a 16-bit
+        // OpAtomicCompareExchange (no `atomic_compare_exchange_strong_explicit` on `short`).
+        true
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

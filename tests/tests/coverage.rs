@@ -383,6 +383,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("fence.proxy.alias", R4, "ld.global.u32 %r1, [%rd2]; fence.proxy.alias; st.global.u32 [%rd2+4], %r1"),
             form("atom.global.add.u32", R4, "ld.global.u32 %r1, [%rd2+4]; atom.global.add.u32 %r2, [%rd2], %r1; st.global.u32 [%rd2+8], %r2"),
             form("atom.global.cas.b32", R6, "ld.global.u32 %r1, [%rd2+4]; ld.global.u32 %r2, [%rd2+8]; atom.global.cas.b32 %r3, [%rd2], %r1, %r2; st.global.u32 [%rd2+12], %r3"),
+            form("atom.global.cas.b16", ".reg .b16 %h<4>", "ld.global.b16 %h1, [%rd2+2]; ld.global.b16 %h2, [%rd2+4]; atom.global.cas.b16 %h3, [%rd2], %h1, %h2; st.global.b16 [%rd2+6], %h3"),
             form("atom.global.exch.b64", ".reg .b64 %rl<3>", "ld.global.u64 %rl1, [%rd2+8]; atom.global.exch.b64 %rl2, [%rd2], %rl1; st.global.u64 [%rd2+16], %rl2"),
             form("atom.global.add.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2+4]; atom.global.add.f32 %f2, [%rd2], %f1; st.global.f32 [%rd2+8], %f2"),
             form("atom.global.add.noftz.f16", ".reg .b16 %h<3>", "ld.global.b16 %h1, [%rd2+2]; atom.global.add.noftz.f16 %h2, [%rd2], %h1; st.global.b16 [%rd2+4], %h2"),

@@ -22,6 +22,7 @@ mod support;
 mod synchronization;
 mod vector;
 mod video;
+mod word_atomic;
 
 pub use synchronization::is_cooperative;
 

@@ -11,7 +11,7 @@ use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
 use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
 use ptxr_intrinsics::{Barrier, CollectiveResult, Unsupported, WarpCollective};
 
-use super::half;
+use super::{half, word_atomic};
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 use crate::types::llvm_type;
@@ -69,7 +69,29 @@ pub fn atomic<'ctx>(
     let value_type = atomic_value_type(lowering, ty);
     let float = ty.is_float();
     let signed = ty.kind() == ScalarKind::Signed;
-    let old = if operation == AtomicOperation::CompareAndSwap {
+    let old = if operation == AtomicOperation::CompareAndSwap
+        && ty.bytes() == 2
+        && lowering.shared.target.sixteen_bit_atomics_by_word()
+    {
+        let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
+        let expected = lowering.read(value, ty)?.into_int_value();
+        let replacement = lowering.read(swap, ty)?.into_int_value();
+        let what = format!("`{}`", guarded.spelling);
+        word_atomic::update_by_compare_and_swap(
+            lowering,
+            pointer,
+            16,
+            ordering,
+            scope_name,
+            guarded.span,
+            &what,
+            |old| {
+                let matches = builder.build_int_compare(inkwell::IntPredicate::EQ, old, expected, "")?;
+                Ok(builder.build_select(matches, replacement, old, "")?.into_int_value())
+            },
+        )?
+        .into()
+    } else if operation == AtomicOperation::CompareAndSwap {
         let operand = builder.build_bit_cast(lowering.read(value, ty)?, value_type, "")?;
         let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
         let replacement = builder.build_bit_cast(lowering.read(swap, ty)?, value_type, "")?;
