@@ -484,6 +484,17 @@ impl Target for Cpu {
         crate::cpu_mbarrier::lower(site, operation)
     }
 
+    fn atomic_by_compare_and_swap(
+        &self,
+        operation: crate::atomics::ReadModifyWrite,
+        ty: ptxr_frontend::vocabulary::ScalarType,
+    ) -> bool {
+        use ptxr_frontend::vocabulary::ScalarType;
+        // x86's `atomicrmw fadd bfloat` calls the compiler runtime's `__truncsfbf2`, which MCJIT
+        // does not resolve (the kernel called address 0); the word-wide loop needs no runtime.
+        operation == crate::atomics::ReadModifyWrite::FloatAdd && matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2)
+    }
+
     fn barrier<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -28,6 +28,7 @@ mod printf_arguments;
 mod resumable;
 mod site;
 mod spirv;
+mod spirv_atomic_addresses;
 mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
@@ -224,10 +225,21 @@ pub trait Target {
         Ok(())
     }
 
-    /// Whether `operation` is built as a loop of compare-and-swaps
-    /// (`atomics::read_modify_write_by_compare_and_swap`) because the back end has no
-    /// instruction for it.
-    fn atomic_by_compare_and_swap(&self, _operation: atomics::ReadModifyWrite) -> bool {
+    /// Whether `operation` on `ty` is built as a loop of compare-and-swaps because the back end
+    /// has no instruction for it: `atomics::read_modify_write_by_compare_and_swap` for integers,
+    /// a loop on the containing 32-bit word for 16-bit and packed float adds (lowering's
+    /// `half::add_by_compare_and_swap`).
+    fn atomic_by_compare_and_swap(
+        &self,
+        _operation: atomics::ReadModifyWrite,
+        _ty: ptxr_frontend::vocabulary::ScalarType,
+    ) -> bool {
+        false
+    }
+
+    /// Whether 16-bit atomics (`atom.cas.b16`) are built as compare-and-swap loops on the
+    /// containing 32-bit word, for back ends whose platform has no 16-bit atomics.
+    fn sixteen_bit_atomics_by_word(&self) -> bool {
         false
     }
 
@@ -276,6 +288,13 @@ pub trait Target {
     /// `__assertfail`): module-level state that stopping needs is made here, ahead of the
     /// module's functions.
     fn prepare_for_traps<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// Called on the optimised module just before code generation: rewrites that work around
+    /// the target's code generator and that LLVM's optimisation pipeline would undo if they ran
+    /// earlier.
+    fn prepare_for_code_generation(&self, _module: &Module<'_>) -> Result<(), Unsupported> {
         Ok(())
     }
 

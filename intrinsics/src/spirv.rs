@@ -175,25 +175,27 @@ impl Target for Spirv {
         Some(context.ptr_type(self.address_space(StateSpace::Shared)).into())
     }
 
-    fn supports_atomic(
+    fn atomic_by_compare_and_swap(
         &self,
         operation: ReadModifyWrite,
         ty: ptxr_frontend::vocabulary::ScalarType,
-    ) -> Result<(), Unsupported> {
+    ) -> bool {
         use ptxr_frontend::vocabulary::ScalarType;
         match operation {
+            // SPIR-V has OpAtomicIIncrement/IDecrement, which do not wrap at a bound.
+            ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap => true,
             // SPV_EXT_shader_atomic_float_add covers f32 and f64; packed and 16-bit floats need
-            // extensions (SPV_NV_shader_atomic_fp16_vector, SPV_KHR_bfloat16) OpenCL lacks.
-            ReadModifyWrite::FloatAdd if !matches!(ty, ScalarType::F32 | ScalarType::F64) => {
-                Err(Unsupported { what: format!("atomic add on `{ty}`") })
-            }
-            _ => Ok(()),
+            // extensions (SPV_NV_shader_atomic_fp16_vector, SPV_KHR_bfloat16) OpenCL lacks, and
+            // OpenCL has no 16-bit atomics: they are swapped in as part of a 32-bit word.
+            ReadModifyWrite::FloatAdd => !matches!(ty, ScalarType::F32 | ScalarType::F64),
+            _ => false,
         }
     }
 
-    fn atomic_by_compare_and_swap(&self, operation: ReadModifyWrite) -> bool {
-        // SPIR-V has OpAtomicIIncrement/IDecrement, which do not wrap at a bound.
-        matches!(operation, ReadModifyWrite::IncrementWrap | ReadModifyWrite::DecrementWrap)
+    fn sixteen_bit_atomics_by_word(&self) -> bool {
+        // OpenCL has no 16-bit atomics: Intel's runtime fails to build a module with a 16-bit
+        // OpAtomicCompareExchange (no `atomic_compare_exchange_strong_explicit` on `short`).
+        true
     }
 
     fn mbarrier<'ctx>(
@@ -341,6 +343,11 @@ impl Target for Spirv {
         // The status kernel first: LLVM 22's SPIR-V back end stops with "printf uses a format
         // string not in constant address space" when it follows a kernel that calls `printf`.
         crate::spirv_trap::flag(context, module).map(|_| ())
+    }
+
+    fn prepare_for_code_generation(&self, module: &Module<'_>) -> Result<(), Unsupported> {
+        // LLVM 22's back end mistranslates atomics on constant-expression addresses.
+        crate::spirv_atomic_addresses::materialize_atomic_addresses(module)
     }
 
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {

@@ -61,6 +61,9 @@ fn build<'ctx>(
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
+    target.prepare_for_code_generation(&llvm_module).map_err(|unsupported| {
+        PipelineError::Llvm(format!("preparing the optimised module for code generation: {}", unsupported.what))
+    })?;
     verify(&llvm_module).map_err(|message| {
         PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}"))
     })?;

@@ -23,6 +23,7 @@ mod support;
 mod synchronization;
 mod vector;
 mod video;
+mod word_atomic;
 
 pub use synchronization::is_cooperative;
 

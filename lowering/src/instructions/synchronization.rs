@@ -12,6 +12,7 @@ use ptxr_frontend::vocabulary::{Dimension, ScalarKind, ScalarType, SpecialRegist
 use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
 use ptxr_intrinsics::{Barrier, CollectiveResult, StopReason, Unsupported, WarpCollective};
 
+use super::{half, word_atomic};
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 use crate::types::llvm_type;
@@ -67,10 +68,32 @@ pub fn atomic<'ctx>(
     let pointer = lowering.address(address, state_space)?;
     let scope_name = lowering.shared.target.sync_scope(scope);
     let value_type = atomic_value_type(lowering, ty);
-    let operand = builder.build_bit_cast(lowering.read(value, ty)?, value_type, "")?;
     let float = ty.is_float();
     let signed = ty.kind() == ScalarKind::Signed;
-    let old = if operation == AtomicOperation::CompareAndSwap {
+    let old = if operation == AtomicOperation::CompareAndSwap
+        && ty.bytes() == 2
+        && lowering.shared.target.sixteen_bit_atomics_by_word()
+    {
+        let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
+        let expected = lowering.read(value, ty)?.into_int_value();
+        let replacement = lowering.read(swap, ty)?.into_int_value();
+        let what = format!("`{}`", guarded.spelling);
+        word_atomic::update_by_compare_and_swap(
+            lowering,
+            pointer,
+            16,
+            ordering,
+            scope_name,
+            guarded.span,
+            &what,
+            |old| {
+                let matches = builder.build_int_compare(inkwell::IntPredicate::EQ, old, expected, "")?;
+                Ok(builder.build_select(matches, replacement, old, "")?.into_int_value())
+            },
+        )?
+        .into()
+    } else if operation == AtomicOperation::CompareAndSwap {
+        let operand = builder.build_bit_cast(lowering.read(value, ty)?, value_type, "")?;
         let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
         let replacement = builder.build_bit_cast(lowering.read(swap, ty)?, value_type, "")?;
         atomics::compare_and_swap(&site, pointer, operand, replacement, ordering, scope_name, ty.bytes())
@@ -92,7 +115,14 @@ pub fn atomic<'ctx>(
             AtomicOperation::CompareAndSwap => unreachable_compare_and_swap()?,
         };
         lowering.shared.target.supports_atomic(operation, ty).map_err(&failed)?;
-        if lowering.shared.target.atomic_by_compare_and_swap(operation) {
+        let by_compare_and_swap = lowering.shared.target.atomic_by_compare_and_swap(operation, ty);
+        if by_compare_and_swap && operation == ReadModifyWrite::FloatAdd {
+            // 16-bit and packed floats: a loop on the 32-bit word, with the lanes' bits as
+            // integers (no `half` value is built, which SPIR-V would need Float16 for).
+            let bits = lowering.read(value, ty)?.into_int_value();
+            half::add_by_compare_and_swap(lowering, ty, pointer, bits, ordering, scope_name, guarded.span)?.into()
+        } else if by_compare_and_swap {
+            let operand = builder.build_bit_cast(lowering.read(value, ty)?, value_type, "")?;
             atomics::read_modify_write_by_compare_and_swap(
                 &site,
                 operation,
@@ -104,6 +134,7 @@ pub fn atomic<'ctx>(
             )
             .map_err(&failed)?
         } else {
+            let operand = builder.build_bit_cast(lowering.read(value, ty)?, value_type, "")?;
             atomics::read_modify_write(&site, operation, pointer, operand, ordering, scope_name, ty.bytes())
                 .map_err(&failed)?
         }

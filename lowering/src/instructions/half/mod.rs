@@ -19,13 +19,16 @@
 //!
 //! NaN results are the canonical NaN `0x7fff`, as on NVIDIA GPUs.
 //!
-//! This file holds the lanes and their rounding; `arithmetic.rs`, `comparison.rs` and
-//! `conversion.rs` the instructions.
+//! This file holds the lanes and their rounding; `arithmetic.rs`, `comparison.rs`,
+//! `conversion.rs` and `atomic_add.rs` (float `atom.add` as a compare-and-swap loop) the
+//! instructions.
 mod arithmetic;
+mod atomic_add;
 mod comparison;
 mod conversion;
 
 pub use arithmetic::{binary, fused_multiply_add, unary};
+pub use atomic_add::add_by_compare_and_swap;
 pub use comparison::{compare_lanes, packed_set_predicate, set};
 pub use conversion::{convert, float8_convert, pack_convert};
 
