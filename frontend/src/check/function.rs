@@ -114,7 +114,7 @@ fn report_inconsistent_prototypes(
 
 fn parameter_variable(parameter: &ast::Parameter) -> Variable {
     Variable {
-        name: parameter.name.node.clone(),
+        name: Word::new(&parameter.name.node),
         state_space: parameter.state_space.node,
         ty: parameter.ty.node,
         vector: parameter.vector,
@@ -296,7 +296,7 @@ fn declare_labels(
                 }
             }
         }
-        labels.push(ir::Label { name: name.node.to_string(), span: name.span });
+        labels.push(ir::Label { name: name.node.clone(), span: name.span });
     }
     shadowed
 }
@@ -453,19 +453,31 @@ fn missing_predicate(guard: &ast::Guard, context: &mut Context) -> bool {
 /// `Word` inline, so they are built on the stack: a heap `String` per instruction cost the
 /// checked module its allocation and its 24-byte header.
 pub(super) fn spelling(instruction: &ast::Instruction) -> Word {
-    let parts = || {
-        std::iter::once(instruction.opcode.node.as_str())
-            .chain(instruction.modifiers.iter().flat_map(|modifier| [".", modifier.node.as_str()]))
-    };
-    let length: usize = parts().map(str::len).sum();
     let mut buffer = [0u8; 64];
-    if length > buffer.len() {
-        return Word::from(parts().collect::<String>());
-    }
     let mut written = 0;
-    for part in parts() {
-        buffer[written..written + part.len()].copy_from_slice(part.as_bytes());
-        written += part.len();
+    let mut fits = true;
+    let mut append = |part: &[u8]| {
+        // Byte by byte: the parts are a few bytes long, too short to pay for a call to `memcpy`.
+        for byte in part {
+            match buffer.get_mut(written) {
+                Some(slot) => *slot = *byte,
+                None => fits = false,
+            }
+            written += 1;
+        }
+    };
+    append(instruction.opcode.node.as_bytes());
+    for modifier in &instruction.modifiers {
+        append(b".");
+        append(modifier.node.as_bytes());
+    }
+    if !fits {
+        let mut text = String::from(instruction.opcode.node.as_str());
+        for modifier in &instruction.modifiers {
+            text.push('.');
+            text.push_str(&modifier.node);
+        }
+        return Word::from(text);
     }
     // Whole `str`s joined, so always UTF-8.
     Word::new(std::str::from_utf8(&buffer[..written]).unwrap_or_default())

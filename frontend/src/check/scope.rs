@@ -9,11 +9,37 @@ use crate::syntax::ast::Word;
 
 #[derive(Default)]
 struct Frame {
-    /// Keyed by `Word`: most names fit inline, so a first use allocates no key.
+    /// Names declared one at a time, and members of ranges numbered beyond
+    /// [`DENSE_MEMBERS`]. Keyed by `Word`: most names fit inline, so an entry allocates no key.
     names: NameMap<Word, VariableId>,
-    /// `(prefix, count, template)`: `%r<12>` is `("%r", 12, the declaration's variable)`.
-    ranges: Vec<(String, u32, Variable)>,
+    /// The parameterized declarations of this scope (`%r<12>`), in declaration order.
+    ranges: Vec<Range>,
 }
+
+/// `%r<12>`: the prefix `%r`, 12 members, each like `template`.
+struct Range {
+    prefix: Word,
+    /// `prefix` as a [`short_key`], compared at every lookup instead of the text.
+    prefix_key: Option<u128>,
+    count: u32,
+    template: Variable,
+    /// The variable of each member used so far, by number (`NO_VARIABLE` for one not used
+    /// yet), for the members below [`DENSE_MEMBERS`]. A register is looked up at every use:
+    /// indexing by its number costs no hashing, and its first use no map entry.
+    members: Vec<u32>,
+    /// Whether a name declared alone before this range (`.reg .b32 %r5; .reg .b32 %r<10>;`)
+    /// is also one of its members: that declaration keeps the name, so the frame's map must be
+    /// asked first. Otherwise the map is only asked for what the range does not hold.
+    names_first: bool,
+}
+
+/// Members numbered below this are found by index in `Range::members`, which grows to the
+/// highest number used (4 bytes a member); higher numbers, rare, go through the frame's map,
+/// so that one use of `%r4000000000` costs one entry, not gigabytes.
+const DENSE_MEMBERS: u32 = 1 << 16;
+
+/// A member of `Range::members` that has no variable yet.
+const NO_VARIABLE: u32 = u32::MAX;
 
 /// The scopes of one function body, innermost last, above the module's globals.
 pub struct Scopes<'module> {
@@ -42,7 +68,7 @@ impl<'module> Scopes<'module> {
         }
         let id = VariableId::Local(variables.len() as u32);
         let frame = self.frames.last_mut().expect("a scope is always open");
-        frame.names.insert(Word::new(&variable.name), id);
+        frame.names.insert(variable.name.clone(), id);
         variables.push(variable);
         Ok(id)
     }
@@ -51,21 +77,26 @@ impl<'module> Scopes<'module> {
     /// this scope is an error, holding that declaration's span.
     pub fn declare_range(&mut self, template: Variable, count: u32) -> Result<(), Span> {
         let frame = self.frames.last_mut().expect("a scope is always open");
-        if let Some((_, _, earlier)) = frame.ranges.iter().find(|(prefix, _, _)| *prefix == template.name) {
-            return Err(earlier.span);
+        if let Some(earlier) = frame.ranges.iter().find(|range| range.prefix == template.name) {
+            return Err(earlier.template.span);
         }
-        frame.ranges.push((template.name.clone(), count, template));
         // Compilers declare about as many registers as they use: room for them up front saves
-        // growing (and rehashing) the table as each is first used. Capped so that a huge
-        // declaration of unused registers costs nothing.
-        frame.names.reserve(count.min(4096) as usize);
+        // growing the table as each is first used. Capped so that a huge declaration of unused
+        // registers costs nothing.
+        let members = Vec::with_capacity(count.min(4096) as usize);
+        let names_first = frame.names.keys().any(|name| {
+            split_numbered_name(name).is_some_and(|(prefix, number)| prefix == template.name.as_str() && number < count)
+        });
+        let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name));
+        frame.ranges.push(Range { prefix, prefix_key, count, template, members, names_first });
         Ok(())
     }
 
     /// Finds a name from the innermost scope outwards, then among the globals.
     pub fn lookup(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
+        let numbered = NumberedName::split(name);
         for depth in (0..self.frames.len()).rev() {
-            if let Some(id) = self.find_at(depth, name, variables) {
+            if let Some(id) = self.find_at(depth, name, numbered, variables) {
                 return Some(id);
             }
         }
@@ -74,21 +105,57 @@ impl<'module> Scopes<'module> {
 
     fn find_in_innermost(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
         let depth = self.frames.len() - 1;
-        self.find_at(depth, name, variables)
+        self.find_at(depth, name, NumberedName::split(name), variables)
     }
 
-    fn find_at(&mut self, depth: usize, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
+    /// Finds `name` (split as `numbered`) in the scope at `depth`.
+    fn find_at(
+        &mut self,
+        depth: usize,
+        name: &str,
+        numbered: Option<NumberedName>,
+        variables: &mut Vec<Variable>,
+    ) -> Option<VariableId> {
         let frame = &mut self.frames[depth];
+        let numbered = numbered.and_then(|numbered| {
+            let index = frame.ranges.iter().position(|range| numbered.is_in(range))?;
+            Some((index, numbered.number))
+        });
+        // The common case: a member of a range (`%r42`), found by its number.
+        if let Some((index, number)) = numbered {
+            let range = &mut frame.ranges[index];
+            if number < DENSE_MEMBERS && !range.names_first {
+                return Some(range.member(number, name, variables));
+            }
+        }
         if let Some(id) = frame.names.get(name) {
             return Some(*id);
         }
-        let (prefix, number) = split_numbered_name(name)?;
-        let (_, _, template) =
-            frame.ranges.iter().find(|(range_prefix, count, _)| range_prefix == prefix && number < *count)?;
+        let (index, number) = numbered?;
+        let range = &mut frame.ranges[index];
+        if number < DENSE_MEMBERS {
+            return Some(range.member(number, name, variables));
+        }
         let id = VariableId::Local(variables.len() as u32);
-        variables.push(numbered_variable(template, name));
+        variables.push(numbered_variable(&range.template, name));
         frame.names.insert(Word::new(name), id);
         Some(id)
+    }
+}
+
+impl Range {
+    /// The variable of member `number` (below [`DENSE_MEMBERS`]), called `name`, created at
+    /// its first use.
+    fn member(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
+        let slot = number as usize;
+        if slot >= self.members.len() {
+            self.members.resize(slot + 1, NO_VARIABLE);
+        }
+        if self.members[slot] == NO_VARIABLE {
+            self.members[slot] = variables.len() as u32;
+            variables.push(numbered_variable(&self.template, name));
+        }
+        VariableId::Local(self.members[slot])
     }
 }
 
@@ -96,7 +163,7 @@ impl<'module> Scopes<'module> {
 /// `..template.clone()` would copy the template's name only to drop it.
 fn numbered_variable(template: &Variable, name: &str) -> Variable {
     Variable {
-        name: name.to_string(),
+        name: Word::new(name),
         state_space: template.state_space,
         ty: template.ty,
         vector: template.vector,
@@ -109,14 +176,60 @@ fn numbered_variable(template: &Variable, name: &str) -> Variable {
     }
 }
 
-/// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range.
-fn split_numbered_name(name: &str) -> Option<(&str, u32)> {
-    let digits_start = name.trim_end_matches(|character: char| character.is_ascii_digit()).len();
-    let digits = &name[digits_start..];
-    if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+/// A name split as a member of a range would be: `%r42` is the prefix `%r` and the number 42.
+#[derive(Clone, Copy)]
+struct NumberedName<'name> {
+    prefix: &'name str,
+    prefix_key: Option<u128>,
+    number: u32,
+}
+
+impl NumberedName<'_> {
+    fn split(name: &str) -> Option<NumberedName<'_>> {
+        let (prefix, number) = split_numbered_name(name)?;
+        Some(NumberedName { prefix, prefix_key: short_key(prefix), number })
+    }
+
+    fn is_in(&self, range: &Range) -> bool {
+        let same_prefix = match (self.prefix_key, range.prefix_key) {
+            (Some(key), Some(range_key)) => key == range_key,
+            (None, None) => self.prefix == range.prefix.as_str(),
+            _ => false,
+        };
+        same_prefix && self.number < range.count
+    }
+}
+
+/// A name of up to 15 bytes as one number (its bytes and its length), so that comparing two
+/// such names is one comparison rather than a call to `memcmp`; `None` for a longer name.
+fn short_key(name: &str) -> Option<u128> {
+    let bytes = name.as_bytes();
+    if bytes.len() > 15 {
         return None;
     }
-    Some((&name[..digits_start], digits.parse().ok()?))
+    // A loop rather than `copy_from_slice`, which calls `memcpy` for a length not known here.
+    let key = bytes.iter().rev().fold(0u128, |key, byte| key << 8 | u128::from(*byte));
+    Some(key | (bytes.len() as u128) << 120)
+}
+
+/// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range, nor does a number
+/// beyond `u32`.
+fn split_numbered_name(name: &str) -> Option<(&str, u32)> {
+    let bytes = name.as_bytes();
+    let mut digits_start = bytes.len();
+    while digits_start > 0 && bytes[digits_start - 1].is_ascii_digit() {
+        digits_start -= 1;
+    }
+    let digits = &bytes[digits_start..];
+    if digits.is_empty() || digits.len() > 10 || (digits.len() > 1 && digits[0] == b'0') {
+        return None;
+    }
+    let mut number = 0u64;
+    for digit in digits {
+        number = number * 10 + u64::from(digit - b'0');
+    }
+    // The digits are ASCII, so the prefix ends on a character boundary.
+    Some((&name[..digits_start], u32::try_from(number).ok()?))
 }
 
 #[cfg(test)]
@@ -129,5 +242,8 @@ mod tests {
         assert_eq!(split_numbered_name("%rd0"), Some(("%rd", 0)));
         assert_eq!(split_numbered_name("%r07"), None);
         assert_eq!(split_numbered_name("%r"), None);
+        assert_eq!(split_numbered_name("%r4294967295"), Some(("%r", u32::MAX)));
+        assert_eq!(split_numbered_name("%r4294967296"), None);
+        assert_eq!(split_numbered_name("7"), Some(("", 7)));
     }
 }
