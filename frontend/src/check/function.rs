@@ -330,11 +330,7 @@ fn check_block(
                     statements.push(ir::Statement::Label(*label));
                 }
             }
-            Statement::Instruction(instruction) => {
-                if let Some(checked) = check_instruction(instruction, context) {
-                    statements.push(ir::Statement::Instruction(checked));
-                }
-            }
+            Statement::Instruction(instruction) => check_instruction(instruction, context, statements),
             Statement::Block(inner) => check_block(inner, context, statements, labels, true),
             Statement::Location { .. } | Statement::Pragma { .. } | Statement::BranchTargets { .. } => {}
         }
@@ -391,7 +387,22 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
     }
 }
 
-fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> Option<GuardedInstruction> {
+/// Checks an instruction and appends it to `statements` when it has no errors. Built in place:
+/// a checked instruction is over 200 bytes, and returning it through two `Option`s copied it
+/// three times.
+fn check_instruction(instruction: &ast::Instruction, context: &mut Context, statements: &mut Vec<ir::Statement>) {
+    let Some(guard) = check_guard(instruction, context) else { return };
+    let Some(decoded) = decode::decode(context, instruction) else { return };
+    statements.push(ir::Statement::Instruction(GuardedInstruction {
+        guard,
+        instruction: decoded,
+        spelling: spelling(instruction),
+        span: instruction_span(instruction),
+    }));
+}
+
+/// The instruction's guard, checked: `Some(None)` for none, `None` when it has errors.
+fn check_guard(instruction: &ast::Instruction, context: &mut Context) -> Option<Option<Guard>> {
     let guard = match &instruction.guard {
         None => None,
         Some(guard) => {
@@ -433,13 +444,7 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
             Some(Guard { predicate: predicate?, negated: guard.negated, span: guard.span })
         }
     };
-    let decoded = decode::decode(context, instruction)?;
-    Some(GuardedInstruction {
-        guard,
-        instruction: decoded,
-        spelling: spelling(instruction),
-        span: instruction_span(instruction),
-    })
+    Some(guard)
 }
 
 /// `@ bra L;` reads as the guard `@bra` on an instruction `L`: a guard named after an opcode

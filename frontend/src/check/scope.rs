@@ -2,7 +2,7 @@
 //! ranges and a name such as `%r42` becomes a variable only when first used, so a function that
 //! declares `%r<100000>` costs nothing for the registers it never touches.
 
-use super::name_map::NameMap;
+use super::name_map::{short_key, NameMap};
 use crate::ir::{Variable, VariableId};
 use crate::span::Span;
 use crate::syntax::ast::Word;
@@ -20,7 +20,7 @@ struct Frame {
 struct Range {
     prefix: Word,
     /// `prefix` as a [`short_key`], compared at every lookup instead of the text.
-    prefix_key: Option<u128>,
+    prefix_key: Option<u64>,
     count: u32,
     template: Variable,
     /// The variable of each member used so far, by number (`NO_VARIABLE` for one not used
@@ -180,7 +180,7 @@ fn numbered_variable(template: &Variable, name: &str) -> Variable {
 #[derive(Clone, Copy)]
 struct NumberedName<'name> {
     prefix: &'name str,
-    prefix_key: Option<u128>,
+    prefix_key: Option<u64>,
     number: u32,
 }
 
@@ -198,18 +198,6 @@ impl NumberedName<'_> {
         };
         same_prefix && self.number < range.count
     }
-}
-
-/// A name of up to 15 bytes as one number (its bytes and its length), so that comparing two
-/// such names is one comparison rather than a call to `memcmp`; `None` for a longer name.
-fn short_key(name: &str) -> Option<u128> {
-    let bytes = name.as_bytes();
-    if bytes.len() > 15 {
-        return None;
-    }
-    // A loop rather than `copy_from_slice`, which calls `memcpy` for a length not known here.
-    let key = bytes.iter().rev().fold(0u128, |key, byte| key << 8 | u128::from(*byte));
-    Some(key | (bytes.len() as u128) << 120)
 }
 
 /// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range, nor does a number

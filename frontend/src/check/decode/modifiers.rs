@@ -74,14 +74,29 @@ impl<'a> Modifiers<'a> {
 
     /// Removes and returns the first modifier that `read` understands.
     pub fn take<T>(&mut self, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
-        let (index, modifier) = self.remaining().find(|(_, modifier)| read(&modifier.node).is_some())?;
-        self.remaining.remove(index);
-        read(&modifier.node).map(|value| Spanned::new(value, modifier.span))
+        let all = self.all;
+        for (index, modifier) in all.iter().enumerate() {
+            if !self.remaining.contains(index) {
+                continue;
+            }
+            if let Some(value) = read(&modifier.node) {
+                self.remaining.remove(index);
+                return Some(Spanned::new(value, modifier.span));
+            }
+        }
+        None
     }
 
     /// Removes `name` if present, returning where it was written.
     pub fn take_flag(&mut self, name: &str) -> Option<Spanned<()>> {
-        self.take(|modifier| (modifier == name).then_some(()))
+        let all = self.all;
+        for (index, modifier) in all.iter().enumerate() {
+            if self.remaining.contains(index) && modifier.node.as_str() == name {
+                self.remaining.remove(index);
+                return Some(Spanned::new((), modifier.span));
+            }
+        }
+        None
     }
 
     /// Removes `name` if present.
