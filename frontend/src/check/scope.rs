@@ -19,8 +19,9 @@ struct Frame {
 /// `%r<12>`: the prefix `%r`, 12 members, each like `template`.
 struct Range {
     prefix: Word,
-    /// `prefix` as a [`short_key`], compared at every lookup instead of the text.
-    prefix_key: Option<u64>,
+    /// `prefix` as a [`short_key`] (0 for a longer one), compared at every lookup instead of
+    /// the text.
+    prefix_key: u64,
     count: u32,
     template: Variable,
     /// The variable of each member used so far, by number (`NO_VARIABLE` for one not used
@@ -87,7 +88,7 @@ impl<'module> Scopes<'module> {
         let names_first = frame.names.keys().any(|name| {
             split_numbered_name(name).is_some_and(|(prefix, number)| prefix == template.name.as_str() && number < count)
         });
-        let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name));
+        let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name).unwrap_or(0));
         frame.ranges.push(Range { prefix, prefix_key, count, template, members, names_first });
         Ok(())
     }
@@ -146,15 +147,23 @@ impl<'module> Scopes<'module> {
 impl Range {
     /// The variable of member `number` (below [`DENSE_MEMBERS`]), called `name`, created at
     /// its first use.
+    #[inline]
     fn member(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
+        match self.members.get(number as usize) {
+            Some(&index) if index != NO_VARIABLE => VariableId::Local(index),
+            _ => self.first_use(number, name, variables),
+        }
+    }
+
+    /// [`Range::member`] for a member without a variable yet.
+    #[inline(never)]
+    fn first_use(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
         let slot = number as usize;
         if slot >= self.members.len() {
             self.members.resize(slot + 1, NO_VARIABLE);
         }
-        if self.members[slot] == NO_VARIABLE {
-            self.members[slot] = variables.len() as u32;
-            variables.push(numbered_variable(&self.template, name));
-        }
+        self.members[slot] = variables.len() as u32;
+        variables.push(numbered_variable(&self.template, name));
         VariableId::Local(self.members[slot])
     }
 }
@@ -180,21 +189,23 @@ fn numbered_variable(template: &Variable, name: &str) -> Variable {
 #[derive(Clone, Copy)]
 struct NumberedName<'name> {
     prefix: &'name str,
-    prefix_key: Option<u64>,
+    /// `prefix` as a [`short_key`], 0 for a longer one (no key is 0: it holds the length).
+    prefix_key: u64,
     number: u32,
 }
 
 impl NumberedName<'_> {
     fn split(name: &str) -> Option<NumberedName<'_>> {
         let (prefix, number) = split_numbered_name(name)?;
-        Some(NumberedName { prefix, prefix_key: short_key(prefix), number })
+        Some(NumberedName { prefix, prefix_key: short_key(prefix).unwrap_or(0), number })
     }
 
+    #[inline]
     fn is_in(&self, range: &Range) -> bool {
-        let same_prefix = match (self.prefix_key, range.prefix_key) {
-            (Some(key), Some(range_key)) => key == range_key,
-            (None, None) => self.prefix == range.prefix.as_str(),
-            _ => false,
+        let same_prefix = if self.prefix_key != 0 {
+            self.prefix_key == range.prefix_key
+        } else {
+            range.prefix_key == 0 && self.prefix == range.prefix.as_str()
         };
         same_prefix && self.number < range.count
     }
@@ -222,7 +233,65 @@ fn split_numbered_name(name: &str) -> Option<(&str, u32)> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_numbered_name;
+    use super::{split_numbered_name, Scopes, DENSE_MEMBERS};
+    use crate::check::name_map::NameMap;
+    use crate::ir::{Variable, VariableId};
+    use crate::span::Span;
+    use crate::syntax::ast::Word;
+    use crate::vocabulary::{ScalarType, StateSpace};
+
+    fn register(name: &str, at: u32) -> Variable {
+        Variable {
+            name: Word::new(name),
+            state_space: StateSpace::Reg,
+            ty: ScalarType::B32,
+            vector: None,
+            array_length: None,
+            align: None,
+            linkage: None,
+            initializer: None,
+            addresses: Vec::new(),
+            span: Span { start: at, end: at + 1 },
+        }
+    }
+
+    #[test]
+    fn range_members_become_variables_at_their_first_use() {
+        let globals = NameMap::default();
+        let mut scopes = Scopes::new(&globals);
+        let mut variables = Vec::new();
+        // `%r5` declared alone before the range keeps its own variable.
+        let alone = scopes.declare(register("%r5", 1), &mut variables);
+        assert_eq!(alone, Ok(VariableId::Local(0)));
+        assert_eq!(scopes.declare_range(register("%r", 2), u32::MAX), Ok(()));
+        assert_eq!(scopes.declare_range(register("%rd", 3), 4), Ok(()));
+        assert_eq!(scopes.declare_range(register("%a_long_prefix_", 4), 3), Ok(()));
+        assert_eq!(scopes.declare_range(register("%r", 5), 1), Err(Span { start: 2, end: 3 }));
+        let high = format!("%r{}", DENSE_MEMBERS + 7);
+        let mut lookup = |name: &str| scopes.lookup(name, &mut variables);
+        assert_eq!(lookup("%r5"), Some(VariableId::Local(0)));
+        assert_eq!(lookup("%r7"), Some(VariableId::Local(1)));
+        assert_eq!(lookup(&high), Some(VariableId::Local(2)));
+        assert_eq!(lookup("%rd3"), Some(VariableId::Local(3)));
+        assert_eq!(lookup("%a_long_prefix_2"), Some(VariableId::Local(4)));
+        assert_eq!(lookup("%r7"), Some(VariableId::Local(1)));
+        assert_eq!(lookup(&high), Some(VariableId::Local(2)));
+        assert_eq!(lookup("%rd3"), Some(VariableId::Local(3)));
+        assert_eq!(lookup("%a_long_prefix_2"), Some(VariableId::Local(4)));
+        assert_eq!(lookup("%rd4"), None);
+        assert_eq!(lookup("%a_long_prefix_3"), None);
+        assert_eq!(lookup("%r07"), None);
+        assert_eq!(lookup("%q1"), None);
+        let names: Vec<&str> = variables.iter().map(|variable| variable.name.as_str()).collect();
+        assert_eq!(names, ["%r5", "%r7", high.as_str(), "%rd3", "%a_long_prefix_2"]);
+        // A nested scope's range hides the outer one; leaving it shows the outer one again.
+        scopes.enter();
+        assert_eq!(scopes.declare_range(register("%r", 6), 10), Ok(()));
+        assert_eq!(scopes.lookup("%r7", &mut variables), Some(VariableId::Local(5)));
+        assert_eq!(scopes.lookup("%rd3", &mut variables), Some(VariableId::Local(3)));
+        scopes.leave();
+        assert_eq!(scopes.lookup("%r7", &mut variables), Some(VariableId::Local(1)));
+    }
 
     #[test]
     fn splits_numbered_names() {
