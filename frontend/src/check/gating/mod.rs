@@ -49,6 +49,9 @@ struct Gate<'header> {
     /// The architecture compiled for, when it is older than the module's `.target`.
     compile_sm: Option<u32>,
     by_opcode: NameMap<&'static str, Rows>,
+    /// One bit per opcode of `by_opcode`, from its length and first byte: most instructions'
+    /// opcodes have none of these bits and are passed without hashing.
+    opcode_sketch: u64,
 }
 
 #[derive(Default)]
@@ -73,10 +76,14 @@ impl<'header> Gate<'header> {
         for deprecation in DEPRECATED_INSTRUCTIONS.iter().filter(|deprecation| header.version >= deprecation.since) {
             by_opcode.entry(deprecation.opcode).or_default().deprecations.push(deprecation);
         }
-        Gate { header, compile_sm, by_opcode }
+        let opcode_sketch = by_opcode.keys().fold(0, |bits, opcode| bits | opcode_sketch(opcode));
+        Gate { header, compile_sm, by_opcode, opcode_sketch }
     }
 
     fn rows(&self, opcode: &str) -> Option<&Rows> {
+        if self.opcode_sketch & opcode_sketch(opcode) == 0 {
+            return None;
+        }
         self.by_opcode.get(opcode)
     }
 
@@ -284,6 +291,12 @@ fn is_indirect_call(instruction: &ast::Instruction) -> bool {
     let callee = usize::from(operands.first().is_some_and(|operand| matches!(operand.kind, OperandKind::List(_))));
     operands.len() > callee + 1
         && operands.last().is_some_and(|operand| matches!(operand.kind, OperandKind::Name { member: None, .. }))
+}
+
+/// One of 64 bits for an opcode, from its length and first byte: equal opcodes have equal bits.
+fn opcode_sketch(opcode: &str) -> u64 {
+    let first = opcode.as_bytes().first().copied().unwrap_or(0);
+    1 << ((u32::from(first) * 7 + opcode.len() as u32) % 64)
 }
 
 /// `::cta` matches any modifier ending in it (`shared::cta`); other patterns match exactly.
