@@ -214,18 +214,23 @@ impl NumberedName<'_> {
 /// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range, nor does a number
 /// beyond `u32`.
 fn split_numbered_name(name: &str) -> Option<(&str, u32)> {
+    // One pass from the end, reading the number as it goes: every operand is split so.
     let bytes = name.as_bytes();
     let mut digits_start = bytes.len();
-    while digits_start > 0 && bytes[digits_start - 1].is_ascii_digit() {
+    let (mut number, mut scale) = (0u64, 1u64);
+    while digits_start > 0 {
+        let digit = bytes[digits_start - 1].wrapping_sub(b'0');
+        if digit > 9 || bytes.len() - digits_start == 10 {
+            break;
+        }
+        number += u64::from(digit) * scale;
+        scale *= 10;
         digits_start -= 1;
     }
-    let digits = &bytes[digits_start..];
-    if digits.is_empty() || digits.len() > 10 || (digits.len() > 1 && digits[0] == b'0') {
+    let digits = bytes.len() - digits_start;
+    let more_digits = digits_start > 0 && bytes[digits_start - 1].is_ascii_digit();
+    if digits == 0 || more_digits || (digits > 1 && bytes[digits_start] == b'0') {
         return None;
-    }
-    let mut number = 0u64;
-    for digit in digits {
-        number = number * 10 + u64::from(digit - b'0');
     }
     // The digits are ASCII, so the prefix ends on a character boundary.
     Some((&name[..digits_start], u32::try_from(number).ok()?))
@@ -302,5 +307,9 @@ mod tests {
         assert_eq!(split_numbered_name("%r4294967295"), Some(("%r", u32::MAX)));
         assert_eq!(split_numbered_name("%r4294967296"), None);
         assert_eq!(split_numbered_name("7"), Some(("", 7)));
+        assert_eq!(split_numbered_name("%r12345678901"), None);
+        assert_eq!(split_numbered_name("%r0"), Some(("%r", 0)));
+        assert_eq!(split_numbered_name("%r00"), None);
+        assert_eq!(split_numbered_name("é12"), Some(("é", 12)));
     }
 }
