@@ -156,7 +156,13 @@ fn check_function(
 ) -> ir::Function {
     let mut context = Context {
         scopes: Scopes::new(&globals.names),
-        variables: Vec::new(),
+        // Room for the parameters and every register the body declares, once: each becomes a
+        // variable (a register at its first use), and growing the list copies it.
+        variables: Vec::with_capacity(
+            signature.parameters.len()
+                + signature.return_parameters.len()
+                + syntax.body.as_ref().map_or(0, count_registers),
+        ),
         globals: &globals.variables,
         labels: NameMap::default(),
         branch_targets: HashMap::new(),
@@ -227,6 +233,23 @@ fn check_function(
     };
     super::parameters::check_parameter_access(&function, context.diagnostics);
     function
+}
+
+/// The registers that the ranges (`%r<N>`) of a block and its nested blocks declare, each range
+/// counted up to 4096 (the `reserve` of `declare`), so that a huge declaration of unused
+/// registers costs nothing.
+fn count_registers(block: &ast::Block) -> usize {
+    block
+        .statements
+        .iter()
+        .map(|statement| match statement {
+            Statement::Declaration(declaration) => {
+                declaration.names.iter().filter_map(|name| name.range).map(|count| count.min(4096) as usize).sum()
+            }
+            Statement::Block(inner) => count_registers(inner),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The labels and instructions of a block and its nested blocks: what the checked body holds.
