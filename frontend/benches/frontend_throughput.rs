@@ -1,5 +1,5 @@
-//! Frontend throughput: lex, parse, and parse plus check of one large module built from real
-//! kernels, in MB/s on one core, with the peak heap use as a multiple of the input size.
+//! Frontend throughput: lex, parse, parse plus check, and check alone of one large module built
+//! from real kernels, in MB/s on one core, with the peak heap use as a multiple of the input size.
 //!
 //! Run with `cargo bench -p ptxr-frontend`. The module is built at run time by concatenating the
 //! PTX files of `../shared/corpus` (beside the repository or one of its parents) until it reaches 20 MB; each copy has
@@ -241,6 +241,28 @@ fn best_time(wanted: bool, mut work: impl FnMut()) -> Timing {
     best
 }
 
+/// [`best_time`] of `work` alone, each run on a fresh input from `setup` (not timed).
+fn best_time_after<T>(wanted: bool, mut setup: impl FnMut() -> T, mut work: impl FnMut(T)) -> Timing {
+    let mut best = Timing { wall: Duration::MAX, cpu: None };
+    if !wanted {
+        return best;
+    }
+    let started = Instant::now();
+    let mut runs = 0;
+    while runs < 2 || started.elapsed() < Duration::from_secs(1) {
+        let input = setup();
+        let (before, cpu_before) = (Instant::now(), thread_cpu_time());
+        work(input);
+        best.wall = best.wall.min(before.elapsed());
+        if let (Some(cpu_before), Some(cpu_after)) = (cpu_before, thread_cpu_time()) {
+            let cpu = cpu_after.saturating_sub(cpu_before);
+            best.cpu = Some(best.cpu.map_or(cpu, |best| best.min(cpu)));
+        }
+        runs += 1;
+    }
+    best
+}
+
 fn megabytes_per_second(bytes: usize, time: Duration) -> f64 {
     bytes as f64 / 1e6 / time.as_secs_f64()
 }
@@ -256,7 +278,8 @@ fn main() {
     assert!(checked.is_some(), "the benchmark module does not check: {:?}", diagnostics.first());
     drop(checked);
 
-    // `PTXR_BENCH_ONLY=check` (or `lex`, `parse`) measures one phase, for profiling it alone.
+    // `PTXR_BENCH_ONLY=check` (or `lex`, `parse`, `check-alone`) measures one phase, for
+    // profiling it alone.
     let only = std::env::var("PTXR_BENCH_ONLY").ok();
     let wanted = |phase: &str| only.as_deref().is_none_or(|only| only == phase);
     let lex_time = best_time(wanted("lex"), || {
@@ -268,15 +291,29 @@ fn main() {
     let check_time = best_time(wanted("check"), || {
         std::hint::black_box(ptxr_frontend::check_source(&module));
     });
-    for (phase, label, time) in
-        [("lex", "lex", lex_time), ("parse", "lex+parse", parse_time), ("check", "parse+check", check_time)]
-    {
+    // The semantic pass alone, on a tree parsed before the clock starts (`check` consumes it).
+    let check_alone_time = best_time_after(
+        wanted("check-alone"),
+        || parse(&module).0,
+        |tree| {
+            std::hint::black_box(ptxr_frontend::check(tree));
+        },
+    );
+    for (phase, label, time) in [
+        ("lex", "lex", lex_time),
+        ("parse", "lex+parse", parse_time),
+        ("check", "parse+check", check_time),
+        ("check-alone", "check alone", check_alone_time),
+    ] {
         if wanted(phase) {
             let cpu = time.cpu.map_or(String::new(), |cpu| {
                 format!(" wall, {:7.1} MB/s of CPU time", megabytes_per_second(bytes, cpu))
             });
             println!("{label:12}  {:7.1} MB/s{cpu}", megabytes_per_second(bytes, time.wall));
         }
+    }
+    if let Some(cpu) = check_alone_time.cpu {
+        println!("check alone:  {:7.2} ms/MB of CPU time", cpu.as_secs_f64() * 1e3 / (bytes as f64 / 1e6));
     }
 
     COUNTING.store(true, Ordering::Relaxed);

@@ -5,7 +5,7 @@ use super::name_map::NameMap;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressInitializer, Variable, VariableId};
 use crate::span::Span;
-use crate::syntax::ast::{self, Directive, Expression, Initializer, Linkage};
+use crate::syntax::ast::{self, Directive, Expression, Initializer, Linkage, Word};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 /// The module's globals and the map from their names to ids.
@@ -47,7 +47,7 @@ pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>)
             let Some(variable) = variable_from_declaration(declaration, name, &mut resolve, diagnostics) else {
                 continue;
             };
-            if let Some(VariableId::Global(existing)) = globals.names.get(&variable.name) {
+            if let Some(VariableId::Global(existing)) = globals.names.get(variable.name.as_str()) {
                 diagnostics.push(
                     Diagnostic::error(Code::DuplicateDeclaration, format!("`{}` is declared twice", variable.name))
                         .with_primary(name.name.span, "declared again here")
@@ -56,7 +56,7 @@ pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>)
                 continue;
             }
             let id = VariableId::Global(globals.variables.len() as u32);
-            globals.names.insert(variable.name.clone(), id);
+            globals.names.insert(variable.name.to_string(), id);
             globals.variables.push(variable);
         }
     }
@@ -230,7 +230,7 @@ pub fn variable_from_declaration(
         }
     };
     Some(Variable {
-        name: name.name.node.clone(),
+        name: Word::new(&name.name.node),
         state_space,
         ty,
         vector: declaration.vector,

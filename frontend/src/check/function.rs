@@ -114,7 +114,7 @@ fn report_inconsistent_prototypes(
 
 fn parameter_variable(parameter: &ast::Parameter) -> Variable {
     Variable {
-        name: parameter.name.node.clone(),
+        name: Word::new(&parameter.name.node),
         state_space: parameter.state_space.node,
         ty: parameter.ty.node,
         vector: parameter.vector,
@@ -156,7 +156,13 @@ fn check_function(
 ) -> ir::Function {
     let mut context = Context {
         scopes: Scopes::new(&globals.names),
-        variables: Vec::new(),
+        // Room for the parameters and every register the body declares, once: each becomes a
+        // variable (a register at its first use), and growing the list copies it.
+        variables: Vec::with_capacity(
+            signature.parameters.len()
+                + signature.return_parameters.len()
+                + syntax.body.as_ref().map_or(0, count_registers),
+        ),
         globals: &globals.variables,
         labels: NameMap::default(),
         branch_targets: HashMap::new(),
@@ -229,6 +235,23 @@ fn check_function(
     function
 }
 
+/// The registers that the ranges (`%r<N>`) of a block and its nested blocks declare, each range
+/// counted up to 4096 (the `reserve` of `declare`), so that a huge declaration of unused
+/// registers costs nothing.
+fn count_registers(block: &ast::Block) -> usize {
+    block
+        .statements
+        .iter()
+        .map(|statement| match statement {
+            Statement::Declaration(declaration) => {
+                declaration.names.iter().filter_map(|name| name.range).map(|count| count.min(4096) as usize).sum()
+            }
+            Statement::Block(inner) => count_registers(inner),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// The labels and instructions of a block and its nested blocks: what the checked body holds.
 fn count_statements(block: &ast::Block) -> usize {
     block
@@ -296,7 +319,7 @@ fn declare_labels(
                 }
             }
         }
-        labels.push(ir::Label { name: name.node.to_string(), span: name.span });
+        labels.push(ir::Label { name: name.node.clone(), span: name.span });
     }
     shadowed
 }
@@ -330,11 +353,7 @@ fn check_block(
                     statements.push(ir::Statement::Label(*label));
                 }
             }
-            Statement::Instruction(instruction) => {
-                if let Some(checked) = check_instruction(instruction, context) {
-                    statements.push(ir::Statement::Instruction(checked));
-                }
-            }
+            Statement::Instruction(instruction) => check_instruction(instruction, context, statements),
             Statement::Block(inner) => check_block(inner, context, statements, labels, true),
             Statement::Location { .. } | Statement::Pragma { .. } | Statement::BranchTargets { .. } => {}
         }
@@ -391,7 +410,22 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
     }
 }
 
-fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> Option<GuardedInstruction> {
+/// Checks an instruction and appends it to `statements` when it has no errors. Built in place:
+/// a checked instruction is over 200 bytes, and returning it through two `Option`s copied it
+/// three times.
+fn check_instruction(instruction: &ast::Instruction, context: &mut Context, statements: &mut Vec<ir::Statement>) {
+    let Some(guard) = check_guard(instruction, context) else { return };
+    let Some(decoded) = decode::decode(context, instruction) else { return };
+    statements.push(ir::Statement::Instruction(GuardedInstruction {
+        guard,
+        instruction: decoded,
+        spelling: spelling(instruction),
+        span: instruction_span(instruction),
+    }));
+}
+
+/// The instruction's guard, checked: `Some(None)` for none, `None` when it has errors.
+fn check_guard(instruction: &ast::Instruction, context: &mut Context) -> Option<Option<Guard>> {
     let guard = match &instruction.guard {
         None => None,
         Some(guard) => {
@@ -433,13 +467,7 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context) -> O
             Some(Guard { predicate: predicate?, negated: guard.negated, span: guard.span })
         }
     };
-    let decoded = decode::decode(context, instruction)?;
-    Some(GuardedInstruction {
-        guard,
-        instruction: decoded,
-        spelling: spelling(instruction),
-        span: instruction_span(instruction),
-    })
+    Some(guard)
 }
 
 /// `@ bra L;` reads as the guard `@bra` on an instruction `L`: a guard named after an opcode
@@ -453,22 +481,35 @@ fn missing_predicate(guard: &ast::Guard, context: &mut Context) -> bool {
 /// `Word` inline, so they are built on the stack: a heap `String` per instruction cost the
 /// checked module its allocation and its 24-byte header.
 pub(super) fn spelling(instruction: &ast::Instruction) -> Word {
-    let parts = || {
-        std::iter::once(instruction.opcode.node.as_str())
-            .chain(instruction.modifiers.iter().flat_map(|modifier| [".", modifier.node.as_str()]))
-    };
-    let length: usize = parts().map(str::len).sum();
     let mut buffer = [0u8; 64];
-    if length > buffer.len() {
-        return Word::from(parts().collect::<String>());
-    }
     let mut written = 0;
-    for part in parts() {
-        buffer[written..written + part.len()].copy_from_slice(part.as_bytes());
-        written += part.len();
+    let mut fits = true;
+    let mut append = |part: &[u8]| {
+        // Byte by byte: the parts are a few bytes long, too short to pay for a call to `memcpy`.
+        for byte in part {
+            match buffer.get_mut(written) {
+                Some(slot) => *slot = *byte,
+                None => fits = false,
+            }
+            written += 1;
+        }
+    };
+    append(instruction.opcode.node.as_bytes());
+    for modifier in &instruction.modifiers {
+        append(b".");
+        append(modifier.node.as_bytes());
     }
-    // Whole `str`s joined, so always UTF-8.
-    Word::new(std::str::from_utf8(&buffer[..written]).unwrap_or_default())
+    if !fits {
+        let mut text = String::from(instruction.opcode.node.as_str());
+        for modifier in &instruction.modifiers {
+            text.push('.');
+            text.push_str(&modifier.node);
+        }
+        return Word::from(text);
+    }
+    // SAFETY: the bytes are whole `str`s and `.`s, joined, so they are UTF-8. (Checking it
+    // again cost a tenth of building the spelling of every instruction.)
+    Word::new(unsafe { std::str::from_utf8_unchecked(&buffer[..written]) })
 }
 
 /// The instruction without its guard, which is where diagnostics about it point.

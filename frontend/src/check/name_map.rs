@@ -52,9 +52,32 @@ impl Hasher for NameHasher {
     }
 }
 
+/// A name of up to 7 bytes as one number (its bytes and its length), so that comparing two such
+/// names is one comparison rather than a call to `memcmp`; `None` for a longer name.
+pub fn short_key(name: &str) -> Option<u64> {
+    let bytes = name.as_bytes();
+    if bytes.len() > 7 {
+        return None;
+    }
+    // A loop rather than `copy_from_slice`, which calls `memcpy` for a length not known here.
+    let key = bytes.iter().rev().fold(0u64, |key, byte| key << 8 | u64::from(*byte));
+    Some(key | (bytes.len() as u64) << 56)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::NameMap;
+    use super::{short_key, NameMap};
+
+    #[test]
+    fn short_keys_tell_names_apart() {
+        let names = ["", "a", "a\0", "ab", "ba", "%r", "%rd", "rn", "global", "seven_b"];
+        for first in names {
+            for second in names {
+                assert_eq!(short_key(first) == short_key(second), first == second, "{first:?} {second:?}");
+            }
+        }
+        assert_eq!(short_key("8_bytes_"), None);
+    }
 
     #[test]
     fn names_of_every_length_are_found() {

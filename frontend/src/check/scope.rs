@@ -2,18 +2,45 @@
 //! ranges and a name such as `%r42` becomes a variable only when first used, so a function that
 //! declares `%r<100000>` costs nothing for the registers it never touches.
 
-use super::name_map::NameMap;
+use super::name_map::{short_key, NameMap};
 use crate::ir::{Variable, VariableId};
 use crate::span::Span;
 use crate::syntax::ast::Word;
 
 #[derive(Default)]
 struct Frame {
-    /// Keyed by `Word`: most names fit inline, so a first use allocates no key.
+    /// Names declared one at a time, and members of ranges numbered beyond
+    /// [`DENSE_MEMBERS`]. Keyed by `Word`: most names fit inline, so an entry allocates no key.
     names: NameMap<Word, VariableId>,
-    /// `(prefix, count, template)`: `%r<12>` is `("%r", 12, the declaration's variable)`.
-    ranges: Vec<(String, u32, Variable)>,
+    /// The parameterized declarations of this scope (`%r<12>`), in declaration order.
+    ranges: Vec<Range>,
 }
+
+/// `%r<12>`: the prefix `%r`, 12 members, each like `template`.
+struct Range {
+    prefix: Word,
+    /// `prefix` as a [`short_key`] (0 for a longer one), compared at every lookup instead of
+    /// the text.
+    prefix_key: u64,
+    count: u32,
+    template: Variable,
+    /// The variable of each member used so far, by number (`NO_VARIABLE` for one not used
+    /// yet), for the members below [`DENSE_MEMBERS`]. A register is looked up at every use:
+    /// indexing by its number costs no hashing, and its first use no map entry.
+    members: Vec<u32>,
+    /// Whether a name declared alone before this range (`.reg .b32 %r5; .reg .b32 %r<10>;`)
+    /// is also one of its members: that declaration keeps the name, so the frame's map must be
+    /// asked first. Otherwise the map is only asked for what the range does not hold.
+    names_first: bool,
+}
+
+/// Members numbered below this are found by index in `Range::members`, which grows to the
+/// highest number used (4 bytes a member); higher numbers, rare, go through the frame's map,
+/// so that one use of `%r4000000000` costs one entry, not gigabytes.
+const DENSE_MEMBERS: u32 = 1 << 16;
+
+/// A member of `Range::members` that has no variable yet.
+const NO_VARIABLE: u32 = u32::MAX;
 
 /// The scopes of one function body, innermost last, above the module's globals.
 pub struct Scopes<'module> {
@@ -42,7 +69,7 @@ impl<'module> Scopes<'module> {
         }
         let id = VariableId::Local(variables.len() as u32);
         let frame = self.frames.last_mut().expect("a scope is always open");
-        frame.names.insert(Word::new(&variable.name), id);
+        frame.names.insert(variable.name.clone(), id);
         variables.push(variable);
         Ok(id)
     }
@@ -51,21 +78,26 @@ impl<'module> Scopes<'module> {
     /// this scope is an error, holding that declaration's span.
     pub fn declare_range(&mut self, template: Variable, count: u32) -> Result<(), Span> {
         let frame = self.frames.last_mut().expect("a scope is always open");
-        if let Some((_, _, earlier)) = frame.ranges.iter().find(|(prefix, _, _)| *prefix == template.name) {
-            return Err(earlier.span);
+        if let Some(earlier) = frame.ranges.iter().find(|range| range.prefix == template.name) {
+            return Err(earlier.template.span);
         }
-        frame.ranges.push((template.name.clone(), count, template));
         // Compilers declare about as many registers as they use: room for them up front saves
-        // growing (and rehashing) the table as each is first used. Capped so that a huge
-        // declaration of unused registers costs nothing.
-        frame.names.reserve(count.min(4096) as usize);
+        // growing the table as each is first used. Capped so that a huge declaration of unused
+        // registers costs nothing.
+        let members = Vec::with_capacity(count.min(4096) as usize);
+        let names_first = frame.names.keys().any(|name| {
+            split_numbered_name(name).is_some_and(|(prefix, number)| prefix == template.name.as_str() && number < count)
+        });
+        let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name).unwrap_or(0));
+        frame.ranges.push(Range { prefix, prefix_key, count, template, members, names_first });
         Ok(())
     }
 
     /// Finds a name from the innermost scope outwards, then among the globals.
     pub fn lookup(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
+        let numbered = NumberedName::split(name);
         for depth in (0..self.frames.len()).rev() {
-            if let Some(id) = self.find_at(depth, name, variables) {
+            if let Some(id) = self.find_at(depth, name, numbered, variables) {
                 return Some(id);
             }
         }
@@ -74,21 +106,65 @@ impl<'module> Scopes<'module> {
 
     fn find_in_innermost(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
         let depth = self.frames.len() - 1;
-        self.find_at(depth, name, variables)
+        self.find_at(depth, name, NumberedName::split(name), variables)
     }
 
-    fn find_at(&mut self, depth: usize, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
+    /// Finds `name` (split as `numbered`) in the scope at `depth`.
+    fn find_at(
+        &mut self,
+        depth: usize,
+        name: &str,
+        numbered: Option<NumberedName>,
+        variables: &mut Vec<Variable>,
+    ) -> Option<VariableId> {
         let frame = &mut self.frames[depth];
+        let numbered = numbered.and_then(|numbered| {
+            let index = frame.ranges.iter().position(|range| numbered.is_in(range))?;
+            Some((index, numbered.number))
+        });
+        // The common case: a member of a range (`%r42`), found by its number.
+        if let Some((index, number)) = numbered {
+            let range = &mut frame.ranges[index];
+            if number < DENSE_MEMBERS && !range.names_first {
+                return Some(range.member(number, name, variables));
+            }
+        }
         if let Some(id) = frame.names.get(name) {
             return Some(*id);
         }
-        let (prefix, number) = split_numbered_name(name)?;
-        let (_, _, template) =
-            frame.ranges.iter().find(|(range_prefix, count, _)| range_prefix == prefix && number < *count)?;
+        let (index, number) = numbered?;
+        let range = &mut frame.ranges[index];
+        if number < DENSE_MEMBERS {
+            return Some(range.member(number, name, variables));
+        }
         let id = VariableId::Local(variables.len() as u32);
-        variables.push(numbered_variable(template, name));
+        variables.push(numbered_variable(&range.template, name));
         frame.names.insert(Word::new(name), id);
         Some(id)
+    }
+}
+
+impl Range {
+    /// The variable of member `number` (below [`DENSE_MEMBERS`]), called `name`, created at
+    /// its first use.
+    #[inline]
+    fn member(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
+        match self.members.get(number as usize) {
+            Some(&index) if index != NO_VARIABLE => VariableId::Local(index),
+            _ => self.first_use(number, name, variables),
+        }
+    }
+
+    /// [`Range::member`] for a member without a variable yet.
+    #[inline(never)]
+    fn first_use(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
+        let slot = number as usize;
+        if slot >= self.members.len() {
+            self.members.resize(slot + 1, NO_VARIABLE);
+        }
+        self.members[slot] = variables.len() as u32;
+        variables.push(numbered_variable(&self.template, name));
+        VariableId::Local(self.members[slot])
     }
 }
 
@@ -96,7 +172,7 @@ impl<'module> Scopes<'module> {
 /// `..template.clone()` would copy the template's name only to drop it.
 fn numbered_variable(template: &Variable, name: &str) -> Variable {
     Variable {
-        name: name.to_string(),
+        name: Word::new(name),
         state_space: template.state_space,
         ty: template.ty,
         vector: template.vector,
@@ -109,19 +185,118 @@ fn numbered_variable(template: &Variable, name: &str) -> Variable {
     }
 }
 
-/// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range.
+/// A name split as a member of a range would be: `%r42` is the prefix `%r` and the number 42.
+#[derive(Clone, Copy)]
+struct NumberedName<'name> {
+    prefix: &'name str,
+    /// `prefix` as a [`short_key`], 0 for a longer one (no key is 0: it holds the length).
+    prefix_key: u64,
+    number: u32,
+}
+
+impl NumberedName<'_> {
+    fn split(name: &str) -> Option<NumberedName<'_>> {
+        let (prefix, number) = split_numbered_name(name)?;
+        Some(NumberedName { prefix, prefix_key: short_key(prefix).unwrap_or(0), number })
+    }
+
+    #[inline]
+    fn is_in(&self, range: &Range) -> bool {
+        let same_prefix = if self.prefix_key != 0 {
+            self.prefix_key == range.prefix_key
+        } else {
+            range.prefix_key == 0 && self.prefix == range.prefix.as_str()
+        };
+        same_prefix && self.number < range.count
+    }
+}
+
+/// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range, nor does a number
+/// beyond `u32`.
 fn split_numbered_name(name: &str) -> Option<(&str, u32)> {
-    let digits_start = name.trim_end_matches(|character: char| character.is_ascii_digit()).len();
-    let digits = &name[digits_start..];
-    if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+    // One pass from the end, reading the number as it goes: every operand is split so.
+    let bytes = name.as_bytes();
+    let mut digits_start = bytes.len();
+    let (mut number, mut scale) = (0u64, 1u64);
+    while digits_start > 0 {
+        let digit = bytes[digits_start - 1].wrapping_sub(b'0');
+        if digit > 9 || bytes.len() - digits_start == 10 {
+            break;
+        }
+        number += u64::from(digit) * scale;
+        scale *= 10;
+        digits_start -= 1;
+    }
+    let digits = bytes.len() - digits_start;
+    let more_digits = digits_start > 0 && bytes[digits_start - 1].is_ascii_digit();
+    if digits == 0 || more_digits || (digits > 1 && bytes[digits_start] == b'0') {
         return None;
     }
-    Some((&name[..digits_start], digits.parse().ok()?))
+    // The digits are ASCII, so the prefix ends on a character boundary.
+    Some((&name[..digits_start], u32::try_from(number).ok()?))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::split_numbered_name;
+    use super::{split_numbered_name, Scopes, DENSE_MEMBERS};
+    use crate::check::name_map::NameMap;
+    use crate::ir::{Variable, VariableId};
+    use crate::span::Span;
+    use crate::syntax::ast::Word;
+    use crate::vocabulary::{ScalarType, StateSpace};
+
+    fn register(name: &str, at: u32) -> Variable {
+        Variable {
+            name: Word::new(name),
+            state_space: StateSpace::Reg,
+            ty: ScalarType::B32,
+            vector: None,
+            array_length: None,
+            align: None,
+            linkage: None,
+            initializer: None,
+            addresses: Vec::new(),
+            span: Span { start: at, end: at + 1 },
+        }
+    }
+
+    #[test]
+    fn range_members_become_variables_at_their_first_use() {
+        let globals = NameMap::default();
+        let mut scopes = Scopes::new(&globals);
+        let mut variables = Vec::new();
+        // `%r5` declared alone before the range keeps its own variable.
+        let alone = scopes.declare(register("%r5", 1), &mut variables);
+        assert_eq!(alone, Ok(VariableId::Local(0)));
+        assert_eq!(scopes.declare_range(register("%r", 2), u32::MAX), Ok(()));
+        assert_eq!(scopes.declare_range(register("%rd", 3), 4), Ok(()));
+        assert_eq!(scopes.declare_range(register("%a_long_prefix_", 4), 3), Ok(()));
+        assert_eq!(scopes.declare_range(register("%r", 5), 1), Err(Span { start: 2, end: 3 }));
+        let high = format!("%r{}", DENSE_MEMBERS + 7);
+        let mut lookup = |name: &str| scopes.lookup(name, &mut variables);
+        assert_eq!(lookup("%r5"), Some(VariableId::Local(0)));
+        assert_eq!(lookup("%r7"), Some(VariableId::Local(1)));
+        assert_eq!(lookup(&high), Some(VariableId::Local(2)));
+        assert_eq!(lookup("%rd3"), Some(VariableId::Local(3)));
+        assert_eq!(lookup("%a_long_prefix_2"), Some(VariableId::Local(4)));
+        assert_eq!(lookup("%r7"), Some(VariableId::Local(1)));
+        assert_eq!(lookup(&high), Some(VariableId::Local(2)));
+        assert_eq!(lookup("%rd3"), Some(VariableId::Local(3)));
+        assert_eq!(lookup("%a_long_prefix_2"), Some(VariableId::Local(4)));
+        assert_eq!(lookup("%rd4"), None);
+        assert_eq!(lookup("%a_long_prefix_3"), None);
+        assert_eq!(lookup("%r07"), None);
+        assert_eq!(lookup("%q1"), None);
+        let names: Vec<&str> = variables.iter().map(|variable| variable.name.as_str()).collect();
+        assert_eq!(names, ["%r5", "%r7", high.as_str(), "%rd3", "%a_long_prefix_2"]);
+        // A nested scope's range hides the outer one; leaving it shows the outer one again.
+        scopes.enter();
+        assert_eq!(scopes.declare_range(register("%r", 6), 10), Ok(()));
+        assert_eq!(scopes.lookup("%r7", &mut variables), Some(VariableId::Local(5)));
+        assert_eq!(scopes.lookup("%rd3", &mut variables), Some(VariableId::Local(3)));
+        scopes.leave();
+        assert_eq!(scopes.lookup("%r7", &mut variables), Some(VariableId::Local(1)));
+    }
 
     #[test]
     fn splits_numbered_names() {
@@ -129,5 +304,12 @@ mod tests {
         assert_eq!(split_numbered_name("%rd0"), Some(("%rd", 0)));
         assert_eq!(split_numbered_name("%r07"), None);
         assert_eq!(split_numbered_name("%r"), None);
+        assert_eq!(split_numbered_name("%r4294967295"), Some(("%r", u32::MAX)));
+        assert_eq!(split_numbered_name("%r4294967296"), None);
+        assert_eq!(split_numbered_name("7"), Some(("", 7)));
+        assert_eq!(split_numbered_name("%r12345678901"), None);
+        assert_eq!(split_numbered_name("%r0"), Some(("%r", 0)));
+        assert_eq!(split_numbered_name("%r00"), None);
+        assert_eq!(split_numbered_name("é12"), Some(("é", 12)));
     }
 }

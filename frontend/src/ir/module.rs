@@ -1,7 +1,7 @@
 //! Module-level items of the checked module: directives, variables and functions.
 
 use crate::span::Span;
-use crate::syntax::ast::{FunctionKind, Linkage};
+use crate::syntax::ast::{FunctionKind, Linkage, Word};
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::GuardedInstruction;
@@ -61,7 +61,9 @@ impl std::fmt::Display for IsaVersion {
 /// A declared name: a register, parameter or variable in some state space.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variable {
-    pub name: String,
+    /// As written; a `Word`, so that the first use of each of a function's registers (the
+    /// checker creates a register's variable then) allocates nothing for its name.
+    pub name: Word,
     pub state_space: StateSpace,
     pub ty: ScalarType,
     /// `.v2`/`.v4` variables hold that many elements of `ty`.
@@ -136,7 +138,8 @@ impl Function {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Label {
-    pub name: String,
+    /// As written (a `Word`: most labels are short, so they take no allocation).
+    pub name: Word,
     pub span: Span,
 }
 

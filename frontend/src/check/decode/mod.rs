@@ -109,9 +109,12 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
             context.report(diagnostic);
             return None;
         }
-    }?;
-    modifiers.finish(context)?;
-    Some(decoded)
+    };
+    // Returned as it is rather than rebuilt as `Some(decoded?)`, which copies the instruction.
+    if decoded.is_some() {
+        modifiers.finish(context)?;
+    }
+    decoded
 }
 
 /// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma` and `ldmatrix`, and bracketed lists are valid PTX

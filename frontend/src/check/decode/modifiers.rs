@@ -12,8 +12,18 @@ use super::Context;
 pub struct Modifiers<'a> {
     /// Every modifier as written, so that a leftover can be compared with the ones taken.
     all: &'a [Spanned<Word>],
+    /// The [`sketch`] bits of every modifier, OR-ed: a decoder asks for a dozen flags that are
+    /// mostly absent, and a flag whose bit is not here is absent without a look at the text.
+    sketch: u64,
     remaining: Remaining,
     opcode: &'a Spanned<Word>,
+}
+
+/// One of 64 bits for a modifier, from its length and first byte: equal names have equal bits.
+#[inline]
+fn sketch(name: &str) -> u64 {
+    let first = name.as_bytes().first().copied().unwrap_or(0);
+    1 << ((u32::from(first) * 7 + name.len() as u32) % 64)
 }
 
 /// Which of the modifiers nobody has taken yet, by index: a bit each, inline for up to 64 (an
@@ -60,7 +70,8 @@ impl Remaining {
 
 impl<'a> Modifiers<'a> {
     pub fn new(modifiers: &'a [Spanned<Word>], opcode: &'a Spanned<Word>) -> Modifiers<'a> {
-        Modifiers { all: modifiers, remaining: Remaining::all(modifiers.len()), opcode }
+        let sketch = modifiers.iter().fold(0, |bits, modifier| bits | sketch(&modifier.node));
+        Modifiers { all: modifiers, sketch, remaining: Remaining::all(modifiers.len()), opcode }
     }
 
     /// The modifiers nobody has taken yet, in source order, with their indices.
@@ -74,17 +85,43 @@ impl<'a> Modifiers<'a> {
 
     /// Removes and returns the first modifier that `read` understands.
     pub fn take<T>(&mut self, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
-        let (index, modifier) = self.remaining().find(|(_, modifier)| read(&modifier.node).is_some())?;
-        self.remaining.remove(index);
-        read(&modifier.node).map(|value| Spanned::new(value, modifier.span))
+        let all = self.all;
+        for (index, modifier) in all.iter().enumerate() {
+            if !self.remaining.contains(index) {
+                continue;
+            }
+            if let Some(value) = read(&modifier.node) {
+                self.remaining.remove(index);
+                return Some(Spanned::new(value, modifier.span));
+            }
+        }
+        None
     }
 
-    /// Removes `name` if present, returning where it was written.
+    /// Removes `name` if present, returning where it was written. Inlined, so that the sketch
+    /// of a literal name is a constant and an absent flag costs a test.
+    #[inline]
     pub fn take_flag(&mut self, name: &str) -> Option<Spanned<()>> {
-        self.take(|modifier| (modifier == name).then_some(()))
+        if self.sketch & sketch(name) == 0 {
+            return None;
+        }
+        self.take_present_flag(name)
+    }
+
+    /// [`Modifiers::take_flag`] once the sketch says `name` may be present.
+    fn take_present_flag(&mut self, name: &str) -> Option<Spanned<()>> {
+        let all = self.all;
+        for (index, modifier) in all.iter().enumerate() {
+            if self.remaining.contains(index) && modifier.node.as_str() == name {
+                self.remaining.remove(index);
+                return Some(Spanned::new((), modifier.span));
+            }
+        }
+        None
     }
 
     /// Removes `name` if present.
+    #[inline]
     pub fn flag(&mut self, name: &str) -> bool {
         self.take_flag(name).is_some()
     }
@@ -171,5 +208,31 @@ impl<'a> Modifiers<'a> {
         }
         Diagnostic::error(Code::InvalidModifier, format!("`.{}` is not a modifier of `{opcode}` here", modifier.node))
             .with_primary(modifier.span, "unexpected modifier")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Modifiers;
+    use crate::span::{Span, Spanned};
+    use crate::syntax::ast::Word;
+
+    fn spanned(text: &str, at: u32) -> Spanned<Word> {
+        Spanned::new(Word::new(text), Span { start: at, end: at + 1 })
+    }
+
+    #[test]
+    fn flags_are_found_whatever_their_sketch() {
+        let names = ["cc", "approx", "full", "relu", "NaN", "xorsign", "abs", "ftz", "sat", "f32", "L2::cache_hint"];
+        let written: Vec<Spanned<Word>> = names.iter().zip(1..).map(|(name, at)| spanned(name, at)).collect();
+        let opcode = spanned("add", 0);
+        let mut modifiers = Modifiers::new(&written, &opcode);
+        for (name, at) in names.iter().zip(1..) {
+            assert_eq!(modifiers.take_flag(name).map(|flag| flag.span.start), Some(at), "{name}");
+            assert!(modifiers.take_flag(name).is_none(), "{name} taken twice");
+        }
+        for absent in ["", "c", "ccc", "rn", "f64", "sync", "aligned"] {
+            assert!(!modifiers.flag(absent), "{absent}");
+        }
     }
 }

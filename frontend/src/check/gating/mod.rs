@@ -11,8 +11,6 @@ mod deprecations;
 mod requirements;
 mod targets;
 
-use std::collections::HashMap;
-
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::IsaVersion;
 use crate::span::Span;
@@ -20,6 +18,7 @@ use crate::syntax::ast::{self, Directive, OperandKind, Statement};
 
 use super::directives::Header;
 use super::function::spelling;
+use super::name_map::NameMap;
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
 use requirements::{Operands, Requirement, REQUIREMENTS};
 
@@ -41,14 +40,18 @@ pub fn check_module(module: &ast::Module, header: &Header, compile_sm: Option<u3
     }
 }
 
-/// The rows of the tables that can fail for one module's header, by opcode. A sorted list
-/// rather than a hash map: for a recent module it holds two opcodes (the deprecated `shfl` and
-/// `vote`), and every instruction of the module is looked up in it.
+/// The rows of the tables that can fail for one module's header, by opcode. Every instruction
+/// of the module is looked up in it: for a recent module it holds the deprecated `shfl` and
+/// `vote` and the opcodes of newer forms (a few dozen), so a hash beats a search by comparing
+/// names.
 struct Gate<'header> {
     header: &'header Header,
     /// The architecture compiled for, when it is older than the module's `.target`.
     compile_sm: Option<u32>,
-    by_opcode: Vec<(&'static str, Rows)>,
+    by_opcode: NameMap<&'static str, Rows>,
+    /// One bit per opcode of `by_opcode`, from its length and first byte: most instructions'
+    /// opcodes have none of these bits and are passed without hashing.
+    opcode_sketch: u64,
 }
 
 #[derive(Default)]
@@ -62,7 +65,7 @@ impl<'header> Gate<'header> {
         // Only an architecture below the module's `.target` can fail what the target allows.
         let compile_sm = compile_sm.filter(|&compiled| header.sm.is_none_or(|declared| compiled < declared));
         let below_compiled = |requirement: &Requirement| matches!((requirement.sm, compile_sm), (Some(needed), Some(compiled)) if needed > compiled);
-        let mut by_opcode: HashMap<&'static str, Rows> = HashMap::new();
+        let mut by_opcode: NameMap<&'static str, Rows> = NameMap::default();
         for requirement in
             REQUIREMENTS.iter().filter(|requirement| fails(requirement, header) || below_compiled(requirement))
         {
@@ -73,14 +76,15 @@ impl<'header> Gate<'header> {
         for deprecation in DEPRECATED_INSTRUCTIONS.iter().filter(|deprecation| header.version >= deprecation.since) {
             by_opcode.entry(deprecation.opcode).or_default().deprecations.push(deprecation);
         }
-        let mut by_opcode: Vec<(&'static str, Rows)> = by_opcode.into_iter().collect();
-        by_opcode.sort_unstable_by_key(|(opcode, _)| *opcode);
-        Gate { header, compile_sm, by_opcode }
+        let opcode_sketch = by_opcode.keys().fold(0, |bits, opcode| bits | opcode_sketch(opcode));
+        Gate { header, compile_sm, by_opcode, opcode_sketch }
     }
 
     fn rows(&self, opcode: &str) -> Option<&Rows> {
-        let index = self.by_opcode.binary_search_by(|(candidate, _)| (*candidate).cmp(opcode)).ok()?;
-        Some(&self.by_opcode[index].1)
+        if self.opcode_sketch & opcode_sketch(opcode) == 0 {
+            return None;
+        }
+        self.by_opcode.get(opcode)
     }
 
     fn check_block(&self, block: &ast::Block, diagnostics: &mut Vec<Diagnostic>) {
@@ -95,34 +99,40 @@ impl<'header> Gate<'header> {
 
     fn check_instruction(&self, instruction: &ast::Instruction, diagnostics: &mut Vec<Diagnostic>) {
         let Some(rows) = self.rows(instruction.opcode.node.as_str()) else { return };
-        let applying = || rows.requirements.iter().filter(|requirement| applies(requirement, instruction));
+        // One pass over the rows that apply, keeping the newest of each kind (the last of equals,
+        // as `max_by_key` would): `applies` compares modifiers, the costly part.
+        let mut newest_version = None;
+        let mut newest_target = None;
+        let mut newest_compiled = None;
+        // Forms that the `.target` already fails are reported as such, not again for `compile_sm`.
+        let allowed_by_target = |sm: u32| self.header.sm.is_none_or(|declared| sm <= declared);
+        for requirement in rows.requirements.iter().filter(|requirement| applies(requirement, instruction)) {
+            if let Some(version) = requirement.version.filter(|version| *version > self.header.version) {
+                if newest_version.is_none_or(|(newest, _)| version >= newest) {
+                    newest_version = Some((version, *requirement));
+                }
+            }
+            let Some(sm) = requirement.sm else { continue };
+            if self.header.sm.is_some_and(|declared| sm > declared)
+                && newest_target.is_none_or(|(newest, _)| sm >= newest)
+            {
+                newest_target = Some((sm, *requirement));
+            }
+            if self.compile_sm.is_some_and(|compiled| sm > compiled && allowed_by_target(sm))
+                && newest_compiled.is_none_or(|(newest, _)| sm >= newest)
+            {
+                newest_compiled = Some((sm, *requirement));
+            }
+        }
         let span = spelling_span(instruction);
-        let newest_version = applying()
-            .filter_map(|requirement| Some((requirement.version?, *requirement)))
-            .filter(|(version, _)| *version > self.header.version)
-            .max_by_key(|(version, _)| *version);
         if let Some((version, requirement)) = newest_version {
             diagnostics.push(self.version_error(instruction, span, version, requirement));
         }
-        if let Some(declared) = self.header.sm {
-            let newest_target = applying()
-                .filter_map(|requirement| Some((requirement.sm?, *requirement)))
-                .filter(|(sm, _)| *sm > declared)
-                .max_by_key(|(sm, _)| *sm);
-            if let Some((sm, requirement)) = newest_target {
-                diagnostics.push(self.target_error(instruction, span, sm, declared, requirement));
-            }
+        if let (Some((sm, requirement)), Some(declared)) = (newest_target, self.header.sm) {
+            diagnostics.push(self.target_error(instruction, span, sm, declared, requirement));
         }
-        if let Some(compiled) = self.compile_sm {
-            // Forms that the `.target` already fails were reported just above.
-            let allowed_by_target = |sm: u32| self.header.sm.is_none_or(|declared| sm <= declared);
-            let newest = applying()
-                .filter_map(|requirement| Some((requirement.sm?, *requirement)))
-                .filter(|(sm, _)| *sm > compiled && allowed_by_target(*sm))
-                .max_by_key(|(sm, _)| *sm);
-            if let Some((sm, requirement)) = newest {
-                diagnostics.push(self.compiled_architecture_error(instruction, span, sm, compiled, requirement));
-            }
+        if let (Some((sm, requirement)), Some(compiled)) = (newest_compiled, self.compile_sm) {
+            diagnostics.push(self.compiled_architecture_error(instruction, span, sm, compiled, requirement));
         }
         for deprecation in &rows.deprecations {
             if !instruction.modifiers.iter().any(|modifier| modifier.node == deprecation.missing) {
@@ -284,6 +294,12 @@ fn is_indirect_call(instruction: &ast::Instruction) -> bool {
     let callee = usize::from(operands.first().is_some_and(|operand| matches!(operand.kind, OperandKind::List(_))));
     operands.len() > callee + 1
         && operands.last().is_some_and(|operand| matches!(operand.kind, OperandKind::Name { member: None, .. }))
+}
+
+/// One of 64 bits for an opcode, from its length and first byte: equal opcodes have equal bits.
+fn opcode_sketch(opcode: &str) -> u64 {
+    let first = opcode.as_bytes().first().copied().unwrap_or(0);
+    1 << ((u32::from(first) * 7 + opcode.len() as u32) % 64)
 }
 
 /// `::cta` matches any modifier ending in it (`shared::cta`); other patterns match exactly.

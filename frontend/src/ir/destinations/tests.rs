@@ -41,7 +41,7 @@ fn written(body: &str) -> Vec<String> {
             let name = &function.variable(index).name;
             match destination.member {
                 Some(member) => format!("{name}.{}", ["x", "y", "z", "w"][member as usize]),
-                None => name.clone(),
+                None => name.to_string(),
             }
         })
         .collect()
