@@ -130,6 +130,11 @@ pub(super) struct StateLayout {
     /// For each region, the one wait point (or `DONE`) that all its paths reach, if there is
     /// one: its loop then needs no `current` per thread.
     pub(super) exits: Vec<Option<u32>>,
+    /// The compiler's per-thread slots after the exchange fields, as (offset, bytes per thread).
+    pub(super) slots: Vec<(u64, u64)>,
+    /// Whether the step may run on a warp's private copy of the state: no alloca's address
+    /// escapes, so no pointer into the state outlives the region that computed it.
+    pub(super) relocatable: bool,
 }
 
 /// The rewrite of [`build`]: moves `body`'s blocks into `step` and turns it into the step
@@ -353,23 +358,39 @@ pub(super) unsafe fn rewrite(
             LLVMAddCase(switch, LLVMConstInt(i32, index as u64 + 1, 0), resume);
         }
 
-        let (bytes_per_thread, bytes_per_block) =
-            move_to_state(builder, step, step_entry, &region_starts, data_layout, &mut private_addresses);
+        let all_starts: Vec<LLVMBasicBlockRef> = std::iter::once(start).chain(region_starts.iter().copied()).collect();
+        let moved = move_to_state(builder, step, step_entry, &all_starts, data_layout, &mut private_addresses);
         mark_private_state(context, step, &private_addresses);
         LLVMDisposeBuilder(builder);
-        let exits =
-            std::iter::once(start).chain(region_starts.iter().copied()).map(|block| single_exit(block)).collect();
-        StateLayout { bytes_per_thread, bytes_per_block, wait_points, exits }
+        let exits = all_starts.iter().map(|&block| single_exit(block)).collect();
+        StateLayout {
+            bytes_per_thread: moved.bytes_per_thread,
+            bytes_per_block: moved.bytes_per_block,
+            wait_points,
+            exits,
+            slots: moved.slots,
+            relocatable: moved.relocatable,
+        }
     }
 }
 
-/// Moves the allocas that must survive a wait into the per-thread state; returns the bytes of
-/// state per thread.
+/// What [`move_to_state`] made of the allocas.
+struct MovedState {
+    bytes_per_thread: u64,
+    bytes_per_block: u64,
+    /// See [`StateLayout::slots`].
+    slots: Vec<(u64, u64)>,
+    /// No alloca's address escapes (see [`StateLayout::relocatable`]).
+    relocatable: bool,
+}
+
+/// Moves the allocas that must survive a wait into the per-thread state.
 ///
 /// # Safety
 ///
 /// `step` is the step function being built, `entry` its entry block holding every alloca,
-/// `region_starts` the continuations of its waits.
+/// `region_starts` the start of each region (the body's start, then the continuations of its
+/// waits).
 unsafe fn move_to_state(
     builder: LLVMBuilderRef,
     step: LLVMValueRef,
@@ -377,7 +398,7 @@ unsafe fn move_to_state(
     region_starts: &[LLVMBasicBlockRef],
     data_layout: llvm_sys::target::LLVMTargetDataRef,
     private_addresses: &mut HashSet<LLVMValueRef>,
-) -> (u64, u64) {
+) -> MovedState {
     // SAFETY: per the contract.
     unsafe {
         let allocas: Vec<LLVMValueRef> = instructions(entry)
@@ -454,7 +475,8 @@ unsafe fn move_to_state(
                 }
             }
         }
-        for resume in region_starts {
+        // Region 0 starts with nothing from an earlier region.
+        for resume in &region_starts[1..] {
             let live = &live_in[block_index[resume]];
             for (index, flag) in to_state.iter_mut().enumerate() {
                 *flag |= live[index / 64] & (1 << (index % 64)) != 0;
@@ -482,8 +504,10 @@ unsafe fn move_to_state(
         let (uniform_slots, chosen): (Vec<_>, Vec<_>) =
             chosen.into_iter().partition(|&(alloca, _, _, private)| private && uniform.single_store(alloca));
         let mut offset = work_item_state::SLOTS;
+        let mut slots = Vec::new();
         for (alloca, size, align, private) in chosen {
             offset = offset.next_multiple_of(align);
+            slots.push((offset, size));
             for user in users(alloca) {
                 LLVMPositionBuilderBefore(builder, user);
                 let address = state_address(builder, step, offset, size);
@@ -508,7 +532,12 @@ unsafe fn move_to_state(
             LLVMInstructionEraseFromParent(alloca);
             block_offset += size;
         }
-        (bytes_per_thread, block_offset.next_multiple_of(8))
+        MovedState {
+            bytes_per_thread,
+            bytes_per_block: block_offset.next_multiple_of(8),
+            slots,
+            relocatable: !escapes.contains(&true),
+        }
     }
 }
 
