@@ -24,7 +24,9 @@
 //! sees a plain loop; and one loop, for the runtime's general path, over the threads whose
 //! `selected` entry is set. The block entry `NAME(params, context)` hands `NAME.regions` and the
 //! bytes of state per thread to `ptxr_run_work_item_block`, which completes each wait between
-//! regions (`ptxr_runtime::cooperative::work_items`).
+//! regions (`ptxr_runtime::cooperative::work_items`). Regions that end at a collective of whole
+//! warps with constant operands run as warp chains instead, one warp at a time on a copy of its
+//! state (`warps.rs`).
 //!
 //! The rewrite works on the LLVM C API, as `resumable.rs` does: moving blocks to another
 //! function, splitting them and demoting values need calls inkwell does not wrap.
