@@ -221,7 +221,7 @@ pub(super) fn region_function<'ctx>(
                 warps::ChainEnd::Region(next) => cases[next as usize].1,
             };
             builder.position_at_end(block);
-            chain_site.build(chain, completions, exits, after, &lane_step)?;
+            chain_site.build(chain, completions, exits, &layout.shapes, after, &lane_step)?;
         }
     }
     let fields = StateFields { state, threads };

@@ -130,6 +130,8 @@ pub(super) struct StateLayout {
     /// For each region, the one wait point (or `DONE`) that all its paths reach, if there is
     /// one: its loop then needs no `current` per thread.
     pub(super) exits: Vec<Option<u32>>,
+    /// For each region, what LLVM can always do with a loop over it ([`RegionShape`]).
+    pub(super) shapes: Vec<RegionShape>,
     /// The compiler's per-thread slots after the exchange fields, as (offset, bytes per thread).
     pub(super) slots: Vec<(u64, u64)>,
     /// Whether the step may run on a warp's private copy of the state: no alloca's address
@@ -363,12 +365,14 @@ pub(super) unsafe fn rewrite(
         mark_private_state(context, step, &private_addresses);
         LLVMDisposeBuilder(builder);
         let exits = all_starts.iter().map(|&block| single_exit(block)).collect();
+        let shapes = all_starts.iter().map(|&block| region_shape(step, block)).collect();
         StateLayout {
             bytes_per_thread: moved.bytes_per_thread,
             bytes_per_block: moved.bytes_per_block,
             wait_points,
             exits,
             slots: moved.slots,
+            shapes,
             relocatable: moved.relocatable,
         }
     }
@@ -679,6 +683,110 @@ impl Uniformity {
             }
             false
         }
+    }
+}
+
+/// How a warp chain may ask LLVM to transform its loop over a region's 32 lanes, from the
+/// region's code (what is reachable from its start): hints that LLVM reports when it cannot
+/// follow them, on stderr, so they are given only where it always can.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct RegionShape {
+    /// One path of plain scalar operations (integers, floats, pointers; no calls, atomics,
+    /// fences or volatile accesses) whose only stores are to the state and private allocas: a
+    /// loop over it vectorises at any width, with no run-time overlap checks.
+    pub(super) vectorisable: bool,
+    /// No cycles, at most [`UNROLLED_INSTRUCTIONS_LIMIT`] instructions, and calls to LLVM
+    /// intrinsics only: a loop of 32 iterations over it unrolls fully within LLVM's limit.
+    pub(super) unrollable: bool,
+}
+
+/// The largest region whose lane loop a warp chain asks LLVM to unroll fully (32 copies).
+const UNROLLED_INSTRUCTIONS_LIMIT: usize = 64;
+
+/// The [`RegionShape`] of the region that starts at `start`.
+///
+/// # Safety
+///
+/// `start` is a block of the step function.
+unsafe fn region_shape(step: LLVMValueRef, start: LLVMBasicBlockRef) -> RegionShape {
+    use llvm_sys::LLVMTypeKind::*;
+    // SAFETY: per the contract.
+    unsafe {
+        let state = LLVMGetParam(step, step_parameter::STATE);
+        // The state, or a private alloca (which LLVM promotes to a register once the step is
+        // inlined).
+        let state_address = |address: LLVMValueRef| {
+            !LLVMIsAAllocaInst(address).is_null()
+                || (!LLVMIsAGetElementPtrInst(address).is_null() && LLVMGetOperand(address, 0) == state)
+        };
+        let mut shape = RegionShape { vectorisable: true, unrollable: true };
+        let mut instruction_count = 0;
+        // Depth-first, to find cycles: blocks on the current path are `open`.
+        let mut open = HashSet::new();
+        let mut finished = HashSet::new();
+        let mut pending = vec![(start, false)];
+        while let Some((block, leaving)) = pending.pop() {
+            if leaving {
+                open.remove(&block);
+                finished.insert(block);
+                continue;
+            }
+            if finished.contains(&block) {
+                continue;
+            }
+            open.insert(block);
+            pending.push((block, true));
+            for instruction in instructions(block) {
+                instruction_count += 1;
+                let plain_type = matches!(
+                    LLVMGetTypeKind(LLVMTypeOf(instruction)),
+                    LLVMVoidTypeKind
+                        | LLVMIntegerTypeKind
+                        | LLVMFloatTypeKind
+                        | LLVMDoubleTypeKind
+                        | LLVMHalfTypeKind
+                        | LLVMPointerTypeKind
+                );
+                shape.vectorisable &= plain_type;
+                match LLVMGetInstructionOpcode(instruction) {
+                    LLVMOpcode::LLVMCall => {
+                        shape.vectorisable = false;
+                        let callee = LLVMGetCalledValue(instruction);
+                        let intrinsic = !LLVMIsAFunction(callee).is_null() && LLVMGetIntrinsicID(callee) != 0;
+                        shape.unrollable &= intrinsic;
+                    }
+                    LLVMOpcode::LLVMAtomicRMW
+                    | LLVMOpcode::LLVMAtomicCmpXchg
+                    | LLVMOpcode::LLVMFence
+                    | LLVMOpcode::LLVMSwitch
+                    | LLVMOpcode::LLVMIndirectBr
+                    | LLVMOpcode::LLVMUnreachable
+                    | LLVMOpcode::LLVMPHI => shape.vectorisable = false,
+                    LLVMOpcode::LLVMLoad => shape.vectorisable &= LLVMGetVolatile(instruction) == 0,
+                    LLVMOpcode::LLVMStore => {
+                        shape.vectorisable &=
+                            LLVMGetVolatile(instruction) == 0 && state_address(LLVMGetOperand(instruction, 1));
+                    }
+                    LLVMOpcode::LLVMBr => shape.vectorisable &= LLVMIsConditional(instruction) == 0,
+                    _ => {}
+                }
+            }
+            let terminator = LLVMGetBasicBlockTerminator(block);
+            if terminator.is_null() {
+                return RegionShape::default();
+            }
+            for index in 0..LLVMGetNumSuccessors(terminator) {
+                let next = LLVMGetSuccessor(terminator, index);
+                if open.contains(&next) {
+                    shape.unrollable = false;
+                    shape.vectorisable = false;
+                } else if !finished.contains(&next) {
+                    pending.push((next, false));
+                }
+            }
+        }
+        shape.unrollable &= instruction_count <= UNROLLED_INSTRUCTIONS_LIMIT;
+        shape
     }
 }
 

@@ -28,6 +28,7 @@ use llvm_sys::core::*;
 use llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
 use ptxr_runtime::abi::{warp_collective, work_item_state};
 
+use super::step::RegionShape;
 use super::Completion;
 use crate::cpu::llvm_error;
 use crate::{Site, Unsupported};
@@ -127,6 +128,7 @@ impl<'ctx> ChainSite<'_, 'ctx> {
         chain: &Chain,
         completions: &[Completion],
         exits: &[Option<u32>],
+        shapes: &[RegionShape],
         after: BasicBlock<'ctx>,
         call_step: &StepCall<'_, 'ctx>,
     ) -> Result<(), Unsupported> {
@@ -144,7 +146,7 @@ impl<'ctx> ChainSite<'_, 'ctx> {
             let x = builder.build_left_shift(column, five, "warp.x").map_err(llvm_error)?;
             self.copy(first, copy_in, true)?;
             for &region in &chain.regions {
-                lane_loop(site, self.function, |lane| {
+                lane_loop(site, self.function, shapes[region as usize], |lane| {
                     let lane_x = builder.build_or(x, lane, "tid.x").map_err(llvm_error)?;
                     call_step(region, [lane_x, y, z], lane, self.buffer, lanes)
                 })?;
@@ -299,11 +301,12 @@ fn set_alignment(instruction: llvm_sys::prelude::LLVMValueRef, bytes: u32) {
     unsafe { LLVMSetAlignment(instruction, bytes) };
 }
 
-/// `for lane < 32 { body(lane) }` from the builder's block, marked for vectorisation 32 wide
-/// (one vector iteration per warp, which LLVM then unrolls away); the builder ends after it.
+/// `for lane < 32 { body(lane) }` from the builder's block, with what LLVM may do with it
+/// (`shape`); the builder ends after it.
 fn lane_loop<'ctx>(
     site: &Site<'_, 'ctx>,
     function: FunctionValue<'ctx>,
+    shape: RegionShape,
     mut body: impl FnMut(IntValue<'ctx>) -> Result<(), Unsupported>,
 ) -> Result<(), Unsupported> {
     let context = site.context;
@@ -324,23 +327,34 @@ fn lane_loop<'ctx>(
         .map_err(llvm_error)?;
     let branch = builder.build_conditional_branch(more, header, after).map_err(llvm_error)?;
     index.add_incoming(&[(&i32_type.const_zero(), start), (&next, latch)]);
-    // SAFETY: metadata of this context on the loop's latch branch; the loop identifier refers
-    // to itself, as LLVM's loop metadata must.
-    unsafe {
-        let raw = context.raw();
-        let string = |text: &str| LLVMMDStringInContext2(raw, text.as_ptr().cast(), text.len());
-        let integer = |value: u64| LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(raw), value, 0));
-        let mut width = [string("llvm.loop.vectorize.width"), integer(WARP_LANES)];
-        let width = LLVMMDNodeInContext2(raw, width.as_mut_ptr(), 2);
-        let mut enable =
-            [string("llvm.loop.vectorize.enable"), LLVMValueAsMetadata(LLVMConstInt(LLVMInt1TypeInContext(raw), 1, 0))];
-        let enable = LLVMMDNodeInContext2(raw, enable.as_mut_ptr(), 2);
-        let placeholder = LLVMTemporaryMDNode(raw, std::ptr::null_mut(), 0);
-        let mut operands = [placeholder, width, enable];
-        let identifier = LLVMMDNodeInContext2(raw, operands.as_mut_ptr(), 3);
-        LLVMMetadataReplaceAllUsesWith(placeholder, identifier);
-        let kind = LLVMGetMDKindIDInContext(raw, c"llvm.loop".as_ptr(), "llvm.loop".len() as u32);
-        LLVMSetMetadata(branch.as_value_ref(), kind, LLVMMetadataAsValue(raw, identifier));
+    // Vectorised 32 wide, a loop of 32 iterations becomes one vector iteration; unrolled fully,
+    // 32 copies. Either way every access to the warp's copy of the state has a constant offset,
+    // and LLVM keeps the copy in registers. A loop that can take neither hint gets none, and
+    // LLVM treats it as any loop.
+    let hint = if shape.vectorisable {
+        Some(("llvm.loop.vectorize.width", Some(WARP_LANES)))
+    } else if shape.unrollable {
+        Some(("llvm.loop.unroll.full", None))
+    } else {
+        None
+    };
+    if let Some((name, value)) = hint {
+        // SAFETY: metadata of this context on the loop's latch branch; the loop identifier
+        // refers to itself, as LLVM's loop metadata must.
+        unsafe {
+            let raw = context.raw();
+            let mut operands = vec![LLVMMDStringInContext2(raw, name.as_ptr().cast(), name.len())];
+            if let Some(value) = value {
+                operands.push(LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(raw), value, 0)));
+            }
+            let hint = LLVMMDNodeInContext2(raw, operands.as_mut_ptr(), operands.len());
+            let placeholder = LLVMTemporaryMDNode(raw, std::ptr::null_mut(), 0);
+            let mut operands = [placeholder, hint];
+            let identifier = LLVMMDNodeInContext2(raw, operands.as_mut_ptr(), 2);
+            LLVMMetadataReplaceAllUsesWith(placeholder, identifier);
+            let kind = LLVMGetMDKindIDInContext(raw, c"llvm.loop".as_ptr(), "llvm.loop".len() as u32);
+            LLVMSetMetadata(branch.as_value_ref(), kind, LLVMMetadataAsValue(raw, identifier));
+        }
     }
     builder.position_at_end(after);
     Ok(())
