@@ -204,10 +204,6 @@ unsafe fn run(
     let threads = exchange.threads;
     current.clear();
     current.resize(threads, 0);
-    selected.clear();
-    selected.resize(threads, 0);
-    ready.clear();
-    ready.resize(threads, false);
     let mut block: Option<Block> = None;
     // SAFETY (every call of `regions` below): per the contract; `current` and `selected` hold
     // one entry per thread.
@@ -226,7 +222,16 @@ unsafe fn run(
                 continue;
             }
         }
-        let block = block.get_or_insert_with(|| Block::new(threads));
+        // The general path's vectors are set up only when a block first needs it: most blocks
+        // complete every wait in the compiled loops, and clearing them was a noticeable part of
+        // a short block's time.
+        let block = block.get_or_insert_with(|| {
+            selected.clear();
+            selected.resize(threads, 0);
+            ready.clear();
+            ready.resize(threads, false);
+            Block::new(threads)
+        });
         for (thread, lane) in block.lanes.iter_mut().enumerate() {
             // SAFETY: no thread runs; a thread that is not done has deposited its wait.
             let point = current[thread];
