@@ -11,7 +11,7 @@
 mod baseline;
 mod workload;
 
-pub use workload::{run_ptxr, Measurement, Output, Workload, WORKLOADS};
+pub use workload::{launch_ptxr, run_ptxr, write_inputs, Measurement, Output, Workload, WORKLOADS};
 
 /// Worker threads for the hand-written versions: the runtime runs one worker per core.
 pub fn worker_count() -> usize {

@@ -277,10 +277,24 @@ fn histogram(scale: f64) -> Measurement {
 /// outputs through files, as `ptxr run --dump-dir` does with large buffers) and returns the
 /// output buffer and the grid's time as the runtime reports it (`elapsed_ms`).
 pub fn run_ptxr(measurement: &Measurement, scratch: &Path) -> Result<Output, String> {
-    let mut buffers = serde_json::Map::new();
+    write_inputs(measurement, scratch)?;
+    launch_ptxr(measurement, scratch)
+}
+
+/// Writes the measurement's buffers into `scratch`, where [`launch_ptxr`] reads them.
+pub fn write_inputs(measurement: &Measurement, scratch: &Path) -> Result<(), String> {
     for buffer in &measurement.buffers {
         let file = format!("{}.in", buffer.name);
         std::fs::write(scratch.join(&file), &buffer.bytes).map_err(|error| format!("{file}: {error}"))?;
+    }
+    Ok(())
+}
+
+/// [`run_ptxr`] with the inputs already in `scratch` ([`write_inputs`]).
+pub fn launch_ptxr(measurement: &Measurement, scratch: &Path) -> Result<Output, String> {
+    let mut buffers = serde_json::Map::new();
+    for buffer in &measurement.buffers {
+        let file = format!("{}.in", buffer.name);
         buffers.insert(buffer.name.to_string(), serde_json::json!({ "type": buffer.element, "file": file }));
     }
     let arguments: Vec<serde_json::Value> = measurement

@@ -24,7 +24,9 @@
 //! sees a plain loop; and one loop, for the runtime's general path, over the threads whose
 //! `selected` entry is set. The block entry `NAME(params, context)` hands `NAME.regions` and the
 //! bytes of state per thread to `ptxr_run_work_item_block`, which completes each wait between
-//! regions (`ptxr_runtime::cooperative::work_items`).
+//! regions (`ptxr_runtime::cooperative::work_items`). Regions that end at a collective of whole
+//! warps with constant operands run as warp chains instead, one warp at a time on a copy of its
+//! state (`warps.rs`).
 //!
 //! The rewrite works on the LLVM C API, as `resumable.rs` does: moving blocks to another
 //! function, splitting them and demoting values need calls inkwell does not wrap.
@@ -47,6 +49,7 @@ mod iteration_major;
 mod regions;
 mod round_loops;
 mod step;
+mod warps;
 
 pub use iteration_major::build_iteration_major;
 
@@ -136,12 +139,13 @@ unsafe fn completion(call: LLVMValueRef, kind: WaitKind) -> Completion {
     }
 }
 
-/// The waits of `function` in block order, or `None` when the loops cannot express them.
+/// The waits of `function` in block order and its instruction count, or `None` when the loops
+/// cannot express them.
 ///
 /// # Safety
 ///
 /// `function` is a defined function.
-unsafe fn waits_of(function: LLVMValueRef) -> Option<Vec<(LLVMValueRef, WaitKind)>> {
+unsafe fn waits_of(function: LLVMValueRef) -> Option<(Vec<(LLVMValueRef, WaitKind)>, usize)> {
     let mut waits = Vec::new();
     let mut instruction_count: usize = 0;
     let entry = blocks(function).first().copied();
@@ -186,7 +190,7 @@ unsafe fn waits_of(function: LLVMValueRef) -> Option<Vec<(LLVMValueRef, WaitKind
     if instruction_count.saturating_mul(waits.len() + 2) > COPIED_INSTRUCTIONS_LIMIT {
         return None;
     }
-    Some(waits)
+    Some((waits, instruction_count))
 }
 
 /// Builds the work-item loops of kernel `name`, whose body is `site.function` (see the module
@@ -198,7 +202,9 @@ pub fn build<'ctx>(
 ) -> Result<WorkItemForm, Unsupported> {
     let body = site.function;
     // SAFETY: `body` is the kernel's defined body.
-    let Some(waits) = (unsafe { waits_of(body.as_value_ref()) }) else { return Ok(WorkItemForm::Unsuitable) };
+    let Some((waits, instruction_count)) = (unsafe { waits_of(body.as_value_ref()) }) else {
+        return Ok(WorkItemForm::Unsuitable);
+    };
     if waits.is_empty() {
         return Ok(WorkItemForm::Independent);
     }
@@ -228,7 +234,9 @@ pub fn build<'ctx>(
     // SAFETY: `body` and `step` belong to the module; the rewrite keeps every block terminated.
     let layout =
         unsafe { rewrite(site.module.as_mut_ptr(), body.as_value_ref(), step.as_value_ref(), &waits, &completions) };
-    region_function(site, name, parameters, step, &layout.exits, &completions)?;
+    // A warp chain copies its regions once more.
+    let warp_chains = instruction_count.saturating_mul(2 * waits.len() + 2) <= COPIED_INSTRUCTIONS_LIMIT;
+    region_function(site, name, parameters, step, &layout, &completions, warp_chains)?;
     block_entry(site, name, &layout)?;
     Ok(WorkItemForm::Loops)
 }

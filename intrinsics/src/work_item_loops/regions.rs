@@ -12,7 +12,7 @@ use ptxr_frontend::vocabulary::Dimension;
 use ptxr_runtime::abi::{barrier_operation, block_context_field, runtime_function, warp_collective, work_item_state};
 
 use super::step::StateLayout;
-use super::Completion;
+use super::{warps, Completion};
 use crate::cpu::llvm_error;
 use crate::declare::call_function;
 use crate::{KernelParameters, Site, Unsupported};
@@ -24,9 +24,11 @@ pub(super) fn region_function<'ctx>(
     name: &str,
     parameters: &KernelParameters<'ctx>,
     step: FunctionValue<'ctx>,
-    exits: &[Option<u32>],
+    layout: &StateLayout,
     completions: &[Completion],
+    warp_chains: bool,
 ) -> Result<(), Unsupported> {
+    let exits = &layout.exits;
     let context = site.context;
     let builder = site.builder;
     let i32_type = context.i32_type();
@@ -84,7 +86,12 @@ pub(super) fn region_function<'ctx>(
     let is_general = builder.build_is_not_null(selected, "").map_err(llvm_error)?;
     builder.build_conditional_branch(is_general, general, all).map_err(llvm_error)?;
 
-    let call_step = |region: IntValue<'ctx>, thread: [IntValue<'ctx>; 3], linear: IntValue<'ctx>, record: bool| {
+    let call_step_on = |region: IntValue<'ctx>,
+                        thread: [IntValue<'ctx>; 3],
+                        linear: IntValue<'ctx>,
+                        record: bool,
+                        state: PointerValue<'ctx>,
+                        threads: IntValue<'ctx>| {
         let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![
             region.into(),
             context_pointer.into(),
@@ -109,6 +116,33 @@ pub(super) fn region_function<'ctx>(
         }
         Ok::<(), Unsupported>(())
     };
+    let call_step = |region: IntValue<'ctx>, thread: [IntValue<'ctx>; 3], linear: IntValue<'ctx>, record: bool| {
+        call_step_on(region, thread, linear, record, state, threads)
+    };
+    // The regions that start a warp chain, and the copy of a warp's state they run on (in the
+    // entry, before its branch).
+    let entry_branch = entry.get_terminator().ok_or_else(|| llvm_error("regions"))?;
+    builder.position_before(&entry_branch);
+    let bytes = layout.bytes_per_thread * warps::WARP_LANES + layout.bytes_per_block;
+    let chains = if warp_chains && layout.relocatable && bytes <= warps::COPY_BYTES_LIMIT {
+        warps::chains(exits, completions)
+    } else {
+        Vec::new()
+    };
+    let buffer = if chains.is_empty() {
+        None
+    } else {
+        let buffer = builder.build_alloca(i8_type.array_type(bytes.max(1) as u32), "warp.state").map_err(llvm_error)?;
+        // SAFETY: `buffer` is an alloca.
+        unsafe { LLVMSetAlignment(buffer.as_value_ref(), 64) };
+        Some(buffer)
+    };
+    let whole_warp_rows = {
+        let lanes = builder.build_and(sizes[0], i32_type.const_int(31, false), "").map_err(llvm_error)?;
+        builder
+            .build_int_compare(IntPredicate::EQ, lanes, i32_type.const_zero(), "whole_warp_rows")
+            .map_err(llvm_error)?
+    };
 
     // Every thread: one loop nest per region, the region a constant. After each, when every
     // thread waits at the same wait point and the wait completes here, its region follows.
@@ -118,18 +152,31 @@ pub(super) fn region_function<'ctx>(
     // loop goes to `exit.r`, which completes that wait or fills `current` for the runtime.
     let mut cases = Vec::new();
     let mut single_exits = Vec::new();
+    let mut exit_blocks = Vec::new();
+    let mut chain_blocks = Vec::new();
     for (index, exit) in exits.iter().enumerate() {
         let block = context.append_basic_block(function, &format!("region.{index}"));
         cases.push((i32_type.const_int(index as u64, false), block));
         builder.position_at_end(block);
+        if let Some(chain) = chains.iter().find(|chain| chain.regions[0] == index as u32) {
+            let warps = context.append_basic_block(function, &format!("warps.{index}"));
+            let loops = context.append_basic_block(function, &format!("threads.{index}"));
+            builder.build_conditional_branch(whole_warp_rows, warps, loops).map_err(llvm_error)?;
+            chain_blocks.push((chain, warps));
+            builder.position_at_end(loops);
+        }
         let constant = i32_type.const_int(index as u64, false);
         let after = match exit {
             Some(exit) => {
                 let after = context.append_basic_block(function, &format!("exit.{index}"));
                 single_exits.push((after, *exit));
+                exit_blocks.push(Some(after));
                 after
             }
-            None => dispatch,
+            None => {
+                exit_blocks.push(None);
+                dispatch
+            }
         };
         thread_loops(site, function, sizes, after, |thread, linear| {
             call_step(constant, thread, linear, exit.is_none())
@@ -137,6 +184,46 @@ pub(super) fn region_function<'ctx>(
     }
     builder.position_at_end(all);
     builder.build_switch(region, done, &cases).map_err(llvm_error)?;
+    if let Some(buffer) = buffer {
+        let mut fields: Vec<(u64, u64)> = vec![
+            (work_item_state::RESULT, 8),
+            (work_item_state::A, 8),
+            (work_item_state::KIND, 4),
+            (work_item_state::MASK, 4),
+            (work_item_state::B, 4),
+            (work_item_state::C, 4),
+        ];
+        fields.extend(layout.slots.iter().copied());
+        let chain_site = warps::ChainSite {
+            site: &region_site,
+            function,
+            state,
+            threads,
+            sizes,
+            buffer,
+            bytes_per_thread: layout.bytes_per_thread,
+            bytes_per_block: layout.bytes_per_block,
+            fields,
+        };
+        let lane_step = |region: u32,
+                         thread: [IntValue<'ctx>; 3],
+                         lane: IntValue<'ctx>,
+                         state: PointerValue<'ctx>,
+                         lanes: IntValue<'ctx>| {
+            call_step_on(i32_type.const_int(u64::from(region), false), thread, lane, false, state, lanes)
+        };
+        for (chain, block) in chain_blocks {
+            let after = match chain.end {
+                warps::ChainEnd::Exit(_) => {
+                    let last = *chain.regions.last().ok_or_else(|| llvm_error("warp chain"))?;
+                    exit_blocks[last as usize].ok_or_else(|| llvm_error("warp chain exit"))?
+                }
+                warps::ChainEnd::Region(next) => cases[next as usize].1,
+            };
+            builder.position_at_end(block);
+            chain_site.build(chain, completions, exits, &layout.shapes, after, &lane_step)?;
+        }
+    }
     let fields = StateFields { state, threads };
     let completing = complete_in_loops(site, function, &fields, current, done, dispatch, &cases, completions)?;
     let mut fills: HashMap<u32, inkwell::basic_block::BasicBlock<'ctx>> = HashMap::new();
@@ -248,7 +335,7 @@ impl<'ctx> StateFields<'ctx> {
 
 /// `for index < count { body(index) }` from the builder's block (`count` at least 1); the builder
 /// ends in the block after the loop.
-fn counted_loop<'ctx>(
+pub(super) fn counted_loop<'ctx>(
     site: &Site<'_, 'ctx>,
     function: FunctionValue<'ctx>,
     count: IntValue<'ctx>,
@@ -511,7 +598,7 @@ fn complete_in_loops<'ctx>(
 
 /// `for z < ntid.z { for y < ntid.y { for x < ntid.x { body(tid, linear) } } }` from the
 /// builder's block, then a branch to `after`. `linear` counts the threads in that order.
-fn thread_loops<'ctx>(
+pub(super) fn thread_loops<'ctx>(
     site: &Site<'_, 'ctx>,
     function: FunctionValue<'ctx>,
     sizes: [IntValue<'ctx>; 3],

@@ -130,6 +130,13 @@ pub(super) struct StateLayout {
     /// For each region, the one wait point (or `DONE`) that all its paths reach, if there is
     /// one: its loop then needs no `current` per thread.
     pub(super) exits: Vec<Option<u32>>,
+    /// For each region, what LLVM can always do with a loop over it ([`RegionShape`]).
+    pub(super) shapes: Vec<RegionShape>,
+    /// The compiler's per-thread slots after the exchange fields, as (offset, bytes per thread).
+    pub(super) slots: Vec<(u64, u64)>,
+    /// Whether the step may run on a warp's private copy of the state: no alloca's address
+    /// escapes, so no pointer into the state outlives the region that computed it.
+    pub(super) relocatable: bool,
 }
 
 /// The rewrite of [`build`]: moves `body`'s blocks into `step` and turns it into the step
@@ -353,23 +360,41 @@ pub(super) unsafe fn rewrite(
             LLVMAddCase(switch, LLVMConstInt(i32, index as u64 + 1, 0), resume);
         }
 
-        let (bytes_per_thread, bytes_per_block) =
-            move_to_state(builder, step, step_entry, &region_starts, data_layout, &mut private_addresses);
+        let all_starts: Vec<LLVMBasicBlockRef> = std::iter::once(start).chain(region_starts.iter().copied()).collect();
+        let moved = move_to_state(builder, step, step_entry, &all_starts, data_layout, &mut private_addresses);
         mark_private_state(context, step, &private_addresses);
         LLVMDisposeBuilder(builder);
-        let exits =
-            std::iter::once(start).chain(region_starts.iter().copied()).map(|block| single_exit(block)).collect();
-        StateLayout { bytes_per_thread, bytes_per_block, wait_points, exits }
+        let exits = all_starts.iter().map(|&block| single_exit(block)).collect();
+        let shapes = all_starts.iter().map(|&block| region_shape(step, block)).collect();
+        StateLayout {
+            bytes_per_thread: moved.bytes_per_thread,
+            bytes_per_block: moved.bytes_per_block,
+            wait_points,
+            exits,
+            slots: moved.slots,
+            shapes,
+            relocatable: moved.relocatable,
+        }
     }
 }
 
-/// Moves the allocas that must survive a wait into the per-thread state; returns the bytes of
-/// state per thread.
+/// What [`move_to_state`] made of the allocas.
+struct MovedState {
+    bytes_per_thread: u64,
+    bytes_per_block: u64,
+    /// See [`StateLayout::slots`].
+    slots: Vec<(u64, u64)>,
+    /// No alloca's address escapes (see [`StateLayout::relocatable`]).
+    relocatable: bool,
+}
+
+/// Moves the allocas that must survive a wait into the per-thread state.
 ///
 /// # Safety
 ///
 /// `step` is the step function being built, `entry` its entry block holding every alloca,
-/// `region_starts` the continuations of its waits.
+/// `region_starts` the start of each region (the body's start, then the continuations of its
+/// waits).
 unsafe fn move_to_state(
     builder: LLVMBuilderRef,
     step: LLVMValueRef,
@@ -377,7 +402,7 @@ unsafe fn move_to_state(
     region_starts: &[LLVMBasicBlockRef],
     data_layout: llvm_sys::target::LLVMTargetDataRef,
     private_addresses: &mut HashSet<LLVMValueRef>,
-) -> (u64, u64) {
+) -> MovedState {
     // SAFETY: per the contract.
     unsafe {
         let allocas: Vec<LLVMValueRef> = instructions(entry)
@@ -454,7 +479,8 @@ unsafe fn move_to_state(
                 }
             }
         }
-        for resume in region_starts {
+        // Region 0 starts with nothing from an earlier region.
+        for resume in &region_starts[1..] {
             let live = &live_in[block_index[resume]];
             for (index, flag) in to_state.iter_mut().enumerate() {
                 *flag |= live[index / 64] & (1 << (index % 64)) != 0;
@@ -482,8 +508,10 @@ unsafe fn move_to_state(
         let (uniform_slots, chosen): (Vec<_>, Vec<_>) =
             chosen.into_iter().partition(|&(alloca, _, _, private)| private && uniform.single_store(alloca));
         let mut offset = work_item_state::SLOTS;
+        let mut slots = Vec::new();
         for (alloca, size, align, private) in chosen {
             offset = offset.next_multiple_of(align);
+            slots.push((offset, size));
             for user in users(alloca) {
                 LLVMPositionBuilderBefore(builder, user);
                 let address = state_address(builder, step, offset, size);
@@ -508,7 +536,12 @@ unsafe fn move_to_state(
             LLVMInstructionEraseFromParent(alloca);
             block_offset += size;
         }
-        (bytes_per_thread, block_offset.next_multiple_of(8))
+        MovedState {
+            bytes_per_thread,
+            bytes_per_block: block_offset.next_multiple_of(8),
+            slots,
+            relocatable: !escapes.contains(&true),
+        }
     }
 }
 
@@ -650,6 +683,110 @@ impl Uniformity {
             }
             false
         }
+    }
+}
+
+/// How a warp chain may ask LLVM to transform its loop over a region's 32 lanes, from the
+/// region's code (what is reachable from its start): hints that LLVM reports when it cannot
+/// follow them, on stderr, so they are given only where it always can.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct RegionShape {
+    /// One path of plain scalar operations (integers, floats, pointers; no calls, atomics,
+    /// fences or volatile accesses) whose only stores are to the state and private allocas: a
+    /// loop over it vectorises at any width, with no run-time overlap checks.
+    pub(super) vectorisable: bool,
+    /// No cycles, at most [`UNROLLED_INSTRUCTIONS_LIMIT`] instructions, and calls to LLVM
+    /// intrinsics only: a loop of 32 iterations over it unrolls fully within LLVM's limit.
+    pub(super) unrollable: bool,
+}
+
+/// The largest region whose lane loop a warp chain asks LLVM to unroll fully (32 copies).
+const UNROLLED_INSTRUCTIONS_LIMIT: usize = 64;
+
+/// The [`RegionShape`] of the region that starts at `start`.
+///
+/// # Safety
+///
+/// `start` is a block of the step function.
+unsafe fn region_shape(step: LLVMValueRef, start: LLVMBasicBlockRef) -> RegionShape {
+    use llvm_sys::LLVMTypeKind::*;
+    // SAFETY: per the contract.
+    unsafe {
+        let state = LLVMGetParam(step, step_parameter::STATE);
+        // The state, or a private alloca (which LLVM promotes to a register once the step is
+        // inlined).
+        let state_address = |address: LLVMValueRef| {
+            !LLVMIsAAllocaInst(address).is_null()
+                || (!LLVMIsAGetElementPtrInst(address).is_null() && LLVMGetOperand(address, 0) == state)
+        };
+        let mut shape = RegionShape { vectorisable: true, unrollable: true };
+        let mut instruction_count = 0;
+        // Depth-first, to find cycles: blocks on the current path are `open`.
+        let mut open = HashSet::new();
+        let mut finished = HashSet::new();
+        let mut pending = vec![(start, false)];
+        while let Some((block, leaving)) = pending.pop() {
+            if leaving {
+                open.remove(&block);
+                finished.insert(block);
+                continue;
+            }
+            if finished.contains(&block) {
+                continue;
+            }
+            open.insert(block);
+            pending.push((block, true));
+            for instruction in instructions(block) {
+                instruction_count += 1;
+                let plain_type = matches!(
+                    LLVMGetTypeKind(LLVMTypeOf(instruction)),
+                    LLVMVoidTypeKind
+                        | LLVMIntegerTypeKind
+                        | LLVMFloatTypeKind
+                        | LLVMDoubleTypeKind
+                        | LLVMHalfTypeKind
+                        | LLVMPointerTypeKind
+                );
+                shape.vectorisable &= plain_type;
+                match LLVMGetInstructionOpcode(instruction) {
+                    LLVMOpcode::LLVMCall => {
+                        shape.vectorisable = false;
+                        let callee = LLVMGetCalledValue(instruction);
+                        let intrinsic = !LLVMIsAFunction(callee).is_null() && LLVMGetIntrinsicID(callee) != 0;
+                        shape.unrollable &= intrinsic;
+                    }
+                    LLVMOpcode::LLVMAtomicRMW
+                    | LLVMOpcode::LLVMAtomicCmpXchg
+                    | LLVMOpcode::LLVMFence
+                    | LLVMOpcode::LLVMSwitch
+                    | LLVMOpcode::LLVMIndirectBr
+                    | LLVMOpcode::LLVMUnreachable
+                    | LLVMOpcode::LLVMPHI => shape.vectorisable = false,
+                    LLVMOpcode::LLVMLoad => shape.vectorisable &= LLVMGetVolatile(instruction) == 0,
+                    LLVMOpcode::LLVMStore => {
+                        shape.vectorisable &=
+                            LLVMGetVolatile(instruction) == 0 && state_address(LLVMGetOperand(instruction, 1));
+                    }
+                    LLVMOpcode::LLVMBr => shape.vectorisable &= LLVMIsConditional(instruction) == 0,
+                    _ => {}
+                }
+            }
+            let terminator = LLVMGetBasicBlockTerminator(block);
+            if terminator.is_null() {
+                return RegionShape::default();
+            }
+            for index in 0..LLVMGetNumSuccessors(terminator) {
+                let next = LLVMGetSuccessor(terminator, index);
+                if open.contains(&next) {
+                    shape.unrollable = false;
+                    shape.vectorisable = false;
+                } else if !finished.contains(&next) {
+                    pending.push((next, false));
+                }
+            }
+        }
+        shape.unrollable &= instruction_count <= UNROLLED_INSTRUCTIONS_LIMIT;
+        shape
     }
 }
 
