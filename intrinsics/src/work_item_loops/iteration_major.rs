@@ -54,7 +54,7 @@ pub fn build_iteration_major<'ctx>(
     let body = site.function.as_value_ref();
     // SAFETY: `body` is the kernel's defined body.
     match unsafe { waits_of(body) } {
-        Some(waits) if waits.is_empty() => {}
+        Some((waits, _)) if waits.is_empty() => {}
         // Waits (the caller's mistake) or control flow the loops cannot express.
         _ => return Ok(WorkItemForm::Independent),
     }
