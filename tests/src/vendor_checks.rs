@@ -90,6 +90,18 @@ pub fn spirv_environment(binary: &[u8]) -> String {
     }
 }
 
+/// Runs `spirv-val --target-env environment` on `binary`, written to a temporary file named
+/// after `name` (which keeps callers' files apart); `None` where spirv-val is not installed and
+/// not required (see [`validator`]), else its verdict, with its output as the error.
+pub fn spirv_val(binary: &[u8], environment: &str, name: &str) -> Option<Result<(), String>> {
+    let spirv_val = validator(&["spirv-val"])?;
+    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.spv", std::process::id()));
+    std::fs::write(&file, binary).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
+    let verdict = run(Command::new(spirv_val).args(["--target-env", environment]).arg(&file));
+    let _ = std::fs::remove_file(&file);
+    Some(verdict.map(|_| ()))
+}
+
 /// Runs a validator; its output on success, or its output as the error.
 pub fn run(command: &mut Command) -> Result<String, String> {
     let output = command.output().map_err(|error| error.to_string())?;
