@@ -58,7 +58,7 @@ pub fn run(
     ));
     std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{}: {error}", folder.display()));
     std::fs::write(folder.join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
-    let spec = launch_spec_json(launch_shape, buffers).to_string();
+    let spec = launch_spec_json(launch_shape, buffers, &[]).to_string();
     std::fs::write(folder.join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
     let executable = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
     let output = Command::new(executable)
