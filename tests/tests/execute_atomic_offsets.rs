@@ -15,7 +15,7 @@
 //! of a constant, `inc`, `dec`), which the test compares too.
 
 use ptxr_tests::vendor_checks::{self, compile, spirv_environment, Compiled};
-use ptxr_tests::{opencl, run_ok, Buffer, Launch};
+use ptxr_tests::{opencl, Buffer, Launch};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -276,9 +276,8 @@ fn check(device: &str, result: &[Vec<u64>]) {
 fn atomics_at_constant_offsets_equal_the_model_on_the_cpu_and_on_spirv() {
     let ptx = kernel();
     let launch = Launch::threads(THREADS);
-    check("cpu", &run_ok(&ptx, &launch, &buffers()));
-    if opencl::available() {
-        check("spirv", &opencl::run_ok(&ptx, &launch, &buffers(), OPENCL_CHILD));
+    for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers(), OPENCL_CHILD) {
+        check(device, &result);
     }
 }
 

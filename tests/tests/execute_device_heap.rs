@@ -16,7 +16,7 @@ use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_lowering::Emit;
 use ptxr_tests::vendor_checks::{code_object_notes, compile, Compiled};
-use ptxr_tests::{llvm_readelf, opencl, read_repository_file, run_ok, Buffer, Launch};
+use ptxr_tests::{llvm_readelf, opencl, read_repository_file, Buffer, Launch};
 
 /// CUDA's default heap size, the size of ptxr's heaps.
 const HEAP_BYTES: u64 = 8 << 20;
@@ -38,11 +38,7 @@ fn kernels() -> String {
 fn run_everywhere(kernel: &str, blocks: u32, threads: u32, buffers: &[Buffer]) -> Vec<(&'static str, Vec<Vec<u64>>)> {
     let ptx = kernels();
     let launch = Launch { kernel: Some(kernel), grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes: 0 };
-    let mut results = vec![("cpu", run_ok(&ptx, &launch, buffers))];
-    if opencl::available() {
-        results.push(("spirv", opencl::run_ok(&ptx, &launch, buffers, OPENCL_CHILD)));
-    }
-    results
+    opencl::run_everywhere(&ptx, &launch, buffers, OPENCL_CHILD)
 }
 
 /// Panics unless the blocks `(address, bytes)` are 16-byte aligned and pairwise disjoint.

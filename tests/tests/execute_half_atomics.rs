@@ -13,7 +13,7 @@ use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_tests::vendor_checks::{self, spirv_environment};
-use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
+use ptxr_tests::{opencl, Buffer, Launch, Random};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -266,11 +266,8 @@ fn half_precision_atomic_adds_round_to_nearest_even_on_the_cpu_and_on_spirv() {
         ];
         let ptx = ty.kernel();
         let launch = Launch::threads(THREADS as u32);
-        let cpu = run_ok(&ptx, &launch, &buffers);
-        check(ty, "cpu", &cpu, &values, &addends, &counters);
-        if opencl::available() {
-            let spirv = opencl::run_ok(&ptx, &launch, &buffers, OPENCL_CHILD);
-            check(ty, "spirv", &spirv, &values, &addends, &counters);
+        for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+            check(ty, device, &result, &values, &addends, &counters);
         }
     }
 }
