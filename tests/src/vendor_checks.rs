@@ -117,12 +117,18 @@ pub fn run(command: &mut Command) -> Result<String, String> {
 /// `None` where llvm-readelf is not installed and not required. `name` keeps each caller's
 /// temporary file apart.
 pub fn code_object_notes(code_object: &[u8], name: &str) -> Option<String> {
+    read_code_object(code_object, "--notes", name)
+}
+
+/// What `llvm-readelf` with `option` (`--notes`, `--symbols`, ...) prints for an AMDGPU code
+/// object, as [`code_object_notes`]; panics when llvm-readelf fails.
+pub fn read_code_object(code_object: &[u8], option: &str, name: &str) -> Option<String> {
     let readelf = llvm_readelf()?;
     let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.hsaco", std::process::id()));
     std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
-    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let output = run(Command::new(readelf).arg(option).arg(&file));
     let _ = std::fs::remove_file(&file);
-    Some(notes.unwrap_or_else(|error| panic!("{name}: {error}")))
+    Some(output.unwrap_or_else(|error| panic!("{name}: {error}")))
 }
 
 /// The three validators.
