@@ -102,6 +102,21 @@ pub fn spirv_val(binary: &[u8], environment: &str, name: &str) -> Option<Result<
     Some(verdict.map(|_| ()))
 }
 
+/// Assembles `ptx` with NVIDIA's `ptxas -arch=arch` into a temporary folder named after `name`
+/// (which keeps callers' files apart); `None` where ptxas is not installed and not required
+/// (see [`crate::ptxas`]), else its verdict, with its output as the error.
+pub fn ptxas_accepts(ptx: &[u8], arch: &str, name: &str) -> Option<Result<(), String>> {
+    let ptxas = crate::ptxas()?;
+    let directory = std::env::temp_dir().join(format!("ptxr-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{}: {error}", directory.display()));
+    let file = directory.join("kernel.ptx");
+    std::fs::write(&file, ptx).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
+    let verdict =
+        run(Command::new(ptxas).arg(format!("-arch={arch}")).arg("-o").arg(directory.join("kernel.cubin")).arg(&file));
+    let _ = std::fs::remove_dir_all(&directory);
+    Some(verdict.map(|_| ()))
+}
+
 /// Runs a validator; its output on success, or its output as the error.
 pub fn run(command: &mut Command) -> Result<String, String> {
     let output = command.output().map_err(|error| error.to_string())?;
