@@ -222,23 +222,7 @@ struct Timing {
 
 /// Runs `work` until at least a second has passed (at least twice), and returns the best times.
 fn best_time(wanted: bool, mut work: impl FnMut()) -> Timing {
-    let mut best = Timing { wall: Duration::MAX, cpu: None };
-    if !wanted {
-        return best;
-    }
-    let started = Instant::now();
-    let mut runs = 0;
-    while runs < 2 || started.elapsed() < Duration::from_secs(1) {
-        let (before, cpu_before) = (Instant::now(), thread_cpu_time());
-        work();
-        best.wall = best.wall.min(before.elapsed());
-        if let (Some(cpu_before), Some(cpu_after)) = (cpu_before, thread_cpu_time()) {
-            let cpu = cpu_after.saturating_sub(cpu_before);
-            best.cpu = Some(best.cpu.map_or(cpu, |best| best.min(cpu)));
-        }
-        runs += 1;
-    }
-    best
+    best_time_after(wanted, || (), |()| work())
 }
 
 /// [`best_time`] of `work` alone, each run on a fresh input from `setup` (not timed).

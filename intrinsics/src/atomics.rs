@@ -14,6 +14,7 @@ use llvm_sys::prelude::LLVMValueRef;
 use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
 use ptxr_frontend::ir::MemoryOrdering;
 
+use crate::compare_and_swap_loop::{CompareAndSwapLoop, LoopNames};
 use crate::{Site, Unsupported};
 
 /// The read-modify-write operations, as LLVM names them.
@@ -138,13 +139,9 @@ pub fn read_modify_write_by_compare_and_swap<'ctx>(
         load.set_alignment(alignment).map_err(|error| Unsupported { what: format!("an atomic load ({error})") })?;
         order_access(site, load, MemoryOrdering::Relaxed, scope);
     }
-    let entry = builder.get_insert_block().ok_or_else(|| Unsupported { what: "an unpositioned builder".into() })?;
-    let retry = site.context.append_basic_block(site.function, "atomic.retry");
-    let done = site.context.append_basic_block(site.function, "atomic.done");
-    builder.build_unconditional_branch(retry).map_err(failed)?;
-    builder.position_at_end(retry);
-    let old = builder.build_phi(int_type, "atomic.old").map_err(failed)?;
-    let old_value = old.as_basic_value().into_int_value();
+    let names = LoopNames { retry: "atomic.retry", done: "atomic.done", old: "atomic.old" };
+    let retry_loop = CompareAndSwapLoop::begin(site, initial.into_int_value(), names)?;
+    let old_value = retry_loop.old;
     let one = int_type.const_int(1, false);
     let replacement = match operation {
         ReadModifyWrite::IncrementWrap => {
@@ -164,14 +161,7 @@ pub fn read_modify_write_by_compare_and_swap<'ctx>(
         }
         other => return Err(Unsupported { what: format!("{other:?} as a compare-and-swap loop") }),
     };
-    let seen = compare_and_swap(site, pointer, old_value.into(), replacement.into(), ordering, scope, alignment)?
-        .into_int_value();
-    let swapped = builder.build_int_compare(IntPredicate::EQ, seen, old_value, "").map_err(failed)?;
-    let retry_end = builder.get_insert_block().unwrap_or(retry);
-    builder.build_conditional_branch(swapped, done, retry).map_err(failed)?;
-    old.add_incoming(&[(&initial, entry), (&seen, retry_end)]);
-    builder.position_at_end(done);
-    Ok(old_value.into())
+    Ok(retry_loop.finish(site, pointer, replacement, ordering, scope, alignment)?.into())
 }
 
 /// `cmpxchg` with the given scope; returns the old value.

@@ -39,6 +39,7 @@ use ptxr_frontend::ir::{MemoryOrdering, MemoryScope};
 use ptxr_frontend::vocabulary::StateSpace;
 
 use crate::atomics::{compare_and_swap, order_access};
+use crate::compare_and_swap_loop::{CompareAndSwapLoop, LoopNames};
 use crate::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, Site, Target, Unsupported};
 
 /// CUDA's default heap size, as the CPU runtime's (`cudaLimitMallocHeapSize`).
@@ -328,37 +329,19 @@ impl<'ctx> Allocator<'_, 'ctx> {
             builder.build_right_shift(offset, i64_type.const_int(UNIT_LOG2, false), false, "").map_err(failed)?;
         let unit = builder.build_int_truncate(unit, i32_type, "unit").map_err(failed)?;
         let first = self.load(function, i32_type, head, MemoryOrdering::Relaxed)?;
-        let entry = builder.get_insert_block().ok_or_else(|| internal("a block"))?;
-        let retry = self.context.append_basic_block(function, "push.retry");
-        let done = self.context.append_basic_block(function, "push.done");
-        builder.build_unconditional_branch(retry).map_err(failed)?;
-
-        builder.position_at_end(retry);
-        let old = builder.build_phi(i32_type, "old").map_err(failed)?;
-        let old_value = old.as_basic_value().into_int_value();
+        let site = self.site(function);
+        let names = LoopNames { retry: "push.retry", done: "push.done", old: "old" };
+        let retry_loop = CompareAndSwapLoop::begin(&site, first, names)?;
+        let old_value = retry_loop.old;
         let store = builder.build_store(link, self.unit(old_value)?).map_err(failed)?;
         store.set_alignment(4).map_err(failed)?;
-        order_access(&self.site(function), store, MemoryOrdering::Relaxed, self.heap.scope);
+        order_access(&site, store, MemoryOrdering::Relaxed, self.heap.scope);
         let tag = builder
             .build_and(old_value, i32_type.const_int(!UNIT_MASK & u64::from(u32::MAX), false), "tag")
             .map_err(failed)?;
         let replacement = builder.build_or(tag, unit, "").map_err(failed)?;
         // Release: the link, and the freeing thread's writes to the block, reach the next owner.
-        let seen = compare_and_swap(
-            &self.site(function),
-            head,
-            old_value.into(),
-            replacement.into(),
-            MemoryOrdering::Release,
-            self.heap.scope,
-            4,
-        )?
-        .into_int_value();
-        let swapped = builder.build_int_compare(IntPredicate::EQ, seen, old_value, "").map_err(failed)?;
-        builder.build_conditional_branch(swapped, done, retry).map_err(failed)?;
-        old.add_incoming(&[(&first, entry), (&seen, retry)]);
-
-        builder.position_at_end(done);
+        retry_loop.finish(&site, head, replacement, MemoryOrdering::Release, self.heap.scope, 4)?;
         builder.build_return(None).map_err(failed)?;
         Ok(function)
     }

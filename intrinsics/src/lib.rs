@@ -12,6 +12,7 @@ mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
 mod collective;
+pub mod compare_and_swap_loop;
 mod cpu;
 mod cpu_device_library;
 mod cpu_mbarrier;

@@ -14,6 +14,7 @@ use ptxr_frontend::vocabulary::StateSpace;
 use ptxr_runtime::abi::mbarrier_object;
 
 use crate::atomics;
+use crate::compare_and_swap_loop::{CompareAndSwapLoop, LoopNames};
 use crate::{Site, Unsupported};
 
 /// One `mbarrier` instruction with its operands read. `object` points at the 64-bit object in
@@ -150,14 +151,9 @@ impl ObjectInMemory<'_> {
         let builder = site.builder;
         let i64_type = site.context.i64_type();
         let constant = |value: u64| i64_type.const_int(value, false);
-        let initial = self.load(site, object)?;
-        let entry = builder.get_insert_block().ok_or_else(|| Unsupported { what: "an unpositioned builder".into() })?;
-        let retry = site.context.append_basic_block(site.function, "mbarrier.arrive");
-        let done = site.context.append_basic_block(site.function, "mbarrier.arrived");
-        builder.build_unconditional_branch(retry).map_err(failed)?;
-        builder.position_at_end(retry);
-        let old = builder.build_phi(i64_type, "mbarrier.old").map_err(failed)?;
-        let old_value = old.as_basic_value().into_int_value();
+        let names = LoopNames { retry: "mbarrier.arrive", done: "mbarrier.arrived", old: "mbarrier.old" };
+        let retry_loop = CompareAndSwapLoop::begin(site, self.load(site, object)?, names)?;
+        let old_value = retry_loop.old;
 
         let mask = constant(mbarrier_object::COUNT_MASK);
         let pending = builder.build_and(old_value, mask, "").map_err(failed)?;
@@ -186,22 +182,7 @@ impl ObjectInMemory<'_> {
         let counts = builder.build_or(expected_bits, new_pending, "").map_err(failed)?;
         let replacement = builder.build_or(phase_bits, counts, "mbarrier.new").map_err(failed)?;
 
-        let seen = atomics::compare_and_swap(
-            site,
-            object,
-            old_value.into(),
-            replacement.into(),
-            MemoryOrdering::AcquireRelease,
-            self.scope,
-            8,
-        )?
-        .into_int_value();
-        let swapped = builder.build_int_compare(IntPredicate::EQ, seen, old_value, "").map_err(failed)?;
-        let retry_end = builder.get_insert_block().unwrap_or(retry);
-        builder.build_conditional_branch(swapped, done, retry).map_err(failed)?;
-        old.add_incoming(&[(&initial, entry), (&seen, retry_end)]);
-        builder.position_at_end(done);
-        Ok(old_value)
+        retry_loop.finish(site, object, replacement, MemoryOrdering::AcquireRelease, self.scope, 8)
     }
 
     /// Whether the phase that `phase` names has completed (i1): the object's phase differs

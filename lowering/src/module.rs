@@ -427,15 +427,22 @@ pub fn uses_warps(ptx: &ir::Module) -> bool {
     if ptx.functions.iter().any(|function| function.reads_warp_registers) {
         return true;
     }
-    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
-        ir::Statement::Instruction(instruction) => {
-            crate::instructions::is_cooperative(&instruction.instruction)
-                && !matches!(
-                    instruction.instruction,
-                    ir::Instruction::Barrier { .. } | ir::Instruction::MbarrierTestWait { .. }
-                )
-        }
-        ir::Statement::Label(_) => false,
+    instructions(ptx.functions.iter()).any(|instruction| {
+        crate::instructions::is_cooperative(&instruction.instruction)
+            && !matches!(
+                instruction.instruction,
+                ir::Instruction::Barrier { .. } | ir::Instruction::MbarrierTestWait { .. }
+            )
+    })
+}
+
+/// The instructions of the bodies among `functions`, in file order.
+fn instructions<'m>(
+    functions: impl Iterator<Item = &'m ir::Function>,
+) -> impl Iterator<Item = &'m ir::GuardedInstruction> {
+    functions.filter_map(|function| function.body.as_deref()).flatten().filter_map(|statement| match statement {
+        ir::Statement::Instruction(instruction) => Some(instruction),
+        ir::Statement::Label(_) => None,
     })
 }
 
@@ -444,15 +451,9 @@ pub fn uses_warps(ptx: &ir::Module) -> bool {
 /// writes the oldest version that knows the architecture unless told otherwise, and cannot
 /// select these fences below their version.
 pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
-    ptx.functions
-        .iter()
-        .filter_map(|function| function.body.as_deref())
-        .flatten()
-        .filter_map(|statement| match statement {
-            ir::Statement::Instruction(ir::GuardedInstruction {
-                instruction: ir::Instruction::ProxyFence { proxy },
-                ..
-            }) => Some(if *proxy == ir::ProxyKind::Alias { (7, 5) } else { (8, 0) }),
+    instructions(ptx.functions.iter())
+        .filter_map(|instruction| match &instruction.instruction {
+            ir::Instruction::ProxyFence { proxy } => Some(if *proxy == ir::ProxyKind::Alias { (7, 5) } else { (8, 0) }),
             _ => None,
         })
         .max()
@@ -464,47 +465,28 @@ fn functions_use_collectives(ptx: &ir::Module) -> bool {
 
 /// The first `bar.arrive` or barrier with a thread count, in file order.
 pub fn first_counted_barrier(ptx: &ir::Module) -> Option<&ir::GuardedInstruction> {
-    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().find_map(|statement| match statement
-    {
-        ir::Statement::Instruction(
-            instruction @ ir::GuardedInstruction {
-                instruction:
-                    ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. }
-                    | ir::Instruction::Barrier { thread_count: Some(_), .. },
-                ..
-            },
-        ) => Some(instruction),
-        _ => None,
+    instructions(ptx.functions.iter()).find(|instruction| {
+        matches!(
+            instruction.instruction,
+            ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. }
+                | ir::Instruction::Barrier { thread_count: Some(_), .. }
+        )
     })
 }
 
 /// The first `mbarrier.test_wait` or `mbarrier.try_wait`, in file order.
 pub fn first_mbarrier_wait(ptx: &ir::Module) -> Option<&ir::GuardedInstruction> {
-    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().find_map(|statement| match statement
-    {
-        ir::Statement::Instruction(
-            instruction @ ir::GuardedInstruction { instruction: ir::Instruction::MbarrierTestWait { .. }, .. },
-        ) => Some(instruction),
-        _ => None,
-    })
+    instructions(ptx.functions.iter())
+        .find(|instruction| matches!(instruction.instruction, ir::Instruction::MbarrierTestWait { .. }))
 }
 
 /// The PTX ISA version (major, minor) that the module's `mbarrier` forms written as inline PTX
 /// on NVPTX need beyond their architecture's oldest: 7.1 for `.parity`, which sm_80 (ISA 7.0)
 /// has. `try_wait` and counted arrivals need sm_90, whose oldest version (7.8) has them.
 pub fn mbarrier_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
-    ptx.functions
-        .iter()
-        .filter_map(|function| function.body.as_deref())
-        .flatten()
-        .filter_map(|statement| match statement {
-            ir::Statement::Instruction(ir::GuardedInstruction {
-                instruction: ir::Instruction::MbarrierTestWait { parity: true, .. },
-                ..
-            }) => Some((7, 1)),
-            _ => None,
-        })
-        .max()
+    instructions(ptx.functions.iter())
+        .any(|instruction| matches!(instruction.instruction, ir::Instruction::MbarrierTestWait { parity: true, .. }))
+        .then_some((7, 1))
 }
 
 fn uses_collectives(ptx: &ir::Module) -> bool {
@@ -513,10 +495,7 @@ fn uses_collectives(ptx: &ir::Module) -> bool {
 
 /// Whether a body among `functions` holds a barrier or a warp collective.
 fn any_collective<'m>(functions: impl Iterator<Item = &'m ir::Function>) -> bool {
-    functions.filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
-        ir::Statement::Instruction(instruction) => crate::instructions::is_cooperative(&instruction.instruction),
-        ir::Statement::Label(_) => false,
-    })
+    instructions(functions).any(|instruction| crate::instructions::is_cooperative(&instruction.instruction))
 }
 
 /// Whether calling `function` stops the thread by itself: a declaration of one of CUDA's
@@ -549,13 +528,10 @@ fn stops_by_lowering(instruction: &ir::Instruction, target: &dyn Target) -> bool
 /// Whether any function executes `trap`, calls `__assertfail`, or has an instruction that
 /// lowering's checks may stop on `target` (`stops_by_lowering`).
 fn may_trap(ptx: &ir::Module, target: &dyn Target) -> bool {
-    ptx.functions.iter().filter_map(|function| function.body.as_deref()).flatten().any(|statement| match statement {
-        ir::Statement::Instruction(instruction) => match &instruction.instruction {
-            ir::Instruction::Trap => true,
-            ir::Instruction::Call { callee, .. } => stops_on_call(ptx.function(*callee)),
-            other => stops_by_lowering(other, target),
-        },
-        ir::Statement::Label(_) => false,
+    instructions(ptx.functions.iter()).any(|instruction| match &instruction.instruction {
+        ir::Instruction::Trap => true,
+        ir::Instruction::Call { callee, .. } => stops_on_call(ptx.function(*callee)),
+        other => stops_by_lowering(other, target),
     })
 }
 

@@ -177,7 +177,19 @@ pub fn run_with_printf(
     buffers: &[Buffer],
     printf_output: Option<PrintfOutput>,
 ) -> Result<Vec<Vec<u64>>, String> {
-    let spec = launch_spec_json(launch_shape, buffers);
+    launch_on_cpu(ptx, launch_shape, buffers, &[], printf_output)
+}
+
+/// The CPU launch behind `run_with_printf` and `run_with_scalars_ok`: the kernel parameters
+/// bound to `buffers` and then to `scalars`, in order.
+fn launch_on_cpu(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    scalars: &[Scalar],
+    printf_output: Option<PrintfOutput>,
+) -> Result<Vec<Vec<u64>>, String> {
+    let spec = launch_spec_json(launch_shape, buffers, scalars);
     let spec = LaunchSpec::from_json(&spec.to_string()).map_err(|error| error.to_string())?;
     let root = repository_root();
     let files = LaunchFiles { spec_directory: &root, dump_directory: None, printf_output };
@@ -204,9 +216,27 @@ pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer]) -> Vec<V
     run(ptx, launch_shape, buffers).unwrap_or_else(|failure| panic!("launch failed: {failure}\n{ptx}"))
 }
 
-/// The launch spec (LAUNCH_SPEC.md) that binds every kernel parameter, in order, to one of
-/// `buffers`, named `b0`, `b1`, ...
-fn launch_spec_json(launch_shape: &Launch<'_>, buffers: &[Buffer]) -> serde_json::Value {
+/// A scalar kernel argument: its PTX type (`u32`, `f32`, ...) and its value.
+#[derive(Clone, Copy, Debug)]
+pub struct Scalar {
+    pub ty: &'static str,
+    pub value: u64,
+}
+
+/// `run_ok`, with the kernel parameters that follow the buffers' bound, in order, to `scalars`.
+pub fn run_with_scalars_ok(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    scalars: &[Scalar],
+) -> Vec<Vec<u64>> {
+    launch_on_cpu(ptx, launch_shape, buffers, scalars, None)
+        .unwrap_or_else(|failure| panic!("launch failed: {failure}\n{ptx}"))
+}
+
+/// The launch spec (LAUNCH_SPEC.md) that binds the kernel parameters, in order, to `buffers`,
+/// named `b0`, `b1`, ..., and then to `scalars`.
+fn launch_spec_json(launch_shape: &Launch<'_>, buffers: &[Buffer], scalars: &[Scalar]) -> serde_json::Value {
     let mut buffer_specs = serde_json::Map::new();
     let mut args = Vec::new();
     for (index, buffer) in buffers.iter().enumerate() {
@@ -215,6 +245,9 @@ fn launch_spec_json(launch_shape: &Launch<'_>, buffers: &[Buffer]) -> serde_json
         let bits: Vec<String> = buffer.bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect();
         buffer_specs.insert(name.clone(), serde_json::json!({ "type": buffer.element, "bits": bits }));
         args.push(serde_json::json!({ "buffer": name }));
+    }
+    for scalar in scalars {
+        args.push(serde_json::json!({ "type": scalar.ty, "value": scalar.value }));
     }
     let mut spec = serde_json::json!({
         "grid": launch_shape.grid,

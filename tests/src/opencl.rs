@@ -42,6 +42,22 @@ pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer], child_te
     run(ptx, launch_shape, buffers, child_test).unwrap_or_else(|failure| panic!("{failure}\n{ptx}"))
 }
 
+/// Runs `ptx` on the CPU and, where OpenCL is set up ([`available`]), compiled for SPIR-V
+/// through OpenCL, as [`crate::run_ok`] and [`run_ok`] do; returns each device's name (`cpu`,
+/// `spirv`) and buffers, for comparing both with one model.
+pub fn run_everywhere(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    child_test: &str,
+) -> Vec<(&'static str, Vec<Vec<u64>>)> {
+    let mut results = vec![("cpu", crate::run_ok(ptx, launch_shape, buffers))];
+    if available() {
+        results.push(("spirv", run_ok(ptx, launch_shape, buffers, child_test)));
+    }
+    results
+}
+
 /// As [`run_ok`], but a launch that fails gives the child process's output, which holds the
 /// failure's message, as the error.
 pub fn run(
@@ -58,7 +74,7 @@ pub fn run(
     ));
     std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{}: {error}", folder.display()));
     std::fs::write(folder.join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
-    let spec = launch_spec_json(launch_shape, buffers).to_string();
+    let spec = launch_spec_json(launch_shape, buffers, &[]).to_string();
     std::fs::write(folder.join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
     let executable = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
     let output = Command::new(executable)

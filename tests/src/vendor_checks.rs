@@ -90,6 +90,33 @@ pub fn spirv_environment(binary: &[u8]) -> String {
     }
 }
 
+/// Runs `spirv-val --target-env environment` on `binary`, written to a temporary file named
+/// after `name` (which keeps callers' files apart); `None` where spirv-val is not installed and
+/// not required (see [`validator`]), else its verdict, with its output as the error.
+pub fn spirv_val(binary: &[u8], environment: &str, name: &str) -> Option<Result<(), String>> {
+    let spirv_val = validator(&["spirv-val"])?;
+    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.spv", std::process::id()));
+    std::fs::write(&file, binary).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
+    let verdict = run(Command::new(spirv_val).args(["--target-env", environment]).arg(&file));
+    let _ = std::fs::remove_file(&file);
+    Some(verdict.map(|_| ()))
+}
+
+/// Assembles `ptx` with NVIDIA's `ptxas -arch=arch` into a temporary folder named after `name`
+/// (which keeps callers' files apart); `None` where ptxas is not installed and not required
+/// (see [`crate::ptxas`]), else its verdict, with its output as the error.
+pub fn ptxas_accepts(ptx: &[u8], arch: &str, name: &str) -> Option<Result<(), String>> {
+    let ptxas = crate::ptxas()?;
+    let directory = std::env::temp_dir().join(format!("ptxr-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{}: {error}", directory.display()));
+    let file = directory.join("kernel.ptx");
+    std::fs::write(&file, ptx).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
+    let verdict =
+        run(Command::new(ptxas).arg(format!("-arch={arch}")).arg("-o").arg(directory.join("kernel.cubin")).arg(&file));
+    let _ = std::fs::remove_dir_all(&directory);
+    Some(verdict.map(|_| ()))
+}
+
 /// Runs a validator; its output on success, or its output as the error.
 pub fn run(command: &mut Command) -> Result<String, String> {
     let output = command.output().map_err(|error| error.to_string())?;
@@ -105,12 +132,18 @@ pub fn run(command: &mut Command) -> Result<String, String> {
 /// `None` where llvm-readelf is not installed and not required. `name` keeps each caller's
 /// temporary file apart.
 pub fn code_object_notes(code_object: &[u8], name: &str) -> Option<String> {
+    read_code_object(code_object, "--notes", name)
+}
+
+/// What `llvm-readelf` with `option` (`--notes`, `--symbols`, ...) prints for an AMDGPU code
+/// object, as [`code_object_notes`]; panics when llvm-readelf fails.
+pub fn read_code_object(code_object: &[u8], option: &str, name: &str) -> Option<String> {
     let readelf = llvm_readelf()?;
     let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.hsaco", std::process::id()));
     std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
-    let notes = run(Command::new(readelf).arg("--notes").arg(&file));
+    let output = run(Command::new(readelf).arg(option).arg(&file));
     let _ = std::fs::remove_file(&file);
-    Some(notes.unwrap_or_else(|error| panic!("{name}: {error}")))
+    Some(output.unwrap_or_else(|error| panic!("{name}: {error}")))
 }
 
 /// The three validators.

@@ -4,12 +4,10 @@
 //! wave (`intrinsics/src/amdgpu_warp.rs`). No AMD GPU runs here, so the checks are the code
 //! object's notes (llvm-readelf) and the IR.
 
-use std::process::Command;
-
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_lowering::Emit;
-use ptxr_tests::llvm_readelf;
+use ptxr_tests::vendor_checks::code_object_notes;
 
 /// One kernel with every kind of warp collective.
 const WARP_KERNEL: &str = r#".version 7.8
@@ -65,20 +63,11 @@ fn compile(arch: &str, emit: Option<Emit>, optimization: u8) -> Vec<u8> {
 
 #[test]
 fn warp_collectives_compile_for_wave64_and_wave32() {
-    let Some(readelf) = llvm_readelf() else { return };
-    let directory = std::env::temp_dir().join(format!("ptxr-amdgpu-warps-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     for (arch, wave) in [("gfx90a", 64), ("gfx942", 64), ("gfx1030", 32), ("gfx1100", 32)] {
-        let file = directory.join(format!("{arch}.hsaco"));
-        std::fs::write(&file, compile(arch, None, 2)).unwrap_or_else(|error| panic!("{error}"));
-        let output =
-            Command::new(&readelf).arg("--notes").arg(&file).output().unwrap_or_else(|error| panic!("{error}"));
-        assert!(output.status.success(), "{arch}: llvm-readelf failed");
-        let notes = String::from_utf8_lossy(&output.stdout);
+        let Some(notes) = code_object_notes(&compile(arch, None, 2), &format!("amdgpu-warps-{arch}")) else { return };
         assert!(notes.contains(".name:           warps"), "{arch}: kernel missing:\n{notes}");
         assert!(notes.contains(&format!(".wavefront_size: {wave}")), "{arch}: not wave{wave}:\n{notes}");
     }
-    let _ = std::fs::remove_dir_all(&directory);
 }
 
 #[test]

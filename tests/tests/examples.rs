@@ -1,14 +1,12 @@
 //! The shipped examples through every target: IR snapshots, CPU execution against values that
 //! the test computes itself, and the vendors' validators on the GPU artefacts.
 
-use std::process::Command;
-
 use ptxr_driver::launch::{launch, LaunchFiles};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_lowering::Emit;
 use ptxr_runtime::LaunchSpec;
-use ptxr_tests::{llvm_readelf, ptxas, read_repository_file, repository_root, validator};
+use ptxr_tests::{read_repository_file, repository_root, vendor_checks};
 
 /// Every example PTX file: the shipped examples (clang 22) and the nvcc 13.5 fixtures.
 const EXAMPLES: [&str; 4] = [
@@ -126,33 +124,20 @@ fn saxpy_runs_on_the_cpu_with_a_grid_stride_loop() {
 
 #[test]
 fn spirv_output_passes_spirv_val() {
-    let Some(spirv_val) = validator(&["spirv-val"]) else { return };
-    let directory = tempfile_directory();
     for path in EXAMPLES {
         let binary = compile(path, "spirv", None, 2);
-        let file = directory.join("kernel.spv");
-        std::fs::write(&file, binary).unwrap_or_else(|error| panic!("{error}"));
-        let output = Command::new(&spirv_val)
-            .args(["--target-env", "opencl2.2"])
-            .arg(&file)
-            .output()
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert!(output.status.success(), "{path}: spirv-val: {}", String::from_utf8_lossy(&output.stderr));
+        let Some(verdict) = vendor_checks::spirv_val(&binary, "opencl2.2", "examples") else { return };
+        if let Err(message) = verdict {
+            panic!("{path}: spirv-val: {message}");
+        }
     }
 }
 
 #[test]
 fn amdgpu_code_object_lists_its_kernel() {
-    let Some(readelf) = llvm_readelf() else { return };
-    let directory = tempfile_directory();
     for (path, kernel) in [("examples/vector_add.ptx", "vector_add"), ("examples/saxpy.ptx", "saxpy")] {
         let code_object = compile(path, "amdgpu", None, 2);
-        let file = directory.join("kernel.hsaco");
-        std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
-        let output =
-            Command::new(&readelf).arg("--notes").arg(&file).output().unwrap_or_else(|error| panic!("{error}"));
-        let notes = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "{path}: llvm-readelf failed");
+        let Some(notes) = vendor_checks::code_object_notes(&code_object, "examples") else { return };
         assert!(notes.contains(&format!(".name:           {kernel}")), "{path}: kernel missing from notes:\n{notes}");
         assert!(
             notes.contains(&format!(".symbol:         {kernel}.kd")),
@@ -164,29 +149,11 @@ fn amdgpu_code_object_lists_its_kernel() {
 
 #[test]
 fn nvptx_output_is_accepted_by_ptxas() {
-    let Some(ptxas) = ptxas() else { return };
-    let directory = tempfile_directory();
     for path in EXAMPLES {
         let ptx = compile(path, "nvptx", None, 2);
-        let file = directory.join("kernel.ptx");
-        std::fs::write(&file, &ptx).unwrap_or_else(|error| panic!("{error}"));
-        let output = Command::new(&ptxas)
-            .args(["-arch=sm_80", "-o"])
-            .arg(directory.join("kernel.cubin"))
-            .arg(&file)
-            .output()
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert!(
-            output.status.success(),
-            "{path}: ptxas rejected ptxr's PTX: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let Some(verdict) = vendor_checks::ptxas_accepts(&ptx, "sm_80", "examples-nvptx") else { return };
+        if let Err(message) = verdict {
+            panic!("{path}: ptxas rejected ptxr's PTX: {message}");
+        }
     }
-}
-
-fn tempfile_directory() -> std::path::PathBuf {
-    let directory =
-        std::env::temp_dir().join(format!("ptxr-examples-{}-{:?}", std::process::id(), std::thread::current().id()));
-    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
-    directory
 }

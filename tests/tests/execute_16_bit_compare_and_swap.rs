@@ -8,7 +8,7 @@
 //! every thread increments a counter in the high half of a word by a compare-and-swap loop,
 //! which must count every thread and leave the low half as it was.
 
-use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
+use ptxr_tests::{opencl, Buffer, Launch, Random};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -102,11 +102,7 @@ fn sixteen_bit_compare_and_swap_equals_the_model_on_the_cpu_and_on_spirv() {
     let counted = (COUNTER_INITIAL + THREADS as u64) & 0xffff;
     let ptx = kernel();
     let launch = Launch::threads(THREADS as u32);
-    let mut results = vec![("cpu", run_ok(&ptx, &launch, &buffers))];
-    if opencl::available() {
-        results.push(("spirv", opencl::run_ok(&ptx, &launch, &buffers, OPENCL_CHILD)));
-    }
-    for (device, result) in results {
+    for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
         assert_eq!(result[0], swapped, "{device}: the global slots");
         assert_eq!(result[3], values, "{device}: the global swaps' old values");
         assert_eq!(result[4], swapped, "{device}: the shared slots");

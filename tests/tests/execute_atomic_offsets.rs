@@ -14,10 +14,8 @@
 //! values are a permutation of a fixed sequence (`add` of a constant, successful `cas`, `exch`
 //! of a constant, `inc`, `dec`), which the test compares too.
 
-use std::process::Command;
-
 use ptxr_tests::vendor_checks::{self, compile, spirv_environment, Compiled};
-use ptxr_tests::{opencl, run_ok, validator, Buffer, Launch};
+use ptxr_tests::{opencl, Buffer, Launch};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -278,9 +276,8 @@ fn check(device: &str, result: &[Vec<u64>]) {
 fn atomics_at_constant_offsets_equal_the_model_on_the_cpu_and_on_spirv() {
     let ptx = kernel();
     let launch = Launch::threads(THREADS);
-    check("cpu", &run_ok(&ptx, &launch, &buffers()));
-    if opencl::available() {
-        check("spirv", &opencl::run_ok(&ptx, &launch, &buffers(), OPENCL_CHILD));
+    for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers(), OPENCL_CHILD) {
+        check(device, &result);
     }
 }
 
@@ -295,12 +292,7 @@ fn the_kernel_passes_spirv_val() {
         Compiled::Rejected(message) => panic!("{message}"),
     };
     assert_eq!(spirv_environment(&binary), "opencl2.2", "the module is SPIR-V 1.2");
-    let Some(spirv_val) = validator(&["spirv-val"]) else { return };
-    let file = std::env::temp_dir().join(format!("ptxr-atomic-offsets-{}.spv", std::process::id()));
-    std::fs::write(&file, &binary).unwrap_or_else(|error| panic!("{error}"));
-    let validated = vendor_checks::run(Command::new(spirv_val).args(["--target-env", "spv1.2"]).arg(&file));
-    let _ = std::fs::remove_file(&file);
-    if let Err(message) = validated {
+    if let Some(Err(message)) = vendor_checks::spirv_val(&binary, "spv1.2", "atomic-offsets") {
         panic!("spirv-val spv1.2: {message}");
     }
 }

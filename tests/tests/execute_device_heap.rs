@@ -10,13 +10,11 @@
 //! it builds and links, its metadata lists every kernel without ROCm's heap argument, and the
 //! 8 MiB heap lies in its `.bss`.
 
-use std::process::Command;
-
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_lowering::Emit;
-use ptxr_tests::vendor_checks::{code_object_notes, compile, Compiled};
-use ptxr_tests::{llvm_readelf, opencl, read_repository_file, run_ok, Buffer, Launch};
+use ptxr_tests::vendor_checks::{code_object_notes, compile, read_code_object, Compiled};
+use ptxr_tests::{opencl, read_repository_file, Buffer, Launch};
 
 /// CUDA's default heap size, the size of ptxr's heaps.
 const HEAP_BYTES: u64 = 8 << 20;
@@ -38,11 +36,7 @@ fn kernels() -> String {
 fn run_everywhere(kernel: &str, blocks: u32, threads: u32, buffers: &[Buffer]) -> Vec<(&'static str, Vec<Vec<u64>>)> {
     let ptx = kernels();
     let launch = Launch { kernel: Some(kernel), grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes: 0 };
-    let mut results = vec![("cpu", run_ok(&ptx, &launch, buffers))];
-    if opencl::available() {
-        results.push(("spirv", opencl::run_ok(&ptx, &launch, buffers, OPENCL_CHILD)));
-    }
-    results
+    opencl::run_everywhere(&ptx, &launch, buffers, OPENCL_CHILD)
 }
 
 /// Panics unless the blocks `(address, bytes)` are 16-byte aligned and pairwise disjoint.
@@ -151,12 +145,7 @@ fn the_heap_kernels_build_for_amdgpu_with_the_heap_in_the_code_object() {
     }
     // ROCm's heap is not used, so its runtime need not set one up.
     assert!(!notes.contains("hidden_heap"), "{notes}");
-    let Some(readelf) = llvm_readelf() else { return };
-    let file = std::env::temp_dir().join(format!("ptxr-device-heap-{}.hsaco", std::process::id()));
-    std::fs::write(&file, &code_object).unwrap_or_else(|error| panic!("{error}"));
-    let symbols = Command::new(readelf).arg("--symbols").arg(&file).output().unwrap_or_else(|error| panic!("{error}"));
-    let _ = std::fs::remove_file(&file);
-    let symbols = String::from_utf8_lossy(&symbols.stdout);
+    let Some(symbols) = read_code_object(&code_object, "--symbols", "device-heap") else { return };
     let heap = symbols
         .lines()
         .find(|line| line.split_whitespace().last() == Some("ptxr.heap"))

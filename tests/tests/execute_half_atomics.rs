@@ -9,13 +9,11 @@
 //! to a counter in the high half of a word, whose low half must not change: the sums there are
 //! exact, so the final value and the multiset of returned values do not depend on the order.
 
-use std::process::Command;
-
 use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
 use ptxr_tests::vendor_checks::{self, spirv_environment};
-use ptxr_tests::{opencl, run_ok, validator, Buffer, Launch, Random};
+use ptxr_tests::{opencl, Buffer, Launch, Random};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -268,11 +266,8 @@ fn half_precision_atomic_adds_round_to_nearest_even_on_the_cpu_and_on_spirv() {
         ];
         let ptx = ty.kernel();
         let launch = Launch::threads(THREADS as u32);
-        let cpu = run_ok(&ptx, &launch, &buffers);
-        check(ty, "cpu", &cpu, &values, &addends, &counters);
-        if opencl::available() {
-            let spirv = opencl::run_ok(&ptx, &launch, &buffers, OPENCL_CHILD);
-            check(ty, "spirv", &spirv, &values, &addends, &counters);
+        for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+            check(ty, device, &result, &values, &addends, &counters);
         }
     }
 }
@@ -282,7 +277,6 @@ fn half_precision_atomic_adds_round_to_nearest_even_on_the_cpu_and_on_spirv() {
 /// remove an unused conversion, as at -O2.
 #[test]
 fn half_precision_atomic_adds_pass_spirv_val_for_opencl() {
-    let Some(spirv_val) = validator(&["spirv-val"]) else { return };
     for ty in TYPES {
         for optimization in [0, 2] {
             let description = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
@@ -290,13 +284,9 @@ fn half_precision_atomic_adds_pass_spirv_val_for_opencl() {
             let binary = compile_source(&ty.kernel(), "half_atomics", &options)
                 .unwrap_or_else(|failure| panic!("{}, -O{optimization}: {failure:?}", ty.name))
                 .bytes;
-            let file = std::env::temp_dir().join(format!("ptxr-half-atomics-{}-{}.spv", std::process::id(), ty.name));
-            std::fs::write(&file, &binary).unwrap_or_else(|error| panic!("{error}"));
             let environment = spirv_environment(&binary);
-            let validated =
-                vendor_checks::run(Command::new(&spirv_val).args(["--target-env", &environment]).arg(&file));
-            let _ = std::fs::remove_file(&file);
-            if let Err(message) = validated {
+            let name = format!("half-atomics-{}", ty.name);
+            if let Some(Err(message)) = vendor_checks::spirv_val(&binary, &environment, &name) {
                 panic!("{}, -O{optimization}: spirv-val {environment}: {message}", ty.name);
             }
         }

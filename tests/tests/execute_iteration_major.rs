@@ -6,47 +6,12 @@
 //! values come from models written here, never from ptxr's output. Which loops run in rounds
 //! (`round_loops.rs`) is checked on the LLVM IR.
 
-use std::path::Path;
-
-use ptxr_driver::launch::{launch, LaunchFiles};
-use ptxr_runtime::LaunchSpec;
-use ptxr_tests::{cpu_llvm_ir, llvm_function, run_ok, Buffer, Launch, Random};
+use ptxr_tests::{cpu_llvm_ir, llvm_function, run_ok, run_with_scalars_ok, Buffer, Launch, Random, Scalar};
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
 
 fn as_u32s(bits: &[u64]) -> Vec<u32> {
     bits.iter().map(|&bits| bits as u32).collect()
-}
-
-/// Runs `ptx` with its parameters bound to `buffers`, in order, and then to the `.u32` `count`,
-/// and returns the buffers' bits (as `run_ok` does, which binds buffers only).
-fn run_with_count(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer], count: u32) -> Vec<Vec<u64>> {
-    let mut specs = serde_json::Map::new();
-    let mut arguments = Vec::new();
-    for (index, buffer) in buffers.iter().enumerate() {
-        let bits: Vec<String> = buffer.bits.iter().map(|bits| format!("0x{bits:08x}")).collect();
-        specs.insert(format!("b{index}"), serde_json::json!({ "type": buffer.element, "bits": bits }));
-        arguments.push(serde_json::json!({ "buffer": format!("b{index}") }));
-    }
-    arguments.push(serde_json::json!({ "type": "u32", "value": count }));
-    let spec = serde_json::json!({
-        "grid": launch_shape.grid, "block": launch_shape.block, "buffers": specs, "args": arguments,
-    });
-    let spec = LaunchSpec::from_json(&spec.to_string()).unwrap_or_else(|error| panic!("{error}"));
-    let files = LaunchFiles { spec_directory: Path::new("."), dump_directory: None, printf_output: None };
-    let (json, _) = launch(ptx, "kernel.ptx", &spec, &files, 2).unwrap_or_else(|failure| panic!("{failure:?}\n{ptx}"));
-    let output: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
-    (0..buffers.len())
-        .map(|index| {
-            let bits = output["buffers"][format!("b{index}")]["bits"].as_array().unwrap_or_else(|| panic!("{json}"));
-            bits.iter()
-                .map(|bits| {
-                    let text = bits.as_str().unwrap_or_default().trim_start_matches("0x");
-                    u64::from_str_radix(text, 16).unwrap_or_else(|error| panic!("{error}: {text}"))
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// A grid-stride loop over `n` elements, `y[i] = 3 * y[i] + x[i]`, with the block's threads
@@ -101,7 +66,7 @@ fn grid_stride_loops_visit_every_element_once() {
         let (x, y) = (random.u32s(len), random.u32s(len));
         let buffers = [Buffer::u32s(&x), Buffer::u32s(&y)];
         let launch = Launch { grid: [grid, 1, 1], block: [block_x, block_y, 1], ..Launch::default() };
-        let result = run_with_count(&ptx, &launch, &buffers, n);
+        let result = run_with_scalars_ok(&ptx, &launch, &buffers, &[Scalar { ty: "u32", value: u64::from(n) }]);
         let expected: Vec<u32> = (0..len)
             .map(|index| if index < n as usize { y[index].wrapping_mul(3).wrapping_add(x[index]) } else { y[index] })
             .collect();
@@ -342,7 +307,7 @@ fn grid_stride_atomics_count_every_element() {
         }
         let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 16)];
         let launch = Launch { grid: [grid, 1, 1], block: [block, 1, 1], ..Launch::default() };
-        let result = run_with_count(&ptx, &launch, &buffers, n);
+        let result = run_with_scalars_ok(&ptx, &launch, &buffers, &[Scalar { ty: "u32", value: u64::from(n) }]);
         assert_eq!(as_u32s(&result[1]), expected, "grid {grid}, block {block}, n {n}");
     }
 }

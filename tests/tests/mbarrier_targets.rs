@@ -3,13 +3,11 @@
 //! ptxas accepts them; AMDGPU builds the object from LDS atomics, warning (W0903) that waits
 //! within one wave can hang; SPIR-V reports every form, naming why.
 
-use std::process::Command;
-
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, Artifact, CompileOptions, Failure};
 use ptxr_frontend::Code;
-use ptxr_tests::vendor_checks::code_object_notes;
-use ptxr_tests::{ptxas, read_repository_file};
+use ptxr_tests::read_repository_file;
+use ptxr_tests::vendor_checks::{self, code_object_notes};
 
 fn compile(source: &str, target: &str, arch: Option<&str>) -> Result<Artifact, Failure> {
     let target = describe(target, arch, false).unwrap_or_else(|error| panic!("{error}"));
@@ -23,24 +21,7 @@ fn kernel(name: &str) -> String {
 
 /// Runs ptxas on `ptx` for `arch`; `Ok` when ptxas is not installed.
 fn ptxas_accepts(ptx: &[u8], arch: &str, name: &str) -> Result<(), String> {
-    let Some(ptxas) = ptxas() else { return Ok(()) };
-    let directory = std::env::temp_dir().join(format!("ptxr-mbarrier-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).map_err(|error| error.to_string())?;
-    let file = directory.join("mbarrier.ptx");
-    std::fs::write(&file, ptx).map_err(|error| error.to_string())?;
-    let output = Command::new(&ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg("-o")
-        .arg(directory.join("mbarrier.cubin"))
-        .arg(&file)
-        .output()
-        .map_err(|error| error.to_string())?;
-    let _ = std::fs::remove_dir_all(&directory);
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    }
+    vendor_checks::ptxas_accepts(ptx, arch, &format!("mbarrier-{name}")).unwrap_or(Ok(()))
 }
 
 #[test]

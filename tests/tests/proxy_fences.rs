@@ -4,11 +4,10 @@
 //! ordinary fence, since no async-proxy operation is lowered there. The other proxy fences
 //! stay unsupported, named.
 
-use std::process::Command;
-
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
-use ptxr_tests::{ptxas, run_ok, Buffer, Launch};
+use ptxr_tests::vendor_checks;
+use ptxr_tests::{run_ok, Buffer, Launch};
 
 /// Stores through shared memory across every bidirectional proxy fence.
 const FENCES: &str = r#"
@@ -62,19 +61,9 @@ fn proxy_fences_compile_for_every_gpu() {
         assert!(text.contains(fence), "{fence} in\n{text}");
     }
     assert!(text.contains(".version 8.0"), "{text}");
-    let Some(ptxas) = ptxas() else { return };
-    let directory = std::env::temp_dir().join(format!("ptxr-proxy-fences-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
-    let file = directory.join("fences.ptx");
-    std::fs::write(&file, &ptx).unwrap_or_else(|error| panic!("{error}"));
-    let output = Command::new(&ptxas)
-        .args(["-arch=sm_90", "-o"])
-        .arg(directory.join("fences.cubin"))
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|error| panic!("{error}"));
-    let _ = std::fs::remove_dir_all(&directory);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    if let Some(Err(message)) = vendor_checks::ptxas_accepts(ptx.as_ref(), "sm_90", "proxy-fences") {
+        panic!("{message}");
+    }
 }
 
 #[test]

@@ -3,11 +3,10 @@
 //! target: on NVPTX, where LLVM's shared pointers are 64-bit, the address is truncated and
 //! extended back, which keeps every bit because the shared window is far below 4 GiB.
 
-use std::process::Command;
-
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions};
-use ptxr_tests::{ptxas, run_ok, Buffer, Launch};
+use ptxr_tests::vendor_checks;
+use ptxr_tests::{run_ok, Buffer, Launch};
 
 /// Reverses 32 words through a shared tile addressed by 32-bit registers, and counts the
 /// threads with an atomic on a second shared variable's 32-bit address.
@@ -72,23 +71,14 @@ fn a_shared_address_in_a_32_bit_register_compiles_for_every_gpu() {
 
 #[test]
 fn a_shared_address_in_a_32_bit_register_assembles_with_ptxas() {
-    let Some(ptxas) = ptxas() else { return };
     let target = describe("nvptx", None, false).unwrap_or_else(|error| panic!("{error}"));
     let options = CompileOptions { target, emit: None, optimization: 0 };
     let artifact = compile_source(REVERSE_THROUGH_SHARED, "reverse", &options)
         .unwrap_or_else(|failure| panic!("nvptx: {failure:?}"));
-    let directory = std::env::temp_dir().join(format!("ptxr-shared-addresses-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
-    let file = directory.join("reverse.ptx");
-    std::fs::write(&file, &artifact.bytes).unwrap_or_else(|error| panic!("{error}"));
-    let output = Command::new(&ptxas)
-        .args(["-arch=sm_80", "-o"])
-        .arg(directory.join("reverse.cubin"))
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|error| panic!("{error}"));
-    let _ = std::fs::remove_dir_all(&directory);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let Some(verdict) = vendor_checks::ptxas_accepts(&artifact.bytes, "sm_80", "shared-addresses") else { return };
+    if let Err(message) = verdict {
+        panic!("{message}");
+    }
     // The shared accesses stay in the shared state space (not generic loads through a
     // converted pointer), as nvcc's own output has them.
     let ptx = String::from_utf8_lossy(&artifact.bytes);

@@ -5,8 +5,8 @@
 //! OpenCL; both must give the values of a model written here, and the SPIR-V must pass
 //! `spirv-val`.
 
-use ptxr_tests::vendor_checks::{compile, run as run_validator, spirv_environment, Compiled};
-use ptxr_tests::{opencl, run_ok, validator, Buffer, Launch};
+use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
+use ptxr_tests::{opencl, Buffer, Launch};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -19,23 +19,12 @@ fn opencl_child_process() {
 /// Runs `ptx` on the CPU and through OpenCL, checks that output buffer `output` holds
 /// `expected` on both, and validates the SPIR-V.
 fn check(ptx: &str, launch: &Launch<'_>, buffers: &[Buffer], output: usize, expected: &[u64]) {
-    let cpu = run_ok(ptx, launch, buffers);
-    assert_eq!(cpu[output], expected, "cpu");
-    if let Some(spirv_val) = validator(&["spirv-val"]) {
-        let Compiled::Artefact(binary) = compile(ptx, "spirv") else { panic!("no SPIR-V for\n{ptx}") };
-        let file = std::env::temp_dir().join(format!("ptxr-spirv-execution-{}.spv", std::process::id()));
-        std::fs::write(&file, &binary).unwrap_or_else(|error| panic!("{error}"));
-        let environment = spirv_environment(&binary);
-        let verdict =
-            run_validator(std::process::Command::new(spirv_val).args(["--target-env", &environment]).arg(&file));
-        let _ = std::fs::remove_file(&file);
-        if let Err(message) = verdict {
-            panic!("spirv-val: {message}\n{ptx}");
-        }
+    for (device, result) in opencl::run_everywhere(ptx, launch, buffers, OPENCL_CHILD) {
+        assert_eq!(result[output], expected, "{device}");
     }
-    if opencl::available() {
-        let spirv = opencl::run_ok(ptx, launch, buffers, OPENCL_CHILD);
-        assert_eq!(spirv[output], expected, "spirv through OpenCL");
+    let Compiled::Artefact(binary) = compile(ptx, "spirv") else { panic!("no SPIR-V for\n{ptx}") };
+    if let Some(Err(message)) = spirv_val(&binary, &spirv_environment(&binary), "spirv-execution") {
+        panic!("spirv-val: {message}\n{ptx}");
     }
 }
 

@@ -10,10 +10,10 @@
 //! 32-bit swap of both lanes is one of the orders it allows.
 
 use inkwell::values::{BasicValue, IntValue, PointerValue};
-use inkwell::IntPredicate;
 use ptxr_frontend::ir::MemoryOrdering;
 use ptxr_frontend::Span;
 use ptxr_intrinsics::atomics;
+use ptxr_intrinsics::compare_and_swap_loop::{CompareAndSwapLoop, LoopNames};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -55,13 +55,10 @@ pub fn update_by_compare_and_swap<'ctx>(
         load.set_alignment(4).map_err(|error| LoweringError::internal(error, span))?;
         atomics::order_access(&site, load, MemoryOrdering::Relaxed, scope);
     }
-    let entry = builder.get_insert_block().ok_or_else(|| LoweringError::internal("an unpositioned builder", span))?;
-    let retry = context.append_basic_block(site.function, "word.atomic.retry");
-    let done = context.append_basic_block(site.function, "word.atomic.done");
-    builder.build_unconditional_branch(retry)?;
-    builder.position_at_end(retry);
-    let old = builder.build_phi(i32_type, "word.atomic.old")?;
-    let old_word = old.as_basic_value().into_int_value();
+    let names = LoopNames { retry: "word.atomic.retry", done: "word.atomic.done", old: "word.atomic.old" };
+    let retry_loop = CompareAndSwapLoop::begin(&site, initial.into_int_value(), names)
+        .map_err(|error| LoweringError::internal(error.what, span))?;
+    let old_word = retry_loop.old;
     let part = |word: IntValue<'ctx>| -> LoweringResult<IntValue<'ctx>> {
         Ok(builder.build_int_truncate_or_bit_cast(
             builder.build_right_shift(word, shift, false, "")?,
@@ -78,13 +75,8 @@ pub fn update_by_compare_and_swap<'ctx>(
         let kept = builder.build_and(old_word, builder.build_not(part_mask, "")?, "")?;
         builder.build_or(kept, placed, "")?
     };
-    let seen = atomics::compare_and_swap(&site, word_pointer, old_word.into(), new_word.into(), ordering, scope, 4)
-        .map_err(|error| LoweringError::unsupported(&format!("{what} ({})", error.what), lowering.target_name(), span))?
-        .into_int_value();
-    let swapped = builder.build_int_compare(IntPredicate::EQ, seen, old_word, "")?;
-    let retry_end = builder.get_insert_block().unwrap_or(retry);
-    builder.build_conditional_branch(swapped, done, retry)?;
-    old.add_incoming(&[(&initial, entry), (&seen, retry_end)]);
-    builder.position_at_end(done);
+    retry_loop.finish(&site, word_pointer, new_word, ordering, scope, 4).map_err(|error| {
+        LoweringError::unsupported(&format!("{what} ({})", error.what), lowering.target_name(), span)
+    })?;
     part(old_word)
 }
