@@ -60,6 +60,7 @@ fn build<'ctx>(
             .map_err(PipelineError::Diagnostics)?;
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
+    target.before_optimization(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
     verify(&llvm_module).map_err(|message| {
         PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}"))
