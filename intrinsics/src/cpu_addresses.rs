@@ -14,8 +14,10 @@
 //! based on what `base` was based on; `offset` contributes no pointer to it, because a value
 //! that passed through fewer than 64 bits cannot hold a host address. `base` is loop-invariant
 //! for a kernel pointer parameter, and the pointer becomes `base + {start, +, step}`: a
-//! recurrence that scalar evolution bounds. 32-bit addresses (`.address_size 32`, and every
-//! add narrower than 64 bits) are left alone: their `add` wraps at 2^32, a GEP would not.
+//! recurrence that scalar evolution bounds. PTX that reached one allocation from another's
+//! address through a difference of fewer than 64 bits would now be read as an access to the
+//! first; CUDA C++ leaves such arithmetic undefined. 32-bit addresses (`.address_size 32`, and
+//! every add narrower than 64 bits) are left alone: their `add` wraps at 2^32, a GEP would not.
 
 use inkwell::builder::Builder;
 use inkwell::module::Module;
@@ -119,7 +121,9 @@ fn base_and_offset(address: IntValue<'_>) -> Option<(IntValue<'_>, IntValue<'_>)
 /// Whether `value` is built from constants and integers narrower than 64 bits alone, so that
 /// it holds no host address.
 fn is_offset(value: IntValue<'_>, depth: u32) -> bool {
-    if value.is_const() {
+    // A constant integer, not a constant expression: `ptrtoint (ptr @variable to i64)` is an
+    // address.
+    if value.is_constant_int() {
         return true;
     }
     let Some(instruction) = value.as_instruction() else {
