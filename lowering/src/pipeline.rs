@@ -61,6 +61,9 @@ fn build<'ctx>(
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
     target.before_optimization(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
+    verify(&llvm_module).map_err(|message| {
+        PipelineError::Llvm(format!("the LLVM verifier rejected the module prepared for optimisation: {message}"))
+    })?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
     verify(&llvm_module).map_err(|message| {
         PipelineError::Llvm(format!("the LLVM verifier rejected the optimised module: {message}"))
