@@ -414,6 +414,15 @@ impl Target for Cpu {
         Ok(())
     }
 
+    fn before_optimization(
+        &self,
+        module: &Module<'_>,
+        machine: &inkwell::targets::TargetMachine,
+        optimization: u8,
+    ) -> Result<(), String> {
+        crate::cpu_addresses::rewrite_integer_addresses(module, machine, optimization)
+    }
+
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -14,6 +14,7 @@ pub mod atomics;
 mod collective;
 pub mod compare_and_swap_loop;
 mod cpu;
+mod cpu_addresses;
 mod cpu_device_library;
 mod cpu_mbarrier;
 mod declare;
@@ -38,6 +39,7 @@ mod work_item_loops;
 
 use inkwell::context::Context;
 use inkwell::module::Module;
+use inkwell::targets::TargetMachine;
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
@@ -158,6 +160,18 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         parameters: &KernelParameters<'ctx>,
     ) -> Result<(), Unsupported>;
+
+    /// Rewrites the verified, lowered module just before LLVM's optimisation pipeline at
+    /// `-O<optimization>` runs on it (the CPU turns integer addresses into pointer offsets that
+    /// the loop vectoriser can bound, `cpu_addresses.rs`).
+    fn before_optimization(
+        &self,
+        _module: &Module<'_>,
+        _machine: &TargetMachine,
+        _optimization: u8,
+    ) -> Result<(), String> {
+        Ok(())
+    }
 
     /// Reads a special register inside the function of `site`, as a 32- or 64-bit integer.
     fn special_register<'ctx>(

@@ -60,6 +60,10 @@ fn build<'ctx>(
             .map_err(PipelineError::Diagnostics)?;
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
+    target.before_optimization(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
+    verify(&llvm_module).map_err(|message| {
+        PipelineError::Llvm(format!("the LLVM verifier rejected the module prepared for optimisation: {message}"))
+    })?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
     target.prepare_for_code_generation(&llvm_module).map_err(|unsupported| {
         PipelineError::Llvm(format!("preparing the optimised module for code generation: {}", unsupported.what))

@@ -102,6 +102,48 @@ fn vector_add_runs_on_the_cpu() {
 }
 
 #[test]
+fn vector_add_runs_in_place_on_the_cpu() {
+    // c is a: the thread loop's run-time overlap check must send the block down the scalar
+    // path (or the vector path must give the same values).
+    let n = 1000usize;
+    let (a, b) = (inputs(n, 5), inputs(n, 6));
+    for path in ["examples/vector_add.ptx", "tests/fixtures/ptx/vector_add.nvcc.sm80.ptx"] {
+        let spec = serde_json::json!({
+            "grid": [4], "block": [256],
+            "buffers": { "a": { "type": "f32", "data": a }, "b": { "type": "f32", "data": b } },
+            "args": [{ "buffer": "a" }, { "buffer": "b" }, { "buffer": "a" }, { "type": "s32", "value": n }],
+        });
+        let c = run_and_read(path, &spec, "a");
+        for index in 0..n {
+            assert_eq!(c[index].to_bits(), (a[index] + b[index]).to_bits(), "{path}: a[{index}]");
+        }
+    }
+}
+
+#[test]
+fn vector_add_thread_loop_vectorises_on_the_cpu() {
+    // PTX addresses are integers (`add.s64` of a parameter and `mul.wide`): unless they reach
+    // LLVM as offsets from the parameter's pointer (`cpu_addresses.rs`), the loop vectoriser
+    // cannot bound the accesses and the thread loop stays scalar. x86-64-v3 has the masked
+    // loads and stores that the `tid < n` guard needs.
+    let description =
+        describe("x86_64-unknown-linux-gnu", Some("x86-64-v3"), false).unwrap_or_else(|error| panic!("{error}"));
+    for path in ["examples/vector_add.ptx", "tests/fixtures/ptx/vector_add.nvcc.sm80.ptx"] {
+        let options = CompileOptions { target: description.clone(), emit: Some(Emit::LlvmIr), optimization: 3 };
+        let bytes = compile_source(&read_repository_file(path), "example", &options)
+            .unwrap_or_else(|failure| panic!("{path}: {failure:?}"))
+            .bytes;
+        let ir = String::from_utf8(bytes).unwrap_or_else(|error| panic!("{error}"));
+        let entry = ptxr_tests::llvm_function(&ir, "vector_add");
+        assert!(entry.contains("vector.body:"), "{path}: no vectorised loop in\n{entry}");
+        assert!(entry.contains("@llvm.masked.load.v8f32"), "{path}: no <8 x float> loads in\n{entry}");
+        assert!(entry.contains("@llvm.masked.store.v8f32"), "{path}: no <8 x float> store in\n{entry}");
+        // The buffers may overlap: the vector path runs only after a run-time check.
+        assert!(entry.contains("diff.check"), "{path}: no overlap check in\n{entry}");
+    }
+}
+
+#[test]
 fn saxpy_runs_on_the_cpu_with_a_grid_stride_loop() {
     // 8 x 128 threads for 5000 elements: every thread loops four or five times.
     let n = 5000usize;
