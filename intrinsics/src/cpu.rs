@@ -150,6 +150,47 @@ fn is_global_address<'ctx>(site: &Site<'_, 'ctx>, address: PointerValue<'ctx>) -
     builder.build_or(in_variable, in_launch, "").map_err(llvm_error)
 }
 
+/// The kernel's parameter storage, which `isspacep.param` and `.local` need: only a kernel's
+/// body reaches it (a `.func` sees no allocas of its caller's).
+fn kernel_parameters<'a, 'ctx>(
+    placed: &'a crate::PlacedMemory<'ctx>,
+    state_space: StateSpace,
+) -> Result<&'a [crate::address_ranges::AddressRange<'ctx>], Unsupported> {
+    placed.kernel_parameters.as_deref().ok_or_else(|| Unsupported {
+        what: format!(
+            "`isspacep{state_space}` in a `.func` (the kernel's parameters live in the kernel's own storage, whose range a `.func` does not receive)"
+        ),
+    })
+}
+
+/// `isspacep.shared` on the host: the block's window, `[base, base + static + dynamic bytes)`.
+fn is_shared_address<'ctx>(site: &Site<'_, 'ctx>, address: PointerValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    let context_pointer = context_parameter(site, site.function)?;
+    let builder = site.builder;
+    let i64_type = site.context.i64_type();
+    let field = |index: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
+        let i32_type = site.context.i32_type();
+        let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(index), false)];
+        // SAFETY: the indices name one of BlockContext's scalar fields.
+        let pointer =
+            unsafe { builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
+                .map_err(llvm_error)?;
+        builder.build_load(ty, pointer, "").map_err(llvm_error)
+    };
+    let pointer_type = site.context.ptr_type(AddressSpace::default());
+    let base = field(block_context_field::SHARED, pointer_type.into())?.into_pointer_value();
+    let base = builder.build_ptr_to_int(base, i64_type, "").map_err(llvm_error)?;
+    let mut size = i64_type.const_zero();
+    for index in [block_context_field::STATIC_SHARED_BYTES, block_context_field::DYNAMIC_SHARED_BYTES] {
+        let bytes = field(index, site.context.i32_type().into())?.into_int_value();
+        let bytes = builder.build_int_z_extend(bytes, i64_type, "").map_err(llvm_error)?;
+        size = builder.build_int_add(size, bytes, "").map_err(llvm_error)?;
+    }
+    let address = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
+    let offset = builder.build_int_sub(address, base, "").map_err(llvm_error)?;
+    builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "").map_err(llvm_error)
+}
+
 fn context_parameter<'ctx>(
     site: &Site<'_, 'ctx>,
     function: inkwell::values::FunctionValue<'ctx>,
@@ -423,6 +464,11 @@ impl Target for Cpu {
         crate::cpu_addresses::rewrite_integer_addresses(module, machine, optimization)
     }
 
+    fn isspacep_needs_kernel_parameters(&self) -> bool {
+        // Host addresses carry no state space: a kernel parameter's is its alloca's.
+        true
+    }
+
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -430,43 +476,38 @@ impl Target for Cpu {
         state_space: StateSpace,
         placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
-        if state_space == StateSpace::Global {
-            return is_global_address(site, address);
-        }
-        if state_space == StateSpace::Const {
+        match state_space {
+            StateSpace::Global => {
+                // The `.param` window lies inside the `.global` one (ISA 7.8 section 6.4.1.1),
+                // so a kernel parameter's address is global too; a `.func` cannot see them.
+                let global = is_global_address(site, address)?;
+                let Some(parameters) = placed.kernel_parameters.as_deref() else { return Ok(global) };
+                let parameter = crate::address_ranges::in_any(site, address, parameters)?;
+                site.builder.build_or(global, parameter, "").map_err(llvm_error)
+            }
             // `.const` data is the module's `.const` variables, wherever the JIT put them.
-            return crate::address_ranges::in_any(site, address, &placed.constants);
+            StateSpace::Const => crate::address_ranges::in_any(site, address, &placed.constants),
+            StateSpace::Shared => is_shared_address(site, address),
+            StateSpace::Param => crate::address_ranges::in_any(site, address, kernel_parameters(placed, state_space)?),
+            StateSpace::Local => {
+                // A generic address is global unless it falls in the `.const`, `.local` or
+                // `.shared` window, and the `.param` window lies inside the `.global` one (ISA
+                // 7.8 section 6.4.1.1). Of the addresses a kernel can come by, the thread's own
+                // memory (its `.local` variables, a `.func`'s parameters, work-item-loop state,
+                // coroutine frames) is what is in none of the others.
+                let parameters = kernel_parameters(placed, state_space)?;
+                let mut elsewhere = is_global_address(site, address)?;
+                for inside in [
+                    crate::address_ranges::in_any(site, address, &placed.constants)?,
+                    is_shared_address(site, address)?,
+                    crate::address_ranges::in_any(site, address, parameters)?,
+                ] {
+                    elsewhere = site.builder.build_or(elsewhere, inside, "").map_err(llvm_error)?;
+                }
+                site.builder.build_not(elsewhere, "is.local").map_err(llvm_error)
+            }
+            other => Err(Unsupported { what: format!("`isspacep{other}`") }),
         }
-        if state_space != StateSpace::Shared {
-            // Host addresses of thread stacks and parameters carry no mark of their state
-            // space, and nothing records their ranges.
-            return Err(Unsupported { what: format!("`isspacep{state_space}`") });
-        }
-        // Shared memory is the block's window: `[base, base + static + dynamic bytes)`.
-        let context_pointer = context_parameter(site, site.function)?;
-        let builder = site.builder;
-        let i64_type = site.context.i64_type();
-        let field = |index: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
-            let i32_type = site.context.i32_type();
-            let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(index), false)];
-            // SAFETY: the indices name one of BlockContext's scalar fields.
-            let pointer =
-                unsafe { builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
-                    .map_err(llvm_error)?;
-            builder.build_load(ty, pointer, "").map_err(llvm_error)
-        };
-        let pointer_type = site.context.ptr_type(AddressSpace::default());
-        let base = field(block_context_field::SHARED, pointer_type.into())?.into_pointer_value();
-        let base = builder.build_ptr_to_int(base, i64_type, "").map_err(llvm_error)?;
-        let mut size = i64_type.const_zero();
-        for index in [block_context_field::STATIC_SHARED_BYTES, block_context_field::DYNAMIC_SHARED_BYTES] {
-            let bytes = field(index, site.context.i32_type().into())?.into_int_value();
-            let bytes = builder.build_int_z_extend(bytes, i64_type, "").map_err(llvm_error)?;
-            size = builder.build_int_add(size, bytes, "").map_err(llvm_error)?;
-        }
-        let address = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
-        let offset = builder.build_int_sub(address, base, "").map_err(llvm_error)?;
-        builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "").map_err(llvm_error)
     }
 
     fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {

@@ -114,6 +114,10 @@ pub struct PlacedMemory<'ctx> {
     /// Every `.const` variable of the module (module scope and in functions), filled in only
     /// for `isspacep.const` and `isspacep.global`.
     pub constants: Vec<address_ranges::AddressRange<'ctx>>,
+    /// The storage of the kernel's parameters, filled in only inside a kernel and only for
+    /// `isspacep.param`, `.local` and `.global` on targets that answer by address ranges
+    /// (`Target::isspacep_needs_kernel_parameters`); `None` in a `.func`, which cannot reach them.
+    pub kernel_parameters: Option<Vec<address_ranges::AddressRange<'ctx>>>,
 }
 
 /// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
@@ -206,6 +210,12 @@ pub trait Target {
     /// `shared_window_base` finds the window.
     fn shared_window_parameter_type<'ctx>(&self, _context: &'ctx Context) -> Option<BasicMetadataTypeEnum<'ctx>> {
         None
+    }
+
+    /// Whether `is_in_state_space` tells kernel parameters apart by the range of their storage
+    /// (`PlacedMemory::kernel_parameters`), which then takes their addresses.
+    fn isspacep_needs_kernel_parameters(&self) -> bool {
+        false
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,

@@ -2,8 +2,10 @@
 
 use inkwell::types::BasicType;
 use inkwell::values::BasicValue;
-use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand, OrderedAccess};
+use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand, OrderedAccess, VariableId};
+use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
+use ptxr_frontend::Span;
 
 use ptxr_intrinsics::address_ranges::AddressRange;
 
@@ -167,18 +169,40 @@ pub fn is_space(
         has_dynamic: lowering.shared.shared_layout.has_dynamic,
     });
     // `.const` data tells `.const` apart, and apart from `.global` where they share memory.
-    let constants = if matches!(state_space, StateSpace::Const | StateSpace::Global) {
+    let constants = if matches!(state_space, StateSpace::Const | StateSpace::Global | StateSpace::Local) {
         constant_ranges(lowering)?
     } else {
         Vec::new()
     };
-    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants };
+    let kernel_parameters = if lowering.shared.target.isspacep_needs_kernel_parameters()
+        && matches!(state_space, StateSpace::Param | StateSpace::Local | StateSpace::Global)
+        && lowering.function.kind == FunctionKind::Entry
+    {
+        Some(kernel_parameter_ranges(lowering, destination.span)?)
+    } else {
+        None
+    };
+    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants, kernel_parameters };
     let inside = lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, &placed).map_err(
         |unsupported| {
             crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
         },
     )?;
     lowering.write(destination, inside.into(), ScalarType::Pred)
+}
+
+/// The storage of each of the kernel's parameters as an address range.
+fn kernel_parameter_ranges<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    span: Span,
+) -> LoweringResult<Vec<AddressRange<'ctx>>> {
+    let function = lowering.function;
+    let mut ranges = Vec::new();
+    for &index in &function.parameters {
+        let start = lowering.storage(VariableId::Local(index), span)?;
+        ranges.push(AddressRange { start, bytes: function.variable(index).size_bytes() });
+    }
+    Ok(ranges)
 }
 
 /// Every `.const` variable of the module as an address range: those at module scope, and
