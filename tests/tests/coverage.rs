@@ -282,6 +282,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("createpolicy.fractional.L2::evict_last.b64", ".reg .b64 %rl<2>", "createpolicy.fractional.L2::evict_last.b64 %rl1, 0.5; st.global.u64 [%rd2], %rl1"),
             form("isspacep.global", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.global %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.shared", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("isspacep.local", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.local %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
+            form("isspacep.param", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.param %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("cvta.to.global.u64", ".reg .b64 %rl<2>", "cvta.to.global.u64 %rl1, %rd1; st.global.u64 [%rl1+8], %rl1"),
             form("cvta.shared.u64", ".reg .b64 %rl<2>", "cvta.shared.u64 %rl1, tile; st.global.u64 [%rd2], %rl1").with_module_scope(SHARED_TILE),
             form("cvta.const.u64", ".reg .b64 %rl<3>", "mov.u64 %rl1, table; cvta.const.u64 %rl2, %rl1; st.global.u64 [%rd2], %rl2").with_module_scope(".const .align 4 .b32 table[4] = {1, 2, 3, 4};"),
