@@ -39,11 +39,18 @@ struct Form {
     module_scope: &'static str,
     declarations: &'static str,
     body: &'static str,
+    /// The module's `.version` and `.target` lines: [`ISA_7_8_SM_80`] except for newer forms.
+    header: &'static str,
 }
+
+/// The header of most rows; the forms that ISA 7.8 or sm_80 lack name theirs.
+const ISA_7_8_SM_80: &str = ".version 7.8\n.target sm_80";
+/// `elect.sync` needs ISA 8.0 and sm_90; `stmatrix`, ISA 7.8 and sm_90.
+const ISA_8_0_SM_90: &str = ".version 8.0\n.target sm_90";
 
 /// A row whose kernel needs nothing at module scope.
 const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
-    Form { name, module_scope: "", declarations, body }
+    Form { name, module_scope: "", declarations, body, header: ISA_7_8_SM_80 }
 }
 
 /// A row with module-scope declarations (`module_scope` is written verbatim, one per line).
@@ -53,7 +60,7 @@ const fn form_with(
     declarations: &'static str,
     body: &'static str,
 ) -> Form {
-    Form { name, module_scope, declarations, body }
+    Form { name, module_scope, declarations, body, header: ISA_7_8_SM_80 }
 }
 
 /// Module-scope declarations shared by several rows.
@@ -401,6 +408,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("match.any.sync.b32", R4, "ld.global.u32 %r1, [%rd2]; match.any.sync.b32 %r2, %r1, 0xffffffff; st.global.u32 [%rd2], %r2"),
             form("activemask.b32", ".reg .b32 %r<2>", "activemask.b32 %r1; st.global.u32 [%rd2], %r1"),
             form("redux.sync.add.u32", R4, "ld.global.u32 %r1, [%rd2]; redux.sync.add.u32 %r2, %r1, 0xffffffff; st.global.u32 [%rd2], %r2"),
+            form("elect.sync d|p", ".reg .pred %p<2>; .reg .b32 %r<3>", "elect.sync %r1|%p1, 0xffffffff; selp.u32 %r2, 256, 0, %p1; or.b32 %r2, %r2, %r1; st.global.u32 [%rd2], %r2").with_header(ISA_8_0_SM_90),
+            form("elect.sync _|p", ".reg .pred %p<2>; .reg .b32 %r<2>", "elect.sync _|%p1, 0xffffffff; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1").with_header(ISA_8_0_SM_90),
             form_with(
                 "mbarrier.init/arrive/test_wait",
                 ".shared .align 8 .b64 barrier_object;",
@@ -516,13 +525,18 @@ impl Form {
     const fn with_module_scope(self, module_scope: &'static str) -> Form {
         Form { module_scope, ..self }
     }
+
+    const fn with_header(self, header: &'static str) -> Form {
+        Form { header, ..self }
+    }
 }
 
-/// The complete PTX module of one row: `.version 7.8`, `.target sm_80`, `.address_size 64` and
+/// The complete PTX module of one row: its header (`.version 7.8`, `.target sm_80` for most),
+/// `.address_size 64` and
 /// one kernel `k(.param .u64 p)` that loads its parameter, converts it to a global address in
 /// `%rd2`, runs the row's body and returns.
 fn module_source(form: &Form) -> String {
-    let mut source = String::from(".version 7.8\n.target sm_80\n.address_size 64\n\n");
+    let mut source = format!("{}\n.address_size 64\n\n", form.header);
     if !form.module_scope.is_empty() {
         source.push_str(form.module_scope);
         source.push_str("\n\n");
@@ -746,7 +760,7 @@ fn render(outcomes: &[[Outcome; 4]]) -> String {
     );
     markdown.push_str(
         "Each row is one PTX instruction form, written as a small complete module (`.version 7.8`,\n\
-         `.target sm_80`, `.address_size 64`, one kernel that loads its inputs from global memory,\n\
+         `.target sm_80` unless the form is newer, `.address_size 64`, one kernel that loads its inputs from global memory,\n\
          runs the instruction and stores the result). The module is compiled with `compile_source` at\n\
          -O0 for each target: `cpu` (x86_64-unknown-linux-gnu object), `nvptx` (PTX for sm_80),\n\
          `amdgpu` (gfx90a code object) and `spirv` (SPIR-V 1.2 binary). Sections follow chapter 9.7 of\n\
@@ -860,8 +874,10 @@ fn every_row_is_valid_ptx() {
                     for (index, form) in chunk {
                         let file = directory.join(format!("row{index}.ptx"));
                         std::fs::write(&file, module_source(form)).unwrap_or_else(|error| panic!("{error}"));
+                        // The row's own `.target`: ptxas rejects one above its `-arch`.
+                        let arch = form.header.rsplit(".target ").next().unwrap_or("sm_80");
                         let output = Command::new(ptxas)
-                            .args(["-arch=sm_80", "-o"])
+                            .args([format!("-arch={arch}").as_str(), "-o"])
                             .arg(directory.join(format!("row{index}.cubin")))
                             .arg(&file)
                             .output()

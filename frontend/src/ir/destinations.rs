@@ -66,6 +66,9 @@ impl Instruction {
             | Instruction::Match { destination: first, predicate: second, .. } => {
                 std::iter::once(*first).chain(*second).collect()
             }
+            Instruction::Elect { destination, predicate, .. } => {
+                destination.iter().copied().chain([*predicate]).collect()
+            }
             Instruction::LoadVector { destinations, .. } | Instruction::Unpack { destinations, .. } => {
                 destinations.iter().flatten().copied().collect()
             }

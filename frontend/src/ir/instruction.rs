@@ -483,6 +483,10 @@ pub enum Instruction {
     ActiveMask { destination: Destination },
     /// `bar.warp.sync membermask`
     WarpSync { member_mask: Operand },
+    /// `elect.sync d|p, membermask` (ISA 8.0): every lane of `membermask` gets in `d` the lane id
+    /// of the leader, the lowest active lane of `membermask`, and in `p` whether it is the leader;
+    /// `destination` is `None` for a `_` sink.
+    Elect { destination: Option<Destination>, predicate: Destination, member_mask: Operand },
     /// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`: each
     /// operand is the lane's fragment, a list of 32-bit registers (`.f32`/`.s32` elements, or
     /// narrower elements packed into `.b32`) in the spec's order.

@@ -339,6 +339,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::ActiveMask { destination } => synchronization::active_mask(lowering, guarded, destination),
         Instruction::WarpSync { member_mask } => synchronization::warp_sync(lowering, guarded, member_mask),
+        Instruction::Elect { destination, predicate, member_mask } => {
+            synchronization::elect(lowering, guarded, destination.as_ref(), predicate, member_mask)
+        }
         Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
             matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }

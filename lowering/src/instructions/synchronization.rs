@@ -382,6 +382,48 @@ pub fn active_mask(
     write_collective(lowering, guarded, &result, Some((destination, ScalarType::B32)), None)
 }
 
+/// `elect.sync d|p, membermask`: the leader is the lowest set bit of the ballot of every active
+/// lane of `membermask`, so every target that has `vote.sync.ballot` has `elect.sync`.
+pub fn elect<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    destination: Option<&Destination>,
+    predicate: &Destination,
+    mask: &Operand,
+) -> LoweringResult<()> {
+    let i32_type = lowering.shared.context.i32_type();
+    let collective = WarpCollective::Vote {
+        mode: VoteMode::Ballot,
+        predicate: lowering.shared.context.bool_type().const_all_ones(),
+        member_mask: Some(lowering.read_int(mask, ScalarType::B32)?),
+    };
+    let result = lowering
+        .shared
+        .target
+        .warp_collective(&lowering.site(), &collective)
+        .map_err(unsupported(lowering, guarded))?;
+    let ballot = result.value.ok_or_else(|| LoweringError::internal("a ballot without its value", guarded.span))?;
+    // Not poison on zero: a lane outside `membermask` is undefined behaviour, not a miscompile.
+    let leader = super::support::intrinsic(
+        lowering,
+        "llvm.cttz",
+        &[i32_type.into()],
+        &[ballot.into(), lowering.shared.context.bool_type().const_zero().into()],
+        guarded.span,
+    )?
+    .into_int_value();
+    let lane = lowering
+        .shared
+        .target
+        .special_register(&lowering.site(), SpecialRegister::LaneId)
+        .map_err(unsupported(lowering, guarded))?;
+    let is_leader = lowering.shared.builder.build_int_compare(IntPredicate::EQ, lane, leader, "elect.leader")?;
+    if let Some(destination) = destination {
+        lowering.write(destination, leader.into(), ScalarType::B32)?;
+    }
+    lowering.write(predicate, is_leader.into(), ScalarType::Pred)
+}
+
 pub fn warp_sync(
     lowering: &mut FunctionLowering<'_, '_>,
     guarded: &GuardedInstruction,
@@ -405,6 +447,7 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::Redux { .. }
             | Instruction::ActiveMask { .. }
             | Instruction::WarpSync { .. }
+            | Instruction::Elect { .. }
             | Instruction::MatrixMultiplyAccumulate { .. }
             | Instruction::LoadMatrix { .. }
             | Instruction::MbarrierTestWait { .. }

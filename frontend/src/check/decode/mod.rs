@@ -95,6 +95,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "match" => synchronization::match_(context, &mut modifiers, instruction),
         "redux" => synchronization::redux(context, &mut modifiers, instruction),
         "activemask" => synchronization::active_mask(context, &mut modifiers, instruction),
+        "elect" => synchronization::elect(context, &mut modifiers, instruction),
         "mbarrier" => mbarrier::mbarrier(context, &mut modifiers, instruction),
         "mma" => matrix::mma(context, &mut modifiers, instruction),
         "ldmatrix" => matrix::ldmatrix(context, &mut modifiers, instruction),

@@ -469,6 +469,33 @@ pub fn redux(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     Some(Instruction::Redux { operation: operation.node, ty: ty.node, destination, value, member_mask })
 }
 
+/// `elect.sync d|p, membermask` (ISA 8.0); `d` may be the `_` sink.
+pub fn elect(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    if !modifiers.flag("sync") {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "`elect` needs `.sync`")
+                .with_primary(modifiers.end_span(), "expected `.sync`"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, 2)?;
+    let OperandKind::PredicatePair(value, predicate) = &instruction.operands[0].kind else {
+        context.report(
+            Diagnostic::error(Code::OperandKind, "`elect.sync` writes a lane id and a predicate")
+                .with_primary(instruction.operands[0].span, "expected `d|p`"),
+        );
+        return None;
+    };
+    let destination = if matches!(value.kind, OperandKind::Sink) {
+        None
+    } else {
+        Some(context.destination(value, ScalarType::B32, SizeRule::Exact)?)
+    };
+    let predicate = context.destination(predicate, ScalarType::Pred, SizeRule::Exact)?;
+    let member_mask = context.source(&instruction.operands[1], ScalarType::B32, SizeRule::Exact)?;
+    Some(Instruction::Elect { destination, predicate, member_mask })
+}
+
 /// `activemask.b32 d`
 pub fn active_mask(
     context: &mut Context,
