@@ -45,8 +45,10 @@ struct Form {
 
 /// The header of most rows; the forms that ISA 7.8 or sm_80 lack name theirs.
 const ISA_7_8_SM_80: &str = ".version 7.8\n.target sm_80";
-/// `elect.sync` needs ISA 8.0 and sm_90; `stmatrix`, ISA 7.8 and sm_90.
+/// `elect.sync` needs ISA 8.0 and sm_90.
 const ISA_8_0_SM_90: &str = ".version 8.0\n.target sm_90";
+/// `stmatrix` needs ISA 7.8 and sm_90.
+const ISA_7_8_SM_90: &str = ".version 7.8\n.target sm_90";
 
 /// A row whose kernel needs nothing at module scope.
 const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
@@ -474,6 +476,27 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "ld.global.b32 %r1, [%rd2]; st.shared.b32 [tile], %r1; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r2, %r3, %r4, %r5}, [tile]; st.global.b32 [%rd2], %r5",
             )
             .with_module_scope(SHARED_TILE),
+            form("stmatrix.sync.aligned.m8n8.x1.shared.b16", ".reg .b32 %r<4>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; stmatrix.sync.aligned.m8n8.x1.shared.b16 [tile], {%r1}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
+            form("stmatrix.sync.aligned.m8n8.x2.shared.b16", ".reg .b32 %r<4>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; stmatrix.sync.aligned.m8n8.x2.shared.b16 [tile], {%r1, %r2}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
+            form("stmatrix.sync.aligned.m8n8.x4.shared.b16", ".reg .b32 %r<4>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; stmatrix.sync.aligned.m8n8.x4.shared.b16 [tile], {%r1, %r2, %r1, %r2}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
+            form("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16", ".reg .b32 %r<4>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [tile], {%r1}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
+            form("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16", ".reg .b32 %r<4>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [tile], {%r1, %r2}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
+            form("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", ".reg .b32 %r<4>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [tile], {%r1, %r2, %r1, %r2}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
+            form("stmatrix.sync.aligned.m8n8.x4.b16 (generic address)", ".reg .b32 %r<4>; .reg .b64 %rl<2>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mov.u64 %rl1, tile; cvta.shared.u64 %rl1, %rl1; stmatrix.sync.aligned.m8n8.x4.b16 [%rl1], {%r1, %r2, %r1, %r2}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
+                .with_module_scope(SHARED_TILE)
+                .with_header(ISA_7_8_SM_90),
         ],
     ),
     (

@@ -107,6 +107,7 @@ impl Instruction {
             | Instruction::MbarrierInit { .. }
             | Instruction::MbarrierInvalidate { .. }
             | Instruction::WarpSync { .. }
+            | Instruction::StoreMatrix { .. }
             | Instruction::Unlowered => Vec::new(),
         }
     }

@@ -507,6 +507,10 @@ pub enum Instruction {
         destinations: Vec<Destination>,
         address: Address,
     },
+    /// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 [a], r` (ISA 7.8): the mirror of
+    /// `ldmatrix`, `matrices` 8×8 matrices of 16-bit elements, one `.b32` source per matrix,
+    /// stored to the rows whose addresses the lanes give.
+    StoreMatrix { matrices: u32, transpose: bool, state_space: StateSpace, address: Address, sources: Vec<Operand> },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,

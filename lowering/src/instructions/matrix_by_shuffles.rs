@@ -37,6 +37,12 @@
 //! from the rows of lanes `8i + 2·(l mod 4)` and the next. The warp first meets at a warp barrier
 //! (`bar.warp.sync`), as lanes meet at the CPU's collective, so the rows that other lanes
 //! stored before the instruction are visible to the loads.
+//!
+//! `stmatrix` is the mirror image, and every target uses this form of it (on the CPU and NVPTX
+//! each shuffle is the target's `shfl.sync.idx`): lane `l` stores its own elements, one 32-bit
+//! store of register `i` at byte `4·(l mod 4)` of the row that lane `8i + l / 4` gives, or with
+//! `.trans` its two 16-bit halves at byte `2·(l / 4)` of the rows of lanes `8i + 2·(l mod 4)` and
+//! the next. Each row is written once, by the four (or eight) lanes that hold its elements.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -587,4 +593,67 @@ pub fn load_matrix<'ctx>(
         words.push(word);
     }
     write_words(lowering, destinations, &words, ScalarType::B32)
+}
+
+/// `stmatrix` (see the module's documentation).
+pub fn store_matrix<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    matrices: u32,
+    transpose: bool,
+    state_space: StateSpace,
+    address: &Address,
+    sources: &[Operand],
+) -> LoweringResult<()> {
+    let lowering = &*lowering;
+    let warp = Warp::new(lowering, guarded)?;
+    let builder = lowering.shared.builder;
+    let context = lowering.shared.context;
+    let (i16_type, i32_type, i64_type) = (context.i16_type(), context.i32_type(), context.i64_type());
+    let row = lowering.address(address, state_space)?;
+    let pointer_type = row.get_type();
+    let row_bits = builder.build_ptr_to_int(row, i64_type, "stmatrix.row")?;
+    let row_low = builder.build_int_truncate(row_bits, i32_type, "")?;
+    let row_high = builder.build_int_truncate(
+        builder.build_right_shift(row_bits, i64_type.const_int(32, false), false, "")?,
+        i32_type,
+        "",
+    )?;
+    // The address of the row that lane `source` gives, plus `offset` bytes (an `i64`).
+    let row_of = |source: IntValue<'ctx>, offset: IntValue<'ctx>| -> LoweringResult<PointerValue<'ctx>> {
+        let low = builder.build_int_z_extend(warp.shuffle(row_low, source)?, i64_type, "")?;
+        let high = builder.build_int_z_extend(warp.shuffle(row_high, source)?, i64_type, "")?;
+        let address = warp.or(warp.shift_left(high, 32)?, low)?;
+        let address = builder.build_int_add(address, offset, "")?;
+        Ok(builder.build_int_to_ptr(address, pointer_type, "stmatrix.element")?)
+    };
+    // Elements are 16-bit: rows need not be more aligned than that.
+    let store = |value: IntValue<'ctx>, pointer: PointerValue<'ctx>| -> LoweringResult<()> {
+        let store = builder.build_store(pointer, value)?;
+        store.set_alignment(2).map_err(|error| LoweringError::internal(error, guarded.span))?;
+        Ok(())
+    };
+    if sources.len() != matrices as usize {
+        return Err(LoweringError::internal("a `stmatrix` source per matrix", guarded.span));
+    }
+    for (matrix, source) in (0..u64::from(matrices)).zip(sources) {
+        let word = lowering.read_int(source, ScalarType::B32)?;
+        let first_lane = warp.i32(8 * matrix);
+        if transpose {
+            // Element (l / 4, 2·(l mod 4) + h) is element l / 4 of row 2·(l mod 4) + h of the transpose.
+            let row_lane = warp.or(first_lane, warp.shift_left(warp.and(warp.lane, 3)?, 1)?)?;
+            let offset =
+                builder.build_int_z_extend(warp.shift_left(warp.shift_right(warp.lane, 2)?, 1)?, i64_type, "")?;
+            let low = builder.build_int_truncate(word, i16_type, "")?;
+            let high = builder.build_int_truncate(warp.shift_right(word, 16)?, i16_type, "")?;
+            store(low, row_of(row_lane, offset)?)?;
+            store(high, row_of(warp.or(row_lane, warp.i32(1))?, offset)?)?;
+        } else {
+            // Row l / 4, columns 2·(l mod 4) and the next: 4 bytes at byte 4·(l mod 4).
+            let row_lane = warp.or(first_lane, warp.shift_right(warp.lane, 2)?)?;
+            let offset = builder.build_int_z_extend(warp.shift_left(warp.and(warp.lane, 3)?, 2)?, i64_type, "")?;
+            store(word, row_of(row_lane, offset)?)?;
+        }
+    }
+    Ok(())
 }

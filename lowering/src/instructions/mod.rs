@@ -345,6 +345,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
             matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }
+        Instruction::StoreMatrix { matrices, transpose, state_space, address, sources } => {
+            matrix_by_shuffles::store_matrix(lowering, guarded, *matrices, *transpose, *state_space, address, sources)
+        }
         Instruction::LoadMatrix { matrices, transpose, state_space, destinations, address } => {
             matrix::load_matrix(lowering, guarded, *matrices, *transpose, *state_space, destinations, address)
         }

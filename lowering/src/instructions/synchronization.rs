@@ -450,6 +450,7 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::Elect { .. }
             | Instruction::MatrixMultiplyAccumulate { .. }
             | Instruction::LoadMatrix { .. }
+            | Instruction::StoreMatrix { .. }
             | Instruction::MbarrierTestWait { .. }
     )
 }

@@ -11,7 +11,7 @@ use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{accept_unlowered, Context, Modifiers};
 
-fn invalid(context: &mut Context, span: crate::span::Span, message: String, label: &str) -> Option<Instruction> {
+fn invalid<T>(context: &mut Context, span: crate::span::Span, message: String, label: &str) -> Option<T> {
     context.report(Diagnostic::error(Code::InvalidModifier, message).with_primary(span, label.to_string()));
     None
 }
@@ -21,7 +21,12 @@ fn sync_aligned(context: &mut Context, modifiers: &mut Modifiers) -> Option<()> 
     for name in ["sync", "aligned"] {
         if !modifiers.flag(name) {
             let opcode = modifiers.opcode();
-            invalid(context, modifiers.end_span(), format!("`{opcode}` needs `.sync.aligned`"), "expected `.{name}`");
+            invalid::<()>(
+                context,
+                modifiers.end_span(),
+                format!("`{opcode}` needs `.sync.aligned`"),
+                "expected `.{name}`",
+            );
             return None;
         }
     }
@@ -160,15 +165,13 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     Some(Instruction::MatrixMultiplyAccumulate { operation, destinations, a: a?, b: b?, c: c? })
 }
 
-/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 d, [a]`
-pub fn ldmatrix(
-    context: &mut Context,
-    modifiers: &mut Modifiers,
-    instruction: &ast::Instruction,
-) -> Option<Instruction> {
+/// The modifiers that `ldmatrix` and `stmatrix` share: `.m8n8`, the number of matrices, `.trans`,
+/// the state space and `.b16`; returns the number of matrices, whether they are transposed and
+/// the state space.
+fn matrix_transfer(context: &mut Context, modifiers: &mut Modifiers, opcode: &str) -> Option<(u32, bool, StateSpace)> {
     sync_aligned(context, modifiers)?;
     if !modifiers.flag("m8n8") {
-        return invalid(context, modifiers.end_span(), "`ldmatrix` needs `.m8n8`".to_string(), "expected `.m8n8`");
+        return invalid(context, modifiers.end_span(), format!("`{opcode}` needs `.m8n8`"), "expected `.m8n8`");
     }
     let Some(matrices) = modifiers.take(|name| match name {
         "x1" => Some(1),
@@ -179,7 +182,7 @@ pub fn ldmatrix(
         return invalid(
             context,
             modifiers.end_span(),
-            "`ldmatrix` needs the number of matrices".to_string(),
+            format!("`{opcode}` needs the number of matrices"),
             "expected `.x1`, `.x2` or `.x4`",
         );
     };
@@ -188,27 +191,56 @@ pub fn ldmatrix(
         None => StateSpace::Generic,
         Some(space) if space.node == StateSpace::Shared => StateSpace::Shared,
         Some(space) => {
+            let verb = if opcode == "ldmatrix" { "read" } else { "write" };
             return invalid(
                 context,
                 space.span,
-                format!("`ldmatrix` cannot read {}", space.node),
+                format!("`{opcode}` cannot {verb} {}", space.node),
                 "expected `.shared`",
             );
         }
     };
     let ty = modifiers.required_type(context)?;
     if ty.node != ScalarType::B16 {
-        return invalid(context, ty.span, format!("`ldmatrix` is not defined on `{}`", ty.node), "expected `.b16`");
+        return invalid(context, ty.span, format!("`{opcode}` is not defined on `{}`", ty.node), "expected `.b16`");
     }
+    Some((matrices.node, transpose, state_space))
+}
+
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 d, [a]`
+pub fn ldmatrix(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    let (matrices, transpose, state_space) = matrix_transfer(context, modifiers, "ldmatrix")?;
     context.expect_operand_count(instruction, 2)?;
     let target = &instruction.operands[0];
-    let destinations = if matrices.node == 1 && matches!(target.kind, ast::OperandKind::Name { .. }) {
+    let destinations = if matrices == 1 && matches!(target.kind, ast::OperandKind::Name { .. }) {
         // One matrix may be written to a plain register as well as to `{d}`.
         context.destination(target, ScalarType::B32, SizeRule::Exact).map(|destination| vec![Some(destination)])
     } else {
-        context.destination_list(target, ScalarType::B32, matrices.node, SizeRule::Exact, false)
+        context.destination_list(target, ScalarType::B32, matrices, SizeRule::Exact, false)
     };
     let address = context.address(&instruction.operands[1])?;
     let destinations = destinations?.into_iter().collect::<Option<Vec<_>>>()?;
-    Some(Instruction::LoadMatrix { matrices: matrices.node, transpose, state_space, destinations, address })
+    Some(Instruction::LoadMatrix { matrices, transpose, state_space, destinations, address })
+}
+
+/// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 [p], r` (ISA 7.8, sm_90). The
+/// `.m16n8` shape with `.b8` elements (ISA 8.6, sm_100) is accepted and reported as unsupported.
+pub fn stmatrix(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "m16n8") {
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    let (matrices, transpose, state_space) = matrix_transfer(context, modifiers, "stmatrix")?;
+    context.expect_operand_count(instruction, 2)?;
+    let address = context.address(&instruction.operands[0]);
+    // Unlike `ldmatrix`'s destination, one matrix's source is `{r}` too, as ptxas requires.
+    let sources = context.source_list(&instruction.operands[1], ScalarType::B32, matrices, SizeRule::Exact);
+    Some(Instruction::StoreMatrix { matrices, transpose, state_space, address: address?, sources: sources? })
 }

@@ -99,6 +99,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "mbarrier" => mbarrier::mbarrier(context, &mut modifiers, instruction),
         "mma" => matrix::mma(context, &mut modifiers, instruction),
         "ldmatrix" => matrix::ldmatrix(context, &mut modifiers, instruction),
+        "stmatrix" => matrix::stmatrix(context, &mut modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => return accept_unlowered(context, &mut modifiers, instruction),
         _ => {
@@ -118,13 +119,14 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
     decoded
 }
 
-/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma` and `ldmatrix`, and bracketed lists are valid PTX
+/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma`, `ldmatrix` and `stmatrix`, and bracketed lists are valid PTX
 /// that the typed decoders do not read yet; such instructions are accepted and reported as
 /// unsupported by lowering, never rejected as errors. Vector members (`%v.x`) are read by every
 /// decoder through `Context`.
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
-    let vectors_decoded = matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix");
+    let vectors_decoded =
+        matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix");
     let lists_decoded = instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded,
