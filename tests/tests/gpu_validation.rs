@@ -227,6 +227,30 @@ fn matrix_instructions_compile_and_validate_on_amdgpu_and_spirv() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// `elect.sync` and every `stmatrix` form compile for each GPU target (a ballot; shuffles and
+/// stores) and pass its vendor's check: ptxas at sm_90, spirv-val, the code object's metadata.
+#[test]
+fn elect_and_stmatrix_pass_the_vendors_checks() {
+    let Some(validators) = Validators::find() else { return };
+    let source = ptxr_tests::read_repository_file("tests/fixtures/kernels/elect_and_stmatrix.ptx");
+    let scratch = std::env::temp_dir().join(format!("ptxr-elect-stmatrix-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let mut problems = Vec::new();
+    for target in ["nvptx", "spirv", "amdgpu"] {
+        match compile(&source, target) {
+            Compiled::Artefact(artefact) => {
+                if let Err(message) = validators.check(target, "elect_and_stmatrix", &source, &artefact, &scratch) {
+                    problems.push(format!("{target}: {message}"));
+                }
+            }
+            Compiled::Unsupported(messages) => problems.push(format!("{target}: unsupported {messages:?}")),
+            Compiled::Rejected(message) => problems.push(format!("{target}: rejected {message}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Compiles `source` for `target` at `optimization`, as the natural artefact or LLVM IR text.
 fn compile_with(source: &str, target: &str, emit: Option<ptxr_lowering::Emit>, optimization: u8) -> Vec<u8> {
     let description = describe(target, None, false).unwrap_or_else(|error| panic!("{error}"));
