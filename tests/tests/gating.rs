@@ -67,6 +67,20 @@ const PROBES: &[Probe] = &[
         older_version: "6.5",
         older_sm: 75,
     },
+    Probe {
+        instruction: "elect.sync %r1|%p1, 0xffffffff;",
+        version: "8.0",
+        sm: 90,
+        older_version: "7.8",
+        older_sm: 89,
+    },
+    Probe {
+        instruction: "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%rd1], {%r1, %r2};",
+        version: "7.8",
+        sm: 90,
+        older_version: "7.7",
+        older_sm: 89,
+    },
     Probe { instruction: "min.NaN.f32 %f1, %f2, %f3;", version: "7.0", sm: 80, older_version: "6.5", older_sm: 75 },
     Probe {
         instruction: "min.xorsign.abs.f32 %f1, %f2, %f3;",
