@@ -39,11 +39,18 @@ struct Form {
     module_scope: &'static str,
     declarations: &'static str,
     body: &'static str,
+    /// The module's `.version` and `.target` lines: [`ISA_7_8_SM_80`] except for newer forms.
+    header: &'static str,
 }
+
+/// The header of most rows; the forms that ISA 7.8 or sm_80 lack name theirs.
+const ISA_7_8_SM_80: &str = ".version 7.8\n.target sm_80";
+/// `elect.sync` needs ISA 8.0 and sm_90; `stmatrix`, ISA 7.8 and sm_90.
+const ISA_8_0_SM_90: &str = ".version 8.0\n.target sm_90";
 
 /// A row whose kernel needs nothing at module scope.
 const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
-    Form { name, module_scope: "", declarations, body }
+    Form { name, module_scope: "", declarations, body, header: ISA_7_8_SM_80 }
 }
 
 /// A row with module-scope declarations (`module_scope` is written verbatim, one per line).
@@ -53,7 +60,7 @@ const fn form_with(
     declarations: &'static str,
     body: &'static str,
 ) -> Form {
-    Form { name, module_scope, declarations, body }
+    Form { name, module_scope, declarations, body, header: ISA_7_8_SM_80 }
 }
 
 /// Module-scope declarations shared by several rows.
@@ -280,6 +287,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("prefetch.global.L2", "", "prefetch.global.L2 [%rd2]"),
             form("prefetchu.L1", "", "prefetchu.L1 [%rd1]"),
             form("createpolicy.fractional.L2::evict_last.b64", ".reg .b64 %rl<2>", "createpolicy.fractional.L2::evict_last.b64 %rl1, 0.5; st.global.u64 [%rd2], %rl1"),
+            form("discard.global.L2", "", "discard.global.L2 [%rd2], 128"),
+            form("applypriority.global.L2::evict_normal", "", "applypriority.global.L2::evict_normal [%rd2], 128"),
             form("isspacep.global", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.global %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.shared", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.local", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.local %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
@@ -385,6 +394,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("membar.gl", R4, "ld.global.u32 %r1, [%rd2]; membar.gl; st.global.u32 [%rd2+4], %r1"),
             form("fence.acq_rel.gpu", R4, "ld.global.u32 %r1, [%rd2]; fence.acq_rel.gpu; st.global.u32 [%rd2+4], %r1"),
             form("fence.proxy.alias", R4, "ld.global.u32 %r1, [%rd2]; fence.proxy.alias; st.global.u32 [%rd2+4], %r1"),
+            form("griddepcontrol.launch_dependents", "", "griddepcontrol.launch_dependents").with_header(ISA_8_0_SM_90),
+            form("griddepcontrol.wait", R4, "griddepcontrol.wait; ld.global.u32 %r1, [%rd2]; st.global.u32 [%rd2+4], %r1").with_header(ISA_8_0_SM_90),
             form("atom.global.add.u32", R4, "ld.global.u32 %r1, [%rd2+4]; atom.global.add.u32 %r2, [%rd2], %r1; st.global.u32 [%rd2+8], %r2"),
             form("atom.global.cas.b32", R6, "ld.global.u32 %r1, [%rd2+4]; ld.global.u32 %r2, [%rd2+8]; atom.global.cas.b32 %r3, [%rd2], %r1, %r2; st.global.u32 [%rd2+12], %r3"),
             form("atom.global.cas.b16", ".reg .b16 %h<4>", "ld.global.b16 %h1, [%rd2+2]; ld.global.b16 %h2, [%rd2+4]; atom.global.cas.b16 %h3, [%rd2], %h1, %h2; st.global.b16 [%rd2+6], %h3"),
@@ -490,6 +501,9 @@ const SECTIONS: &[(&str, &[Form])] = &[
         &[
             form("trap", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 trap; st.global.u32 [%rd2], %r1"),
             form("nanosleep.u32", R4, "ld.global.u32 %r1, [%rd2]; nanosleep.u32 %r1; st.global.u32 [%rd2+4], %r1"),
+            form("brkpt", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 brkpt; st.global.u32 [%rd2+4], %r1"),
+            form("pmevent", "", "pmevent 7"),
+            form("pmevent.mask", "", "pmevent.mask 0x8001"),
             form_with(
                 "vprintf",
                 ".extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments); .global .align 1 .b8 text[4] = {37, 100, 10, 0};",
@@ -516,13 +530,18 @@ impl Form {
     const fn with_module_scope(self, module_scope: &'static str) -> Form {
         Form { module_scope, ..self }
     }
+
+    const fn with_header(self, header: &'static str) -> Form {
+        Form { header, ..self }
+    }
 }
 
-/// The complete PTX module of one row: `.version 7.8`, `.target sm_80`, `.address_size 64` and
+/// The complete PTX module of one row: its header (`.version 7.8`, `.target sm_80` for most),
+/// `.address_size 64` and
 /// one kernel `k(.param .u64 p)` that loads its parameter, converts it to a global address in
 /// `%rd2`, runs the row's body and returns.
 fn module_source(form: &Form) -> String {
-    let mut source = String::from(".version 7.8\n.target sm_80\n.address_size 64\n\n");
+    let mut source = format!("{}\n.address_size 64\n\n", form.header);
     if !form.module_scope.is_empty() {
         source.push_str(form.module_scope);
         source.push_str("\n\n");
@@ -746,7 +765,7 @@ fn render(outcomes: &[[Outcome; 4]]) -> String {
     );
     markdown.push_str(
         "Each row is one PTX instruction form, written as a small complete module (`.version 7.8`,\n\
-         `.target sm_80`, `.address_size 64`, one kernel that loads its inputs from global memory,\n\
+         `.target sm_80` unless the form is newer, `.address_size 64`, one kernel that loads its inputs from global memory,\n\
          runs the instruction and stores the result). The module is compiled with `compile_source` at\n\
          -O0 for each target: `cpu` (x86_64-unknown-linux-gnu object), `nvptx` (PTX for sm_80),\n\
          `amdgpu` (gfx90a code object) and `spirv` (SPIR-V 1.2 binary). Sections follow chapter 9.7 of\n\
@@ -860,8 +879,11 @@ fn every_row_is_valid_ptx() {
                     for (index, form) in chunk {
                         let file = directory.join(format!("row{index}.ptx"));
                         std::fs::write(&file, module_source(form)).unwrap_or_else(|error| panic!("{error}"));
+                        // The row's own `.target`: ptxas rejects a module newer than its -arch.
+                        let arch = form.header.rsplit(".target ").next().unwrap_or("sm_80");
                         let output = Command::new(ptxas)
-                            .args(["-arch=sm_80", "-o"])
+                            .arg(format!("-arch={arch}"))
+                            .arg("-o")
                             .arg(directory.join(format!("row{index}.cubin")))
                             .arg(&file)
                             .output()

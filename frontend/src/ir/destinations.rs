@@ -98,6 +98,7 @@ impl Instruction {
             | Instruction::Return
             | Instruction::Exit
             | Instruction::Trap
+            | Instruction::Hint(_)
             | Instruction::Sleep { .. }
             | Instruction::Fence { .. }
             | Instruction::ProxyFence { .. }

@@ -14,6 +14,7 @@ mod float_function;
 mod float_minimum;
 mod float_property;
 mod half;
+mod hint;
 mod integer;
 mod matrix;
 mod matrix_by_shuffles;
@@ -283,6 +284,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             call::call_indirect(lowering, guarded, target, results, arguments)
         }
         Instruction::Trap => call::trap(lowering, guarded),
+        Instruction::Hint(instruction) => hint::hint(lowering, guarded, instruction),
         Instruction::Sleep { nanoseconds } => call::sleep(lowering, guarded, nanoseconds),
         Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => {
             synchronization::atomic(
