@@ -383,6 +383,12 @@ pub trait Target {
         call: &DeviceFunctionCall<'ctx>,
     ) -> Result<DeviceFunctionLowering<'ctx>, Unsupported>;
 
+    /// Whether the back end moves the stack pointer at run time, for `alloca`, `stacksave` and
+    /// `stackrestore`.
+    fn dynamic_stack(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// `brkpt`, `pmevent`, `discard`, `applypriority`, `griddepcontrol` (`hint`), with the
     /// generic pointer of `discard`'s and `applypriority`'s line. None of them changes a value
     /// the program reads, so targets without a debugger, profiler, L2 controls or programmatic

@@ -504,6 +504,9 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("brkpt", ".reg .pred %p<2>; .reg .b32 %r<2>", "ld.global.u32 %r1, [%rd2]; setp.eq.u32 %p1, %r1, 0; @%p1 brkpt; st.global.u32 [%rd2+4], %r1"),
             form("pmevent", "", "pmevent 7"),
             form("pmevent.mask", "", "pmevent.mask 0x8001"),
+            form("alloca.u64", ".reg .b64 %rl<3>; .reg .b32 %r<2>", "ld.global.u64 %rl1, [%rd2]; alloca.u64 %rl2, %rl1; st.local.u32 [%rl2], 1; ld.local.u32 %r1, [%rl2]; st.global.u32 [%rd2], %r1"),
+            form("alloca.u64 (immAlign)", ".reg .b64 %rl<3>; .reg .b32 %r<2>", "ld.global.u64 %rl1, [%rd2]; alloca.u64 %rl2, %rl1, 64; st.local.u32 [%rl2], 1; ld.local.u32 %r1, [%rl2]; st.global.u32 [%rd2], %r1"),
+            form("stacksave.u64 / stackrestore.u64", ".reg .b64 %rl<4>; .reg .b32 %r<2>", "ld.global.u64 %rl1, [%rd2]; stacksave.u64 %rl3; alloca.u64 %rl2, %rl1; st.local.u32 [%rl2], 1; ld.local.u32 %r1, [%rl2]; stackrestore.u64 %rl3; st.global.u32 [%rd2], %r1"),
             form_with(
                 "vprintf",
                 ".extern .func (.param .b32 status) vprintf (.param .b64 format, .param .b64 arguments); .global .align 1 .b8 text[4] = {37, 100, 10, 0};",

@@ -389,6 +389,15 @@ pub enum Instruction {
     CallIndirect { target: Operand, results: Vec<CallOperand>, arguments: Vec<CallOperand> },
     /// `trap`: aborts the kernel with an error.
     Trap,
+    /// `alloca.type ptr, size{, align}`: `size` bytes of the thread's stack, aligned to `align`
+    /// (a power of two, 8 when not written), at the `.local` address `ptr`; freed when the
+    /// function returns or by `stackrestore`.
+    StackAllocate { ty: ScalarType, destination: Destination, size: Operand, align: u32 },
+    /// `stacksave.type d`: the stack pointer, for a later `stackrestore`.
+    StackSave { ty: ScalarType, destination: Destination },
+    /// `stackrestore.type a`: sets the stack pointer to `a` from `stacksave`, freeing what was
+    /// allocated since.
+    StackRestore { ty: ScalarType, source: Operand },
     /// An instruction with no effect on values: `brkpt`, `pmevent`, `discard`, `applypriority`,
     /// `griddepcontrol`.
     Hint(Hint),

@@ -18,6 +18,7 @@ mod matrix;
 mod mbarrier;
 mod modifiers;
 pub(in crate::check) mod opcodes;
+mod stack;
 mod synchronization;
 mod vector;
 mod video;
@@ -92,6 +93,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "pmevent" => hint::performance_event(context, &mut modifiers, instruction),
         "discard" | "applypriority" => hint::l2_cache(context, &mut modifiers, instruction),
         "griddepcontrol" => hint::grid_dependency(context, &mut modifiers, instruction),
+        "alloca" | "stacksave" | "stackrestore" => stack::stack(context, &mut modifiers, instruction),
         "atom" | "red" => synchronization::atomic(context, &mut modifiers, instruction),
         "membar" | "fence" => synchronization::fence(context, &mut modifiers, instruction),
         "bar" | "barrier" => synchronization::barrier(context, &mut modifiers, instruction),

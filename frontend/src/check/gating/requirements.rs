@@ -193,6 +193,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["match"], modifiers: NONE, version: isa(6, 0), sm: Some(70), form: "`match.sync`", section: "9.7.12.9", operands: ANY },
     Requirement { opcodes: &["activemask"], modifiers: NONE, version: isa(6, 2), sm: Some(30), form: "`activemask`", section: "9.7.12.10", operands: ANY },
     Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11", operands: ANY },
+    Requirement { opcodes: &["alloca", "stacksave", "stackrestore"], modifiers: NONE, version: isa(7, 3), sm: Some(52), form: "`alloca`, `stacksave`, `stackrestore`", section: "stack manipulation (ISA 7.3)", operands: ANY },
     Requirement { opcodes: &["griddepcontrol"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`griddepcontrol`", section: "9.7.12.12", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`mbarrier`", section: "9.7.12.13", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.12.13", operands: ANY },
