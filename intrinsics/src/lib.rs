@@ -24,6 +24,7 @@ mod global_timer;
 mod lane_mask;
 pub mod mbarrier;
 mod nvptx;
+mod nvptx_hint;
 mod nvptx_matrix;
 mod nvptx_mbarrier;
 mod printf_arguments;
@@ -381,6 +382,25 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         call: &DeviceFunctionCall<'ctx>,
     ) -> Result<DeviceFunctionLowering<'ctx>, Unsupported>;
+
+    /// Whether the back end moves the stack pointer at run time, for `alloca`, `stacksave` and
+    /// `stackrestore`.
+    fn dynamic_stack(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// `brkpt`, `pmevent`, `discard`, `applypriority`, `griddepcontrol` (`hint`), with the
+    /// generic pointer of `discard`'s and `applypriority`'s line. None of them changes a value
+    /// the program reads, so targets without a debugger, profiler, L2 controls or programmatic
+    /// dependent launches lower them as nothing (docs/TARGETS.md says why each is exact).
+    fn hint<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _hint: &ptxr_frontend::ir::Hint,
+        _line: Option<PointerValue<'ctx>>,
+    ) -> Result<(), Unsupported> {
+        Ok(())
+    }
 
     /// `nanosleep`: suspends the thread for up to `nanoseconds` (i32), at most a millisecond.
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported>;

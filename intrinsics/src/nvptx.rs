@@ -196,6 +196,15 @@ impl Target for Nvptx {
         Ok(())
     }
 
+    fn hint<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        hint: &ptxr_frontend::ir::Hint,
+        line: Option<inkwell::values::PointerValue<'ctx>>,
+    ) -> Result<(), Unsupported> {
+        crate::nvptx_hint::hint(site, hint, line)
+    }
+
     fn sleep<'ctx>(&self, site: &Site<'_, 'ctx>, nanoseconds: IntValue<'ctx>) -> Result<(), Unsupported> {
         call_intrinsic_or_void(site, "llvm.nvvm.nanosleep", &[nanoseconds.into()])?;
         Ok(())

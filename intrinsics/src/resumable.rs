@@ -244,6 +244,12 @@ pub fn make_resumable<'ctx>(
     body: FunctionValue<'ctx>,
 ) -> Result<ThreadForm, Unsupported> {
     let function = body.as_value_ref();
+    // LLVM's coroutine frames hold only fixed-size allocas ("Coroutines cannot handle non static
+    // allocas yet"); `alloca`, `stacksave` and `stackrestore` anywhere in the module (a `.func`
+    // may be inlined into the body) keep each thread on a stack of its own.
+    if module.get_functions().any(|function| unsafe { moves_the_stack_pointer(function.as_value_ref()) }) {
+        return Ok(ThreadForm::Stackful);
+    }
     let mut suspensions = Vec::new();
     for block in blocks(function) {
         for instruction in instructions(block) {
@@ -265,6 +271,41 @@ pub fn make_resumable<'ctx>(
     // keeps a terminator once the rewrite of it is done.
     unsafe { rewrite(context.raw(), module.as_mut_ptr(), function, &suspensions)? };
     Ok(ThreadForm::Resumable)
+}
+
+/// Whether `function` allocates on the stack at run time: an alloca outside the entry block or
+/// of a run-time count, or a call of `llvm.stacksave`/`llvm.stackrestore`.
+///
+/// # Safety
+///
+/// `function` is a function.
+unsafe fn moves_the_stack_pointer(function: LLVMValueRef) -> bool {
+    let all_blocks = blocks(function);
+    let entry = all_blocks.first().copied();
+    all_blocks.into_iter().any(|block| {
+        instructions(block).into_iter().any(|instruction| {
+            // SAFETY: `instruction` is an instruction of `function`.
+            unsafe {
+                match LLVMGetInstructionOpcode(instruction) {
+                    LLVMOpcode::LLVMAlloca => {
+                        Some(block) != entry || LLVMIsAConstantInt(LLVMGetOperand(instruction, 0)).is_null()
+                    }
+                    LLVMOpcode::LLVMCall => {
+                        let callee = LLVMGetCalledValue(instruction);
+                        let mut length = 0;
+                        let name = LLVMGetValueName2(callee, &mut length);
+                        let name = if name.is_null() {
+                            &[][..]
+                        } else {
+                            std::slice::from_raw_parts(name.cast::<u8>(), length)
+                        };
+                        name.starts_with(b"llvm.stacksave") || name.starts_with(b"llvm.stackrestore")
+                    }
+                    _ => false,
+                }
+            }
+        })
+    })
 }
 
 /// The rewrite of [`make_resumable`].

@@ -350,6 +350,12 @@ impl Target for Spirv {
         crate::spirv_atomic_addresses::materialize_atomic_addresses(module)
     }
 
+    fn dynamic_stack(&self) -> Result<(), Unsupported> {
+        // LLVM's SPIR-V back end writes a run-time-sized array only with the extension
+        // SPV_INTEL_variable_length_array, which OpenCL devices need not have.
+        Err(Unsupported { what: "`alloca`, `stacksave` and `stackrestore` (a run-time-sized stack)".into() })
+    }
+
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
         crate::spirv_trap::stop(site, ptxr_runtime::abi::opencl::STOPPED_BY_TRAP)
     }

@@ -459,6 +459,21 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .max()
 }
 
+/// The PTX ISA that NVPTX output needs for `alloca`, `stacksave` and `stackrestore` (7.3), where
+/// the module has any; the driver raises LLVM's default version to it.
+pub fn dynamic_stack_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .any(|instruction| {
+            matches!(
+                instruction.instruction,
+                ir::Instruction::StackAllocate { .. }
+                    | ir::Instruction::StackSave { .. }
+                    | ir::Instruction::StackRestore { .. }
+            )
+        })
+        .then_some((7, 3))
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     any_collective(ptx.functions.iter().filter(|function| function.kind != FunctionKind::Entry))
 }

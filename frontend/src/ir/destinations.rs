@@ -17,6 +17,8 @@ impl Instruction {
             | Instruction::Pack { destination, .. }
             | Instruction::CreatePolicy { destination }
             | Instruction::IsSpace { destination, .. }
+            | Instruction::StackAllocate { destination, .. }
+            | Instruction::StackSave { destination, .. }
             | Instruction::ConvertAddress { destination, .. }
             | Instruction::IntegerBinary { destination, .. }
             | Instruction::IntegerMultiplyAdd { destination, .. }
@@ -101,6 +103,8 @@ impl Instruction {
             | Instruction::Return
             | Instruction::Exit
             | Instruction::Trap
+            | Instruction::Hint(_)
+            | Instruction::StackRestore { .. }
             | Instruction::Sleep { .. }
             | Instruction::Fence { .. }
             | Instruction::ProxyFence { .. }

@@ -8,7 +8,7 @@ use crate::syntax::ast::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, LabelId, MatrixMultiply, MbarrierWait,
+    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, Hint, LabelId, MatrixMultiply, MbarrierWait,
     MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
 };
 
@@ -389,6 +389,18 @@ pub enum Instruction {
     CallIndirect { target: Operand, results: Vec<CallOperand>, arguments: Vec<CallOperand> },
     /// `trap`: aborts the kernel with an error.
     Trap,
+    /// `alloca.type ptr, size{, align}`: `size` bytes of the thread's stack, aligned to `align`
+    /// (a power of two, 8 when not written), at the `.local` address `ptr`; freed when the
+    /// function returns or by `stackrestore`.
+    StackAllocate { ty: ScalarType, destination: Destination, size: Operand, align: u32 },
+    /// `stacksave.type d`: the stack pointer, for a later `stackrestore`.
+    StackSave { ty: ScalarType, destination: Destination },
+    /// `stackrestore.type a`: sets the stack pointer to `a` from `stacksave`, freeing what was
+    /// allocated since.
+    StackRestore { ty: ScalarType, source: Operand },
+    /// An instruction with no effect on values: `brkpt`, `pmevent`, `discard`, `applypriority`,
+    /// `griddepcontrol`.
+    Hint(Hint),
     /// `nanosleep.u32 t`: suspends the thread for about `t` nanoseconds (at most 1 ms).
     Sleep { nanoseconds: Operand },
     /// `atom.sem.scope.space.op.type d, [a], b{, c}` and (without `destination`) `red`.

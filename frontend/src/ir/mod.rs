@@ -5,6 +5,7 @@
 //! checked against the instruction type. Spans stay beside the nodes for later diagnostics.
 
 mod destinations;
+mod hint;
 mod instruction;
 mod matrix;
 mod module;
@@ -12,6 +13,7 @@ mod operand;
 mod shared_layout;
 mod synchronization;
 
+pub use hint::Hint;
 pub use instruction::*;
 pub use matrix::{MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
 pub use module::*;

@@ -14,11 +14,13 @@ mod float_function;
 mod float_minimum;
 mod float_property;
 mod half;
+mod hint;
 mod integer;
 mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
+mod stack;
 mod support;
 mod synchronization;
 mod vector;
@@ -283,6 +285,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             call::call_indirect(lowering, guarded, target, results, arguments)
         }
         Instruction::Trap => call::trap(lowering, guarded),
+        Instruction::Hint(instruction) => hint::hint(lowering, guarded, instruction),
+        Instruction::StackAllocate { ty, destination, size, align } => {
+            stack::allocate(lowering, guarded, *ty, destination, size, *align)
+        }
+        Instruction::StackSave { ty, destination } => stack::save(lowering, guarded, *ty, destination),
+        Instruction::StackRestore { ty, source } => stack::restore(lowering, guarded, *ty, source),
         Instruction::Sleep { nanoseconds } => call::sleep(lowering, guarded, nanoseconds),
         Instruction::Atomic { operation, ty, state_space, ordering, scope, destination, address, value, swap } => {
             synchronization::atomic(

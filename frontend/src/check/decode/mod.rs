@@ -13,10 +13,12 @@ mod data_movement;
 mod extended;
 mod float;
 mod half;
+mod hint;
 mod matrix;
 mod mbarrier;
 mod modifiers;
 pub(in crate::check) mod opcodes;
+mod stack;
 mod synchronization;
 mod vector;
 mod video;
@@ -87,6 +89,11 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
         "call" => call::call(context, &mut modifiers, instruction),
         "trap" => call::trap(context, &mut modifiers, instruction),
         "nanosleep" => call::nanosleep(context, &mut modifiers, instruction),
+        "brkpt" => hint::breakpoint(context, &mut modifiers, instruction),
+        "pmevent" => hint::performance_event(context, &mut modifiers, instruction),
+        "discard" | "applypriority" => hint::l2_cache(context, &mut modifiers, instruction),
+        "griddepcontrol" => hint::grid_dependency(context, &mut modifiers, instruction),
+        "alloca" | "stacksave" | "stackrestore" => stack::stack(context, &mut modifiers, instruction),
         "atom" | "red" => synchronization::atomic(context, &mut modifiers, instruction),
         "membar" | "fence" => synchronization::fence(context, &mut modifiers, instruction),
         "bar" | "barrier" => synchronization::barrier(context, &mut modifiers, instruction),

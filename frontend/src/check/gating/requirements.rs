@@ -195,6 +195,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11", operands: ANY },
     Requirement { opcodes: &["elect"], modifiers: NONE, version: isa(8, 0), sm: Some(90), form: "`elect.sync`", section: "9.7.12 (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["stmatrix"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`stmatrix`", section: "9.7.13.4 (ISA 7.8)", operands: ANY },
+    Requirement { opcodes: &["alloca", "stacksave", "stackrestore"], modifiers: NONE, version: isa(7, 3), sm: Some(52), form: "`alloca`, `stacksave`, `stackrestore`", section: "stack manipulation (ISA 7.3)", operands: ANY },
     Requirement { opcodes: &["griddepcontrol"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`griddepcontrol`", section: "9.7.12.12", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`mbarrier`", section: "9.7.12.13", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.12.13", operands: ANY },
