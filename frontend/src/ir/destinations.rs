@@ -71,7 +71,8 @@ impl Instruction {
             }
             Instruction::MoveVector { destinations, .. }
             | Instruction::MatrixMultiplyAccumulate { destinations, .. }
-            | Instruction::LoadMatrix { destinations, .. } => destinations.clone(),
+            | Instruction::LoadMatrix { destinations, .. }
+            | Instruction::WarpMatrixLoad { destinations, .. } => destinations.clone(),
             Instruction::MbarrierTestWait { destination, .. }
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]
@@ -89,6 +90,7 @@ impl Instruction {
                 })
                 .collect(),
             Instruction::Store { .. }
+            | Instruction::WarpMatrixStore { .. }
             | Instruction::StoreVector { .. }
             | Instruction::CopyAsync { .. }
             | Instruction::CopyAsyncGroup

@@ -206,3 +206,21 @@ impl MatrixMultiply {
         self.registers(m, n, self.d)
     }
 }
+
+/// The matrix a `wmma.load` or `wmma.store` moves: D is stored with C's fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpMatrixFragment {
+    A,
+    B,
+    C,
+}
+
+/// What a `wmma.load` or `wmma.store` on `.m16n16k16` moves, and where: the matrix in memory is
+/// `layout` (`.row` or `.col`) with elements of `element` in `state_space`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpMatrixShape {
+    pub fragment: WarpMatrixFragment,
+    pub layout: MatrixLayout,
+    pub element: MatrixElement,
+    pub state_space: crate::vocabulary::StateSpace,
+}

@@ -20,6 +20,9 @@ pub(in crate::check) mod opcodes;
 mod synchronization;
 mod vector;
 mod video;
+mod warp_matrix;
+
+pub use warp_matrix::decode as decode_warp_matrix;
 
 pub use context::Context;
 
@@ -123,7 +126,8 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
 /// decoder through `Context`.
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
-    let vectors_decoded = matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix");
+    let vectors_decoded =
+        matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "wmma");
     let lists_decoded = instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded,
