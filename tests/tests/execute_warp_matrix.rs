@@ -1,5 +1,6 @@
 //! `wmma.load`, `wmma.mma` and `wmma.store` on `.m16n16k16` (ISA 7.8 section 9.7.13.3) on the
-//! CPU: a warp loads A, B and C from memory in every combination of `.row`/`.col`, with and
+//! CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL
+//! (where the `mma` halves are built from sub-group shuffles): a warp loads A, B and C from memory in every combination of `.row`/`.col`, with and
 //! without a stride, from `.global`, generic and `.shared` addresses, multiplies, and stores D.
 //! The model is independent of how ptxr spreads the matrices over the lanes (PTX leaves that
 //! unspecified): A and B hold multiples of 1/64 of at most 4 and C multiples of 1/64 of at most
@@ -7,7 +8,16 @@
 //! to D's type (the `half` crate for `.f16`), which is what ptxr computes on the CPU
 //! (`runtime/src/cooperative/matrix.rs`: one rounding of the sum).
 use half::f16;
-use ptxr_tests::{run_ok, Buffer, Launch, Random};
+use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
+use ptxr_tests::{opencl, Buffer, Launch, Random};
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Layout {
@@ -169,7 +179,9 @@ fn sixty_fourths(random: &mut Random, bound: u64) -> f64 {
     (random.next_u64() % (2 * steps + 1)) as f64 / 64.0 - bound as f64
 }
 
-fn check(form: Form, seed: u64) {
+/// Checks `form` on the CPU, and on SPIR-V as well when `everywhere` (an OpenCL launch takes
+/// seconds, so a few forms stand for all).
+fn check(form: Form, seed: u64, everywhere: bool) {
     let mut random = Random::new(seed);
     let matrix = |random: &mut Random, bound: u64| -> Vec<Vec<f64>> {
         (0..16).map(|_| (0..16).map(|_| sixty_fourths(random, bound)).collect()).collect()
@@ -199,10 +211,17 @@ fn check(form: Form, seed: u64) {
         Buffer::new(accumulator_element, lay_out(&c, form.c, form.leading(2), accumulator_bits)),
         Buffer::zeroed(accumulator_element, 16 * form.leading(3)),
     ];
-    let output = run_ok(&form.kernel(), &Launch::threads(32), &buffers);
     // Rounded once from the exact sum; the gaps between rows or columns stay zero.
     let expected = lay_out(&expected_d, form.d, form.leading(3), accumulator_bits);
-    assert_eq!(output[3], expected, "{form:?}");
+    let launch = Launch::threads(32);
+    let results = if everywhere {
+        opencl::run_everywhere(&form.kernel(), &launch, &buffers, OPENCL_CHILD)
+    } else {
+        vec![("cpu", ptxr_tests::run_ok(&form.kernel(), &launch, &buffers))]
+    };
+    for (device, output) in results {
+        assert_eq!(output[3], expected, "{form:?} on {device}");
+    }
 }
 
 #[test]
@@ -216,7 +235,8 @@ fn every_layout_with_and_without_stride() {
                     for c in layouts {
                         let d = if a == b { c } else { [Layout::Column, Layout::Row][(c == Layout::Column) as usize] };
                         seed += 1;
-                        check(Form { a, b, c, d, single, strided, space: Space::Global }, seed);
+                        let everywhere = strided && a != b && c == a;
+                        check(Form { a, b, c, d, single, strided, space: Space::Global }, seed, everywhere);
                     }
                 }
             }
@@ -230,7 +250,31 @@ fn generic_and_shared_addresses() {
         for (single, strided) in [(true, true), (false, false)] {
             let form =
                 Form { a: Layout::Column, b: Layout::Row, c: Layout::Row, d: Layout::Column, single, strided, space };
-            check(form, seed);
+            check(form, seed, single);
         }
     }
+}
+
+/// ptxas accepts the NVPTX output (two `mma.sync.aligned.m16n8k16` per `wmma.mma`), spirv-val
+/// the SPIR-V and llvm-readelf finds the kernel in the AMDGPU code object.
+#[test]
+fn gpu_artefacts_pass_the_vendors_checks() {
+    let Some(validators) = Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-wmma-validation-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let forms = [(true, Space::Global, Layout::Row), (false, Space::Shared, Layout::Column)];
+    for (index, (single, space, layout)) in forms.into_iter().enumerate() {
+        let form = Form { a: layout, b: Layout::Column, c: layout, d: Layout::Row, single, strided: true, space };
+        let source = form.kernel();
+        for target in ["nvptx", "spirv", "amdgpu"] {
+            let Compiled::Artefact(artefact) = compile(&source, target) else {
+                panic!("{form:?} does not compile for {target}")
+            };
+            let name = format!("wmma{index}");
+            if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                panic!("{form:?} on {target}: {message}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }
