@@ -147,6 +147,8 @@ fn access(
     };
     let address = address?;
     let shape = WarpMatrixShape { fragment, layout: layout.node, element, state_space };
+    // Each lane finds its elements from its `%laneid`.
+    context.reads_warp_registers = true;
     if store {
         let sources = context.source_list(fragment_operand, register, count, SizeRule::Exact)?;
         Some(vec![Instruction::WarpMatrixStore { shape, address, sources, stride }])
