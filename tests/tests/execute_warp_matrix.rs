@@ -1,4 +1,4 @@
-//! `wmma.load`, `wmma.mma` and `wmma.store` on `.m16n16k16` (ISA 7.8 section 9.7.13.3) on the
+//! `wmma.load`, `wmma.mma` and `wmma.store` on `.m16n16k16` and `.m32n8k16` (ISA 7.8 section 9.7.13.3) on the
 //! CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL
 //! (where the `mma` halves are built from sub-group shuffles): a warp loads A, B and C from memory in every combination of `.row`/`.col`, with and
 //! without a stride, from `.global`, generic and `.shared` addresses, multiplies, and stores D.
@@ -59,18 +59,55 @@ struct Form {
     d: Layout,
     /// `.f32` C and D, or `.f16`.
     single: bool,
-    /// Strides 24, 18, 20 and 22 for A, B, C and D, or none (16).
+    /// `.m32n8k16` rather than `.m16n16k16`.
+    tall: bool,
+    /// Strides 40, 18, 36 and 34 for A, B, C and D, or none (the matrix's width or height).
     strided: bool,
     space: Space,
 }
 
 impl Form {
-    fn leading(self, matrix: usize) -> usize {
-        if self.strided {
-            [24, 18, 20, 22][matrix]
+    /// `(m, n, k)`.
+    fn dimensions(self) -> (usize, usize, usize) {
+        if self.tall {
+            (32, 8, 16)
         } else {
-            16
+            (16, 16, 16)
         }
+    }
+
+    fn shape(self) -> &'static str {
+        if self.tall {
+            "m32n8k16"
+        } else {
+            "m16n16k16"
+        }
+    }
+
+    /// `(rows, columns)` of A, B, C or D (0 to 3).
+    fn size(self, matrix: usize) -> (usize, usize) {
+        let (m, n, k) = self.dimensions();
+        [(m, k), (k, n), (m, n), (m, n)][matrix]
+    }
+
+    fn layout(self, matrix: usize) -> Layout {
+        [self.a, self.b, self.c, self.d][matrix]
+    }
+
+    /// The elements between rows (`.row`) or columns (`.col`).
+    fn leading(self, matrix: usize) -> usize {
+        let (rows, columns) = self.size(matrix);
+        match (self.strided, self.layout(matrix)) {
+            (true, _) => [40, 18, 36, 34][matrix],
+            (false, Layout::Row) => columns,
+            (false, Layout::Column) => rows,
+        }
+    }
+
+    /// The elements the buffer of matrix `matrix` holds.
+    fn elements(self, matrix: usize) -> usize {
+        let (rows, columns) = self.size(matrix);
+        self.leading(matrix) * if self.layout(matrix) == Layout::Row { rows } else { columns }
     }
 
     fn accumulator(self) -> &'static str {
@@ -83,6 +120,7 @@ impl Form {
 
     fn kernel(self) -> String {
         let accumulator = self.accumulator();
+        let shape = self.shape();
         let (fragment_type, fragment_count) = if self.single { ("f32", 8) } else { ("b32", 4) };
         let list = |name: &str, count: usize| {
             format!("{{{}}}", (0..count).map(|index| format!("%{name}{index}")).collect::<Vec<_>>().join(", "))
@@ -94,7 +132,7 @@ impl Form {
             Space::Shared => ".shared",
         };
         let (tile, copy) = if self.space == Space::Shared {
-            let elements = 16 * self.leading(0);
+            let elements = self.elements(0);
             (
                 format!(".shared .align 4 .b16 tile[{elements}];"),
                 format!(
@@ -157,15 +195,15 @@ COPIED:
     ld.param.u64 %g3, [pd];
 {to_global}
 {copy}
-    mov.u32 %s0, 24;
+    mov.u32 %s0, 40;
     mov.u32 %s1, 18;
-    mov.u32 %s2, 20;
-    mov.u32 %s3, 22;
-    wmma.load.a.sync.aligned.{a_layout}.m16n16k16{space_a}.f16 {a}, [%g0]{stride_a};
-    wmma.load.b.sync.aligned.{b_layout}.m16n16k16{space_b}.f16 {b}, [%g1]{stride_b};
-    wmma.load.c.sync.aligned.{c_layout}.m16n16k16{space_c}.{accumulator} {c}, [%g2]{stride_c};
-    wmma.mma.sync.aligned.{a_layout}.{b_layout}.m16n16k16.{accumulator}.{accumulator} {d}, {a}, {b}, {c};
-    wmma.store.d.sync.aligned.{d_layout}.m16n16k16{space_d}.{accumulator} [%g3], {d}{stride_d};
+    mov.u32 %s2, 36;
+    mov.u32 %s3, 34;
+    wmma.load.a.sync.aligned.{a_layout}.{shape}{space_a}.f16 {a}, [%g0]{stride_a};
+    wmma.load.b.sync.aligned.{b_layout}.{shape}{space_b}.f16 {b}, [%g1]{stride_b};
+    wmma.load.c.sync.aligned.{c_layout}.{shape}{space_c}.{accumulator} {c}, [%g2]{stride_c};
+    wmma.mma.sync.aligned.{a_layout}.{b_layout}.{shape}.{accumulator}.{accumulator} {d}, {a}, {b}, {c};
+    wmma.store.d.sync.aligned.{d_layout}.{shape}{space_d}.{accumulator} [%g3], {d}{stride_d};
     ret;
 }}
 "
@@ -183,12 +221,15 @@ fn sixty_fourths(random: &mut Random, bound: u64) -> f64 {
 /// seconds, so a few forms stand for all).
 fn check(form: Form, seed: u64, everywhere: bool) {
     let mut random = Random::new(seed);
-    let matrix = |random: &mut Random, bound: u64| -> Vec<Vec<f64>> {
-        (0..16).map(|_| (0..16).map(|_| sixty_fourths(random, bound)).collect()).collect()
+    let matrix = |random: &mut Random, (rows, columns): (usize, usize), bound: u64| -> Vec<Vec<f64>> {
+        (0..rows).map(|_| (0..columns).map(|_| sixty_fourths(random, bound)).collect()).collect()
     };
-    let (a, b, c) = (matrix(&mut random, 4), matrix(&mut random, 4), matrix(&mut random, 16));
-    let lay_out = |values: &Vec<Vec<f64>>, layout: Layout, leading: usize, encode: &dyn Fn(f64) -> u64| {
-        let mut bits = vec![0u64; 16 * leading];
+    let a = matrix(&mut random, form.size(0), 4);
+    let b = matrix(&mut random, form.size(1), 4);
+    let c = matrix(&mut random, form.size(2), 16);
+    let lay_out = |values: &Vec<Vec<f64>>, matrix: usize, encode: &dyn Fn(f64) -> u64| {
+        let (layout, leading) = (form.layout(matrix), form.leading(matrix));
+        let mut bits = vec![0u64; form.elements(matrix)];
         for (row, values) in values.iter().enumerate() {
             for (column, value) in values.iter().enumerate() {
                 bits[layout.index(row, column, leading)] = encode(*value);
@@ -200,19 +241,20 @@ fn check(form: Form, seed: u64, everywhere: bool) {
     let single_bits = |value: f64| u64::from((value as f32).to_bits());
     let accumulator_bits: &dyn Fn(f64) -> u64 = if form.single { &single_bits } else { &half_bits };
     let accumulator_element = if form.single { "f32" } else { "u16" };
-    let expected_d: Vec<Vec<f64>> = (0..16)
+    let (m, n, k) = form.dimensions();
+    let expected_d: Vec<Vec<f64>> = (0..m)
         .map(|row| {
-            (0..16).map(|column| c[row][column] + (0..16).map(|k| a[row][k] * b[k][column]).sum::<f64>()).collect()
+            (0..n).map(|column| c[row][column] + (0..k).map(|k| a[row][k] * b[k][column]).sum::<f64>()).collect()
         })
         .collect();
     let buffers = [
-        Buffer::new("u16", lay_out(&a, form.a, form.leading(0), &half_bits)),
-        Buffer::new("u16", lay_out(&b, form.b, form.leading(1), &half_bits)),
-        Buffer::new(accumulator_element, lay_out(&c, form.c, form.leading(2), accumulator_bits)),
-        Buffer::zeroed(accumulator_element, 16 * form.leading(3)),
+        Buffer::new("u16", lay_out(&a, 0, &half_bits)),
+        Buffer::new("u16", lay_out(&b, 1, &half_bits)),
+        Buffer::new(accumulator_element, lay_out(&c, 2, accumulator_bits)),
+        Buffer::zeroed(accumulator_element, form.elements(3)),
     ];
     // Rounded once from the exact sum; the gaps between rows or columns stay zero.
-    let expected = lay_out(&expected_d, form.d, form.leading(3), accumulator_bits);
+    let expected = lay_out(&expected_d, 3, accumulator_bits);
     let launch = Launch::threads(32);
     let results = if everywhere {
         opencl::run_everywhere(&form.kernel(), &launch, &buffers, OPENCL_CHILD)
@@ -228,15 +270,19 @@ fn check(form: Form, seed: u64, everywhere: bool) {
 fn every_layout_with_and_without_stride() {
     let layouts = [Layout::Row, Layout::Column];
     let mut seed = 1;
-    for single in [true, false] {
-        for strided in [false, true] {
-            for a in layouts {
-                for b in layouts {
-                    for c in layouts {
-                        let d = if a == b { c } else { [Layout::Column, Layout::Row][(c == Layout::Column) as usize] };
-                        seed += 1;
-                        let everywhere = strided && a != b && c == a;
-                        check(Form { a, b, c, d, single, strided, space: Space::Global }, seed, everywhere);
+    for tall in [false, true] {
+        for single in [true, false] {
+            for strided in [false, true] {
+                for a in layouts {
+                    for b in layouts {
+                        for c in layouts {
+                            let d =
+                                if a == b { c } else { [Layout::Column, Layout::Row][(c == Layout::Column) as usize] };
+                            seed += 1;
+                            let everywhere = strided && a != b && c == a && (!tall || (single && a == Layout::Row));
+                            let form = Form { a, b, c, d, tall, single, strided, space: Space::Global };
+                            check(form, seed, everywhere);
+                        }
                     }
                 }
             }
@@ -247,9 +293,17 @@ fn every_layout_with_and_without_stride() {
 #[test]
 fn generic_and_shared_addresses() {
     for (seed, space) in [(100, Space::Generic), (101, Space::Shared)] {
-        for (single, strided) in [(true, true), (false, false)] {
-            let form =
-                Form { a: Layout::Column, b: Layout::Row, c: Layout::Row, d: Layout::Column, single, strided, space };
+        for (tall, single, strided) in [(false, true, true), (false, false, false), (true, false, true)] {
+            let form = Form {
+                a: Layout::Column,
+                b: Layout::Row,
+                c: Layout::Row,
+                d: Layout::Column,
+                tall,
+                single,
+                strided,
+                space,
+            };
             check(form, seed, single);
         }
     }
@@ -262,9 +316,9 @@ fn gpu_artefacts_pass_the_vendors_checks() {
     let Some(validators) = Validators::find() else { return };
     let scratch = std::env::temp_dir().join(format!("ptxr-wmma-validation-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
-    let forms = [(true, Space::Global, Layout::Row), (false, Space::Shared, Layout::Column)];
-    for (index, (single, space, layout)) in forms.into_iter().enumerate() {
-        let form = Form { a: layout, b: Layout::Column, c: layout, d: Layout::Row, single, strided: true, space };
+    let forms = [(false, true, Space::Global, Layout::Row), (true, false, Space::Shared, Layout::Column)];
+    for (index, (tall, single, space, layout)) in forms.into_iter().enumerate() {
+        let form = Form { a: layout, b: Layout::Column, c: layout, d: Layout::Row, tall, single, strided: true, space };
         let source = form.kernel();
         for target in ["nvptx", "spirv", "amdgpu"] {
             let Compiled::Artefact(artefact) = compile(&source, target) else {

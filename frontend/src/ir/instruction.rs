@@ -504,11 +504,11 @@ pub enum Instruction {
         destinations: Vec<Destination>,
         address: Address,
     },
-    /// `wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16{.ss}.type r, [p]{, stride}`: the lane's
+    /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}`: the lane's
     /// fragment of the matrix at `address`, whose rows (`.row`) or columns (`.col`) are `stride`
-    /// elements apart (16 without one), in the fragments `decode/warp_matrix.rs` chooses.
+    /// elements apart (the matrix's width or height without one), in the fragments `decode/warp_matrix.rs` chooses.
     WarpMatrixLoad { shape: WarpMatrixShape, destinations: Vec<Destination>, address: Address, stride: Option<Operand> },
-    /// `wmma.store.d.sync.aligned.layout.m16n16k16{.ss}.type [p], r{, stride}`: the lane's part
+    /// `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}`: the lane's part
     /// of D, the inverse of `WarpMatrixLoad` of C.
     WarpMatrixStore { shape: WarpMatrixShape, address: Address, sources: Vec<Operand>, stride: Option<Operand> },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as

@@ -13,7 +13,9 @@ mod shared_layout;
 mod synchronization;
 
 pub use instruction::*;
-pub use matrix::{MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixShape};
+pub use matrix::{
+    MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape,
+};
 pub use module::*;
 pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};

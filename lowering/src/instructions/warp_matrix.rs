@@ -1,13 +1,13 @@
-//! `wmma.load` and `wmma.store` on `.m16n16k16` (ISA 7.8 section 9.7.13.3). Each lane reads or
+//! `wmma.load` and `wmma.store` on `.m16n16k16` and `.m32n8k16` (ISA 7.8 section 9.7.13.3). Each lane reads or
 //! writes its own elements: the fragments are `mma.m16n8k16`'s (see the frontend's
 //! `decode/warp_matrix.rs`, which turns `wmma.mma` into two such `mma`), so element `(row,
 //! col)` of a register depends only on the lane's group `g = lane / 4` and its index in the
 //! group `t = lane % 4`. The stride, in elements, is the distance between rows (`.row`) or
-//! columns (`.col`); without one it is 16, the matrix's own width or height.
+//! columns (`.col`); without one it is the matrix's own width or height.
 
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
 use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixElement, MatrixLayout, Operand};
-use ptxr_frontend::ir::{WarpMatrixFragment, WarpMatrixShape};
+use ptxr_frontend::ir::{WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape};
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister};
 
 use crate::error::LoweringResult;
@@ -23,6 +23,9 @@ struct Position {
 }
 
 fn position(shape: &WarpMatrixShape, register: u64, half: u64) -> Position {
+    if shape.geometry == WarpMatrixGeometry::M32n8k16 {
+        return tall_position(shape, register, half);
+    }
     match (shape.fragment, shape.element) {
         // `mma`'s A: rows `g` and `g + 8`, columns `2t` and `2t + 8`; registers 4 to 7 repeat 0 to 3.
         (WarpMatrixFragment::A, _) => Position {
@@ -46,6 +49,45 @@ fn position(shape: &WarpMatrixShape, register: u64, half: u64) -> Position {
         (WarpMatrixFragment::C, _) => {
             Position { row_from_group: true, row_offset: 8 * (register & 1), column_offset: half + 8 * (register >> 1) }
         }
+    }
+}
+
+/// `.m32n8k16`: A and C/D are two `mma.m16n8k16` operands stacked (rows 16 to 31 in A's last
+/// four registers and in C's second half), B is that `mma`'s B (registers 2 to 7 repeat 0 and 1).
+fn tall_position(shape: &WarpMatrixShape, register: u64, half: u64) -> Position {
+    match (shape.fragment, shape.element) {
+        (WarpMatrixFragment::A, _) => Position {
+            row_from_group: true,
+            row_offset: 8 * (register & 1) + 16 * (register >> 2),
+            column_offset: half + 8 * ((register & 3) >> 1),
+        },
+        (WarpMatrixFragment::B, _) => {
+            Position { row_from_group: false, row_offset: half + 8 * (register & 1), column_offset: 0 }
+        }
+        (WarpMatrixFragment::C, MatrixElement::F32) => Position {
+            row_from_group: true,
+            row_offset: 8 * ((register & 3) >> 1) + 16 * (register >> 2),
+            column_offset: register & 1,
+        },
+        (WarpMatrixFragment::C, _) => Position {
+            row_from_group: true,
+            row_offset: 8 * (register & 1) + 16 * (register >> 1),
+            column_offset: half,
+        },
+    }
+}
+
+/// The distance between rows (`.row`) or columns (`.col`) of a matrix stored without gaps.
+fn dense_stride(shape: &WarpMatrixShape) -> u64 {
+    let (rows, columns) = match (shape.geometry, shape.fragment) {
+        (WarpMatrixGeometry::M16n16k16, _) => (16, 16),
+        (WarpMatrixGeometry::M32n8k16, WarpMatrixFragment::A) => (32, 16),
+        (WarpMatrixGeometry::M32n8k16, WarpMatrixFragment::B) => (16, 8),
+        (WarpMatrixGeometry::M32n8k16, WarpMatrixFragment::C) => (32, 8),
+    };
+    match shape.layout {
+        MatrixLayout::Row => columns,
+        MatrixLayout::Column => rows,
     }
 }
 
@@ -78,7 +120,7 @@ impl<'ctx> Placement<'ctx> {
         let index_twice = builder.build_left_shift(index, i64_type.const_int(1, false), "")?;
         let stride = match stride {
             Some(stride) => builder.build_int_z_extend(lowering.read_int(stride, ScalarType::U32)?, i64_type, "")?,
-            None => i64_type.const_int(16, false),
+            None => i64_type.const_int(dense_stride(shape), false),
         };
         let base = lowering.address(address, shape.state_space)?;
         Ok(Placement { base, stride, group, index_twice })

@@ -1,16 +1,18 @@
-//! `wmma.load`, `wmma.store` and `wmma.mma` (ISA 7.8 section 9.7.13.3) on `.m16n16k16` with
-//! `.f16` A and B and `.f16` or `.f32` C and D. PTX leaves the distribution of a matrix over the
-//! warp's fragments unspecified, so ptxr chooses the fragments of `mma.m16n8k16` (section
-//! 9.7.13.4.8): A's first four registers are that `mma`'s A (the last four repeat them), B's and
-//! C's/D's hold the two 8-column halves one after the other. `wmma.mma` then is two
-//! `mma.m16n8k16`, one per half of D, and computes exactly what they compute. The other shapes
-//! and types are valid PTX that lowering reports as unsupported.
+//! `wmma.load`, `wmma.store` and `wmma.mma` (ISA 7.8 section 9.7.13.3) on `.m16n16k16` and
+//! `.m32n8k16` with `.f16` A and B and `.f16` or `.f32` C and D. PTX leaves the distribution of a
+//! matrix over the warp's fragments unspecified, so ptxr chooses the fragments of
+//! `mma.m16n8k16` (section 9.7.13.4.8): on `.m16n16k16`, A's first four registers are that
+//! `mma`'s A (the last four repeat them) and B's and C's/D's hold the two 8-column halves one
+//! after the other; on `.m32n8k16`, A's and C's/D's hold the two 16-row halves and B's first two
+//! registers are the `mma`'s B. `wmma.mma` then is two `mma.m16n8k16`, one per half of D, and
+//! computes exactly what they compute. The other shapes and types are valid PTX that lowering
+//! reports as unsupported.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
     Destination, Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, Operand, Value,
-    WarpMatrixFragment, WarpMatrixShape,
+    WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape,
 };
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -22,7 +24,18 @@ fn invalid(context: &mut Context, span: crate::span::Span, message: String, labe
     None
 }
 
-/// The registers of a fragment on `.m16n16k16`: `.f16` elements are packed two to a `.b32`.
+/// The shape, when ptxr computes it.
+fn geometry(modifiers: &mut Modifiers) -> Option<WarpMatrixGeometry> {
+    if modifiers.flag("m16n16k16") {
+        Some(WarpMatrixGeometry::M16n16k16)
+    } else if modifiers.flag("m32n8k16") {
+        Some(WarpMatrixGeometry::M32n8k16)
+    } else {
+        None
+    }
+}
+
+/// The registers of a fragment on `.m16n16k16` and `.m32n8k16`: `.f16` elements are packed two to a `.b32`.
 fn registers(fragment: WarpMatrixFragment, element: MatrixElement) -> (ScalarType, u32) {
     match (fragment, element) {
         (WarpMatrixFragment::A | WarpMatrixFragment::B, _) => (ScalarType::B32, 8),
@@ -111,10 +124,10 @@ fn access(
             "expected `.row` or `.col`",
         );
     };
-    if !modifiers.flag("m16n16k16") {
-        // `.m32n8k16`, `.m8n32k16`, `.m8n8k4`, ... and their other element types.
+    let Some(geometry) = geometry(modifiers) else {
+        // `.m8n32k16`, `.m8n8k4`, ... and their other element types.
         return unlowered(context, modifiers, instruction);
-    }
+    };
     let state_space = match modifiers.state_space() {
         None => StateSpace::Generic,
         Some(space) if matches!(space.node, StateSpace::Global | StateSpace::Shared) => space.node,
@@ -146,7 +159,7 @@ fn access(
         None => None,
     };
     let address = address?;
-    let shape = WarpMatrixShape { fragment, layout: layout.node, element, state_space };
+    let shape = WarpMatrixShape { geometry, fragment, layout: layout.node, element, state_space };
     // Each lane finds its elements from its `%laneid`.
     context.reads_warp_registers = true;
     if store {
@@ -188,9 +201,9 @@ fn multiply(
             "expected such as `.row.col`",
         );
     }
-    if !modifiers.flag("m16n16k16") {
+    let Some(geometry) = geometry(modifiers) else {
         return unlowered(context, modifiers, instruction);
-    }
+    };
     let d = modifiers.take(MatrixElement::from_ptx).map(|element| element.node);
     let c = modifiers.take(MatrixElement::from_ptx).map(|element| element.node);
     let (Some(d @ (MatrixElement::F16 | MatrixElement::F32)), Some(c @ (MatrixElement::F16 | MatrixElement::F32))) =
@@ -221,9 +234,14 @@ fn multiply(
         c,
         saturate: false,
     };
-    // D's and C's halves: the first 8 columns, then the last 8.
+    // D's and C's halves: the first 8 columns, then the last 8 (`.m16n16k16`: A's first four
+    // registers and B's halves), or the first 16 rows, then the last 16 (`.m32n8k16`: A's
+    // halves and B's first two registers).
     let half = d_count as usize / 2;
-    let read_later = a[..4].iter().chain(&b[2..4]).chain(&c_list[half..]);
+    let tall = geometry == WarpMatrixGeometry::M32n8k16;
+    let a_half = |half: usize| if tall { 4 * half..4 * half + 4 } else { 0..4 };
+    let b_half = |half: usize| if tall { 0..2 } else { 2 * half..2 * half + 2 };
+    let read_later = a[a_half(1)].iter().chain(&b[b_half(1)]).chain(&c_list[half..]);
     if read_later.clone().any(|operand| destinations[..half].iter().any(|written| reads(operand, written))) {
         // The first `mma` would overwrite what the second reads; valid PTX that ptxr does not
         // split exactly, so lowering reports it as unsupported.
@@ -235,8 +253,8 @@ fn multiply(
             .map(|column_half| Instruction::MatrixMultiplyAccumulate {
                 operation,
                 destinations: destinations[column_half * half..][..half].to_vec(),
-                a: a[..4].to_vec(),
-                b: b[column_half * 2..][..2].to_vec(),
+                a: a[a_half(column_half)].to_vec(),
+                b: b[b_half(column_half)].to_vec(),
                 c: c_list[column_half * half..][..half].to_vec(),
             })
             .collect(),
