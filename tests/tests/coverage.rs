@@ -67,6 +67,8 @@ const fn form_with(
 
 /// Module-scope declarations shared by several rows.
 const SHARED_TILE: &str = ".shared .align 16 .b8 tile[64];";
+/// Room for two 16×16 `.f16` matrices, for `wmma` on `.shared`.
+const WMMA_TILE: &str = ".shared .align 32 .b8 wtile[1024];";
 const DYNAMIC_SHARED: &str = ".extern .shared .align 16 .b8 dynamic[];";
 const TEXTURE: &str = ".global .texref tex;";
 const SURFACE: &str = ".global .surfref surf;";
@@ -501,6 +503,54 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("stmatrix.sync.aligned.m8n8.x4.b16 (generic address)", ".reg .b32 %r<4>; .reg .b64 %rl<2>", "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mov.u64 %rl1, tile; cvta.shared.u64 %rl1, %rl1; stmatrix.sync.aligned.m8n8.x4.b16 [%rl1], {%r1, %r2, %r1, %r2}; bar.warp.sync 0xffffffff; ld.shared.b32 %r3, [tile+4]; st.global.b32 [%rd2], %r3")
                 .with_module_scope(SHARED_TILE)
                 .with_header(ISA_7_8_SM_90),
+            form_with(
+                "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 (stride)",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "mov.u32 %r1, 24; wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2], %r1; st.global.b32 [%rd2], %r8",
+            ),
+            form_with(
+                "wmma.load.b.sync.aligned.col.m16n16k16.f16 (generic)",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.b.sync.aligned.col.m16n16k16.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd1]; st.global.b32 [%rd2], %r16",
+            ),
+            form_with(
+                "wmma.load.c/store.d.sync.aligned.col.m16n16k16.shared.f16",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.c.sync.aligned.col.m16n16k16.shared.f16 {%r17, %r18, %r19, %r20}, [wtile]; wmma.store.d.sync.aligned.col.m16n16k16.shared.f16 [wtile+512], {%r17, %r18, %r19, %r20}; ld.shared.b32 %r1, [wtile+512]; st.global.b32 [%rd2], %r1",
+            ),
+            form_with(
+                "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2]; wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2]; wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2]; wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}; mov.u32 %r1, 20; wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, %r1",
+            ),
+            form_with(
+                "wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2]; wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2]; wmma.load.c.sync.aligned.row.m16n16k16.global.f16 {%r17, %r18, %r19, %r20}, [%rd2]; wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 {%r21, %r22, %r23, %r24}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, {%r17, %r18, %r19, %r20}; wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd2], {%r21, %r22, %r23, %r24}",
+            ),
+            form_with(
+                "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16 (mixed C and D)",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2]; wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2]; wmma.load.c.sync.aligned.row.m16n16k16.global.f16 {%r17, %r18, %r19, %r20}, [%rd2]; wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, {%r17, %r18, %r19, %r20}; wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}",
+            ),
+            form_with(
+                "wmma.mma.sync.aligned.row.col.m32n8k16.f32.f32",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.a.sync.aligned.row.m32n8k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2]; wmma.load.b.sync.aligned.col.m32n8k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2]; wmma.load.c.sync.aligned.row.m32n8k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2]; wmma.mma.sync.aligned.row.col.m32n8k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}; wmma.store.d.sync.aligned.row.m32n8k16.global.f32 [%rd2], {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}",
+            ),
+            form_with(
+                "wmma.mma.sync.aligned.row.col.m8n32k16.f32.f32",
+                WMMA_TILE,
+                ".reg .b32 %r<25>; .reg .f32 %f<17>",
+                "wmma.load.a.sync.aligned.row.m8n32k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2]; wmma.load.b.sync.aligned.col.m8n32k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2]; wmma.load.c.sync.aligned.row.m8n32k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2]; wmma.mma.sync.aligned.row.col.m8n32k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}; wmma.store.d.sync.aligned.row.m8n32k16.global.f32 [%rd2], {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}",
+            ),
         ],
     ),
     (

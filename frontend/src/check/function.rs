@@ -415,6 +415,19 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
 /// three times.
 fn check_instruction(instruction: &ast::Instruction, context: &mut Context, statements: &mut Vec<ir::Statement>) {
     let Some(guard) = check_guard(instruction, context) else { return };
+    if instruction.opcode.node == "wmma" {
+        // One `wmma` may become several instructions, each under the same guard.
+        let Some(decoded) = decode::decode_warp_matrix(context, instruction) else { return };
+        for decoded in decoded {
+            statements.push(ir::Statement::Instruction(GuardedInstruction {
+                guard,
+                instruction: decoded,
+                spelling: spelling(instruction),
+                span: instruction_span(instruction),
+            }));
+        }
+        return;
+    }
     let Some(decoded) = decode::decode(context, instruction) else { return };
     statements.push(ir::Statement::Instruction(GuardedInstruction {
         guard,

@@ -76,7 +76,8 @@ impl Instruction {
             }
             Instruction::MoveVector { destinations, .. }
             | Instruction::MatrixMultiplyAccumulate { destinations, .. }
-            | Instruction::LoadMatrix { destinations, .. } => destinations.clone(),
+            | Instruction::LoadMatrix { destinations, .. }
+            | Instruction::WarpMatrixLoad { destinations, .. } => destinations.clone(),
             Instruction::MbarrierTestWait { destination, .. }
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]
@@ -94,6 +95,7 @@ impl Instruction {
                 })
                 .collect(),
             Instruction::Store { .. }
+            | Instruction::WarpMatrixStore { .. }
             | Instruction::StoreVector { .. }
             | Instruction::CopyAsync { .. }
             | Instruction::CopyAsyncGroup

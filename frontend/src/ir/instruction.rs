@@ -10,6 +10,7 @@ use crate::vocabulary::{ScalarType, StateSpace};
 use super::{
     Address, AtomicOperation, BarrierOperation, Destination, FunctionId, Hint, LabelId, MatrixMultiply, MbarrierWait,
     MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
+    WarpMatrixShape,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -523,6 +524,13 @@ pub enum Instruction {
     /// `ldmatrix`, `matrices` 8×8 matrices of 16-bit elements, one `.b32` source per matrix,
     /// stored to the rows whose addresses the lanes give.
     StoreMatrix { matrices: u32, transpose: bool, state_space: StateSpace, address: Address, sources: Vec<Operand> },
+    /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}`: the lane's
+    /// fragment of the matrix at `address`, whose rows (`.row`) or columns (`.col`) are `stride`
+    /// elements apart (the matrix's width or height without one), in the fragments `decode/warp_matrix.rs` chooses.
+    WarpMatrixLoad { shape: WarpMatrixShape, destinations: Vec<Destination>, address: Address, stride: Option<Operand> },
+    /// `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}`: the lane's part
+    /// of D, the inverse of `WarpMatrixLoad` of C.
+    WarpMatrixStore { shape: WarpMatrixShape, address: Address, sources: Vec<Operand>, stride: Option<Operand> },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,

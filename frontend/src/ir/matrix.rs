@@ -206,3 +206,31 @@ impl MatrixMultiply {
         self.registers(m, n, self.d)
     }
 }
+
+/// The matrix a `wmma.load` or `wmma.store` moves: D is stored with C's fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpMatrixFragment {
+    A,
+    B,
+    C,
+}
+
+/// The `wmma` shapes ptxr computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpMatrixGeometry {
+    /// 16×16 A, B, C and D: two `mma.m16n8k16`, one per 8-column half of D.
+    M16n16k16,
+    /// 32×16 A, 16×8 B, 32×8 C and D: two `mma.m16n8k16`, one per 16-row half of D.
+    M32n8k16,
+}
+
+/// What a `wmma.load` or `wmma.store` moves, and where: the matrix in memory is `layout`
+/// (`.row` or `.col`) with elements of `element` in `state_space`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpMatrixShape {
+    pub geometry: WarpMatrixGeometry,
+    pub fragment: WarpMatrixFragment,
+    pub layout: MatrixLayout,
+    pub element: MatrixElement,
+    pub state_space: crate::vocabulary::StateSpace,
+}

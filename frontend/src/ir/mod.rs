@@ -15,7 +15,9 @@ mod synchronization;
 
 pub use hint::Hint;
 pub use instruction::*;
-pub use matrix::{MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
+pub use matrix::{
+    MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape,
+};
 pub use module::*;
 pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};

@@ -120,7 +120,8 @@ pub struct Function {
     pub labels: Vec<Label>,
     /// `None` for a declaration without a body.
     pub body: Option<Vec<Statement>>,
-    /// Whether the body reads `%laneid`, `%warpid`, `%nwarpid` or a `%lanemask_*`: registers
+    /// Whether the body reads `%laneid`, `%warpid`, `%nwarpid` or a `%lanemask_*` (`wmma.load`
+    /// and `wmma.store` read `%laneid`): registers
     /// that, like the warp collectives, need the target to know which threads form a warp.
     pub reads_warp_registers: bool,
     pub span: Span,

@@ -25,6 +25,7 @@ mod support;
 mod synchronization;
 mod vector;
 mod video;
+mod warp_matrix;
 mod word_atomic;
 
 pub use synchronization::is_cooperative;
@@ -358,6 +359,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::LoadMatrix { matrices, transpose, state_space, destinations, address } => {
             matrix::load_matrix(lowering, guarded, *matrices, *transpose, *state_space, destinations, address)
+        }
+        Instruction::WarpMatrixLoad { shape, destinations, address, stride } => {
+            warp_matrix::load(lowering, guarded, shape, destinations, address, stride.as_ref())
+        }
+        Instruction::WarpMatrixStore { shape, address, sources, stride } => {
+            warp_matrix::store(lowering, guarded, shape, address, sources, stride.as_ref())
         }
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))

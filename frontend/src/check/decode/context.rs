@@ -39,7 +39,8 @@ pub struct Context<'a, 'module> {
     /// (`mad.f32` without rounding); gating proper is `check::gating`.
     pub version: crate::ir::IsaVersion,
     pub sm: Option<u32>,
-    /// Whether an operand so far was a warp special register (`ir::Function::reads_warp_registers`).
+    /// Whether an operand so far was a warp special register, or a `wmma.load`/`wmma.store` read
+    /// `%laneid` (`ir::Function::reads_warp_registers`).
     pub reads_warp_registers: bool,
 }
 

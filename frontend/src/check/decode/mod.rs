@@ -22,6 +22,9 @@ mod stack;
 mod synchronization;
 mod vector;
 mod video;
+mod warp_matrix;
+
+pub use warp_matrix::decode as decode_warp_matrix;
 
 pub use context::Context;
 
@@ -133,7 +136,7 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
     let vectors_decoded =
-        matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix");
+        matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma");
     let lists_decoded = instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded,
