@@ -135,8 +135,10 @@ pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<I
 /// decoder through `Context`.
 fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     use crate::syntax::ast::OperandKind;
-    let vectors_decoded =
-        matches!(instruction.opcode.node.as_str(), "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma");
+    let vectors_decoded = matches!(
+        instruction.opcode.node.as_str(),
+        "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma"
+    );
     let lists_decoded = instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded,
