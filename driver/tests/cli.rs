@@ -85,6 +85,39 @@ fn an_explicit_architecture_too_old_for_an_instruction_is_reported() {
     }
 }
 
+/// The same for the warp matrix instructions, whose NVVM intrinsics exist only from their
+/// shape's `sm_`: `mma.m16n8k16` needs sm_80 (PTX ISA 9.7.13.4's target notes), `ldmatrix` sm_75.
+#[test]
+fn matrix_instructions_are_reported_below_their_architecture() {
+    let directory = scratch();
+    let input = write(
+        directory.path(),
+        "mma.ptx",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 out)\n{{\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<2>;\n\t\
+             ld.param.u64 %rd1, [out];\n\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{%f1,%f2,%f3,%f4}}, \
+             {{%r1,%r2,%r3,%r4}}, {{%r5,%r6}}, {{%f5,%f6,%f7,%f8}};\n\tst.global.f32 [%rd1], %f1;\n\tret;\n}}\n"
+        ),
+    );
+    for (arch, expected) in [
+        ("sm_70", Some("needs sm_80 or later, but the module is compiled for sm_70")),
+        ("sm_75", Some("sm_80")),
+        ("sm_80", None),
+    ] {
+        let output =
+            ptxr(&["compile", &input, "--target", "nvptx", "--arch", arch, "-o", "mma.out.ptx"], directory.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("E0999"), "{arch}: {stderr}");
+        match expected {
+            Some(text) => {
+                assert_eq!(output.status.code(), Some(1), "{arch}: {stderr}");
+                assert!(stderr.contains("E0302") && stderr.contains(text), "{arch}: {stderr}");
+            }
+            None => assert!(output.status.success(), "{arch}: {stderr}"),
+        }
+    }
+}
+
 #[test]
 fn compile_writes_each_targets_natural_artefact() {
     let directory = scratch();

@@ -194,6 +194,16 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["activemask"], modifiers: NONE, version: isa(6, 2), sm: Some(30), form: "`activemask`", section: "9.7.12.10", operands: ANY },
     Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11", operands: ANY },
     Requirement { opcodes: &["elect"], modifiers: NONE, version: isa(8, 0), sm: Some(90), form: "`elect.sync`", section: "9.7.12 (ISA 8.0)", operands: ANY },
+    // The warp matrix instructions' target notes (PTX ISA 9.7.13): only the oldest `sm_` per
+    // shape and type, so that an explicit `--arch` below it is E0302 rather than LLVM failing to
+    // select the NVVM intrinsic.
+    Requirement { opcodes: &["wmma"], modifiers: NONE, version: None, sm: Some(70), form: "`wmma`", section: "9.7.13.3", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["m8n8k4"]], version: None, sm: Some(70), form: "`mma.m8n8k4`", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["m8n8k4"], &["f64"]], version: None, sm: Some(80), form: "`mma.m8n8k4` on `.f64`", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["m16n8k8", "m8n8k16", "m8n8k32"]], version: None, sm: Some(75), form: "`mma.m16n8k8`, `.m8n8k16`, `.m8n8k32`", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["m16n8k8"], &["bf16", "tf32"]], version: None, sm: Some(80), form: "`mma.m16n8k8` on `.bf16`/`.tf32`", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["m16n8k16", "m16n8k32", "m16n8k4", "m16n8k64", "m16n8k128", "m16n8k256"]], version: None, sm: Some(80), form: "`mma.m16n8k4`, `.m16n8k16` and larger", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["ldmatrix"], modifiers: NONE, version: None, sm: Some(75), form: "`ldmatrix`", section: "9.7.13.4.15", operands: ANY },
     Requirement { opcodes: &["stmatrix"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`stmatrix`", section: "9.7.13.4 (ISA 7.8)", operands: ANY },
     Requirement { opcodes: &["alloca", "stacksave", "stackrestore"], modifiers: NONE, version: isa(7, 3), sm: Some(52), form: "`alloca`, `stacksave`, `stackrestore`", section: "stack manipulation (ISA 7.3)", operands: ANY },
     Requirement { opcodes: &["griddepcontrol"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`griddepcontrol`", section: "9.7.12.12", operands: ANY },
