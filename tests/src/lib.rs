@@ -15,7 +15,10 @@ use ptxr_runtime::device_library::PrintfOutput;
 use ptxr_runtime::LaunchSpec;
 
 pub mod opencl;
+mod ptx_text;
 pub mod vendor_checks;
+
+pub use ptx_text::{assertfail_call, string_global, ASSERTFAIL_DECLARATION};
 
 /// The repository root.
 pub fn repository_root() -> PathBuf {
@@ -26,40 +29,6 @@ pub fn repository_root() -> PathBuf {
 pub fn read_repository_file(relative: &str) -> String {
     let path = repository_root().join(relative);
     std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
-}
-
-/// A NUL-terminated string as a `.global` byte array, as nvcc writes string literals.
-pub fn string_global(name: &str, text: &str) -> String {
-    let bytes: Vec<String> = text.bytes().chain([0]).map(|byte| byte.to_string()).collect();
-    format!(".global .align 1 .b8 {name}[{}] = {{{}}};\n", bytes.len(), bytes.join(", "))
-}
-
-/// The `.extern` declaration of CUDA's `__assertfail`, as nvcc writes it.
-pub const ASSERTFAIL_DECLARATION: &str = ".extern .func __assertfail (.param .b64 message, .param .b64 file, .param \
-                                          .b32 line, .param .b64 function, .param .b64 char_size);\n";
-
-/// A call of `__assertfail` in its own scope, as nvcc writes it, with the `.global` strings
-/// `message`, `file` and `function` (see [`string_global`]) and source line `line`.
-pub fn assertfail_call(line: u32) -> String {
-    format!(
-        "{{
-    .reg .b64 %a<4>;
-    cvta.global.u64 %a1, message;
-    cvta.global.u64 %a2, file;
-    cvta.global.u64 %a3, function;
-    .param .b64 param0;
-    st.param.b64 [param0], %a1;
-    .param .b64 param1;
-    st.param.b64 [param1], %a2;
-    .param .b32 param2;
-    st.param.b32 [param2], {line};
-    .param .b64 param3;
-    st.param.b64 [param3], %a3;
-    .param .b64 param4;
-    st.param.b64 [param4], 1;
-    call.uni __assertfail, (param0, param1, param2, param3, param4);
-    }}"
-    )
 }
 
 /// An external validator (spirv-val, llvm-readelf, ptxas). `None` when it is not installed and
