@@ -115,10 +115,6 @@ pub struct PlacedMemory<'ctx> {
     /// Every `.const` variable of the module (module scope and in functions), filled in only
     /// for `isspacep.const` and `isspacep.global`.
     pub constants: Vec<address_ranges::AddressRange<'ctx>>,
-    /// The storage of the kernel's parameters, filled in only inside a kernel and only for
-    /// `isspacep.param`, `.local` and `.global` on targets that answer by address ranges
-    /// (`Target::isspacep_needs_kernel_parameters`); `None` in a `.func`, which cannot reach them.
-    pub kernel_parameters: Option<Vec<address_ranges::AddressRange<'ctx>>>,
 }
 
 /// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
@@ -213,10 +209,16 @@ pub trait Target {
         None
     }
 
-    /// Whether `is_in_state_space` tells kernel parameters apart by the range of their storage
-    /// (`PlacedMemory::kernel_parameters`), which then takes their addresses.
-    fn isspacep_needs_kernel_parameters(&self) -> bool {
-        false
+    /// Where a kernel's parameter `position` lies when the kernel takes its address (`mov` or
+    /// `cvta.param` of the parameter's name), on targets whose launch places the parameters in
+    /// memory that every thread shares and any function can recognise (the CPU's `.param`
+    /// window). `None` where the address is that of the function's own copy (its storage).
+    fn kernel_parameter_address<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _position: u32,
+    ) -> Result<Option<PointerValue<'ctx>>, Unsupported> {
+        Ok(None)
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,

@@ -96,6 +96,24 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         pointer.ok_or_else(|| LoweringError::internal(format!("no storage for `{}`", self.variable(id).name), span))
     }
 
+    /// Where a variable's address points when the program takes it (`mov` or `cvta` of its
+    /// name, a generic access through it): its storage, except a kernel's parameters on targets
+    /// that place them where any function can recognise them (`Target::kernel_parameter_address`).
+    pub fn taken_address(&self, id: VariableId, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        if let (VariableId::Local(index), FunctionKind::Entry) = (id, self.function.kind) {
+            if let Some(position) = self.function.parameters.iter().position(|&parameter| parameter == index) {
+                let placed =
+                    self.shared.target.kernel_parameter_address(&self.site(), position as u32).map_err(
+                        |unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), span),
+                    )?;
+                if let Some(pointer) = placed {
+                    return Ok(pointer);
+                }
+            }
+        }
+        self.storage(id, span)
+    }
+
     /// The offset of a `.shared` variable in the block's window, on targets that have one.
     pub fn shared_window_offset(&self, id: VariableId) -> Option<u64> {
         if !self.shared.target.shared_variables_in_window() || self.variable(id).state_space != StateSpace::Shared {

@@ -10,13 +10,15 @@
 //! ```
 //!
 //! - `params[i]` points at the bytes of kernel parameter `i` in `.param` order, like CUDA's
-//!   `kernelParams`: little-endian, each in its own 16-byte aligned storage. A pointer parameter
+//!   `kernelParams`: little-endian, each in its own 16-byte aligned storage, all of them inside
+//!   the context's `.param` window (`BlockContext::parameter_window`). A pointer parameter
 //!   holds the buffer's host address (8 bytes; 4 bytes for `.address_size 32` kernels, whose
 //!   buffers the runtime places below 4 GiB so that the zero-extended value is the address).
 //! - `context` describes the block (see [`BlockContext`]); it lives until the entry returns.
 
 /// One per block launch; read by the compiled block entry. Field order is the ABI: the compiler
-/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32 }` with the same layout.
+/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32, ptr, ptr, i64 }` with
+/// the same layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct BlockContext {
@@ -35,6 +37,16 @@ pub struct BlockContext {
     pub shared: *mut u8,
     /// Field 5: bytes of static shared memory before the dynamic part.
     pub static_shared_bytes: u32,
+    /// Field 6: the entry's `params` array, so that any thread can take a kernel parameter's
+    /// address (`mov`/`cvta.param`): `parameters[i]` is where parameter i's bytes lie.
+    pub parameters: *const *const u8,
+    /// Field 7: the launch's `.param` window: every parameter's bytes lie in
+    /// `[parameter_window, parameter_window + parameter_window_bytes)`, which `isspacep.param`
+    /// tests in any function. Shared by every block, read-only, like CUDA's kernel parameters
+    /// (ISA 7.8 section 5.1.6.1).
+    pub parameter_window: *const u8,
+    /// Field 8: the size of that window in bytes.
+    pub parameter_window_bytes: u64,
 }
 
 /// Field indices of [`BlockContext`] in the LLVM struct, for the compiler's GEPs.
@@ -45,6 +57,9 @@ pub mod block_context_field {
     pub const DYNAMIC_SHARED_BYTES: u32 = 3;
     pub const SHARED: u32 = 4;
     pub const STATIC_SHARED_BYTES: u32 = 5;
+    pub const PARAMETERS: u32 = 6;
+    pub const PARAMETER_WINDOW: u32 = 7;
+    pub const PARAMETER_WINDOW_BYTES: u32 = 8;
 }
 
 /// The compiled entry that runs every thread of one block. `params[i]` points at the bytes of
@@ -52,7 +67,8 @@ pub mod block_context_field {
 pub type BlockEntry = unsafe extern "C" fn(params: *const *const u8, context: *const BlockContext);
 
 // The layout the compiler's LLVM struct gets on every 64-bit target: three arrays and an i32 need
-// no padding between them, and the pointer is 8-aligned at offset 40.
+// no padding between them, the pointer is 8-aligned at offset 40, and the fields after the
+// second i32 start at the next multiple of 8.
 #[cfg(target_pointer_width = "64")]
 const _: () = {
     assert!(std::mem::offset_of!(BlockContext, ctaid) == 0);
@@ -61,7 +77,10 @@ const _: () = {
     assert!(std::mem::offset_of!(BlockContext, dynamic_shared_bytes) == 36);
     assert!(std::mem::offset_of!(BlockContext, shared) == 40);
     assert!(std::mem::offset_of!(BlockContext, static_shared_bytes) == 48);
-    assert!(std::mem::size_of::<BlockContext>() == 56);
+    assert!(std::mem::offset_of!(BlockContext, parameters) == 56);
+    assert!(std::mem::offset_of!(BlockContext, parameter_window) == 64);
+    assert!(std::mem::offset_of!(BlockContext, parameter_window_bytes) == 72);
+    assert!(std::mem::size_of::<BlockContext>() == 80);
 };
 
 /// Runtime functions that compiled kernels call, by the names they are declared with. The JIT
