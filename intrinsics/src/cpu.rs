@@ -485,11 +485,15 @@ impl Target for Cpu {
         crate::cpu_addresses::rewrite_integer_addresses(module, machine, optimization)
     }
 
+    fn kernel_parameters_in_window(&self) -> bool {
+        true
+    }
+
     fn kernel_parameter_address<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
         position: u32,
-    ) -> Result<Option<PointerValue<'ctx>>, Unsupported> {
+    ) -> Result<PointerValue<'ctx>, Unsupported> {
         // The runtime's copy, `params[position]`, in the launch's `.param` window: one for the
         // whole grid (ISA 7.8 section 5.1.6.1), not the thread's own copy of the value.
         let pointer_type = site.context.ptr_type(AddressSpace::default());
@@ -499,7 +503,7 @@ impl Target for Cpu {
         let slot =
             unsafe { site.builder.build_in_bounds_gep(pointer_type, array, &[index], "") }.map_err(llvm_error)?;
         let name = format!("param{position}.address");
-        Ok(Some(site.builder.build_load(pointer_type, slot, &name).map_err(llvm_error)?.into_pointer_value()))
+        Ok(site.builder.build_load(pointer_type, slot, &name).map_err(llvm_error)?.into_pointer_value())
     }
 
     fn is_in_state_space<'ctx>(

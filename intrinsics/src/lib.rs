@@ -209,16 +209,24 @@ pub trait Target {
         None
     }
 
-    /// Where a kernel's parameter `position` lies when the kernel takes its address (`mov` or
-    /// `cvta.param` of the parameter's name), on targets whose launch places the parameters in
-    /// memory that every thread shares and any function can recognise (the CPU's `.param`
-    /// window). `None` where the address is that of the function's own copy (its storage).
+    /// Whether the launch places a kernel's parameters in memory that every thread shares and
+    /// any function can recognise as the `.param` window (the CPU runtime's parameter block,
+    /// AMDGPU's kernarg segment), where `kernel_parameter_address` finds them. In a kernel, the
+    /// addresses of `.param` variables are then generic addresses in that window (ISA 7.8
+    /// section 5.1.6.1: only kernel parameters' addresses can be taken there); elsewhere, and
+    /// where this is false, they are addresses of the function's own copies, in `.local`.
+    fn kernel_parameters_in_window(&self) -> bool {
+        false
+    }
+
+    /// The generic address of a kernel's parameter `position` in the `.param` window (see
+    /// `kernel_parameters_in_window`), in the kernel.
     fn kernel_parameter_address<'ctx>(
         &self,
         _site: &Site<'_, 'ctx>,
         _position: u32,
-    ) -> Result<Option<PointerValue<'ctx>>, Unsupported> {
-        Ok(None)
+    ) -> Result<PointerValue<'ctx>, Unsupported> {
+        Err(Unsupported { what: "the address of a kernel parameter in the `.param` window".to_string() })
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,

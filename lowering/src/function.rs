@@ -98,20 +98,31 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
 
     /// Where a variable's address points when the program takes it (`mov` or `cvta` of its
     /// name, a generic access through it): its storage, except a kernel's parameters on targets
-    /// that place them where any function can recognise them (`Target::kernel_parameter_address`).
+    /// that place them in a `.param` window (`Target::kernel_parameters_in_window`).
     pub fn taken_address(&self, id: VariableId, span: Span) -> LoweringResult<PointerValue<'ctx>> {
-        if let (VariableId::Local(index), FunctionKind::Entry) = (id, self.function.kind) {
-            if let Some(position) = self.function.parameters.iter().position(|&parameter| parameter == index) {
-                let placed =
-                    self.shared.target.kernel_parameter_address(&self.site(), position as u32).map_err(
-                        |unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), span),
-                    )?;
-                if let Some(pointer) = placed {
-                    return Ok(pointer);
-                }
+        if let VariableId::Local(index) = id {
+            let position = self.function.parameters.iter().position(|&parameter| parameter == index);
+            if let (Some(position), StateSpace::Generic) = (position, self.parameter_addresses()) {
+                return self
+                    .shared
+                    .target
+                    .kernel_parameter_address(&self.site(), position as u32)
+                    .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), span));
             }
         }
         self.storage(id, span)
+    }
+
+    /// The state space of the addresses of `.param` variables that this function can take
+    /// (`mov`, then `cvta.param` or `ld.param` through a register): generic addresses in the
+    /// `.param` window in a kernel whose target places its parameters there, else the
+    /// function's own copies, which PTX places in `.local` (ISA 7.8 section 5.1.6.4).
+    pub fn parameter_addresses(&self) -> StateSpace {
+        if self.function.kind == FunctionKind::Entry && self.shared.target.kernel_parameters_in_window() {
+            StateSpace::Generic
+        } else {
+            StateSpace::Local
+        }
     }
 
     /// The offset of a `.shared` variable in the block's window, on targets that have one.

@@ -211,7 +211,14 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn address(&self, address: &Address, state_space: StateSpace) -> LoweringResult<PointerValue<'ctx>> {
         let context = self.shared.context;
         let builder = self.shared.builder;
-        let wanted_space = self.shared.target.address_space(state_space);
+        // A `.param` address in a register of a kernel is a generic one in the `.param` window
+        // where the target places the parameters there (`parameter_addresses`); a variable's
+        // name is its own storage.
+        let generic_parameter = state_space == StateSpace::Param
+            && !matches!(address.base, AddressBase::Variable(_))
+            && self.parameter_addresses() == StateSpace::Generic;
+        let wanted_space =
+            self.shared.target.address_space(if generic_parameter { StateSpace::Generic } else { state_space });
         let offset = context.i64_type().const_int(address.offset as u64, true);
         match &address.base {
             AddressBase::Variable(id) => {

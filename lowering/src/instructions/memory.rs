@@ -97,9 +97,9 @@ pub fn convert_address(
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let ty = if size_bits == 64 { ScalarType::U64 } else { ScalarType::U32 };
-    // Parameters live in storage that each function allocates, so their addresses are in the
-    // local space.
-    let state_space = if state_space == StateSpace::Param { StateSpace::Local } else { state_space };
+    // A `.param` address is a generic one in a kernel's `.param` window, or the address of the
+    // function's own copy in the local space (`FunctionLowering::parameter_addresses`).
+    let state_space = if state_space == StateSpace::Param { lowering.parameter_addresses() } else { state_space };
     let integer = lowering.read_int(source, ty)?;
     let (from, to) = match direction {
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
