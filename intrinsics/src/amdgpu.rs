@@ -147,10 +147,10 @@ impl Target for Amdgpu {
         Ok(())
     }
 
-    fn kernel_parameters_in_window(&self) -> bool {
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
         // The kernel's arguments stay in the kernarg segment, constant memory that is global
         // memory to a flat address, which every work-item and every function reaches.
-        true
+        Some(StateSpace::Generic)
     }
 
     fn kernel_parameter_address<'ctx>(

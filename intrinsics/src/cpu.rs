@@ -485,8 +485,8 @@ impl Target for Cpu {
         crate::cpu_addresses::rewrite_integer_addresses(module, machine, optimization)
     }
 
-    fn kernel_parameters_in_window(&self) -> bool {
-        true
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        Some(StateSpace::Generic)
     }
 
     fn kernel_parameter_address<'ctx>(

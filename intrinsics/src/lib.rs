@@ -209,18 +209,20 @@ pub trait Target {
         None
     }
 
-    /// Whether the launch places a kernel's parameters in memory that every thread shares and
-    /// any function can recognise as the `.param` window (the CPU runtime's parameter block,
-    /// AMDGPU's kernarg segment), where `kernel_parameter_address` finds them. In a kernel, the
-    /// addresses of `.param` variables are then generic addresses in that window (ISA 7.8
-    /// section 5.1.6.1: only kernel parameters' addresses can be taken there); elsewhere, and
-    /// where this is false, they are addresses of the function's own copies, in `.local`.
-    fn kernel_parameters_in_window(&self) -> bool {
-        false
+    /// Where a kernel's parameters lie when the kernel takes their addresses, on targets whose
+    /// launch keeps them in memory that every thread shares and any function can recognise as
+    /// the `.param` window: the state space of those addresses (generic on the CPU, whose
+    /// runtime keeps one parameter block per launch, and on AMDGPU, whose kernarg segment holds
+    /// them; `.param` itself on NVPTX). In a kernel, the addresses of `.param` variables are then
+    /// addresses in that window (ISA 7.8 section 5.1.6.1; only kernel parameters' addresses can
+    /// be taken there). `None`, and in a `.func` always: addresses of the function's own copies,
+    /// which PTX places in `.local` (section 5.1.6.4).
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        None
     }
 
-    /// The generic address of a kernel's parameter `position` in the `.param` window (see
-    /// `kernel_parameters_in_window`), in the kernel.
+    /// The address of a kernel's parameter `position` in the `.param` window, in the state
+    /// space that `kernel_parameter_addresses` gives, in the kernel.
     fn kernel_parameter_address<'ctx>(
         &self,
         _site: &Site<'_, 'ctx>,

@@ -98,11 +98,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
 
     /// Where a variable's address points when the program takes it (`mov` or `cvta` of its
     /// name, a generic access through it): its storage, except a kernel's parameters on targets
-    /// that place them in a `.param` window (`Target::kernel_parameters_in_window`).
+    /// that keep them in a `.param` window (`Target::kernel_parameter_addresses`).
     pub fn taken_address(&self, id: VariableId, span: Span) -> LoweringResult<PointerValue<'ctx>> {
         if let VariableId::Local(index) = id {
             let position = self.function.parameters.iter().position(|&parameter| parameter == index);
-            if let (Some(position), StateSpace::Generic) = (position, self.parameter_addresses()) {
+            if let (Some(position), Some(_)) = (position, self.kernel_parameter_addresses()) {
                 return self
                     .shared
                     .target
@@ -113,16 +113,22 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         self.storage(id, span)
     }
 
-    /// The state space of the addresses of `.param` variables that this function can take
-    /// (`mov`, then `cvta.param` or `ld.param` through a register): generic addresses in the
-    /// `.param` window in a kernel whose target places its parameters there, else the
-    /// function's own copies, which PTX places in `.local` (ISA 7.8 section 5.1.6.4).
-    pub fn parameter_addresses(&self) -> StateSpace {
-        if self.function.kind == FunctionKind::Entry && self.shared.target.kernel_parameters_in_window() {
-            StateSpace::Generic
+    /// The state space of a kernel parameter's address that this function takes, where the
+    /// target keeps kernel parameters in a `.param` window and this function is a kernel.
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        if self.function.kind == FunctionKind::Entry {
+            self.shared.target.kernel_parameter_addresses()
         } else {
-            StateSpace::Local
+            None
         }
+    }
+
+    /// The state space of the addresses of `.param` variables that this function can take
+    /// (`mov`, then `cvta.param` or `ld.param` through a register): the kernel's `.param`
+    /// window where the target keeps kernel parameters there (`kernel_parameter_addresses`),
+    /// else the function's own copies, which PTX places in `.local` (ISA 7.8 section 5.1.6.4).
+    pub fn parameter_addresses(&self) -> StateSpace {
+        self.kernel_parameter_addresses().unwrap_or(StateSpace::Local)
     }
 
     /// The offset of a `.shared` variable in the block's window, on targets that have one.

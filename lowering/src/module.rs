@@ -474,6 +474,22 @@ pub fn dynamic_stack_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .then_some((7, 3))
 }
 
+/// The PTX ISA that NVPTX output needs for `cvta.param` and `isspacep.param` (7.7), where the
+/// module has either: NVPTX keeps a kernel's parameters in the `.param` space, converts their
+/// addresses with `cvta.param` and asks `isspacep.param` as inline PTX, which ptxas refuses in
+/// older versions. The driver raises LLVM's default version to it.
+pub fn parameter_window_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .any(|instruction| {
+            matches!(
+                instruction.instruction,
+                ir::Instruction::ConvertAddress { state_space: StateSpace::Param, .. }
+                    | ir::Instruction::IsSpace { state_space: StateSpace::Param, .. }
+            )
+        })
+        .then_some((7, 7))
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     any_collective(ptx.functions.iter().filter(|function| function.kind != FunctionKind::Entry))
 }

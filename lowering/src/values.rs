@@ -211,14 +211,15 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn address(&self, address: &Address, state_space: StateSpace) -> LoweringResult<PointerValue<'ctx>> {
         let context = self.shared.context;
         let builder = self.shared.builder;
-        // A `.param` address in a register of a kernel is a generic one in the `.param` window
-        // where the target places the parameters there (`parameter_addresses`); a variable's
-        // name is its own storage.
-        let generic_parameter = state_space == StateSpace::Param
-            && !matches!(address.base, AddressBase::Variable(_))
-            && self.parameter_addresses() == StateSpace::Generic;
-        let wanted_space =
-            self.shared.target.address_space(if generic_parameter { StateSpace::Generic } else { state_space });
+        // A `.param` address in a register of a kernel is one in the `.param` window where the
+        // target keeps the parameters there (`parameter_addresses`); a variable's name is its
+        // own storage.
+        let space = match (&address.base, state_space) {
+            (AddressBase::Variable(_), _) => state_space,
+            (_, StateSpace::Param) if self.parameter_addresses() != StateSpace::Local => self.parameter_addresses(),
+            _ => state_space,
+        };
+        let wanted_space = self.shared.target.address_space(space);
         let offset = context.i64_type().const_int(address.offset as u64, true);
         match &address.base {
             AddressBase::Variable(id) => {

@@ -9,6 +9,7 @@
 //! loops; LLVM coroutines under `PTXR_CPU_WAITS=coroutines`) and inside a `.func` (stackful
 //! coroutines), so that the addresses live across waits.
 
+use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
 use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, llvm_function, run_ok, Buffer, Launch};
 
 /// The answers for one address, one bit per form, in this order.
@@ -315,4 +316,42 @@ fn a_kernel_parameter_has_one_address_for_every_thread() {
     for (thread, &word) in output[0].iter().enumerate() {
         assert_eq!(word, expected, "thread {thread}: (same address) << 32 | mask of {FORMS:?}");
     }
+}
+
+/// The same kernels on NVPTX and AMDGPU, where each form is the target's own test (`isspacep`,
+/// the apertures, the kernarg segment): NVPTX writes `isspacep.param` and `cvta.param` (PTX
+/// ISA 7.7, so an sm_80 module is raised from its default 7.0) and ptxas accepts the result;
+/// AMDGPU code objects list the kernel. SPIR-V still refuses `.global`, `.local` and `.param`
+/// (`spirv_execution.rs`).
+#[test]
+fn the_kernels_compile_and_validate_for_nvptx_and_amdgpu() {
+    let Some(validators) = Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-isspacep-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let mut problems = Vec::new();
+    for asker in [Asker::Kernel, Asker::Func] {
+        let source = kernel(asker, Wait::InTheBody).replace(".target sm_90", ".target sm_80");
+        for target in ["nvptx", "amdgpu"] {
+            let name = format!("isspacep_{asker:?}_{target}");
+            match compile(&source, target) {
+                Compiled::Artefact(artefact) => {
+                    if target == "nvptx" {
+                        let text = String::from_utf8_lossy(&artefact);
+                        for needed in [".version 7.7", "isspacep.param", "cvta.param", "mov.b64 %rd"] {
+                            if !text.contains(needed) {
+                                problems.push(format!("{name}: no `{needed}` in\n{text}"));
+                            }
+                        }
+                    }
+                    if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                        problems.push(format!("{name}: {message}"));
+                    }
+                }
+                Compiled::Unsupported(messages) => problems.push(format!("{name}: unsupported {messages:?}")),
+                Compiled::Rejected(message) => problems.push(format!("{name}: rejected {message}")),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
