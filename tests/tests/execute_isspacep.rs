@@ -103,8 +103,9 @@ fn asking_funcs() -> String {
 
 /// A kernel that stores, for each address of `EXPECTED` (and with a `.func` asking, of
 /// `EXPECTED_IN_A_FUNC`), the mask of the forms that held, at word `tid * WORDS + index` of
-/// `output`; then `ld`s through the parameter's generic address into the last word, which
-/// must read the parameter's value back.
+/// `output`; then `ld`s through the parameter's generic address, and `ld.param`s through its
+/// `.param` address in a register, into the last word, which must read the parameter's value
+/// back both times.
 fn kernel(asker: Asker, wait: Wait) -> String {
     // The `.func` is declared only where it is called: a `.func` that waits anywhere in the
     // module turns every kernel's threads into stackful coroutines.
@@ -183,6 +184,10 @@ fn kernel(asker: Asker, wait: Wait) -> String {
     cvta.param.u64 %rd16, %rd16;
 {waiting}{asks}    ld.u64 %rd5, [%rd16];
     sub.u64 %rd5, %rd5, %rd1;
+    mov.u64 %rd17, output;
+    ld.param.u64 %rd18, [%rd17];
+    sub.u64 %rd18, %rd18, %rd1;
+    or.b64 %rd5, %rd5, %rd18;
     cvt.u32.u64 %r4, %rd5;
     st.global.u32 [%rd3+{last}], %r4;
     ret;
