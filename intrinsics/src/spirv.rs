@@ -441,20 +441,22 @@ impl Target for Spirv {
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
             SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
-                Err(Unsupported { what: format!("special register {register} (OpenCL has no device clock)") })
+                // PTX's timer counts nanoseconds; OpenCL's one device clock, `clock_read_device`
+                // (`%clock64`), counts at a rate the device does not report.
+                Err(Unsupported {
+                    what: format!(
+                        "special register {register} (nanoseconds: OpenCL's only device clock, clock_read_device, counts at a rate it does not report)"
+                    ),
+                })
             }
-            // OpReadClockKHR (SPV_KHR_shader_clock, what OpenCL's cl_khr_kernel_clock uses) at
-            // Device scope runs on Intel's CPU runtime, with `%ntid` read as the enqueued
-            // work-group size. But the grammar of the installed spirv-val (2023.1) still has its
-            // ShaderClockKHR capability imply Shader (SPIRV-Headers decoupled them in January
-            // 2023), and for Shader modules it demands structured control flow, which a PTX
-            // loop lowered by LLVM's SPIR-V back end for OpenCL does not have ("Back-edges can
-            // only be formed between a block and a loop header"), and a constant WorkgroupSize.
-            SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
-                what: format!(
-                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader for spirv-val 2023.1, which then requires structured control flow)"
-                ),
-            }),
+            // OpenCL's device clock (`spirv_clock.rs` says why as an imported call).
+            SpecialRegister::Clock64 => crate::spirv_clock::read(site),
+            SpecialRegister::Clock => {
+                let clock = crate::spirv_clock::read(site)?;
+                site.builder
+                    .build_int_truncate(clock, site.context.i32_type(), "clock")
+                    .map_err(|error| Unsupported { what: format!("special register {register} ({error})") })
+            }
         }
     }
 
