@@ -255,3 +255,29 @@ fn malformed_stack_instructions_are_diagnostics() {
     let old = ".version 7.2\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n    .reg .u64 %rd<2>;\n    stacksave.u64 %rd1;\n    ret;\n}\n";
     assert!(matches!(compile(old, "cpu"), Compiled::Rejected(_)), "ISA 7.2 took `stacksave`");
 }
+
+/// The private stack needs sub-groups of one work-item on Intel's CPU runtime; a module whose
+/// warps are sub-groups of 32 (here through `%laneid`) gets E0901 saying so.
+#[test]
+fn spirv_refuses_the_stack_beside_sub_groups_of_32() {
+    let source = kernel("", Barrier::None, false).replace("    ret;\n}\n", "    mov.u32 %r7, %laneid;\n    ret;\n}\n");
+    assert!(source.contains("%laneid"));
+    match compile(&source, "spirv") {
+        Compiled::Unsupported(messages) => {
+            assert!(messages.iter().any(|message| message.contains("sub-groups of 32")), "{messages:?}")
+        }
+        _ => panic!("SPIR-V compiled the stack beside sub-groups of 32"),
+    }
+    assert!(matches!(compile(&source, "cpu"), Compiled::Artefact(_)));
+}
+
+/// A `.func` that allocates 64 KiB, called 64 times (4 MiB in all): its allocations are freed
+/// when it returns, so the thread never holds more than one call's.
+#[test]
+fn a_function_gives_back_its_allocations_when_it_returns() {
+    let ptx = ".version 7.8\n.target sm_80\n.address_size 64\n.global .u64 sink;\n.func work()\n{\n    .reg .u64 %rd<3>;\n    mov.u64 %rd1, 65536;\n    alloca.u64 %rd2, %rd1;\n    st.local.u32 [%rd2+65532], 1;\n    st.volatile.global.u64 [sink], %rd2;\n    ret;\n}\n.visible .entry calls(.param .u64 output)\n{\n    .reg .u32 %r<3>;\n    .reg .u64 %rd<2>;\n    .reg .pred %p<2>;\n    mov.u32 %r1, 0;\nAGAIN:\n    call.uni work, ();\n    add.u32 %r1, %r1, 1;\n    setp.lt.u32 %p1, %r1, 64;\n    @%p1 bra AGAIN;\n    ld.param.u64 %rd1, [output];\n    st.global.u32 [%rd1], %r1;\n    ret;\n}\n";
+    let buffers = [Buffer::zeroed("u32", 1)];
+    for (device, result) in opencl::run_everywhere(ptx, &Launch::threads(THREADS), &buffers, OPENCL_CHILD) {
+        assert_eq!(result[0], [64], "{device}");
+    }
+}
