@@ -643,6 +643,26 @@ impl Target for Cpu {
         Ok(())
     }
 
+    fn stop_for<'ctx>(&self, site: &Site<'_, 'ctx>, reason: crate::StopReason) -> Result<(), Unsupported> {
+        if reason == crate::StopReason::StackOverflow {
+            let function_type = site.context.void_type().fn_type(&[], false);
+            call_function(site, runtime_function::STACK_OVERFLOW, function_type, &[])?;
+            return Ok(());
+        }
+        self.trap(site)
+    }
+
+    fn stack_bound(&self) -> crate::StackBound {
+        crate::StackBound::Floor
+    }
+
+    fn stack_floor<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        let function_type = site.context.i64_type().fn_type(&[], false);
+        Ok(call_function(site, runtime_function::STACK_FLOOR, function_type, &[])?
+            .ok_or_else(|| llvm_error("the stack floor"))?
+            .into_int_value())
+    }
+
     fn stopped<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
         crate::cpu_device_library::stopped(site).map(Some)
     }

@@ -32,6 +32,7 @@ mod resumable;
 mod site;
 mod spirv;
 mod spirv_atomic_addresses;
+pub mod spirv_clock;
 mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
@@ -104,6 +105,26 @@ pub enum StopReason {
     /// A counted barrier's thread count is not the block's, where counted barriers can only be
     /// the whole block's (`Target::counted_barriers_take_the_whole_block`).
     CountedBarrierOfPartOfTheBlock,
+    /// An `alloca` would take the thread's stack past its bound ([`StackBound`]).
+    StackOverflow,
+}
+
+/// How lowering bounds the stack that a thread's `alloca`s take, so that a thread allocating
+/// more than its stack holds stops with a message ([`StopReason::StackOverflow`]) instead of
+/// overwriting what lies below its stack or crashing the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackBound {
+    /// The hardware or its driver bounds it (NVPTX, AMDGPU).
+    Unchecked,
+    /// Each `alloca` compares the stack pointer with the running thread's floor, the lowest
+    /// address allocations may reach (`Target::stack_floor`).
+    Floor,
+    /// Lowering carves each thread's `alloca`s out of an array of this many bytes in the
+    /// thread's private memory, with a stack pointer of its own (`stacksave` reads it,
+    /// `stackrestore` sets it, a `.func` gives back what it allocated when it returns), which
+    /// `.func`s reach beside the stop flag. For back ends that cannot move the stack pointer,
+    /// or whose runtime says nothing of the stack's size.
+    PrivateArray(u64),
 }
 
 /// Where ptxr placed the memory of some state spaces, for `isspacep` by address ranges
@@ -399,6 +420,23 @@ pub trait Target {
     /// `stackrestore`.
     fn dynamic_stack(&self) -> Result<(), Unsupported> {
         Ok(())
+    }
+
+    /// How the stack of a thread's `alloca`s is bounded ([`StackBound`]).
+    fn stack_bound(&self) -> StackBound {
+        StackBound::Unchecked
+    }
+
+    /// Where [`StackBound::PrivateArray`], for each kernel whose module uses the stack
+    /// instructions, in its prologue: what the kernel needs for the private stack to work.
+    fn prepare_private_stack<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// Where [`StackBound::Floor`]: the lowest address the running thread's `alloca`s may
+    /// reach, as an integer of the stack pointer's width.
+    fn stack_floor<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        Err(Unsupported { what: "a bound on the stack".into() })
     }
 
     /// `brkpt`, `pmevent`, `discard`, `applypriority`, `griddepcontrol` (`hint`), with the

@@ -37,6 +37,10 @@ pub struct FunctionLowering<'a, 'ctx> {
     /// `.func`), where the module has one (`ModuleContext::stop_flag_parameter`): the kernel's
     /// own alloca, or the address a `.func` received.
     stop_flag: Option<PointerValue<'ctx>>,
+    /// Where the module keeps a private stack per thread (`ModuleContext::private_stack_bytes`):
+    /// its stack pointer and floor, two `i64`s, the kernel's own or after the stop flag in its
+    /// record (`instructions::stack::PrivateStack`).
+    private_stack: Option<crate::instructions::stack::PrivateStack<'ctx>>,
     /// The instructions that write each variable, gathered on the first call that traces a
     /// string constant (`constant_string.rs`), then shared by the function's later calls.
     string_writers: std::cell::OnceCell<crate::instructions::constant_string::Writers<'a>>,
@@ -60,6 +64,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             carry_flag: None,
             matrix_fragments: None,
             stop_flag: None,
+            private_stack: None,
             string_writers: std::cell::OnceCell::new(),
         }
     }
@@ -302,7 +307,14 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         if self.shared.stop_flag_parameter.is_some() {
             self.stop_flag = Some(match self.function.kind {
                 FunctionKind::Entry => {
-                    let flag = builder.build_alloca(context.i32_type(), "thread.stopped")?;
+                    // With a private stack, a record of the flag and the stack.
+                    let flag = if self.shared.private_stack_bytes.is_some() {
+                        let record = builder.build_alloca(context.i64_type().array_type(3), "thread.stopped")?;
+                        set_alignment(record, 8);
+                        record
+                    } else {
+                        builder.build_alloca(context.i32_type(), "thread.stopped")?
+                    };
                     builder.build_store(flag, context.i32_type().const_zero())?;
                     flag
                 }
@@ -312,6 +324,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     .ok_or_else(|| LoweringError::internal("the stop flag parameter is missing", self.function.span))?
                     .into_pointer_value(),
             });
+        }
+        if let Some(bytes) = self.shared.private_stack_bytes {
+            self.private_stack = Some(crate::instructions::stack::PrivateStack::prologue(self, bytes)?);
         }
         for (position, &index) in self.function.parameters.iter().enumerate() {
             let incoming = self
@@ -408,6 +423,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     /// `ret`: returns the return parameters' values from a `.func`, nothing from a kernel.
     pub fn build_return(&self) -> LoweringResult<()> {
         let builder = self.shared.builder;
+        if let Some(stack) = self.private_stack {
+            stack.give_back(self)?;
+        }
         let mut values: Vec<BasicValueEnum<'ctx>> = Vec::new();
         for &index in &self.function.return_parameters {
             let variable = self.function.variable(index);
@@ -436,6 +454,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
 
     pub fn stop_flag(&self) -> Option<PointerValue<'ctx>> {
         self.stop_flag
+    }
+
+    /// The thread's private stack, where the module keeps one (see the field).
+    pub(crate) fn private_stack(&self) -> Option<crate::instructions::stack::PrivateStack<'ctx>> {
+        self.private_stack
     }
 
     /// The carry flag's alloca; present whenever the function has a carry instruction.

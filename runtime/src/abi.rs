@@ -100,6 +100,11 @@ pub mod runtime_function {
     pub const WARP_COLLECTIVE: &str = "ptxr_warp_collective";
     /// `void ()`: the thread executed `trap`; the launch fails once the block is done.
     pub const TRAP: &str = "ptxr_trap";
+    /// `u64 ()`: the lowest address the running thread's `alloca`s may reach (0: unchecked).
+    pub const STACK_FLOOR: &str = "ptxr_stack_floor";
+    /// `void ()`: an `alloca` would have passed [`STACK_FLOOR`]; the launch fails once the
+    /// block is done, as after [`TRAP`].
+    pub const STACK_OVERFLOW: &str = "ptxr_stack_overflow";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
     /// `u64 ()`: `%globaltimer`, nanoseconds since the Unix epoch.
@@ -223,7 +228,7 @@ pub mod opencl {
     /// `__assertfail`: one work-item stores into `status` how the program's kernels stopped
     /// since it was built ([`STOPPED_BY_TRAP`], [`STOPPED_BY_ASSERTION`],
     /// [`STOPPED_BY_CALL_OF_NO_FUNCTION`], [`STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK`],
-    /// or 0 when none did).
+    /// [`STOPPED_BY_STACK_OVERFLOW`], or 0 when none did).
     /// OpenCL kernels cannot abort, so a stopping work-item raises a program-scope flag and
     /// returns, and the host asks this kernel after the grid.
     pub const TRAP_STATUS_KERNEL: &str = "ptxr.trap_status";
@@ -238,6 +243,12 @@ pub mod opencl {
     /// A work-item reached a counted barrier (`bar.sync a, b`, `bar.red` with a count) whose
     /// count is not its work-group's size: OpenCL's barrier can only take the whole group.
     pub const STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK: u32 = 4;
+    /// A work-item's `alloca` would have taken it past its share of the stack,
+    /// [`STACK_BYTES_PER_WORK_ITEM`].
+    pub const STOPPED_BY_STACK_OVERFLOW: u32 = 5;
+    /// How many bytes a work-item's `alloca`s may take: the private array that ptxr's SPIR-V
+    /// carves them from (`StackBound::PrivateArray` in ptxr-intrinsics).
+    pub const STACK_BYTES_PER_WORK_ITEM: u64 = 256 << 10;
 }
 
 /// The 64-bit `mbarrier` object (ISA 7.8 section 9.7.12.13), which PTX leaves opaque: the

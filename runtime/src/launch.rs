@@ -391,6 +391,7 @@ impl PreparedLaunch {
                     .name(format!("ptxr-worker-{index}"))
                     .stack_size(stack_bytes)
                     .spawn_scoped(scope, move || {
+                        crate::stack_floor::set_for_this_thread();
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
                         with_services(services, || unsafe {
