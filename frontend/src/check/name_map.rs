@@ -54,13 +54,18 @@ impl Hasher for NameHasher {
 
 /// A name of up to 7 bytes as one number (its bytes and its length), so that comparing two such
 /// names is one comparison rather than a call to `memcmp`; `None` for a longer name.
-pub fn short_key(name: &str) -> Option<u64> {
+/// A `const fn`, so that names known in advance (opcodes) can be `match` patterns.
+pub const fn short_key(name: &str) -> Option<u64> {
     let bytes = name.as_bytes();
     if bytes.len() > 7 {
         return None;
     }
     // A loop rather than `copy_from_slice`, which calls `memcpy` for a length not known here.
-    let key = bytes.iter().rev().fold(0u64, |key, byte| key << 8 | u64::from(*byte));
+    let (mut key, mut index) = (0u64, bytes.len());
+    while index > 0 {
+        index -= 1;
+        key = key << 8 | bytes[index] as u64;
+    }
     Some(key | (bytes.len() as u64) << 56)
 }
 
