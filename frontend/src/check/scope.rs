@@ -250,7 +250,9 @@ impl Range {
 }
 
 /// The member `name` of a range declared like `template`: built field by field, because
-/// `..template.clone()` would copy the template's name only to drop it.
+/// `..template.clone()` would copy the template's name only to drop it. Inlined, so that it is
+/// built where it is pushed rather than copied there.
+#[inline(always)]
 fn numbered_variable(template: &Variable, name: &str) -> Variable {
     Variable {
         name: Word::new(name),
