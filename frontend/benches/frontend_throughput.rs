@@ -255,6 +255,12 @@ fn main() {
     let (module, files) = large_module();
     let bytes = module.len();
     println!("module: {:.1} MB from {files} files", bytes as f64 / 1e6);
+    // `PTXR_BENCH_SAVE=path` writes the module there and stops, for profiling it with another
+    // program (callgrind on a small binary that checks one file).
+    if let Some(path) = std::env::var_os("PTXR_BENCH_SAVE") {
+        std::fs::write(&path, &module).expect("cannot write the benchmark module");
+        return;
+    }
 
     let (module_tree, diagnostics) = parse(&module);
     assert!(!has_errors(&diagnostics), "the benchmark module does not parse: {:?}", diagnostics.first());

@@ -154,15 +154,12 @@ fn check_function(
     function_names: &NameMap<String, FunctionId>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
+    let registers = syntax.body.as_ref().map_or(0, count_registers);
     let mut context = Context {
-        scopes: Scopes::new(&globals.names),
+        scopes: Scopes::new(&globals.names, registers),
         // Room for the parameters and every register the body declares, once: each becomes a
         // variable (a register at its first use), and growing the list copies it.
-        variables: Vec::with_capacity(
-            signature.parameters.len()
-                + signature.return_parameters.len()
-                + syntax.body.as_ref().map_or(0, count_registers),
-        ),
+        variables: Vec::with_capacity(signature.parameters.len() + signature.return_parameters.len() + registers),
         globals: &globals.variables,
         labels: NameMap::default(),
         branch_targets: HashMap::new(),

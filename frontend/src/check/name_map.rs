@@ -54,13 +54,23 @@ impl Hasher for NameHasher {
 
 /// A name of up to 7 bytes as one number (its bytes and its length), so that comparing two such
 /// names is one comparison rather than a call to `memcmp`; `None` for a longer name.
-pub fn short_key(name: &str) -> Option<u64> {
+/// A `const fn`, so that names known in advance (opcodes) can be `match` patterns. One arm per
+/// length, whose bytes are read at known places: a loop over the bytes, or `copy_from_slice`
+/// (a call to `memcpy` for a length not known here), cost several times as much, and every
+/// operand and opcode is keyed so.
+pub const fn short_key(name: &str) -> Option<u64> {
     let bytes = name.as_bytes();
-    if bytes.len() > 7 {
-        return None;
-    }
-    // A loop rather than `copy_from_slice`, which calls `memcpy` for a length not known here.
-    let key = bytes.iter().rev().fold(0u64, |key, byte| key << 8 | u64::from(*byte));
+    let key = match *bytes {
+        [] => 0,
+        [a] => a as u64,
+        [a, b] => u64::from_le_bytes([a, b, 0, 0, 0, 0, 0, 0]),
+        [a, b, c] => u64::from_le_bytes([a, b, c, 0, 0, 0, 0, 0]),
+        [a, b, c, d] => u64::from_le_bytes([a, b, c, d, 0, 0, 0, 0]),
+        [a, b, c, d, e] => u64::from_le_bytes([a, b, c, d, e, 0, 0, 0]),
+        [a, b, c, d, e, f] => u64::from_le_bytes([a, b, c, d, e, f, 0, 0]),
+        [a, b, c, d, e, f, g] => u64::from_le_bytes([a, b, c, d, e, f, g, 0]),
+        _ => return None,
+    };
     Some(key | (bytes.len() as u64) << 56)
 }
 

@@ -46,19 +46,24 @@ const NO_VARIABLE: u32 = u32::MAX;
 pub struct Scopes<'module> {
     globals: &'module NameMap<String, VariableId>,
     frames: Vec<Frame>,
+    resolved: ResolvedNames,
 }
 
 impl<'module> Scopes<'module> {
-    pub fn new(globals: &'module NameMap<String, VariableId>) -> Scopes<'module> {
-        Scopes { globals, frames: vec![Frame::default()] }
+    /// The scopes of a function that declares about `registers` registers (which sizes the
+    /// cache of resolved names).
+    pub fn new(globals: &'module NameMap<String, VariableId>, registers: usize) -> Scopes<'module> {
+        Scopes { globals, frames: vec![Frame::default()], resolved: ResolvedNames::new(registers) }
     }
 
     pub fn enter(&mut self) {
         self.frames.push(Frame::default());
+        self.resolved.forget();
     }
 
     pub fn leave(&mut self) {
         self.frames.pop();
+        self.resolved.forget();
     }
 
     /// Declares `variable` in the innermost scope and returns its id, or the id of the earlier
@@ -71,6 +76,8 @@ impl<'module> Scopes<'module> {
         let frame = self.frames.last_mut().expect("a scope is always open");
         frame.names.insert(variable.name.clone(), id);
         variables.push(variable);
+        // The new name may hide one of an outer scope, or a range member, found before.
+        self.resolved.forget();
         Ok(id)
     }
 
@@ -90,11 +97,25 @@ impl<'module> Scopes<'module> {
         });
         let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name).unwrap_or(0));
         frame.ranges.push(Range { prefix, prefix_key, count, template, members, names_first });
+        self.resolved.forget();
         Ok(())
     }
 
     /// Finds a name from the innermost scope outwards, then among the globals.
+    #[inline]
     pub fn lookup(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
+        let Some(key) = short_key(name) else { return self.resolve(name, variables) };
+        if let Some(id) = self.resolved.get(key) {
+            return Some(id);
+        }
+        let id = self.resolve(name, variables)?;
+        self.resolved.insert(key, id);
+        Some(id)
+    }
+
+    /// [`Scopes::lookup`] without the cache: the scopes' own search.
+    #[inline(never)]
+    fn resolve(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
         let numbered = NumberedName::split(name);
         for depth in (0..self.frames.len()).rev() {
             if let Some(id) = self.find_at(depth, name, numbered, variables) {
@@ -144,6 +165,66 @@ impl<'module> Scopes<'module> {
     }
 }
 
+/// The names that [`Scopes::lookup`] has resolved since the scopes last changed, by their
+/// [`short_key`] (registers are short names): a register is used a few times, and after its
+/// first use each use costs a multiply and one comparison instead of splitting `%r42` and
+/// searching the scopes' ranges. A cache of one entry per slot, a later name taking the slot
+/// of an earlier one; a declaration, or entering or leaving a block, forgets every entry at
+/// once by starting a new generation.
+struct ResolvedNames {
+    /// A power of two of slots.
+    slots: Vec<ResolvedName>,
+    /// The generation of the entries that are still valid; slots of an older one are empty.
+    generation: u32,
+    /// 64 minus the number of bits that index `slots`.
+    shift: u32,
+}
+
+#[derive(Clone, Copy)]
+struct ResolvedName {
+    key: u64,
+    generation: u32,
+    id: VariableId,
+}
+
+impl ResolvedNames {
+    /// Room for about `registers` names without many collisions.
+    fn new(registers: usize) -> ResolvedNames {
+        let slots = (registers * 2).clamp(64, 1 << 14).next_power_of_two();
+        let empty = ResolvedName { key: 0, generation: 0, id: VariableId::Local(0) };
+        ResolvedNames { slots: vec![empty; slots], generation: 1, shift: 64 - slots.trailing_zeros() }
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> usize {
+        // FxHash's multiplier spreads the name's bytes into the high bits, which index.
+        (key.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<VariableId> {
+        let entry = self.slots.get(self.slot(key))?;
+        (entry.key == key && entry.generation == self.generation).then_some(entry.id)
+    }
+
+    #[inline]
+    fn insert(&mut self, key: u64, id: VariableId) {
+        let (slot, generation) = (self.slot(key), self.generation);
+        if let Some(entry) = self.slots.get_mut(slot) {
+            *entry = ResolvedName { key, generation, id };
+        }
+    }
+
+    /// Empties the cache: O(1), by a new generation, unless the generation counter wraps.
+    fn forget(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.iter_mut().for_each(|entry| entry.generation = 0);
+            self.generation = 1;
+        }
+    }
+}
+
 impl Range {
     /// The variable of member `number` (below [`DENSE_MEMBERS`]), called `name`, created at
     /// its first use.
@@ -169,7 +250,9 @@ impl Range {
 }
 
 /// The member `name` of a range declared like `template`: built field by field, because
-/// `..template.clone()` would copy the template's name only to drop it.
+/// `..template.clone()` would copy the template's name only to drop it. Inlined, so that it is
+/// built where it is pushed rather than copied there.
+#[inline(always)]
 fn numbered_variable(template: &Variable, name: &str) -> Variable {
     Variable {
         name: Word::new(name),
@@ -263,7 +346,7 @@ mod tests {
     #[test]
     fn range_members_become_variables_at_their_first_use() {
         let globals = NameMap::default();
-        let mut scopes = Scopes::new(&globals);
+        let mut scopes = Scopes::new(&globals, 0);
         let mut variables = Vec::new();
         // `%r5` declared alone before the range keeps its own variable.
         let alone = scopes.declare(register("%r5", 1), &mut variables);
@@ -296,6 +379,39 @@ mod tests {
         assert_eq!(scopes.lookup("%rd3", &mut variables), Some(VariableId::Local(3)));
         scopes.leave();
         assert_eq!(scopes.lookup("%r7", &mut variables), Some(VariableId::Local(1)));
+        // A name found before (and so remembered) is hidden by a later declaration in a nested
+        // scope, and found again once that scope is left.
+        scopes.enter();
+        assert_eq!(scopes.lookup("%rd3", &mut variables), Some(VariableId::Local(3)));
+        assert_eq!(scopes.declare(register("%rd3", 7), &mut variables), Ok(VariableId::Local(6)));
+        assert_eq!(scopes.lookup("%rd3", &mut variables), Some(VariableId::Local(6)));
+        scopes.leave();
+        assert_eq!(scopes.lookup("%rd3", &mut variables), Some(VariableId::Local(3)));
+    }
+
+    #[test]
+    fn names_sharing_a_cache_slot_keep_their_own_variables() {
+        // Far more names than the smallest cache has slots: every slot is taken over many times.
+        let globals = NameMap::default();
+        let mut scopes = Scopes::new(&globals, 0);
+        let mut variables = Vec::new();
+        assert_eq!(scopes.declare_range(register("%r", 1), 5000), Ok(()));
+        assert_eq!(scopes.declare_range(register("%rd", 2), 5000), Ok(()));
+        let mut first = Vec::new();
+        for number in 0..5000 {
+            first.push(scopes.lookup(&format!("%r{number}"), &mut variables));
+            first.push(scopes.lookup(&format!("%rd{number}"), &mut variables));
+        }
+        for number in (0..5000).rev() {
+            assert_eq!(scopes.lookup(&format!("%rd{number}"), &mut variables), first[2 * number + 1]);
+            assert_eq!(scopes.lookup(&format!("%r{number}"), &mut variables), first[2 * number]);
+        }
+        assert_eq!(variables.len(), 10000);
+        assert!(variables.iter().enumerate().all(|(index, variable)| {
+            let number = index / 2;
+            let prefix = if index % 2 == 0 { "%r" } else { "%rd" };
+            variable.name.as_str() == format!("{prefix}{number}")
+        }));
     }
 
     #[test]

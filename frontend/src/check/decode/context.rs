@@ -177,7 +177,10 @@ impl Context<'_, '_> {
             );
             return None;
         };
-        if SpecialRegister::is_reserved_name(name) && self.scopes.lookup(name, &mut self.variables).is_none() {
+        // Looked up first: nearly every destination is a declared register, which is then
+        // no special register, without comparing its name with theirs.
+        let found = self.scopes.lookup(name, &mut self.variables);
+        if found.is_none() && SpecialRegister::is_reserved_name(name) {
             let spelled = spelled_register(name, member.as_deref());
             self.report(
                 Diagnostic::error(Code::OperandKind, format!("special register `{spelled}` cannot be written"))
@@ -186,7 +189,10 @@ impl Context<'_, '_> {
             );
             return None;
         }
-        let register = self.resolve_used_as(name, operand.span, Some(ty))?;
+        let register = match found {
+            Some(register) => register,
+            None => self.resolve_used_as(name, operand.span, Some(ty))?,
+        };
         let member = match member {
             Some(member) => Some(self.member_index(register, member, operand.span)?),
             None => None,

@@ -18,7 +18,7 @@ use crate::syntax::ast::{self, Directive, OperandKind, Statement};
 
 use super::directives::Header;
 use super::function::spelling;
-use super::name_map::NameMap;
+use super::name_map::{short_key, NameMap};
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
 use requirements::{Operands, Requirement, REQUIREMENTS};
 
@@ -33,7 +33,7 @@ pub fn check_module(module: &ast::Module, header: &Header, compile_sm: Option<u3
         let Directive::Function(function) = directive else { continue };
         gate.check_attributes(function, diagnostics);
         if let Some(body) = &function.body {
-            if !gate.by_opcode.is_empty() {
+            if !gate.by_opcode.is_empty() || !gate.by_short_opcode.is_empty() {
                 gate.check_block(body, diagnostics);
             }
         }
@@ -49,6 +49,9 @@ struct Gate<'header> {
     /// The architecture compiled for, when it is older than the module's `.target`.
     compile_sm: Option<u32>,
     by_opcode: NameMap<&'static str, Rows>,
+    /// `by_opcode` by the [`short_key`] of each opcode of up to 7 bytes (nearly all): hashing
+    /// one number and comparing it, rather than a text, for every instruction of the module.
+    by_short_opcode: NameMap<u64, Rows>,
     /// One bit per opcode of `by_opcode`, from its length and first byte: most instructions'
     /// opcodes have none of these bits and are passed without hashing.
     opcode_sketch: u64,
@@ -56,8 +59,39 @@ struct Gate<'header> {
 
 #[derive(Default)]
 struct Rows {
-    requirements: Vec<&'static Requirement>,
+    requirements: Vec<Row>,
     deprecations: Vec<&'static DeprecatedInstruction>,
+}
+
+/// A requirement with the [`name_sketch`] bits of each of its modifier groups, OR-ed: a row
+/// whose group has none of the instruction's modifier bits cannot apply, and is passed without
+/// comparing texts (`ld` and `st` are in every recent module's table, for the rows of forms
+/// newer than it, and real code is full of them).
+struct Row {
+    requirement: &'static Requirement,
+    group_sketches: Vec<u64>,
+}
+
+impl Row {
+    fn new(requirement: &'static Requirement) -> Row {
+        let group_sketch = |group: &[&str]| {
+            group.iter().fold(0, |bits, pattern| {
+                // `::cta` matches the end of a modifier, whose first byte and length it does not tell.
+                if pattern.starts_with("::") {
+                    u64::MAX
+                } else {
+                    bits | name_sketch(pattern)
+                }
+            })
+        };
+        Row { requirement, group_sketches: requirement.modifiers.iter().map(|group| group_sketch(group)).collect() }
+    }
+
+    /// False when some modifier group of the row has no modifier of the instruction (whose
+    /// modifiers' sketch bits are `modifier_sketch`); true when it may apply.
+    fn may_apply(&self, modifier_sketch: u64) -> bool {
+        self.group_sketches.iter().all(|group| group & modifier_sketch != 0)
+    }
 }
 
 impl<'header> Gate<'header> {
@@ -70,21 +104,32 @@ impl<'header> Gate<'header> {
             REQUIREMENTS.iter().filter(|requirement| fails(requirement, header) || below_compiled(requirement))
         {
             for opcode in requirement.opcodes {
-                by_opcode.entry(opcode).or_default().requirements.push(requirement);
+                by_opcode.entry(opcode).or_default().requirements.push(Row::new(requirement));
             }
         }
         for deprecation in DEPRECATED_INSTRUCTIONS.iter().filter(|deprecation| header.version >= deprecation.since) {
             by_opcode.entry(deprecation.opcode).or_default().deprecations.push(deprecation);
         }
-        let opcode_sketch = by_opcode.keys().fold(0, |bits, opcode| bits | opcode_sketch(opcode));
-        Gate { header, compile_sm, by_opcode, opcode_sketch }
+        let opcode_sketch = by_opcode.keys().fold(0, |bits, opcode| bits | name_sketch(opcode));
+        let short_opcodes: Vec<(u64, &'static str)> =
+            by_opcode.keys().filter_map(|opcode| Some((short_key(opcode)?, *opcode))).collect();
+        let mut by_short_opcode = NameMap::default();
+        for (key, opcode) in short_opcodes {
+            if let Some(rows) = by_opcode.remove(opcode) {
+                by_short_opcode.insert(key, rows);
+            }
+        }
+        Gate { header, compile_sm, by_opcode, by_short_opcode, opcode_sketch }
     }
 
     fn rows(&self, opcode: &str) -> Option<&Rows> {
-        if self.opcode_sketch & opcode_sketch(opcode) == 0 {
+        if self.opcode_sketch & name_sketch(opcode) == 0 {
             return None;
         }
-        self.by_opcode.get(opcode)
+        match short_key(opcode) {
+            Some(key) => self.by_short_opcode.get(&key),
+            None => self.by_opcode.get(opcode),
+        }
     }
 
     fn check_block(&self, block: &ast::Block, diagnostics: &mut Vec<Diagnostic>) {
@@ -106,7 +151,13 @@ impl<'header> Gate<'header> {
         let mut newest_compiled = None;
         // Forms that the `.target` already fails are reported as such, not again for `compile_sm`.
         let allowed_by_target = |sm: u32| self.header.sm.is_none_or(|declared| sm <= declared);
-        for requirement in rows.requirements.iter().filter(|requirement| applies(requirement, instruction)) {
+        let modifier_sketch = instruction.modifiers.iter().fold(0, |bits, modifier| bits | name_sketch(&modifier.node));
+        let applying = rows
+            .requirements
+            .iter()
+            .filter(|row| row.may_apply(modifier_sketch) && applies(row.requirement, instruction))
+            .map(|row| &row.requirement);
+        for requirement in applying {
             if let Some(version) = requirement.version.filter(|version| *version > self.header.version) {
                 if newest_version.is_none_or(|(newest, _)| version >= newest) {
                     newest_version = Some((version, *requirement));
@@ -296,10 +347,11 @@ fn is_indirect_call(instruction: &ast::Instruction) -> bool {
         && operands.last().is_some_and(|operand| matches!(operand.kind, OperandKind::Name { member: None, .. }))
 }
 
-/// One of 64 bits for an opcode, from its length and first byte: equal opcodes have equal bits.
-fn opcode_sketch(opcode: &str) -> u64 {
-    let first = opcode.as_bytes().first().copied().unwrap_or(0);
-    1 << ((u32::from(first) * 7 + opcode.len() as u32) % 64)
+/// One of 64 bits for an opcode or a modifier, from its length and first byte: equal names have
+/// equal bits.
+fn name_sketch(name: &str) -> u64 {
+    let first = name.as_bytes().first().copied().unwrap_or(0);
+    1 << ((u32::from(first) * 7 + name.len() as u32) % 64)
 }
 
 /// `::cta` matches any modifier ending in it (`shared::cta`); other patterns match exactly.
