@@ -32,6 +32,7 @@ mod resumable;
 mod site;
 mod spirv;
 mod spirv_atomic_addresses;
+mod spirv_mbarrier;
 mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
@@ -448,6 +449,15 @@ pub trait Target {
     /// its own wave makes later in divergent code: the GPUs without independent thread
     /// scheduling. Lowering then warns (W0903). Only AMDGPU says yes.
     fn mbarrier_waits_may_hang(&self) -> bool {
+        false
+    }
+
+    /// Whether the work-items of a block may never let each other run while one of them polls
+    /// memory for another's progress: OpenCL promises no forward progress within a work-group
+    /// (Intel's CPU runtime runs work-items one after another between barriers), so `mbarrier`
+    /// waits in a loop, and the software barriers where the target has them, can hang. Lowering
+    /// then warns (W0904). Only SPIR-V says yes.
+    fn polling_waits_may_hang(&self) -> bool {
         false
     }
 

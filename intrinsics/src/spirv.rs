@@ -200,17 +200,10 @@ impl Target for Spirv {
 
     fn mbarrier<'ctx>(
         &self,
-        _site: &Site<'_, 'ctx>,
-        _operation: &crate::mbarrier::Mbarrier<'ctx>,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        // Intel's CPU OpenCL runs a work-group's work-items as loops between barriers, so a
-        // work-item spinning on `test_wait` never lets the others arrive, and OpenCL has no
-        // wait on a memory word that would let it; nothing exact is left to lower to.
-        Err(Unsupported {
-            what: "`mbarrier`: OpenCL lets a work-item wait for others only at `barrier`, which every \
-                   work-item reaches; a wait for their arrivals hangs where work-groups run as loops"
-                .into(),
-        })
+        crate::spirv_mbarrier::lower(site, operation)
     }
 
     fn barrier<'ctx>(
@@ -329,6 +322,10 @@ impl Target for Spirv {
             }
         };
         crate::spirv_trap::stop(site, flag)
+    }
+
+    fn polling_waits_may_hang(&self) -> bool {
+        true
     }
 
     fn counted_barriers_take_the_whole_block(&self) -> bool {

@@ -22,6 +22,9 @@ pub fn target_warnings(ptx: &ir::Module, target: &dyn Target, machine: &TargetMa
         if target.mbarrier_waits_may_hang() {
             warnings.push(mbarrier_waits_may_hang(wait, &processor));
         }
+        if target.polling_waits_may_hang() {
+            warnings.push(mbarrier_waits_without_forward_progress(wait));
+        }
     }
     warnings
 }
@@ -55,5 +58,24 @@ fn mbarrier_waits_may_hang(wait: &ir::GuardedInstruction, processor: &str) -> Di
     )
     .with_help(
         "arrive before waiting in every thread, or let the waiting and arriving threads belong to different warps",
+    )
+}
+
+/// W0904, at the module's first `mbarrier` wait, once, where work-items of a group need not
+/// let each other run (SPIR-V).
+fn mbarrier_waits_without_forward_progress(wait: &ir::GuardedInstruction) -> Diagnostic {
+    Diagnostic::warning(
+        Code::WaitsWithoutForwardProgress,
+        "mbarrier waits may hang on SPIR-V when a work-item loops until others arrive",
+    )
+    .with_primary(wait.span, format!("`{}` polls the object, which lets no other work-item run", wait.spelling))
+    .with_note(
+        "OpenCL promises no forward progress between the work-items of a work-group: Intel's CPU \
+         runtime runs them one after another between barriers, so a loop on a failed test ends \
+         only when every arrival it waits for comes from a work-item with a lower id",
+    )
+    .with_help(
+        "arrive, then meet at `bar.sync`, then test: a test after a barrier that the arrivals \
+         precede needs no loop",
     )
 }

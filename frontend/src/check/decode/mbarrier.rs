@@ -178,6 +178,48 @@ pub fn mbarrier(
     }
 }
 
+/// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [a]` (section 9.7.12.13.10).
+pub fn copy_async_arrive(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    if !(modifiers.flag("async") && modifiers.flag("mbarrier") && modifiers.flag("arrive")) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "expected `cp.async.mbarrier.arrive`")
+                .with_primary(modifiers.end_span(), "section 9.7.12.13.10"),
+        );
+        return None;
+    }
+    let increment = !modifiers.flag("noinc");
+    let state_space = match modifiers.state_space() {
+        Some(space) if space.node == StateSpace::Shared => StateSpace::Shared,
+        Some(space) => {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("an mbarrier object is not in `{}`", space.node))
+                    .with_primary(space.span, "expected `.shared`, `.shared::cta` or no state space (generic)")
+                    .with_note("section 9.7.12.13.10: the object lives in shared memory"),
+            );
+            return None;
+        }
+        None => StateSpace::Generic,
+    };
+    let ty = modifiers.required_type(context)?;
+    if ty.node != ScalarType::B64 {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`cp.async.mbarrier.arrive` is not defined on `{}`", ty.node),
+            )
+            .with_primary(ty.span, "expected `.b64`"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, 1)?;
+    let address = object_address(context, &instruction.operands[0], state_space)?;
+    Some(Instruction::CopyAsyncMbarrierArrive { increment, state_space, address })
+}
+
 /// The object's address `[a]`, in `.shared` or generic memory. A variable named in the address
 /// must be `.shared` in either form (ptxas: "Illegal state space for address operand"); a
 /// register may hold any generic address.
