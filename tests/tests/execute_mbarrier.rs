@@ -534,9 +534,7 @@ fn copy_arrivals_of_every_thread_complete_the_phase_that_publishes_the_copies() 
         let ptx = format!(
             "{}{}",
             header(80),
-            COPY_ROUNDS
-                .replace(".NOINC", noinc)
-                .replace("EXPECTED_PER_THREAD", &expected_per_thread.to_string())
+            COPY_ROUNDS.replace(".NOINC", noinc).replace("EXPECTED_PER_THREAD", &expected_per_thread.to_string())
         );
         for threads in [1usize, 32, 100, 128] {
             let input: Vec<u32> = random.u32s(3 * threads).into_iter().map(|value| value >> 4).collect();
@@ -546,11 +544,8 @@ fn copy_arrivals_of_every_thread_complete_the_phase_that_publishes_the_copies() 
                     (0..3).map(|round| u64::from(input[round * threads + neighbour])).sum::<u64>()
                 })
                 .collect();
-            let result = run_ok(
-                &ptx,
-                &Launch::threads(threads as u32),
-                &[Buffer::u32s(&input), Buffer::zeroed("u32", threads)],
-            );
+            let result =
+                run_ok(&ptx, &Launch::threads(threads as u32), &[Buffer::u32s(&input), Buffer::zeroed("u32", threads)]);
             assert_eq!(result[1], expected, "`{noinc}`, {threads} threads");
         }
     }

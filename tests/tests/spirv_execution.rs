@@ -19,11 +19,37 @@ fn opencl_child_process() {
 /// Runs `ptx` on the CPU and through OpenCL, checks that output buffer `output` holds
 /// `expected` on both, and validates the SPIR-V.
 fn check(ptx: &str, launch: &Launch<'_>, buffers: &[Buffer], output: usize, expected: &[u64]) {
+    check_validated_as(ptx, launch, buffers, output, expected, Validation::OpenCl);
+}
+
+/// The rules `spirv-val` applies to a kernel's SPIR-V.
+#[derive(Clone, Copy, PartialEq)]
+enum Validation {
+    /// OpenCL's environment where spirv-val has one for the module's version.
+    OpenCl,
+    /// The universal rules of the module's version, for modules with 64-bit atomics: their
+    /// Int64Atomics capability comes with the `cl_khr_int64_base_atomics` extension (which
+    /// Intel's runtime has), and OpenCL 2.2's environment refuses it.
+    Universal,
+}
+
+fn check_validated_as(
+    ptx: &str,
+    launch: &Launch<'_>,
+    buffers: &[Buffer],
+    output: usize,
+    expected: &[u64],
+    validation: Validation,
+) {
     for (device, result) in opencl::run_everywhere(ptx, launch, buffers, OPENCL_CHILD) {
         assert_eq!(result[output], expected, "{device}");
     }
     let Compiled::Artefact(binary) = compile(ptx, "spirv") else { panic!("no SPIR-V for\n{ptx}") };
-    if let Some(Err(message)) = spirv_val(&binary, &spirv_environment(&binary), "spirv-execution") {
+    let environment = match spirv_environment(&binary) {
+        environment if validation == Validation::Universal && environment == "opencl2.2" => "spv1.2".to_string(),
+        environment => environment,
+    };
+    if let Some(Err(message)) = spirv_val(&binary, &environment, "spirv-execution") {
         panic!("spirv-val: {message}\n{ptx}");
     }
 }
@@ -406,4 +432,114 @@ fn isspacep_const_holds_inside_the_const_variables_only() {
 }
 ";
     check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b10011; 32]);
+}
+
+/// Every `mbarrier` form (and `cp.async.mbarrier.arrive`) where no work-item polls for
+/// another: the arrivals of a phase come before a block barrier and the tests after it, so
+/// they need no forward progress between work-items, which OpenCL does not promise. Phase 0
+/// expects two arrivals per thread: `cp.async.mbarrier.arrive.noinc` after each thread's
+/// `cp.async` and `mbarrier.arrive` (`cp.async.mbarrier.arrive` without `.noinc` in between
+/// changes nothing). Phase 1: every thread arrives with `.noComplete` and a count of one, then,
+/// after a barrier, leaves with `arrive_drop`, which completes it; the pending counts of the
+/// `.noComplete` states are added up in shared memory. Phase 2 expects one arrival per thread.
+/// Each thread writes its neighbour's copied word, five tests and the sum.
+const MBARRIER_WITHOUT_POLLING: &str = ".version 7.8
+.target sm_90
+.address_size 64
+.visible .entry phases(.param .u64 input, .param .u64 output)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<12>;
+    .reg .pred %p<8>;
+    .shared .align 8 .b64 object;
+    .shared .align 4 .u32 tile[128];
+    .shared .align 4 .u32 total;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ntid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra INITIALISED;
+    shl.b32 %r3, %r2, 1;
+    mbarrier.init.shared.b64 [object], %r3;
+    st.shared.u32 [total], 0;
+INITIALISED:
+    bar.sync 0;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    mov.u32 %r10, tile;
+    shl.b32 %r4, %r1, 2;
+    add.u32 %r5, %r10, %r4;
+    cp.async.ca.shared.global [%r5], [%rd4], 4;
+    cp.async.mbarrier.arrive.noinc.shared.b64 [object];
+    cp.async.mbarrier.arrive.shared.b64 [object];
+    mbarrier.arrive.shared.b64 %rd5, [object];
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p2, [object], %rd5;
+    mbarrier.try_wait.parity.shared.b64 %p3, [object], 0;
+    mbarrier.test_wait.parity.shared.b64 %p4, [object], 1;
+    add.u32 %r6, %r1, 1;
+    rem.u32 %r6, %r6, %r2;
+    shl.b32 %r6, %r6, 2;
+    add.u32 %r6, %r10, %r6;
+    ld.shared.u32 %r7, [%r6];
+    bar.sync 0;
+    mbarrier.arrive.noComplete.shared.b64 %rd6, [object], 1;
+    mbarrier.pending_count.b64 %r8, %rd6;
+    atom.shared.add.u32 %r9, [total], %r8;
+    bar.sync 0;
+    mbarrier.arrive_drop.shared.b64 _, [object];
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p5, [object], %rd6;
+    mbarrier.arrive.shared.b64 %rd7, [object];
+    bar.sync 0;
+    mbarrier.try_wait.shared.b64 %p6, [object], %rd7;
+    ld.shared.u32 %r11, [total];
+    mul.wide.u32 %rd8, %r1, 28;
+    add.u64 %rd9, %rd2, %rd8;
+    st.global.u32 [%rd9], %r7;
+    selp.u32 %r12, 1, 0, %p2;
+    st.global.u32 [%rd9+4], %r12;
+    selp.u32 %r12, 1, 0, %p3;
+    st.global.u32 [%rd9+8], %r12;
+    selp.u32 %r12, 1, 0, %p4;
+    st.global.u32 [%rd9+12], %r12;
+    selp.u32 %r12, 1, 0, %p5;
+    st.global.u32 [%rd9+16], %r12;
+    selp.u32 %r12, 1, 0, %p6;
+    st.global.u32 [%rd9+20], %r12;
+    st.global.u32 [%rd9+24], %r11;
+    bar.sync 0;
+    @%p1 bra DONE;
+    mbarrier.inval.shared.b64 [object];
+DONE:
+    ret;
+}
+";
+
+#[test]
+fn mbarrier_phases_tested_after_a_block_barrier_run_on_opencl() {
+    for threads in [1u32, 32, 48, 128] {
+        let n = u64::from(threads);
+        let input: Vec<u32> = (0..threads).map(|index| index * 7919 + 13).collect();
+        // Phase 0 completes after the 2n arrivals, phase 1 (whose pending count starts at 2n)
+        // after the n `.noComplete` arrivals, which saw pending counts 2n down to n + 1, and
+        // the n drops; phase 2 expects n.
+        let pending_sum: u64 = (n + 1..=2 * n).sum();
+        let expected: Vec<u64> = (0..threads as usize)
+            .flat_map(|tid| {
+                let neighbour = u64::from(input[(tid + 1) % threads as usize]);
+                [neighbour, 1, 1, 0, 1, 1, pending_sum]
+            })
+            .collect();
+        let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 7 * threads as usize)];
+        check_validated_as(
+            MBARRIER_WITHOUT_POLLING,
+            &Launch::threads(threads),
+            &buffers,
+            1,
+            &expected,
+            Validation::Universal,
+        );
+    }
 }
