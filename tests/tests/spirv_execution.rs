@@ -303,9 +303,10 @@ fn isspacep_without_an_exact_answer_is_reported() {
 
 /// Counted barriers whose count is the whole block (a 32×2 block, count 64): each thread
 /// stores its value into shared memory, meets the others at `bar.sync 1, 64`, and reads its
-/// mirror image's value; `bar.red.popc` with the same count counts the odd values. Thread `t`
-/// writes `value[63 - t]` and the count. `count` is the barrier's count, `%r9`.
-fn counted_barrier_kernel(count: u32) -> String {
+/// mirror image's value; `bar.red.popc` with a count counts the odd values. Thread `t`
+/// writes `value[63 - t]` and the count. `count` is the `bar.sync`'s count, `%r9`, and
+/// `reduction_count` the `bar.red`'s.
+fn counted_barrier_kernel(count: u32, reduction_count: u32) -> String {
     format!(
         ".version 7.8
 .target sm_80
@@ -314,7 +315,7 @@ fn counted_barrier_kernel(count: u32) -> String {
 .visible .entry test(.param .u64 input, .param .u64 output)
 {{
     .reg .pred %p1;
-    .reg .b32 %r<12>;
+    .reg .b32 %r<13>;
     .reg .b64 %rd<8>;
     ld.param.u64 %rd1, [input];
     ld.param.u64 %rd2, [output];
@@ -323,6 +324,7 @@ fn counted_barrier_kernel(count: u32) -> String {
     mov.u32 %r3, %ntid.x;
     mad.lo.u32 %r4, %r2, %r3, %r1;
     mov.u32 %r9, {count};
+    mov.u32 %r12, {reduction_count};
     mul.wide.u32 %rd3, %r4, 4;
     add.u64 %rd4, %rd1, %rd3;
     ld.global.u32 %r5, [%rd4];
@@ -337,7 +339,7 @@ fn counted_barrier_kernel(count: u32) -> String {
     ld.shared.u32 %r11, [%r10];
     and.b32 %r5, %r5, 1;
     setp.ne.u32 %p1, %r5, 0;
-    bar.red.popc.u32 %r5, 2, %r9, %p1;
+    bar.red.popc.u32 %r5, 2, %r12, %p1;
     mul.wide.u32 %rd5, %r4, 8;
     add.u64 %rd6, %rd2, %rd5;
     st.global.u32 [%rd6], %r11;
@@ -355,20 +357,20 @@ fn counted_barriers_of_the_whole_block_are_block_barriers() {
     let expected: Vec<u64> = (0..64).flat_map(|thread| [u64::from(input[63 - thread]), odd]).collect();
     let launch = Launch { block: [32, 2, 1], ..Launch::default() };
     let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 128)];
-    check(&counted_barrier_kernel(64), &launch, &buffers, 1, &expected);
+    check(&counted_barrier_kernel(64, 64), &launch, &buffers, 1, &expected);
 }
 
-/// On SPIR-V a counted barrier whose count is not the block's stops the launch with its own
-/// message (OpenCL's barrier takes the whole work-group); the CPU runs it.
+/// On SPIR-V a counted `bar.red` whose count is not the block's stops the launch with its own
+/// message (OpenCL's work-group reductions take the whole work-group); the CPU runs it.
 #[test]
-fn a_counted_barrier_of_part_of_the_block_fails_the_opencl_launch() {
+fn a_counted_reduction_of_part_of_the_block_fails_the_opencl_launch() {
     if !opencl::available() {
         return;
     }
     let launch = Launch { block: [32, 2, 1], ..Launch::default() };
     let buffers = [Buffer::u32s(&[1; 64]), Buffer::zeroed("u32", 128)];
     let failure =
-        opencl::run(&counted_barrier_kernel(32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
+        opencl::run(&counted_barrier_kernel(64, 32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
     assert!(failure.contains("a barrier whose thread count is not the block's"), "{failure}");
 }
 
@@ -541,5 +543,70 @@ fn mbarrier_phases_tested_after_a_block_barrier_run_on_opencl() {
             &expected,
             Validation::Universal,
         );
+    }
+}
+
+/// `bar.arrive` and `bar.sync` of part of the block, the software barrier: the threads of the
+/// first `producers` warps (read from `input`) store a value each and `bar.arrive 1, b`, with
+/// `b` their count plus 32; the one thread after them, a warp of its own that counts as 32,
+/// `bar.sync 1, b` and sums every producer's value. Each thread writes its sum (0 for
+/// producers). The waiting thread needs only arrivals from lower thread ids, which Intel's
+/// CPU runtime, running the work-items of a group one after another, lets complete.
+const PRODUCERS_AND_ONE_CONSUMER: &str = ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 4 .u32 produced[64];
+.visible .entry handoff(.param .u64 input, .param .u64 output)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd4, [input];
+    ld.param.u64 %rd1, [output];
+    ld.global.u32 %r10, [%rd4];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r4, produced;
+    shl.b32 %r11, %r10, 5;
+    add.u32 %r12, %r11, 32;
+    setp.ge.u32 %p1, %r1, %r11;
+    @%p1 bra CONSUME;
+    shl.b32 %r5, %r1, 2;
+    add.u32 %r5, %r4, %r5;
+    mul.lo.u32 %r6, %r1, 5;
+    add.u32 %r6, %r6, 2;
+    st.shared.u32 [%r5], %r6;
+    bar.arrive 1, %r12;
+    mov.u32 %r7, 0;
+    bra.uni DONE;
+CONSUME:
+    bar.sync 1, %r12;
+    mov.u32 %r7, 0;
+    mov.u32 %r8, 0;
+    setp.eq.u32 %p2, %r11, 0;
+    @%p2 bra DONE;
+SUM:
+    shl.b32 %r5, %r8, 2;
+    add.u32 %r5, %r4, %r5;
+    ld.shared.u32 %r9, [%r5];
+    add.u32 %r7, %r7, %r9;
+    add.u32 %r8, %r8, 1;
+    setp.lt.u32 %p2, %r8, %r11;
+    @%p2 bra SUM;
+DONE:
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r7;
+    ret;
+}
+";
+
+#[test]
+fn bar_arrive_producers_hand_over_to_a_consumer_through_the_software_barrier() {
+    for producers in [0u32, 1, 2] {
+        let threads = 32 * producers + 1;
+        let produced: u64 = (0..u64::from(32 * producers)).map(|tid| tid * 5 + 2).sum();
+        let expected: Vec<u64> = (0..threads).map(|tid| if tid < 32 * producers { 0 } else { produced }).collect();
+        let buffers = [Buffer::u32s(&[producers]), Buffer::zeroed("u32", threads as usize)];
+        check(PRODUCERS_AND_ONE_CONSUMER, &Launch::threads(threads), &buffers, 1, &expected);
     }
 }
