@@ -110,13 +110,9 @@ fn spirv_builds_the_object_from_workgroup_atomics_and_warns_about_polling() {
         assert!(compiled.warnings.iter().all(|warning| warning.code != Code::MbarrierWaitsInWaves), "{name}");
         let span = hazards[0].primary_span().unwrap_or_else(|| panic!("no span"));
         assert!(source[span.start as usize..span.end as usize].starts_with("mbarrier.test_wait"), "{name}");
-        // The object's 64-bit atomics need Int64Atomics, which OpenCL grants through the
-        // `cl_khr_int64_base_atomics` extension (Intel's runtime has it) and OpenCL 2.2's
-        // environment therefore refuses: SPIR-V 1.2 modules get the universal rules.
-        let environment = match vendor_checks::spirv_environment(&compiled.bytes) {
-            environment if environment == "opencl2.2" => "spv1.2".to_string(),
-            environment => environment,
-        };
+        // The object's 64-bit atomics need Int64Atomics: the universal rules of SPIR-V 1.2.
+        let environment = vendor_checks::spirv_environment(&compiled.bytes);
+        assert_eq!(environment, "spv1.2", "{name}");
         if let Some(Err(message)) = vendor_checks::spirv_val(&compiled.bytes, &environment, &format!("mbarrier-{name}"))
         {
             panic!("{name}: spirv-val: {message}");

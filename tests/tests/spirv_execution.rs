@@ -19,37 +19,11 @@ fn opencl_child_process() {
 /// Runs `ptx` on the CPU and through OpenCL, checks that output buffer `output` holds
 /// `expected` on both, and validates the SPIR-V.
 fn check(ptx: &str, launch: &Launch<'_>, buffers: &[Buffer], output: usize, expected: &[u64]) {
-    check_validated_as(ptx, launch, buffers, output, expected, Validation::OpenCl);
-}
-
-/// The rules `spirv-val` applies to a kernel's SPIR-V.
-#[derive(Clone, Copy, PartialEq)]
-enum Validation {
-    /// OpenCL's environment where spirv-val has one for the module's version.
-    OpenCl,
-    /// The universal rules of the module's version, for modules with 64-bit atomics: their
-    /// Int64Atomics capability comes with the `cl_khr_int64_base_atomics` extension (which
-    /// Intel's runtime has), and OpenCL 2.2's environment refuses it.
-    Universal,
-}
-
-fn check_validated_as(
-    ptx: &str,
-    launch: &Launch<'_>,
-    buffers: &[Buffer],
-    output: usize,
-    expected: &[u64],
-    validation: Validation,
-) {
     for (device, result) in opencl::run_everywhere(ptx, launch, buffers, OPENCL_CHILD) {
         assert_eq!(result[output], expected, "{device}");
     }
     let Compiled::Artefact(binary) = compile(ptx, "spirv") else { panic!("no SPIR-V for\n{ptx}") };
-    let environment = match spirv_environment(&binary) {
-        environment if validation == Validation::Universal && environment == "opencl2.2" => "spv1.2".to_string(),
-        environment => environment,
-    };
-    if let Some(Err(message)) = spirv_val(&binary, &environment, "spirv-execution") {
+    if let Some(Err(message)) = spirv_val(&binary, &spirv_environment(&binary), "spirv-execution") {
         panic!("spirv-val: {message}\n{ptx}");
     }
 }
@@ -535,14 +509,7 @@ fn mbarrier_phases_tested_after_a_block_barrier_run_on_opencl() {
             })
             .collect();
         let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 7 * threads as usize)];
-        check_validated_as(
-            MBARRIER_WITHOUT_POLLING,
-            &Launch::threads(threads),
-            &buffers,
-            1,
-            &expected,
-            Validation::Universal,
-        );
+        check(MBARRIER_WITHOUT_POLLING, &Launch::threads(threads), &buffers, 1, &expected);
     }
 }
 
