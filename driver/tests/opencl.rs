@@ -907,3 +907,28 @@ fn a_module_that_prints_and_can_trap_runs() {
     // `vprintf` returns the number of arguments it read: one.
     assert_eq!(bits(&result, "output"), vec![1; 64]);
 }
+
+/// An `alloca` beyond what a thread's stack holds fails the launch with exit code 1, a message
+/// and no JSON: on the CPU instead of a SIGSEGV of the whole process, on OpenCL beyond the
+/// private stack that ptxr gives each work-item. An allocation that fits runs on both.
+#[test]
+fn alloca_past_the_stack_fails_the_launch() {
+    let kernel = |bytes: u64| {
+        format!(
+            ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\t.reg .u64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u64 %rd2, {bytes};\n\talloca.u64 %rd3, %rd2, 16;\n\tst.local.u32 [%rd3], 7;\n\tst.volatile.global.u64 [%rd1], %rd3;\n\tret;\n}}\n"
+        )
+    };
+    let spec = serde_json::json!({
+        "grid": [2], "block": [32],
+        "buffers": {"out": {"type": "u64", "len": 1}},
+        "args": [{"buffer": "out"}]
+    });
+    let directory = kernel_and_spec(&kernel(1 << 30), &spec);
+    let fits = kernel_and_spec(&kernel(1 << 10), &spec);
+    let targets: &[&str] = if opencl_device_available() { &["cpu", "spirv"] } else { &["cpu"] };
+    for &target in targets {
+        assert_launch_fails(directory.path(), target, "`alloca` needed more");
+        let output = ptxr(&["run", "kernel.ptx", "--launch", "spec.json", "--target", target], fits.path());
+        assert!(output.status.success(), "{target}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+}

@@ -50,6 +50,43 @@ impl Amdgpu {
     }
 }
 
+/// The kernel's explicit arguments in the kernarg segment, `[kernarg.segment.ptr,
+/// implicitarg.ptr)`, as flat pointers: the hidden arguments follow the explicit ones there
+/// (code object v5), so any function finds where the kernel's parameters end.
+fn kernel_argument_window<'ctx>(
+    site: &Site<'_, 'ctx>,
+) -> Result<(inkwell::values::PointerValue<'ctx>, inkwell::values::PointerValue<'ctx>), Unsupported> {
+    Ok((flat_pointer(site, "llvm.amdgcn.kernarg.segment.ptr")?, flat_pointer(site, "llvm.amdgcn.implicitarg.ptr")?))
+}
+
+/// The constant-space pointer that intrinsic `name` returns, as a flat pointer.
+fn flat_pointer<'ctx>(site: &Site<'_, 'ctx>, name: &str) -> Result<inkwell::values::PointerValue<'ctx>, Unsupported> {
+    let pointer = call_intrinsic(site, name, &[], &[])?.into_pointer_value();
+    let flat = site.context.ptr_type(AddressSpace::default());
+    site.builder.build_address_space_cast(pointer, flat, "").map_err(llvm_error)
+}
+
+/// Where LLVM places explicit kernel argument `position` in the kernarg segment: each argument
+/// at the next multiple of its type's ABI alignment after the one before (LLVM's
+/// `AMDGPUSubtarget::getExplicitKernArgSize`; ptxr passes no `byref` arguments).
+fn kernel_argument_offset(site: &Site<'_, '_>, position: u32) -> Result<u64, Unsupported> {
+    let layout = site.module.get_data_layout();
+    let target_data = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+    let types = site.function.get_type().get_param_types();
+    let missing = || Unsupported { what: format!("kernel argument {position}") };
+    let mut offset = 0u64;
+    for (index, ty) in types.iter().enumerate().take(position as usize + 1) {
+        let ty = inkwell::types::BasicTypeEnum::try_from(*ty).map_err(|()| missing())?;
+        let align = u64::from(target_data.get_abi_alignment(&ty)).max(1);
+        offset = offset.div_ceil(align) * align;
+        if index == position as usize {
+            return Ok(offset);
+        }
+        offset += target_data.get_abi_size(&ty);
+    }
+    Err(missing())
+}
+
 impl Target for Amdgpu {
     fn functions_visible_outside_the_module(&self) -> bool {
         // A code object is linked alone (`driver/src/link.rs`). An external `.func` that uses
@@ -110,6 +147,24 @@ impl Target for Amdgpu {
         Ok(())
     }
 
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        // The kernel's arguments stay in the kernarg segment, constant memory that is global
+        // memory to a flat address, which every work-item and every function reaches.
+        Some(StateSpace::Generic)
+    }
+
+    fn kernel_parameter_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        position: u32,
+    ) -> Result<inkwell::values::PointerValue<'ctx>, Unsupported> {
+        let offset = kernel_argument_offset(site, position)?;
+        let window = flat_pointer(site, "llvm.amdgcn.kernarg.segment.ptr")?;
+        let offset = site.context.i64_type().const_int(offset, false);
+        // SAFETY: the offset is the argument's own, inside the kernarg segment.
+        unsafe { site.builder.build_in_bounds_gep(site.context.i8_type(), window, &[offset], "") }.map_err(llvm_error)
+    }
+
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -126,6 +181,19 @@ impl Target for Amdgpu {
         // is the module's `.const` variables, whose ranges lowering gives.
         let constant = || crate::address_ranges::in_any(site, address, &placed.constants);
         match state_space {
+            StateSpace::Param => {
+                // The kernel's explicit arguments, where its parameters' addresses point
+                // (`kernel_parameter_address`).
+                let (start, end) = kernel_argument_window(site)?;
+                let i64_type = site.context.i64_type();
+                let integer = |pointer: inkwell::values::PointerValue<'ctx>| {
+                    site.builder.build_ptr_to_int(pointer, i64_type, "").map_err(failed)
+                };
+                let (start, end, address) = (integer(start)?, integer(end)?, integer(address)?);
+                let bytes = site.builder.build_int_sub(end, start, "").map_err(failed)?;
+                let offset = site.builder.build_int_sub(address, start, "").map_err(failed)?;
+                site.builder.build_int_compare(inkwell::IntPredicate::ULT, offset, bytes, "is.param").map_err(failed)
+            }
             StateSpace::Shared => Ok(shared()?.into_int_value()),
             StateSpace::Local => Ok(private()?.into_int_value()),
             StateSpace::Const => constant(),

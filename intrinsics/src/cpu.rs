@@ -86,6 +86,9 @@ fn block_context_type(context: &Context) -> StructType<'_> {
             context.i32_type().into(),
             context.ptr_type(AddressSpace::default()).into(),
             context.i32_type().into(),
+            context.ptr_type(AddressSpace::default()).into(),
+            context.ptr_type(AddressSpace::default()).into(),
+            context.i64_type().into(),
         ],
         false,
     )
@@ -150,45 +153,63 @@ fn is_global_address<'ctx>(site: &Site<'_, 'ctx>, address: PointerValue<'ctx>) -
     builder.build_or(in_variable, in_launch, "").map_err(llvm_error)
 }
 
-/// The kernel's parameter storage, which `isspacep.param` and `.local` need: only a kernel's
-/// body reaches it (a `.func` sees no allocas of its caller's).
-fn kernel_parameters<'a, 'ctx>(
-    placed: &'a crate::PlacedMemory<'ctx>,
-    state_space: StateSpace,
-) -> Result<&'a [crate::address_ranges::AddressRange<'ctx>], Unsupported> {
-    placed.kernel_parameters.as_deref().ok_or_else(|| Unsupported {
-        what: format!(
-            "`isspacep{state_space}` in a `.func` (the kernel's parameters live in the kernel's own storage, whose range a `.func` does not receive)"
-        ),
-    })
+/// Loads field `index` of the block context, as `ty`, in the current function.
+fn context_field<'ctx>(
+    site: &Site<'_, 'ctx>,
+    index: u32,
+    ty: inkwell::types::BasicTypeEnum<'ctx>,
+) -> Result<inkwell::values::BasicValueEnum<'ctx>, Unsupported> {
+    let context_pointer = context_parameter(site, site.function)?;
+    let i32_type = site.context.i32_type();
+    let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(index), false)];
+    // SAFETY: the indices name one of BlockContext's scalar fields.
+    let pointer =
+        unsafe { site.builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
+            .map_err(llvm_error)?;
+    site.builder.build_load(ty, pointer, "").map_err(llvm_error)
+}
+
+/// Whether `address` lies in `[start, start + bytes)`, on 64-bit integers.
+fn in_window<'ctx>(
+    site: &Site<'_, 'ctx>,
+    address: PointerValue<'ctx>,
+    start: PointerValue<'ctx>,
+    bytes: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i64_type = site.context.i64_type();
+    let start = builder.build_ptr_to_int(start, i64_type, "").map_err(llvm_error)?;
+    let address = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
+    let offset = builder.build_int_sub(address, start, "").map_err(llvm_error)?;
+    builder.build_int_compare(inkwell::IntPredicate::ULT, offset, bytes, "").map_err(llvm_error)
 }
 
 /// `isspacep.shared` on the host: the block's window, `[base, base + static + dynamic bytes)`.
 fn is_shared_address<'ctx>(site: &Site<'_, 'ctx>, address: PointerValue<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
-    let context_pointer = context_parameter(site, site.function)?;
     let builder = site.builder;
     let i64_type = site.context.i64_type();
-    let field = |index: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
-        let i32_type = site.context.i32_type();
-        let indices = [i32_type.const_zero(), i32_type.const_int(u64::from(index), false)];
-        // SAFETY: the indices name one of BlockContext's scalar fields.
-        let pointer =
-            unsafe { builder.build_in_bounds_gep(block_context_type(site.context), context_pointer, &indices, "") }
-                .map_err(llvm_error)?;
-        builder.build_load(ty, pointer, "").map_err(llvm_error)
-    };
     let pointer_type = site.context.ptr_type(AddressSpace::default());
-    let base = field(block_context_field::SHARED, pointer_type.into())?.into_pointer_value();
-    let base = builder.build_ptr_to_int(base, i64_type, "").map_err(llvm_error)?;
+    let base = context_field(site, block_context_field::SHARED, pointer_type.into())?.into_pointer_value();
     let mut size = i64_type.const_zero();
     for index in [block_context_field::STATIC_SHARED_BYTES, block_context_field::DYNAMIC_SHARED_BYTES] {
-        let bytes = field(index, site.context.i32_type().into())?.into_int_value();
+        let bytes = context_field(site, index, site.context.i32_type().into())?.into_int_value();
         let bytes = builder.build_int_z_extend(bytes, i64_type, "").map_err(llvm_error)?;
         size = builder.build_int_add(size, bytes, "").map_err(llvm_error)?;
     }
-    let address = builder.build_ptr_to_int(address, i64_type, "").map_err(llvm_error)?;
-    let offset = builder.build_int_sub(address, base, "").map_err(llvm_error)?;
-    builder.build_int_compare(inkwell::IntPredicate::ULT, offset, size, "").map_err(llvm_error)
+    in_window(site, address, base, size)
+}
+
+/// `isspacep.param` on the host: the launch's `.param` window, which holds every kernel
+/// parameter's bytes and is where a kernel parameter's address points
+/// (`Cpu::kernel_parameter_address`), so that any function of any thread can recognise it.
+fn is_parameter_address<'ctx>(
+    site: &Site<'_, 'ctx>,
+    address: PointerValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let pointer_type = site.context.ptr_type(AddressSpace::default());
+    let window = context_field(site, block_context_field::PARAMETER_WINDOW, pointer_type.into())?;
+    let bytes = context_field(site, block_context_field::PARAMETER_WINDOW_BYTES, site.context.i64_type().into())?;
+    in_window(site, address, window.into_pointer_value(), bytes.into_int_value())
 }
 
 fn context_parameter<'ctx>(
@@ -464,9 +485,25 @@ impl Target for Cpu {
         crate::cpu_addresses::rewrite_integer_addresses(module, machine, optimization)
     }
 
-    fn isspacep_needs_kernel_parameters(&self) -> bool {
-        // Host addresses carry no state space: a kernel parameter's is its alloca's.
-        true
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        Some(StateSpace::Generic)
+    }
+
+    fn kernel_parameter_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        position: u32,
+    ) -> Result<PointerValue<'ctx>, Unsupported> {
+        // The runtime's copy, `params[position]`, in the launch's `.param` window: one for the
+        // whole grid (ISA 7.8 section 5.1.6.1), not the thread's own copy of the value.
+        let pointer_type = site.context.ptr_type(AddressSpace::default());
+        let array = context_field(site, block_context_field::PARAMETERS, pointer_type.into())?.into_pointer_value();
+        let index = site.context.i64_type().const_int(u64::from(position), false);
+        // SAFETY: the runtime passes one pointer per kernel parameter.
+        let slot =
+            unsafe { site.builder.build_in_bounds_gep(pointer_type, array, &[index], "") }.map_err(llvm_error)?;
+        let name = format!("param{position}.address");
+        Ok(site.builder.build_load(pointer_type, slot, &name).map_err(llvm_error)?.into_pointer_value())
     }
 
     fn is_in_state_space<'ctx>(
@@ -479,28 +516,26 @@ impl Target for Cpu {
         match state_space {
             StateSpace::Global => {
                 // The `.param` window lies inside the `.global` one (ISA 7.8 section 6.4.1.1),
-                // so a kernel parameter's address is global too; a `.func` cannot see them.
+                // so a kernel parameter's address is global too.
                 let global = is_global_address(site, address)?;
-                let Some(parameters) = placed.kernel_parameters.as_deref() else { return Ok(global) };
-                let parameter = crate::address_ranges::in_any(site, address, parameters)?;
+                let parameter = is_parameter_address(site, address)?;
                 site.builder.build_or(global, parameter, "").map_err(llvm_error)
             }
             // `.const` data is the module's `.const` variables, wherever the JIT put them.
             StateSpace::Const => crate::address_ranges::in_any(site, address, &placed.constants),
             StateSpace::Shared => is_shared_address(site, address),
-            StateSpace::Param => crate::address_ranges::in_any(site, address, kernel_parameters(placed, state_space)?),
+            StateSpace::Param => is_parameter_address(site, address),
             StateSpace::Local => {
                 // A generic address is global unless it falls in the `.const`, `.local` or
                 // `.shared` window, and the `.param` window lies inside the `.global` one (ISA
-                // 7.8 section 6.4.1.1). Of the addresses a kernel can come by, the thread's own
+                // 7.8 section 6.4.1.1). Of the addresses a program can come by, the thread's own
                 // memory (its `.local` variables, a `.func`'s parameters, work-item-loop state,
-                // coroutine frames) is what is in none of the others.
-                let parameters = kernel_parameters(placed, state_space)?;
+                // coroutine frames and stacks) is what is in none of the others.
                 let mut elsewhere = is_global_address(site, address)?;
                 for inside in [
                     crate::address_ranges::in_any(site, address, &placed.constants)?,
                     is_shared_address(site, address)?,
-                    crate::address_ranges::in_any(site, address, parameters)?,
+                    is_parameter_address(site, address)?,
                 ] {
                     elsewhere = site.builder.build_or(elsewhere, inside, "").map_err(llvm_error)?;
                 }
@@ -606,6 +641,26 @@ impl Target for Cpu {
         let function_type = site.context.void_type().fn_type(&[], false);
         call_function(site, runtime_function::TRAP, function_type, &[])?;
         Ok(())
+    }
+
+    fn stop_for<'ctx>(&self, site: &Site<'_, 'ctx>, reason: crate::StopReason) -> Result<(), Unsupported> {
+        if reason == crate::StopReason::StackOverflow {
+            let function_type = site.context.void_type().fn_type(&[], false);
+            call_function(site, runtime_function::STACK_OVERFLOW, function_type, &[])?;
+            return Ok(());
+        }
+        self.trap(site)
+    }
+
+    fn stack_bound(&self) -> crate::StackBound {
+        crate::StackBound::Floor
+    }
+
+    fn stack_floor<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        let function_type = site.context.i64_type().fn_type(&[], false);
+        Ok(call_function(site, runtime_function::STACK_FLOOR, function_type, &[])?
+            .ok_or_else(|| llvm_error("the stack floor"))?
+            .into_int_value())
     }
 
     fn stopped<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {

@@ -34,6 +34,7 @@ mod software_barrier;
 mod spirv;
 mod spirv_atomic_addresses;
 mod spirv_barrier;
+pub mod spirv_clock;
 mod spirv_mbarrier;
 mod spirv_printf;
 mod spirv_subgroup;
@@ -107,6 +108,26 @@ pub enum StopReason {
     /// A counted `bar.red`'s thread count is not the block's, where counted reductions can only
     /// be the whole block's (`Target::counted_barriers_of_the_whole_block_are_block_barriers`).
     CountedBarrierOfPartOfTheBlock,
+    /// An `alloca` would take the thread's stack past its bound ([`StackBound`]).
+    StackOverflow,
+}
+
+/// How lowering bounds the stack that a thread's `alloca`s take, so that a thread allocating
+/// more than its stack holds stops with a message ([`StopReason::StackOverflow`]) instead of
+/// overwriting what lies below its stack or crashing the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackBound {
+    /// The hardware or its driver bounds it (NVPTX, AMDGPU).
+    Unchecked,
+    /// Each `alloca` compares the stack pointer with the running thread's floor, the lowest
+    /// address allocations may reach (`Target::stack_floor`).
+    Floor,
+    /// Lowering carves each thread's `alloca`s out of an array of this many bytes in the
+    /// thread's private memory, with a stack pointer of its own (`stacksave` reads it,
+    /// `stackrestore` sets it, a `.func` gives back what it allocated when it returns), which
+    /// `.func`s reach beside the stop flag. For back ends that cannot move the stack pointer,
+    /// or whose runtime says nothing of the stack's size.
+    PrivateArray(u64),
 }
 
 /// Where ptxr placed the memory of some state spaces, for `isspacep` by address ranges
@@ -118,10 +139,6 @@ pub struct PlacedMemory<'ctx> {
     /// Every `.const` variable of the module (module scope and in functions), filled in only
     /// for `isspacep.const` and `isspacep.global`.
     pub constants: Vec<address_ranges::AddressRange<'ctx>>,
-    /// The storage of the kernel's parameters, filled in only inside a kernel and only for
-    /// `isspacep.param`, `.local` and `.global` on targets that answer by address ranges
-    /// (`Target::isspacep_needs_kernel_parameters`); `None` in a `.func`, which cannot reach them.
-    pub kernel_parameters: Option<Vec<address_ranges::AddressRange<'ctx>>>,
 }
 
 /// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
@@ -216,10 +233,26 @@ pub trait Target {
         None
     }
 
-    /// Whether `is_in_state_space` tells kernel parameters apart by the range of their storage
-    /// (`PlacedMemory::kernel_parameters`), which then takes their addresses.
-    fn isspacep_needs_kernel_parameters(&self) -> bool {
-        false
+    /// Where a kernel's parameters lie when the kernel takes their addresses, on targets whose
+    /// launch keeps them in memory that every thread shares and any function can recognise as
+    /// the `.param` window: the state space of those addresses (generic on the CPU, whose
+    /// runtime keeps one parameter block per launch, and on AMDGPU, whose kernarg segment holds
+    /// them; `.param` itself on NVPTX). In a kernel, the addresses of `.param` variables are then
+    /// addresses in that window (ISA 7.8 section 5.1.6.1; only kernel parameters' addresses can
+    /// be taken there). `None`, and in a `.func` always: addresses of the function's own copies,
+    /// which PTX places in `.local` (section 5.1.6.4).
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        None
+    }
+
+    /// The address of a kernel's parameter `position` in the `.param` window, in the state
+    /// space that `kernel_parameter_addresses` gives, in the kernel.
+    fn kernel_parameter_address<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _position: u32,
+    ) -> Result<PointerValue<'ctx>, Unsupported> {
+        Err(Unsupported { what: "the address of a kernel parameter in the `.param` window".to_string() })
     }
 
     /// `isspacep`: whether a generic address lies in the window of `state_space` (`.global`,
@@ -393,6 +426,23 @@ pub trait Target {
     /// `stackrestore`.
     fn dynamic_stack(&self) -> Result<(), Unsupported> {
         Ok(())
+    }
+
+    /// How the stack of a thread's `alloca`s is bounded ([`StackBound`]).
+    fn stack_bound(&self) -> StackBound {
+        StackBound::Unchecked
+    }
+
+    /// Where [`StackBound::PrivateArray`], for each kernel whose module uses the stack
+    /// instructions, in its prologue: what the kernel needs for the private stack to work.
+    fn prepare_private_stack<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// Where [`StackBound::Floor`]: the lowest address the running thread's `alloca`s may
+    /// reach, as an integer of the stack pointer's width.
+    fn stack_floor<'ctx>(&self, _site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+        Err(Unsupported { what: "a bound on the stack".into() })
     }
 
     /// `brkpt`, `pmevent`, `discard`, `applypriority`, `griddepcontrol` (`hint`), with the

@@ -21,6 +21,28 @@ const PTX_KERNEL: u32 = 71;
 
 pub struct Nvptx;
 
+/// `isspacep.param` as inline PTX, on the generic address as a 64-bit integer.
+fn is_in_parameter_space<'ctx>(
+    site: &Site<'_, 'ctx>,
+    address: inkwell::values::PointerValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
+    let i64_type = site.context.i64_type();
+    let integer = site.builder.build_ptr_to_int(address, i64_type, "").map_err(failed)?;
+    let i32_type = site.context.i32_type();
+    let function_type = i32_type.fn_type(&[i64_type.into()], false);
+    let text = "{\n\t.reg .pred %is_param;\n\tisspacep.param %is_param, $1;\n\tselp.u32 $0, 1, 0, %is_param;\n\t}";
+    let assembly =
+        site.context.create_inline_asm(function_type, text.to_string(), "=r,l".to_string(), false, false, None, false);
+    let call = site.builder.build_indirect_call(function_type, assembly, &[integer.into()], "").map_err(failed)?;
+    let answer = call
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })?
+        .into_int_value();
+    site.builder.build_int_compare(inkwell::IntPredicate::NE, answer, i32_type.const_zero(), "is.param").map_err(failed)
+}
+
 impl Target for Nvptx {
     fn kind(&self) -> TargetKind {
         TargetKind::Nvptx
@@ -53,6 +75,47 @@ impl Target for Nvptx {
         Ok(())
     }
 
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        // A kernel's parameters stay in the `.param` space, where `mov` of a parameter's name
+        // gives its address and `cvta.param` (an `addrspacecast` from 101, PTX ISA 7.7) the
+        // generic one.
+        Some(StateSpace::Param)
+    }
+
+    fn kernel_parameter_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        position: u32,
+    ) -> Result<inkwell::values::PointerValue<'ctx>, Unsupported> {
+        // LLVM names a kernel's parameters `KERNEL_param_N` in the PTX it writes and has no
+        // intrinsic for their addresses: `mov` of that name, as inline PTX.
+        let kernel = site.function.get_name().to_string_lossy().into_owned();
+        let plain = kernel.chars().all(|character| character.is_ascii_alphanumeric() || "_$".contains(character));
+        if !plain || kernel.starts_with('$') {
+            return Err(Unsupported {
+                what: format!("the address of a parameter of kernel `{kernel}`, whose name LLVM writes differently"),
+            });
+        }
+        let pointer_type = site.context.ptr_type(self.address_space(StateSpace::Param));
+        let layout = site.module.get_data_layout();
+        let target_data = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
+        let bits = target_data.get_pointer_byte_size(Some(self.address_space(StateSpace::Param))) * 8;
+        let (integer_type, constraint) =
+            if bits == 32 { (site.context.i32_type(), "=r") } else { (site.context.i64_type(), "=l") };
+        let function_type = integer_type.fn_type(&[], false);
+        let text = format!("mov.b{bits} $0, {kernel}_param_{position};");
+        let assembly =
+            site.context.create_inline_asm(function_type, text, constraint.to_string(), false, false, None, false);
+        let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
+        let call = site.builder.build_indirect_call(function_type, assembly, &[], "").map_err(failed)?;
+        let address = call
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })?
+            .into_int_value();
+        site.builder.build_int_to_ptr(address, pointer_type, &format!("param{position}.address")).map_err(failed)
+    }
+
     fn is_in_state_space<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -65,6 +128,9 @@ impl Target for Nvptx {
             StateSpace::Shared => "llvm.nvvm.isspacep.shared",
             StateSpace::Local => "llvm.nvvm.isspacep.local",
             StateSpace::Const => "llvm.nvvm.isspacep.const",
+            // LLVM has no `llvm.nvvm.isspacep.param`: PTX's own instruction (ISA 7.7, sm_70; the
+            // driver asks the back end for PTX 7.7 where the architecture's default is older).
+            StateSpace::Param => return is_in_parameter_space(site, address),
             other => return Err(Unsupported { what: format!("`isspacep{other}`") }),
         };
         Ok(call_intrinsic(site, name, &[], &[address.into()])?.into_int_value())

@@ -343,6 +343,7 @@ impl Target for Spirv {
             crate::StopReason::CountedBarrierOfPartOfTheBlock => {
                 opencl::STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK
             }
+            crate::StopReason::StackOverflow => opencl::STOPPED_BY_STACK_OVERFLOW,
         };
         crate::spirv_trap::stop(site, flag)
     }
@@ -371,9 +372,29 @@ impl Target for Spirv {
     }
 
     fn dynamic_stack(&self) -> Result<(), Unsupported> {
-        // LLVM's SPIR-V back end writes a run-time-sized array only with the extension
-        // SPV_INTEL_variable_length_array, which OpenCL devices need not have.
-        Err(Unsupported { what: "`alloca`, `stacksave` and `stackrestore` (a run-time-sized stack)".into() })
+        // Lowering's own stack in a private array (`stack_bound`): a run-time-sized LLVM
+        // alloca would need SPV_INTEL_variable_length_array, and Intel's CPU runtime gives
+        // such arrays no memory of their own after a barrier, nor frees them between work-items.
+        Ok(())
+    }
+
+    fn prepare_private_stack<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
+        // Intel's OpenCL CPU compiler runs a kernel's work-items as lanes of vectors, and there
+        // the private stack comes out wrong (allocations that fit are reported as overflowing,
+        // a vectorised miscompilation of its integer addresses); with sub-groups of one
+        // work-item it runs each alone. Warps need sub-groups of 32.
+        if spirv_subgroup::available(site) {
+            return Err(Unsupported {
+                what: "`alloca`, `stacksave` and `stackrestore` in a module with sub-groups of 32 (warp collectives or warp registers): Intel's OpenCL CPU compiler miscompiles the private stack they need in vectorised work-items".into(),
+            });
+        }
+        spirv_subgroup::require_sub_group_size(site, site.function, 1);
+        Ok(())
+    }
+
+    fn stack_bound(&self) -> crate::StackBound {
+        // OpenCL says nothing of a work-item's stack: each gets a private array of fixed size.
+        crate::StackBound::PrivateArray(ptxr_runtime::abi::opencl::STACK_BYTES_PER_WORK_ITEM)
     }
 
     fn trap<'ctx>(&self, site: &Site<'_, 'ctx>) -> Result<(), Unsupported> {
@@ -440,20 +461,22 @@ impl Target for Spirv {
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
             SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
-                Err(Unsupported { what: format!("special register {register} (OpenCL has no device clock)") })
+                // PTX's timer counts nanoseconds; OpenCL's one device clock, `clock_read_device`
+                // (`%clock64`), counts at a rate the device does not report.
+                Err(Unsupported {
+                    what: format!(
+                        "special register {register} (nanoseconds: OpenCL's only device clock, clock_read_device, counts at a rate it does not report)"
+                    ),
+                })
             }
-            // OpReadClockKHR (SPV_KHR_shader_clock, what OpenCL's cl_khr_kernel_clock uses) at
-            // Device scope runs on Intel's CPU runtime, with `%ntid` read as the enqueued
-            // work-group size. But the grammar of the installed spirv-val (2023.1) still has its
-            // ShaderClockKHR capability imply Shader (SPIRV-Headers decoupled them in January
-            // 2023), and for Shader modules it demands structured control flow, which a PTX
-            // loop lowered by LLVM's SPIR-V back end for OpenCL does not have ("Back-edges can
-            // only be formed between a block and a loop header"), and a constant WorkgroupSize.
-            SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
-                what: format!(
-                    "special register {register} (SPV_KHR_shader_clock's capability implies Shader for spirv-val 2023.1, which then requires structured control flow)"
-                ),
-            }),
+            // OpenCL's device clock (`spirv_clock.rs` says why as an imported call).
+            SpecialRegister::Clock64 => crate::spirv_clock::read(site),
+            SpecialRegister::Clock => {
+                let clock = crate::spirv_clock::read(site)?;
+                site.builder
+                    .build_int_truncate(clock, site.context.i32_type(), "clock")
+                    .map_err(|error| Unsupported { what: format!("special register {register} ({error})") })
+            }
         }
     }
 

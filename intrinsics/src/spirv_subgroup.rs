@@ -189,9 +189,14 @@ fn builtin_void<'ctx>(
 /// Asks for sub-groups of 32 for `kernel`: the `intel_reqd_sub_group_size` metadata, which the
 /// SPIR-V back end emits as the `SubgroupSize` execution mode.
 pub fn require_warp_size(site: &Site<'_, '_>, kernel: FunctionValue<'_>) {
+    require_sub_group_size(site, kernel, 32)
+}
+
+/// Asks for sub-groups of `work_items` for `kernel` (see [`require_warp_size`]).
+pub fn require_sub_group_size(site: &Site<'_, '_>, kernel: FunctionValue<'_>, work_items: u64) {
     use inkwell::values::AsValueRef;
     let context = site.context;
-    let size = context.i32_type().const_int(32, false);
+    let size = context.i32_type().const_int(work_items, false);
     let kind = context.get_kind_id("intel_reqd_sub_group_size");
     // inkwell's function metadata takes a metadata-as-value node, which is not what
     // `LLVMGlobalSetMetadata` expects, so the node is built through the C API.

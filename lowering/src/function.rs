@@ -37,6 +37,10 @@ pub struct FunctionLowering<'a, 'ctx> {
     /// `.func`), where the module has one (`ModuleContext::stop_flag_parameter`): the kernel's
     /// own alloca, or the address a `.func` received.
     stop_flag: Option<PointerValue<'ctx>>,
+    /// Where the module keeps a private stack per thread (`ModuleContext::private_stack_bytes`):
+    /// its stack pointer and floor, two `i64`s, the kernel's own or after the stop flag in its
+    /// record (`instructions::stack::PrivateStack`).
+    private_stack: Option<crate::instructions::stack::PrivateStack<'ctx>>,
     /// The instructions that write each variable, gathered on the first call that traces a
     /// string constant (`constant_string.rs`), then shared by the function's later calls.
     string_writers: std::cell::OnceCell<crate::instructions::constant_string::Writers<'a>>,
@@ -60,6 +64,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             carry_flag: None,
             matrix_fragments: None,
             stop_flag: None,
+            private_stack: None,
             string_writers: std::cell::OnceCell::new(),
         }
     }
@@ -94,6 +99,41 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             VariableId::Local(index) => self.storage.get(&index).copied(),
         };
         pointer.ok_or_else(|| LoweringError::internal(format!("no storage for `{}`", self.variable(id).name), span))
+    }
+
+    /// Where a variable's address points when the program takes it (`mov` or `cvta` of its
+    /// name, a generic access through it): its storage, except a kernel's parameters on targets
+    /// that keep them in a `.param` window (`Target::kernel_parameter_addresses`).
+    pub fn taken_address(&self, id: VariableId, span: Span) -> LoweringResult<PointerValue<'ctx>> {
+        if let VariableId::Local(index) = id {
+            let position = self.function.parameters.iter().position(|&parameter| parameter == index);
+            if let (Some(position), Some(_)) = (position, self.kernel_parameter_addresses()) {
+                return self
+                    .shared
+                    .target
+                    .kernel_parameter_address(&self.site(), position as u32)
+                    .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, self.target_name(), span));
+            }
+        }
+        self.storage(id, span)
+    }
+
+    /// The state space of a kernel parameter's address that this function takes, where the
+    /// target keeps kernel parameters in a `.param` window and this function is a kernel.
+    fn kernel_parameter_addresses(&self) -> Option<StateSpace> {
+        if self.function.kind == FunctionKind::Entry {
+            self.shared.target.kernel_parameter_addresses()
+        } else {
+            None
+        }
+    }
+
+    /// The state space of the addresses of `.param` variables that this function can take
+    /// (`mov`, then `cvta.param` or `ld.param` through a register): the kernel's `.param`
+    /// window where the target keeps kernel parameters there (`kernel_parameter_addresses`),
+    /// else the function's own copies, which PTX places in `.local` (ISA 7.8 section 5.1.6.4).
+    pub fn parameter_addresses(&self) -> StateSpace {
+        self.kernel_parameter_addresses().unwrap_or(StateSpace::Local)
     }
 
     /// The offset of a `.shared` variable in the block's window, on targets that have one.
@@ -267,7 +307,14 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         if self.shared.stop_flag_parameter.is_some() {
             self.stop_flag = Some(match self.function.kind {
                 FunctionKind::Entry => {
-                    let flag = builder.build_alloca(context.i32_type(), "thread.stopped")?;
+                    // With a private stack, a record of the flag and the stack.
+                    let flag = if self.shared.private_stack_bytes.is_some() {
+                        let record = builder.build_alloca(context.i64_type().array_type(3), "thread.stopped")?;
+                        set_alignment(record, 8);
+                        record
+                    } else {
+                        builder.build_alloca(context.i32_type(), "thread.stopped")?
+                    };
                     builder.build_store(flag, context.i32_type().const_zero())?;
                     flag
                 }
@@ -277,6 +324,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     .ok_or_else(|| LoweringError::internal("the stop flag parameter is missing", self.function.span))?
                     .into_pointer_value(),
             });
+        }
+        if let Some(bytes) = self.shared.private_stack_bytes {
+            self.private_stack = Some(crate::instructions::stack::PrivateStack::prologue(self, bytes)?);
         }
         for (position, &index) in self.function.parameters.iter().enumerate() {
             let incoming = self
@@ -373,6 +423,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     /// `ret`: returns the return parameters' values from a `.func`, nothing from a kernel.
     pub fn build_return(&self) -> LoweringResult<()> {
         let builder = self.shared.builder;
+        if let Some(stack) = self.private_stack {
+            stack.give_back(self)?;
+        }
         let mut values: Vec<BasicValueEnum<'ctx>> = Vec::new();
         for &index in &self.function.return_parameters {
             let variable = self.function.variable(index);
@@ -401,6 +454,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
 
     pub fn stop_flag(&self) -> Option<PointerValue<'ctx>> {
         self.stop_flag
+    }
+
+    /// The thread's private stack, where the module keeps one (see the field).
+    pub(crate) fn private_stack(&self) -> Option<crate::instructions::stack::PrivateStack<'ctx>> {
+        self.private_stack
     }
 
     /// The carry flag's alloca; present whenever the function has a carry instruction.

@@ -42,6 +42,11 @@ pub struct ModuleContext<'a, 'ctx> {
     /// `.func` (after the PTX parameters, before the shared window), where the target needs the
     /// flag (`Target::needs_stop_flag`) and some `.func` may stop the thread.
     pub stop_flag_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
+    /// Where the target carves `alloca`s out of a private array (`StackBound::PrivateArray`)
+    /// and the module uses the stack instructions: the array's size. The kernel's stop flag is
+    /// then a record of three `i64`s, the flag in the first and the private stack (its stack
+    /// pointer and its floor) in the others, so that `.func`s find the stack beside the flag.
+    pub private_stack_bytes: Option<u64>,
     /// Whether a `.func` (not only kernels) uses barriers or warp collectives.
     pub collectives_in_functions: bool,
     /// Whether any function uses `bar.arrive` or a barrier with a thread count.
@@ -89,6 +94,21 @@ pub fn lower<'ctx>(
         shared_window_parameter,
         may_stop,
         stop_flag_parameter,
+        private_stack_bytes: match target.stack_bound() {
+            ptxr_intrinsics::StackBound::PrivateArray(bytes)
+                if instructions(ptx.functions.iter()).any(|instruction| {
+                    matches!(
+                        instruction.instruction,
+                        ir::Instruction::StackAllocate { .. }
+                            | ir::Instruction::StackSave { .. }
+                            | ir::Instruction::StackRestore { .. }
+                    )
+                }) =>
+            {
+                Some(bytes)
+            }
+            _ => None,
+        },
         collectives_in_functions: functions_use_collectives(ptx),
         counted_barriers: first_counted_barrier(ptx).is_some(),
         barrier_arrivals: has_barrier_arrivals(ptx),
@@ -477,6 +497,22 @@ pub fn dynamic_stack_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .then_some((7, 3))
 }
 
+/// The PTX ISA that NVPTX output needs for `cvta.param` and `isspacep.param` (7.7), where the
+/// module has either: NVPTX keeps a kernel's parameters in the `.param` space, converts their
+/// addresses with `cvta.param` and asks `isspacep.param` as inline PTX, which ptxas refuses in
+/// older versions. The driver raises LLVM's default version to it.
+pub fn parameter_window_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .any(|instruction| {
+            matches!(
+                instruction.instruction,
+                ir::Instruction::ConvertAddress { state_space: StateSpace::Param, .. }
+                    | ir::Instruction::IsSpace { state_space: StateSpace::Param, .. }
+            )
+        })
+        .then_some((7, 7))
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     any_collective(ptx.functions.iter().filter(|function| function.kind != FunctionKind::Entry))
 }
@@ -551,6 +587,11 @@ fn stops_by_lowering(instruction: &ir::Instruction, target: &dyn Target) -> bool
         }
         ir::Instruction::Barrier { operation, thread_count: Some(_), .. } => {
             is_reduction(*operation) && target.counted_barriers_of_the_whole_block_are_block_barriers()
+        }
+        ir::Instruction::StackAllocate { .. } => target.stack_bound() != ptxr_intrinsics::StackBound::Unchecked,
+        // Not a stop, but a use of the private stack, which `.func`s reach beside the stop flag.
+        ir::Instruction::StackSave { .. } | ir::Instruction::StackRestore { .. } => {
+            matches!(target.stack_bound(), ptxr_intrinsics::StackBound::PrivateArray(_))
         }
         _ => false,
     }

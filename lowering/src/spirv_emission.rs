@@ -51,6 +51,34 @@ pub fn emit(
     file_type: FileType,
     optimization: u8,
 ) -> Result<Vec<u8>, String> {
+    emit_with_placeholders(module, machine, file_type, optimization).map(|bytes| rename_imports(&bytes))
+}
+
+/// Gives the functions that lowering imports under placeholder names their real names in the
+/// emitted binary or text: the names that LLVM's back end would have turned into instructions
+/// the validator refuses (`ptxr_intrinsics::spirv_clock`). Both names have one length, so the
+/// binary's words stay as they are.
+fn rename_imports(bytes: &[u8]) -> Vec<u8> {
+    use ptxr_intrinsics::spirv_clock::{BUILTIN, PLACEHOLDER};
+    let (placeholder, builtin) = (PLACEHOLDER.as_bytes(), BUILTIN.as_bytes());
+    let mut renamed = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(position) = rest.windows(placeholder.len()).position(|window| window == placeholder) {
+        renamed.extend_from_slice(&rest[..position]);
+        renamed.extend_from_slice(builtin);
+        rest = &rest[position + placeholder.len()..];
+    }
+    renamed.extend_from_slice(rest);
+    renamed
+}
+
+/// [`emit`], before the renaming.
+fn emit_with_placeholders(
+    module: &Module<'_>,
+    machine: &TargetMachine,
+    file_type: FileType,
+    optimization: u8,
+) -> Result<Vec<u8>, String> {
     if !EMITTED_IN_PROCESS.swap(true, Ordering::SeqCst) {
         return machine
             .write_to_memory_buffer(module, file_type)

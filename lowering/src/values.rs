@@ -110,7 +110,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                     let int_type = crate::types::integer_type(context, ty.bits());
                     return Ok(int_type.const_int(offset, false).into());
                 }
-                let pointer = self.storage(*id, operand.span)?;
+                let pointer = self.taken_address(*id, operand.span)?;
                 let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
                 let variable = self.variable(*id);
                 // A `.shared` variable's own address is an offset into the block's shared
@@ -211,11 +211,25 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn address(&self, address: &Address, state_space: StateSpace) -> LoweringResult<PointerValue<'ctx>> {
         let context = self.shared.context;
         let builder = self.shared.builder;
-        let wanted_space = self.shared.target.address_space(state_space);
+        // A `.param` address in a register of a kernel is one in the `.param` window where the
+        // target keeps the parameters there (`parameter_addresses`); a variable's name is its
+        // own storage.
+        let space = match (&address.base, state_space) {
+            (AddressBase::Variable(_), _) => state_space,
+            (_, StateSpace::Param) if self.parameter_addresses() != StateSpace::Local => self.parameter_addresses(),
+            _ => state_space,
+        };
+        let wanted_space = self.shared.target.address_space(space);
         let offset = context.i64_type().const_int(address.offset as u64, true);
         match &address.base {
             AddressBase::Variable(id) => {
-                let base = self.storage(*id, address.span)?;
+                // A generic access through a variable's name goes where its taken address
+                // points; a state-space access to its storage.
+                let base = if state_space == StateSpace::Generic {
+                    self.taken_address(*id, address.span)?
+                } else {
+                    self.storage(*id, address.span)?
+                };
                 let base = if state_space == StateSpace::Generic && base.get_type().get_address_space() != wanted_space
                 {
                     builder.build_address_space_cast(base, context.ptr_type(wanted_space), "")?

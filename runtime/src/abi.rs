@@ -10,13 +10,15 @@
 //! ```
 //!
 //! - `params[i]` points at the bytes of kernel parameter `i` in `.param` order, like CUDA's
-//!   `kernelParams`: little-endian, each in its own 16-byte aligned storage. A pointer parameter
+//!   `kernelParams`: little-endian, each in its own 16-byte aligned storage, all of them inside
+//!   the context's `.param` window (`BlockContext::parameter_window`). A pointer parameter
 //!   holds the buffer's host address (8 bytes; 4 bytes for `.address_size 32` kernels, whose
 //!   buffers the runtime places below 4 GiB so that the zero-extended value is the address).
 //! - `context` describes the block (see [`BlockContext`]); it lives until the entry returns.
 
 /// One per block launch; read by the compiled block entry. Field order is the ABI: the compiler
-/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32 }` with the same layout.
+/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32, ptr, ptr, i64 }` with
+/// the same layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct BlockContext {
@@ -35,6 +37,16 @@ pub struct BlockContext {
     pub shared: *mut u8,
     /// Field 5: bytes of static shared memory before the dynamic part.
     pub static_shared_bytes: u32,
+    /// Field 6: the entry's `params` array, so that any thread can take a kernel parameter's
+    /// address (`mov`/`cvta.param`): `parameters[i]` is where parameter i's bytes lie.
+    pub parameters: *const *const u8,
+    /// Field 7: the launch's `.param` window: every parameter's bytes lie in
+    /// `[parameter_window, parameter_window + parameter_window_bytes)`, which `isspacep.param`
+    /// tests in any function. Shared by every block, read-only, like CUDA's kernel parameters
+    /// (ISA 7.8 section 5.1.6.1).
+    pub parameter_window: *const u8,
+    /// Field 8: the size of that window in bytes.
+    pub parameter_window_bytes: u64,
 }
 
 /// Field indices of [`BlockContext`] in the LLVM struct, for the compiler's GEPs.
@@ -45,6 +57,9 @@ pub mod block_context_field {
     pub const DYNAMIC_SHARED_BYTES: u32 = 3;
     pub const SHARED: u32 = 4;
     pub const STATIC_SHARED_BYTES: u32 = 5;
+    pub const PARAMETERS: u32 = 6;
+    pub const PARAMETER_WINDOW: u32 = 7;
+    pub const PARAMETER_WINDOW_BYTES: u32 = 8;
 }
 
 /// The compiled entry that runs every thread of one block. `params[i]` points at the bytes of
@@ -52,7 +67,8 @@ pub mod block_context_field {
 pub type BlockEntry = unsafe extern "C" fn(params: *const *const u8, context: *const BlockContext);
 
 // The layout the compiler's LLVM struct gets on every 64-bit target: three arrays and an i32 need
-// no padding between them, and the pointer is 8-aligned at offset 40.
+// no padding between them, the pointer is 8-aligned at offset 40, and the fields after the
+// second i32 start at the next multiple of 8.
 #[cfg(target_pointer_width = "64")]
 const _: () = {
     assert!(std::mem::offset_of!(BlockContext, ctaid) == 0);
@@ -61,7 +77,10 @@ const _: () = {
     assert!(std::mem::offset_of!(BlockContext, dynamic_shared_bytes) == 36);
     assert!(std::mem::offset_of!(BlockContext, shared) == 40);
     assert!(std::mem::offset_of!(BlockContext, static_shared_bytes) == 48);
-    assert!(std::mem::size_of::<BlockContext>() == 56);
+    assert!(std::mem::offset_of!(BlockContext, parameters) == 56);
+    assert!(std::mem::offset_of!(BlockContext, parameter_window) == 64);
+    assert!(std::mem::offset_of!(BlockContext, parameter_window_bytes) == 72);
+    assert!(std::mem::size_of::<BlockContext>() == 80);
 };
 
 /// Runtime functions that compiled kernels call, by the names they are declared with. The JIT
@@ -81,6 +100,11 @@ pub mod runtime_function {
     pub const WARP_COLLECTIVE: &str = "ptxr_warp_collective";
     /// `void ()`: the thread executed `trap`; the launch fails once the block is done.
     pub const TRAP: &str = "ptxr_trap";
+    /// `u64 ()`: the lowest address the running thread's `alloca`s may reach (0: unchecked).
+    pub const STACK_FLOOR: &str = "ptxr_stack_floor";
+    /// `void ()`: an `alloca` would have passed [`STACK_FLOOR`]; the launch fails once the
+    /// block is done, as after [`TRAP`].
+    pub const STACK_OVERFLOW: &str = "ptxr_stack_overflow";
     /// `void (u32 nanoseconds)`: `nanosleep`, at most a millisecond.
     pub const SLEEP: &str = "ptxr_nanosleep";
     /// `u64 ()`: `%globaltimer`, nanoseconds since the Unix epoch.
@@ -204,7 +228,7 @@ pub mod opencl {
     /// `__assertfail`: one work-item stores into `status` how the program's kernels stopped
     /// since it was built ([`STOPPED_BY_TRAP`], [`STOPPED_BY_ASSERTION`],
     /// [`STOPPED_BY_CALL_OF_NO_FUNCTION`], [`STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK`],
-    /// or 0 when none did).
+    /// [`STOPPED_BY_STACK_OVERFLOW`], or 0 when none did).
     /// OpenCL kernels cannot abort, so a stopping work-item raises a program-scope flag and
     /// returns, and the host asks this kernel after the grid.
     pub const TRAP_STATUS_KERNEL: &str = "ptxr.trap_status";
@@ -219,6 +243,12 @@ pub mod opencl {
     /// A work-item reached a counted barrier (`bar.sync a, b`, `bar.red` with a count) whose
     /// count is not its work-group's size: OpenCL's barrier can only take the whole group.
     pub const STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK: u32 = 4;
+    /// A work-item's `alloca` would have taken it past its share of the stack,
+    /// [`STACK_BYTES_PER_WORK_ITEM`].
+    pub const STOPPED_BY_STACK_OVERFLOW: u32 = 5;
+    /// How many bytes a work-item's `alloca`s may take: the private array that ptxr's SPIR-V
+    /// carves them from (`StackBound::PrivateArray` in ptxr-intrinsics).
+    pub const STACK_BYTES_PER_WORK_ITEM: u64 = 256 << 10;
 }
 
 /// The 64-bit `mbarrier` object (ISA 7.8 section 9.7.12.13), which PTX leaves opaque: the

@@ -69,9 +69,12 @@ pub struct PreparedLaunch {
     /// For each parameter, the buffer whose address it carries (other runtimes, such as
     /// OpenCL's, put their own address there).
     pub(crate) parameter_buffers: Vec<Option<usize>>,
-    /// Parameter `i`'s bytes are the first `parameter_sizes[i]` bytes of `parameter_storage[i]`;
-    /// `parameter_pointers[i]` points at them (boxes do not move when the vector does).
-    parameter_storage: Vec<Box<[ParameterChunk]>>,
+    /// Every parameter's bytes in one block, the launch's `.param` window (`isspacep.param`
+    /// tests an address against it, [`BlockContext::parameter_window`]): parameter `i`'s are
+    /// the first `parameter_sizes[i]` bytes from chunk `parameter_chunks[i]`, and
+    /// `parameter_pointers[i]` points at them (the box does not move).
+    parameter_storage: Box<[ParameterChunk]>,
+    parameter_chunks: Vec<usize>,
     parameter_sizes: Vec<usize>,
     parameter_pointers: Vec<*const u8>,
     worker_threads: Option<NonZeroUsize>,
@@ -181,7 +184,8 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         static_shared_bytes: kernel.static_shared_bytes,
         ignored_arguments: spec.args.len() - kernel.params.len(),
         buffers,
-        parameter_storage: Vec::with_capacity(spec.args.len()),
+        parameter_storage: Box::default(),
+        parameter_chunks: Vec::with_capacity(spec.args.len()),
         parameter_sizes: Vec::with_capacity(spec.args.len()),
         parameter_pointers: Vec::with_capacity(spec.args.len()),
         parameter_buffers: buffer_of_argument.clone(),
@@ -194,6 +198,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         .iter()
         .map(|buffer| (buffer.memory.address(), buffer.memory.address() + buffer.memory.len() as u64))
         .collect();
+    let mut storage = Vec::new();
     for ((argument, parameter), buffer) in spec.args.iter().zip(&kernel.params).zip(buffer_of_argument) {
         let size = parameter.size_bytes as usize;
         let value = match (argument, buffer) {
@@ -204,14 +209,19 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         };
         // Sizes are 1, 2, 4 or 8 here (checked above); a 4-byte address is below 4 GiB.
         let bytes = value.to_le_bytes();
-        let mut storage = vec![ParameterChunk([0; 16]); size.div_ceil(16).max(1)].into_boxed_slice();
+        let first = storage.len();
+        storage.resize(first + size.div_ceil(16).max(1), ParameterChunk([0; 16]));
         for (offset, &byte) in bytes.iter().take(size).enumerate() {
-            storage[offset / 16].0[offset % 16] = byte;
+            storage[first + offset / 16].0[offset % 16] = byte;
         }
-        launch.parameter_pointers.push(storage.as_ptr().cast::<u8>());
-        launch.parameter_storage.push(storage);
+        launch.parameter_chunks.push(first);
         launch.parameter_sizes.push(size);
     }
+    launch.parameter_storage = storage.into_boxed_slice();
+    let base = launch.parameter_storage.as_ptr();
+    // SAFETY: each parameter's first chunk lies inside the storage.
+    launch.parameter_pointers =
+        launch.parameter_chunks.iter().map(|&chunk| unsafe { base.add(chunk) }.cast::<u8>()).collect();
     Ok(launch)
 }
 
@@ -290,18 +300,27 @@ fn allocate(buffer: &BufferSpec, spec_dir: &Path, low_parameter: Option<&str>) -
     Ok(NamedBuffer { name: name.clone(), element, memory: Arc::new(memory) })
 }
 
-/// The parameter pointer array, sent to the worker threads.
+/// The parameter pointer array and the window that holds every parameter's bytes, sent to the
+/// worker threads.
 #[derive(Clone, Copy)]
-struct ParameterArray(*const *const u8);
+struct ParameterArray {
+    pointers: *const *const u8,
+    window: *const u8,
+    window_bytes: u64,
+}
 
 // SAFETY: the array and the parameter bytes it points at are owned by the `PreparedLaunch`, which
 // `run` borrows mutably for as long as any worker runs; workers only read them.
 unsafe impl Send for ParameterArray {}
 
 impl ParameterArray {
-    // A method, not field access, so that closures capture the whole (Send) wrapper.
+    // Methods, not field access, so that closures capture the whole (Send) wrapper.
     fn get(self) -> *const *const u8 {
-        self.0
+        self.pointers
+    }
+
+    fn window(self) -> (*const u8, u64) {
+        (self.window, self.window_bytes)
     }
 }
 
@@ -352,7 +371,11 @@ impl PreparedLaunch {
             shared_bytes: self.shared_bytes,
             static_shared_bytes: self.static_shared_bytes,
         };
-        let parameters = ParameterArray(self.parameter_pointers.as_ptr());
+        let parameters = ParameterArray {
+            pointers: self.parameter_pointers.as_ptr(),
+            window: self.parameter_storage.as_ptr().cast::<u8>(),
+            window_bytes: std::mem::size_of_val(&*self.parameter_storage) as u64,
+        };
         let stack_bytes = self.worker_stack_bytes;
         let next_block = AtomicU64::new(0);
         let next_block = &next_block;
@@ -368,6 +391,7 @@ impl PreparedLaunch {
                     .name(format!("ptxr-worker-{index}"))
                     .stack_size(stack_bytes)
                     .spawn_scoped(scope, move || {
+                        crate::stack_floor::set_for_this_thread();
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
                         with_services(services, || unsafe {
@@ -471,10 +495,10 @@ impl PreparedLaunch {
 
     /// The packed bytes of kernel parameter `index`, as the kernel reads them.
     pub fn parameter_bytes(&self, index: usize) -> Option<&[u8]> {
-        let storage = self.parameter_storage.get(index)?;
+        let storage = &self.parameter_storage[*self.parameter_chunks.get(index)?..];
         let size = self.parameter_sizes[index];
         // SAFETY: the chunks are contiguous `[u8; 16]` arrays (repr(C), size 16, no padding),
-        // at least `size` bytes in all, and initialized.
+        // at least `size` bytes in all from the parameter's first, and initialized.
         Some(unsafe { std::slice::from_raw_parts(storage.as_ptr().cast::<u8>(), size) })
     }
 
@@ -507,6 +531,7 @@ unsafe fn run_blocks(
     stop: &AtomicBool,
 ) -> Option<String> {
     let [grid_x, grid_y, _] = shape.grid.map(u64::from);
+    let (parameter_window, parameter_window_bytes) = parameters.window();
     let mut shared_memory_fresh = true;
     // Workers take runs of consecutive blocks, so that small blocks do not all contend for the
     // counter's cache line; runs stay short enough to balance the load at the end.
@@ -538,6 +563,9 @@ unsafe fn run_blocks(
             dynamic_shared_bytes: shape.shared_bytes,
             shared: shared_memory.as_mut_ptr(),
             static_shared_bytes: shape.static_shared_bytes,
+            parameters: parameters.get(),
+            parameter_window,
+            parameter_window_bytes,
         };
         // SAFETY: see the function's contract.
         unsafe { entry(parameters.get(), &context) };

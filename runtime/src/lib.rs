@@ -24,6 +24,7 @@ pub mod low_memory;
 pub mod opencl;
 pub mod report;
 pub mod spec;
+pub mod stack_floor;
 
 pub use abi::{block_context_field, BlockContext, BlockEntry};
 pub use element::{ElementKind, ElementType, ValueError};

@@ -3,11 +3,14 @@
 //! address is global unless it lies in the `.const`, `.local` or `.shared` window, and the
 //! `.param` window lies inside the `.global` one, so exactly one of `.global`, `.shared`,
 //! `.local` and `.const` holds for every address, and `.param` holds for a kernel parameter's
-//! address besides `.global`. The kernels also meet at a barrier between taking the addresses
-//! and asking, in the body (work-item loops; LLVM coroutines under `PTXR_CPU_WAITS=coroutines`)
-//! and inside a `.func` (stackful coroutines), so that the addresses live across waits.
+//! address besides `.global`. The kernel asks, or hands each address to a `.func` that asks
+//! (and that also asks about its own parameter's and `.local` array's addresses). The kernels
+//! also meet at a barrier between taking the addresses and asking, in the body (work-item
+//! loops; LLVM coroutines under `PTXR_CPU_WAITS=coroutines`) and inside a `.func` (stackful
+//! coroutines), so that the addresses live across waits.
 
-use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, llvm_function, run, run_ok, Buffer, Launch};
+use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
+use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, llvm_function, run_ok, Buffer, Launch};
 
 /// The answers for one address, one bit per form, in this order.
 const FORMS: [&str; 5] = ["global", "shared", "local", "const", "param"];
@@ -23,7 +26,13 @@ const EXPECTED: [(&str, &[&str]); 7] = [
     ("a kernel parameter", &["global", "param"]),
 ];
 
-const WORDS: usize = 8;
+/// What only a `.func` can ask about: its own memory, which is the thread's `.local` memory
+/// (section 5.1.6.4: a `.func` parameter whose address is taken is copied to the stack, "so
+/// the address will be in the `.local` state space"). Words `EXPECTED.len()` and after.
+const EXPECTED_IN_A_FUNC: [(&str, &[&str]); 2] =
+    [("the `.func`'s own parameter", &["local"]), ("a `.local` array of the `.func`", &["local"])];
+
+const WORDS: usize = 10;
 
 const WAIT_FOR_THE_BLOCK: &str = ".func wait_for_the_block()\n{\n    bar.sync 0;\n    ret;\n}";
 
@@ -35,29 +44,99 @@ enum Wait {
     InAFunc,
 }
 
-/// A kernel that stores, for each address of `EXPECTED`, the mask of the forms that held, at
-/// word `tid * WORDS + index` of `output`; then `ld`s through the parameter's generic address
-/// into the last word, which must read the parameter's value back.
-fn kernel(wait: Wait) -> String {
+/// Who asks: the kernel itself, or a `.func` that the kernel hands each address to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Asker {
+    Kernel,
+    Func,
+}
+
+/// The five `isspacep` forms of the generic address in `address`, as a mask of `FORMS` in `%r2`.
+fn ask_every_form(address: &str) -> String {
+    let mut asks = String::from("    mov.u32 %r2, 0;\n");
+    for (bit, form) in FORMS.iter().enumerate() {
+        asks.push_str(&format!(
+            "    isspacep.{form} %p1, {address};\n    selp.u32 %r3, {}, 0, %p1;\n    or.b32 %r2, %r2, %r3;\n",
+            1 << bit
+        ));
+    }
+    asks
+}
+
+/// `ask` answers for an address handed to it; `ask_own` for its own parameter's address and
+/// for its own `.local` array, in the low and high halves of its result.
+fn asking_funcs() -> String {
+    format!(
+        r#"
+.func (.param .b32 mask) ask(.param .b64 address)
+{{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<2>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [address];
+{asks}    st.param.b32 [mask], %r2;
+    ret;
+}}
+.func (.param .b64 masks) ask_own(.param .b64 unused)
+{{
+    .reg .u32 %r<6>;
+    .reg .u64 %rd<4>;
+    .reg .pred %p<2>;
+    .local .align 4 .b32 own[2];
+    st.local.u32 [own+4], 7;
+    mov.u64 %rd1, unused;
+    cvta.param.u64 %rd1, %rd1;
+{own_parameter}    mov.u32 %r4, %r2;
+    mov.u64 %rd1, own;
+    cvta.local.u64 %rd1, %rd1;
+    add.u64 %rd1, %rd1, 4;
+{own_local}    mov.b64 %rd2, {{%r4, %r2}};
+    st.param.b64 [masks], %rd2;
+    ret;
+}}
+"#,
+        asks = ask_every_form("%rd1"),
+        own_parameter = ask_every_form("%rd1"),
+        own_local = ask_every_form("%rd1"),
+    )
+}
+
+/// A kernel that stores, for each address of `EXPECTED` (and with a `.func` asking, of
+/// `EXPECTED_IN_A_FUNC`), the mask of the forms that held, at word `tid * WORDS + index` of
+/// `output`; then `ld`s through the parameter's generic address, and `ld.param`s through its
+/// `.param` address in a register, into the last word, which must read the parameter's value
+/// back both times.
+fn kernel(asker: Asker, wait: Wait) -> String {
     // The `.func` is declared only where it is called: a `.func` that waits anywhere in the
     // module turns every kernel's threads into stackful coroutines.
-    let (waiting, function) = match wait {
+    let (waiting, waiting_function) = match wait {
         Wait::None => ("", ""),
         Wait::InTheBody => ("    bar.sync 0;\n", ""),
         Wait::InAFunc => ("    call.uni wait_for_the_block;\n", WAIT_FOR_THE_BLOCK),
     };
     let mut asks = String::new();
     for (index, _) in EXPECTED.iter().enumerate() {
-        asks.push_str("    mov.u32 %r2, 0;\n");
-        for (bit, form) in FORMS.iter().enumerate() {
-            asks.push_str(&format!(
-                "    isspacep.{form} %p1, %rd{};\n    selp.u32 %r3, {}, 0, %p1;\n    or.b32 %r2, %r2, %r3;\n",
-                10 + index,
-                1 << bit
-            ));
+        let address = format!("%rd{}", 10 + index);
+        match asker {
+            Asker::Kernel => asks.push_str(&ask_every_form(&address)),
+            Asker::Func => asks.push_str(&format!(
+                "    {{\n    .param .b64 address;\n    .param .b32 mask;\n    st.param.b64 [address], {address};\n    \
+                 call.uni (mask), ask, (address);\n    ld.param.b32 %r2, [mask];\n    }}\n"
+            )),
         }
         asks.push_str(&format!("    st.global.u32 [%rd3+{}], %r2;\n", 4 * index));
     }
+    let asking_functions = if asker == Asker::Func {
+        let own = EXPECTED.len() * 4;
+        asks.push_str(&format!(
+            "    {{\n    .param .b64 unused;\n    .param .b64 masks;\n    st.param.b64 [unused], 0;\n    \
+             call.uni (masks), ask_own, (unused);\n    ld.param.b64 %rd6, [masks];\n    }}\n    \
+             st.global.u64 [%rd3+{own}], %rd6;\n"
+        ));
+        asking_funcs()
+    } else {
+        String::new()
+    };
     format!(
         r#"
 .version 8.3
@@ -66,7 +145,8 @@ fn kernel(wait: Wait) -> String {
 .const .align 4 .u32 constants[2] = {{100, 200}};
 .global .align 4 .u32 counters[4];
 .extern .func (.param .b64 func_retval0) malloc(.param .b64 size);
-{function}
+{waiting_function}
+{asking_functions}
 .visible .entry test(.param .u64 output)
 {{
     .reg .u32 %r<8>;
@@ -104,12 +184,17 @@ fn kernel(wait: Wait) -> String {
     cvta.param.u64 %rd16, %rd16;
 {waiting}{asks}    ld.u64 %rd5, [%rd16];
     sub.u64 %rd5, %rd5, %rd1;
+    mov.u64 %rd17, output;
+    ld.param.u64 %rd18, [%rd17];
+    sub.u64 %rd18, %rd18, %rd1;
+    or.b64 %rd5, %rd5, %rd18;
     cvt.u32.u64 %r4, %rd5;
-    st.global.u32 [%rd3+28], %r4;
+    st.global.u32 [%rd3+{last}], %r4;
     ret;
 }}
 "#,
         bytes = 4 * WORDS,
+        last = 4 * (WORDS - 1),
     )
 }
 
@@ -117,8 +202,8 @@ fn expected_mask(forms: &[&str]) -> u64 {
     FORMS.iter().enumerate().filter(|(_, form)| forms.contains(form)).map(|(bit, _)| 1 << bit).sum()
 }
 
-fn check(wait: Wait) {
-    let ptx = kernel(wait);
+fn check(asker: Asker, wait: Wait) {
+    let ptx = kernel(asker, wait);
     // The scheme each kernel runs under, so that the addresses do cross its waits.
     let scheme = match wait {
         Wait::None => None,
@@ -132,12 +217,20 @@ fn check(wait: Wait) {
         Some(scheme) => assert!(body.contains(scheme), "{wait:?}: {body}"),
         None => assert!(!body.contains("ptxr_run_"), "{wait:?}: {body}"),
     }
+    let asked = match asker {
+        Asker::Kernel => EXPECTED.to_vec(),
+        Asker::Func => EXPECTED.iter().chain(&EXPECTED_IN_A_FUNC).copied().collect(),
+    };
     let threads = 64;
     let output = run_ok(&ptx, &Launch::threads(threads), &[Buffer::zeroed("u32", threads as usize * WORDS)]);
     for thread in 0..threads as usize {
         let words = &output[0][thread * WORDS..][..WORDS];
-        for (index, (address, forms)) in EXPECTED.iter().enumerate() {
-            assert_eq!(words[index], expected_mask(forms), "{wait:?}, thread {thread}: {address} (bits: {FORMS:?})");
+        for (index, (address, forms)) in asked.iter().enumerate() {
+            assert_eq!(
+                words[index],
+                expected_mask(forms),
+                "{asker:?} asking, {wait:?}, thread {thread}: {address} (bits: {FORMS:?})"
+            );
         }
         // The parameter's generic address reads the parameter: the buffer's own address.
         assert_eq!(words[WORDS - 1], 0, "{wait:?}, thread {thread}: `ld` through the parameter's address");
@@ -146,51 +239,124 @@ fn check(wait: Wait) {
 
 #[test]
 fn every_address_is_in_exactly_its_windows() {
-    check(Wait::None);
+    check(Asker::Kernel, Wait::None);
 }
 
 #[test]
 fn addresses_keep_their_windows_across_a_barrier_in_the_body() {
-    check(Wait::InTheBody);
+    check(Asker::Kernel, Wait::InTheBody);
 }
 
 #[test]
 fn addresses_keep_their_windows_across_a_barrier_in_a_func() {
-    check(Wait::InAFunc);
+    check(Asker::Kernel, Wait::InAFunc);
 }
 
 #[test]
-fn param_and_local_in_a_func_are_reported_unsupported() {
-    // A `.func` does not receive the range of its kernel's parameter storage, so it could not
-    // tell a kernel parameter's address from its own memory.
-    for form in ["param", "local"] {
-        let source = format!(
-            r#"
+fn a_func_finds_every_address_in_exactly_its_windows() {
+    check(Asker::Func, Wait::None);
+}
+
+#[test]
+fn a_func_finds_the_windows_of_addresses_taken_before_a_barrier_in_the_body() {
+    check(Asker::Func, Wait::InTheBody);
+}
+
+#[test]
+fn a_func_finds_the_windows_of_addresses_taken_before_a_barrier_in_a_func() {
+    check(Asker::Func, Wait::InAFunc);
+}
+
+/// Kernel parameters are shared by every thread of the grid (ISA 7.8 section 5.1.6.1): the
+/// address one thread takes is the one its neighbour takes, and lies in the `.param` window for
+/// the neighbour too, asked in a `.func`.
+#[test]
+fn a_kernel_parameter_has_one_address_for_every_thread() {
+    let ptx = format!(
+        r#"
 .version 8.3
 .target sm_90
 .address_size 64
-.func (.param .b32 answer) ask(.param .b64 address)
-{{
-    .reg .u64 %rd<2>;
-    .reg .u32 %r<2>;
-    .reg .pred %p<2>;
-    ld.param.u64 %rd1, [address];
-    isspacep.{form} %p1, %rd1;
-    selp.u32 %r1, 1, 0, %p1;
-    st.param.b32 [answer], %r1;
-    ret;
-}}
+{asking}
 .visible .entry test(.param .u64 output)
 {{
+    .reg .u32 %r<8>;
+    .reg .u64 %rd<20>;
+    .reg .pred %p<2>;
+    .shared .align 8 .b64 taken[64];
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r0, %tid.x;
+    mul.wide.u32 %rd2, %r0, 8;
+    add.u64 %rd3, %rd1, %rd2;
+    mov.u64 %rd4, output;
+    cvta.param.u64 %rd4, %rd4;
+    mov.u64 %rd5, taken;
+    add.u64 %rd6, %rd5, %rd2;
+    st.shared.u64 [%rd6], %rd4;
+    bar.sync 0;
+    add.u32 %r1, %r0, 1;
+    and.b32 %r1, %r1, 63;
+    mul.wide.u32 %rd7, %r1, 8;
+    add.u64 %rd7, %rd5, %rd7;
+    ld.shared.u64 %rd8, [%rd7];
+    {{
+    .param .b64 address;
+    .param .b32 mask;
+    st.param.b64 [address], %rd8;
+    call.uni (mask), ask, (address);
+    ld.param.b32 %r2, [mask];
+    }}
+    setp.eq.u64 %p1, %rd8, %rd4;
+    selp.u32 %r3, 1, 0, %p1;
+    mov.b64 %rd9, {{%r2, %r3}};
+    st.global.u64 [%rd3], %rd9;
     ret;
 }}
-"#
-        );
-        let error = run(&source, &Launch::threads(1), &[Buffer::zeroed("u32", 1)])
-            .expect_err("isspacep in a .func must be refused");
-        assert!(
-            error.contains(&format!("unsupported: `isspacep.{form}` in a `.func`")) && error.contains("on cpu"),
-            "{form}: {error}"
-        );
+"#,
+        asking = asking_funcs()
+    );
+    let threads = 64;
+    let output = run_ok(&ptx, &Launch::threads(threads), &[Buffer::zeroed("u64", threads as usize)]);
+    let expected = expected_mask(&["global", "param"]) | 1 << 32;
+    for (thread, &word) in output[0].iter().enumerate() {
+        assert_eq!(word, expected, "thread {thread}: (same address) << 32 | mask of {FORMS:?}");
     }
+}
+
+/// The same kernels on NVPTX and AMDGPU, where each form is the target's own test (`isspacep`,
+/// the apertures, the kernarg segment): NVPTX writes `isspacep.param` and `cvta.param` (PTX
+/// ISA 7.7, so an sm_80 module is raised from its default 7.0) and ptxas accepts the result;
+/// AMDGPU code objects list the kernel. SPIR-V still refuses `.global`, `.local` and `.param`
+/// (`spirv_execution.rs`).
+#[test]
+fn the_kernels_compile_and_validate_for_nvptx_and_amdgpu() {
+    let Some(validators) = Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-isspacep-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let mut problems = Vec::new();
+    for asker in [Asker::Kernel, Asker::Func] {
+        let source = kernel(asker, Wait::InTheBody).replace(".target sm_90", ".target sm_80");
+        for target in ["nvptx", "amdgpu"] {
+            let name = format!("isspacep_{asker:?}_{target}");
+            match compile(&source, target) {
+                Compiled::Artefact(artefact) => {
+                    if target == "nvptx" {
+                        let text = String::from_utf8_lossy(&artefact);
+                        for needed in [".version 7.7", "isspacep.param", "cvta.param", "mov.b64 %rd"] {
+                            if !text.contains(needed) {
+                                problems.push(format!("{name}: no `{needed}` in\n{text}"));
+                            }
+                        }
+                    }
+                    if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                        problems.push(format!("{name}: {message}"));
+                    }
+                }
+                Compiled::Unsupported(messages) => problems.push(format!("{name}: unsupported {messages:?}")),
+                Compiled::Rejected(message) => problems.push(format!("{name}: rejected {message}")),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -603,3 +603,54 @@ fn isspacep_const_compiles_for_amdgpu() {
         }
     }
 }
+
+/// Kernel parameters' addresses and `isspacep.param` on AMDGPU: a kernel's parameters stay in
+/// the kernarg segment, where LLVM places each explicit argument at the next multiple of its
+/// ABI alignment (`n`: i32 at 0; `blob`: `[12 x i8]` at 4; `half`: i16 at 16; `output`: i64 at
+/// 24), so `mov` of a parameter's name is the segment's address plus that offset, and
+/// `isspacep.param` (in the kernel and in a `.func`) tests the explicit arguments,
+/// `[kernarg.segment.ptr, implicitarg.ptr)`. The code object's metadata must list the same
+/// offsets as the model.
+#[test]
+fn kernel_parameter_addresses_and_isspacep_param_compile_for_amdgpu() {
+    let source = ".version 7.8\n.target sm_80\n.address_size 64\n\
+        .func (.param .b32 answer) ask(.param .b64 address)\n{\n    .reg .pred %p<2>;\n    .reg .b32 %r<2>;\n    \
+        .reg .b64 %rd<2>;\n    ld.param.u64 %rd1, [address];\n    isspacep.param %p1, %rd1;\n    \
+        selp.u32 %r1, 1, 0, %p1;\n    st.param.b32 [answer], %r1;\n    ret;\n}\n\
+        .visible .entry spaces(.param .u32 n, .param .align 8 .b8 blob[12], .param .u16 half, .param .u64 output)\n{\n    \
+        .reg .pred %p<3>;\n    .reg .b32 %r<6>;\n    .reg .b64 %rd<8>;\n    ld.param.u64 %rd1, [output];\n    \
+        mov.u64 %rd2, n;\n    mov.u64 %rd3, blob;\n    ld.param.u32 %r1, [%rd3+8];\n    mov.u64 %rd4, half;\n    \
+        cvta.param.u64 %rd5, %rd4;\n    isspacep.param %p1, %rd5;\n    selp.u32 %r2, 2, 0, %p1;\n    \
+        {\n    .param .b64 address;\n    .param .b32 answer;\n    st.param.b64 [address], %rd5;\n    \
+        call.uni (answer), ask, (address);\n    ld.param.b32 %r3, [answer];\n    }\n    \
+        add.u32 %r1, %r1, %r2;\n    add.u32 %r1, %r1, %r3;\n    st.global.u32 [%rd1], %r1;\n    \
+        st.global.u64 [%rd1+8], %rd2;\n    ret;\n}\n";
+    let model = [("n", 0), ("blob", 4), ("half", 16), ("output", 24)];
+    let ir = String::from_utf8(compile_with(source, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let kernel = ptxr_tests::llvm_function(&ir, "spaces");
+    // The three taken addresses, each the segment's address plus the parameter's offset.
+    for (name, offset) in &model[..3] {
+        let gep = "getelementptr inbounds i8, ptr %";
+        assert!(
+            kernel.lines().any(|line| line.contains(gep) && line.ends_with(&format!(", i64 {offset}"))),
+            "`{name}` at kernarg offset {offset}: {kernel}"
+        );
+    }
+    let function = ptxr_tests::llvm_function(&ir, "ask");
+    for intrinsic in ["@llvm.amdgcn.kernarg.segment.ptr()", "@llvm.amdgcn.implicitarg.ptr()"] {
+        assert!(function.contains(intrinsic), "`isspacep.param` in a `.func` reads {intrinsic}: {function}");
+    }
+    for arch in ["gfx90a", "gfx1100"] {
+        let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+        let options = CompileOptions { target: description, emit: None, optimization: 2 };
+        let code_object =
+            compile_source(source, "spaces", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+        if let Some(notes) = code_object_notes(&code_object.bytes, &format!("param-spaces-{arch}")) {
+            for (name, offset) in model {
+                let listed = format!(".name:           {name}\n        .offset:         {offset}\n");
+                assert!(notes.contains(&listed), "{arch}: `{name}` at {offset}: {notes}");
+            }
+        }
+    }
+}

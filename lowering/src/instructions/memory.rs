@@ -2,10 +2,8 @@
 
 use inkwell::types::BasicType;
 use inkwell::values::BasicValue;
-use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand, OrderedAccess, VariableId};
-use ptxr_frontend::syntax::ast::FunctionKind;
+use ptxr_frontend::ir::{Address, AddressConversion, Destination, Operand, OrderedAccess};
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
-use ptxr_frontend::Span;
 
 use ptxr_intrinsics::address_ranges::AddressRange;
 
@@ -99,9 +97,9 @@ pub fn convert_address(
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let ty = if size_bits == 64 { ScalarType::U64 } else { ScalarType::U32 };
-    // Parameters live in storage that each function allocates, so their addresses are in the
-    // local space.
-    let state_space = if state_space == StateSpace::Param { StateSpace::Local } else { state_space };
+    // A `.param` address is a generic one in a kernel's `.param` window, or the address of the
+    // function's own copy in the local space (`FunctionLowering::parameter_addresses`).
+    let state_space = if state_space == StateSpace::Param { lowering.parameter_addresses() } else { state_space };
     let integer = lowering.read_int(source, ty)?;
     let (from, to) = match direction {
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
@@ -174,35 +172,13 @@ pub fn is_space(
     } else {
         Vec::new()
     };
-    let kernel_parameters = if lowering.shared.target.isspacep_needs_kernel_parameters()
-        && matches!(state_space, StateSpace::Param | StateSpace::Local | StateSpace::Global)
-        && lowering.function.kind == FunctionKind::Entry
-    {
-        Some(kernel_parameter_ranges(lowering, destination.span)?)
-    } else {
-        None
-    };
-    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants, kernel_parameters };
+    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants };
     let inside = lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, &placed).map_err(
         |unsupported| {
             crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
         },
     )?;
     lowering.write(destination, inside.into(), ScalarType::Pred)
-}
-
-/// The storage of each of the kernel's parameters as an address range.
-fn kernel_parameter_ranges<'ctx>(
-    lowering: &FunctionLowering<'_, 'ctx>,
-    span: Span,
-) -> LoweringResult<Vec<AddressRange<'ctx>>> {
-    let function = lowering.function;
-    let mut ranges = Vec::new();
-    for &index in &function.parameters {
-        let start = lowering.storage(VariableId::Local(index), span)?;
-        ranges.push(AddressRange { start, bytes: function.variable(index).size_bytes() });
-    }
-    Ok(ranges)
 }
 
 /// Every `.const` variable of the module as an address range: those at module scope, and

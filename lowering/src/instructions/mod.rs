@@ -20,7 +20,7 @@ mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
-mod stack;
+pub(crate) mod stack;
 mod support;
 mod synchronization;
 mod vector;

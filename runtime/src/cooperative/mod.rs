@@ -28,7 +28,7 @@ pub use resumable::{
     ptxr_resumable_barrier, ptxr_resumable_frame, ptxr_resumable_mbarrier_wait, ptxr_resumable_result,
     ptxr_resumable_started, ptxr_resumable_warp_collective, ptxr_run_resumable_block,
 };
-pub(crate) use scheduler::fail;
+pub(crate) use scheduler::{fail, THREAD_STACK_BYTES};
 pub use scheduler::{
     ptxr_barrier, ptxr_exit_thread, ptxr_global_timer, ptxr_mbarrier_wait, ptxr_nanosleep, ptxr_run_cooperative_block,
     ptxr_stopped, ptxr_thread_exited, ptxr_trap, ptxr_warp_collective, take_block_failure,
@@ -54,6 +54,8 @@ pub fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (runtime_function::WARP_COLLECTIVE, ptxr_warp_collective as *const () as usize),
         (runtime_function::TRAP, ptxr_trap as *const () as usize),
         (runtime_function::SLEEP, ptxr_nanosleep as *const () as usize),
+        (runtime_function::STACK_FLOOR, crate::stack_floor::ptxr_stack_floor as *const () as usize),
+        (runtime_function::STACK_OVERFLOW, crate::stack_floor::ptxr_stack_overflow as *const () as usize),
         (runtime_function::GLOBAL_TIMER, ptxr_global_timer as *const () as usize),
         (runtime_function::RUN_RESUMABLE_BLOCK, ptxr_run_resumable_block as *const () as usize),
         (runtime_function::RESUMABLE_FRAME, ptxr_resumable_frame as *const () as usize),

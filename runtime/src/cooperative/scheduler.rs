@@ -3,7 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use corosensei::stack::DefaultStack;
+use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use super::block::{arrive, Block, Lane, Wait, BARRIERS, CURRENT_BLOCK};
@@ -11,7 +11,7 @@ use crate::abi::{barrier_operation, BlockContext, ThreadEntry};
 
 /// Each PTX thread's stack: its registers live in the compiled code's frames there. Address
 /// space is reserved, and pages are touched only as deep as the kernel goes.
-const THREAD_STACK_BYTES: usize = 256 << 10;
+pub(crate) const THREAD_STACK_BYTES: usize = 256 << 10;
 
 thread_local! {
     /// Set by `exit` inside a function until the kernel body takes it (`ptxr_thread_exited`).
@@ -50,6 +50,8 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(
     let mut block = Block::new(count);
     let block_pointer: *mut Block = &mut block;
     let mut coroutines = Vec::with_capacity(count);
+    // The low end of each thread's stack, for its `alloca`s (`stack_floor`).
+    let mut floors = Vec::with_capacity(count);
     for index in 0..count {
         let stack = match STACKS
             .with(|stacks| stacks.borrow_mut().pop())
@@ -61,6 +63,7 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(
                 return;
             }
         };
+        floors.push(stack.limit().get());
         let x = (index % size_x as usize) as u32;
         let y = (index / size_x as usize % size_y as usize) as u32;
         let z = (index / (size_x as usize * size_y as usize)) as u32;
@@ -76,9 +79,11 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(
     }
 
     let previous = CURRENT_BLOCK.with(|current| current.replace(block_pointer));
+    let worker_floor = crate::stack_floor::ptxr_stack_floor();
     // SAFETY: only this thread touches the block; coroutines run one at a time and access it
     // through the same pointer while the scheduler is suspended in `resume`.
-    unsafe { schedule(block_pointer, &mut coroutines) };
+    unsafe { schedule(block_pointer, &mut coroutines, &floors) };
+    crate::stack_floor::restore(worker_floor);
     CURRENT_BLOCK.with(|current| current.set(previous));
 
     for mut coroutine in coroutines {
@@ -93,7 +98,8 @@ pub unsafe extern "C" fn ptxr_run_cooperative_block(
 }
 
 /// Runs threads until all have exited, completing barriers and collectives between rounds.
-unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), DefaultStack>]) {
+/// Each thread runs with its own stack's floor, `floors[index]`, for its `alloca`s.
+unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), DefaultStack>], floors: &[usize]) {
     loop {
         for (index, coroutine) in coroutines.iter_mut().enumerate() {
             // SAFETY: see `ptxr_run_cooperative_block`; no reference into the block is held
@@ -104,6 +110,7 @@ unsafe fn schedule(block: *mut Block, coroutines: &mut [Coroutine<(), (), (), De
                 }
                 (*block).current = index;
             }
+            crate::stack_floor::set(floors[index]);
             if let CoroutineResult::Return(()) = coroutine.resume(()) {
                 // SAFETY: as above.
                 unsafe { (&mut (*block).lanes)[index].wait = Wait::Exited };

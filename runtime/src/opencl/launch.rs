@@ -19,8 +19,8 @@ use opencl3::types::{cl_bool, CL_TRUE};
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
 use crate::abi::opencl::{
-    STOPPED_BY_ASSERTION, STOPPED_BY_CALL_OF_NO_FUNCTION, STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK,
-    TRAP_STATUS_KERNEL,
+    STACK_BYTES_PER_WORK_ITEM, STOPPED_BY_ASSERTION, STOPPED_BY_CALL_OF_NO_FUNCTION,
+    STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK, STOPPED_BY_STACK_OVERFLOW, TRAP_STATUS_KERNEL,
 };
 use crate::error::RuntimeError;
 use crate::launch::PreparedLaunch;
@@ -222,6 +222,14 @@ impl PreparedLaunch {
                 return Err(RuntimeError::Launch {
                     message: "a thread reached a barrier whose thread count is not the block's (on OpenCL a barrier takes the whole work-group)"
                         .to_string(),
+                })
+            }
+            STOPPED_BY_STACK_OVERFLOW => {
+                return Err(RuntimeError::Launch {
+                    message: format!(
+                        "a thread's `alloca` needed more than the {} KiB of private memory that ptxr gives each work-item's `alloca`s on OpenCL",
+                        STACK_BYTES_PER_WORK_ITEM >> 10
+                    ),
                 })
             }
             _ => return Err(RuntimeError::Launch { message: "the kernel executed `trap`".to_string() }),
