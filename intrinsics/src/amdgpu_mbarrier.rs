@@ -13,7 +13,7 @@ use inkwell::values::IntValue;
 use ptxr_frontend::ir::MbarrierWait;
 
 use crate::declare::call_intrinsic_or_void;
-use crate::mbarrier::{Mbarrier, ObjectInMemory};
+use crate::mbarrier::{poll_try_wait, Mbarrier, ObjectInMemory};
 use crate::{Site, Unsupported};
 
 const OBJECT: ObjectInMemory<'static> = ObjectInMemory { scope: "workgroup" };
@@ -21,38 +21,13 @@ const OBJECT: ObjectInMemory<'static> = ObjectInMemory { scope: "workgroup" };
 /// Polls of `try_wait` before it answers false.
 const TRY_WAIT_POLLS: u64 = 64;
 
-fn failed(error: inkwell::builder::BuilderError) -> Unsupported {
-    Unsupported { what: format!("`mbarrier.try_wait` ({error})") }
-}
-
 pub fn lower<'ctx>(site: &Site<'_, 'ctx>, operation: &Mbarrier<'ctx>) -> Result<Option<IntValue<'ctx>>, Unsupported> {
     let Mbarrier::TestWait { object, wait: MbarrierWait::Try, parity, phase, .. } = operation else {
         return OBJECT.lower(site, operation);
     };
-    let context = site.context;
-    let builder = site.builder;
-    let i32_type = context.i32_type();
-    let entry = builder.get_insert_block().ok_or_else(|| Unsupported { what: "an unpositioned builder".into() })?;
-    let poll = context.append_basic_block(site.function, "mbarrier.poll");
-    let sleep = context.append_basic_block(site.function, "mbarrier.sleep");
-    let done = context.append_basic_block(site.function, "mbarrier.polled");
-    builder.build_unconditional_branch(poll).map_err(failed)?;
-    builder.position_at_end(poll);
-    let polls = builder.build_phi(i32_type, "mbarrier.polls").map_err(failed)?;
-    let complete = OBJECT.is_complete(site, *object, *parity, *phase)?;
-    let poll_end = builder.get_insert_block().unwrap_or(poll);
-    builder.build_conditional_branch(complete, done, sleep).map_err(failed)?;
-    builder.position_at_end(sleep);
-    call_intrinsic_or_void(site, "llvm.amdgcn.s.sleep", &[i32_type.const_int(1, false).into()])?;
-    let count = polls.as_basic_value().into_int_value();
-    let next = builder.build_int_add(count, i32_type.const_int(1, false), "").map_err(failed)?;
-    let more = builder
-        .build_int_compare(inkwell::IntPredicate::ULT, next, i32_type.const_int(TRY_WAIT_POLLS, false), "")
-        .map_err(failed)?;
-    builder.build_conditional_branch(more, poll, done).map_err(failed)?;
-    polls.add_incoming(&[(&i32_type.const_zero(), entry), (&next, sleep)]);
-    builder.position_at_end(done);
-    let result = builder.build_phi(context.bool_type(), "mbarrier.complete").map_err(failed)?;
-    result.add_incoming(&[(&complete, poll_end), (&context.bool_type().const_zero(), sleep)]);
-    Ok(Some(result.as_basic_value().into_int_value()))
+    let sleep = |site: &Site<'_, 'ctx>| {
+        call_intrinsic_or_void(site, "llvm.amdgcn.s.sleep", &[site.context.i32_type().const_int(1, false).into()])
+            .map(|_| ())
+    };
+    poll_try_wait(&OBJECT, site, *object, *parity, *phase, TRY_WAIT_POLLS, &sleep).map(Some)
 }

@@ -30,9 +30,12 @@ mod nvptx_mbarrier;
 mod printf_arguments;
 mod resumable;
 mod site;
+mod software_barrier;
 mod spirv;
 mod spirv_atomic_addresses;
+mod spirv_barrier;
 pub mod spirv_clock;
+mod spirv_mbarrier;
 mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;
@@ -102,8 +105,8 @@ pub enum StopReason {
     /// An indirect call's function identifier names no function of the call's type
     /// ([`FunctionAddresses::Identifiers`]).
     CallOfNoFunction,
-    /// A counted barrier's thread count is not the block's, where counted barriers can only be
-    /// the whole block's (`Target::counted_barriers_take_the_whole_block`).
+    /// A counted `bar.red`'s thread count is not the block's, where counted reductions can only
+    /// be the whole block's (`Target::counted_barriers_of_the_whole_block_are_block_barriers`).
     CountedBarrierOfPartOfTheBlock,
     /// An `alloca` would take the thread's stack past its bound ([`StackBound`]).
     StackOverflow,
@@ -400,12 +403,15 @@ pub trait Target {
         self.trap(site)
     }
 
-    /// Whether counted barriers (`bar.sync a, b`, `bar.red` with a count) can only be the whole
-    /// block's barrier: lowering then checks at run time that the count is the block's thread
-    /// count, lowers the barrier without it, and otherwise stops
-    /// ([`StopReason::CountedBarrierOfPartOfTheBlock`]). SPIR-V: OpenCL's barrier takes every
-    /// work-item of the group, and work-items waiting on a counter would hold up the others.
-    fn counted_barriers_take_the_whole_block(&self) -> bool {
+    /// Whether counted barriers (`bar.sync a, b`, `bar.red` with a count) whose count is the
+    /// block's thread count should be the block's hardware barrier: lowering then checks the
+    /// count at run time and lowers the barrier without it when it is the block's. Otherwise a
+    /// `bar.red` stops ([`StopReason::CountedBarrierOfPartOfTheBlock`]) and a `bar.sync` keeps its
+    /// count (the target's software barrier); in a module with `bar.arrive`, whose arrivals only
+    /// the software barrier counts, every counted `bar.sync` keeps its count. SPIR-V: OpenCL's
+    /// barrier is exact and needs no forward progress between work-items, while the software
+    /// barrier does (W0904), and OpenCL's work-group reductions take every work-item.
+    fn counted_barriers_of_the_whole_block_are_block_barriers(&self) -> bool {
         false
     }
 
@@ -498,6 +504,15 @@ pub trait Target {
     /// its own wave makes later in divergent code: the GPUs without independent thread
     /// scheduling. Lowering then warns (W0903). Only AMDGPU says yes.
     fn mbarrier_waits_may_hang(&self) -> bool {
+        false
+    }
+
+    /// Whether the work-items of a block may never let each other run while one of them polls
+    /// memory for another's progress: OpenCL promises no forward progress within a work-group
+    /// (Intel's CPU runtime runs work-items one after another between barriers), so `mbarrier`
+    /// waits in a loop, and the software barriers where the target has them, can hang. Lowering
+    /// then warns (W0904). Only SPIR-V says yes.
+    fn polling_waits_may_hang(&self) -> bool {
         false
     }
 

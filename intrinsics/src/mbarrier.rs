@@ -48,6 +48,14 @@ pub enum Mbarrier<'ctx> {
         phase: IntValue<'ctx>,
         suspend_time_hint: Option<IntValue<'ctx>>,
     },
+    /// `cp.async.mbarrier.arrive`: an arrival of one, at once (ptxr's `cp.async` copies are
+    /// complete when it returns), after raising the pending count by one when `increment`
+    /// (without `.noinc`), which leaves the object as it was. Returns nothing.
+    CopyAsyncArrive {
+        state_space: StateSpace,
+        object: PointerValue<'ctx>,
+        increment: bool,
+    },
     /// Returns the pending count (i32) recorded in `state`.
     PendingCount {
         state: IntValue<'ctx>,
@@ -94,6 +102,25 @@ impl ObjectInMemory<'_> {
                     None => i64_type.const_int(1, false),
                 };
                 self.arrive(site, *object, count, *drop).map(Some)
+            }
+            Mbarrier::CopyAsyncArrive { object, increment: false, .. } => {
+                self.arrive(site, *object, i64_type.const_int(1, false), false)?;
+                Ok(None)
+            }
+            Mbarrier::CopyAsyncArrive { object, increment: true, .. } => {
+                // One more pending arrival, then one arrival: the counts and the phase stay,
+                // but the pair is still a release on the object, which the arrival that
+                // completes the phase acquires, so that the copies' writes reach the waiters.
+                atomics::read_modify_write(
+                    site,
+                    atomics::ReadModifyWrite::Or,
+                    *object,
+                    i64_type.const_zero().into(),
+                    MemoryOrdering::AcquireRelease,
+                    self.scope,
+                    8,
+                )?;
+                Ok(None)
             }
             Mbarrier::TestWait { object, parity, phase, .. } => {
                 self.is_complete(site, *object, *parity, *phase).map(Some)
@@ -202,6 +229,47 @@ impl ObjectInMemory<'_> {
         let waited = builder.build_and(waited, mask, "").map_err(failed)?;
         builder.build_int_compare(IntPredicate::NE, current, waited, "mbarrier.complete").map_err(failed)
     }
+}
+
+/// `try_wait` on targets whose threads cannot suspend in a runtime: it polls the object up to
+/// `polls` times, calling `pause` between polls, and answers false when the phase is still
+/// incomplete, as PTX allows once a time limit has passed (section 9.7.12.13.11): the
+/// program's own loop then tries again. Returns whether the phase has completed (i1).
+pub fn poll_try_wait<'ctx>(
+    object_in_memory: &ObjectInMemory<'_>,
+    site: &Site<'_, 'ctx>,
+    object: PointerValue<'ctx>,
+    parity: bool,
+    phase: IntValue<'ctx>,
+    polls: u64,
+    pause: &dyn Fn(&Site<'_, 'ctx>) -> Result<(), Unsupported>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let context = site.context;
+    let builder = site.builder;
+    let i32_type = context.i32_type();
+    let entry = builder.get_insert_block().ok_or_else(|| Unsupported { what: "an unpositioned builder".into() })?;
+    let poll = context.append_basic_block(site.function, "mbarrier.poll");
+    let pause_block = context.append_basic_block(site.function, "mbarrier.pause");
+    let done = context.append_basic_block(site.function, "mbarrier.polled");
+    builder.build_unconditional_branch(poll).map_err(failed)?;
+    builder.position_at_end(poll);
+    let count = builder.build_phi(i32_type, "mbarrier.polls").map_err(failed)?;
+    let complete = object_in_memory.is_complete(site, object, parity, phase)?;
+    let poll_end = builder.get_insert_block().unwrap_or(poll);
+    builder.build_conditional_branch(complete, done, pause_block).map_err(failed)?;
+    builder.position_at_end(pause_block);
+    pause(site)?;
+    let polled = count.as_basic_value().into_int_value();
+    let next = builder.build_int_add(polled, i32_type.const_int(1, false), "").map_err(failed)?;
+    let more =
+        builder.build_int_compare(IntPredicate::ULT, next, i32_type.const_int(polls, false), "").map_err(failed)?;
+    let pause_end = builder.get_insert_block().unwrap_or(pause_block);
+    builder.build_conditional_branch(more, poll, done).map_err(failed)?;
+    count.add_incoming(&[(&i32_type.const_zero(), entry), (&next, pause_end)]);
+    builder.position_at_end(done);
+    let result = builder.build_phi(context.bool_type(), "mbarrier.complete").map_err(failed)?;
+    result.add_incoming(&[(&complete, poll_end), (&context.bool_type().const_zero(), pause_end)]);
+    Ok(result.as_basic_value().into_int_value())
 }
 
 /// The phase number (i32) of an object or state (i64).

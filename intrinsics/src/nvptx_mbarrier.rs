@@ -87,6 +87,15 @@ pub fn lower<'ctx>(site: &Site<'_, 'ctx>, operation: &Mbarrier<'ctx>) -> Result<
                 .map_err(failed)
                 .map(Some)
         }
+        Mbarrier::CopyAsyncArrive { state_space, object, increment } => {
+            let base = if *increment {
+                "llvm.nvvm.cp.async.mbarrier.arrive"
+            } else {
+                "llvm.nvvm.cp.async.mbarrier.arrive.noinc"
+            };
+            call_intrinsic_or_void(site, &intrinsic(base, *state_space), &[(*object).into()])?;
+            Ok(None)
+        }
         Mbarrier::PendingCount { state } => {
             call_intrinsic(site, "llvm.nvvm.mbarrier.pending.count", &[], &[(*state).into()])
                 .map(|value| Some(value.into_int_value()))

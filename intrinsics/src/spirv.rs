@@ -24,7 +24,7 @@ const LOCAL_AND_GLOBAL_MEMORY_FENCE: u64 = 0x1 | 0x2;
 
 /// LLVM's `spir_kernel` and `spir_func` calling conventions.
 const SPIR_KERNEL: u32 = 76;
-const SPIR_FUNC: u32 = 75;
+pub(crate) const SPIR_FUNC: u32 = 75;
 
 /// Whether an OpenCL builtin is one that a whole work-group reaches together (`barrier`, the
 /// `work_group_*` functions), which must be `convergent`.
@@ -54,6 +54,25 @@ impl Spirv {
             .map_err(|error| Unsupported { what: format!("a call to {mangled_name} ({error})") })?;
         call.set_call_convention(SPIR_FUNC);
         Ok(call.try_as_basic_value().basic())
+    }
+
+    /// `get_local_id(dimension)`, truncated to 32 bits.
+    pub(crate) fn local_id<'ctx>(&self, site: &Site<'_, 'ctx>, dimension: u32) -> Result<IntValue<'ctx>, Unsupported> {
+        self.work_item_builtin(site, "_Z12get_local_idj", dimension)
+    }
+
+    /// OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
+    /// memories, as `bar.sync` orders shared and global accesses of the block.
+    pub(crate) fn work_group_barrier(&self, site: &Site<'_, '_>) -> Result<(), Unsupported> {
+        let i32_type = site.context.i32_type();
+        let fence = i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false);
+        self.call_builtin(
+            site,
+            "_Z7barrierj",
+            site.context.void_type().fn_type(&[i32_type.into()], false),
+            &[fence.into()],
+        )?;
+        Ok(())
     }
 
     /// Calls `size_t NAME(uint dimension)` and truncates the result to 32 bits.
@@ -101,9 +120,12 @@ impl Target for Spirv {
     fn finish_kernel<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
-        _parameters: &KernelParameters<'ctx>,
+        parameters: &KernelParameters<'ctx>,
     ) -> Result<(), Unsupported> {
         site.function.set_call_conventions(SPIR_KERNEL);
+        if parameters.counted_barriers {
+            crate::spirv_barrier::reset_counted_barriers(site, self)?;
+        }
         // Where there are sub-groups, they are PTX's warps of 32, for collectives and %laneid alike.
         if spirv_subgroup::available(site) {
             spirv_subgroup::require_warp_size(site, site.function);
@@ -200,17 +222,10 @@ impl Target for Spirv {
 
     fn mbarrier<'ctx>(
         &self,
-        _site: &Site<'_, 'ctx>,
-        _operation: &crate::mbarrier::Mbarrier<'ctx>,
+        site: &Site<'_, 'ctx>,
+        operation: &crate::mbarrier::Mbarrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        // Intel's CPU OpenCL runs a work-group's work-items as loops between barriers, so a
-        // work-item spinning on `test_wait` never lets the others arrive, and OpenCL has no
-        // wait on a memory word that would let it; nothing exact is left to lower to.
-        Err(Unsupported {
-            what: "`mbarrier`: OpenCL lets a work-item wait for others only at `barrier`, which every \
-                   work-item reaches; a wait for their arrivals hangs where work-groups run as loops"
-                .into(),
-        })
+        crate::spirv_mbarrier::lower(site, operation)
     }
 
     fn barrier<'ctx>(
@@ -218,28 +233,29 @@ impl Target for Spirv {
         site: &Site<'_, 'ctx>,
         barrier: &Barrier<'ctx>,
     ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
-        if barrier.operation == BarrierOperation::Arrive || barrier.thread_count.is_some() {
-            // A software barrier would need the waiting work-items to let the others run, which
-            // OpenCL does not promise within a work-group (Intel's CPU runtime runs them one
-            // after another between barriers), and OpenCL's barrier needs the whole group, at
-            // one program point, which `bar.arrive` and the `bar.sync` it pairs with are not.
-            // Lowering checks a count against the block's before it gets here
-            // (`counted_barriers_take_the_whole_block`) and passes none.
-            return Err(Unsupported {
-                what: "OpenCL's work-group barrier takes every work-item at one program point, and work-items waiting on a counter would hold up the rest of their group"
-                    .to_string(),
-            });
+        match (barrier.operation, barrier.thread_count) {
+            (BarrierOperation::Arrive, None) => {
+                return Err(Unsupported { what: "`bar.arrive` without a thread count".into() });
+            }
+            (BarrierOperation::Arrive, Some(count)) => {
+                crate::spirv_barrier::counted(site, self, barrier.barrier, count, false)?;
+                return Ok(None);
+            }
+            (BarrierOperation::Sync, Some(count)) => {
+                crate::spirv_barrier::counted(site, self, barrier.barrier, count, true)?;
+                return Ok(None);
+            }
+            (_, Some(_)) => {
+                // Lowering checks a reduction's count against the block's before it gets here
+                // and passes none.
+                return Err(Unsupported {
+                    what: "`bar.red` with a thread count of part of the block (OpenCL's work-group reductions take every work-item)".into(),
+                });
+            }
+            (_, None) => {}
         }
-        // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): execution and both
-        // memories, as `bar.sync` orders shared and global accesses of the block.
+        self.work_group_barrier(site)?;
         let i32_type = site.context.i32_type();
-        let fence = i32_type.const_int(LOCAL_AND_GLOBAL_MEMORY_FENCE, false);
-        self.call_builtin(
-            site,
-            "_Z7barrierj",
-            site.context.void_type().fn_type(&[i32_type.into()], false),
-            &[fence.into()],
-        )?;
         // `bar.red` is that barrier, then a reduction over the work-group: OpenCL 2.0's
         // work-group functions (SPIR-V OpGroupAll, OpGroupAny, OpGroupIAdd at Workgroup scope),
         // which every work-item of the group reaches together, as PTX requires of `bar.red`.
@@ -332,7 +348,11 @@ impl Target for Spirv {
         crate::spirv_trap::stop(site, flag)
     }
 
-    fn counted_barriers_take_the_whole_block(&self) -> bool {
+    fn polling_waits_may_hang(&self) -> bool {
+        true
+    }
+
+    fn counted_barriers_of_the_whole_block_are_block_barriers(&self) -> bool {
         true
     }
 

@@ -51,6 +51,8 @@ pub struct ModuleContext<'a, 'ctx> {
     pub collectives_in_functions: bool,
     /// Whether any function uses `bar.arrive` or a barrier with a thread count.
     pub counted_barriers: bool,
+    /// Whether any function uses `bar.arrive`.
+    pub barrier_arrivals: bool,
 }
 
 /// Lowers a checked module for one target: the LLVM module and the warnings about it on that
@@ -109,6 +111,7 @@ pub fn lower<'ctx>(
         },
         collectives_in_functions: functions_use_collectives(ptx),
         counted_barriers: first_counted_barrier(ptx).is_some(),
+        barrier_arrivals: has_barrier_arrivals(ptx),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -525,6 +528,18 @@ pub fn first_counted_barrier(ptx: &ir::Module) -> Option<&ir::GuardedInstruction
     })
 }
 
+/// Whether a barrier operation is one of `bar.red`'s.
+pub fn is_reduction(operation: ir::BarrierOperation) -> bool {
+    !matches!(operation, ir::BarrierOperation::Sync | ir::BarrierOperation::Arrive)
+}
+
+/// Whether any function uses `bar.arrive`.
+fn has_barrier_arrivals(ptx: &ir::Module) -> bool {
+    instructions(ptx.functions.iter()).any(|instruction| {
+        matches!(instruction.instruction, ir::Instruction::Barrier { operation: ir::BarrierOperation::Arrive, .. })
+    })
+}
+
 /// The first `mbarrier.test_wait` or `mbarrier.try_wait`, in file order.
 pub fn first_mbarrier_wait(ptx: &ir::Module) -> Option<&ir::GuardedInstruction> {
     instructions(ptx.functions.iter())
@@ -563,14 +578,15 @@ fn stops_on_call(function: &ir::Function) -> bool {
 
 /// Whether `instruction` may stop the thread through a check that lowering adds on `target`:
 /// an indirect call whose identifier names no function (`FunctionAddresses::Identifiers`), or a
-/// counted barrier whose count is not the block's (`counted_barriers_take_the_whole_block`).
+/// counted `bar.red` whose count is not the block's
+/// (`counted_barriers_of_the_whole_block_are_block_barriers`).
 fn stops_by_lowering(instruction: &ir::Instruction, target: &dyn Target) -> bool {
     match instruction {
         ir::Instruction::CallIndirect { .. } => {
             target.function_addresses() == ptxr_intrinsics::FunctionAddresses::Identifiers
         }
         ir::Instruction::Barrier { operation, thread_count: Some(_), .. } => {
-            *operation != ir::BarrierOperation::Arrive && target.counted_barriers_take_the_whole_block()
+            is_reduction(*operation) && target.counted_barriers_of_the_whole_block_are_block_barriers()
         }
         ir::Instruction::StackAllocate { .. } => target.stack_bound() != ptxr_intrinsics::StackBound::Unchecked,
         // Not a stop, but a use of the private stack, which `.func`s reach beside the stop flag.

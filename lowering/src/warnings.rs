@@ -17,10 +17,16 @@ pub fn target_warnings(ptx: &ir::Module, target: &dyn Target, machine: &TargetMa
         if target.counted_barriers_may_hang(&processor, &features) {
             warnings.push(counted_barriers_may_hang(barrier, &processor));
         }
+        if target.polling_waits_may_hang() {
+            warnings.push(counted_barriers_without_forward_progress(barrier));
+        }
     }
     if let Some(wait) = first_mbarrier_wait(ptx) {
         if target.mbarrier_waits_may_hang() {
             warnings.push(mbarrier_waits_may_hang(wait, &processor));
+        }
+        if target.polling_waits_may_hang() {
+            warnings.push(mbarrier_waits_without_forward_progress(wait));
         }
     }
     warnings
@@ -55,5 +61,48 @@ fn mbarrier_waits_may_hang(wait: &ir::GuardedInstruction, processor: &str) -> Di
     )
     .with_help(
         "arrive before waiting in every thread, or let the waiting and arriving threads belong to different warps",
+    )
+}
+
+/// W0904, at the module's first counted barrier, once, where work-items of a group need not
+/// let each other run (SPIR-V).
+fn counted_barriers_without_forward_progress(barrier: &ir::GuardedInstruction) -> Diagnostic {
+    Diagnostic::warning(Code::WaitsWithoutForwardProgress, "counted barriers of part of the block may hang on SPIR-V")
+        .with_primary(
+            barrier.span,
+            format!(
+                "`{}` uses a software barrier in a module with `bar.arrive`, or where its count is not the block's",
+                barrier.spelling
+            ),
+        )
+        .with_note(
+            "`bar.sync a, b` of part of the block (any counted `bar.sync` in a module with `bar.arrive`) \
+         polls a counter in shared memory until `b` threads have arrived; OpenCL promises no forward \
+         progress between the work-items of a work-group, and Intel's CPU runtime runs them one after \
+         another between barriers, so there it ends only when every other arrival comes from a \
+         work-item with a lower id",
+        )
+        .with_help(
+            "give the barrier the block's thread count, or let the arriving (`bar.arrive`) warps have \
+         lower thread ids than the one waiting thread",
+        )
+}
+
+/// W0904, at the module's first `mbarrier` wait, once, where work-items of a group need not
+/// let each other run (SPIR-V).
+fn mbarrier_waits_without_forward_progress(wait: &ir::GuardedInstruction) -> Diagnostic {
+    Diagnostic::warning(
+        Code::WaitsWithoutForwardProgress,
+        "mbarrier waits may hang on SPIR-V when a work-item loops until others arrive",
+    )
+    .with_primary(wait.span, format!("`{}` polls the object, which lets no other work-item run", wait.spelling))
+    .with_note(
+        "OpenCL promises no forward progress between the work-items of a work-group: Intel's CPU \
+         runtime runs them one after another between barriers, so a loop on a failed test ends \
+         only when every arrival it waits for comes from a work-item with a lower id",
+    )
+    .with_help(
+        "arrive, then meet at `bar.sync`, then test: a test after a barrier that the arrivals \
+         precede needs no loop",
     )
 }

@@ -76,6 +76,9 @@ fn ptx_target(ptx: &str) -> String {
 /// collectives); those modules get the universal rules of their SPIR-V version. A module that
 /// declared the `Float16` capability would fail here: OpenCL grants it only through the
 /// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
+/// Modules with 64-bit atomics (`atom.b64`, the `mbarrier` object) declare `Int64Atomics`, which
+/// OpenCL grants through the `cl_khr_int64_base_atomics` extension (Intel's runtime has it) and
+/// OpenCL 2.2's environment therefore refuses: they get the universal rules of their version.
 pub fn spirv_environment(binary: &[u8]) -> String {
     let word = |index: usize| {
         binary
@@ -83,11 +86,32 @@ pub fn spirv_environment(binary: &[u8]) -> String {
             .map_or(0, |bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     };
     let (major, minor) = ((word(1) >> 16) & 0xff, (word(1) >> 8) & 0xff);
-    if (major, minor) <= (1, 2) {
+    if (major, minor) <= (1, 2) && !declares_int64_atomics(binary) {
         "opencl2.2".to_string()
     } else {
         format!("spv{major}.{minor}")
     }
+}
+
+/// Whether a SPIR-V module declares the `Int64Atomics` capability (12): an `OpCapability`
+/// (opcode 17, two words) among the instructions after the five-word header.
+fn declares_int64_atomics(binary: &[u8]) -> bool {
+    const OP_CAPABILITY_WITH_ONE_OPERAND: u32 = (2 << 16) | 17;
+    const INT64_ATOMICS: u32 = 12;
+    let words: Vec<u32> =
+        binary.chunks_exact(4).map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])).collect();
+    let mut index = 5;
+    while let Some(&first) = words.get(index) {
+        if first == OP_CAPABILITY_WITH_ONE_OPERAND && words.get(index + 1) == Some(&INT64_ATOMICS) {
+            return true;
+        }
+        let length = (first >> 16) as usize;
+        if length == 0 {
+            return false;
+        }
+        index += length;
+    }
+    false
 }
 
 /// Runs `spirv-val --target-env environment` on `binary`, written to a temporary file named

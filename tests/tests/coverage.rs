@@ -436,6 +436,12 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rl<2>",
                 "mbarrier.init.shared.b64 [barrier_object], 2; mbarrier.arrive_drop.shared.b64 _, [barrier_object]; mbarrier.arrive.shared.b64 %rl1, [barrier_object]; mbarrier.test_wait.parity.shared.b64 %p1, [barrier_object], 0; mbarrier.inval.shared.b64 [barrier_object]; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1",
             ),
+            form_with(
+                "cp.async.mbarrier.arrive{.noinc}",
+                ".shared .align 8 .b64 barrier_object;",
+                ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rl<2>",
+                "mbarrier.init.shared.b64 [barrier_object], 2; cp.async.mbarrier.arrive.shared.b64 [barrier_object]; cp.async.mbarrier.arrive.noinc.shared.b64 [barrier_object]; mbarrier.arrive.shared.b64 %rl1, [barrier_object]; mbarrier.test_wait.shared.b64 %p1, [barrier_object], %rl1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1",
+            ),
         ],
     ),
     (

@@ -35,6 +35,16 @@ impl Model {
         before
     }
 
+    /// `cp.async.mbarrier.arrive` once the thread's copies are complete (section 9.7.12.13.10):
+    /// without `.noinc` (`increment`) the pending count is raised by one before the arrive-on
+    /// operation of one; with `.noinc` it is that arrive-on operation alone.
+    fn copy_arrive(&mut self, increment: bool) {
+        if increment {
+            self.pending += 1;
+        }
+        self.arrive(1, false);
+    }
+
     /// `test_wait` on a state of phase `phase`: whether that phase has completed.
     fn complete(&self, phase: u32) -> bool {
         self.phase != phase
@@ -370,5 +380,173 @@ fn a_consumer_warp_waits_for_the_producer_warp_that_exits_after_arriving() {
     for threads in [33, 64] {
         let result = run_ok(&ptx, &Launch::threads(threads), &[Buffer::zeroed("u32", 1)]);
         assert_eq!(result[0], [7], "{threads} threads");
+    }
+}
+
+/// One thread: `cp.async` copies a word into shared memory, then `cp.async.mbarrier.arrive`
+/// with and without `.noinc` (on the `.shared` object, through `.shared::cta` and through its
+/// generic address) between ordinary arrivals. Writes the pending counts of three states, four
+/// tests, and the copied word.
+const COPY_ARRIVALS: &str = r#"
+.visible .entry copy_arrivals(.param .u64 input, .param .u64 output)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<10>;
+    .reg .pred %p<6>;
+    .shared .align 8 .b64 object;
+    .shared .align 4 .u32 tile[4];
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    cvta.shared.u64 %rd9, object;
+    mbarrier.init.shared.b64 [object], 2;
+    cp.async.ca.shared.global [tile], [%rd1], 4;
+    cp.async.mbarrier.arrive.shared.b64 [object];
+    mbarrier.test_wait.parity.shared.b64 %p1, [object], 0;
+    mbarrier.arrive.noComplete.shared.b64 %rd3, [object], 1;
+    mbarrier.pending_count.b64 %r1, %rd3;
+    cp.async.mbarrier.arrive.noinc.shared::cta.b64 [object];
+    mbarrier.test_wait.shared.b64 %p2, [object], %rd3;
+    cp.async.mbarrier.arrive.b64 [%rd9];
+    mbarrier.arrive.shared.b64 %rd4, [object];
+    mbarrier.pending_count.b64 %r2, %rd4;
+    cp.async.mbarrier.arrive.noinc.b64 [%rd9];
+    mbarrier.test_wait.shared.b64 %p3, [object], %rd4;
+    mbarrier.arrive.shared.b64 %rd5, [object];
+    mbarrier.pending_count.b64 %r3, %rd5;
+    mbarrier.test_wait.parity.shared.b64 %p4, [object], 1;
+    cp.async.wait_all;
+    ld.shared.u32 %r4, [tile];
+    selp.u32 %r5, 1, 0, %p1;
+    selp.u32 %r6, 1, 0, %p2;
+    selp.u32 %r7, 1, 0, %p3;
+    selp.u32 %r8, 1, 0, %p4;
+    st.global.u32 [%rd2], %r1;
+    st.global.u32 [%rd2+4], %r2;
+    st.global.u32 [%rd2+8], %r3;
+    st.global.u32 [%rd2+12], %r5;
+    st.global.u32 [%rd2+16], %r6;
+    st.global.u32 [%rd2+20], %r7;
+    st.global.u32 [%rd2+24], %r8;
+    st.global.u32 [%rd2+28], %r4;
+    mbarrier.inval.shared.b64 [object];
+    ret;
+}
+"#;
+
+#[test]
+fn copy_arrivals_without_noinc_leave_the_phase_and_with_noinc_can_complete_it() {
+    let mut model = Model::init(2);
+    model.copy_arrive(true);
+    let first = model.parity_complete(0);
+    let (phase_a, pending_a) = model.arrive(1, false);
+    model.copy_arrive(false);
+    let second = model.complete(phase_a);
+    model.copy_arrive(true);
+    let (phase_b, pending_b) = model.arrive(1, false);
+    model.copy_arrive(false);
+    let third = model.complete(phase_b);
+    let (_, pending_c) = model.arrive(1, false);
+    let fourth = model.parity_complete(1);
+    let copied = 0x5eed_1234u32;
+    let expected: Vec<u64> = [pending_a, pending_b, pending_c]
+        .into_iter()
+        .chain([first, second, third, fourth].map(u32::from))
+        .chain([copied])
+        .map(u64::from)
+        .collect();
+    // The model's answers, spelt out: each arrival without `.noinc` leaves the pending count at
+    // 2 (a plain arrival would have left 1), each one with it completes the phase that an
+    // ordinary arrival left one short, so phases 0 and 1 complete.
+    assert_eq!(expected, [2, 2, 2, 0, 1, 1, 1, u64::from(copied)]);
+    let result = run_ok(
+        &format!("{}{COPY_ARRIVALS}", header(80)),
+        &Launch::threads(1),
+        &[Buffer::u32s(&[copied]), Buffer::zeroed("u32", 8)],
+    );
+    assert_eq!(result[1], expected);
+}
+
+/// The spec's second example of section 9.7.12.13.10: every thread copies three words with
+/// `cp.async`, each followed by `cp.async.mbarrier.arrive.noinc`, then arrives and spins on
+/// `test_wait`; the object expects the block's threads four times over. Each thread then sums
+/// its neighbour's three words, which the phase's completion makes visible. With `INCREMENT`
+/// the arrivals are the first example's (without `.noinc`, the object expecting one arrival per
+/// thread).
+const COPY_ROUNDS: &str = r#"
+.visible .entry copy_rounds(.param .u64 input, .param .u64 output)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<10>;
+    .reg .pred %p<4>;
+    .shared .align 8 .b64 object;
+    .shared .align 4 .u32 tile[384];
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ntid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra INITIALISED;
+    mul.lo.u32 %r3, %r2, EXPECTED_PER_THREAD;
+    mbarrier.init.shared.b64 [object], %r3;
+INITIALISED:
+    bar.sync 0;
+    mov.u32 %r10, tile;
+    mov.u32 %r4, 0;
+COPY:
+    mad.lo.u32 %r5, %r4, %r2, %r1;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    shl.b32 %r6, %r5, 2;
+    add.u32 %r6, %r10, %r6;
+    cp.async.ca.shared.global [%r6], [%rd4], 4;
+    cp.async.mbarrier.arrive.NOINC.shared.b64 [object];
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p2, %r4, 3;
+    @%p2 bra COPY;
+    mbarrier.arrive.shared.b64 %rd5, [object];
+WAIT:
+    mbarrier.test_wait.shared.b64 %p3, [object], %rd5;
+    @!%p3 bra WAIT;
+    add.u32 %r7, %r1, 1;
+    rem.u32 %r7, %r7, %r2;
+    mov.u32 %r8, 0;
+    mov.u32 %r4, 0;
+SUM:
+    mad.lo.u32 %r5, %r4, %r2, %r7;
+    shl.b32 %r6, %r5, 2;
+    add.u32 %r6, %r10, %r6;
+    ld.shared.u32 %r9, [%r6];
+    add.u32 %r8, %r8, %r9;
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p2, %r4, 3;
+    @%p2 bra SUM;
+    mul.wide.u32 %rd6, %r1, 4;
+    add.u64 %rd7, %rd2, %rd6;
+    st.global.u32 [%rd7], %r8;
+    ret;
+}
+"#;
+
+#[test]
+fn copy_arrivals_of_every_thread_complete_the_phase_that_publishes_the_copies() {
+    let mut random = Random::new(97);
+    for (noinc, expected_per_thread) in [(".noinc", 4), ("", 1)] {
+        let ptx = format!(
+            "{}{}",
+            header(80),
+            COPY_ROUNDS.replace(".NOINC", noinc).replace("EXPECTED_PER_THREAD", &expected_per_thread.to_string())
+        );
+        for threads in [1usize, 32, 100, 128] {
+            let input: Vec<u32> = random.u32s(3 * threads).into_iter().map(|value| value >> 4).collect();
+            let expected: Vec<u64> = (0..threads)
+                .map(|tid| {
+                    let neighbour = (tid + 1) % threads;
+                    (0..3).map(|round| u64::from(input[round * threads + neighbour])).sum::<u64>()
+                })
+                .collect();
+            let result =
+                run_ok(&ptx, &Launch::threads(threads as u32), &[Buffer::u32s(&input), Buffer::zeroed("u32", threads)]);
+            assert_eq!(result[1], expected, "`{noinc}`, {threads} threads");
+        }
     }
 }

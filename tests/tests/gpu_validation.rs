@@ -374,8 +374,7 @@ DONE:
 /// `bar.red` and counted barriers on AMDGPU (`intrinsics/src/amdgpu_barrier.rs`): code objects
 /// for wave64 and wave32 list the kernel; the reductions meet at two `s_barrier`s each around
 /// an LDS add, the counted barrier's state is cleared at kernel entry before an `s_barrier`,
-/// and `bar.sync 3, 64` waits with `s_sleep`. SPIR-V reports `bar.arrive` as unsupported (its
-/// counted `bar.sync` is the block's barrier after a run-time check of the count).
+/// and `bar.sync 3, 64` waits with `s_sleep`. SPIR-V builds the same software barrier.
 #[test]
 fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
     let assembly = String::from_utf8(compile_with(BARRIERS, "amdgpu", Some(ptxr_lowering::Emit::Assembly), 2))
@@ -414,23 +413,20 @@ fn barrier_reductions_and_counted_barriers_compile_for_amdgpu() {
         }
     }
 
+    // SPIR-V: the same software barrier in OpenCL local memory, with W0904 (OpenCL promises no
+    // forward progress to the polling work-items), cleared at entry before OpenCL's barrier.
     let description = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
-    let options = CompileOptions { target: description, emit: None, optimization: 2 };
-    let Err(Failure::Diagnostics(diagnostics)) = compile_source(BARRIERS, "barriers", &options) else {
-        panic!("SPIR-V has no `bar.arrive`")
-    };
-    let unsupported: Vec<&str> = diagnostics
-        .iter()
-        .filter(|diagnostic| diagnostic.code == Code::Unsupported)
-        .map(|diagnostic| diagnostic.message.as_str())
-        .collect();
-    assert_eq!(unsupported.len(), 1, "{diagnostics:?}");
-    assert!(
-        unsupported
-            .iter()
-            .all(|message| message.starts_with("unsupported: `bar.arrive`") && message.ends_with("on spirv")),
-        "{unsupported:?}"
-    );
+    let options = CompileOptions { target: description, emit: Some(ptxr_lowering::Emit::LlvmIr), optimization: 0 };
+    let compiled = compile_source(BARRIERS, "barriers", &options).unwrap_or_else(|error| panic!("{error:?}"));
+    let hazards: Vec<_> =
+        compiled.warnings.iter().filter(|warning| warning.code == Code::WaitsWithoutForwardProgress).collect();
+    assert_eq!(hazards.len(), 1, "{:?}", compiled.warnings);
+    let ir = String::from_utf8_lossy(&compiled.bytes);
+    assert!(ir.contains("@ptxr.barrier.counted = internal addrspace(3) global"), "{ir}");
+    assert!(ir.contains("atomicrmw add ptr addrspace(3)") && ir.contains("syncscope(\"workgroup\") acq_rel"), "{ir}");
+    let kernel = &ir[ir.find("define spir_kernel").unwrap_or_else(|| panic!("{ir}"))..];
+    let first_call = kernel.find("call ").unwrap_or_else(|| panic!("{kernel}"));
+    assert!(kernel[first_call..].starts_with("call spir_func void @ptxr.barrier.reset()"), "{kernel}");
 }
 
 /// `nanosleep` of a register, as spin loops back off.

@@ -1,7 +1,9 @@
 //! `mbarrier` on the GPU targets: NVPTX writes PTX's own instructions (the nvvm intrinsics,
 //! inline PTX for the forms they do not select below sm_90, at the ISA version those need) and
 //! ptxas accepts them; AMDGPU builds the object from LDS atomics, warning (W0903) that waits
-//! within one wave can hang; SPIR-V reports every form, naming why.
+//! within one wave can hang; SPIR-V builds it from OpenCL's work-group atomics, warning (W0904)
+//! that OpenCL promises no forward progress to a work-item polling for others, and spirv-val
+//! accepts every form.
 
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, Artifact, CompileOptions, Failure};
@@ -41,6 +43,10 @@ fn nvptx_writes_every_form_and_ptxas_accepts_it() {
                 "mbarrier.test_wait.shared.b64",
                 "mbarrier.test_wait.parity.b64",
                 "mbarrier.inval.shared.b64",
+                "cp.async.mbarrier.arrive.shared.b64",
+                "cp.async.mbarrier.arrive.b64",
+                "cp.async.mbarrier.arrive.noinc.shared.b64",
+                "cp.async.mbarrier.arrive.noinc.b64",
             ][..],
         ),
         (
@@ -94,21 +100,30 @@ fn amdgpu_builds_the_object_from_workgroup_atomics_and_warns_about_waits_in_one_
 }
 
 #[test]
-fn spirv_reports_every_mbarrier_form_with_the_reason() {
-    let source = kernel("mbarrier_sm80");
-    let Err(Failure::Diagnostics(diagnostics)) = compile(&source, "spirv", None) else {
-        panic!("SPIR-V has no mbarrier")
-    };
-    let unsupported: Vec<&str> = diagnostics
-        .iter()
-        .filter(|diagnostic| diagnostic.code == Code::Unsupported)
-        .map(|diagnostic| diagnostic.message.as_str())
-        .collect();
-    assert_eq!(unsupported.len(), source.matches("    mbarrier.").count(), "{diagnostics:?}");
-    assert!(
-        unsupported.iter().all(|message| message.contains("`mbarrier")
-            && message.contains("OpenCL")
-            && message.ends_with("on spirv")),
-        "{unsupported:?}"
-    );
+fn spirv_builds_the_object_from_workgroup_atomics_and_warns_about_polling() {
+    for name in ["mbarrier_sm80", "mbarrier_sm90"] {
+        let source = kernel(name);
+        let compiled = compile(&source, "spirv", None).unwrap_or_else(|failure| panic!("{name}: {failure:?}"));
+        let hazards: Vec<_> =
+            compiled.warnings.iter().filter(|warning| warning.code == Code::WaitsWithoutForwardProgress).collect();
+        assert_eq!(hazards.len(), 1, "{name}: {:?}", compiled.warnings);
+        assert!(compiled.warnings.iter().all(|warning| warning.code != Code::MbarrierWaitsInWaves), "{name}");
+        let span = hazards[0].primary_span().unwrap_or_else(|| panic!("no span"));
+        assert!(source[span.start as usize..span.end as usize].starts_with("mbarrier.test_wait"), "{name}");
+        // The object's 64-bit atomics need Int64Atomics: the universal rules of SPIR-V 1.2.
+        let environment = vendor_checks::spirv_environment(&compiled.bytes);
+        assert_eq!(environment, "spv1.2", "{name}");
+        if let Some(Err(message)) = vendor_checks::spirv_val(&compiled.bytes, &environment, &format!("mbarrier-{name}"))
+        {
+            panic!("{name}: spirv-val: {message}");
+        }
+    }
+    let description = describe("spirv", None, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target: description, emit: Some(ptxr_lowering::Emit::LlvmIr), optimization: 0 };
+    let ir =
+        compile_source(&kernel("mbarrier_sm90"), "mbarrier", &options).unwrap_or_else(|failure| panic!("{failure:?}"));
+    let ir = String::from_utf8_lossy(&ir.bytes);
+    assert!(ir.contains("cmpxchg") && ir.contains("syncscope(\"workgroup\") acq_rel"), "{ir}");
+    assert!(ir.contains("load atomic i64") && ir.contains("syncscope(\"workgroup\") acquire"), "{ir}");
+    assert!(ir.contains("mbarrier.poll"), "try_wait polls: {ir}");
 }

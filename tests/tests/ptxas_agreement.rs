@@ -110,6 +110,44 @@ const CASES: &[Case] = &[
         "mbarrier.test_wait.parity.shared.b64 %p1, [s], %rd1;",
         false,
     ),
+    // cp.async.mbarrier.arrive (section 9.7.12.13.10).
+    with_module(
+        "cp.async.mbarrier.arrive on a .shared object",
+        ".shared .b64 s;",
+        "cp.async.mbarrier.arrive.shared.b64 [s];",
+        true,
+    ),
+    with_module(
+        "cp.async.mbarrier.arrive.noinc through a generic address",
+        ".shared .b64 s;",
+        "cvta.shared.u64 %rd1, s;\ncp.async.mbarrier.arrive.noinc.b64 [%rd1];",
+        true,
+    ),
+    with_module(
+        "cp.async.mbarrier.arrive.noinc on .shared::cta",
+        ".shared .b64 s;",
+        "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [s];",
+        true,
+    ),
+    with_module("cp.async.mbarrier.arrive.b32", ".shared .b64 s;", "cp.async.mbarrier.arrive.shared.b32 [s];", false),
+    with_module(
+        "cp.async.mbarrier.arrive on a .global object, generic form (undefined at run time)",
+        ".global .b64 g;",
+        "cp.async.mbarrier.arrive.b64 [g];",
+        true,
+    ),
+    with_module(
+        "cp.async.mbarrier.arrive.shared on a .global object",
+        ".global .b64 g;",
+        "cp.async.mbarrier.arrive.shared.b64 [g];",
+        false,
+    ),
+    with_module(
+        "cp.async.mbarrier.arrive with a destination",
+        ".shared .b64 s;",
+        "cp.async.mbarrier.arrive.shared.b64 %rd1, [s];",
+        false,
+    ),
     with_module(
         "mbarrier.test_wait into a .b32",
         ".shared .b64 s;",

@@ -277,9 +277,10 @@ fn isspacep_without_an_exact_answer_is_reported() {
 
 /// Counted barriers whose count is the whole block (a 32×2 block, count 64): each thread
 /// stores its value into shared memory, meets the others at `bar.sync 1, 64`, and reads its
-/// mirror image's value; `bar.red.popc` with the same count counts the odd values. Thread `t`
-/// writes `value[63 - t]` and the count. `count` is the barrier's count, `%r9`.
-fn counted_barrier_kernel(count: u32) -> String {
+/// mirror image's value; `bar.red.popc` with a count counts the odd values. Thread `t`
+/// writes `value[63 - t]` and the count. `count` is the `bar.sync`'s count, `%r9`, and
+/// `reduction_count` the `bar.red`'s.
+fn counted_barrier_kernel(count: u32, reduction_count: u32) -> String {
     format!(
         ".version 7.8
 .target sm_80
@@ -288,7 +289,7 @@ fn counted_barrier_kernel(count: u32) -> String {
 .visible .entry test(.param .u64 input, .param .u64 output)
 {{
     .reg .pred %p1;
-    .reg .b32 %r<12>;
+    .reg .b32 %r<13>;
     .reg .b64 %rd<8>;
     ld.param.u64 %rd1, [input];
     ld.param.u64 %rd2, [output];
@@ -297,6 +298,7 @@ fn counted_barrier_kernel(count: u32) -> String {
     mov.u32 %r3, %ntid.x;
     mad.lo.u32 %r4, %r2, %r3, %r1;
     mov.u32 %r9, {count};
+    mov.u32 %r12, {reduction_count};
     mul.wide.u32 %rd3, %r4, 4;
     add.u64 %rd4, %rd1, %rd3;
     ld.global.u32 %r5, [%rd4];
@@ -311,7 +313,7 @@ fn counted_barrier_kernel(count: u32) -> String {
     ld.shared.u32 %r11, [%r10];
     and.b32 %r5, %r5, 1;
     setp.ne.u32 %p1, %r5, 0;
-    bar.red.popc.u32 %r5, 2, %r9, %p1;
+    bar.red.popc.u32 %r5, 2, %r12, %p1;
     mul.wide.u32 %rd5, %r4, 8;
     add.u64 %rd6, %rd2, %rd5;
     st.global.u32 [%rd6], %r11;
@@ -329,20 +331,20 @@ fn counted_barriers_of_the_whole_block_are_block_barriers() {
     let expected: Vec<u64> = (0..64).flat_map(|thread| [u64::from(input[63 - thread]), odd]).collect();
     let launch = Launch { block: [32, 2, 1], ..Launch::default() };
     let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 128)];
-    check(&counted_barrier_kernel(64), &launch, &buffers, 1, &expected);
+    check(&counted_barrier_kernel(64, 64), &launch, &buffers, 1, &expected);
 }
 
-/// On SPIR-V a counted barrier whose count is not the block's stops the launch with its own
-/// message (OpenCL's barrier takes the whole work-group); the CPU runs it.
+/// On SPIR-V a counted `bar.red` whose count is not the block's stops the launch with its own
+/// message (OpenCL's work-group reductions take the whole work-group); the CPU runs it.
 #[test]
-fn a_counted_barrier_of_part_of_the_block_fails_the_opencl_launch() {
+fn a_counted_reduction_of_part_of_the_block_fails_the_opencl_launch() {
     if !opencl::available() {
         return;
     }
     let launch = Launch { block: [32, 2, 1], ..Launch::default() };
     let buffers = [Buffer::u32s(&[1; 64]), Buffer::zeroed("u32", 128)];
     let failure =
-        opencl::run(&counted_barrier_kernel(32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
+        opencl::run(&counted_barrier_kernel(64, 32), &launch, &buffers, OPENCL_CHILD).expect_err("count 32 of 64");
     assert!(failure.contains("a barrier whose thread count is not the block's"), "{failure}");
 }
 
@@ -406,4 +408,172 @@ fn isspacep_const_holds_inside_the_const_variables_only() {
 }
 ";
     check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b10011; 32]);
+}
+
+/// Every `mbarrier` form (and `cp.async.mbarrier.arrive`) where no work-item polls for
+/// another: the arrivals of a phase come before a block barrier and the tests after it, so
+/// they need no forward progress between work-items, which OpenCL does not promise. Phase 0
+/// expects two arrivals per thread: `cp.async.mbarrier.arrive.noinc` after each thread's
+/// `cp.async` and `mbarrier.arrive` (`cp.async.mbarrier.arrive` without `.noinc` in between
+/// changes nothing). Phase 1: every thread arrives with `.noComplete` and a count of one, then,
+/// after a barrier, leaves with `arrive_drop`, which completes it; the pending counts of the
+/// `.noComplete` states are added up in shared memory. Phase 2 expects one arrival per thread.
+/// Each thread writes its neighbour's copied word, five tests and the sum.
+const MBARRIER_WITHOUT_POLLING: &str = ".version 7.8
+.target sm_90
+.address_size 64
+.visible .entry phases(.param .u64 input, .param .u64 output)
+{
+    .reg .u32 %r<20>;
+    .reg .u64 %rd<12>;
+    .reg .pred %p<8>;
+    .shared .align 8 .b64 object;
+    .shared .align 4 .u32 tile[128];
+    .shared .align 4 .u32 total;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ntid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra INITIALISED;
+    shl.b32 %r3, %r2, 1;
+    mbarrier.init.shared.b64 [object], %r3;
+    st.shared.u32 [total], 0;
+INITIALISED:
+    bar.sync 0;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    mov.u32 %r10, tile;
+    shl.b32 %r4, %r1, 2;
+    add.u32 %r5, %r10, %r4;
+    cp.async.ca.shared.global [%r5], [%rd4], 4;
+    cp.async.mbarrier.arrive.noinc.shared.b64 [object];
+    cp.async.mbarrier.arrive.shared.b64 [object];
+    mbarrier.arrive.shared.b64 %rd5, [object];
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p2, [object], %rd5;
+    mbarrier.try_wait.parity.shared.b64 %p3, [object], 0;
+    mbarrier.test_wait.parity.shared.b64 %p4, [object], 1;
+    add.u32 %r6, %r1, 1;
+    rem.u32 %r6, %r6, %r2;
+    shl.b32 %r6, %r6, 2;
+    add.u32 %r6, %r10, %r6;
+    ld.shared.u32 %r7, [%r6];
+    bar.sync 0;
+    mbarrier.arrive.noComplete.shared.b64 %rd6, [object], 1;
+    mbarrier.pending_count.b64 %r8, %rd6;
+    atom.shared.add.u32 %r9, [total], %r8;
+    bar.sync 0;
+    mbarrier.arrive_drop.shared.b64 _, [object];
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p5, [object], %rd6;
+    mbarrier.arrive.shared.b64 %rd7, [object];
+    bar.sync 0;
+    mbarrier.try_wait.shared.b64 %p6, [object], %rd7;
+    ld.shared.u32 %r11, [total];
+    mul.wide.u32 %rd8, %r1, 28;
+    add.u64 %rd9, %rd2, %rd8;
+    st.global.u32 [%rd9], %r7;
+    selp.u32 %r12, 1, 0, %p2;
+    st.global.u32 [%rd9+4], %r12;
+    selp.u32 %r12, 1, 0, %p3;
+    st.global.u32 [%rd9+8], %r12;
+    selp.u32 %r12, 1, 0, %p4;
+    st.global.u32 [%rd9+12], %r12;
+    selp.u32 %r12, 1, 0, %p5;
+    st.global.u32 [%rd9+16], %r12;
+    selp.u32 %r12, 1, 0, %p6;
+    st.global.u32 [%rd9+20], %r12;
+    st.global.u32 [%rd9+24], %r11;
+    bar.sync 0;
+    @%p1 bra DONE;
+    mbarrier.inval.shared.b64 [object];
+DONE:
+    ret;
+}
+";
+
+#[test]
+fn mbarrier_phases_tested_after_a_block_barrier_run_on_opencl() {
+    for threads in [1u32, 32, 48, 128] {
+        let n = u64::from(threads);
+        let input: Vec<u32> = (0..threads).map(|index| index * 7919 + 13).collect();
+        // Phase 0 completes after the 2n arrivals, phase 1 (whose pending count starts at 2n)
+        // after the n `.noComplete` arrivals, which saw pending counts 2n down to n + 1, and
+        // the n drops; phase 2 expects n.
+        let pending_sum: u64 = (n + 1..=2 * n).sum();
+        let expected: Vec<u64> = (0..threads as usize)
+            .flat_map(|tid| {
+                let neighbour = u64::from(input[(tid + 1) % threads as usize]);
+                [neighbour, 1, 1, 0, 1, 1, pending_sum]
+            })
+            .collect();
+        let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", 7 * threads as usize)];
+        check(MBARRIER_WITHOUT_POLLING, &Launch::threads(threads), &buffers, 1, &expected);
+    }
+}
+
+/// `bar.arrive` and `bar.sync` of part of the block, the software barrier: the threads of the
+/// first `producers` warps (read from `input`) store a value each and `bar.arrive 1, b`, with
+/// `b` their count plus 32; the one thread after them, a warp of its own that counts as 32,
+/// `bar.sync 1, b` and sums every producer's value. Each thread writes its sum (0 for
+/// producers). The waiting thread needs only arrivals from lower thread ids, which Intel's
+/// CPU runtime, running the work-items of a group one after another, lets complete.
+const PRODUCERS_AND_ONE_CONSUMER: &str = ".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 4 .u32 produced[64];
+.visible .entry handoff(.param .u64 input, .param .u64 output)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd4, [input];
+    ld.param.u64 %rd1, [output];
+    ld.global.u32 %r10, [%rd4];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r4, produced;
+    shl.b32 %r11, %r10, 5;
+    add.u32 %r12, %r11, 32;
+    setp.ge.u32 %p1, %r1, %r11;
+    @%p1 bra CONSUME;
+    shl.b32 %r5, %r1, 2;
+    add.u32 %r5, %r4, %r5;
+    mul.lo.u32 %r6, %r1, 5;
+    add.u32 %r6, %r6, 2;
+    st.shared.u32 [%r5], %r6;
+    bar.arrive 1, %r12;
+    mov.u32 %r7, 0;
+    bra.uni DONE;
+CONSUME:
+    bar.sync 1, %r12;
+    mov.u32 %r7, 0;
+    mov.u32 %r8, 0;
+    setp.eq.u32 %p2, %r11, 0;
+    @%p2 bra DONE;
+SUM:
+    shl.b32 %r5, %r8, 2;
+    add.u32 %r5, %r4, %r5;
+    ld.shared.u32 %r9, [%r5];
+    add.u32 %r7, %r7, %r9;
+    add.u32 %r8, %r8, 1;
+    setp.lt.u32 %p2, %r8, %r11;
+    @%p2 bra SUM;
+DONE:
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r7;
+    ret;
+}
+";
+
+#[test]
+fn bar_arrive_producers_hand_over_to_a_consumer_through_the_software_barrier() {
+    for producers in [0u32, 1, 2] {
+        let threads = 32 * producers + 1;
+        let produced: u64 = (0..u64::from(32 * producers)).map(|tid| tid * 5 + 2).sum();
+        let expected: Vec<u64> = (0..threads).map(|tid| if tid < 32 * producers { 0 } else { produced }).collect();
+        let buffers = [Buffer::u32s(&[producers]), Buffer::zeroed("u32", threads as usize)];
+        check(PRODUCERS_AND_ONE_CONSUMER, &Launch::threads(threads), &buffers, 1, &expected);
+    }
 }

@@ -67,6 +67,9 @@ pub enum Code {
     /// `mbarrier.test_wait`/`try_wait` compiled for a processor whose lanes of one wave cannot
     /// wait for each other in divergent code (AMDGPU).
     MbarrierWaitsInWaves,
+    /// A wait for other threads of the block that is a polling loop on a target that does not
+    /// promise forward progress between the work-items of a group (SPIR-V for OpenCL).
+    WaitsWithoutForwardProgress,
 }
 
 impl Code {
@@ -100,6 +103,7 @@ impl Code {
             Code::BufferOverrun => "W0901",
             Code::CountedBarriersOnWave64 => "W0902",
             Code::MbarrierWaitsInWaves => "W0903",
+            Code::WaitsWithoutForwardProgress => "W0904",
         }
     }
 }

@@ -112,6 +112,7 @@ impl Instruction {
             | Instruction::ProxyFence { .. }
             | Instruction::MbarrierInit { .. }
             | Instruction::MbarrierInvalidate { .. }
+            | Instruction::CopyAsyncMbarrierArrive { .. }
             | Instruction::WarpSync { .. }
             | Instruction::StoreMatrix { .. }
             | Instruction::Unlowered => Vec::new(),

@@ -454,6 +454,11 @@ pub enum Instruction {
         /// How long `try_wait` may suspend, in nanoseconds: a hint.
         suspend_time_hint: Option<Operand>,
     },
+    /// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [a]` (section 9.7.12.13.10): an
+    /// arrive-on operation once this thread's earlier `cp.async` copies are complete, which in
+    /// ptxr (whose copies complete before `cp.async` returns) is at once. Without `.noinc`
+    /// (`increment`) the pending count is first raised by one, so the pair leaves it unchanged.
+    CopyAsyncMbarrierArrive { increment: bool, state_space: StateSpace, address: Address },
     /// `mbarrier.pending_count.b64 d, state`: the pending count before the arrival that gave
     /// `state` (section 9.7.12.13.13).
     MbarrierPendingCount { destination: Destination, state: Operand },

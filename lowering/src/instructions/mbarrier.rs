@@ -56,6 +56,14 @@ pub fn lower<'ctx>(
                 Some((destination, ScalarType::Pred)),
             )
         }
+        Instruction::CopyAsyncMbarrierArrive { increment, state_space, address } => (
+            Mbarrier::CopyAsyncArrive {
+                state_space: *state_space,
+                object: object(lowering, *state_space, address)?,
+                increment: *increment,
+            },
+            None,
+        ),
         Instruction::MbarrierPendingCount { destination, state } => (
             Mbarrier::PendingCount { state: lowering.read_int(state, ScalarType::B64)? },
             Some((destination, ScalarType::U32)),

@@ -314,7 +314,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         | Instruction::MbarrierInvalidate { .. }
         | Instruction::MbarrierArrive { .. }
         | Instruction::MbarrierTestWait { .. }
-        | Instruction::MbarrierPendingCount { .. } => mbarrier::lower(lowering, guarded, &guarded.instruction),
+        | Instruction::MbarrierPendingCount { .. }
+        | Instruction::CopyAsyncMbarrierArrive { .. } => mbarrier::lower(lowering, guarded, &guarded.instruction),
         Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => synchronization::barrier(
             lowering,
             guarded,

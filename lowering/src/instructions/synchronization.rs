@@ -184,19 +184,50 @@ pub fn barrier<'ctx>(
 ) -> LoweringResult<()> {
     let barrier_number = lowering.read_int(barrier, ScalarType::U32)?;
     let mut thread_count = thread_count.map(|count| lowering.read_int(count, ScalarType::U32)).transpose()?;
-    if let Some(count) = thread_count {
-        if operation != BarrierOperation::Arrive && lowering.shared.target.counted_barriers_take_the_whole_block() {
-            stop_unless_the_whole_block(lowering, guarded, count)?;
-            thread_count = None;
-        }
-    }
     let predicate = match predicate {
         Some((operand, negated)) => Some(read_predicate(lowering, operand, *negated)?),
         None => None,
     };
-    let description = Barrier { operation, barrier: barrier_number, thread_count, predicate };
-    let result =
-        lowering.shared.target.barrier(&lowering.site(), &description).map_err(unsupported(lowering, guarded))?;
+    let mut whole_block_check = None;
+    if let Some(count) = thread_count {
+        if lowering.shared.target.counted_barriers_of_the_whole_block_are_block_barriers() {
+            if crate::module::is_reduction(operation) {
+                stop_unless_the_whole_block(lowering, guarded, count)?;
+                thread_count = None;
+            } else if operation == BarrierOperation::Sync && !lowering.shared.barrier_arrivals {
+                whole_block_check = Some(is_the_whole_block(lowering, guarded, count)?);
+            }
+        }
+    }
+    let result = match whole_block_check {
+        None => {
+            let description = Barrier { operation, barrier: barrier_number, thread_count, predicate };
+            lowering.shared.target.barrier(&lowering.site(), &description).map_err(unsupported(lowering, guarded))?
+        }
+        Some(whole) => {
+            // The block's barrier when the count is the block's, the target's software barrier
+            // otherwise: PTX gives every thread at one barrier the same count, so the whole
+            // block takes the same side.
+            let builder = lowering.shared.builder;
+            let context = lowering.shared.context;
+            let block_side = context.append_basic_block(lowering.llvm_function, "barrier.whole_block");
+            let part_side = context.append_basic_block(lowering.llvm_function, "barrier.part_of_the_block");
+            let joined = context.append_basic_block(lowering.llvm_function, "barrier.passed");
+            builder.build_conditional_branch(whole, block_side, part_side)?;
+            for (side, count) in [(block_side, None), (part_side, thread_count)] {
+                builder.position_at_end(side);
+                let description = Barrier { operation, barrier: barrier_number, thread_count: count, predicate };
+                lowering
+                    .shared
+                    .target
+                    .barrier(&lowering.site(), &description)
+                    .map_err(unsupported(lowering, guarded))?;
+                builder.build_unconditional_branch(joined)?;
+            }
+            builder.position_at_end(joined);
+            None
+        }
+    };
     if let (Some(destination), Some(result)) = (destination, result) {
         let ty = if operation == BarrierOperation::ReducePopulationCount { ScalarType::U32 } else { ScalarType::Pred };
         lowering.write(destination, result.into(), ty)?;
@@ -204,18 +235,14 @@ pub fn barrier<'ctx>(
     Ok(())
 }
 
-/// Where counted barriers can only be the whole block's: goes on (to the barrier without a
-/// count) when `count` is the block's thread count, and stops the thread otherwise. PTX requires
-/// the count to be the same in every thread that reaches the barrier, so a block either passes
-/// the barrier whole or stops whole, and no work-item waits for one that stopped.
-fn stop_unless_the_whole_block<'ctx>(
+/// Whether `count` is the block's thread count (i1).
+fn is_the_whole_block<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
     count: IntValue<'ctx>,
-) -> LoweringResult<()> {
+) -> LoweringResult<IntValue<'ctx>> {
     let builder = lowering.shared.builder;
-    let context = lowering.shared.context;
-    let mut block_threads = context.i32_type().const_int(1, false);
+    let mut block_threads = lowering.shared.context.i32_type().const_int(1, false);
     for dimension in [Dimension::X, Dimension::Y, Dimension::Z] {
         let extent = lowering
             .shared
@@ -224,7 +251,21 @@ fn stop_unless_the_whole_block<'ctx>(
             .map_err(unsupported(lowering, guarded))?;
         block_threads = builder.build_int_mul(block_threads, extent, "")?;
     }
-    let whole = builder.build_int_compare(IntPredicate::EQ, count, block_threads, "barrier.whole_block")?;
+    Ok(builder.build_int_compare(IntPredicate::EQ, count, block_threads, "barrier.whole_block")?)
+}
+
+/// Where counted reductions can only be the whole block's: goes on (to the barrier without a
+/// count) when `count` is the block's thread count, and stops the thread otherwise. PTX requires
+/// the count to be the same in every thread that reaches the barrier, so a block either passes
+/// the barrier whole or stops whole, and no work-item waits for one that stopped.
+fn stop_unless_the_whole_block<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    count: IntValue<'ctx>,
+) -> LoweringResult<()> {
+    let whole = is_the_whole_block(lowering, guarded, count)?;
+    let builder = lowering.shared.builder;
+    let context = lowering.shared.context;
     let part = context.append_basic_block(lowering.llvm_function, "barrier.part_of_the_block");
     let go_on = context.append_basic_block(lowering.llvm_function, "barrier.whole_block");
     builder.build_conditional_branch(whole, go_on, part)?;

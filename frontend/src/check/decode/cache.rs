@@ -111,11 +111,16 @@ pub fn prefetch(
 }
 
 /// `cp.async.ca/.cg.shared{::cta}.global{.L2::cache_hint}{.L2::64B/128B/256B} [d], [a], size{, src_size |
-/// , ignore_src}{, policy}`, and the group instructions. Bulk and tensor copies are not decoded.
+/// , ignore_src}{, policy}`, the group instructions and `cp.async.mbarrier.arrive`. Bulk and tensor
+/// copies are not decoded.
 pub fn copy(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let bulk = instruction.modifiers.iter().any(|modifier| {
         matches!(modifier.node.as_str(), "bulk" | "tensor" | "mbarrier") || modifier.node.starts_with("mbarrier")
     });
+    let arrive = instruction.modifiers.iter().any(|modifier| modifier.node == "arrive");
+    if arrive && !instruction.modifiers.iter().any(|modifier| matches!(modifier.node.as_str(), "bulk" | "tensor")) {
+        return super::mbarrier::copy_async_arrive(context, modifiers, instruction);
+    }
     if !modifiers.flag("async") || bulk {
         return accept_unlowered(context, modifiers, instruction);
     }

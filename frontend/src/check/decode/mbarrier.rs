@@ -55,18 +55,7 @@ pub fn mbarrier(
         );
         return None;
     }
-    let state_space = match modifiers.state_space() {
-        Some(space) if space.node == StateSpace::Shared => StateSpace::Shared,
-        Some(space) => {
-            context.report(
-                Diagnostic::error(Code::InvalidModifier, format!("an mbarrier object is not in `{}`", space.node))
-                    .with_primary(space.span, "expected `.shared`, `.shared::cta` or no state space (generic)")
-                    .with_note("section 9.7.12.13: mbarrier objects live in shared memory"),
-            );
-            return None;
-        }
-        None => StateSpace::Generic,
-    };
+    let state_space = object_state_space(context, modifiers)?;
     let no_complete = modifiers.flag("noComplete");
     let parity = modifiers.flag("parity");
     let ty = modifiers.required_type(context)?;
@@ -175,6 +164,56 @@ pub fn mbarrier(
             let state = context.source(&operands[1], ScalarType::B64, SizeRule::Exact)?;
             Some(Instruction::MbarrierPendingCount { destination, state })
         }
+    }
+}
+
+/// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [a]` (section 9.7.12.13.10).
+pub fn copy_async_arrive(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+) -> Option<Instruction> {
+    if !(modifiers.flag("async") && modifiers.flag("mbarrier") && modifiers.flag("arrive")) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, "expected `cp.async.mbarrier.arrive`")
+                .with_primary(modifiers.end_span(), "section 9.7.12.13.10"),
+        );
+        return None;
+    }
+    let increment = !modifiers.flag("noinc");
+    let state_space = object_state_space(context, modifiers)?;
+    let ty = modifiers.required_type(context)?;
+    if ty.node != ScalarType::B64 {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`cp.async.mbarrier.arrive` is not defined on `{}`", ty.node),
+            )
+            .with_primary(ty.span, "expected `.b64`"),
+        );
+        return None;
+    }
+    context.expect_operand_count(instruction, 1)?;
+    // Unlike `mbarrier`'s, ptxas 12.9 accepts a variable of another state space in the generic
+    // form (the section makes an address outside the shared window undefined behaviour).
+    let address = context.address(&instruction.operands[0])?;
+    context.check_address_space(&address, state_space, "cp.async.mbarrier.arrive")?;
+    Some(Instruction::CopyAsyncMbarrierArrive { increment, state_space, address })
+}
+
+/// The object's state space: `.shared` (or `.shared::cta`), or generic when none is given.
+fn object_state_space(context: &mut Context, modifiers: &mut Modifiers) -> Option<StateSpace> {
+    match modifiers.state_space() {
+        Some(space) if space.node == StateSpace::Shared => Some(StateSpace::Shared),
+        Some(space) => {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("an mbarrier object is not in `{}`", space.node))
+                    .with_primary(space.span, "expected `.shared`, `.shared::cta` or no state space (generic)")
+                    .with_note("section 9.7.12.13: mbarrier objects live in shared memory"),
+            );
+            None
+        }
+        None => Some(StateSpace::Generic),
     }
 }
 
