@@ -73,9 +73,12 @@ fn ptx_target(ptx: &str) -> String {
 
 /// The `spirv-val` environment for a module: OpenCL 2.2 for SPIR-V 1.2 and older. spirv-tools
 /// has no OpenCL environment for SPIR-V 1.3 (the sub-group version ptxr picks for warp
-/// collectives); those modules get the universal rules of their SPIR-V version. A module that
-/// declared the `Float16` capability would fail here: OpenCL grants it only through the
-/// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
+/// collectives); those modules get the universal rules of their SPIR-V version. So do modules
+/// with 64-bit atomics (`atomicCAS` on doubles, `atom.add.u64`): OpenCL grants their
+/// `Int64Atomics` capability through the `cl_khr_int64_base_atomics` device extension, which
+/// OpenCL 2.2's environment in spirv-val does not know and refuses. A module that declared the
+/// `Float16` capability would fail here: OpenCL grants it only through the `cl_khr_fp16` device
+/// extension, and ptxr keeps `.f16` values as integers so as not to need it.
 pub fn spirv_environment(binary: &[u8]) -> String {
     let word = |index: usize| {
         binary
@@ -83,11 +86,35 @@ pub fn spirv_environment(binary: &[u8]) -> String {
             .map_or(0, |bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     };
     let (major, minor) = ((word(1) >> 16) & 0xff, (word(1) >> 8) & 0xff);
-    if (major, minor) <= (1, 2) {
+    if (major, minor) <= (1, 2) && !declares_capability(binary, INT64_ATOMICS) {
         "opencl2.2".to_string()
     } else {
         format!("spv{major}.{minor}")
     }
+}
+
+/// SPIR-V's `Int64Atomics` capability (section 3.31 of the SPIR-V specification).
+const INT64_ATOMICS: u32 = 12;
+
+/// Whether a SPIR-V binary has `OpCapability capability`: capabilities come first after the
+/// five-word header, each instruction's first word holding its word count (high half) and opcode
+/// (low half, 17 for `OpCapability`).
+fn declares_capability(binary: &[u8], capability: u32) -> bool {
+    let words: Vec<u32> =
+        binary.chunks_exact(4).map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])).collect();
+    let mut index = 5;
+    while let Some(&first) = words.get(index) {
+        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
+        if opcode == 17 && words.get(index + 1) == Some(&capability) {
+            return true;
+        }
+        // Capabilities (17) and extensions (10) come first; the first other instruction ends them.
+        if count == 0 || (opcode != 17 && opcode != 10) {
+            return false;
+        }
+        index += count;
+    }
+    false
 }
 
 /// Runs `spirv-val --target-env environment` on `binary`, written to a temporary file named
