@@ -4,7 +4,7 @@
 //! decoupled look-back between blocks, a 2-D stencil with a shared
 //! halo, a padded transpose, warp intrinsics on partial masks and double atomics built from
 //! `atomicCAS`, as nvcc 13.5 writes them for sm_80 and sm_90 (and with `--use_fast_math`) and
-//! clang 22 for sm_80. Each runs through `ptxr run` on the CPU, and on SPIR-V through OpenCL when
+//! clang 22 (with CUDA 13.5's headers for CUB) for sm_80. Each runs through `ptxr run` on the CPU, and on SPIR-V through OpenCL when
 //! a device is there, against a Rust model of its source.
 //!
 //! Inputs are integers (or integer-valued floats), so every result is exact whatever order the
@@ -28,10 +28,11 @@ fn f64_bits(values: impl IntoIterator<Item = f64>) -> Vec<u64> {
     values.into_iter().map(f64::to_bits).collect()
 }
 
-/// The fixture of `kernel` from nvcc for sm_80 and sm_90.
-macro_rules! nvcc_both {
+/// The fixtures of `kernel`: from nvcc for sm_80 and sm_90, from clang (with CUDA's headers)
+/// for sm_80.
+macro_rules! every_compiler {
     ($kernel:literal) => {
-        &[concat!($kernel, ".nvcc.sm80.ptx"), concat!($kernel, ".nvcc.sm90.ptx")]
+        &[concat!($kernel, ".nvcc.sm80.ptx"), concat!($kernel, ".nvcc.sm90.ptx"), concat!($kernel, ".clang.sm80.ptx")]
     };
 }
 
@@ -42,7 +43,7 @@ fn cub_block_reduce(random: &mut Random) -> Case {
     let sums = input.chunks(128).map(|block| block.iter().fold(0i32, |sum, &value| sum.wrapping_add(value)));
     let maxima = input.chunks(128).map(|block| block.iter().copied().max().unwrap_or(i32::MIN));
     Case {
-        files: nvcc_both!("cub_block_reduce_scan"),
+        files: every_compiler!("cub_block_reduce_scan"),
         spec: json!({
             "kernel": "cub_block_reduce", "grid": [blocks], "block": [128],
             "buffers": {
@@ -61,7 +62,7 @@ fn cub_block_reduce_raking(random: &mut Random) -> Case {
     let input: Vec<f64> = (0..blocks * 96).map(|_| random.integer(-1 << 30, 1 << 30) as f64).collect();
     let sums = input.chunks(96).map(|block| block[..valid].iter().sum::<f64>());
     Case {
-        files: nvcc_both!("cub_block_reduce_scan"),
+        files: every_compiler!("cub_block_reduce_scan"),
         spec: json!({
             "kernel": "cub_block_reduce_raking", "grid": [blocks], "block": [96],
             "buffers": { "in": { "type": "f64", "data": input }, "sums": { "type": "f64", "len": blocks } },
@@ -93,7 +94,7 @@ fn cub_block_scan(random: &mut Random) -> Case {
         }
     }
     Case {
-        files: nvcc_both!("cub_block_reduce_scan"),
+        files: every_compiler!("cub_block_reduce_scan"),
         spec: json!({
             "kernel": "cub_block_scan", "grid": [blocks], "block": [128],
             "buffers": {
@@ -126,7 +127,7 @@ fn cub_block_scan_raking(random: &mut Random) -> Case {
         totals.push(sum);
     }
     Case {
-        files: nvcc_both!("cub_block_reduce_scan"),
+        files: every_compiler!("cub_block_reduce_scan"),
         spec: json!({
             "kernel": "cub_block_scan_raking", "grid": [blocks], "block": [64],
             "buffers": {
@@ -154,7 +155,7 @@ fn cub_radix_sort_keys(random: &mut Random) -> Case {
         block.sort_unstable();
     }
     Case {
-        files: nvcc_both!("cub_radix_sort"),
+        files: every_compiler!("cub_radix_sort"),
         spec: json!({
             "kernel": "cub_radix_sort_keys", "grid": [blocks], "block": [128],
             "buffers": { "keys": { "type": "u32", "data": keys } },
@@ -181,7 +182,7 @@ fn cub_radix_sort_pairs(random: &mut Random) -> Case {
         sorted_values.extend(pairs.iter().map(|pair| pair.1));
     }
     Case {
-        files: nvcc_both!("cub_radix_sort"),
+        files: every_compiler!("cub_radix_sort"),
         spec: json!({
             "kernel": "cub_radix_sort_pairs", "grid": [blocks], "block": [64],
             "buffers": { "keys": { "type": "s32", "data": keys }, "values": { "type": "u32", "data": values } },
@@ -212,7 +213,7 @@ fn cub_histograms(random: &mut Random) -> Vec<Case> {
     ["cub_histogram_sort", "cub_histogram_atomic"]
         .into_iter()
         .map(|kernel| Case {
-            files: nvcc_both!("cub_histogram_load_store"),
+            files: every_compiler!("cub_histogram_load_store"),
             spec: json!({
                 "kernel": kernel, "grid": [blocks], "block": [128],
                 "buffers": { "samples": { "type": "u8", "data": samples }, "histogram": { "type": "u32", "len": 256 } },
@@ -233,7 +234,7 @@ fn cub_load_store(random: &mut Random) -> Case {
         *slot = input[index / 4 * 4..=index].iter().sum();
     }
     Case {
-        files: nvcc_both!("cub_histogram_load_store"),
+        files: every_compiler!("cub_histogram_load_store"),
         spec: json!({
             "kernel": "cub_load_store", "grid": [blocks], "block": [64],
             "buffers": { "in": { "type": "f32", "data": input }, "out": { "type": "f32", "len": blocks * 256 } },
@@ -252,7 +253,7 @@ fn cub_warp_reduce(random: &mut Random) -> Case {
     let maxima = input.chunks(16).map(|lanes| lanes.iter().copied().max().unwrap_or(i32::MIN));
     let partial = input.chunks(8).map(|lanes| lanes[..valid].iter().sum::<i32>());
     Case {
-        files: nvcc_both!("cub_warp"),
+        files: every_compiler!("cub_warp"),
         spec: json!({
             "kernel": "cub_warp_reduce", "grid": [blocks], "block": [128],
             "buffers": {
@@ -294,7 +295,7 @@ fn cub_warp_scan(random: &mut Random) -> Case {
         }
     }
     Case {
-        files: nvcc_both!("cub_warp"),
+        files: every_compiler!("cub_warp"),
         spec: json!({
             "kernel": "cub_warp_scan", "grid": [blocks], "block": [64],
             "buffers": {
@@ -324,7 +325,7 @@ fn cg_tile_reduce(random: &mut Random) -> Case {
     let maxima = input.chunks(16).map(|tile| tile.iter().copied().max().unwrap_or(i32::MIN));
     let block_sums = input.chunks(128).map(|block| block.iter().sum::<i32>());
     Case {
-        files: nvcc_both!("cg_tile_reduce"),
+        files: every_compiler!("cg_tile_reduce"),
         spec: json!({
             "kernel": "cg_tile_reduce", "grid": [blocks], "block": [128],
             "buffers": {
@@ -360,7 +361,7 @@ fn decoupled_lookback_scan(random: &mut Random) -> Case {
     let status: Vec<u64> =
         (0..tiles).map(|tile| 2 << 32 | u64::from(inclusive[(tile * 512 + 511).min(n - 1)])).collect();
     Case {
-        files: nvcc_both!("decoupled_lookback_scan"),
+        files: every_compiler!("decoupled_lookback_scan"),
         spec: json!({
             "kernel": "decoupled_lookback_scan", "grid": [tiles], "block": [128],
             "buffers": {
@@ -509,6 +510,71 @@ fn atomic_cas_double(random: &mut Random) -> Case {
     }
 }
 
+/// `atomics_mix`: every order-independent atomic over 256 signed values, warp sums and maxima
+/// through `redux.sync`, and each lane's `match.any` mask of the values modulo 4.
+fn atomics_mix(random: &mut Random) -> Case {
+    let n = 256usize;
+    let input: Vec<i32> = (0..n).map(|_| random.integer(-1 << 28, 1 << 28) as i32).collect();
+    let counters = [
+        input.iter().fold(0i32, |sum, &value| sum.wrapping_add(value)),
+        input.iter().copied().fold(i32::MAX, i32::min),
+        input.iter().copied().fold(i32::MIN, i32::max),
+        input.iter().fold(-1i32, |all, &value| all & (value | 0x0ff0_0ff0)),
+        input.iter().fold(0i32, |any, &value| any | (value & 0x00ff_00ff)),
+        input.iter().fold(0i32, |bits, &value| bits ^ value),
+        input.iter().map(|&value| value as u32).fold(u32::MAX, u32::min) as i32,
+        input.iter().map(|&value| value as u32).fold(0, u32::max) as i32,
+    ];
+    // The initial values: -1 for `and` and the unsigned minimum, the extremes for min and max.
+    let initial = [0i32, i32::MAX, i32::MIN, -1, 0, 0, -1, 0];
+    // atomicInc(limit): old >= limit ? 0 : old + 1; atomicDec(limit): old == 0 || old > limit ?
+    // limit : old - 1; the same function each time, so the order does not matter.
+    let wraps = [
+        (0..n).fold(0u32, |old, _| if old >= 100 { 0 } else { old + 1 }),
+        (0..n).fold(0u32, |old, _| if old == 0 || old > 50 { 50 } else { old - 1 }),
+    ];
+    let sum: f64 = input.iter().map(|&value| f64::from(value)).sum();
+    let wide_sum = input.iter().fold(0u64, |sum, &value| sum.wrapping_add(u64::from(value as u32)));
+    let warps: Vec<i32> = input
+        .chunks(32)
+        .flat_map(|warp| {
+            [warp.iter().fold(0i32, |sum, &value| sum.wrapping_add(value)), warp.iter().copied().max().unwrap_or(0)]
+        })
+        .collect();
+    let matches = (0..n).map(|index| {
+        let warp = &input[index / 32 * 32..][..32];
+        warp.iter()
+            .enumerate()
+            .filter(|(_, &value)| value & 3 == input[index] & 3)
+            .fold(0u32, |mask, (lane, _)| mask | 1 << lane)
+    });
+    Case {
+        files: every_compiler!("atomics_mix"),
+        spec: json!({
+            "kernel": "atomics_mix", "grid": [n / 64], "block": [64],
+            "buffers": {
+                "in": { "type": "s32", "data": input },
+                "counters": { "type": "s32", "data": initial },
+                "wraps": { "type": "u32", "len": 2 },
+                "sum": { "type": "f64", "len": 1 },
+                "wide_sum": { "type": "u64", "len": 1 },
+                "warps": { "type": "s32", "len": n / 16 },
+                "matches": { "type": "u32", "len": n },
+            },
+            "args": [{ "buffer": "in" }, { "buffer": "counters" }, { "buffer": "wraps" }, { "buffer": "sum" },
+                     { "buffer": "wide_sum" }, { "buffer": "warps" }, { "buffer": "matches" }],
+        }),
+        expected: vec![
+            ("counters", Expected::Bits(i32_bits(counters))),
+            ("wraps", Expected::Bits(u32_bits(wraps))),
+            ("sum", Expected::Bits(f64_bits([sum]))),
+            ("wide_sum", Expected::Bits(vec![wide_sum])),
+            ("warps", Expected::Bits(i32_bits(warps))),
+            ("matches", Expected::Bits(u32_bits(matches))),
+        ],
+    }
+}
+
 fn cases() -> Vec<Case> {
     let mut random = Random(0x11b5_0001);
     let mut cases = vec![
@@ -530,6 +596,7 @@ fn cases() -> Vec<Case> {
         transpose_padded(&mut random),
         warp_partial_masks(&mut random),
         atomic_cas_double(&mut random),
+        atomics_mix(&mut random),
     ]);
     cases
 }
@@ -537,7 +604,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn library_kernels_match_their_models_on_the_cpu() {
     let (runs, problems) = run_cases(cases(), "cpu", &[]);
-    assert!(runs >= 39, "expected every library fixture, ran {runs}");
+    assert!(runs >= 55, "expected every library fixture, ran {runs}");
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 
