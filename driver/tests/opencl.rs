@@ -369,6 +369,38 @@ fn warp_collectives_on_sub_groups_agree_with_the_cpu() {
     }
 }
 
+/// `redux.sync` whose member mask is part of the warp while the rest of the warp reduces under
+/// its own mask, as cooperative groups' `cg::reduce` on tiles of 16 and 8 does (`0xffff <<
+/// (laneid & 16)`): each tile gets its own result, not the whole sub-group's.
+#[test]
+fn redux_on_part_of_a_warp_reduces_only_its_members() {
+    if !opencl_device_available() {
+        return;
+    }
+    let input = inputs(256, &[0x8000_0000, 0x7fff_ffff, 0xffff_ffff], |_| true);
+    // (instruction, tile width, model of one tile)
+    type TileModel = fn(&[u32]) -> u32;
+    let cases: [(&str, usize, TileModel); 3] = [
+        ("redux.sync.add.u32", 16, |tile| tile.iter().fold(0u32, |sum, &value| sum.wrapping_add(value))),
+        ("redux.sync.max.s32", 16, |tile| tile.iter().map(|&value| value as i32).max().unwrap_or(i32::MIN) as u32),
+        ("redux.sync.min.u32", 8, |tile| tile.iter().copied().min().unwrap_or(u32::MAX)),
+    ];
+    for (instruction, width, model) in cases {
+        let body = format!(
+            "    mov.u32 %r3, %laneid;\n    and.b32 %r3, %r3, {};\n    mov.u32 %r4, {};\n    shl.b32 %r4, %r4, %r3;\n    \
+             {instruction} %r2, %r1, %r4;",
+            32 - width,
+            (1u64 << width) - 1
+        );
+        let kernel = per_thread_kernel(&body, "st.global.u32 [%rd4], %r2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        for (thread, &value) in output.iter().enumerate() {
+            let tile = &input[thread / width * width..][..width];
+            assert_eq!(value, u64::from(model(tile)), "{instruction} on tiles of {width}, thread {thread}");
+        }
+    }
+}
+
 /// A module with warp collectives is SPIR-V 1.3 (the first version with sub-group
 /// instructions), valid for that version; an explicitly older version says what is needed.
 #[test]

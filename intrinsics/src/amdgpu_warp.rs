@@ -14,11 +14,11 @@
 
 use inkwell::values::{BasicMetadataValueEnum, IntValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{MemoryOrdering, ReduxOperation};
+use ptxr_frontend::ir::MemoryOrdering;
 
 use crate::atomics::fence;
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
-use crate::warp_lanes::LanePrimitives;
+use crate::warp_lanes::{reduce_lane_by_lane, LanePrimitives};
 use crate::{CollectiveResult, Site, Unsupported, WarpCollective};
 
 /// Whether `processor` (`gfx90a`, `gfx1100`, `gfx9-generic`, ...) runs waves of 64 with LLVM's
@@ -115,56 +115,6 @@ fn read_lane<'ctx>(
     builder.build_or(high, low, "").map_err(failed("a lane read"))
 }
 
-/// Whether warp lane `lane` (a constant) is in `members`, as an i1.
-fn is_member<'ctx>(site: &Site<'_, 'ctx>, members: IntValue<'ctx>, lane: u64) -> Result<IntValue<'ctx>, Unsupported> {
-    let i32_type = site.context.i32_type();
-    let bit = site.builder.build_and(members, i32_type.const_int(1 << lane, false), "").map_err(failed("a mask"))?;
-    site.builder.build_int_compare(IntPredicate::NE, bit, i32_type.const_zero(), "").map_err(failed("a mask"))
-}
-
-/// `redux.sync`: the operation over the member lanes' values, read lane by lane.
-fn reduce<'ctx>(
-    site: &Site<'_, 'ctx>,
-    operation: ReduxOperation,
-    signed: bool,
-    value: IntValue<'ctx>,
-    members: IntValue<'ctx>,
-    start: IntValue<'ctx>,
-) -> Result<IntValue<'ctx>, Unsupported> {
-    let builder = site.builder;
-    let i32_type = site.context.i32_type();
-    let identity: u64 = match (operation, signed) {
-        (ReduxOperation::Minimum, true) => i32::MAX as u64,
-        (ReduxOperation::Minimum, false) | (ReduxOperation::And, _) => u64::from(u32::MAX),
-        (ReduxOperation::Maximum, true) => i32::MIN as u32 as u64,
-        _ => 0,
-    };
-    let mut accumulator = i32_type.const_int(identity, false);
-    for lane in 0..32u64 {
-        let other = read_lane(site, value, i32_type.const_int(lane, false), start)?;
-        let combined = match operation {
-            ReduxOperation::Add => builder.build_int_add(accumulator, other, "").map_err(failed("redux"))?,
-            ReduxOperation::And => builder.build_and(accumulator, other, "").map_err(failed("redux"))?,
-            ReduxOperation::Or => builder.build_or(accumulator, other, "").map_err(failed("redux"))?,
-            ReduxOperation::Xor => builder.build_xor(accumulator, other, "").map_err(failed("redux"))?,
-            ReduxOperation::Minimum | ReduxOperation::Maximum => {
-                let predicate = match (operation, signed) {
-                    (ReduxOperation::Minimum, true) => IntPredicate::SLT,
-                    (ReduxOperation::Minimum, false) => IntPredicate::ULT,
-                    (_, true) => IntPredicate::SGT,
-                    (_, false) => IntPredicate::UGT,
-                };
-                let better = builder.build_int_compare(predicate, other, accumulator, "").map_err(failed("redux"))?;
-                builder.build_select(better, other, accumulator, "").map_err(failed("redux"))?.into_int_value()
-            }
-        };
-        let member = is_member(site, members, lane)?;
-        accumulator =
-            builder.build_select(member, combined, accumulator, "redux").map_err(failed("redux"))?.into_int_value();
-    }
-    Ok(accumulator)
-}
-
 /// A warp's primitives on its wave, for the shared warp lowering: `start` is the wave lane
 /// where the warp begins.
 struct WaveHalf<'ctx> {
@@ -201,7 +151,7 @@ pub fn warp_collective<'ctx>(
         WarpCollective::Redux { operation, signed, value, member_mask } => {
             let active = ballot(site, site.context.bool_type().const_int(1, false), wave.start)?;
             let members = site.builder.build_and(active, *member_mask, "members").map_err(failed("a member mask"))?;
-            let value = reduce(site, *operation, *signed, *value, members, wave.start)?;
+            let value = reduce_lane_by_lane(site, &wave, *operation, *signed, *value, members)?;
             Ok(CollectiveResult { value: Some(value), predicate: None })
         }
         WarpCollective::Sync { .. } => {

@@ -33,6 +33,7 @@ mod site;
 mod software_barrier;
 mod spirv;
 mod spirv_atomic_addresses;
+mod spirv_atomic_loads_stores;
 mod spirv_barrier;
 pub mod spirv_clock;
 mod spirv_mbarrier;

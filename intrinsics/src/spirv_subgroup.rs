@@ -7,14 +7,15 @@
 //! Every collective is built from the OpenCL sub-group builtins (by their Itanium-mangled names,
 //! which LLVM's SPIR-V back end turns into SPIR-V instructions): the lane id, `sub_group_ballot`
 //! and `sub_group_shuffle` are the primitives from which `warp_lanes.rs` builds `shfl`, `vote`,
-//! `match` and `activemask`; `redux` is the non-uniform reductions, which need nothing more
-//! since the lanes taking part are the sub-group's active work-items.
+//! `match` and `activemask`; `redux` is the non-uniform reduction when its member mask holds
+//! every active work-item, and otherwise reads lane by lane (`warp_lanes::reduce_lane_by_lane`).
 
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
+use inkwell::IntPredicate;
 use ptxr_frontend::ir::ReduxOperation;
 
-use crate::warp_lanes::LanePrimitives;
+use crate::warp_lanes::{reduce_lane_by_lane, LanePrimitives};
 use crate::{function_or_declare, CollectiveResult, Site, Unsupported, WarpCollective};
 
 /// LLVM's `spir_func` calling convention.
@@ -149,18 +150,8 @@ pub fn warp_collective<'ctx>(
     collective: &WarpCollective<'ctx>,
 ) -> Result<CollectiveResult<'ctx>, Unsupported> {
     match collective {
-        WarpCollective::Redux { operation, signed, value, .. } => {
-            let name = match (operation, signed) {
-                (ReduxOperation::Add, _) => "_Z32sub_group_non_uniform_reduce_addj",
-                (ReduxOperation::Minimum, true) => "_Z32sub_group_non_uniform_reduce_mini",
-                (ReduxOperation::Minimum, false) => "_Z32sub_group_non_uniform_reduce_minj",
-                (ReduxOperation::Maximum, true) => "_Z32sub_group_non_uniform_reduce_maxi",
-                (ReduxOperation::Maximum, false) => "_Z32sub_group_non_uniform_reduce_maxj",
-                (ReduxOperation::And, _) => "_Z32sub_group_non_uniform_reduce_andj",
-                (ReduxOperation::Or, _) => "_Z31sub_group_non_uniform_reduce_orj",
-                (ReduxOperation::Xor, _) => "_Z32sub_group_non_uniform_reduce_xorj",
-            };
-            let value = u32_builtin(site, name, &[(*value).into()])?;
+        WarpCollective::Redux { operation, signed, value, member_mask } => {
+            let value = reduce(site, *operation, *signed, *value, *member_mask)?;
             Ok(CollectiveResult { value: Some(value), predicate: None })
         }
         WarpCollective::Sync { .. } => {
@@ -170,6 +161,55 @@ pub fn warp_collective<'ctx>(
         }
         _ => crate::warp_lanes::lower(site, &SubGroup, collective),
     }
+}
+
+/// `redux.sync` over the active lanes within `member_mask`. When the mask holds every active
+/// lane, that is the sub-group's non-uniform reduction; otherwise (cooperative groups' tiles of
+/// 16, each reducing under its own half-warp mask while the other half does the same) the
+/// reduction reads lane by lane. Every lane taking part has the same mask, so the branch between
+/// the two is uniform over them.
+fn reduce<'ctx>(
+    site: &Site<'_, 'ctx>,
+    operation: ReduxOperation,
+    signed: bool,
+    value: IntValue<'ctx>,
+    member_mask: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let context = site.context;
+    let active = ballot(site, context.bool_type().const_int(1, false))?;
+    let members = builder.build_and(active, member_mask, "members").map_err(failed("redux"))?;
+    let whole = builder.build_int_compare(IntPredicate::EQ, members, active, "").map_err(failed("redux"))?;
+    let start = builder.get_insert_block().ok_or_else(|| Unsupported { what: "redux outside a block".to_string() })?;
+    let sub_group = context.insert_basic_block_after(start, "redux.sub_group");
+    let lane_by_lane = context.insert_basic_block_after(sub_group, "redux.lanes");
+    let join = context.insert_basic_block_after(lane_by_lane, "redux.join");
+    builder.build_conditional_branch(whole, sub_group, lane_by_lane).map_err(failed("redux"))?;
+
+    builder.position_at_end(sub_group);
+    let name = match (operation, signed) {
+        (ReduxOperation::Add, _) => "_Z32sub_group_non_uniform_reduce_addj",
+        (ReduxOperation::Minimum, true) => "_Z32sub_group_non_uniform_reduce_mini",
+        (ReduxOperation::Minimum, false) => "_Z32sub_group_non_uniform_reduce_minj",
+        (ReduxOperation::Maximum, true) => "_Z32sub_group_non_uniform_reduce_maxi",
+        (ReduxOperation::Maximum, false) => "_Z32sub_group_non_uniform_reduce_maxj",
+        (ReduxOperation::And, _) => "_Z32sub_group_non_uniform_reduce_andj",
+        (ReduxOperation::Or, _) => "_Z31sub_group_non_uniform_reduce_orj",
+        (ReduxOperation::Xor, _) => "_Z32sub_group_non_uniform_reduce_xorj",
+    };
+    let whole_result = u32_builtin(site, name, &[value.into()])?;
+    let sub_group_end = builder.get_insert_block().unwrap_or(sub_group);
+    builder.build_unconditional_branch(join).map_err(failed("redux"))?;
+
+    builder.position_at_end(lane_by_lane);
+    let lanes_result = reduce_lane_by_lane(site, &SubGroup, operation, signed, value, members)?;
+    let lanes_end = builder.get_insert_block().unwrap_or(lane_by_lane);
+    builder.build_unconditional_branch(join).map_err(failed("redux"))?;
+
+    builder.position_at_end(join);
+    let result = builder.build_phi(context.i32_type(), "redux").map_err(failed("redux"))?;
+    result.add_incoming(&[(&whole_result, sub_group_end), (&lanes_result, lanes_end)]);
+    Ok(result.as_basic_value().into_int_value())
 }
 
 fn builtin_void<'ctx>(

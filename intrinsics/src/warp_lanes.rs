@@ -3,14 +3,15 @@
 //! lanes, and reading another lane's value. `shfl` (source lane and range from
 //! [`crate::collective::shuffle_source`]), `vote`, `match` (one read per lane) and `activemask`
 //! follow from those the same way on every such target; `redux` and `bar.warp.sync` stay with
-//! the targets, which have better instructions for them.
+//! the targets, which have better instructions for them, but a `redux` over any subset of the
+//! warp can be read lane by lane here ([`reduce_lane_by_lane`]).
 //!
 //! Member masks name the lanes that execute the instruction together, which on a GPU are the
 //! active lanes: the lanes taking part are the active ones within the mask.
 
 use inkwell::values::IntValue;
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::VoteMode;
+use ptxr_frontend::ir::{ReduxOperation, VoteMode};
 
 use crate::collective::shuffle_source;
 use crate::{CollectiveResult, Site, Unsupported, WarpCollective};
@@ -118,4 +119,57 @@ pub fn lower<'ctx>(
             Err(Unsupported { what: "`redux` and `bar.warp.sync` through the shared warp lowering".to_string() })
         }
     }
+}
+
+/// Whether warp lane `lane` (a constant) is in `members`, as an i1.
+fn is_member<'ctx>(site: &Site<'_, 'ctx>, members: IntValue<'ctx>, lane: u64) -> Result<IntValue<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let bit = site.builder.build_and(members, i32_type.const_int(1 << lane, false), "").map_err(failed("a mask"))?;
+    site.builder.build_int_compare(IntPredicate::NE, bit, i32_type.const_zero(), "").map_err(failed("a mask"))
+}
+
+/// `redux.sync` over the lanes of `members` (active lanes within the member mask), reading
+/// every lane of the warp in turn (32 reads): for targets without a reduction over an
+/// arbitrary subset of the warp, such as a tile of 16 that cooperative groups reduce with its
+/// own mask while the other tile does the same.
+pub fn reduce_lane_by_lane<'ctx>(
+    site: &Site<'_, 'ctx>,
+    lanes: &dyn LanePrimitives<'ctx>,
+    operation: ReduxOperation,
+    signed: bool,
+    value: IntValue<'ctx>,
+    members: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let identity: u64 = match (operation, signed) {
+        (ReduxOperation::Minimum, true) => i32::MAX as u64,
+        (ReduxOperation::Minimum, false) | (ReduxOperation::And, _) => u64::from(u32::MAX),
+        (ReduxOperation::Maximum, true) => i32::MIN as u32 as u64,
+        _ => 0,
+    };
+    let mut accumulator = i32_type.const_int(identity, false);
+    for lane in 0..32u64 {
+        let other = lanes.read_lane(site, value, i32_type.const_int(lane, false))?;
+        let combined = match operation {
+            ReduxOperation::Add => builder.build_int_add(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::And => builder.build_and(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::Or => builder.build_or(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::Xor => builder.build_xor(accumulator, other, "").map_err(failed("redux"))?,
+            ReduxOperation::Minimum | ReduxOperation::Maximum => {
+                let predicate = match (operation, signed) {
+                    (ReduxOperation::Minimum, true) => IntPredicate::SLT,
+                    (ReduxOperation::Minimum, false) => IntPredicate::ULT,
+                    (_, true) => IntPredicate::SGT,
+                    (_, false) => IntPredicate::UGT,
+                };
+                let better = builder.build_int_compare(predicate, other, accumulator, "").map_err(failed("redux"))?;
+                builder.build_select(better, other, accumulator, "").map_err(failed("redux"))?.into_int_value()
+            }
+        };
+        let member = is_member(site, members, lane)?;
+        accumulator =
+            builder.build_select(member, combined, accumulator, "redux").map_err(failed("redux"))?.into_int_value();
+    }
+    Ok(accumulator)
 }

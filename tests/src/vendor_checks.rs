@@ -73,12 +73,12 @@ fn ptx_target(ptx: &str) -> String {
 
 /// The `spirv-val` environment for a module: OpenCL 2.2 for SPIR-V 1.2 and older. spirv-tools
 /// has no OpenCL environment for SPIR-V 1.3 (the sub-group version ptxr picks for warp
-/// collectives); those modules get the universal rules of their SPIR-V version. A module that
-/// declared the `Float16` capability would fail here: OpenCL grants it only through the
-/// `cl_khr_fp16` device extension, and ptxr keeps `.f16` values as integers so as not to need it.
-/// Modules with 64-bit atomics (`atom.b64`, the `mbarrier` object) declare `Int64Atomics`, which
-/// OpenCL grants through the `cl_khr_int64_base_atomics` extension (Intel's runtime has it) and
-/// OpenCL 2.2's environment therefore refuses: they get the universal rules of their version.
+/// collectives); those modules get the universal rules of their SPIR-V version. So do modules
+/// with 64-bit atomics (`atomicCAS` on doubles, `atom.add.u64`): OpenCL grants their
+/// `Int64Atomics` capability through the `cl_khr_int64_base_atomics` device extension, which
+/// OpenCL 2.2's environment in spirv-val does not know and refuses. A module that declared the
+/// `Float16` capability would fail here: OpenCL grants it only through the `cl_khr_fp16` device
+/// extension, and ptxr keeps `.f16` values as integers so as not to need it.
 pub fn spirv_environment(binary: &[u8]) -> String {
     let word = |index: usize| {
         binary
@@ -86,30 +86,33 @@ pub fn spirv_environment(binary: &[u8]) -> String {
             .map_or(0, |bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     };
     let (major, minor) = ((word(1) >> 16) & 0xff, (word(1) >> 8) & 0xff);
-    if (major, minor) <= (1, 2) && !declares_int64_atomics(binary) {
+    if (major, minor) <= (1, 2) && !declares_capability(binary, INT64_ATOMICS) {
         "opencl2.2".to_string()
     } else {
         format!("spv{major}.{minor}")
     }
 }
 
-/// Whether a SPIR-V module declares the `Int64Atomics` capability (12): an `OpCapability`
-/// (opcode 17, two words) among the instructions after the five-word header.
-fn declares_int64_atomics(binary: &[u8]) -> bool {
-    const OP_CAPABILITY_WITH_ONE_OPERAND: u32 = (2 << 16) | 17;
-    const INT64_ATOMICS: u32 = 12;
+/// SPIR-V's `Int64Atomics` capability (section 3.31 of the SPIR-V specification).
+const INT64_ATOMICS: u32 = 12;
+
+/// Whether a SPIR-V binary has `OpCapability capability`: capabilities come first after the
+/// five-word header, each instruction's first word holding its word count (high half) and opcode
+/// (low half, 17 for `OpCapability`).
+fn declares_capability(binary: &[u8], capability: u32) -> bool {
     let words: Vec<u32> =
         binary.chunks_exact(4).map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])).collect();
     let mut index = 5;
     while let Some(&first) = words.get(index) {
-        if first == OP_CAPABILITY_WITH_ONE_OPERAND && words.get(index + 1) == Some(&INT64_ATOMICS) {
+        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
+        if opcode == 17 && words.get(index + 1) == Some(&capability) {
             return true;
         }
-        let length = (first >> 16) as usize;
-        if length == 0 {
+        // Capabilities (17) and extensions (10) come first; the first other instruction ends them.
+        if count == 0 || (opcode != 17 && opcode != 10) {
             return false;
         }
-        index += length;
+        index += count;
     }
     false
 }

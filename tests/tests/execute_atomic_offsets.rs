@@ -281,9 +281,10 @@ fn atomics_at_constant_offsets_equal_the_model_on_the_cpu_and_on_spirv() {
     }
 }
 
-/// `spirv-val` on the kernel's SPIR-V, with the universal rules of its SPIR-V version: OpenCL
-/// 2.2's environment refuses the Int64Atomics capability of the 64-bit atomics (OpenCL grants it
-/// through the `cl_khr_int64_base_atomics` extension, which Intel's runtime has).
+/// `spirv-val` on the kernel's SPIR-V, with the universal rules of its SPIR-V version, which
+/// `spirv_environment` picks for it: OpenCL 2.2's environment refuses the Int64Atomics
+/// capability of the 64-bit atomics (OpenCL grants it through the `cl_khr_int64_base_atomics`
+/// extension, which Intel's runtime has).
 #[test]
 fn the_kernel_passes_spirv_val() {
     let binary = match compile(&kernel(), "spirv") {
@@ -291,7 +292,7 @@ fn the_kernel_passes_spirv_val() {
         Compiled::Unsupported(messages) => panic!("unsupported on spirv: {messages:?}"),
         Compiled::Rejected(message) => panic!("{message}"),
     };
-    assert_eq!(spirv_environment(&binary), "opencl2.2", "the module is SPIR-V 1.2");
+    assert_eq!(spirv_environment(&binary), "spv1.2", "the module is SPIR-V 1.2 with 64-bit atomics");
     if let Some(Err(message)) = vendor_checks::spirv_val(&binary, "spv1.2", "atomic-offsets") {
         panic!("spirv-val spv1.2: {message}");
     }

@@ -577,3 +577,58 @@ fn bar_arrive_producers_hand_over_to_a_consumer_through_the_software_barrier() {
         check(PRODUCERS_AND_ONE_CONSUMER, &Launch::threads(threads), &buffers, 1, &expected);
     }
 }
+
+/// The opcodes of a SPIR-V binary's instructions, in order (each instruction's first word holds
+/// its word count in the high half and its opcode in the low half, after the five-word header).
+fn spirv_opcodes(binary: &[u8]) -> Vec<u32> {
+    let words: Vec<u32> =
+        binary.chunks_exact(4).map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])).collect();
+    let mut opcodes = Vec::new();
+    let mut index = 5;
+    while let Some(&first) = words.get(index) {
+        opcodes.push(first & 0xffff);
+        index += ((first >> 16) as usize).max(1);
+    }
+    opcodes
+}
+
+/// `ld.acquire`/`ld.relaxed` and `st.release`/`st.relaxed` (libcu++'s `atomic_ref`, the status
+/// words of a decoupled look-back scan) stay atomic in the SPIR-V: LLVM 22's back end writes an
+/// atomic load or store as a plain `OpLoad`/`OpStore`, so ptxr gives it `OpAtomicOr` of zero and
+/// `OpAtomicExchange`. Each thread publishes `3 * tid`, reads it back, adds 1, and again through
+/// an `f32` view of the bits, adds 1.
+#[test]
+fn ordered_loads_and_stores_are_atomics_in_the_spirv() {
+    let ptx = ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 output)
+{
+    .reg .b32 %r<8>;
+    .reg .f32 %f<2>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    mul.lo.u32 %r2, %r1, 3;
+    st.release.gpu.global.u32 [%rd3], %r2;
+    ld.acquire.gpu.global.u32 %r3, [%rd3];
+    add.u32 %r4, %r3, 1;
+    st.relaxed.gpu.u32 [%rd3], %r4;
+    ld.relaxed.gpu.global.f32 %f1, [%rd3];
+    mov.b32 %r5, %f1;
+    add.u32 %r6, %r5, 1;
+    st.release.cta.global.u32 [%rd3], %r6;
+    ret;
+}
+";
+    let expected: Vec<u64> = (0..64).map(|thread| thread * 3 + 2).collect();
+    check(ptx, &Launch::threads(64), &[Buffer::zeroed("u32", 64)], 0, &expected);
+    let Compiled::Artefact(binary) = compile(ptx, "spirv") else { panic!("no SPIR-V") };
+    let opcodes = spirv_opcodes(&binary);
+    // OpAtomicExchange (229), OpAtomicOr (241); OpLoad (61) and OpStore (62) only for the parameter.
+    let count = |opcode: u32| opcodes.iter().filter(|&&each| each == opcode).count();
+    assert_eq!((count(229), count(241)), (3, 2), "atomic exchanges and ors in {opcodes:?}");
+    assert!(count(62) == 0, "a plain OpStore is left: {opcodes:?}");
+}

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod fixture_kernels;
+
 /// Runs the built `ptxr` with `arguments` in `directory`, without colour.
 pub fn ptxr(arguments: &[&str], directory: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ptxr"))
