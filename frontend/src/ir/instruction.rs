@@ -333,6 +333,10 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
     },
+    /// `cvt.rna.tf32.f32 d, a` and `cvt.{rn,rz}{.relu}.tf32.f32 d, a` (ISA 7.8 section
+    /// 9.7.8.18): `a` rounded to 10 fraction bits, as the bits of an `.f32` whose low 13 bits are
+    /// zero, in a `.b32` register.
+    ConvertToTf32 { rounding: Tf32Rounding, relu: bool, destination: Destination, a: Operand },
     /// `cvt.frnd[.ftz][.sat|.relu][.satfinite].dtype.atype d, a` where either type is `.f16` or
     /// `.bf16` (ISA 7.8 section 9.7.8.18).
     HalfConvert {
@@ -648,10 +652,26 @@ pub struct MinimumMaximum {
     pub xorsign_absolute: bool,
 }
 
+/// How `cvt` rounds to `.tf32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tf32Rounding {
+    /// `.rna`: to nearest, ties away from zero.
+    NearestAway,
+    /// `.rn`: to nearest, ties to even.
+    NearestEven,
+    /// `.rz`: towards zero.
+    Zero,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HalfUnaryOperation {
     Negate,
     Absolute,
+    /// `tanh.approx` (section 9.7.4.9).
+    ApproximateTanh,
+    /// `ex2.approx` (section 9.7.4.10): `.ftz` is required on `.bf16` and `.bf16x2`, refused on
+    /// `.f16` and `.f16x2`.
+    ApproximateExp2,
 }
 
 /// How a half-precision result is clamped: `.sat` to [0.0, 1.0], `.relu` to [0.0, inf).

@@ -157,6 +157,7 @@ impl SpecialRegister {
                 | "%lanemask_ge"
                 | "%lanemask_gt"
                 | "%clock"
+                | "%clock_hi"
                 | "%clock64"
                 | "%globaltimer"
                 | "%globaltimer_lo"

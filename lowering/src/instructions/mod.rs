@@ -23,6 +23,7 @@ mod memory;
 mod stack;
 mod support;
 mod synchronization;
+mod tf32;
 mod vector;
 mod video;
 mod warp_matrix;
@@ -218,6 +219,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::HalfFusedMultiplyAdd { ty, flush_subnormals, saturation, destination, a, b, c } => {
             half::fused_multiply_add(lowering, *ty, *flush_subnormals, *saturation, destination, [a, b, c], span)
+        }
+        Instruction::ConvertToTf32 { rounding, relu, destination, a } => {
+            tf32::convert(lowering, *rounding, *relu, destination, a)
         }
         Instruction::HalfUnary { operation, ty, flush_subnormals, destination, a } => {
             half::unary(lowering, *operation, *ty, *flush_subnormals, destination, a, span)
