@@ -429,7 +429,7 @@ impl Target for Spirv {
             // 2023), and for Shader modules it demands structured control flow, which a PTX
             // loop lowered by LLVM's SPIR-V back end for OpenCL does not have ("Back-edges can
             // only be formed between a block and a loop header"), and a constant WorkgroupSize.
-            SpecialRegister::Clock | SpecialRegister::Clock64 => Err(Unsupported {
+            SpecialRegister::Clock | SpecialRegister::ClockHigh | SpecialRegister::Clock64 => Err(Unsupported {
                 what: format!(
                     "special register {register} (SPV_KHR_shader_clock's capability implies Shader for spirv-val 2023.1, which then requires structured control flow)"
                 ),
