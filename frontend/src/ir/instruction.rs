@@ -258,8 +258,9 @@ pub enum Instruction {
         c: Operand,
     },
     /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`: `a` and `b` saturated to the narrow
-    /// type and packed (`a` above `b`), above the low bits of `c` for 8-bit types.
-    ConvertPack { destination_type: ScalarType, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
+    /// type (`bits` wide: 16, 8, 4 or 2; `signed` for `.s16`...`.s2`) and packed (`a` above
+    /// `b`), above the low bits of `c` for the types narrower than 16 bits.
+    ConvertPack { bits: u32, signed: bool, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
     /// Scalar video instructions (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`, `vshr`,
     /// `vset`, `vmad`) with their byte/half selectors, `.sat`, secondary operation or merge.
     Video(Box<VideoInstruction>),

@@ -159,8 +159,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::DotProduct { lanes, a_signed, b_signed, destination, a, b, c } => {
             bits::dot_product(lowering, *lanes, *a_signed, *b_signed, destination, a, b, c)
         }
-        Instruction::ConvertPack { destination_type, destination, a, b, c } => {
-            bits::convert_pack(lowering, *destination_type, destination, a, b, c.as_ref())
+        Instruction::ConvertPack { bits, signed, destination, a, b, c } => {
+            bits::convert_pack(lowering, *bits, *signed, destination, a, b, c.as_ref())
         }
         Instruction::Video(instruction) => video::video(lowering, instruction),
         Instruction::VideoSimd(instruction) => video::video_simd(lowering, instruction),
