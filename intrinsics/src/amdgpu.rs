@@ -329,6 +329,9 @@ impl Target for Amdgpu {
             SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
                 crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::GlobalTimer)?)
             }
+            SpecialRegister::ClockHigh => {
+                crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::Clock64)?)
+            }
             SpecialRegister::Clock => {
                 let time = call_intrinsic(site, "llvm.amdgcn.s.memtime", &[], &[])?.into_int_value();
                 to_i32(site, time)

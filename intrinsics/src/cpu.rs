@@ -881,6 +881,9 @@ impl Target for Cpu {
             SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
                 crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::GlobalTimer)?)
             }
+            SpecialRegister::ClockHigh => {
+                crate::global_timer::half(site, register, self.special_register(site, SpecialRegister::Clock64)?)
+            }
             SpecialRegister::Clock => {
                 let cycles = call_intrinsic(site, "llvm.readcyclecounter", &[], &[])?.into_int_value();
                 to_i32(site, cycles)

@@ -1,5 +1,6 @@
 //! `%globaltimer_lo` and `%globaltimer_hi` (ISA 7.8 section 10.28): the low and high 32 bits of
-//! the 64-bit nanosecond timer `%globaltimer`, which each target reads its own way.
+//! the 64-bit nanosecond timer `%globaltimer`, which each target reads its own way; and
+//! `%clock_hi` (section 10.23), the high 32 bits of `%clock64`, taken the same way.
 
 use inkwell::values::IntValue;
 use ptxr_frontend::vocabulary::SpecialRegister;
@@ -13,7 +14,7 @@ pub fn half<'ctx>(
     timer: IntValue<'ctx>,
 ) -> Result<IntValue<'ctx>, Unsupported> {
     let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("{register} ({error})") };
-    let bits = if register == SpecialRegister::GlobalTimerHigh {
+    let bits = if matches!(register, SpecialRegister::GlobalTimerHigh | SpecialRegister::ClockHigh) {
         site.builder
             .build_right_shift(timer, site.context.i64_type().const_int(32, false), false, "")
             .map_err(failed)?

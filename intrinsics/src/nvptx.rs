@@ -390,6 +390,10 @@ impl Target for Nvptx {
                 let timer = self.special_register(site, SpecialRegister::GlobalTimer)?;
                 return crate::global_timer::half(site, register, timer);
             }
+            SpecialRegister::ClockHigh => {
+                let clock = self.special_register(site, SpecialRegister::Clock64)?;
+                return crate::global_timer::half(site, register, clock);
+            }
         };
         Ok(call_intrinsic(site, &name, &[], &[])?.into_int_value())
     }

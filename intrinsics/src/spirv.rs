@@ -473,6 +473,7 @@ impl Target for Spirv {
             }
             // OpenCL's device clock (`spirv_clock.rs` says why as an imported call).
             SpecialRegister::Clock64 => crate::spirv_clock::read(site),
+            SpecialRegister::ClockHigh => crate::global_timer::half(site, register, crate::spirv_clock::read(site)?),
             SpecialRegister::Clock => {
                 let clock = crate::spirv_clock::read(site)?;
                 site.builder

@@ -513,6 +513,19 @@ pub fn parameter_window_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .then_some((7, 7))
 }
 
+/// The PTX ISA version that NVPTX's inline `discard.L2` and `applypriority.L2` need (7.4), if
+/// the module has either.
+pub fn cache_hint_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .any(|instruction| {
+            matches!(
+                instruction.instruction,
+                ir::Instruction::Hint(ir::Hint::DiscardL2 { .. } | ir::Hint::ApplyPriorityL2 { .. })
+            )
+        })
+        .then_some((7, 4))
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     any_collective(ptx.functions.iter().filter(|function| function.kind != FunctionKind::Entry))
 }

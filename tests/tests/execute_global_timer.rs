@@ -1,6 +1,7 @@
 //! `%globaltimer`, `%globaltimer_lo` and `%globaltimer_hi` on the CPU (ISA 7.8 section 10.28): a
 //! nanosecond timer that runs on while the kernel waits, whose halves are its low and high 32
-//! bits. Expected values come from the host's own clock around the launch.
+//! bits. Expected values come from the host's own clock around the launch. `%clock_hi` is
+//! checked against `%clock64` read around it.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -54,4 +55,34 @@ fn the_global_timer_counts_nanoseconds_across_a_sleep() {
     // The halves were read after `second` and before `after`; the high half moves every 4.3 s.
     let halves = (high << 32) | low;
     assert!(second <= halves && halves <= after, "{second} {halves} {after}");
+}
+
+/// `%clock_hi` (section 10.23) between two reads of `%clock64`: the upper 32 bits of the counter.
+const CLOCK_HIGH: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry clock_high(.param .u64 output)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [output];
+    mov.u64 %rd2, %clock64;
+    mov.u32 %r1, %clock_hi;
+    mov.u64 %rd3, %clock64;
+    st.global.u64 [%rd1], %rd2;
+    cvt.u64.u32 %rd4, %r1;
+    st.global.u64 [%rd1+8], %rd4;
+    st.global.u64 [%rd1+16], %rd3;
+    ret;
+}
+"#;
+
+#[test]
+fn clock_high_is_the_upper_half_of_clock64() {
+    let result = run_ok(CLOCK_HIGH, &Launch::threads(1), &[Buffer::zeroed("u64", 3)]);
+    let [first, high, second] = [result[0][0], result[0][1], result[0][2]];
+    assert!(first <= second, "%clock64 went back: {first} {second}");
+    assert!(first >> 32 <= high && high <= second >> 32, "%clock_hi {high:#x} outside {first:#x}..{second:#x}");
+    assert!(high != 0 || second >> 32 == 0, "%clock_hi read 0 while %clock64 was {second:#x}");
 }

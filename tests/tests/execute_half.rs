@@ -1004,3 +1004,98 @@ fn set_on_integer_and_float_sources() {
         assert_eq!(output[index], (less | not_equal_and) ^ greater_unordered, "{x:#x} {y:#x} {}", c[index]);
     }
 }
+
+/// Whether `got` is `exact` rounded to `format` to nearest or one of that value's two neighbours:
+/// the `.approx` functions promise a relative error of about one unit in the last place
+/// (2^-10.987 for `tanh.approx.f16`, 2^-9.9 for `ex2.approx.f16` in NVIDIA's manual), and NaN
+/// results are the canonical NaN.
+fn within_one_unit(format: Format, got: u16, exact: f64) -> bool {
+    let Decoded::Finite(exact_value) = F64.decode(exact.to_bits()) else {
+        return if exact.is_nan() {
+            got == CANONICAL_NAN
+        } else {
+            u64::from(got) == format.infinity() | if exact < 0.0 { format.sign_bit() } else { 0 }
+        };
+    };
+    let nearest = format.round(exact_value, Rounding::Nearest) as u16;
+    // Neighbours by magnitude (sign-magnitude bits): one below, one above.
+    let magnitude = nearest & 0x7fff;
+    let sign = nearest & 0x8000;
+    let below = if magnitude == 0 { nearest } else { sign | (magnitude - 1) };
+    let above = sign | (magnitude + 1);
+    got == nearest || got == below || got == above
+}
+
+/// Flushes a subnormal `.bf16` lane to zero of its sign (`.ftz`).
+fn flush_brain(bits: u16) -> u16 {
+    if bits & 0x7f80 == 0 {
+        bits & 0x8000
+    } else {
+        bits
+    }
+}
+
+#[test]
+fn approximate_tanh_and_exp2_on_half_types() {
+    let mut random = Random::new(13);
+    for (format, scalar, packed_type) in [(F16, "f16", "f16x2"), (BF16, "bf16", "bf16x2")] {
+        let brain = format == BF16;
+        let a = packed_inputs(&mut random, format, 2048);
+        let exp2 = if brain { "ex2.approx.ftz" } else { "ex2.approx" };
+        for (opcode, function) in [("tanh.approx", f64::tanh as fn(f64) -> f64), (exp2, f64::exp2)] {
+            let is_exp2 = opcode.starts_with("ex2");
+            for (instruction, lane_count) in [(format!("{opcode}.{packed_type}"), 2), (format!("{opcode}.{scalar}"), 1)]
+            {
+                let body = if lane_count == 2 { packed_body(&instruction, 1) } else { scalar_body(&instruction, 1) };
+                let output = run_elements(&body, &a, &a, &a);
+                for (index, &packed_output) in output.iter().enumerate() {
+                    for lane in 0..lane_count {
+                        let input = lanes(a[index])[lane];
+                        let got = lanes(packed_output)[lane];
+                        // `.ftz` (the `.bf16` `ex2`): subnormal inputs count as zero, and a
+                        // subnormal result is flushed.
+                        let (input, got_checked) =
+                            if brain && is_exp2 { (flush_brain(input), got) } else { (input, got) };
+                        let exact = function(value_of(format, u64::from(input)));
+                        let accepted = if brain && is_exp2 {
+                            let nearest = match F64.decode(exact.to_bits()) {
+                                Decoded::Finite(value) => format.round(value, Rounding::Nearest) as u16,
+                                _ => 0xffff,
+                            };
+                            // Results near the subnormal range are flushed to +0.
+                            within_one_unit(format, got_checked, exact)
+                                || (got_checked == 0 && (nearest & 0x7f80 == 0 || nearest == 0x0080))
+                        } else {
+                            within_one_unit(format, got_checked, exact)
+                        };
+                        assert!(
+                            accepted,
+                            "{instruction} lane {lane} of {:#06x}: got {got:#06x}, exact {exact:e}",
+                            lanes(a[index])[lane]
+                        );
+                        if brain && is_exp2 {
+                            assert!(
+                                got & 0x7fff == 0 || got & 0x7f80 != 0,
+                                "{instruction}: subnormal result {got:#06x} not flushed"
+                            );
+                            assert!(got != 0 || exact < 2f64.powi(-125), "{instruction} of {input:#06x}: got 0");
+                        }
+                    }
+                }
+            }
+        }
+        // Exact points: tanh(±0) = ±0, tanh(±inf) = ±1, 2^0 = 1, 2^-inf = +0, 2^inf = inf.
+        let infinity = format.infinity() as u16;
+        let one = format.round(Exact { negative: false, magnitude: 1, exponent: 0 }, Rounding::Nearest) as u16;
+        let specials = [0u16, 0x8000, infinity, infinity | 0x8000];
+        let a: Vec<u32> = specials.iter().map(|&bits| packed(bits, bits)).collect();
+        let tanh = run_elements(&packed_body(&format!("tanh.approx.{packed_type}"), 1), &a, &a, &a);
+        let exp2 = run_elements(&packed_body(&format!("{exp2}.{packed_type}"), 1), &a, &a, &a);
+        let expected_tanh = [0, 0x8000, one, one | 0x8000];
+        let expected_exp2 = [one, one, infinity, 0];
+        for index in 0..specials.len() {
+            assert_eq!(lanes(tanh[index]), [expected_tanh[index]; 2], "tanh of {:#06x}", specials[index]);
+            assert_eq!(lanes(exp2[index]), [expected_exp2[index]; 2], "ex2 of {:#06x}", specials[index]);
+        }
+    }
+}

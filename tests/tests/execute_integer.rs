@@ -833,6 +833,30 @@ fn cvt_pack_saturates_and_packs_above_c() {
     }
 }
 
+/// The 4- and 2-bit forms (`.u4`, `.s4`, `.u2`, `.s2`, sm_75): `a` and `b` clamped into the
+/// narrow range, `a` above `b`, and `c` shifted above both (ISA 7.8 section 9.7.8.19).
+#[test]
+fn cvt_pack_to_four_and_two_bits() {
+    let mut random = Random::new(16);
+    let mut rows: Vec<Vec<u64>> = (0..160).map(|_| words_with_edges(&mut random, 3)).collect();
+    for (a, b) in [(-9i32, 8), (7, -8), (15, 16), (-1, 3), (4, -3), (1, -2), (2, 0)] {
+        rows.push(vec![u64::from(a as u32), u64::from(b as u32), 0xdead_beef]);
+    }
+    let body = "cvt.pack.sat.u4.s32.b32 %d0, %a0, %a1, %a2;\ncvt.pack.sat.s4.s32.b32 %d1, %a0, %a1, %a2;\n\
+                cvt.pack.sat.u2.s32.b32 %d2, %a0, %a1, %a2;\ncvt.pack.sat.s2.s32.b32 %d3, %a0, %a1, %a2;";
+    for (row, result) in rows.iter().zip(run_rows("u32", "", body, &rows, 4)) {
+        let (a, b, c) = (row[0] as u32 as i32, row[1] as u32 as i32, row[2] as u32);
+        let pack = |low: i32, high: i32, bits: u32| {
+            let mask = (1u32 << bits) - 1;
+            let (ta, tb) = (a.clamp(low, high) as u32 & mask, b.clamp(low, high) as u32 & mask);
+            (ta << bits) | tb | (c << (2 * bits))
+        };
+        let expected = [pack(0, 15, 4), pack(-8, 7, 4), pack(0, 3, 2), pack(-2, 1, 2)];
+        let result: Vec<u32> = result.iter().map(|&word| word as u32).collect();
+        assert_eq!(result, expected, "cvt.pack to 4 and 2 bits {row:x?}");
+    }
+}
+
 // ---- Video -------------------------------------------------------------------------------
 
 #[derive(Clone, Copy)]

@@ -49,6 +49,7 @@ impl Instruction {
             | Instruction::HalfFusedMultiplyAdd { destination, .. }
             | Instruction::HalfUnary { destination, .. }
             | Instruction::HalfConvert { destination, .. }
+            | Instruction::ConvertToTf32 { destination, .. }
             | Instruction::PackConvert { destination, .. }
             | Instruction::Float8Convert { destination, .. }
             | Instruction::Select { destination, .. }

@@ -258,8 +258,9 @@ pub enum Instruction {
         c: Operand,
     },
     /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`: `a` and `b` saturated to the narrow
-    /// type and packed (`a` above `b`), above the low bits of `c` for 8-bit types.
-    ConvertPack { destination_type: ScalarType, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
+    /// type (`bits` wide: 16, 8, 4 or 2; `signed` for `.s16`...`.s2`) and packed (`a` above
+    /// `b`), above the low bits of `c` for the types narrower than 16 bits.
+    ConvertPack { bits: u32, signed: bool, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
     /// Scalar video instructions (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`, `vshr`,
     /// `vset`, `vmad`) with their byte/half selectors, `.sat`, secondary operation or merge.
     Video(Box<VideoInstruction>),
@@ -333,6 +334,10 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
     },
+    /// `cvt.rna.tf32.f32 d, a` and `cvt.{rn,rz}{.relu}.tf32.f32 d, a` (ISA 7.8 section
+    /// 9.7.8.18): `a` rounded to 10 fraction bits, as the bits of an `.f32` whose low 13 bits are
+    /// zero, in a `.b32` register.
+    ConvertToTf32 { rounding: Tf32Rounding, relu: bool, destination: Destination, a: Operand },
     /// `cvt.frnd[.ftz][.sat|.relu][.satfinite].dtype.atype d, a` where either type is `.f16` or
     /// `.bf16` (ISA 7.8 section 9.7.8.18).
     HalfConvert {
@@ -653,10 +658,26 @@ pub struct MinimumMaximum {
     pub xorsign_absolute: bool,
 }
 
+/// How `cvt` rounds to `.tf32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tf32Rounding {
+    /// `.rna`: to nearest, ties away from zero.
+    NearestAway,
+    /// `.rn`: to nearest, ties to even.
+    NearestEven,
+    /// `.rz`: towards zero.
+    Zero,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HalfUnaryOperation {
     Negate,
     Absolute,
+    /// `tanh.approx` (section 9.7.4.9).
+    ApproximateTanh,
+    /// `ex2.approx` (section 9.7.4.10): `.ftz` is required on `.bf16` and `.bf16x2`, refused on
+    /// `.f16` and `.f16x2`.
+    ApproximateExp2,
 }
 
 /// How a half-precision result is clamped: `.sat` to [0.0, 1.0], `.relu` to [0.0, inf).

@@ -84,6 +84,8 @@ pub enum SpecialRegister {
     LaneMask(LaneRelation),
     /// `%clock`: a 32-bit cycle counter.
     Clock,
+    /// `%clock_hi`: the upper 32 bits of `%clock64`.
+    ClockHigh,
     /// `%clock64`: a 64-bit cycle counter.
     Clock64,
     /// `%globaltimer`: a 64-bit nanosecond timer.
@@ -117,6 +119,7 @@ impl SpecialRegister {
             "%lanemask_gt" => scalar(SpecialRegister::LaneMask(LaneRelation::Greater)),
             "%lanemask_ge" => scalar(SpecialRegister::LaneMask(LaneRelation::GreaterOrEqual)),
             "%clock" => scalar(SpecialRegister::Clock),
+            "%clock_hi" => scalar(SpecialRegister::ClockHigh),
             "%clock64" => scalar(SpecialRegister::Clock64),
             "%globaltimer" => scalar(SpecialRegister::GlobalTimer),
             "%globaltimer_lo" => scalar(SpecialRegister::GlobalTimerLow),
@@ -157,6 +160,7 @@ impl SpecialRegister {
                 | "%lanemask_ge"
                 | "%lanemask_gt"
                 | "%clock"
+                | "%clock_hi"
                 | "%clock64"
                 | "%globaltimer"
                 | "%globaltimer_lo"
@@ -202,6 +206,7 @@ impl fmt::Display for SpecialRegister {
             SpecialRegister::WarpCount => formatter.write_str("%nwarpid"),
             SpecialRegister::LaneMask(relation) => write!(formatter, "%lanemask_{relation}"),
             SpecialRegister::Clock => formatter.write_str("%clock"),
+            SpecialRegister::ClockHigh => formatter.write_str("%clock_hi"),
             SpecialRegister::Clock64 => formatter.write_str("%clock64"),
             SpecialRegister::GlobalTimer => formatter.write_str("%globaltimer"),
             SpecialRegister::GlobalTimerLow => formatter.write_str("%globaltimer_lo"),

@@ -582,7 +582,8 @@ pub fn dot_product<'ctx>(
 /// types the 16 packed bits sit below the low 16 bits of `c`.
 pub fn convert_pack<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
-    destination_type: ScalarType,
+    size: u32,
+    signed: bool,
     destination: &Destination,
     a: &Operand,
     b: &Operand,
@@ -592,9 +593,8 @@ pub fn convert_pack<'ctx>(
     let a = lowering.read_int(a, ScalarType::S32)?;
     let b = lowering.read_int(b, ScalarType::S32)?;
     let int_type = a.get_type();
-    let size = destination_type.bits();
     let (low, high): (i64, i64) =
-        if destination_type.is_signed() { (-(1 << (size - 1)), (1 << (size - 1)) - 1) } else { (0, (1 << size) - 1) };
+        if signed { (-(1 << (size - 1)), (1 << (size - 1)) - 1) } else { (0, (1 << size) - 1) };
     let low = int_type.const_int(low as u64, true);
     let high = int_type.const_int(high as u64, false);
     let part_mask = int_type.const_int((1 << size) - 1, false);

@@ -32,7 +32,7 @@ fn call<'ctx>(
 }
 
 /// Sets the `afn` fast-math flag on a call.
-fn allow_approximation(instruction: inkwell::values::InstructionValue<'_>) {
+pub(super) fn allow_approximation(instruction: inkwell::values::InstructionValue<'_>) {
     use inkwell::values::AsValueRef;
     // SAFETY: `instruction` is a floating-point intrinsic call, which may carry fast-math flags.
     unsafe { llvm_sys::core::LLVMSetFastMathFlags(instruction.as_value_ref(), llvm_sys::LLVMFastMathApproxFunc) };

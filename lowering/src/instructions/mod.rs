@@ -23,6 +23,7 @@ mod memory;
 pub(crate) mod stack;
 mod support;
 mod synchronization;
+mod tf32;
 mod vector;
 mod video;
 mod warp_matrix;
@@ -158,8 +159,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::DotProduct { lanes, a_signed, b_signed, destination, a, b, c } => {
             bits::dot_product(lowering, *lanes, *a_signed, *b_signed, destination, a, b, c)
         }
-        Instruction::ConvertPack { destination_type, destination, a, b, c } => {
-            bits::convert_pack(lowering, *destination_type, destination, a, b, c.as_ref())
+        Instruction::ConvertPack { bits, signed, destination, a, b, c } => {
+            bits::convert_pack(lowering, *bits, *signed, destination, a, b, c.as_ref())
         }
         Instruction::Video(instruction) => video::video(lowering, instruction),
         Instruction::VideoSimd(instruction) => video::video_simd(lowering, instruction),
@@ -218,6 +219,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::HalfFusedMultiplyAdd { ty, flush_subnormals, saturation, destination, a, b, c } => {
             half::fused_multiply_add(lowering, *ty, *flush_subnormals, *saturation, destination, [a, b, c], span)
+        }
+        Instruction::ConvertToTf32 { rounding, relu, destination, a } => {
+            tf32::convert(lowering, *rounding, *relu, destination, a)
         }
         Instruction::HalfUnary { operation, ty, flush_subnormals, destination, a } => {
             half::unary(lowering, *operation, *ty, *flush_subnormals, destination, a, span)

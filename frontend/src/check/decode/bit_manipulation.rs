@@ -9,7 +9,7 @@ use crate::span::Spanned;
 use crate::syntax::ast;
 use crate::vocabulary::ScalarType;
 
-use super::{accept_unlowered, Context, Modifiers};
+use super::{Context, Modifiers};
 
 /// The instruction type, reported unless it is one of `allowed`.
 fn type_among(
@@ -252,10 +252,6 @@ pub fn convert_pack(
     modifiers: &mut Modifiers,
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
-    // The 4- and 2-bit destination types have no `ScalarType`; they stay unsupported.
-    if instruction.modifiers.iter().any(|modifier| matches!(modifier.node.as_str(), "u4" | "s4" | "u2" | "s2")) {
-        return accept_unlowered(context, modifiers, instruction);
-    }
     modifiers.flag("pack");
     if !modifiers.flag("sat") {
         context.report(
@@ -264,10 +260,25 @@ pub fn convert_pack(
         );
         return None;
     }
-    let narrow = [ScalarType::U8, ScalarType::S8, ScalarType::U16, ScalarType::S16];
-    let destination_type = type_among(context, modifiers, &narrow, "`.u8`, `.s8`, `.u16` or `.s16`")?.node;
+    // The 4- and 2-bit destination types have no `ScalarType`: they are read here by name.
+    let sub_byte = modifiers.take(|name| match name {
+        "u4" => Some((4, false)),
+        "s4" => Some((4, true)),
+        "u2" => Some((2, false)),
+        "s2" => Some((2, true)),
+        _ => None,
+    });
+    let (bits, signed) = match sub_byte {
+        Some(sub_byte) => sub_byte.node,
+        None => {
+            let narrow = [ScalarType::U8, ScalarType::S8, ScalarType::U16, ScalarType::S16];
+            let expected = "`.u8`, `.s8`, `.u16`, `.s16`, `.u4`, `.s4`, `.u2` or `.s2`";
+            let destination_type = type_among(context, modifiers, &narrow, expected)?.node;
+            (destination_type.bits(), destination_type.is_signed())
+        }
+    };
     type_among(context, modifiers, &[ScalarType::S32], "`.s32` sources")?;
-    let with_c = destination_type.bits() == 8;
+    let with_c = bits < 16;
     if with_c {
         type_among(context, modifiers, &[ScalarType::B32], "`.b32` for `c`")?;
     }
@@ -277,5 +288,5 @@ pub fn convert_pack(
     let b = context.source(&instruction.operands[2], ScalarType::S32, SizeRule::Exact)?;
     let c =
         if with_c { Some(context.source(&instruction.operands[3], ScalarType::B32, SizeRule::Exact)?) } else { None };
-    Some(Instruction::ConvertPack { destination_type, destination, a, b, c })
+    Some(Instruction::ConvertPack { bits, signed, destination, a, b, c })
 }

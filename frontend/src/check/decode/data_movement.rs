@@ -369,6 +369,9 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     if instruction.modifiers.iter().any(|modifier| modifier.node == "pack") {
         return super::bit_manipulation::convert_pack(context, modifiers, instruction);
     }
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "tf32") {
+        return super::tf32::cvt(context, modifiers, instruction);
+    }
     if super::half::is_half_conversion(instruction) {
         return super::half::cvt(context, modifiers, instruction);
     }

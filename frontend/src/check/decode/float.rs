@@ -1,11 +1,13 @@
 //! Floating-point functions of one operand, and `copysign` (ISA 7.8 sections 9.7.3.2 and
-//! 9.7.3.13 to 9.7.3.22): `sin`, `cos`, `lg2`, `ex2` and `tanh` exist only as `.approx.f32`;
+//! 9.7.3.13 to 9.7.3.22): `sin`, `cos`, `lg2`, `ex2` and `tanh` exist only as `.approx.f32`
+//! (and `tanh`, `ex2` on the half types of sections 9.7.4.9 and 9.7.4.10);
 //! `rcp` and `sqrt` take `.approx` (`.f32`, and `rcp.approx.ftz.f64`) or an IEEE rounding
 //! (`.rn .rz .rm .rp`, `.f32` and `.f64`); `rsqrt` is `.approx` on `.f32` and `.f64`.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{FloatPrecision, FloatUnaryOperation, Instruction, RoundingMode};
+use crate::ir::{FloatPrecision, FloatUnaryOperation, HalfUnaryOperation, Instruction, RoundingMode};
+use crate::span::Spanned;
 use crate::syntax::ast;
 use crate::vocabulary::ScalarType;
 
@@ -67,6 +69,9 @@ pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
             return None;
         }
     };
+    if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+        return half_unary(context, instruction, operation, precision, flush_subnormals, ty);
+    }
     let type_allowed = match (operation, precision, ty.node) {
         (_, _, ScalarType::F32) => true,
         (
@@ -92,6 +97,54 @@ pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
     let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
     Some(Instruction::FloatUnary { operation, ty: ty.node, precision, flush_subnormals, destination, a })
+}
+
+/// `tanh.approx` and `ex2.approx` on the half types (sections 9.7.4.9 and 9.7.4.10): `.ftz` is
+/// required with `.bf16`/`.bf16x2` for `ex2`, and refused otherwise.
+fn half_unary(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    operation: FloatUnaryOperation,
+    precision: FloatPrecision,
+    flush_subnormals: bool,
+    ty: Spanned<ScalarType>,
+) -> Option<Instruction> {
+    let brain = matches!(ty.node, ScalarType::Bf16 | ScalarType::Bf16x2);
+    let operation = match (operation, precision) {
+        (FloatUnaryOperation::Tanh, FloatPrecision::Approximate) if !flush_subnormals => {
+            HalfUnaryOperation::ApproximateTanh
+        }
+        (FloatUnaryOperation::Exp2, FloatPrecision::Approximate) if flush_subnormals == brain => {
+            HalfUnaryOperation::ApproximateExp2
+        }
+        _ => {
+            let opcode = instruction.opcode.node.as_str();
+            let allowed = match operation {
+                FloatUnaryOperation::Tanh => {
+                    "`tanh.approx` takes `.f16`, `.f16x2`, `.bf16` and `.bf16x2`, without `.ftz`"
+                }
+                FloatUnaryOperation::Exp2 => {
+                    "`ex2.approx` takes `.f16` and `.f16x2`; `ex2.approx.ftz` takes `.bf16` and `.bf16x2`"
+                }
+                _ => "expected `.f32`",
+            };
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!(
+                        "`{}` does not take type `{}`",
+                        instruction_form(opcode, precision, flush_subnormals),
+                        ty.node
+                    ),
+                )
+                .with_primary(ty.span, allowed),
+            );
+            return None;
+        }
+    };
+    let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+    Some(Instruction::HalfUnary { operation, ty: ty.node, flush_subnormals, destination, a })
 }
 
 /// The instruction as far as its precision, for messages: `sin.approx`, `rcp.rn`.

@@ -20,6 +20,7 @@ mod modifiers;
 pub(in crate::check) mod opcodes;
 mod stack;
 mod synchronization;
+mod tf32;
 mod vector;
 mod video;
 mod warp_matrix;

@@ -95,7 +95,12 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["mad"], modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`mad.f64`", section: "9.7.3.7", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["NaN"]], version: isa(7, 0), sm: Some(80), form: "`min.NaN`/`max.NaN`", section: "9.7.3.11", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11", operands: ANY },
+    Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
+    Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
     // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).
+    Requirement { opcodes: &["tanh"], modifiers: &[&["f32"]], version: isa(7, 0), sm: Some(75), form: "`tanh.approx.f32`", section: "9.7.3.22", operands: ANY },
+    Requirement { opcodes: &["tanh", "ex2"], modifiers: &[HALF], version: isa(7, 0), sm: Some(75), form: "`tanh`/`ex2` on `.f16`", section: "9.7.4.9, 9.7.4.10", operands: ANY },
+    Requirement { opcodes: &["tanh", "ex2"], modifiers: &[BFLOAT], version: isa(7, 8), sm: Some(90), form: "`tanh`/`ex2` on `.bf16`", section: "9.7.4.9, 9.7.4.10", operands: ANY },
     Requirement { opcodes: &["add", "sub", "mul"], modifiers: &[HALF], version: isa(4, 2), sm: Some(53), form: "half-precision arithmetic", section: "9.7.4.1", operands: ANY },
     Requirement { opcodes: &["add", "sub", "mul"], modifiers: &[BFLOAT], version: isa(7, 8), sm: Some(90), form: "`add`/`sub`/`mul` on `.bf16`", section: "9.7.4.1", operands: ANY },
     // 9.7.6: half-precision comparison (ptx-half-precision-comparison.md).

@@ -9,7 +9,7 @@ use ptxr_frontend::ir::{
 use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_frontend::Span;
 
-use super::{finish_lane, read_flushed, write_lanes, Emit, Format, CANONICAL_NAN, SIGN};
+use super::{approximate, finish_lane, read_flushed, write_lanes, Emit, Format, CANONICAL_NAN, SIGN};
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 
@@ -151,12 +151,21 @@ pub fn unary<'ctx>(
     span: Span,
 ) -> LoweringResult<()> {
     let emit = Emit { lowering, span };
+    let format = Format::of(ty);
     let lanes = read_flushed(&emit, a, ty, flush)?;
     let results = lanes
         .into_iter()
         .map(|lane| match operation {
             HalfUnaryOperation::Negate => Ok(emit.builder().build_xor(lane, emit.i16(SIGN), "")?),
             HalfUnaryOperation::Absolute => emit.and(lane, emit.i16(0x7fff)),
+            HalfUnaryOperation::ApproximateTanh => {
+                let value = approximate::tanh(&emit, emit.widen(lane, format)?)?;
+                finish_lane(&emit, value, format, flush, HalfSaturation::None)
+            }
+            HalfUnaryOperation::ApproximateExp2 => {
+                let value = approximate::exp2(&emit, emit.widen(lane, format)?)?;
+                finish_lane(&emit, value, format, flush, HalfSaturation::None)
+            }
         })
         .collect::<LoweringResult<Vec<_>>>()?;
     write_lanes(&emit, destination, &results)

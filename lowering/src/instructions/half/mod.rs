@@ -19,9 +19,11 @@
 //!
 //! NaN results are the canonical NaN `0x7fff`, as on NVIDIA GPUs.
 //!
-//! This file holds the lanes and their rounding; `arithmetic.rs`, `comparison.rs`,
+//! This file holds the lanes and their rounding; `arithmetic.rs` (with `approximate.rs` for
+//! `tanh.approx` and `ex2.approx`), `comparison.rs`,
 //! `conversion.rs` and `atomic_add.rs` (float `atom.add` as a compare-and-swap loop) the
 //! instructions.
+mod approximate;
 mod arithmetic;
 mod atomic_add;
 mod comparison;
