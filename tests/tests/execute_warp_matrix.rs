@@ -332,3 +332,374 @@ fn gpu_artefacts_pass_the_vendors_checks() {
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// The element types of one `wmma.mma` family (ISA 7.8 section 9.7.13.3).
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Family {
+    /// `.f16` A and B; C and D each `.f16` or `.f32` (`true`).
+    Half { c_single: bool, d_single: bool },
+    /// `.bf16` A and B, `.f32` C and D.
+    Brain,
+    /// `.tf32` A and B (`.m16n16k8`), `.f32` C and D.
+    Tensor,
+    /// `.s8` (`signed`) or `.u8` A and B, `.s32` C and D, wrapping or with `.satfinite`.
+    Byte { signed: bool, saturate: bool },
+    /// `.f64` everywhere (`.m8n8k4`), with `.rn` written out or not.
+    Double { rounding: bool },
+}
+
+/// One matrix's element: its PTX type, the register that holds a fragment's part of it, the
+/// launch buffer's element and its size in bytes.
+#[derive(Clone, Copy)]
+struct Element {
+    ptx: &'static str,
+    register: &'static str,
+    buffer: &'static str,
+    bytes: usize,
+}
+
+const HALF: Element = Element { ptx: "f16", register: "b32", buffer: "u16", bytes: 2 };
+const BRAIN: Element = Element { ptx: "bf16", register: "b32", buffer: "u16", bytes: 2 };
+const TENSOR: Element = Element { ptx: "tf32", register: "b32", buffer: "u32", bytes: 4 };
+const SINGLE: Element = Element { ptx: "f32", register: "f32", buffer: "u32", bytes: 4 };
+const SIGNED_BYTE: Element = Element { ptx: "s8", register: "b32", buffer: "u8", bytes: 1 };
+const UNSIGNED_BYTE: Element = Element { ptx: "u8", register: "b32", buffer: "u8", bytes: 1 };
+const WORD: Element = Element { ptx: "s32", register: "s32", buffer: "u32", bytes: 4 };
+const DOUBLE: Element = Element { ptx: "f64", register: "f64", buffer: "u64", bytes: 8 };
+
+/// A `wmma` load, multiply and store of one family and shape, in layouts `layouts` (A, B, C,
+/// D), with strides 16 bytes longer than the matrices' rows or columns or none.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    family: Family,
+    /// `(m, n, k)`.
+    shape: (usize, usize, usize),
+    layouts: [Layout; 4],
+    strided: bool,
+}
+
+impl Case {
+    fn element(self, matrix: usize) -> Element {
+        match (self.family, matrix) {
+            (Family::Half { .. }, 0 | 1) => HALF,
+            (Family::Half { c_single, .. }, 2) => [HALF, SINGLE][c_single as usize],
+            (Family::Half { d_single, .. }, _) => [HALF, SINGLE][d_single as usize],
+            (Family::Brain, 0 | 1) => BRAIN,
+            (Family::Tensor, 0 | 1) => TENSOR,
+            (Family::Brain | Family::Tensor, _) => SINGLE,
+            (Family::Byte { signed, .. }, 0 | 1) => [UNSIGNED_BYTE, SIGNED_BYTE][signed as usize],
+            (Family::Byte { .. }, _) => WORD,
+            (Family::Double { .. }, _) => DOUBLE,
+        }
+    }
+
+    /// `(rows, columns)` of A, B, C or D (0 to 3).
+    fn size(self, matrix: usize) -> (usize, usize) {
+        let (m, n, k) = self.shape;
+        [(m, k), (k, n), (m, n), (m, n)][matrix]
+    }
+
+    fn leading(self, matrix: usize) -> usize {
+        let (rows, columns) = self.size(matrix);
+        let dense = if self.layouts[matrix] == Layout::Row { columns } else { rows };
+        if self.strided {
+            dense + 16 / self.element(matrix).bytes
+        } else {
+            dense
+        }
+    }
+
+    fn elements(self, matrix: usize) -> usize {
+        let (rows, columns) = self.size(matrix);
+        self.leading(matrix) * if self.layouts[matrix] == Layout::Row { rows } else { columns }
+    }
+
+    /// Registers of each lane's fragment of matrix `matrix` (ISA 7.8 section 9.7.13.3).
+    fn registers(self, matrix: usize) -> usize {
+        let element = self.element(matrix);
+        let (rows, columns) = self.size(matrix);
+        match element.ptx {
+            "f16" if matrix < 2 => 8,
+            "f64" => rows * columns / 32,
+            _ => rows * columns * element.bytes / (32 * 4),
+        }
+    }
+
+    fn kernel(self) -> String {
+        let (m, n, k) = self.shape;
+        let shape = format!("m{m}n{n}k{k}");
+        let names = ["a", "b", "c", "d"];
+        let list = |matrix: usize| {
+            let name = names[matrix];
+            let registers = (0..self.registers(matrix)).map(|index| format!("%{name}{index}")).collect::<Vec<_>>();
+            format!("{{{}}}", registers.join(", "))
+        };
+        let declarations = (0..4)
+            .map(|matrix| {
+                format!("    .reg .{} %{}<{}>;", self.element(matrix).register, names[matrix], self.registers(matrix))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let stride = |matrix: usize| if self.strided { format!(", %s{matrix}") } else { String::new() };
+        let access = |matrix: usize| {
+            let layout = self.layouts[matrix].ptx();
+            let ty = self.element(matrix).ptx;
+            if matrix == 3 {
+                format!("wmma.store.d.sync.aligned.{layout}.{shape}.global.{ty} [%g3], {}{};", list(3), stride(3))
+            } else {
+                let which = names[matrix];
+                format!(
+                    "wmma.load.{which}.sync.aligned.{layout}.{shape}.global.{ty} {}, [%g{matrix}]{};",
+                    list(matrix),
+                    stride(matrix)
+                )
+            }
+        };
+        let (d, a, b, c) = (self.element(3).ptx, self.element(0).ptx, self.element(1).ptx, self.element(2).ptx);
+        let (types, extra) = match self.family {
+            Family::Half { .. } => (format!(".{d}.{c}"), ""),
+            Family::Byte { saturate: true, .. } => (format!(".{d}.{a}.{b}.{c}"), ".satfinite"),
+            Family::Double { rounding: true } => (format!(".rn.{d}.{a}.{b}.{c}"), ""),
+            _ => (format!(".{d}.{a}.{b}.{c}"), ""),
+        };
+        let (a_layout, b_layout) = (self.layouts[0].ptx(), self.layouts[1].ptx());
+        let strides =
+            (0..4).map(|matrix| format!("    mov.u32 %s{matrix}, {};", self.leading(matrix))).collect::<Vec<_>>();
+        format!(
+            ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+{{
+    .reg .b32 %s<4>;
+    .reg .b64 %g<4>;
+{declarations}
+    ld.param.u64 %g0, [pa];
+    ld.param.u64 %g1, [pb];
+    ld.param.u64 %g2, [pc];
+    ld.param.u64 %g3, [pd];
+    cvta.to.global.u64 %g0, %g0;
+    cvta.to.global.u64 %g1, %g1;
+    cvta.to.global.u64 %g2, %g2;
+    cvta.to.global.u64 %g3, %g3;
+{strides}
+    {load_a}
+    {load_b}
+    {load_c}
+    wmma.mma.sync.aligned.{a_layout}.{b_layout}.{shape}{types}{extra} {dl}, {al}, {bl}, {cl};
+    {store}
+    ret;
+}}
+",
+            strides = strides.join("\n"),
+            load_a = access(0),
+            load_b = access(1),
+            load_c = access(2),
+            store = access(3),
+            dl = list(3),
+            al = list(0),
+            bl = list(1),
+            cl = list(2),
+        )
+    }
+
+    /// Lays out `values` (row by row) as matrix `matrix` in its buffer, the gaps zero.
+    fn lay_out(self, matrix: usize, values: &[Vec<u64>]) -> Vec<u64> {
+        let (layout, leading) = (self.layouts[matrix], self.leading(matrix));
+        let mut bits = vec![0u64; self.elements(matrix)];
+        for (row, values) in values.iter().enumerate() {
+            for (column, value) in values.iter().enumerate() {
+                bits[layout.index(row, column, leading)] = *value;
+            }
+        }
+        bits
+    }
+}
+
+/// The bits of a multiple of 1/64 of magnitude at most 4 (or 16 for C) in `element`'s format,
+/// and its value: products and sums of these are exact in `f64`, so the model's only rounding
+/// is D's. `.tf32` operands carry noise in the 13 low bits, which `.tf32` does not have.
+fn float_operand(random: &mut Random, element: &Element, bound: u64) -> (u64, f64) {
+    let value = sixty_fourths(random, bound);
+    let bits = match element.ptx {
+        "f16" => u64::from(f16::from_f64(value).to_bits()),
+        "bf16" => u64::from(half::bf16::from_f64(value).to_bits()),
+        "tf32" => u64::from((value as f32).to_bits() | (random.next_u32() & 0x1fff)),
+        _ => u64::from((value as f32).to_bits()),
+    };
+    (bits, value)
+}
+
+/// A matrix's entries, row by row: each element's bits and its value.
+type Entries = Vec<Vec<(u64, f64)>>;
+
+/// D's expected bits for every family: floats as the exact sum rounded once to D's type
+/// (`.f64`: fused multiply-adds in order of k, as ptxr documents), integers exactly, wrapped or
+/// saturated to 32 bits.
+fn check_case(case: Case, seed: u64, everywhere: bool) {
+    let mut random = Random::new(seed);
+    let (m, n, k) = case.shape;
+    let matrix = |random: &mut Random, index: usize, entry: &mut dyn FnMut(&mut Random) -> (u64, f64)| {
+        let (rows, columns) = case.size(index);
+        (0..rows).map(|_| (0..columns).map(|_| entry(random)).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    let (a, b, c): (Entries, Entries, Entries) = match case.family {
+        Family::Byte { signed, .. } => {
+            let mut byte = |random: &mut Random| {
+                let bits = random.next_u64() & 0xff;
+                (bits, if signed { f64::from(bits as u8 as i8) } else { bits as f64 })
+            };
+            let a = matrix(&mut random, 0, &mut byte);
+            let b = matrix(&mut random, 1, &mut byte);
+            // C near both ends of the `.s32` range where it saturates or wraps, elsewhere anywhere.
+            let mut word = |random: &mut Random| {
+                let offset = (random.next_u64() % 300_000) as i64;
+                let value = match random.next_u64() % 3 {
+                    0 => i64::from(i32::MAX) - offset,
+                    1 => i64::from(i32::MIN) + offset,
+                    _ => i64::from(random.next_u32() as i32),
+                };
+                (value as i32 as u32 as u64, value as f64)
+            };
+            let c = matrix(&mut random, 2, &mut word);
+            (a, b, c)
+        }
+        Family::Double { .. } => {
+            let mut double = |random: &mut Random| {
+                let value = (random.next_u64() as i64 as f64) / (1u64 << 60) as f64;
+                (value.to_bits(), value)
+            };
+            (
+                matrix(&mut random, 0, &mut double),
+                matrix(&mut random, 1, &mut double),
+                matrix(&mut random, 2, &mut double),
+            )
+        }
+        _ => {
+            let (ea, eb, ec) = (case.element(0), case.element(1), case.element(2));
+            (
+                matrix(&mut random, 0, &mut |random| float_operand(random, &ea, 4)),
+                matrix(&mut random, 1, &mut |random| float_operand(random, &eb, 4)),
+                matrix(&mut random, 2, &mut |random| float_operand(random, &ec, 16)),
+            )
+        }
+    };
+    let d: Vec<Vec<u64>> = (0..m)
+        .map(|row| {
+            (0..n)
+                .map(|column| {
+                    let products = (0..k).map(|index| (a[row][index].1, b[index][column].1));
+                    let c = c[row][column].1;
+                    match case.family {
+                        Family::Byte { saturate, .. } => {
+                            let sum = products.fold(c as i64, |sum, (a, b)| sum + a as i64 * b as i64);
+                            let sum = if saturate { sum.clamp(i32::MIN.into(), i32::MAX.into()) } else { sum };
+                            u64::from(sum as i32 as u32)
+                        }
+                        Family::Double { .. } => products.fold(c, |sum, (a, b)| a.mul_add(b, sum)).to_bits(),
+                        _ => {
+                            let sum = products.fold(c, |sum, (a, b)| sum + a * b);
+                            if case.element(3).ptx == "f16" {
+                                u64::from(f16::from_f64(sum).to_bits())
+                            } else {
+                                u64::from((sum as f32).to_bits())
+                            }
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let bits = |values: &[Vec<(u64, f64)>]| {
+        values.iter().map(|row| row.iter().map(|(bits, _)| *bits).collect()).collect::<Vec<Vec<u64>>>()
+    };
+    let buffers = [
+        Buffer::new(case.element(0).buffer, case.lay_out(0, &bits(&a))),
+        Buffer::new(case.element(1).buffer, case.lay_out(1, &bits(&b))),
+        Buffer::new(case.element(2).buffer, case.lay_out(2, &bits(&c))),
+        Buffer::zeroed(case.element(3).buffer, case.elements(3)),
+    ];
+    let expected = case.lay_out(3, &d);
+    let launch = Launch::threads(32);
+    let kernel = case.kernel();
+    let results = if everywhere {
+        opencl::run_everywhere(&kernel, &launch, &buffers, OPENCL_CHILD)
+    } else {
+        vec![("cpu", ptxr_tests::run_ok(&kernel, &launch, &buffers))]
+    };
+    for (device, output) in results {
+        assert_eq!(output[3], expected, "{case:?} on {device}\n{kernel}");
+    }
+}
+
+const STANDARD_SHAPES: [(usize, usize, usize); 3] = [(16, 16, 16), (32, 8, 16), (8, 32, 16)];
+
+/// A, B, C and D layouts: every pair for A and B, C and D varied with them.
+fn layouts() -> impl Iterator<Item = [Layout; 4]> {
+    let both = [Layout::Row, Layout::Column];
+    both.into_iter().flat_map(move |a| {
+        both.into_iter().map(move |b| {
+            let c = if a == b { Layout::Row } else { Layout::Column };
+            [a, b, c, if c == Layout::Row { Layout::Column } else { Layout::Row }]
+        })
+    })
+}
+
+#[test]
+fn every_half_precision_shape_with_mixed_accumulators() {
+    let mut seed = 1000;
+    for shape in STANDARD_SHAPES {
+        for (c_single, d_single) in [(false, false), (false, true), (true, false), (true, true)] {
+            for (index, layouts) in layouts().enumerate() {
+                seed += 1;
+                let case =
+                    Case { family: Family::Half { c_single, d_single }, shape, layouts, strided: index % 2 == 0 };
+                let everywhere = index == 1 && shape.1 == 32 && c_single != d_single;
+                check_case(case, seed, everywhere);
+            }
+        }
+    }
+}
+
+#[test]
+fn bf16_and_tf32() {
+    let mut seed = 2000;
+    let cases = STANDARD_SHAPES.map(|shape| (Family::Brain, shape)).into_iter().chain([(Family::Tensor, (16, 16, 8))]);
+    for (family, shape) in cases {
+        for (index, layouts) in layouts().enumerate() {
+            seed += 1;
+            let everywhere = index == 2 && (shape.1 == 32 || family == Family::Tensor);
+            check_case(Case { family, shape, layouts, strided: index % 2 == 1 }, seed, everywhere);
+        }
+    }
+}
+
+#[test]
+fn eight_bit_integers_wrap_or_saturate() {
+    let mut seed = 3000;
+    for shape in STANDARD_SHAPES {
+        for signed in [true, false] {
+            for saturate in [false, true] {
+                for (index, layouts) in layouts().enumerate() {
+                    seed += 1;
+                    let case =
+                        Case { family: Family::Byte { signed, saturate }, shape, layouts, strided: index % 2 == 0 };
+                    let everywhere = index == 3 && signed && saturate && shape.0 == 16;
+                    check_case(case, seed, everywhere);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn double_precision() {
+    let mut seed = 4000;
+    for rounding in [false, true] {
+        for (index, layouts) in layouts().enumerate() {
+            seed += 1;
+            let case = Case { family: Family::Double { rounding }, shape: (8, 8, 4), layouts, strided: index % 2 == 0 };
+            check_case(case, seed, rounding && index == 1);
+        }
+    }
+}

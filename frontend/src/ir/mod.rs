@@ -17,6 +17,7 @@ pub use hint::Hint;
 pub use instruction::*;
 pub use matrix::{
     MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape,
+    WarpMatrixTiling,
 };
 pub use module::*;
 pub use operand::*;
