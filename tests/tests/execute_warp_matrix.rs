@@ -309,8 +309,8 @@ fn generic_and_shared_addresses() {
     }
 }
 
-/// ptxas accepts the NVPTX output (two `mma.sync.aligned.m16n8k16` per `wmma.mma`), spirv-val
-/// the SPIR-V and llvm-readelf finds the kernel in the AMDGPU code object.
+/// ptxas accepts the NVPTX output (NVPTX's own `wmma` instructions), spirv-val the SPIR-V and
+/// llvm-readelf finds the kernel in the AMDGPU code object.
 #[test]
 fn gpu_artefacts_pass_the_vendors_checks() {
     let Some(validators) = Validators::find() else { return };
@@ -702,4 +702,68 @@ fn double_precision() {
             check_case(case, seed, rounding && index == 1);
         }
     }
+}
+
+/// One case of every family and shape compiles for every GPU target, each artefact passing its
+/// vendor's check; on NVPTX also for the oldest architecture of the form (sm_70 for `.f16`,
+/// sm_72 for the 8-bit integers, sm_80 for `.bf16`, `.tf32` and `.f64`, section 9.7.13.3's
+/// target notes), whose `wmma` ptxas assembles, and one just below it is E0302.
+#[test]
+fn every_family_compiles_for_the_gpus() {
+    let Some(validators) = Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-wmma-families-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let half = Family::Half { c_single: true, d_single: false };
+    let byte = Family::Byte { signed: false, saturate: true };
+    let families = STANDARD_SHAPES
+        .into_iter()
+        .flat_map(|shape| [(half, shape, 70), (Family::Brain, shape, 80), (byte, shape, 72)])
+        .chain([(Family::Tensor, (16, 16, 8), 80), (Family::Double { rounding: true }, (8, 8, 4), 80)]);
+    for (index, (family, shape, oldest)) in families.enumerate() {
+        let layouts = [Layout::Column, Layout::Row, Layout::Row, Layout::Column];
+        let case = Case { family, shape, layouts, strided: index % 2 == 0 };
+        let source = case.kernel();
+        for target in ["nvptx", "spirv", "amdgpu"] {
+            let Compiled::Artefact(artefact) = compile(&source, target) else {
+                panic!("{case:?} does not compile for {target}")
+            };
+            let name = format!("wmma-family{index}");
+            if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                panic!("{case:?} on {target}: {message}");
+            }
+        }
+        let for_arch = |arch: u32| {
+            let target = ptxr_driver::target::describe("nvptx", Some(&format!("sm_{arch}")), false)
+                .unwrap_or_else(|error| panic!("{error}"));
+            let options = ptxr_driver::CompileOptions { target, emit: None, optimization: 2 };
+            ptxr_driver::compile_source(&source, "kernel", &options)
+        };
+        let oldest_ptx = for_arch(oldest).unwrap_or_else(|failure| panic!("{case:?} on sm_{oldest}: {failure:?}"));
+        let text = String::from_utf8_lossy(&oldest_ptx.bytes);
+        assert!(text.contains("wmma.mma.sync"), "{case:?} on sm_{oldest}:\n{text}");
+        if let Some(verdict) = ptxr_tests::vendor_checks::ptxas_accepts(
+            &oldest_ptx.bytes,
+            &format!("sm_{oldest}"),
+            &format!("wmma-oldest{index}"),
+        ) {
+            verdict.unwrap_or_else(|message| panic!("{case:?} on sm_{oldest}: ptxas: {message}"));
+        }
+        let below = if oldest == 70 {
+            62
+        } else if oldest == 72 {
+            70
+        } else {
+            75
+        };
+        match for_arch(below) {
+            Err(ptxr_driver::Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics
+                    .iter()
+                    .any(|diagnostic| diagnostic.code == ptxr_frontend::diagnostic::Code::NeedsNewerTarget),
+                "{case:?} on sm_{below}: {diagnostics:?}"
+            ),
+            other => panic!("{case:?} on sm_{below}: {:?}", other.map(|_| ())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }

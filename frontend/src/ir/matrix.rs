@@ -384,3 +384,43 @@ pub struct WarpMatrixShape {
     pub element: MatrixElement,
     pub state_space: crate::vocabulary::StateSpace,
 }
+
+/// One `wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.dtype{.atype.btype}.ctype{.satfinite}`
+/// (ISA 7.8 section 9.7.13.3): D = A·B + C by the 32 lanes of a warp, each holding its
+/// fragments of `geometry`'s matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpMatrixMultiply {
+    pub geometry: WarpMatrixGeometry,
+    /// How A and B were loaded: NVPTX's own `wmma` needs them; ptxr's fragments do not.
+    pub a_layout: MatrixLayout,
+    pub b_layout: MatrixLayout,
+    pub d: MatrixElement,
+    pub a: MatrixElement,
+    pub b: MatrixElement,
+    pub c: MatrixElement,
+    /// `.satfinite` on the integer forms.
+    pub saturate: bool,
+    /// `.rn` written out on `.f64` (the only rounding ptxr computes, and the default).
+    pub rounding_written: bool,
+}
+
+impl WarpMatrixMultiply {
+    /// The `mma` that computes one tile ([`WarpMatrixGeometry::tiling`]): A and B trade places
+    /// in the transposed tiling.
+    pub fn tile(&self) -> MatrixMultiply {
+        let (a, b) = match self.geometry.tile_operand(WarpMatrixFragment::A) {
+            WarpMatrixFragment::A => (self.a, self.b),
+            _ => (self.b, self.a),
+        };
+        MatrixMultiply {
+            shape: self.geometry.tile_shape(),
+            a_layout: MatrixLayout::Row,
+            b_layout: MatrixLayout::Column,
+            d: self.d,
+            a,
+            b,
+            c: self.c,
+            saturate: self.saturate,
+        }
+    }
+}

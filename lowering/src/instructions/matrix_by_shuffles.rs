@@ -48,7 +48,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use inkwell::types::BasicType;
-use inkwell::values::{BasicValue, FloatValue, IntValue, PointerValue};
+use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
     Address, Destination, GuardedInstruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, Operand,
@@ -289,22 +289,21 @@ fn computed(operation: &MatrixMultiply) -> bool {
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)
 }
 
-pub fn multiply_accumulate(
-    lowering: &mut FunctionLowering<'_, '_>,
+/// D's registers of an `mma`, as `fragment_register(operation.d)` values, not yet written.
+pub(super) fn multiply_accumulate_values<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
     operation: &MatrixMultiply,
-    destinations: &[Destination],
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
-) -> LoweringResult<()> {
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
     if !computed(operation) {
         return Err(unsupported(lowering, guarded)(Unsupported { what: "warp-level matrix instructions".into() }));
     }
-    let lowering = &*lowering;
     let warp = Warp::new(lowering, guarded)?;
     if operation.a == MatrixElement::F64 {
-        return double_precision(&warp, destinations, a, b, c);
+        return double_precision(&warp, a, b, c);
     }
     let a = fragment_words(lowering, a, operation.a)?;
     let b = fragment_words(lowering, b, operation.b)?;
@@ -314,7 +313,8 @@ pub fn multiply_accumulate(
     } else {
         row_by_column(&warp, operation, &a, &b, &c)?
     };
-    write_words(lowering, destinations, &d, fragment_register(operation.d))
+    let wanted = crate::types::llvm_type(lowering.shared.context, fragment_register(operation.d));
+    d.into_iter().map(|bits| Ok(lowering.shared.builder.build_bit_cast(bits, wanted, "")?)).collect()
 }
 
 /// Every shape but `.m8n8k4`: the lane's rows of A and columns of B, then its D elements.
@@ -481,11 +481,10 @@ fn quad_pairs<'ctx>(
 /// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`.
 fn double_precision<'ctx>(
     warp: &Warp<'_, '_, 'ctx>,
-    destinations: &[Destination],
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
-) -> LoweringResult<()> {
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
     let lowering = warp.lowering;
     let builder = warp.builder();
     let context = lowering.shared.context;
@@ -514,7 +513,8 @@ fn double_precision<'ctx>(
     let row = (0..4).map(|k| fetch(a, warp.or(group_lanes, warp.i32(k))?)).collect::<LoweringResult<Vec<_>>>()?;
     // B's column 2t + i: element k from lane 4·(2t + i) + k = 8t + 4i + k.
     let column_lanes = warp.shift_left(warp.and(warp.lane, 3)?, 3)?;
-    for (i, destination) in (0..2).zip(destinations) {
+    let mut d = Vec::with_capacity(2);
+    for i in 0..2 {
         let column = (0..4)
             .map(|k| fetch(b, warp.or(column_lanes, warp.i32(4 * i + k))?))
             .collect::<LoweringResult<Vec<_>>>()?;
@@ -524,9 +524,9 @@ fn double_precision<'ctx>(
             let arguments = [(*a).into(), (*b).into(), sum.into()];
             sum = intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value();
         }
-        lowering.write(destination, sum.into(), ScalarType::F64)?;
+        d.push(sum.into());
     }
-    Ok(())
+    Ok(d)
 }
 
 pub fn load_matrix<'ctx>(

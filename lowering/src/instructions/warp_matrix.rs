@@ -1,16 +1,20 @@
-//! `wmma.load` and `wmma.store` (ISA 7.8 section 9.7.13.3). Each lane reads or writes its own
-//! elements: the fragments are those of the `mma` tiles that compute the shape (see the
-//! frontend's `decode/warp_matrix.rs`, which turns `wmma.mma` into one `mma` per tile), so
-//! element `(row, column)` of a register depends only on the lane's group `g = lane / 4` and
-//! its index in the group `t = lane % 4`, as `runtime/src/cooperative/matrix.rs` lays out
-//! `mma`'s fragments. The stride, in elements, is the distance between rows (`.row`) or
-//! columns (`.col`); without one it is the matrix's own width or height.
+//! `wmma.load`, `wmma.store` and `wmma.mma` (ISA 7.8 section 9.7.13.3). On targets with `wmma`
+//! instructions of their own (`Target::native_warp_matrix`: NVPTX) each is the target's.
+//! Elsewhere the fragments are those of the `mma` tiles that compute the shape (the frontend's
+//! `decode/warp_matrix.rs` describes the tiling): `wmma.mma` is one `mma` per tile, all computed
+//! before any of D's registers is written (D may overlap A, B or C), and in `wmma.load` and
+//! `wmma.store` each lane reads or writes its own elements: element `(row, column)` of a
+//! register depends only on the lane's group `g = lane / 4` and its index in the group
+//! `t = lane % 4`, as `runtime/src/cooperative/matrix.rs` lays out `mma`'s fragments. The
+//! stride, in elements, is the distance between rows (`.row`) or columns (`.col`); without one
+//! it is the matrix's own width or height.
 
 use inkwell::types::IntType;
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
 use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixLayout, Operand};
-use ptxr_frontend::ir::{WarpMatrixFragment, WarpMatrixShape, WarpMatrixTiling};
+use ptxr_frontend::ir::{WarpMatrixFragment, WarpMatrixMultiply, WarpMatrixShape, WarpMatrixTiling};
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister};
+use ptxr_intrinsics::WarpMatrixCollective;
 
 use super::matrix::fragment_register;
 use crate::error::LoweringResult;
@@ -196,11 +200,17 @@ pub fn load(
     address: &Address,
     stride: Option<&Operand>,
 ) -> LoweringResult<()> {
+    let ty = fragment_register(shape.element);
+    if lowering.shared.target.native_warp_matrix() {
+        let address = lowering.address(address, shape.state_space)?;
+        let stride = stride.map(|stride| lowering.read_int(stride, ScalarType::U32)).transpose()?;
+        let values = native(lowering, guarded, &WarpMatrixCollective::Load { shape: *shape, address, stride })?;
+        return write_all(lowering, guarded, destinations, values, ty);
+    }
     let placement = Placement::new(lowering, guarded, shape, address, stride)?;
     let builder = lowering.shared.builder;
     let (element_type, register_type) = types(lowering, shape);
     let bits = shape.element.bits();
-    let ty = fragment_register(shape.element);
     let wanted = crate::types::llvm_type(lowering.shared.context, ty);
     for (register, destination) in destinations.iter().enumerate() {
         let mut packed = register_type.const_zero();
@@ -226,6 +236,16 @@ pub fn store(
     sources: &[Operand],
     stride: Option<&Operand>,
 ) -> LoweringResult<()> {
+    if lowering.shared.target.native_warp_matrix() {
+        let address = lowering.address(address, shape.state_space)?;
+        let stride = stride.map(|stride| lowering.read_int(stride, ScalarType::U32)).transpose()?;
+        let registers = sources
+            .iter()
+            .map(|source| lowering.read(source, fragment_register(shape.element)))
+            .collect::<Result<_, _>>()?;
+        native(lowering, guarded, &WarpMatrixCollective::Store { shape: *shape, address, stride, registers })?;
+        return Ok(());
+    }
     let placement = Placement::new(lowering, guarded, shape, address, stride)?;
     let builder = lowering.shared.builder;
     let (element_type, register_type) = types(lowering, shape);
@@ -250,4 +270,90 @@ fn set_alignment(value: BasicValueEnum<'_>, bytes: u32) {
     if let Some(instruction) = value.as_instruction_value() {
         let _ = instruction.set_alignment(bytes);
     }
+}
+
+/// The target's own `wmma` instruction.
+fn native<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    collective: &WarpMatrixCollective<'ctx>,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    lowering
+        .shared
+        .target
+        .warp_matrix_collective(&lowering.site(), collective)
+        .map_err(super::matrix::unsupported(lowering, guarded))
+}
+
+/// Writes `values` (bit-cast to `ty`) to `destinations`, one each.
+fn write_all<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    destinations: &[Destination],
+    values: Vec<BasicValueEnum<'ctx>>,
+    ty: ScalarType,
+) -> LoweringResult<()> {
+    if values.len() != destinations.len() {
+        let message = format!("a `wmma` fragment of {} registers for {}", values.len(), destinations.len());
+        return Err(crate::error::LoweringError::internal(message, guarded.span));
+    }
+    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
+    for (destination, value) in destinations.iter().zip(values) {
+        let value = lowering.shared.builder.build_bit_cast(value, wanted, "")?;
+        lowering.write(destination, value, ty)?;
+    }
+    Ok(())
+}
+
+/// `wmma.mma`: the target's own, or one `mma` per tile, D written once every tile is computed.
+pub fn multiply_accumulate(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    operation: &WarpMatrixMultiply,
+    destinations: &[Destination],
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<()> {
+    let lowering = &*lowering;
+    let d_type = fragment_register(operation.d);
+    if lowering.shared.target.native_warp_matrix() {
+        let read = |operands: &[Operand], element| {
+            operands.iter().map(|operand| lowering.read(operand, fragment_register(element))).collect::<Result<_, _>>()
+        };
+        let (a, b, c) = (read(a, operation.a)?, read(b, operation.b)?, read(c, operation.c)?);
+        let values =
+            native(lowering, guarded, &WarpMatrixCollective::MultiplyAccumulate { operation: *operation, a, b, c })?;
+        return write_all(lowering, guarded, destinations, values, d_type);
+    }
+    let geometry = operation.geometry;
+    let tile = operation.tile();
+    // A and B trade places in the transposed tiling.
+    let (tile_a, tile_b) = match geometry.tile_operand(WarpMatrixFragment::A) {
+        WarpMatrixFragment::A => ((a, WarpMatrixFragment::A, operation.a), (b, WarpMatrixFragment::B, operation.b)),
+        _ => ((b, WarpMatrixFragment::B, operation.b), (a, WarpMatrixFragment::A, operation.a)),
+    };
+    // Tile `index`'s registers of one of the `wmma`'s fragments.
+    fn part<'o>(
+        geometry: ptxr_frontend::ir::WarpMatrixGeometry,
+        (list, fragment, element): (&'o [Operand], WarpMatrixFragment, ptxr_frontend::ir::MatrixElement),
+        index: usize,
+        guarded: &GuardedInstruction,
+    ) -> LoweringResult<&'o [Operand]> {
+        let count = geometry.tile_registers(fragment, element) as usize;
+        let first = if geometry.tiles(fragment) == 2 { index * count } else { 0 };
+        list.get(first..first + count).ok_or_else(|| {
+            crate::error::LoweringError::internal(
+                format!("a `wmma` fragment of {} registers", list.len()),
+                guarded.span,
+            )
+        })
+    }
+    let mut d = Vec::with_capacity(destinations.len());
+    for index in 0..geometry.tiles(WarpMatrixFragment::C) as usize {
+        let c = part(geometry, (c, WarpMatrixFragment::C, operation.c), index, guarded)?;
+        let (a, b) = (part(geometry, tile_a, index, guarded)?, part(geometry, tile_b, index, guarded)?);
+        d.extend(super::matrix::multiply_accumulate_values(lowering, guarded, &tile, a, b, c)?);
+    }
+    write_all(lowering, guarded, destinations, d, d_type)
 }

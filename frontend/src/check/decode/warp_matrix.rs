@@ -7,13 +7,14 @@
 //! A's fragment is the tiles' B of Aᵀ and B's their A of Bᵀ; `.m8n8k4` on `.f64` is one
 //! `mma.m8n8k4`. A fragment is its tiles' `mma` fragments one after the other; `.f16` A and B
 //! have more registers (eight) than their tiles use, and repeat them. `wmma.mma` then is one
-//! `mma` per tile and computes exactly what they compute.
+//! `mma` per tile and computes exactly what they compute (lowering's `warp_matrix.rs`), except
+//! on NVPTX, whose own `wmma` instructions take every form with the hardware's fragments.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    Destination, Instruction, MatrixElement, MatrixLayout, MatrixMultiply, Operand, RoundingMode, Value,
-    WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape,
+    Instruction, MatrixElement, MatrixLayout, RoundingMode, WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixMultiply,
+    WarpMatrixShape,
 };
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -227,17 +228,6 @@ fn access(
     }
 }
 
-/// Whether `operand` reads the register `written`.
-fn reads(operand: &Operand, written: &Destination) -> bool {
-    match operand.value {
-        Value::Register(register) => register == written.register,
-        Value::Member { register, index } => {
-            register == written.register && written.member.is_none_or(|member| member == index)
-        }
-        _ => false,
-    }
-}
-
 /// The types of a `wmma.mma`, and whether the spec defines that form: `.dtype.ctype` on `.f16`
 /// A and B, `.dtype.atype.btype.ctype` otherwise.
 struct Types {
@@ -264,7 +254,7 @@ fn multiply_types(geometry: WarpMatrixGeometry, types: &[MatrixElement]) -> Opti
 }
 
 /// `wmma.mma{.op.popc}.sync.aligned.alayout.blayout.shape{.rnd}.dtype{.atype.btype}.ctype{.satfinite}
-/// d, a, b, c`: one `mma` per tile.
+/// d, a, b, c`.
 fn multiply(
     context: &mut Context,
     modifiers: &mut Modifiers,
@@ -347,7 +337,7 @@ fn multiply(
         let span = a_layout.span.to(b_layout.span);
         return invalid(context, span, format!("`wmma.mma{geometry}` needs `.row.col`"), "expected `.row.col`");
     }
-    let directed = rounding.is_some_and(|rounding| rounding.node != RoundingMode::NearestEven);
+    let directed = rounding.as_ref().is_some_and(|rounding| rounding.node != RoundingMode::NearestEven);
     // `.satfinite` on floats is the form before ISA 6.5 (it clamps infinities), which no target
     // computes; so are the sub-byte shapes and `.f64` with directed rounding.
     if !computed(geometry) || directed || (saturate.is_some() && !integer) {
@@ -365,51 +355,22 @@ fn multiply(
     let b_list = context.source_list(&operands[2], b_type, b_count, SizeRule::Exact);
     let c_list = context.source_list(&operands[3], c_type, c_count, SizeRule::Exact);
     let destinations = destinations?.into_iter().collect::<Option<Vec<_>>>()?;
-    let (a_list, b_list, c_list) = (a_list?, b_list?, c_list?);
-    // A and B trade places in the transposed tiling.
-    let (a_source, b_source) = match geometry.tile_operand(WarpMatrixFragment::A) {
-        WarpMatrixFragment::A => ((&a_list, WarpMatrixFragment::A, a), (&b_list, WarpMatrixFragment::B, b)),
-        _ => ((&b_list, WarpMatrixFragment::B, b), (&a_list, WarpMatrixFragment::A, a)),
-    };
-    let operation = MatrixMultiply {
-        shape: geometry.tile_shape(),
-        a_layout: MatrixLayout::Row,
-        b_layout: MatrixLayout::Column,
+    let operation = WarpMatrixMultiply {
+        geometry,
+        a_layout: a_layout.node,
+        b_layout: b_layout.node,
         d,
-        a: a_source.2,
-        b: b_source.2,
+        a,
+        b,
         c,
         saturate: saturate.is_some(),
+        rounding_written: rounding.is_some(),
     };
-    // Tile `tile`'s registers of one of the `wmma`'s fragments.
-    let part = |(list, fragment, element): (&Vec<Operand>, WarpMatrixFragment, MatrixElement), tile: u32| {
-        let count = geometry.tile_registers(fragment, element) as usize;
-        let first = if geometry.tiles(fragment) == 2 { tile as usize * count } else { 0 };
-        list[first..first + count].to_vec()
-    };
-    let d_per_tile = geometry.tile_registers(WarpMatrixFragment::C, d) as usize;
-    let c_per_tile = geometry.tile_registers(WarpMatrixFragment::C, c) as usize;
-    let tiles = geometry.tiles(WarpMatrixFragment::C);
-    let instructions = (0..tiles)
-        .map(|tile| Instruction::MatrixMultiplyAccumulate {
-            operation,
-            destinations: destinations[tile as usize * d_per_tile..][..d_per_tile].to_vec(),
-            a: part(a_source, tile),
-            b: part(b_source, tile),
-            c: c_list[tile as usize * c_per_tile..][..c_per_tile].to_vec(),
-        })
-        .collect::<Vec<_>>();
-    // The first tile's D must not overwrite what a later tile reads.
-    if let [Instruction::MatrixMultiplyAccumulate { destinations: first, .. }, later @ ..] = &instructions[..] {
-        let clobbered = later.iter().any(|instruction| {
-            let Instruction::MatrixMultiplyAccumulate { a, b, c, .. } = instruction else { return false };
-            a.iter().chain(b).chain(c).any(|operand| first.iter().any(|written| reads(operand, written)))
-        });
-        if clobbered {
-            // Valid PTX that ptxr does not split exactly, so lowering reports it as unsupported.
-            context.resolve_names(&instruction.operands);
-            return Some(vec![Instruction::Unlowered]);
-        }
-    }
-    Some(instructions)
+    Some(vec![Instruction::WarpMatrixMultiplyAccumulate {
+        operation,
+        destinations,
+        a: a_list?,
+        b: b_list?,
+        c: c_list?,
+    }])
 }
