@@ -376,6 +376,9 @@ struct Case {
     shape: (usize, usize, usize),
     layouts: [Layout; 4],
     strided: bool,
+    /// D's registers are C's in reverse order, so that the first tile's D overwrites the C
+    /// that the second reads (valid PTX: the instruction reads its operands before writing).
+    reversed_in_place: bool,
 }
 
 impl Case {
@@ -431,7 +434,10 @@ impl Case {
         let names = ["a", "b", "c", "d"];
         let list = |matrix: usize| {
             let name = names[matrix];
-            let registers = (0..self.registers(matrix)).map(|index| format!("%{name}{index}")).collect::<Vec<_>>();
+            let mut registers = (0..self.registers(matrix)).map(|index| format!("%{name}{index}")).collect::<Vec<_>>();
+            if matrix == 3 && self.reversed_in_place {
+                registers = (0..self.registers(2)).rev().map(|index| format!("%c{index}")).collect();
+            }
             format!("{{{}}}", registers.join(", "))
         };
         let declarations = (0..4)
@@ -652,8 +658,13 @@ fn every_half_precision_shape_with_mixed_accumulators() {
         for (c_single, d_single) in [(false, false), (false, true), (true, false), (true, true)] {
             for (index, layouts) in layouts().enumerate() {
                 seed += 1;
-                let case =
-                    Case { family: Family::Half { c_single, d_single }, shape, layouts, strided: index % 2 == 0 };
+                let case = Case {
+                    family: Family::Half { c_single, d_single },
+                    shape,
+                    layouts,
+                    strided: index % 2 == 0,
+                    reversed_in_place: c_single == d_single && index == 3,
+                };
                 let everywhere = index == 1 && shape.1 == 32 && c_single != d_single;
                 check_case(case, seed, everywhere);
             }
@@ -669,7 +680,11 @@ fn bf16_and_tf32() {
         for (index, layouts) in layouts().enumerate() {
             seed += 1;
             let everywhere = index == 2 && (shape.1 == 32 || family == Family::Tensor);
-            check_case(Case { family, shape, layouts, strided: index % 2 == 1 }, seed, everywhere);
+            check_case(
+                Case { family, shape, layouts, strided: index % 2 == 1, reversed_in_place: index == 0 },
+                seed,
+                everywhere,
+            );
         }
     }
 }
@@ -682,8 +697,13 @@ fn eight_bit_integers_wrap_or_saturate() {
             for saturate in [false, true] {
                 for (index, layouts) in layouts().enumerate() {
                     seed += 1;
-                    let case =
-                        Case { family: Family::Byte { signed, saturate }, shape, layouts, strided: index % 2 == 0 };
+                    let case = Case {
+                        family: Family::Byte { signed, saturate },
+                        shape,
+                        layouts,
+                        strided: index % 2 == 0,
+                        reversed_in_place: index == 1,
+                    };
                     let everywhere = index == 3 && signed && saturate && shape.0 == 16;
                     check_case(case, seed, everywhere);
                 }
@@ -698,7 +718,13 @@ fn double_precision() {
     for rounding in [false, true] {
         for (index, layouts) in layouts().enumerate() {
             seed += 1;
-            let case = Case { family: Family::Double { rounding }, shape: (8, 8, 4), layouts, strided: index % 2 == 0 };
+            let case = Case {
+                family: Family::Double { rounding },
+                shape: (8, 8, 4),
+                layouts,
+                strided: index % 2 == 0,
+                reversed_in_place: index == 2,
+            };
             check_case(case, seed, rounding && index == 1);
         }
     }
@@ -721,7 +747,7 @@ fn every_family_compiles_for_the_gpus() {
         .chain([(Family::Tensor, (16, 16, 8), 80), (Family::Double { rounding: true }, (8, 8, 4), 80)]);
     for (index, (family, shape, oldest)) in families.enumerate() {
         let layouts = [Layout::Column, Layout::Row, Layout::Row, Layout::Column];
-        let case = Case { family, shape, layouts, strided: index % 2 == 0 };
+        let case = Case { family, shape, layouts, strided: index % 2 == 0, reversed_in_place: false };
         let source = case.kernel();
         for target in ["nvptx", "spirv", "amdgpu"] {
             let Compiled::Artefact(artefact) = compile(&source, target) else {
