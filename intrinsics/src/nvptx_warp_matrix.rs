@@ -20,7 +20,9 @@ fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
 
 /// The intrinsic's name for one `wmma.mma` form.
 fn multiply_name(operation: &WarpMatrixMultiply) -> String {
-    let mut name = format!("llvm.nvvm.wmma{}.mma{}{}", operation.geometry, operation.a_layout, operation.b_layout);
+    let bit_operation = operation.bit_operation.map(|operation| operation.to_string()).unwrap_or_default();
+    let mut name =
+        format!("llvm.nvvm.wmma{}.mma{bit_operation}{}{}", operation.geometry, operation.a_layout, operation.b_layout);
     match operation.a {
         MatrixElement::F16 => name += &format!("{}{}", operation.d, operation.c),
         MatrixElement::F64 if operation.rounding_written => name += ".rn.f64",

@@ -476,7 +476,8 @@ pub fn dynamic_stack_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 
 /// The PTX ISA that NVPTX output needs for the module's `wmma` forms (section 9.7.13.3's PTX
 /// ISA notes): 6.1 for `.m32n8k16` and `.m8n32k16`, 6.3 for the integer forms, 7.0 for
-/// `.bf16`, `.tf32` and `.f64`; the driver raises LLVM's default version to it.
+/// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; the driver raises LLVM's default version
+/// to it.
 pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     use ir::{MatrixElement, WarpMatrixGeometry};
     let needed = |geometry: WarpMatrixGeometry, element: MatrixElement| match element {
@@ -497,7 +498,8 @@ pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
                 needed(shape.geometry, shape.element)
             }
             ir::Instruction::WarpMatrixMultiplyAccumulate { operation, .. } => {
-                needed(operation.geometry, operation.a).max(needed(operation.geometry, operation.c))
+                let and = (operation.bit_operation == Some(ir::BitOperation::And)).then_some((7, 1));
+                needed(operation.geometry, operation.a).max(needed(operation.geometry, operation.c)).max(and)
             }
             _ => None,
         })

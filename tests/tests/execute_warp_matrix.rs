@@ -346,26 +346,34 @@ enum Family {
     Byte { signed: bool, saturate: bool },
     /// `.f64` everywhere (`.m8n8k4`), with `.rn` written out or not.
     Double { rounding: bool },
+    /// `.s4` (`signed`) or `.u4` A and B (`.m8n8k32`), `.s32` C and D.
+    Nibble { signed: bool, saturate: bool },
+    /// `.b1` A and B (`.m8n8k128`) with `.and.popc` (`and`) or `.xor.popc`, `.s32` C and D.
+    Bit { and: bool },
 }
 
 /// One matrix's element: its PTX type, the register that holds a fragment's part of it, the
-/// launch buffer's element and its size in bytes.
+/// launch buffer's element (`u32` words for the sub-byte types, which pack their elements
+/// first in the low bits) and its size in bits.
 #[derive(Clone, Copy)]
 struct Element {
     ptx: &'static str,
     register: &'static str,
     buffer: &'static str,
-    bytes: usize,
+    bits: usize,
 }
 
-const HALF: Element = Element { ptx: "f16", register: "b32", buffer: "u16", bytes: 2 };
-const BRAIN: Element = Element { ptx: "bf16", register: "b32", buffer: "u16", bytes: 2 };
-const TENSOR: Element = Element { ptx: "tf32", register: "b32", buffer: "u32", bytes: 4 };
-const SINGLE: Element = Element { ptx: "f32", register: "f32", buffer: "u32", bytes: 4 };
-const SIGNED_BYTE: Element = Element { ptx: "s8", register: "b32", buffer: "u8", bytes: 1 };
-const UNSIGNED_BYTE: Element = Element { ptx: "u8", register: "b32", buffer: "u8", bytes: 1 };
-const WORD: Element = Element { ptx: "s32", register: "s32", buffer: "u32", bytes: 4 };
-const DOUBLE: Element = Element { ptx: "f64", register: "f64", buffer: "u64", bytes: 8 };
+const HALF: Element = Element { ptx: "f16", register: "b32", buffer: "u16", bits: 16 };
+const BRAIN: Element = Element { ptx: "bf16", register: "b32", buffer: "u16", bits: 16 };
+const TENSOR: Element = Element { ptx: "tf32", register: "b32", buffer: "u32", bits: 32 };
+const SINGLE: Element = Element { ptx: "f32", register: "f32", buffer: "u32", bits: 32 };
+const SIGNED_BYTE: Element = Element { ptx: "s8", register: "b32", buffer: "u8", bits: 8 };
+const UNSIGNED_BYTE: Element = Element { ptx: "u8", register: "b32", buffer: "u8", bits: 8 };
+const WORD: Element = Element { ptx: "s32", register: "s32", buffer: "u32", bits: 32 };
+const DOUBLE: Element = Element { ptx: "f64", register: "f64", buffer: "u64", bits: 64 };
+const SIGNED_NIBBLE: Element = Element { ptx: "s4", register: "b32", buffer: "u32", bits: 4 };
+const UNSIGNED_NIBBLE: Element = Element { ptx: "u4", register: "b32", buffer: "u32", bits: 4 };
+const BIT: Element = Element { ptx: "b1", register: "b32", buffer: "u32", bits: 1 };
 
 /// A `wmma` load, multiply and store of one family and shape, in layouts `layouts` (A, B, C,
 /// D), with strides 16 bytes longer than the matrices' rows or columns or none.
@@ -391,7 +399,9 @@ impl Case {
             (Family::Tensor, 0 | 1) => TENSOR,
             (Family::Brain | Family::Tensor, _) => SINGLE,
             (Family::Byte { signed, .. }, 0 | 1) => [UNSIGNED_BYTE, SIGNED_BYTE][signed as usize],
-            (Family::Byte { .. }, _) => WORD,
+            (Family::Nibble { signed, .. }, 0 | 1) => [UNSIGNED_NIBBLE, SIGNED_NIBBLE][signed as usize],
+            (Family::Bit { .. }, 0 | 1) => BIT,
+            (Family::Byte { .. } | Family::Nibble { .. } | Family::Bit { .. }, _) => WORD,
             (Family::Double { .. }, _) => DOUBLE,
         }
     }
@@ -406,7 +416,7 @@ impl Case {
         let (rows, columns) = self.size(matrix);
         let dense = if self.layouts[matrix] == Layout::Row { columns } else { rows };
         if self.strided {
-            dense + 16 / self.element(matrix).bytes
+            dense + 128 / self.element(matrix).bits
         } else {
             dense
         }
@@ -424,7 +434,7 @@ impl Case {
         match element.ptx {
             "f16" if matrix < 2 => 8,
             "f64" => rows * columns / 32,
-            _ => rows * columns * element.bytes / (32 * 4),
+            _ => rows * columns * element.bits / (32 * 32),
         }
     }
 
@@ -464,7 +474,9 @@ impl Case {
         let (d, a, b, c) = (self.element(3).ptx, self.element(0).ptx, self.element(1).ptx, self.element(2).ptx);
         let (types, extra) = match self.family {
             Family::Half { .. } => (format!(".{d}.{c}"), ""),
-            Family::Byte { saturate: true, .. } => (format!(".{d}.{a}.{b}.{c}"), ".satfinite"),
+            Family::Byte { saturate: true, .. } | Family::Nibble { saturate: true, .. } => {
+                (format!(".{d}.{a}.{b}.{c}"), ".satfinite")
+            }
             Family::Double { rounding: true } => (format!(".rn.{d}.{a}.{b}.{c}"), ""),
             _ => (format!(".{d}.{a}.{b}.{c}"), ""),
         };
@@ -492,12 +504,17 @@ impl Case {
     {load_a}
     {load_b}
     {load_c}
-    wmma.mma.sync.aligned.{a_layout}.{b_layout}.{shape}{types}{extra} {dl}, {al}, {bl}, {cl};
+    wmma.mma{operation}.sync.aligned.{a_layout}.{b_layout}.{shape}{types}{extra} {dl}, {al}, {bl}, {cl};
     {store}
     ret;
 }}
 ",
             strides = strides.join("\n"),
+            operation = match self.family {
+                Family::Bit { and: true } => ".and.popc",
+                Family::Bit { and: false } => ".xor.popc",
+                _ => "",
+            },
             load_a = access(0),
             load_b = access(1),
             load_c = access(2),
@@ -509,13 +526,18 @@ impl Case {
         )
     }
 
-    /// Lays out `values` (row by row) as matrix `matrix` in its buffer, the gaps zero.
+    /// Lays out `values` (row by row) as matrix `matrix` in its buffer, the gaps zero; sub-byte
+    /// elements packed into 32-bit words, the first in the low bits.
     fn lay_out(self, matrix: usize, values: &[Vec<u64>]) -> Vec<u64> {
         let (layout, leading) = (self.layouts[matrix], self.leading(matrix));
-        let mut bits = vec![0u64; self.elements(matrix)];
+        let width = self.element(matrix).bits;
+        let per_word = if width < 8 { 32 / width } else { 1 };
+        let mut bits = vec![0u64; self.elements(matrix) / per_word];
         for (row, values) in values.iter().enumerate() {
             for (column, value) in values.iter().enumerate() {
-                bits[layout.index(row, column, leading)] = *value;
+                let index = layout.index(row, column, leading);
+                let mask = if width < 8 { (1 << width) - 1 } else { u64::MAX };
+                bits[index / per_word] |= (*value & mask) << (width * (index % per_word));
             }
         }
         bits
@@ -550,10 +572,16 @@ fn check_case(case: Case, seed: u64, everywhere: bool) {
         (0..rows).map(|_| (0..columns).map(|_| entry(random)).collect::<Vec<_>>()).collect::<Vec<_>>()
     };
     let (a, b, c): (Entries, Entries, Entries) = match case.family {
-        Family::Byte { signed, .. } => {
+        Family::Byte { .. } | Family::Nibble { .. } | Family::Bit { .. } => {
+            let (width, signed) = match case.family {
+                Family::Byte { signed, .. } => (8, signed),
+                Family::Nibble { signed, .. } => (4, signed),
+                _ => (1, false),
+            };
             let mut byte = |random: &mut Random| {
-                let bits = random.next_u64() & 0xff;
-                (bits, if signed { f64::from(bits as u8 as i8) } else { bits as f64 })
+                let bits = random.next_u64() & ((1 << width) - 1);
+                let value = if signed && bits >> (width - 1) == 1 { bits as i64 - (1 << width) } else { bits as i64 };
+                (bits, value as f64)
             };
             let a = matrix(&mut random, 0, &mut byte);
             let b = matrix(&mut random, 1, &mut byte);
@@ -597,7 +625,14 @@ fn check_case(case: Case, seed: u64, everywhere: bool) {
                     let products = (0..k).map(|index| (a[row][index].1, b[index][column].1));
                     let c = c[row][column].1;
                     match case.family {
-                        Family::Byte { saturate, .. } => {
+                        Family::Bit { and } => {
+                            let sum = products.fold(c as i64, |sum, (a, b)| {
+                                let (a, b) = (a as i64, b as i64);
+                                sum + if and { a & b } else { a ^ b }
+                            });
+                            u64::from(sum as i32 as u32)
+                        }
+                        Family::Byte { saturate, .. } | Family::Nibble { saturate, .. } => {
                             let sum = products.fold(c as i64, |sum, (a, b)| sum + a as i64 * b as i64);
                             let sum = if saturate { sum.clamp(i32::MIN.into(), i32::MAX.into()) } else { sum };
                             u64::from(sum as i32 as u32)
@@ -732,7 +767,8 @@ fn double_precision() {
 
 /// One case of every family and shape compiles for every GPU target, each artefact passing its
 /// vendor's check; on NVPTX also for the oldest architecture of the form (sm_70 for `.f16`,
-/// sm_72 for the 8-bit integers, sm_80 for `.bf16`, `.tf32` and `.f64`, section 9.7.13.3's
+/// sm_72 for the 8-bit integers, sm_75 for `.s4`/`.u4` and `.b1` with `.xor.popc`, sm_80 for
+/// `.bf16`, `.tf32`, `.f64` and `.and.popc`, section 9.7.13.3's
 /// target notes), whose `wmma` ptxas assembles, and one just below it is E0302.
 #[test]
 fn every_family_compiles_for_the_gpus() {
@@ -744,9 +780,19 @@ fn every_family_compiles_for_the_gpus() {
     let families = STANDARD_SHAPES
         .into_iter()
         .flat_map(|shape| [(half, shape, 70), (Family::Brain, shape, 80), (byte, shape, 72)])
-        .chain([(Family::Tensor, (16, 16, 8), 80), (Family::Double { rounding: true }, (8, 8, 4), 80)]);
+        .chain([(Family::Tensor, (16, 16, 8), 80), (Family::Double { rounding: true }, (8, 8, 4), 80)])
+        .chain([
+            (Family::Nibble { signed: true, saturate: true }, (8, 8, 32), 75),
+            (Family::Bit { and: false }, (8, 8, 128), 75),
+            (Family::Bit { and: true }, (8, 8, 128), 80),
+        ]);
     for (index, (family, shape, oldest)) in families.enumerate() {
-        let layouts = [Layout::Column, Layout::Row, Layout::Row, Layout::Column];
+        let sub_byte = matches!(family, Family::Nibble { .. } | Family::Bit { .. });
+        let layouts = if sub_byte {
+            [Layout::Row, Layout::Column, Layout::Column, Layout::Row]
+        } else {
+            [Layout::Column, Layout::Row, Layout::Row, Layout::Column]
+        };
         let case = Case { family, shape, layouts, strided: index % 2 == 0, reversed_in_place: false };
         let source = case.kernel();
         for target in ["nvptx", "spirv", "amdgpu"] {
@@ -766,7 +812,7 @@ fn every_family_compiles_for_the_gpus() {
         };
         let oldest_ptx = for_arch(oldest).unwrap_or_else(|failure| panic!("{case:?} on sm_{oldest}: {failure:?}"));
         let text = String::from_utf8_lossy(&oldest_ptx.bytes);
-        assert!(text.contains("wmma.mma.sync"), "{case:?} on sm_{oldest}:\n{text}");
+        assert!(text.contains("wmma.mma"), "{case:?} on sm_{oldest}:\n{text}");
         if let Some(verdict) = ptxr_tests::vendor_checks::ptxas_accepts(
             &oldest_ptx.bytes,
             &format!("sm_{oldest}"),
@@ -774,12 +820,11 @@ fn every_family_compiles_for_the_gpus() {
         ) {
             verdict.unwrap_or_else(|message| panic!("{case:?} on sm_{oldest}: ptxas: {message}"));
         }
-        let below = if oldest == 70 {
-            62
-        } else if oldest == 72 {
-            70
-        } else {
-            75
+        let below = match oldest {
+            70 => 62,
+            72 => 70,
+            75 => 72,
+            _ => 75,
         };
         match for_arch(below) {
             Err(ptxr_driver::Failure::Diagnostics(diagnostics)) => assert!(
@@ -792,4 +837,36 @@ fn every_family_compiles_for_the_gpus() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+#[test]
+fn sub_byte_integers_and_single_bits() {
+    let mut seed = 5000;
+    let families = [
+        Family::Nibble { signed: true, saturate: false },
+        Family::Nibble { signed: true, saturate: true },
+        Family::Nibble { signed: false, saturate: false },
+        Family::Nibble { signed: false, saturate: true },
+        Family::Bit { and: false },
+        Family::Bit { and: true },
+    ];
+    for family in families {
+        let shape = if matches!(family, Family::Bit { .. }) { (8, 8, 128) } else { (8, 8, 32) };
+        // A is `.row` and B `.col` in these shapes; C and D take either.
+        for (index, (c, d)) in [(Layout::Row, Layout::Column), (Layout::Column, Layout::Row)].into_iter().enumerate() {
+            seed += 1;
+            let case = Case {
+                family,
+                shape,
+                layouts: [Layout::Row, Layout::Column, c, d],
+                strided: index == 0,
+                reversed_in_place: index == 1,
+            };
+            check_case(
+                case,
+                seed,
+                index == 0 && matches!(family, Family::Nibble { saturate: true, .. } | Family::Bit { and: false }),
+            );
+        }
+    }
 }

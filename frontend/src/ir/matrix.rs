@@ -168,6 +168,25 @@ pub struct MatrixMultiply {
     pub c: MatrixElement,
     /// `.satfinite` on integer forms: D saturates to the s32 range instead of wrapping.
     pub saturate: bool,
+    /// `.b1`: how a bit of A meets a bit of B before the population count (`.xor.popc` or
+    /// `.and.popc`); `None` on the other types.
+    pub bit_operation: Option<BitOperation>,
+}
+
+/// The operation of a `.b1` matrix multiply: D = C + popc(A's row `op` B's column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOperation {
+    Xor,
+    And,
+}
+
+impl fmt::Display for BitOperation {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            BitOperation::Xor => ".xor.popc",
+            BitOperation::And => ".and.popc",
+        })
+    }
 }
 
 impl MatrixMultiply {
@@ -358,6 +377,7 @@ impl WarpMatrixGeometry {
             b: element,
             c: element,
             saturate: false,
+            bit_operation: None,
         };
         match self.tile_operand(fragment) {
             WarpMatrixFragment::A => operation.a_registers(),
@@ -402,6 +422,8 @@ pub struct WarpMatrixMultiply {
     pub saturate: bool,
     /// `.rn` written out on `.f64` (the only rounding ptxr computes, and the default).
     pub rounding_written: bool,
+    /// `.xor.popc` or `.and.popc` on `.b1`.
+    pub bit_operation: Option<BitOperation>,
 }
 
 impl WarpMatrixMultiply {
@@ -421,6 +443,7 @@ impl WarpMatrixMultiply {
             b,
             c: self.c,
             saturate: self.saturate,
+            bit_operation: self.bit_operation,
         }
     }
 }

@@ -16,7 +16,7 @@ mod synchronization;
 pub use hint::Hint;
 pub use instruction::*;
 pub use matrix::{
-    MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry,
+    BitOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry,
     WarpMatrixMultiply, WarpMatrixShape, WarpMatrixTiling,
 };
 pub use module::*;

@@ -51,8 +51,8 @@ use inkwell::types::BasicType;
 use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
-    Address, Destination, GuardedInstruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, Operand,
-    ShuffleMode,
+    Address, BitOperation, Destination, GuardedInstruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape,
+    Operand, ShuffleMode,
 };
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 use ptxr_intrinsics::{Unsupported, WarpCollective};
@@ -197,7 +197,19 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
                 })
             }
             MatrixElement::S32 => Number::Integer(builder.build_int_s_extend(bits, context.i64_type(), "")?),
-            MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => {
+            // The low nibble, sign-extended from its bit 3 by shifting it to the top and back.
+            MatrixElement::S4 => {
+                let top = builder.build_left_shift(bits, self.i32(28), "")?;
+                let nibble = builder.build_right_shift(top, self.i32(28), true, "")?;
+                Number::Integer(builder.build_int_s_extend(nibble, context.i64_type(), "")?)
+            }
+            MatrixElement::U4 => {
+                Number::Integer(builder.build_int_z_extend(self.and(bits, 0xf)?, context.i64_type(), "")?)
+            }
+            MatrixElement::B1 => {
+                Number::Integer(builder.build_int_z_extend(self.and(bits, 1)?, context.i64_type(), "")?)
+            }
+            MatrixElement::F64 => {
                 return Err(LoweringError::internal(format!("an `mma` element of type {element}"), span))
             }
         })
@@ -219,7 +231,13 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
             Number::Integer(mut sum) => {
                 for (a, b) in products {
                     let (Number::Integer(a), Number::Integer(b)) = (a, b) else { return Err(mixed()) };
-                    sum = builder.build_int_add(sum, builder.build_int_mul(*a, *b, "")?, "")?;
+                    // `.b1`: the bits' XOR (`.xor.popc`) or AND (`.and.popc`, the product).
+                    let product = if operation.bit_operation == Some(BitOperation::Xor) {
+                        builder.build_xor(*a, *b, "")?
+                    } else {
+                        builder.build_int_mul(*a, *b, "")?
+                    };
+                    sum = builder.build_int_add(sum, product, "")?;
                 }
                 if operation.saturate {
                     let i64_type = context.i64_type();
@@ -275,15 +293,15 @@ fn computed(operation: &MatrixMultiply) -> bool {
         | MatrixShape::M16n8k16
         | MatrixShape::M16n8k32 => true,
         MatrixShape::M8n8k4 => matches!(operation.a, MatrixElement::F16 | MatrixElement::F64),
-        MatrixShape::M8n8k32
-        | MatrixShape::M8n8k128
-        | MatrixShape::M16n8k64
-        | MatrixShape::M16n8k128
-        | MatrixShape::M16n8k256 => false,
+        // `wmma`'s sub-byte tiles.
+        MatrixShape::M8n8k32 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
+        MatrixShape::M8n8k128 => operation.a == MatrixElement::B1,
+        MatrixShape::M16n8k64 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => false,
     };
     // `.f64` only in `.m8n8k4`, where the decoder allows it only with every operand `.f64`.
     let element = |element: MatrixElement| {
-        !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1)
+        let sub_byte = matches!(operation.shape, MatrixShape::M8n8k32 | MatrixShape::M8n8k128);
+        (sub_byte || !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1))
             && (element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4)
     };
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)

@@ -173,23 +173,38 @@ impl<'ctx> Placement<'ctx> {
             MatrixLayout::Row => (row, column),
             MatrixLayout::Column => (column, row),
         };
-        let offset = builder.build_int_add(builder.build_int_mul(major, self.stride, "")?, minor, "")?;
+        let mut offset = builder.build_int_add(builder.build_int_mul(major, self.stride, "")?, minor, "")?;
+        let bits = shape.element.bits();
+        if bits < 8 {
+            // A sub-byte register's elements lie together along k (A `.row`, B `.col`): the
+            // 32-bit word from the first, the stride being a multiple of 32 bits.
+            let per_word = lowering.shared.context.i64_type().const_int(u64::from((32 / bits).trailing_zeros()), false);
+            offset = builder.build_right_shift(offset, per_word, false, "")?;
+        }
         // SAFETY: PTX requires the matrix to lie in memory the kernel may access.
         Ok(unsafe { builder.build_gep(element_type, self.base, &[offset], "")? })
     }
 }
 
-/// The integer types of one element and of one register (32 bits, or 64 for `.f64`).
+/// What one memory access moves: its bits (a whole 32-bit register for the sub-byte types,
+/// whose elements lie together in memory) and how many make a register.
+fn unit(shape: &WarpMatrixShape) -> (u32, u64) {
+    match shape.element.bits() {
+        1 | 4 => (32, 1),
+        bits => (bits, per_register(bits)),
+    }
+}
+
+/// The integer types of one access and of one register (32 bits, or 64 for `.f64`).
 fn types<'ctx>(lowering: &FunctionLowering<'_, 'ctx>, shape: &WarpMatrixShape) -> (IntType<'ctx>, IntType<'ctx>) {
     let context = lowering.shared.context;
     let integer = |bits: u32| match bits {
-        1 => context.bool_type(),
-        4 | 8 => context.i8_type(),
+        8 => context.i8_type(),
         16 => context.i16_type(),
         32 => context.i32_type(),
         _ => context.i64_type(),
     };
-    (integer(shape.element.bits()), integer(shape.element.bits().max(32)))
+    (integer(unit(shape).0), integer(shape.element.bits().max(32)))
 }
 
 pub fn load(
@@ -210,11 +225,11 @@ pub fn load(
     let placement = Placement::new(lowering, guarded, shape, address, stride)?;
     let builder = lowering.shared.builder;
     let (element_type, register_type) = types(lowering, shape);
-    let bits = shape.element.bits();
+    let (bits, per) = unit(shape);
     let wanted = crate::types::llvm_type(lowering.shared.context, ty);
     for (register, destination) in destinations.iter().enumerate() {
         let mut packed = register_type.const_zero();
-        for j in 0..per_register(bits) {
+        for j in 0..per {
             let pointer = placement.element(lowering, shape, register as u64, j, element_type)?;
             let value = builder.build_load(element_type, pointer, "")?;
             set_alignment(value, bits.div_ceil(8));
@@ -249,11 +264,11 @@ pub fn store(
     let placement = Placement::new(lowering, guarded, shape, address, stride)?;
     let builder = lowering.shared.builder;
     let (element_type, register_type) = types(lowering, shape);
-    let bits = shape.element.bits();
+    let (bits, per) = unit(shape);
     for (register, source) in sources.iter().enumerate() {
         let value = lowering.read(source, fragment_register(shape.element))?;
         let packed = builder.build_bit_cast(value, register_type, "")?.into_int_value();
-        for j in 0..per_register(bits) {
+        for j in 0..per {
             let shift = register_type.const_int(u64::from(bits) * j, false);
             let shifted = builder.build_right_shift(packed, shift, false, "")?;
             let element = builder.build_int_truncate_or_bit_cast(shifted, element_type, "")?;

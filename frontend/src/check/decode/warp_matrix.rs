@@ -4,17 +4,18 @@
 //! ([`WarpMatrixGeometry::tiling`]): `.m16n16k16` (and `.tf32`'s `.m16n16k8`) is two `mma`
 //! tiles side by side, one per 8-column half of D, sharing A; `.m32n8k16` two stacked, one per
 //! 16-row half, sharing B; `.m8n32k16` is the transpose of `.m32n8k16` (Dᵀ = Bᵀ·Aᵀ + Cᵀ), so
-//! A's fragment is the tiles' B of Aᵀ and B's their A of Bᵀ; `.m8n8k4` on `.f64` is one
-//! `mma.m8n8k4`. A fragment is its tiles' `mma` fragments one after the other; `.f16` A and B
-//! have more registers (eight) than their tiles use, and repeat them. `wmma.mma` then is one
-//! `mma` per tile and computes exactly what they compute (lowering's `warp_matrix.rs`), except
-//! on NVPTX, whose own `wmma` instructions take every form with the hardware's fragments.
+//! A's fragment is the tiles' B of Aᵀ and B's their A of Bᵀ; `.m8n8k4` on `.f64`, `.m8n8k32`
+//! on `.s4`/`.u4` and `.m8n8k128` on `.b1` are one `mma` of that shape. A fragment is its
+//! tiles' `mma` fragments one after the other; `.f16` A and B have more registers (eight) than
+//! their tiles use, and repeat them. `wmma.mma` then is one `mma` per tile and computes exactly
+//! what they compute (lowering's `warp_matrix.rs`), except on NVPTX, whose own `wmma`
+//! instructions take every form with the hardware's fragments.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    Instruction, MatrixElement, MatrixLayout, RoundingMode, WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixMultiply,
-    WarpMatrixShape,
+    BitOperation, Instruction, MatrixElement, MatrixLayout, RoundingMode, WarpMatrixFragment, WarpMatrixGeometry,
+    WarpMatrixMultiply, WarpMatrixShape,
 };
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -51,12 +52,6 @@ fn defined(geometry: WarpMatrixGeometry, fragment: WarpMatrixFragment, element: 
         M8n8k128 if multiplicand => element == B1,
         M8n8k32 | M8n8k128 => element == S32,
     }
-}
-
-/// Whether ptxr computes `geometry`: the sub-byte shapes have no `mma` that every target
-/// computes yet.
-fn computed(geometry: WarpMatrixGeometry) -> bool {
-    !matches!(geometry, WarpMatrixGeometry::M8n8k32 | WarpMatrixGeometry::M8n8k128)
 }
 
 /// Decodes a `wmma` instruction into the instructions that compute it; `None` on errors
@@ -198,9 +193,6 @@ fn access(
             "not a layout of this shape",
         );
     }
-    if !computed(geometry) {
-        return unlowered(context, modifiers, instruction);
-    }
     let element = element.node;
     if !matches!(instruction.operands.len(), 2 | 3) {
         context.expect_operand_count(instruction, 2)?;
@@ -261,7 +253,11 @@ fn multiply(
     instruction: &ast::Instruction,
 ) -> Option<Vec<Instruction>> {
     // `.b1`'s `.xor.popc` and `.and.popc`, read here and checked with the types.
-    let bit_operation = modifiers.take(|name| matches!(name, "xor" | "and").then_some(()));
+    let bit_operation = modifiers.take(|name| match name {
+        "xor" => Some(BitOperation::Xor),
+        "and" => Some(BitOperation::And),
+        _ => None,
+    });
     let popc = modifiers.take_flag("popc");
     sync_aligned(context, modifiers)?;
     // The layouts name how A and B were loaded; the fragments do not depend on them.
@@ -297,7 +293,7 @@ fn multiply(
     let integer = d == MatrixElement::S32;
     let single_bit = a == MatrixElement::B1;
     if single_bit != (bit_operation.is_some() && popc.is_some()) {
-        let span = bit_operation.map_or(type_span, |operation| operation.span);
+        let span = bit_operation.as_ref().map_or(type_span, |operation| operation.span);
         let message = if single_bit {
             "`wmma.mma` on `.b1` needs `.xor.popc` or `.and.popc`"
         } else {
@@ -339,8 +335,8 @@ fn multiply(
     }
     let directed = rounding.as_ref().is_some_and(|rounding| rounding.node != RoundingMode::NearestEven);
     // `.satfinite` on floats is the form before ISA 6.5 (it clamps infinities), which no target
-    // computes; so are the sub-byte shapes and `.f64` with directed rounding.
-    if !computed(geometry) || directed || (saturate.is_some() && !integer) {
+    // computes; nor `.f64` with directed rounding.
+    if directed || (saturate.is_some() && !integer) {
         return unlowered(context, modifiers, instruction);
     }
     context.expect_operand_count(instruction, 4)?;
@@ -365,6 +361,7 @@ fn multiply(
         c,
         saturate: saturate.is_some(),
         rounding_written: rounding.is_some(),
+        bit_operation: bit_operation.map(|operation| operation.node),
     };
     Some(vec![Instruction::WarpMatrixMultiplyAccumulate {
         operation,
