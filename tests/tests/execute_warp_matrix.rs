@@ -1,12 +1,15 @@
-//! `wmma.load`, `wmma.mma` and `wmma.store` on `.m16n16k16` and `.m32n8k16` (ISA 7.8 section 9.7.13.3) on the
-//! CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL
-//! (where the `mma` halves are built from sub-group shuffles): a warp loads A, B and C from memory in every combination of `.row`/`.col`, with and
-//! without a stride, from `.global`, generic and `.shared` addresses, multiplies, and stores D.
-//! The model is independent of how ptxr spreads the matrices over the lanes (PTX leaves that
-//! unspecified): A and B hold multiples of 1/64 of at most 4 and C multiples of 1/64 of at most
-//! 16, so every product and every partial sum is exact in `f64`, and D is A·B + C rounded once
-//! to D's type (the `half` crate for `.f16`), which is what ptxr computes on the CPU
-//! (`runtime/src/cooperative/matrix.rs`: one rounding of the sum).
+//! `wmma.load`, `wmma.mma` and `wmma.store` (ISA 7.8 section 9.7.13.3) on every shape and type
+//! family, on the CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on SPIR-V
+//! through OpenCL (where the `mma` tiles are built from sub-group shuffles): a warp loads A, B
+//! and C from memory in combinations of `.row`/`.col`, with and without a stride, multiplies,
+//! and stores D. The models are independent of how ptxr spreads the matrices over the lanes
+//! (PTX leaves that unspecified). Float operands are multiples of 1/64 of at most 4 (C: 16), so
+//! every product and partial sum is exact in `f64` and D is A·B + C rounded once to D's type (the
+//! `half` crate for `.f16`), which is what ptxr computes on the CPU
+//! (`runtime/src/cooperative/matrix.rs`: one rounding of the sum); `.f64` adds the products to C
+//! by fused multiply-adds in order of k, as ptxr documents; integers are exact, wrapping or
+//! saturating to `.s32`. The GPU artefacts pass the vendors' checks (ptxas, spirv-val, the
+//! AMDGPU code object's metadata).
 use half::f16;
 use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
 use ptxr_tests::{opencl, Buffer, Launch, Random};
@@ -867,6 +870,51 @@ fn sub_byte_integers_and_single_bits() {
                 seed,
                 index == 0 && matches!(family, Family::Nibble { saturate: true, .. } | Family::Bit { and: false }),
             );
+        }
+    }
+}
+
+/// A kernel around one instruction, with registers of every fragment type.
+fn wrapped(body: &str) -> String {
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 p)\n{{\n    .reg .b32 %r<9>;\n    .reg .s32 %s<9>;\n    .reg .f32 %f<9>;\n    .reg .f64 %fd<5>;\n    .reg .b64 %rd<2>;\n    ld.param.u64 %rd1, [p];\n    {body};\n    ret;\n}}\n"
+    )
+}
+
+/// Forms the spec does not define are errors (not "unsupported"): mixed `.s8`/`.u8`, a type
+/// that the shape does not take, sub-byte A in `.col`, `.xor.popc` off `.b1`, `.satfinite` on
+/// `.bf16`, rounding off `.f64`.
+#[test]
+fn forms_outside_the_spec_are_errors() {
+    let bodies = [
+        "wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.u8.s32 {%s1, %s2, %s3, %s4, %s5, %s6, %s7, %s8}, {%r1, %r2}, {%r3, %r4}, {%s1, %s2, %s3, %s4, %s5, %s6, %s7, %s8}",
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.tf32 {%r1, %r2, %r3, %r4}, [%rd1]",
+        "wmma.load.a.sync.aligned.col.m8n8k32.global.s4 {%r1}, [%rd1]",
+        "wmma.mma.xor.popc.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32 {%s1, %s2}, {%r1}, {%r2}, {%s1, %s2}",
+        "wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%s1, %s2}, {%r1}, {%r2}, {%s1, %s2}",
+        "wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f32.satfinite {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}",
+        "wmma.mma.sync.aligned.row.col.m16n16k8.rn.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}",
+    ];
+    for body in bodies {
+        let (_, diagnostics) = ptxr_frontend::check_source(&wrapped(body));
+        assert!(
+            diagnostics.iter().any(|diagnostic| diagnostic.code == ptxr_frontend::diagnostic::Code::InvalidModifier),
+            "{body}: {diagnostics:?}"
+        );
+    }
+}
+
+/// `.f64` with directed rounding is valid PTX that no target computes yet: E0901 naming the
+/// instruction, on every target.
+#[test]
+fn directed_rounding_on_f64_is_unsupported_everywhere() {
+    let body = "wmma.mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2}";
+    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
+        match compile(&wrapped(body), target) {
+            Compiled::Unsupported(messages) => {
+                assert!(messages.iter().any(|message| message.contains(".rz.f64")), "{target}: {messages:?}")
+            }
+            _ => panic!("{body} on {target} is not reported as unsupported"),
         }
     }
 }
