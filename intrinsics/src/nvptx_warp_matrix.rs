@@ -25,7 +25,9 @@ fn multiply_name(operation: &WarpMatrixMultiply) -> String {
         format!("llvm.nvvm.wmma{}.mma{bit_operation}{}{}", operation.geometry, operation.a_layout, operation.b_layout);
     match operation.a {
         MatrixElement::F16 => name += &format!("{}{}", operation.d, operation.c),
-        MatrixElement::F64 if operation.rounding_written => name += ".rn.f64",
+        MatrixElement::F64 => {
+            name += &format!("{}.f64", operation.rounding.map(|rounding| rounding.to_string()).unwrap_or_default())
+        }
         other => name += &other.to_string(),
     }
     if operation.saturate {

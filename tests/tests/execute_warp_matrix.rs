@@ -904,17 +904,101 @@ fn forms_outside_the_spec_are_errors() {
     }
 }
 
-/// `.f64` with directed rounding is valid PTX that no target computes yet: E0901 naming the
-/// instruction, on every target.
+/// An `.f64` multiple of 2^-60, as that integer.
+fn sixtieths(value: f64) -> i128 {
+    (value * 2f64.powi(60)) as i128
+}
+
+/// `value` (in units of 2^-60) rounded to 53 significant bits toward zero (`'z'`), minus
+/// infinity (`'m'`) or plus infinity (`'p'`); an exact zero is `-0` under `'m'`.
+fn round_directed(value: i128, mode: char) -> f64 {
+    if value == 0 {
+        return if mode == 'm' { -0.0 } else { 0.0 };
+    }
+    let magnitude = value.unsigned_abs();
+    let width = 128 - magnitude.leading_zeros();
+    let mut kept = magnitude;
+    if width > 53 {
+        let shift = width - 53;
+        let truncated = magnitude >> shift;
+        let inexact = magnitude & ((1 << shift) - 1) != 0;
+        let away = inexact && ((mode == 'p' && value > 0) || (mode == 'm' && value < 0));
+        kept = (truncated + u128::from(away)) << shift;
+    }
+    let rounded = kept as f64 * 2f64.powi(-60);
+    if value < 0 {
+        -rounded
+    } else {
+        rounded
+    }
+}
+
+/// `.m8n8k4.rz/.rm/.rp.f64`: each of the four products is added to the running sum (C first)
+/// by a fused multiply-add rounded in the mode. A and B are multiples of 2^-30 below 2^-10 and C
+/// has 53 significant bits near 2^20, so the exact sums need about 80 bits and every step
+/// rounds; the model sums exactly in units of 2^-60 and rounds each step itself.
 #[test]
-fn directed_rounding_on_f64_is_unsupported_everywhere() {
-    let body = "wmma.mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2}";
-    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
-        match compile(&wrapped(body), target) {
-            Compiled::Unsupported(messages) => {
-                assert!(messages.iter().any(|message| message.contains(".rz.f64")), "{target}: {messages:?}")
-            }
-            _ => panic!("{body} on {target} is not reported as unsupported"),
+fn double_precision_in_every_directed_rounding() {
+    for (index, mode) in ['z', 'm', 'p'].into_iter().enumerate() {
+        let mut random = Random::new(6000 + index as u64);
+        let small = |random: &mut Random| ((random.next_u64() % (1 << 21)) as f64 - (1 << 20) as f64) * 2f64.powi(-30);
+        let a: Vec<Vec<f64>> = (0..8).map(|_| (0..4).map(|_| small(&mut random)).collect()).collect();
+        let b: Vec<Vec<f64>> = (0..4).map(|_| (0..8).map(|_| small(&mut random)).collect()).collect();
+        let c: Vec<Vec<f64>> = (0..8)
+            .map(|_| {
+                (0..8)
+                    .map(|_| {
+                        let mantissa = (random.next_u64() >> 11) as f64;
+                        let sign = if random.next_u64() % 2 == 0 { 1.0 } else { -1.0 };
+                        sign * mantissa * 2f64.powi(-33)
+                    })
+                    .collect()
+            })
+            .collect();
+        let d: Vec<Vec<u64>> = (0..8)
+            .map(|row| {
+                (0..8)
+                    .map(|column| {
+                        (0..4)
+                            .fold(c[row][column], |sum, k| {
+                                round_directed(
+                                    sixtieths(a[row][k]) * sixtieths(b[k][column]) / (1 << 60) + sixtieths(sum),
+                                    mode,
+                                )
+                            })
+                            .to_bits()
+                    })
+                    .collect()
+            })
+            .collect();
+        // The mode matters: round-to-nearest fused multiply-adds give other bits somewhere.
+        let nearest = (0..64).filter(|index| {
+            let (row, column) = (index / 8, index % 8);
+            let sum = (0..4).fold(c[row][column], |sum, k| a[row][k].mul_add(b[k][column], sum));
+            sum.to_bits() != d[row][column]
+        });
+        assert!(nearest.count() > 0, ".r{mode} rounds like .rn on every element");
+        let layouts = [Layout::Row, Layout::Column, Layout::Row, Layout::Column];
+        let case = Case {
+            family: Family::Double { rounding: true },
+            shape: (8, 8, 4),
+            layouts,
+            strided: true,
+            reversed_in_place: false,
+        };
+        let bits = |values: &Vec<Vec<f64>>| {
+            values.iter().map(|row| row.iter().map(|value| value.to_bits()).collect()).collect::<Vec<Vec<u64>>>()
+        };
+        let kernel = case.kernel().replace(".rn.f64", &format!(".r{mode}.f64"));
+        let buffers = [
+            Buffer::new("u64", case.lay_out(0, &bits(&a))),
+            Buffer::new("u64", case.lay_out(1, &bits(&b))),
+            Buffer::new("u64", case.lay_out(2, &bits(&c))),
+            Buffer::zeroed("u64", case.elements(3)),
+        ];
+        let expected = case.lay_out(3, &d);
+        for (device, output) in opencl::run_everywhere(&kernel, &Launch::threads(32), &buffers, OPENCL_CHILD) {
+            assert_eq!(output[3], expected, ".r{mode} on {device}\n{kernel}");
         }
     }
 }

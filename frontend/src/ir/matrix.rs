@@ -420,8 +420,8 @@ pub struct WarpMatrixMultiply {
     pub c: MatrixElement,
     /// `.satfinite` on the integer forms.
     pub saturate: bool,
-    /// `.rn` written out on `.f64` (the only rounding ptxr computes, and the default).
-    pub rounding_written: bool,
+    /// `.f64`'s rounding as written (`None`: `.rn`, the default).
+    pub rounding: Option<crate::ir::RoundingMode>,
     /// `.xor.popc` or `.and.popc` on `.b1`.
     pub bit_operation: Option<BitOperation>,
 }

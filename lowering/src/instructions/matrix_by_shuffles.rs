@@ -52,7 +52,7 @@ use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue, PointerV
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
     Address, BitOperation, Destination, GuardedInstruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape,
-    Operand, ShuffleMode,
+    Operand, RoundingMode, ShuffleMode,
 };
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 use ptxr_intrinsics::{Unsupported, WarpCollective};
@@ -321,7 +321,7 @@ pub(super) fn multiply_accumulate_values<'ctx>(
     }
     let warp = Warp::new(lowering, guarded)?;
     if operation.a == MatrixElement::F64 {
-        return double_precision(&warp, a, b, c);
+        return double_precision(&warp, a, b, c, RoundingMode::NearestEven);
     }
     let a = fragment_words(lowering, a, operation.a)?;
     let b = fragment_words(lowering, b, operation.b)?;
@@ -496,12 +496,14 @@ fn quad_pairs<'ctx>(
 }
 
 /// `.m8n8k4` on `.f64` (see the module's documentation): D's elements `(g, 2t)` and
-/// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`.
+/// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`,
+/// or by fused multiply-adds rounded in `rounding` (`wmma.mma`'s `.rz`, `.rm`, `.rp`).
 fn double_precision<'ctx>(
     warp: &Warp<'_, '_, 'ctx>,
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
+    rounding: RoundingMode,
 ) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
     let lowering = warp.lowering;
     let builder = warp.builder();
@@ -539,8 +541,12 @@ fn double_precision<'ctx>(
         let accumulator = register(c, i as usize)?;
         let mut sum = builder.build_bit_cast(accumulator, f64_type, "")?.into_float_value();
         for (a, b) in row.iter().zip(&column) {
-            let arguments = [(*a).into(), (*b).into(), sum.into()];
-            sum = intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value();
+            sum = if rounding == RoundingMode::NearestEven {
+                let arguments = [(*a).into(), (*b).into(), sum.into()];
+                intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value()
+            } else {
+                super::float::fused_directed(lowering, *a, *b, sum, rounding, span)?
+            };
         }
         d.push(sum.into());
     }
@@ -674,4 +680,17 @@ pub fn store_matrix<'ctx>(
         }
     }
     Ok(())
+}
+
+/// `wmma.mma.m8n8k4` on `.f64` with directed `rounding`, on every target without `wmma` of its
+/// own (the CPU's runtime has no directed rounding): D's registers, not yet written.
+pub(super) fn double_precision_directed<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+    rounding: RoundingMode,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    double_precision(&Warp::new(lowering, guarded)?, a, b, c, rounding)
 }

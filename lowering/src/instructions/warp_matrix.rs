@@ -11,7 +11,7 @@
 
 use inkwell::types::IntType;
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
-use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixLayout, Operand};
+use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixLayout, Operand, RoundingMode};
 use ptxr_frontend::ir::{WarpMatrixFragment, WarpMatrixMultiply, WarpMatrixShape, WarpMatrixTiling};
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister};
 use ptxr_intrinsics::WarpMatrixCollective;
@@ -340,6 +340,11 @@ pub fn multiply_accumulate(
         let values =
             native(lowering, guarded, &WarpMatrixCollective::MultiplyAccumulate { operation: *operation, a, b, c })?;
         return write_all(lowering, guarded, destinations, values, d_type);
+    }
+    if let Some(rounding) = operation.rounding.filter(|rounding| *rounding != RoundingMode::NearestEven) {
+        // One `.m8n8k4` tile, whose fused multiply-adds round in `rounding`.
+        let d = super::matrix_by_shuffles::double_precision_directed(lowering, guarded, a, b, c, rounding)?;
+        return write_all(lowering, guarded, destinations, d, d_type);
     }
     let geometry = operation.geometry;
     let tile = operation.tile();

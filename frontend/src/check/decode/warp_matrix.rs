@@ -333,10 +333,9 @@ fn multiply(
         let span = a_layout.span.to(b_layout.span);
         return invalid(context, span, format!("`wmma.mma{geometry}` needs `.row.col`"), "expected `.row.col`");
     }
-    let directed = rounding.as_ref().is_some_and(|rounding| rounding.node != RoundingMode::NearestEven);
     // `.satfinite` on floats is the form before ISA 6.5 (it clamps infinities), which no target
-    // computes; nor `.f64` with directed rounding.
-    if directed || (saturate.is_some() && !integer) {
+    // computes.
+    if saturate.is_some() && !integer {
         return unlowered(context, modifiers, instruction);
     }
     context.expect_operand_count(instruction, 4)?;
@@ -360,7 +359,7 @@ fn multiply(
         b,
         c,
         saturate: saturate.is_some(),
-        rounding_written: rounding.is_some(),
+        rounding: rounding.map(|rounding| rounding.node),
         bit_operation: bit_operation.map(|operation| operation.node),
     };
     Some(vec![Instruction::WarpMatrixMultiplyAccumulate {
