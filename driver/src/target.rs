@@ -101,11 +101,16 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 /// default is 7.8;
 /// `fence.proxy.alias` (7.5)
 /// below sm_89, whose default is 7.8; `fence.proxy.async` (8.0) on plain sm_90, whose default is
-/// 7.8 (sm_90a and sm_100 up start at 8.0 or later; older ones have no async proxy at all). Never
-/// an older version than the architecture's own, which LLVM refuses.
+/// 7.8 (sm_90a and sm_100 up start at 8.0 or later; older ones have no async proxy at all);
+/// `wmma` on `.m32n8k16`/`.m8n32k16` (6.1) on sm_70 (default 6.0), on integers (6.3) below
+/// sm_75 (default 6.3), on `.bf16`/`.tf32`/`.f64` (7.0) below sm_80, which gating refuses
+/// anyway. Never an older version than the architecture's own, which LLVM refuses.
 fn proxy_fence_feature(arch: &str, isa: (u32, u32)) -> Option<String> {
     let number = sm_number(arch)?;
     let needed = match isa {
+        (6, 1) if number < 72 => "+ptx61",
+        (6, 3) if number < 75 => "+ptx63",
+        (7, 0) if number < 80 => "+ptx70",
         (7, 1) if number < 86 => "+ptx71",
         (7, 3) if number < 87 => "+ptx73",
         (7, 4) if number < 87 => "+ptx74",
@@ -133,7 +138,8 @@ pub fn for_module(target: &TargetDescription, module: &ptxr_frontend::ir::Module
             .max(ptxr_lowering::mbarrier_isa(module))
             .max(ptxr_lowering::dynamic_stack_isa(module))
             .max(ptxr_lowering::parameter_window_isa(module))
-            .max(ptxr_lowering::cache_hint_isa(module));
+            .max(ptxr_lowering::cache_hint_isa(module))
+            .max(ptxr_lowering::warp_matrix_isa(module));
         let features = match needed_isa {
             Some(isa) if target.features.is_empty() => proxy_fence_feature(&cpu, isa).unwrap_or_default(),
             _ => target.features.clone(),

@@ -1,9 +1,11 @@
 //! Barriers and warp collectives as lowering hands them to a target: the operation with its
 //! operands already read as LLVM integers, and what the target gives back.
 
-use inkwell::values::{IntValue, PointerValue};
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode};
+use ptxr_frontend::ir::{
+    BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode, WarpMatrixMultiply, WarpMatrixShape,
+};
 
 use crate::{Site, Unsupported};
 
@@ -124,5 +126,27 @@ pub enum MatrixCollective<'ctx> {
         transpose: bool,
         row: PointerValue<'ctx>,
         fragments: PointerValue<'ctx>,
+    },
+}
+
+/// A `wmma` instruction on a target with its own (NVPTX's `wmma`): the lane's registers in
+/// and out, as 32-bit integers, `.f32` or `.f64` values (ptxr's register types); the
+/// fragments' layout is the target's.
+pub enum WarpMatrixCollective<'ctx> {
+    /// `wmma.load`: `address` in its state space, `stride` (an `i32`) when one is written.
+    Load { shape: WarpMatrixShape, address: PointerValue<'ctx>, stride: Option<IntValue<'ctx>> },
+    /// `wmma.store`.
+    Store {
+        shape: WarpMatrixShape,
+        address: PointerValue<'ctx>,
+        stride: Option<IntValue<'ctx>>,
+        registers: Vec<BasicValueEnum<'ctx>>,
+    },
+    /// `wmma.mma`.
+    MultiplyAccumulate {
+        operation: WarpMatrixMultiply,
+        a: Vec<BasicValueEnum<'ctx>>,
+        b: Vec<BasicValueEnum<'ctx>>,
+        c: Vec<BasicValueEnum<'ctx>>,
     },
 }

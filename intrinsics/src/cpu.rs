@@ -12,8 +12,8 @@ use inkwell::types::{BasicMetadataTypeEnum, StructType};
 use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use ptxr_frontend::ir::{
-    BarrierOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, MemoryScope, ReduxOperation,
-    ShuffleMode, VoteMode,
+    BarrierOperation, BitOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, MemoryScope,
+    ReduxOperation, ShuffleMode, VoteMode,
 };
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 use ptxr_runtime::abi::{barrier_operation, block_context_field, matrix_operation, runtime_function, warp_collective};
@@ -909,12 +909,11 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixShape::M8n8k4 if matches!(operation.a, MatrixElement::F16 | MatrixElement::F64) => {
             matrix_operation::SHAPE_M8N8K4
         }
-        MatrixShape::M8n8k4
-        | MatrixShape::M8n8k32
-        | MatrixShape::M8n8k128
-        | MatrixShape::M16n8k64
-        | MatrixShape::M16n8k128
-        | MatrixShape::M16n8k256 => return Err(unsupported()),
+        MatrixShape::M8n8k32 => matrix_operation::SHAPE_M8N8K32,
+        MatrixShape::M8n8k128 => matrix_operation::SHAPE_M8N8K128,
+        MatrixShape::M8n8k4 | MatrixShape::M16n8k64 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => {
+            return Err(unsupported())
+        }
     };
     let element = |element: MatrixElement| match element {
         MatrixElement::F16 => Ok(matrix_operation::ELEMENT_F16),
@@ -925,7 +924,9 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixElement::U8 => Ok(matrix_operation::ELEMENT_U8),
         MatrixElement::S32 => Ok(matrix_operation::ELEMENT_S32),
         MatrixElement::F64 => Ok(matrix_operation::ELEMENT_F64),
-        MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => Err(unsupported()),
+        MatrixElement::S4 => Ok(matrix_operation::ELEMENT_S4),
+        MatrixElement::U4 => Ok(matrix_operation::ELEMENT_U4),
+        MatrixElement::B1 => Ok(matrix_operation::ELEMENT_B1),
     };
     let code = matrix_operation::encode(
         shape,
@@ -937,5 +938,6 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
     );
     let a_layout = if operation.a_layout == MatrixLayout::Column { matrix_operation::A_COLUMN_MAJOR } else { 0 };
     let b_layout = if operation.b_layout == MatrixLayout::Row { matrix_operation::B_ROW_MAJOR } else { 0 };
-    Ok(code | a_layout | b_layout)
+    let bit_and = if operation.bit_operation == Some(BitOperation::And) { matrix_operation::BIT_AND } else { 0 };
+    Ok(code | a_layout | b_layout | bit_and)
 }

@@ -27,6 +27,7 @@ mod nvptx;
 mod nvptx_hint;
 mod nvptx_matrix;
 mod nvptx_mbarrier;
+mod nvptx_warp_matrix;
 mod printf_arguments;
 mod resumable;
 mod site;
@@ -47,12 +48,14 @@ use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
 use inkwell::types::BasicMetadataTypeEnum;
-use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
-pub use collective::{Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective};
+pub use collective::{
+    Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpMatrixCollective,
+};
 pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
 pub use site::Site;
@@ -485,6 +488,22 @@ pub trait Target {
         _collective: &MatrixCollective<'ctx>,
     ) -> Result<(), Unsupported> {
         Err(Unsupported { what: "warp-level matrix instructions".to_string() })
+    }
+
+    /// Whether this target has `wmma` instructions of its own ([`Target::warp_matrix_collective`]);
+    /// elsewhere lowering builds `wmma` from `mma` tiles and the lanes' own loads and stores.
+    fn native_warp_matrix(&self) -> bool {
+        false
+    }
+
+    /// A `wmma` instruction on a target whose [`Target::native_warp_matrix`] is true: the
+    /// registers it writes (none for a store).
+    fn warp_matrix_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &WarpMatrixCollective<'ctx>,
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Unsupported> {
+        Err(Unsupported { what: "`wmma` instructions of the target's own".to_string() })
     }
 
     /// The calling convention of device functions (`.func`) on this target.

@@ -4,7 +4,7 @@
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
-use inkwell::values::IntValue;
+use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
@@ -282,6 +282,18 @@ impl Target for Nvptx {
         collective: &MatrixCollective<'ctx>,
     ) -> Result<(), Unsupported> {
         crate::nvptx_matrix::matrix_collective(site, collective)
+    }
+
+    fn native_warp_matrix(&self) -> bool {
+        true
+    }
+
+    fn warp_matrix_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &crate::WarpMatrixCollective<'ctx>,
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Unsupported> {
+        crate::nvptx_warp_matrix::warp_matrix_collective(site, collective)
     }
 
     fn warp_collective<'ctx>(

@@ -288,7 +288,9 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             matches!(
                 statement,
                 Statement::Instruction(GuardedInstruction {
-                    instruction: Instruction::MatrixMultiplyAccumulate { .. } | Instruction::LoadMatrix { .. },
+                    instruction: Instruction::MatrixMultiplyAccumulate { .. }
+                        | Instruction::WarpMatrixMultiplyAccumulate { .. }
+                        | Instruction::LoadMatrix { .. },
                     ..
                 })
             )

@@ -526,6 +526,38 @@ pub fn cache_hint_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .then_some((7, 4))
 }
 
+/// The PTX ISA that NVPTX output needs for the module's `wmma` forms (section 9.7.13.3's PTX
+/// ISA notes): 6.1 for `.m32n8k16` and `.m8n32k16`, 6.3 for the integer forms, 7.0 for
+/// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; the driver raises LLVM's default version
+/// to it.
+pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    use ir::{MatrixElement, WarpMatrixGeometry};
+    let needed = |geometry: WarpMatrixGeometry, element: MatrixElement| match element {
+        MatrixElement::Bf16 | MatrixElement::Tf32 | MatrixElement::F64 => Some((7, 0)),
+        MatrixElement::S8
+        | MatrixElement::U8
+        | MatrixElement::S4
+        | MatrixElement::U4
+        | MatrixElement::B1
+        | MatrixElement::S32 => Some((6, 3)),
+        MatrixElement::F16 | MatrixElement::F32 => {
+            matches!(geometry, WarpMatrixGeometry::M32n8k16 | WarpMatrixGeometry::M8n32k16).then_some((6, 1))
+        }
+    };
+    instructions(ptx.functions.iter())
+        .filter_map(|instruction| match &instruction.instruction {
+            ir::Instruction::WarpMatrixLoad { shape, .. } | ir::Instruction::WarpMatrixStore { shape, .. } => {
+                needed(shape.geometry, shape.element)
+            }
+            ir::Instruction::WarpMatrixMultiplyAccumulate { operation, .. } => {
+                let and = (operation.bit_operation == Some(ir::BitOperation::And)).then_some((7, 1));
+                needed(operation.geometry, operation.a).max(needed(operation.geometry, operation.c)).max(and)
+            }
+            _ => None,
+        })
+        .max()
+}
+
 fn functions_use_collectives(ptx: &ir::Module) -> bool {
     any_collective(ptx.functions.iter().filter(|function| function.kind != FunctionKind::Entry))
 }

@@ -346,6 +346,10 @@ pub mod matrix_operation {
     /// `.m8n8k4`: on `.f16` four 8×8×4 products, one per group of eight lanes; on `.f64` one
     /// 8×8×4 product by the whole warp.
     pub const SHAPE_M8N8K4: u32 = 5;
+    /// `.s4`/`.u4` (`wmma.m8n8k32`'s tile).
+    pub const SHAPE_M8N8K32: u32 = 6;
+    /// `.b1` (`wmma.m8n8k128`'s tile).
+    pub const SHAPE_M8N8K128: u32 = 7;
 
     pub const ELEMENT_F16: u32 = 0;
     pub const ELEMENT_BF16: u32 = 1;
@@ -356,12 +360,17 @@ pub mod matrix_operation {
     pub const ELEMENT_S32: u32 = 6;
     /// `.f64`: each register takes two words of the buffer, low word first.
     pub const ELEMENT_F64: u32 = 7;
+    pub const ELEMENT_S4: u32 = 8;
+    pub const ELEMENT_U4: u32 = 9;
+    pub const ELEMENT_B1: u32 = 10;
 
     pub const SATURATE: u32 = 1 << 20;
     /// A is `.col` (column-major).
     pub const A_COLUMN_MAJOR: u32 = 1 << 21;
     /// B is `.row` (row-major).
     pub const B_ROW_MAJOR: u32 = 1 << 22;
+    /// `.b1` with `.and.popc` (products are `a & b`); without it, `.xor.popc` (`a ^ b`).
+    pub const BIT_AND: u32 = 1 << 23;
 
     /// The code of one `mma` form.
     pub const fn encode(shape: u32, d: u32, a: u32, b: u32, c: u32, saturate: bool) -> u32 {

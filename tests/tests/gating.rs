@@ -496,6 +496,75 @@ const PROBES: &[Probe] = &[
         older_version: "8.7",
         older_sm: 90,
     },
+    Probe {
+        instruction:
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r1, %r2, %r3, %r1, %r2}, [%rd1];",
+        version: "6.3",
+        sm: 70,
+        older_version: "6.2",
+        older_sm: 62,
+    },
+    Probe {
+        instruction:
+            "wmma.load.c.sync.aligned.row.m32n8k16.global.f32 {%f1, %f2, %f3, %f1, %f2, %f3, %f1, %f2}, [%rd1];",
+        version: "6.3",
+        sm: 70,
+        older_version: "6.2",
+        older_sm: 62,
+    },
+    Probe {
+        instruction: "wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {%r1, %r2}, [%rd1];",
+        version: "6.3",
+        sm: 72,
+        older_version: "6.2",
+        older_sm: 70,
+    },
+    Probe {
+        instruction:
+            "wmma.load.c.sync.aligned.row.m16n16k16.global.s32 {%r1, %r2, %r3, %r1, %r2, %r3, %r1, %r2}, [%rd1];",
+        version: "6.3",
+        sm: 72,
+        older_version: "6.2",
+        older_sm: 70,
+    },
+    Probe {
+        instruction: "wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r1}, [%rd1];",
+        version: "6.3",
+        sm: 75,
+        older_version: "6.2",
+        older_sm: 72,
+    },
+    Probe {
+        instruction: "wmma.load.b.sync.aligned.col.m16n16k16.global.bf16 {%r1, %r2, %r3, %r1}, [%rd1];",
+        version: "7.0",
+        sm: 80,
+        older_version: "6.5",
+        older_sm: 75,
+    },
+    Probe {
+        instruction:
+            "wmma.load.c.sync.aligned.row.m16n16k8.global.f32 {%f1, %f2, %f3, %f1, %f2, %f3, %f1, %f2}, [%rd1];",
+        version: "7.0",
+        sm: 80,
+        older_version: "6.5",
+        older_sm: 75,
+    },
+    Probe {
+        instruction:
+            "wmma.mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64 {%fd1, %fd2}, {%fd1}, {%fd2}, {%fd3, %fd1};",
+        version: "7.0",
+        sm: 80,
+        older_version: "6.5",
+        older_sm: 75,
+    },
+    Probe {
+        instruction:
+            "wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, %r2}, {%r3}, {%r1}, {%r2, %r3};",
+        version: "7.1",
+        sm: 80,
+        older_version: "7.0",
+        older_sm: 75,
+    },
 ];
 
 fn module(instruction: &str, version: &str, sm: u32) -> String {

@@ -78,7 +78,8 @@ impl Instruction {
             Instruction::MoveVector { destinations, .. }
             | Instruction::MatrixMultiplyAccumulate { destinations, .. }
             | Instruction::LoadMatrix { destinations, .. }
-            | Instruction::WarpMatrixLoad { destinations, .. } => destinations.clone(),
+            | Instruction::WarpMatrixLoad { destinations, .. }
+            | Instruction::WarpMatrixMultiplyAccumulate { destinations, .. } => destinations.clone(),
             Instruction::MbarrierTestWait { destination, .. }
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]

@@ -10,7 +10,7 @@ use crate::vocabulary::{ScalarType, StateSpace};
 use super::{
     Address, AtomicOperation, BarrierOperation, Destination, FunctionId, Hint, LabelId, MatrixMultiply, MbarrierWait,
     MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
-    WarpMatrixShape,
+    WarpMatrixMultiply, WarpMatrixShape,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -541,6 +541,15 @@ pub enum Instruction {
     /// `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}`: the lane's part
     /// of D, the inverse of `WarpMatrixLoad` of C.
     WarpMatrixStore { shape: WarpMatrixShape, address: Address, sources: Vec<Operand>, stride: Option<Operand> },
+    /// `wmma.mma`: each operand is the lane's fragment (`WarpMatrixGeometry::registers`
+    /// registers).
+    WarpMatrixMultiplyAccumulate {
+        operation: WarpMatrixMultiply,
+        destinations: Vec<Destination>,
+        a: Vec<Operand>,
+        b: Vec<Operand>,
+        c: Vec<Operand>,
+    },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming `GuardedInstruction::spelling`.
     Unlowered,

@@ -16,7 +16,8 @@ mod synchronization;
 pub use hint::Hint;
 pub use instruction::*;
 pub use matrix::{
-    MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry, WarpMatrixShape,
+    BitOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry,
+    WarpMatrixMultiply, WarpMatrixShape, WarpMatrixTiling,
 };
 pub use module::*;
 pub use operand::*;

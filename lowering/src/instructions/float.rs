@@ -206,18 +206,30 @@ pub fn fused_multiply_add<'ctx>(
     let a = read_float(lowering, a, ty, flush_subnormals)?;
     let b = read_float(lowering, b, ty, flush_subnormals)?;
     let c = read_float(lowering, c, ty, flush_subnormals)?;
-    let nearest = directed::fused(lowering, a, b, c, guarded.span)?;
     let result = if directed {
-        let side = fused_side(lowering, a, b, c, nearest, guarded.span)?;
-        let finite = directed::all_finite(lowering, &[a, b, c])?;
-        let rounded = directed::round(lowering, nearest, &side, finite, rounding)?;
-        // The product's sign: a zero product of any magnitude signs like `a * b`.
-        let product = lowering.shared.builder.build_float_mul(a, b, "")?;
-        directed::signed_zero_sum(lowering, rounded, &side, [product, c], rounding)?
+        fused_directed(lowering, a, b, c, rounding, guarded.span)?
     } else {
-        nearest
+        directed::fused(lowering, a, b, c, guarded.span)?
     };
     finish(lowering, result, ty, flush_subnormals, saturate, destination)
+}
+
+/// `fma(a, b, c)` rounded once in the directed `rounding` (`.f32` or `.f64` values).
+pub(super) fn fused_directed<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    c: FloatValue<'ctx>,
+    rounding: RoundingMode,
+    span: ptxr_frontend::span::Span,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let nearest = directed::fused(lowering, a, b, c, span)?;
+    let side = fused_side(lowering, a, b, c, nearest, span)?;
+    let finite = directed::all_finite(lowering, &[a, b, c])?;
+    let rounded = directed::round(lowering, nearest, &side, finite, rounding)?;
+    // The product's sign: a zero product of any magnitude signs like `a * b`.
+    let product = lowering.shared.builder.build_float_mul(a, b, "")?;
+    directed::signed_zero_sum(lowering, rounded, &side, [product, c], rounding)
 }
 
 /// The side of the exact `a * b + c` from its nearest `fma`. For `.f32` in `f64`: the product

@@ -101,7 +101,27 @@ fn store_fragment<'ctx>(
     Ok(())
 }
 
-/// Writes register `index` of the buffer from word `offset` to each destination, as `ty`.
+/// `count` registers of `ty` from the buffer, from word `offset`.
+fn read_fragment<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    buffer: PointerValue<'ctx>,
+    offset: usize,
+    count: usize,
+    ty: ScalarType,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    let builder = lowering.shared.builder;
+    let words = words_per_register(ty);
+    let bits_type = bits_type(lowering, words);
+    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
+    (0..count)
+        .map(|index| {
+            let bits = builder.build_load(bits_type, word(lowering, buffer, offset + words * index)?, "")?;
+            Ok(builder.build_bit_cast(bits, wanted, "")?)
+        })
+        .collect()
+}
+
+/// Writes the buffer's registers from word `offset` to each destination, as `ty`.
 fn load_fragment<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     buffer: PointerValue<'ctx>,
@@ -109,13 +129,8 @@ fn load_fragment<'ctx>(
     destinations: &[Destination],
     ty: ScalarType,
 ) -> LoweringResult<()> {
-    let builder = lowering.shared.builder;
-    let words = words_per_register(ty);
-    let bits_type = bits_type(lowering, words);
-    let wanted = crate::types::llvm_type(lowering.shared.context, ty);
-    for (index, destination) in destinations.iter().enumerate() {
-        let bits = builder.build_load(bits_type, word(lowering, buffer, offset + words * index)?, "")?;
-        let value: BasicValueEnum<'ctx> = builder.build_bit_cast(bits, wanted, "")?;
+    let values = read_fragment(lowering, buffer, offset, destinations.len(), ty)?;
+    for (destination, value) in destinations.iter().zip(values) {
         lowering.write(destination, value, ty)?;
     }
     Ok(())
@@ -150,14 +165,33 @@ pub fn multiply_accumulate(
     b: &[Operand],
     c: &[Operand],
 ) -> LoweringResult<()> {
-    if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
-        return super::matrix_by_shuffles::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c);
+    let d = multiply_accumulate_values(lowering, guarded, operation, a, b, c)?;
+    let ty = fragment_register(operation.d);
+    for (destination, value) in destinations.iter().zip(d) {
+        lowering.write(destination, value, ty)?;
     }
+    Ok(())
+}
+
+/// D's registers of an `mma`, as `fragment_register(operation.d)` values, not yet written (a
+/// `wmma.mma` writes those of all its tiles after computing them).
+pub(super) fn multiply_accumulate_values<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
+        return super::matrix_by_shuffles::multiply_accumulate_values(lowering, guarded, operation, a, b, c);
+    }
+    let d_count = operation.d_registers() as usize;
     let words = |element: MatrixElement, count: usize| count * words_per_register(fragment_register(element));
     let fits = words(operation.a, a.len()) <= slot::B - slot::A
         && words(operation.b, b.len()) <= slot::C - slot::B
         && words(operation.c, c.len()) <= slot::D - slot::C;
-    if !fits || words(operation.d, destinations.len()) > slot::WORDS - slot::D {
+    if !fits || words(operation.d, d_count) > slot::WORDS - slot::D {
         return Err(LoweringError::internal("an `mma` fragment larger than the buffer", guarded.span));
     }
     let buffer = lowering.matrix_fragments(guarded.span)?;
@@ -165,7 +199,7 @@ pub fn multiply_accumulate(
     store_fragment(lowering, buffer, slot::B, b, operation.b)?;
     store_fragment(lowering, buffer, slot::C, c, operation.c)?;
     collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
-    load_fragment(lowering, buffer, slot::D, destinations, fragment_register(operation.d))
+    read_fragment(lowering, buffer, slot::D, d_count, fragment_register(operation.d))
 }
 
 pub fn load_matrix(

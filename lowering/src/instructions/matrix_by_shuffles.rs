@@ -48,11 +48,11 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use inkwell::types::BasicType;
-use inkwell::values::{BasicValue, FloatValue, IntValue, PointerValue};
+use inkwell::values::{BasicValue, BasicValueEnum, FloatValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
-    Address, Destination, GuardedInstruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, Operand,
-    ShuffleMode,
+    Address, BitOperation, Destination, GuardedInstruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape,
+    Operand, RoundingMode, ShuffleMode,
 };
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 use ptxr_intrinsics::{Unsupported, WarpCollective};
@@ -197,7 +197,19 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
                 })
             }
             MatrixElement::S32 => Number::Integer(builder.build_int_s_extend(bits, context.i64_type(), "")?),
-            MatrixElement::F64 | MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1 => {
+            // The low nibble, sign-extended from its bit 3 by shifting it to the top and back.
+            MatrixElement::S4 => {
+                let top = builder.build_left_shift(bits, self.i32(28), "")?;
+                let nibble = builder.build_right_shift(top, self.i32(28), true, "")?;
+                Number::Integer(builder.build_int_s_extend(nibble, context.i64_type(), "")?)
+            }
+            MatrixElement::U4 => {
+                Number::Integer(builder.build_int_z_extend(self.and(bits, 0xf)?, context.i64_type(), "")?)
+            }
+            MatrixElement::B1 => {
+                Number::Integer(builder.build_int_z_extend(self.and(bits, 1)?, context.i64_type(), "")?)
+            }
+            MatrixElement::F64 => {
                 return Err(LoweringError::internal(format!("an `mma` element of type {element}"), span))
             }
         })
@@ -219,7 +231,13 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
             Number::Integer(mut sum) => {
                 for (a, b) in products {
                     let (Number::Integer(a), Number::Integer(b)) = (a, b) else { return Err(mixed()) };
-                    sum = builder.build_int_add(sum, builder.build_int_mul(*a, *b, "")?, "")?;
+                    // `.b1`: the bits' XOR (`.xor.popc`) or AND (`.and.popc`, the product).
+                    let product = if operation.bit_operation == Some(BitOperation::Xor) {
+                        builder.build_xor(*a, *b, "")?
+                    } else {
+                        builder.build_int_mul(*a, *b, "")?
+                    };
+                    sum = builder.build_int_add(sum, product, "")?;
                 }
                 if operation.saturate {
                     let i64_type = context.i64_type();
@@ -275,36 +293,35 @@ fn computed(operation: &MatrixMultiply) -> bool {
         | MatrixShape::M16n8k16
         | MatrixShape::M16n8k32 => true,
         MatrixShape::M8n8k4 => matches!(operation.a, MatrixElement::F16 | MatrixElement::F64),
-        MatrixShape::M8n8k32
-        | MatrixShape::M8n8k128
-        | MatrixShape::M16n8k64
-        | MatrixShape::M16n8k128
-        | MatrixShape::M16n8k256 => false,
+        // `wmma`'s sub-byte tiles.
+        MatrixShape::M8n8k32 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
+        MatrixShape::M8n8k128 => operation.a == MatrixElement::B1,
+        MatrixShape::M16n8k64 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => false,
     };
     // `.f64` only in `.m8n8k4`, where the decoder allows it only with every operand `.f64`.
     let element = |element: MatrixElement| {
-        !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1)
+        let sub_byte = matches!(operation.shape, MatrixShape::M8n8k32 | MatrixShape::M8n8k128);
+        (sub_byte || !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1))
             && (element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4)
     };
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)
 }
 
-pub fn multiply_accumulate(
-    lowering: &mut FunctionLowering<'_, '_>,
+/// D's registers of an `mma`, as `fragment_register(operation.d)` values, not yet written.
+pub(super) fn multiply_accumulate_values<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
     operation: &MatrixMultiply,
-    destinations: &[Destination],
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
-) -> LoweringResult<()> {
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
     if !computed(operation) {
         return Err(unsupported(lowering, guarded)(Unsupported { what: "warp-level matrix instructions".into() }));
     }
-    let lowering = &*lowering;
     let warp = Warp::new(lowering, guarded)?;
     if operation.a == MatrixElement::F64 {
-        return double_precision(&warp, destinations, a, b, c);
+        return double_precision(&warp, a, b, c, RoundingMode::NearestEven);
     }
     let a = fragment_words(lowering, a, operation.a)?;
     let b = fragment_words(lowering, b, operation.b)?;
@@ -314,7 +331,8 @@ pub fn multiply_accumulate(
     } else {
         row_by_column(&warp, operation, &a, &b, &c)?
     };
-    write_words(lowering, destinations, &d, fragment_register(operation.d))
+    let wanted = crate::types::llvm_type(lowering.shared.context, fragment_register(operation.d));
+    d.into_iter().map(|bits| Ok(lowering.shared.builder.build_bit_cast(bits, wanted, "")?)).collect()
 }
 
 /// Every shape but `.m8n8k4`: the lane's rows of A and columns of B, then its D elements.
@@ -478,14 +496,15 @@ fn quad_pairs<'ctx>(
 }
 
 /// `.m8n8k4` on `.f64` (see the module's documentation): D's elements `(g, 2t)` and
-/// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`.
+/// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`,
+/// or by fused multiply-adds rounded in `rounding` (`wmma.mma`'s `.rz`, `.rm`, `.rp`).
 fn double_precision<'ctx>(
     warp: &Warp<'_, '_, 'ctx>,
-    destinations: &[Destination],
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
-) -> LoweringResult<()> {
+    rounding: RoundingMode,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
     let lowering = warp.lowering;
     let builder = warp.builder();
     let context = lowering.shared.context;
@@ -514,19 +533,24 @@ fn double_precision<'ctx>(
     let row = (0..4).map(|k| fetch(a, warp.or(group_lanes, warp.i32(k))?)).collect::<LoweringResult<Vec<_>>>()?;
     // B's column 2t + i: element k from lane 4·(2t + i) + k = 8t + 4i + k.
     let column_lanes = warp.shift_left(warp.and(warp.lane, 3)?, 3)?;
-    for (i, destination) in (0..2).zip(destinations) {
+    let mut d = Vec::with_capacity(2);
+    for i in 0..2 {
         let column = (0..4)
             .map(|k| fetch(b, warp.or(column_lanes, warp.i32(4 * i + k))?))
             .collect::<LoweringResult<Vec<_>>>()?;
         let accumulator = register(c, i as usize)?;
         let mut sum = builder.build_bit_cast(accumulator, f64_type, "")?.into_float_value();
         for (a, b) in row.iter().zip(&column) {
-            let arguments = [(*a).into(), (*b).into(), sum.into()];
-            sum = intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value();
+            sum = if rounding == RoundingMode::NearestEven {
+                let arguments = [(*a).into(), (*b).into(), sum.into()];
+                intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value()
+            } else {
+                super::float::fused_directed(lowering, *a, *b, sum, rounding, span)?
+            };
         }
-        lowering.write(destination, sum.into(), ScalarType::F64)?;
+        d.push(sum.into());
     }
-    Ok(())
+    Ok(d)
 }
 
 pub fn load_matrix<'ctx>(
@@ -656,4 +680,17 @@ pub fn store_matrix<'ctx>(
         }
     }
     Ok(())
+}
+
+/// `wmma.mma.m8n8k4` on `.f64` with directed `rounding`, on every target without `wmma` of its
+/// own (the CPU's runtime has no directed rounding): D's registers, not yet written.
+pub(super) fn double_precision_directed<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+    rounding: RoundingMode,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    double_precision(&Warp::new(lowering, guarded)?, a, b, c, rounding)
 }

@@ -371,6 +371,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::WarpMatrixStore { shape, address, sources, stride } => {
             warp_matrix::store(lowering, guarded, shape, address, sources, stride.as_ref())
         }
+        Instruction::WarpMatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
+            warp_matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
+        }
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))
         }

@@ -490,6 +490,7 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::WarpSync { .. }
             | Instruction::Elect { .. }
             | Instruction::MatrixMultiplyAccumulate { .. }
+            | Instruction::WarpMatrixMultiplyAccumulate { .. }
             | Instruction::LoadMatrix { .. }
             | Instruction::StoreMatrix { .. }
             | Instruction::MbarrierTestWait { .. }

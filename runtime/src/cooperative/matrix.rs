@@ -18,6 +18,9 @@
 //! Arithmetic: `.f16`/`.bf16`/`.tf32` products are exact in `f64` and summed there, then
 //! rounded once to D's type (nearest even); `.tf32` operands ignore their 13 low mantissa bits.
 //! Integer products are summed exactly; D wraps to 32 bits, or saturates with `.satfinite`.
+//! `.s4`/`.u4` (`.m8n8k32`) pack eight elements to a register and `.b1` (`.m8n8k128`) 32, the
+//! first in the low bits; a `.b1` "product" is the XOR (`.xor.popc`) or AND (`.and.popc`) of
+//! the two bits, so that the sum over k is the population count of the row's and column's.
 
 use half::{bf16, f16};
 
@@ -37,6 +40,10 @@ enum Element {
     S8,
     U8,
     S32,
+    S4,
+    U4,
+    /// One bit; its products are `a ^ b` (`.xor.popc`) or `a & b` (`.and.popc`).
+    B1,
     /// Only in `.m8n8k4`'s `.f64` form, computed by [`multiply_accumulate_double`]: a register
     /// is two buffer words.
     F64,
@@ -53,6 +60,9 @@ impl Element {
             code::ELEMENT_U8 => Element::U8,
             code::ELEMENT_S32 => Element::S32,
             code::ELEMENT_F64 => Element::F64,
+            code::ELEMENT_S4 => Element::S4,
+            code::ELEMENT_U4 => Element::U4,
+            code::ELEMENT_B1 => Element::B1,
             _ => return None,
         })
     }
@@ -62,6 +72,8 @@ impl Element {
             Element::F16 | Element::Bf16 => 16,
             Element::Tf32 | Element::F32 | Element::S32 => 32,
             Element::S8 | Element::U8 => 8,
+            Element::S4 | Element::U4 => 4,
+            Element::B1 => 1,
             Element::F64 => 64,
         }
     }
@@ -82,6 +94,10 @@ impl Element {
             Element::S8 => f64::from(bits as u8 as i8),
             Element::U8 => f64::from(bits as u8),
             Element::S32 => f64::from(bits as i32),
+            // The low nibble, sign-extended from its bit 3.
+            Element::S4 => f64::from(((bits as u8) << 4) as i8 >> 4),
+            Element::U4 => f64::from(bits & 0xf),
+            Element::B1 => f64::from(bits & 1),
             // Two words make one `.f64`: `multiply_accumulate_double` reads them itself.
             Element::F64 => f64::NAN,
         }
@@ -99,6 +115,8 @@ pub struct Operation {
     b: Element,
     c: Element,
     saturate: bool,
+    /// `.b1`'s `.and.popc` rather than `.xor.popc`.
+    bit_and: bool,
     /// `.m8n8k4`: four products by quad pairs, A `.row` or `.col`, B `.row` or `.col`.
     quad_pairs: bool,
     a_column_major: bool,
@@ -117,6 +135,8 @@ impl Operation {
             code::SHAPE_M16N8K8 => (16, 8, 8),
             code::SHAPE_M16N8K16 => (16, 8, 16),
             code::SHAPE_M16N8K32 => (16, 8, 32),
+            code::SHAPE_M8N8K32 => (8, 8, 32),
+            code::SHAPE_M8N8K128 => (8, 8, 128),
             _ => return None,
         };
         let element = |shift: u32| Element::decode((operation >> shift) & 0xf);
@@ -129,6 +149,7 @@ impl Operation {
             b: element(12)?,
             c: element(16)?,
             saturate: operation & code::SATURATE != 0,
+            bit_and: operation & code::BIT_AND != 0,
             quad_pairs,
             a_column_major: operation & code::A_COLUMN_MAJOR != 0,
             b_row_major: operation & code::B_ROW_MAJOR != 0,
@@ -193,7 +214,12 @@ fn quad_pair_position(operation: &Operation, operand: Operand, lane: usize, i: u
 /// saturated (integers) to D's type.
 fn accumulate(operation: &Operation, c: f64, products: impl Iterator<Item = (f64, f64)>) -> u32 {
     if operation.integer() {
-        let sum = products.fold(c as i64, |sum, (a, b)| sum + a as i64 * b as i64);
+        let product = |a: f64, b: f64| match operation.a {
+            // Population count of the bits' XOR or AND: each bit pair adds its own.
+            Element::B1 if !operation.bit_and => (a as i64) ^ (b as i64),
+            _ => a as i64 * b as i64,
+        };
+        let sum = products.fold(c as i64, |sum, (a, b)| sum + product(a, b));
         if operation.saturate {
             sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32 as u32
         } else {
@@ -301,8 +327,9 @@ pub fn multiply_accumulate(operation: &Operation, lanes: &mut [Fragments; WARP_S
         return multiply_accumulate_double(lanes);
     }
     let (m, n, k) = (operation.m, operation.n, operation.k);
-    let mut a = [0f64; 16 * 32];
-    let mut b = [0f64; 32 * 8];
+    // The largest A and B: 16×32 and 32×8 (`.m16n8k32`), 8×128 and 128×8 (`.m8n8k128`).
+    let mut a = [0f64; 8 * 128];
+    let mut b = [0f64; 128 * 8];
     let mut c = [0f64; 16 * 8];
     let a_registers = Operation::registers(m, k, operation.a);
     let b_registers = Operation::registers(k, n, operation.b);

@@ -127,6 +127,7 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         b: b.node,
         c: c.node,
         saturate,
+        bit_operation: None,
     };
     // Only `.m8n8k4` on `.f16` takes other layouts than `.row.col`.
     let layouts_valid = (shape.node == MatrixShape::M8n8k4 && a.node != MatrixElement::F64)

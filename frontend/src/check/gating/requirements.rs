@@ -203,6 +203,11 @@ pub const REQUIREMENTS: &[Requirement] = &[
     // shape and type, so that an explicit `--arch` below it is E0302 rather than LLVM failing to
     // select the NVVM intrinsic.
     Requirement { opcodes: &["wmma"], modifiers: NONE, version: None, sm: Some(70), form: "`wmma`", section: "9.7.13.3", operands: ANY },
+    Requirement { opcodes: &["wmma"], modifiers: &[&["aligned"]], version: isa(6, 3), sm: Some(70), form: "`wmma` with `.aligned`", section: "9.7.13.3", operands: ANY },
+    Requirement { opcodes: &["wmma"], modifiers: &[&["s8", "u8", "s32"]], version: isa(6, 3), sm: Some(72), form: "`wmma` on integers", section: "9.7.13.3", operands: ANY },
+    Requirement { opcodes: &["wmma"], modifiers: &[&["s4", "u4", "b1"]], version: isa(6, 3), sm: Some(75), form: "`wmma` on `.s4`/`.u4`/`.b1`", section: "9.7.13.3", operands: ANY },
+    Requirement { opcodes: &["wmma"], modifiers: &[&["bf16", "tf32", "f64", "m16n16k8", "m8n8k4"]], version: isa(7, 0), sm: Some(80), form: "`wmma` on `.bf16`, `.tf32` and `.f64`", section: "9.7.13.3", operands: ANY },
+    Requirement { opcodes: &["wmma"], modifiers: &[&["and"]], version: isa(7, 1), sm: Some(80), form: "`wmma.mma.and.popc`", section: "9.7.13.3", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["m8n8k4"]], version: None, sm: Some(70), form: "`mma.m8n8k4`", section: "9.7.13.4", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["m8n8k4"], &["f64"]], version: None, sm: Some(80), form: "`mma.m8n8k4` on `.f64`", section: "9.7.13.4", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["m16n8k8", "m8n8k16", "m8n8k32"]], version: None, sm: Some(75), form: "`mma.m16n8k8`, `.m8n8k16`, `.m8n8k32`", section: "9.7.13.4", operands: ANY },
