@@ -94,11 +94,16 @@ fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
 }
 
 fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
-    if reader.tag()? != Tag::Identifier {
-        return None;
-    }
-    let word = Word::new(reader.text());
-    Some(Spanned::new(word, reader.take()))
+    let word = reader.tokens.identifier_word(reader.at)?;
+    reader.at += 1;
+    Some(word)
+}
+
+/// A dot name as a word (without its dot), with the span of the whole token.
+fn dot_name(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
+    let word = reader.tokens.dot_name_word(reader.at)?;
+    reader.at += 1;
+    Some(word)
 }
 
 /// True for tokens that would continue a constant expression after a literal.
@@ -133,14 +138,10 @@ fn continues_expression(tag: Option<Tag>) -> bool {
 fn name(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     let name = identifier(reader)?;
     let mut span = name.span;
-    let member = match reader.tag() {
-        Some(Tag::DotName) => {
-            let member = Word::new(reader.text());
-            span = span.to(reader.take());
-            Some(member)
-        }
-        _ => None,
-    };
+    let member = dot_name(reader).map(|member| {
+        span = span.to(member.span);
+        member.node
+    });
     Some(Operand { kind: OperandKind::Name { name: name.node, member }, span })
 }
 
@@ -474,9 +475,8 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
         return Some(());
     }
     let marks = lists.marks();
-    while reader.tag() == Some(Tag::DotName) {
-        let modifier = Word::new(reader.text());
-        lists.modifiers.push(Spanned::new(modifier, reader.take()));
+    while let Some(modifier) = dot_name(reader) {
+        lists.modifiers.push(modifier);
     }
     let modifiers = marks.modifiers..lists.modifiers.len();
     let end = match reader.eat(Tag::Semicolon) {
