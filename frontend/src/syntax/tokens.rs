@@ -183,6 +183,14 @@ impl<'src> Tokens<'src> {
         self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag: Tag::UnterminatedString });
     }
 
+    /// Appends an integer token (the lexer's path for plain decimal integers).
+    #[inline]
+    pub(super) fn push_integer(&mut self, value: u64, span: Span) {
+        let number = self.push_number(span, value);
+        self.packed.push(PackedToken { start: span.start, end_or_number: number, tag: Tag::Integer });
+    }
+
+    #[inline]
     fn push_number(&mut self, span: Span, value: u64) -> u32 {
         self.numbers.push(Number { end: span.end, value });
         // Fewer numbers than source bytes, and sources are under 4 GiB.
