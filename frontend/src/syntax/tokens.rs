@@ -242,7 +242,7 @@ impl<'src> Tokens<'src> {
 
     /// The identifier at `index` as a word, with its span; `None` for any other token. The
     /// fast path's way to read a name: one look at the stored token, no `&str` sliced first.
-    #[inline]
+    #[inline(always)]
     pub(in crate::syntax) fn identifier_word(&self, index: usize) -> Option<Spanned<Word>> {
         let packed = self.packed.get(index)?;
         if packed.tag != Tag::Identifier {
@@ -254,7 +254,7 @@ impl<'src> Tokens<'src> {
 
     /// The dot name at `index` without its dot, as a word, with the span of the whole token;
     /// `None` for any other token.
-    #[inline]
+    #[inline(always)]
     pub(in crate::syntax) fn dot_name_word(&self, index: usize) -> Option<Spanned<Word>> {
         let packed = self.packed.get(index)?;
         if packed.tag != Tag::DotName {

@@ -42,7 +42,7 @@ impl Word {
     /// `memcpy` for its exact length, which was most of the cost of making a word. The bytes
     /// after the word in the window are never read. An empty word when the range is not one of
     /// `source` on character boundaries.
-    #[inline]
+    #[inline(always)]
     pub(in crate::syntax) fn from_source(source: &str, start: usize, end: usize) -> Word {
         let Some(text) = source.get(start..end) else { return Word::new("") };
         if text.len() <= INLINE {
