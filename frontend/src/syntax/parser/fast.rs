@@ -18,7 +18,7 @@ use chumsky::prelude::*;
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
 use std::ops::Range;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::syntax::ast::{
     Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration, Word,
@@ -430,8 +430,8 @@ impl Lists {
     /// The statements since `marks`, with the modifiers and operands of their instructions moved
     /// into one shared buffer of each (allocated at its exact size), all taken off the lists.
     fn finish(&mut self, marks: Marks) -> Vec<Statement> {
-        let modifiers: Arc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
-        let operands: Arc<[Operand]> = self.operands.drain(marks.operands..).collect();
+        let modifiers: Rc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
+        let operands: Rc<[Operand]> = self.operands.drain(marks.operands..).collect();
         self.statements
             .drain(marks.statements..)
             .map(|pending| match pending {
@@ -451,7 +451,7 @@ impl Lists {
 }
 
 /// The part of a block's `buffer` at `range` of the lists, whose block part began at `first`.
-fn part<T>(buffer: &Arc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
+fn part<T>(buffer: &Rc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
     SharedSlice::part_of(buffer, range.start - first..range.end - first)
 }
 
