@@ -470,9 +470,9 @@ impl<'src> Lexer<'src> {
                 TokenKind::RightBrace => depth.saturating_sub(1),
                 _ => depth,
             },
-            None => self.tokens.punctuation_kinds().fold(0usize, |depth, kind| match kind {
-                Some(TokenKind::LeftBrace) => depth + 1,
-                Some(TokenKind::RightBrace) => depth.saturating_sub(1),
+            None => self.tokens.tags().fold(0usize, |depth, tag| match tag {
+                Tag::LeftBrace => depth + 1,
+                Tag::RightBrace => depth.saturating_sub(1),
                 _ => depth,
             }),
         };
