@@ -349,8 +349,16 @@ static SPACE: [bool; 256] = {
 /// The offset of the first byte from `from` on that is not `wanted`, or the end of `bytes`.
 #[inline(always)]
 fn skip_while(bytes: &[u8], from: usize, wanted: impl Fn(u8) -> bool) -> usize {
-    let rest = bytes.get(from..).unwrap_or_default();
-    from + rest.iter().position(|&byte| !wanted(byte)).unwrap_or(rest.len())
+    // A plain index loop: `Iterator::position` over the rest compiled to twice the
+    // instructions per byte, and this loop runs on nearly every byte of the source.
+    let mut at = from;
+    while let Some(&byte) = bytes.get(at) {
+        if !wanted(byte) {
+            break;
+        }
+        at += 1;
+    }
+    at
 }
 
 /// Bytes that may start the name after a dot: `[a-zA-Z_$]`.
@@ -626,8 +634,7 @@ impl<'src> Lexer<'src> {
 
     #[inline]
     fn skip_identifier_continue(&mut self) {
-        let rest = self.bytes.get(self.position..).unwrap_or_default();
-        self.position += rest.iter().position(|&byte| !is_identifier_continue(byte)).unwrap_or(rest.len());
+        self.position = skip_while(self.bytes, self.position, is_identifier_continue);
     }
 
     fn report_invalid(&mut self, start: usize, end: usize) {
