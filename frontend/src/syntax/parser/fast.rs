@@ -138,7 +138,9 @@ fn continues_expression(tag: Option<Tag>) -> bool {
     )
 }
 
-/// `%r1`, `%tid.x`.
+/// `%r1`, `%tid.x`. Inlined, as [`operand`] is, into the statement loop: most operands are
+/// names, and a call returned each 64-byte operand through memory once more.
+#[inline(always)]
 fn name(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     let name = identifier(reader)?;
     let mut span = name.span;
@@ -247,6 +249,7 @@ fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand
     Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
 }
 
+#[inline(always)]
 fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     match reader.tag()? {
         Tag::Identifier => {
