@@ -175,6 +175,28 @@ pub(super) fn lex_piece<'src>(
     (lexer.tokens, lexer.diagnostics, lexer.position)
 }
 
+/// [`lex`] without [`Lexer::run`]'s fast paths: every token read by [`Lexer::lex_one`]. The
+/// tests check that the two agree.
+#[cfg(test)]
+pub(in crate::syntax) fn lex_one_at_a_time(source: &str) -> (Tokens<'_>, Vec<Diagnostic>) {
+    let mut lexer = Lexer {
+        source,
+        bytes: source.as_bytes(),
+        position: 0,
+        tokens: Tokens::with_capacity(source, 0),
+        diagnostics: Vec::new(),
+        look_for_boundary_after: usize::MAX,
+        depth: None,
+        counted: 0,
+    };
+    while let Some(&byte) = lexer.bytes.get(lexer.position) {
+        if !lexer.lex_one(byte) {
+            lexer.invalid_run(byte);
+        }
+    }
+    (lexer.tokens, lexer.diagnostics)
+}
+
 struct Lexer<'src> {
     source: &'src str,
     bytes: &'src [u8],
@@ -208,6 +230,137 @@ static IDENTIFIER_CONTINUE: [bool; 256] = {
     table
 };
 
+/// What a byte that starts a token means to [`Lexer::run`]'s loop.
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum ByteClass {
+    /// A letter: a name, whatever follows.
+    NameStart,
+    /// `%`, `$` or `_`: a name if a name's byte follows.
+    Sigil,
+    /// `.`: a dot name if a letter follows.
+    Dot,
+    /// A punctuation token of this one byte, whatever follows (`,` but not `<`, which may
+    /// begin `<<`): its tag is in [`PUNCTUATION_TAG`].
+    Punctuation,
+    Digit,
+    /// Anything else (whitespace included, which the loop skips before it looks at a class):
+    /// [`Lexer::lex_one`] reads it.
+    Other,
+}
+
+/// The one-byte punctuation tokens that begin no longer token.
+const ONE_BYTE_PUNCTUATION: [(u8, Tag); 16] = [
+    (b',', Tag::Comma),
+    (b';', Tag::Semicolon),
+    (b':', Tag::Colon),
+    (b'{', Tag::LeftBrace),
+    (b'}', Tag::RightBrace),
+    (b'[', Tag::LeftBracket),
+    (b']', Tag::RightBracket),
+    (b'(', Tag::LeftParen),
+    (b')', Tag::RightParen),
+    (b'@', Tag::At),
+    (b'+', Tag::Plus),
+    (b'-', Tag::Minus),
+    (b'*', Tag::Star),
+    (b'^', Tag::Caret),
+    (b'~', Tag::Tilde),
+    (b'?', Tag::Question),
+];
+
+/// [`ByteClass`] of each byte value.
+static BYTE_CLASS: [ByteClass; 256] = {
+    let mut table = [ByteClass::Other; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let value = byte as u8;
+        table[byte] = if value.is_ascii_alphabetic() {
+            ByteClass::NameStart
+        } else if value.is_ascii_digit() {
+            ByteClass::Digit
+        } else if value == b'%' || value == b'$' || value == b'_' {
+            ByteClass::Sigil
+        } else if value == b'.' {
+            ByteClass::Dot
+        } else {
+            ByteClass::Other
+        };
+        byte += 1;
+    }
+    let mut index = 0;
+    while index < ONE_BYTE_PUNCTUATION.len() {
+        table[ONE_BYTE_PUNCTUATION[index].0 as usize] = ByteClass::Punctuation;
+        index += 1;
+    }
+    table
+};
+
+/// The tag of each [`ByteClass::Punctuation`] byte (`Question` for the others, never read).
+static PUNCTUATION_TAG: [Tag; 256] = {
+    let mut table = [Tag::Question; 256];
+    let mut index = 0;
+    while index < ONE_BYTE_PUNCTUATION.len() {
+        table[ONE_BYTE_PUNCTUATION[index].0 as usize] = ONE_BYTE_PUNCTUATION[index].1;
+        index += 1;
+    }
+    table
+};
+
+/// A decimal integer at `start` (a digit) that ends there: not octal, not a float, no suffix,
+/// no other name byte after it, and within 64 bits. Its value and end; `None` for any other
+/// number, which [`Lexer::lex_number`] reads (and reports, if it is malformed).
+#[inline(always)]
+fn plain_decimal(bytes: &[u8], start: usize) -> Option<(u64, usize)> {
+    let mut value: u64 = 0;
+    let mut end = start;
+    while let Some(&byte) = bytes.get(end) {
+        if !byte.is_ascii_digit() {
+            if is_identifier_continue(byte) || byte == b'.' {
+                return None;
+            }
+            break;
+        }
+        value = value.checked_mul(10)?.checked_add(u64::from(byte - b'0'))?;
+        end += 1;
+    }
+    let octal = bytes.get(start) == Some(&b'0') && end - start > 1;
+    (!octal).then_some((value, end))
+}
+
+/// PTX whitespace: space, tab, line feed, carriage return, vertical tab and form feed. A table
+/// lookup, as [`is_identifier_continue`] is: it runs on every byte between tokens.
+#[inline]
+fn is_space(byte: u8) -> bool {
+    SPACE[usize::from(byte)]
+}
+
+/// [`is_space`] for each byte value.
+static SPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = matches!(byte as u8, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
+        byte += 1;
+    }
+    table
+};
+
+/// The offset of the first byte from `from` on that is not `wanted`, or the end of `bytes`.
+#[inline(always)]
+fn skip_while(bytes: &[u8], from: usize, wanted: impl Fn(u8) -> bool) -> usize {
+    // A plain index loop: `Iterator::position` over the rest compiled to twice the
+    // instructions per byte, and this loop runs on nearly every byte of the source.
+    let mut at = from;
+    while let Some(&byte) = bytes.get(at) {
+        if !wanted(byte) {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
 /// Bytes that may start the name after a dot: `[a-zA-Z_$]`.
 #[inline]
 fn is_dot_name_start(byte: u8) -> bool {
@@ -235,28 +388,79 @@ impl<'src> Lexer<'src> {
         self.tokens.push(kind, Span::new(start, self.position));
     }
 
+    /// The loop over the source. The forms that make up nearly all of real PTX (whitespace,
+    /// names, dot names, one-byte punctuation, decimal integers) are read here, by a byte-class
+    /// table, without a call; everything else goes through [`Lexer::lex_one`].
     fn run(&mut self) {
-        let mut invalid_start: Option<usize> = None;
-        while self.position < self.bytes.len() {
-            let start = self.position;
-            let byte = self.bytes[start];
-            let recognised = self.lex_one(byte);
-            if recognised {
-                if let Some(invalid) = invalid_start.take() {
-                    self.report_invalid(invalid, start);
+        loop {
+            let start = skip_while(self.bytes, self.position, is_space);
+            self.position = start;
+            let Some(&byte) = self.bytes.get(start) else { return };
+            match BYTE_CLASS[usize::from(byte)] {
+                ByteClass::NameStart => {
+                    self.position = skip_while(self.bytes, start + 1, is_identifier_continue);
+                    self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
                 }
-                if self.position >= self.look_for_boundary_after && self.at_piece_boundary() {
-                    return;
+                // `%r1`, `$L__BB0_2`, `__cudart_x`: a sigil with a name after it.
+                ByteClass::Sigil if is_identifier_continue(self.peek_at(1)) => {
+                    self.position = skip_while(self.bytes, start + 2, is_identifier_continue);
+                    self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
                 }
-            } else {
-                // Group a run of invalid characters into one diagnostic.
-                invalid_start.get_or_insert(start);
-                self.position = (start + char_width(byte)).min(self.bytes.len());
+                // `.u32`, `.global`; `.shared::cta` goes through `lex_one`.
+                ByteClass::Dot if is_dot_name_start(self.peek_at(1)) => {
+                    let end = skip_while(self.bytes, start + 2, is_identifier_continue);
+                    if self.bytes.get(end) == Some(&b':') {
+                        self.lex_other(byte);
+                    } else {
+                        self.position = end;
+                        self.tokens.push_text(TextKind::DotName, Span::new(start, end));
+                    }
+                }
+                ByteClass::Punctuation => {
+                    self.position = start + 1;
+                    self.tokens.push_punctuation(PUNCTUATION_TAG[usize::from(byte)], Span::new(start, self.position));
+                }
+                ByteClass::Digit => match plain_decimal(self.bytes, start) {
+                    Some((value, end)) => {
+                        self.position = end;
+                        self.tokens.push_integer(value, Span::new(start, end));
+                    }
+                    None => self.lex_other(byte),
+                },
+                ByteClass::Sigil | ByteClass::Dot | ByteClass::Other => self.lex_other(byte),
+            }
+            if self.position >= self.look_for_boundary_after && self.at_piece_boundary() {
+                return;
             }
         }
-        if let Some(invalid) = invalid_start {
-            self.report_invalid(invalid, self.bytes.len());
+    }
+
+    /// Whatever [`Lexer::run`] does not read itself: through [`Lexer::lex_one`], with a run of
+    /// invalid characters reported as one.
+    #[inline(always)]
+    fn lex_other(&mut self, byte: u8) {
+        if !self.lex_one(byte) {
+            self.invalid_run(byte);
         }
+    }
+
+    /// Groups a run of invalid characters, starting with `byte` at the current position, into
+    /// one diagnostic, reported once the next thing (a token, whitespace or a comment) has been
+    /// read. Kept out of [`Lexer::run`]'s loop, so that valid text pays nothing for it.
+    #[cold]
+    #[inline(never)]
+    fn invalid_run(&mut self, byte: u8) {
+        let start = self.position;
+        self.position = (start + char_width(byte)).min(self.bytes.len());
+        while let Some(&next) = self.bytes.get(self.position) {
+            let next_start = self.position;
+            if self.lex_one(next) {
+                self.report_invalid(start, next_start);
+                return;
+            }
+            self.position = (next_start + char_width(next)).min(self.bytes.len());
+        }
+        self.report_invalid(start, self.bytes.len());
     }
 
     /// True when the last token starts a module-level function (`.visible`, `.weak`, `.extern`,
@@ -274,9 +478,9 @@ impl<'src> Lexer<'src> {
                 TokenKind::RightBrace => depth.saturating_sub(1),
                 _ => depth,
             },
-            None => self.tokens.punctuation_kinds().fold(0usize, |depth, kind| match kind {
-                Some(TokenKind::LeftBrace) => depth + 1,
-                Some(TokenKind::RightBrace) => depth.saturating_sub(1),
+            None => self.tokens.tags().fold(0usize, |depth, tag| match tag {
+                Tag::LeftBrace => depth + 1,
+                Tag::RightBrace => depth.saturating_sub(1),
                 _ => depth,
             }),
         };
@@ -297,7 +501,7 @@ impl<'src> Lexer<'src> {
 
     /// Lexes one token, or skips whitespace or a comment. Returns false (having consumed
     /// nothing) when `byte` cannot start anything.
-    #[inline]
+    #[inline(never)]
     fn lex_one(&mut self, byte: u8) -> bool {
         let start = self.position;
         match byte {
@@ -430,8 +634,7 @@ impl<'src> Lexer<'src> {
 
     #[inline]
     fn skip_identifier_continue(&mut self) {
-        let rest = self.bytes.get(self.position..).unwrap_or_default();
-        self.position += rest.iter().position(|&byte| !is_identifier_continue(byte)).unwrap_or(rest.len());
+        self.position = skip_while(self.bytes, self.position, is_identifier_continue);
     }
 
     fn report_invalid(&mut self, start: usize, end: usize) {

@@ -6,14 +6,18 @@
 //! The parser's fast path collects the lists of a whole block and moves them into one buffer per
 //! kind at the block's end; each instruction keeps a reference-counted handle on it and its
 //! range. A `SharedSlice` is as large as a `Vec` (24 bytes) and reads as a slice.
+//!
+//! The count is an `Rc`'s, not an `Arc`'s: a syntax tree is built, checked and dropped on one
+//! thread, and the atomic increments and decrements of an `Arc` (two of each per instruction)
+//! cost more time than their instruction count suggests.
 
 use std::fmt;
 use std::ops::{Deref, Range};
-use std::sync::Arc;
+use std::rc::Rc;
 
 pub struct SharedSlice<T> {
     /// `None` for an empty list, which holds no buffer.
-    buffer: Option<Arc<[T]>>,
+    buffer: Option<Rc<[T]>>,
     start: u32,
     length: u32,
 }
@@ -26,14 +30,14 @@ impl<T> SharedSlice<T> {
 
     /// The elements at `range` of `buffer` (a buffer of at most `u32::MAX` elements); an empty
     /// range holds no reference to the buffer.
-    pub(in crate::syntax) fn part_of(buffer: &Arc<[T]>, range: Range<usize>) -> SharedSlice<T> {
+    pub(in crate::syntax) fn part_of(buffer: &Rc<[T]>, range: Range<usize>) -> SharedSlice<T> {
         if range.is_empty() {
             return SharedSlice::new();
         }
         let (Ok(start), Ok(length)) = (u32::try_from(range.start), u32::try_from(range.len())) else {
             return SharedSlice::new();
         };
-        SharedSlice { buffer: Some(Arc::clone(buffer)), start, length }
+        SharedSlice { buffer: Some(Rc::clone(buffer)), start, length }
     }
 
     pub fn as_slice(&self) -> &[T] {
@@ -69,7 +73,7 @@ impl<T> From<Vec<T>> for SharedSlice<T> {
             return SharedSlice::new();
         }
         let length = list.len();
-        SharedSlice::part_of(&Arc::from(list), 0..length)
+        SharedSlice::part_of(&Rc::from(list), 0..length)
     }
 }
 
@@ -107,7 +111,7 @@ mod tests {
 
     #[test]
     fn parts_of_one_buffer_read_as_their_ranges() {
-        let buffer: Arc<[u32]> = Arc::from(vec![1, 2, 3, 4, 5]);
+        let buffer: Rc<[u32]> = Rc::from(vec![1, 2, 3, 4, 5]);
         let first = SharedSlice::part_of(&buffer, 0..2);
         let second = SharedSlice::part_of(&buffer, 2..5);
         let empty = SharedSlice::part_of(&buffer, 5..5);
@@ -115,7 +119,7 @@ mod tests {
         assert_eq!(*second, [3, 4, 5]);
         assert!(empty.is_empty());
         // The empty part holds no reference: the buffer is shared by the two others only.
-        assert_eq!(Arc::strong_count(&buffer), 3);
+        assert_eq!(Rc::strong_count(&buffer), 3);
         assert_eq!(second, SharedSlice::from(vec![3, 4, 5]));
         assert_eq!(format!("{second:?}"), format!("{:?}", vec![3, 4, 5]));
         assert_eq!(std::mem::size_of::<SharedSlice<u64>>(), std::mem::size_of::<Vec<u64>>());

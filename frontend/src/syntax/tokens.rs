@@ -6,9 +6,10 @@
 //! the end offset, or for numbers an index into a side table that holds the end and the
 //! decoded value. Text is recovered by slicing the source when a token is read.
 
-use crate::span::Span;
+use crate::span::{Span, Spanned};
 
 use super::lexer::{Token, TokenKind};
+use super::word::Word;
 
 /// A number's end offset and value, for the few tokens whose payload is not their text.
 #[derive(Clone, Copy, Debug)]
@@ -182,6 +183,14 @@ impl<'src> Tokens<'src> {
         self.packed.push(PackedToken { start: span.start, end_or_number: span.end, tag: Tag::UnterminatedString });
     }
 
+    /// Appends an integer token (the lexer's path for plain decimal integers).
+    #[inline]
+    pub(super) fn push_integer(&mut self, value: u64, span: Span) {
+        let number = self.push_number(span, value);
+        self.packed.push(PackedToken { start: span.start, end_or_number: number, tag: Tag::Integer });
+    }
+
+    #[inline]
     fn push_number(&mut self, span: Span, value: u64) -> u32 {
         self.numbers.push(Number { end: span.end, value });
         // Fewer numbers than source bytes, and sources are under 4 GiB.
@@ -229,6 +238,30 @@ impl<'src> Tokens<'src> {
         // Stored spans lie on character boundaries (the lexer's guarantee); `unwrap_or_default`
         // keeps a broken one from becoming a panic.
         self.source.get(start..packed.end_or_number as usize).unwrap_or_default()
+    }
+
+    /// The identifier at `index` as a word, with its span; `None` for any other token. The
+    /// fast path's way to read a name: one look at the stored token, no `&str` sliced first.
+    #[inline(always)]
+    pub(in crate::syntax) fn identifier_word(&self, index: usize) -> Option<Spanned<Word>> {
+        let packed = self.packed.get(index)?;
+        if packed.tag != Tag::Identifier {
+            return None;
+        }
+        let (start, end) = (packed.start, packed.end_or_number);
+        Some(Spanned::new(Word::from_source(self.source, start as usize, end as usize), Span { start, end }))
+    }
+
+    /// The dot name at `index` without its dot, as a word, with the span of the whole token;
+    /// `None` for any other token.
+    #[inline(always)]
+    pub(in crate::syntax) fn dot_name_word(&self, index: usize) -> Option<Spanned<Word>> {
+        let packed = self.packed.get(index)?;
+        if packed.tag != Tag::DotName {
+            return None;
+        }
+        let (start, end) = (packed.start, packed.end_or_number);
+        Some(Spanned::new(Word::from_source(self.source, start as usize + 1, end as usize), Span { start, end }))
     }
 
     /// The value of the integer (or the bits of the float) at `index`; 0 for other tokens.

@@ -18,7 +18,7 @@ use chumsky::prelude::*;
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
 use std::ops::Range;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::syntax::ast::{
     Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration, Word,
@@ -93,12 +93,21 @@ fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
     }
 }
 
+/// Inlined, as [`dot_name`] is: several run per statement, and as calls their prologues and
+/// the moves of their results were a third of their cost.
+#[inline(always)]
 fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
-    if reader.tag()? != Tag::Identifier {
-        return None;
-    }
-    let word = Word::new(reader.text());
-    Some(Spanned::new(word, reader.take()))
+    let word = reader.tokens.identifier_word(reader.at)?;
+    reader.at += 1;
+    Some(word)
+}
+
+/// A dot name as a word (without its dot), with the span of the whole token.
+#[inline(always)]
+fn dot_name(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
+    let word = reader.tokens.dot_name_word(reader.at)?;
+    reader.at += 1;
+    Some(word)
 }
 
 /// True for tokens that would continue a constant expression after a literal.
@@ -129,18 +138,16 @@ fn continues_expression(tag: Option<Tag>) -> bool {
     )
 }
 
-/// `%r1`, `%tid.x`.
+/// `%r1`, `%tid.x`. Inlined, as [`operand`] is, into the statement loop: most operands are
+/// names, and a call returned each 64-byte operand through memory once more.
+#[inline(always)]
 fn name(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     let name = identifier(reader)?;
     let mut span = name.span;
-    let member = match reader.tag() {
-        Some(Tag::DotName) => {
-            let member = Word::new(reader.text());
-            span = span.to(reader.take());
-            Some(member)
-        }
-        _ => None,
-    };
+    let member = dot_name(reader).map(|member| {
+        span = span.to(member.span);
+        member.node
+    });
     Some(Operand { kind: OperandKind::Name { name: name.node, member }, span })
 }
 
@@ -242,6 +249,7 @@ fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand
     Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
 }
 
+#[inline(always)]
 fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     match reader.tag()? {
         Tag::Identifier => {
@@ -425,8 +433,8 @@ impl Lists {
     /// The statements since `marks`, with the modifiers and operands of their instructions moved
     /// into one shared buffer of each (allocated at its exact size), all taken off the lists.
     fn finish(&mut self, marks: Marks) -> Vec<Statement> {
-        let modifiers: Arc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
-        let operands: Arc<[Operand]> = self.operands.drain(marks.operands..).collect();
+        let modifiers: Rc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
+        let operands: Rc<[Operand]> = self.operands.drain(marks.operands..).collect();
         self.statements
             .drain(marks.statements..)
             .map(|pending| match pending {
@@ -446,7 +454,7 @@ impl Lists {
 }
 
 /// The part of a block's `buffer` at `range` of the lists, whose block part began at `first`.
-fn part<T>(buffer: &Arc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
+fn part<T>(buffer: &Rc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
     SharedSlice::part_of(buffer, range.start - first..range.end - first)
 }
 
@@ -474,9 +482,8 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
         return Some(());
     }
     let marks = lists.marks();
-    while reader.tag() == Some(Tag::DotName) {
-        let modifier = Word::new(reader.text());
-        lists.modifiers.push(Spanned::new(modifier, reader.take()));
+    while let Some(modifier) = dot_name(reader) {
+        lists.modifiers.push(modifier);
     }
     let modifiers = marks.modifiers..lists.modifiers.len();
     let end = match reader.eat(Tag::Semicolon) {

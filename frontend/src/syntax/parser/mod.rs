@@ -108,6 +108,12 @@ const MAX_NESTING: usize = 256;
 fn limit_nesting(tokens: &mut Tokens<'_>) -> Option<Diagnostic> {
     let (mut depth, mut unary_run) = (0usize, 0usize);
     let too_deep = tokens.tags().position(|tag| {
+        // Names and dot names, most of the tokens, neither nest nor are unary operators: one
+        // comparison passes them.
+        if matches!(tag, Tag::Identifier | Tag::DotName) {
+            unary_run = 0;
+            return false;
+        }
         match tag {
             Tag::LeftBrace | Tag::LeftBracket | Tag::LeftParen => depth += 1,
             Tag::RightBrace | Tag::RightBracket | Tag::RightParen => depth = depth.saturating_sub(1),

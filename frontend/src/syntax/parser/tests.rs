@@ -522,6 +522,28 @@ fn corpus_sources() -> Vec<String> {
         .collect()
 }
 
+/// The lexer's loop, which reads the common tokens itself, makes the tokens and diagnostics
+/// that reading every token the general way makes, over the corpus and over numbers, names and
+/// dots on the edges between the two.
+#[test]
+fn lexer_fast_paths_match_the_general_lexer() {
+    let mut sources = corpus_sources();
+    sources.push(
+        "0 00 007 08 010 1.5 1. 1e5 1e 1e+ 12U 12u 18446744073709551615 18446744073709551616 0x 0x1F 0b2 9abc 5.x \
+         .2d .5 .5e3 .shared::cta .a::b:: .a: %1 % %% _ _a $ $x .:: ..x 1_000 %r1.x a.b.c 7; 8, 9] (10) -11+12 \
+         0f3F800000 é€ # @!%p 1é \"s\" // c\n /* d */ 3"
+            .to_string(),
+    );
+    for source in &sources {
+        let (tokens, diagnostics) = crate::syntax::lex(source);
+        let (reference_tokens, reference_diagnostics) = crate::syntax::lexer::lex_one_at_a_time(source);
+        let tokens: Vec<_> = tokens.iter().collect();
+        let reference_tokens: Vec<_> = reference_tokens.iter().collect();
+        assert_eq!(tokens, reference_tokens);
+        assert_eq!(diagnostics, reference_diagnostics);
+    }
+}
+
 /// The fast path builds exactly the trees and diagnostics of the combinator parser.
 #[test]
 fn fast_path_matches_combinator_parser() {
