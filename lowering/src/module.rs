@@ -145,6 +145,10 @@ pub fn lower<'ctx>(
             ]);
         }
     }
+    let gaps = crate::processor_gaps::processor_gaps(ptx, target, machine);
+    if !gaps.is_empty() {
+        return Err(gaps);
+    }
     for function in &ptx.functions {
         let declared = declare_function(&shared, function);
         shared.functions.push(declared);
@@ -474,6 +478,27 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     instructions(ptx.functions.iter())
         .filter_map(|instruction| match &instruction.instruction {
             ir::Instruction::ProxyFence { proxy } => Some(if *proxy == ir::ProxyKind::Alias { (7, 5) } else { (8, 0) }),
+            _ => None,
+        })
+        .max()
+}
+
+/// The PTX ISA that NVPTX output needs for the module's warp collectives: 6.2 for `activemask`,
+/// 6.0 for `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `bar.warp.sync` and the
+/// ballot that `elect.sync` becomes, `None` without them. PTX allows them from sm_30 (`match`
+/// and `redux` are gated to sm_70 and sm_80 by the checker), but LLVM writes the oldest PTX
+/// version that knows the architecture (5.0 for sm_60, 6.0 for sm_70, 6.1 for sm_72) and
+/// cannot select the intrinsics below their version; the driver raises it.
+pub fn warp_collective_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .filter_map(|instruction| match instruction.instruction {
+            ir::Instruction::ActiveMask { .. } => Some((6, 2)),
+            ir::Instruction::Shuffle { .. }
+            | ir::Instruction::Vote { .. }
+            | ir::Instruction::Match { .. }
+            | ir::Instruction::Redux { .. }
+            | ir::Instruction::WarpSync { .. }
+            | ir::Instruction::Elect { .. } => Some((6, 0)),
             _ => None,
         })
         .max()
