@@ -13,6 +13,7 @@ mod instructions;
 mod machine;
 mod module;
 mod pipeline;
+mod processor_gaps;
 mod program;
 mod spirv_emission;
 mod types;
@@ -24,6 +25,8 @@ pub use error::{LoweringError, LoweringResult};
 pub use fatal::install_fatal_error_handler;
 pub use inkwell::context::Context;
 pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
-pub use module::{dynamic_stack_isa, lower, mbarrier_isa, parameter_window_isa, proxy_fence_isa, uses_warps, warp_collective_isa};
+pub use module::{
+    dynamic_stack_isa, lower, mbarrier_isa, parameter_window_isa, proxy_fence_isa, uses_warps, warp_collective_isa,
+};
 pub use pipeline::{compile, with_jit, Compiled, PipelineError, PipelineOptions};
 pub use program::undefined_functions;
