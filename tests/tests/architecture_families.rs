@@ -37,6 +37,37 @@ const WARP_COLLECTIVES: &str = r#".version 6.4
 }
 "#;
 
+/// `nanosleep` (sm_70, PTX ISA 6.3 for LLVM) and `ldmatrix` (sm_75, 6.5 for LLVM) in one
+/// kernel each, for their oldest architectures.
+const SLEEP: &str = r#".version 6.4
+.target sm_70
+.address_size 64
+
+.visible .entry sleeps()
+{
+    nanosleep.u32 20;
+    ret;
+}
+"#;
+
+const LOAD_MATRIX: &str = r#".version 6.5
+.target sm_75
+.address_size 64
+
+.visible .entry loads_a_matrix(.param .u64 output)
+{
+    .shared .align 16 .b8 tile[128];
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [tile];
+    st.global.u32 [%rd2], %r2;
+    ret;
+}
+"#;
+
 /// Memory reached only through `.global` addresses, which every AMD generation has.
 const GLOBAL_ONLY: &str = r#".version 6.4
 .target sm_50
@@ -106,6 +137,34 @@ fn warp_collectives_compile_for_every_sm_from_sm_50() {
         assert!(text.contains("activemask.b32") && text.contains("shfl.sync.bfly.b32"), "{arch}: {text}");
         if let Some(verdict) = ptxas_accepts(&ptx, arch, &format!("collectives-{arch}")) {
             verdict.unwrap_or_else(|message| panic!("ptxas -arch={arch}: {message}\n{text}"));
+        }
+    }
+}
+
+/// `nanosleep` is E0302 below sm_70 (its Target ISA notes), and `nanosleep` and `ldmatrix`
+/// compile from their oldest architectures up, where LLVM's default PTX version is older than
+/// the intrinsics'.
+#[test]
+fn sleep_and_matrix_loads_compile_from_their_oldest_architecture() {
+    match compile_for(SLEEP, "nvptx", "sm_60") {
+        Err(Failure::Diagnostics(diagnostics)) => {
+            assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget
+                    && diagnostic.message.starts_with("`nanosleep.u32` needs sm_70 or later")),
+                "{diagnostics:?}"
+            );
+        }
+        other => panic!("nanosleep on sm_60: {:?}", other.map(|bytes| String::from_utf8_lossy(&bytes).into_owned())),
+    }
+    for (source, arches) in [(SLEEP, &["sm_70", "sm_72", "sm_75", "sm_80"][..]), (LOAD_MATRIX, &["sm_75", "sm_80"][..])]
+    {
+        for arch in arches {
+            let ptx = compile_for(source, "nvptx", arch).unwrap_or_else(|failure| panic!("{arch}: {failure:?}"));
+            if let Some(verdict) = ptxas_accepts(&ptx, arch, &format!("oldest-{arch}")) {
+                verdict.unwrap_or_else(|message| {
+                    panic!("ptxas -arch={arch}: {message}\n{}", String::from_utf8_lossy(&ptx))
+                });
+            }
         }
     }
 }
