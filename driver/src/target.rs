@@ -94,11 +94,13 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 }
 
 /// The LLVM feature that lets the NVPTX back end write proxy fences, or the inline PTX of
-/// `mbarrier.test_wait.parity`, or dynamic stack allocation, needing PTX ISA `isa` for `arch`,
-/// where its default version for the architecture is older: `.parity` (7.1) below sm_86, whose
-/// default is 7.1; `alloca`/`stacksave`/`stackrestore` (7.3) and `discard`/`applypriority` (7.4)
-/// below sm_87, whose default is 7.4; `cvta.param`/`isspacep.param` (7.7) below sm_89, whose
-/// default is 7.8;
+/// `mbarrier.test_wait.parity`, or dynamic stack allocation, or warp collectives, needing PTX
+/// ISA `isa` for `arch`, where its default version for the architecture is older: the `.sync`
+/// warp collectives (6.0) below sm_70, whose default is 6.0; `activemask` (6.2) and
+/// `nanosleep` (6.3) below sm_75, whose default is 6.3; `ldmatrix` (6.5) below sm_80, whose
+/// default is 7.0; `.parity` (7.1) below sm_86, whose default is 7.1;
+/// `alloca`/`stacksave`/`stackrestore` (7.3) and `discard`/`applypriority` (7.4) below sm_87,
+/// whose default is 7.4; `cvta.param`/`isspacep.param` (7.7) below sm_89, whose default is 7.8;
 /// `fence.proxy.alias` (7.5)
 /// below sm_89, whose default is 7.8; `fence.proxy.async` (8.0) on plain sm_90, whose default is
 /// 7.8 (sm_90a and sm_100 up start at 8.0 or later; older ones have no async proxy at all);
@@ -108,8 +110,11 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 fn proxy_fence_feature(arch: &str, isa: (u32, u32)) -> Option<String> {
     let number = sm_number(arch)?;
     let needed = match isa {
+        (6, 0) if number < 70 => "+ptx60",
         (6, 1) if number < 72 => "+ptx61",
+        (6, 2) if number < 75 => "+ptx62",
         (6, 3) if number < 75 => "+ptx63",
+        (6, 5) if number < 80 => "+ptx65",
         (7, 0) if number < 80 => "+ptx70",
         (7, 1) if number < 86 => "+ptx71",
         (7, 3) if number < 87 => "+ptx73",
@@ -139,7 +144,8 @@ pub fn for_module(target: &TargetDescription, module: &ptxr_frontend::ir::Module
             .max(ptxr_lowering::dynamic_stack_isa(module))
             .max(ptxr_lowering::parameter_window_isa(module))
             .max(ptxr_lowering::cache_hint_isa(module))
-            .max(ptxr_lowering::warp_matrix_isa(module));
+            .max(ptxr_lowering::warp_matrix_isa(module))
+            .max(ptxr_lowering::intrinsic_isa(module));
         let features = match needed_isa {
             Some(isa) if target.features.is_empty() => proxy_fence_feature(&cpu, isa).unwrap_or_default(),
             _ => target.features.clone(),

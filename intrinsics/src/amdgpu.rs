@@ -112,6 +112,15 @@ impl Target for Amdgpu {
         crate::amdgpu_warp::is_wave64(processor, features)
     }
 
+    fn lacks_lane_permute(&self, processor: &str) -> bool {
+        crate::amdgpu_warp::lacks_lane_permute(processor)
+    }
+
+    fn lacks_flat_addresses(&self, processor: &str) -> bool {
+        // GCN generation 6 (gfx600 to gfx602); flat instructions came with gfx7.
+        processor.strip_prefix("gfx").is_some_and(|number| number.len() == 3 && number.starts_with('6'))
+    }
+
     fn address_space(&self, state_space: StateSpace) -> AddressSpace {
         let number: u16 = match state_space {
             StateSpace::Global => 1,

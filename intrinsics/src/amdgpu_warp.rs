@@ -34,6 +34,14 @@ pub(crate) fn is_wave64(processor: &str, features: &str) -> bool {
     before_gfx10 || asks_wave64
 }
 
+/// Whether `processor` predates `ds_bpermute` (gfx8): the GCN generations 6 and 7 (`gfx600`
+/// to `gfx705`), where `read_lane` cannot be selected.
+pub(crate) fn lacks_lane_permute(processor: &str) -> bool {
+    processor
+        .strip_prefix("gfx")
+        .is_some_and(|number| number.len() == 3 && (number.starts_with('6') || number.starts_with('7')))
+}
+
 fn failed(what: &str) -> impl Fn(inkwell::builder::BuilderError) -> Unsupported + '_ {
     move |error| Unsupported { what: format!("{what} on AMD waves ({error})") }
 }
@@ -167,7 +175,7 @@ pub fn warp_collective<'ctx>(
 
 #[cfg(test)]
 mod tests {
-    use super::is_wave64;
+    use super::{is_wave64, lacks_lane_permute};
 
     #[test]
     fn gfx9_and_earlier_are_wave64_and_gfx10_on_are_wave32_unless_asked() {
@@ -179,5 +187,17 @@ mod tests {
         }
         assert!(is_wave64("gfx1100", "+wavefrontsize64"));
         assert!(is_wave64("gfx1030", "+cumode,+wavefrontsize64"));
+    }
+
+    #[test]
+    fn only_gfx6_and_gfx7_lack_the_lane_permute() {
+        for processor in ["gfx600", "gfx602", "gfx700", "gfx705"] {
+            assert!(lacks_lane_permute(processor), "{processor}");
+        }
+        for processor in
+            ["gfx801", "gfx803", "gfx900", "gfx90a", "gfx1030", "gfx1100", "gfx9-generic", "gfx10-3-generic"]
+        {
+            assert!(!lacks_lane_permute(processor), "{processor}");
+        }
     }
 }

@@ -557,6 +557,21 @@ pub trait Target {
     fn counted_barriers_may_hang(&self, _processor: &str, _features: &str) -> bool {
         false
     }
+
+    /// Whether `processor` has no instruction that reads a register of another lane by a
+    /// lane number computed at run time, which warp shuffles need. Lowering then reports the
+    /// instructions built from them as E0901 before LLVM could fail to select them. Only AMD
+    /// processors before gfx8 (no `ds_bpermute`) say yes.
+    fn lacks_lane_permute(&self, _processor: &str) -> bool {
+        false
+    }
+
+    /// Whether `processor` has no flat (generic) address space, so that generic accesses left
+    /// after optimisation cannot be selected; the pipeline then reports them as E0901. Only
+    /// AMD's gfx6 processors say yes.
+    fn lacks_flat_addresses(&self, _processor: &str) -> bool {
+        false
+    }
 }
 
 /// The one table from target kind to implementation.

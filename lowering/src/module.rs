@@ -148,6 +148,10 @@ pub fn lower<'ctx>(
             ]);
         }
     }
+    let gaps = crate::processor_gaps::processor_gaps(ptx, target, machine);
+    if !gaps.is_empty() {
+        return Err(gaps);
+    }
     for function in &ptx.functions {
         let declared = declare_function(&shared, function);
         shared.functions.push(declared);
@@ -477,6 +481,31 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     instructions(ptx.functions.iter())
         .filter_map(|instruction| match &instruction.instruction {
             ir::Instruction::ProxyFence { proxy } => Some(if *proxy == ir::ProxyKind::Alias { (7, 5) } else { (8, 0) }),
+            _ => None,
+        })
+        .max()
+}
+
+/// The PTX ISA that NVPTX output needs for the NVVM intrinsics of the module's instructions:
+/// 6.5 for `ldmatrix`, 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`,
+/// `vote.sync`, `match.sync`, `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync`
+/// becomes; `None` without them. The checker gates each to its `sm_` (`nanosleep` sm_70,
+/// `ldmatrix` sm_75; the warp collectives from sm_30, `match` sm_70, `redux` sm_80), but LLVM
+/// writes the oldest PTX version that knows the architecture (5.0 for sm_60, 6.0 for sm_70,
+/// 6.1 for sm_72, 6.3 for sm_75) and cannot select the intrinsics below their version; the
+/// driver raises it.
+pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .filter_map(|instruction| match instruction.instruction {
+            ir::Instruction::LoadMatrix { .. } => Some((6, 5)),
+            ir::Instruction::Sleep { .. } => Some((6, 3)),
+            ir::Instruction::ActiveMask { .. } => Some((6, 2)),
+            ir::Instruction::Shuffle { .. }
+            | ir::Instruction::Vote { .. }
+            | ir::Instruction::Match { .. }
+            | ir::Instruction::Redux { .. }
+            | ir::Instruction::WarpSync { .. }
+            | ir::Instruction::Elect { .. } => Some((6, 0)),
             _ => None,
         })
         .max()

@@ -65,6 +65,9 @@ fn build<'ctx>(
         PipelineError::Llvm(format!("the LLVM verifier rejected the module prepared for optimisation: {message}"))
     })?;
     optimize(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;
+    if let Some(gap) = crate::processor_gaps::unresolved_generic_accesses(&llvm_module, target.as_ref(), &machine) {
+        return Err(PipelineError::Diagnostics(vec![gap]));
+    }
     target.prepare_for_code_generation(&llvm_module).map_err(|unsupported| {
         PipelineError::Llvm(format!("preparing the optimised module for code generation: {}", unsupported.what))
     })?;

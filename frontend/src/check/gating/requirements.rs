@@ -216,6 +216,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["ldmatrix"], modifiers: NONE, version: None, sm: Some(75), form: "`ldmatrix`", section: "9.7.13.4.15", operands: ANY },
     Requirement { opcodes: &["stmatrix"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`stmatrix`", section: "9.7.13.4 (ISA 7.8)", operands: ANY },
     Requirement { opcodes: &["alloca", "stacksave", "stackrestore"], modifiers: NONE, version: isa(7, 3), sm: Some(52), form: "`alloca`, `stacksave`, `stackrestore`", section: "stack manipulation (ISA 7.3)", operands: ANY },
+    Requirement { opcodes: &["nanosleep"], modifiers: NONE, version: None, sm: Some(70), form: "`nanosleep`", section: "9.7.18.2", operands: ANY },
     Requirement { opcodes: &["griddepcontrol"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`griddepcontrol`", section: "9.7.12.12", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`mbarrier`", section: "9.7.12.13", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.12.13", operands: ANY },
