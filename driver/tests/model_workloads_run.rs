@@ -588,22 +588,11 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// Cases that give wrong results through OpenCL, with the reason (see docs/ARCHITECTURE.md,
-/// "Not done yet").
-const WRONG_ON_SPIRV: &[(&str, &str)] = &[(
-    "triton_flash_attention.sm80.ptx",
-    "one warp's ldmatrix/mma.sync exchange of a tile gives wrong values on Intel's OpenCL CPU runtime",
-)];
-
 /// Runs every case on `target`; returns the number of runs and the problems.
 fn run_all(target: &str) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut problems = Vec::new();
     for case in cases() {
-        if let Some((file, reason)) = WRONG_ON_SPIRV.iter().find(|(file, _)| target == "spirv" && *file == case.file) {
-            eprintln!("skipping {file} on spirv: {reason}");
-            continue;
-        }
         runs += 1;
         match run(case.file, &case.spec, target) {
             Err(message) => problems.push(format!("{} on {target}: failed: {message:.600}", case.file)),

@@ -32,6 +32,7 @@ mod resumable;
 mod site;
 mod spirv;
 mod spirv_atomic_addresses;
+mod spirv_bit_reverse;
 mod spirv_printf;
 mod spirv_subgroup;
 mod spirv_trap;

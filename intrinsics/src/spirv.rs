@@ -346,7 +346,9 @@ impl Target for Spirv {
     }
 
     fn prepare_for_code_generation(&self, module: &Module<'_>) -> Result<(), Unsupported> {
-        // LLVM 22's back end mistranslates atomics on constant-expression addresses.
+        // LLVM 22's back end mistranslates atomics on constant-expression addresses, and
+        // reversals of integers narrower than 8 bits.
+        crate::spirv_bit_reverse::widen_narrow_bit_reversals(module);
         crate::spirv_atomic_addresses::materialize_atomic_addresses(module)
     }
 
