@@ -213,6 +213,37 @@ fn integer_results_agree_including_division_by_zero_and_shifts_past_the_width() 
     }
 }
 
+/// LLVM's optimiser turns a swap of a few low bits into `llvm.bitreverse.i2`/`.i3`, which LLVM
+/// 22's SPIR-V back end reverses as an `i8` (the bits land at the top); ptxr widens the reversal
+/// itself (`intrinsics/src/spirv_bit_reverse.rs`). Triton's lane swizzles in its flash-attention
+/// kernel are such swaps.
+/// What a bit-swapping kernel must store for an input.
+type BitModel = fn(u32) -> u32;
+
+#[test]
+fn swaps_of_low_bits_that_the_optimiser_makes_narrow_bit_reversals_keep_their_bits() {
+    if !opencl_device_available() {
+        return;
+    }
+    let input = inputs(256, &[0, 1, 2, 3, 4, 5, 6, 7, 0xffff_ffff], |_| true);
+    let two_bits = "    shr.u32 %r3, %r1, 1;\n    and.b32 %r3, %r3, 1;\n    shl.b32 %r4, %r1, 1;\n    \
+                    and.b32 %r4, %r4, 2;\n    or.b32 %r2, %r3, %r4;";
+    let three_bits = "    shr.u32 %r3, %r1, 2;\n    and.b32 %r3, %r3, 1;\n    and.b32 %r4, %r1, 2;\n    \
+                      shl.b32 %r5, %r1, 2;\n    and.b32 %r5, %r5, 4;\n    or.b32 %r2, %r3, %r4;\n    \
+                      or.b32 %r2, %r2, %r5;";
+    let models: [(&str, BitModel); 2] = [
+        (two_bits, |value| (value >> 1 & 1) | (value << 1 & 2)),
+        (three_bits, |value| (value >> 2 & 1) | (value & 2) | (value << 2 & 4)),
+    ];
+    for (body, model) in models {
+        let kernel = per_thread_kernel(body, "st.global.u32 [%rd4], %r2;");
+        let output = bits(&same_on_both(&kernel, &spec(&input, 256, 256)), "output");
+        for (index, &value) in input.iter().enumerate() {
+            assert_eq!(output[index], u64::from(model(value)), "input {value:#x}\n{kernel}");
+        }
+    }
+}
+
 #[test]
 fn float_results_agree_bit_for_bit() {
     if !opencl_device_available() {

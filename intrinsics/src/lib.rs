@@ -36,6 +36,7 @@ mod spirv;
 mod spirv_atomic_addresses;
 mod spirv_atomic_loads_stores;
 mod spirv_barrier;
+mod spirv_bit_reverse;
 pub mod spirv_clock;
 mod spirv_mbarrier;
 mod spirv_printf;

@@ -367,9 +367,11 @@ impl Target for Spirv {
     }
 
     fn prepare_for_code_generation(&self, module: &Module<'_>) -> Result<(), Unsupported> {
-        // LLVM 22's back end drops the atomicity of atomic loads and stores, and mistranslates
-        // atomics on constant-expression addresses (the rewritten loads and stores among them).
+        // LLVM 22's back end drops the atomicity of atomic loads and stores, mistranslates
+        // atomics on constant-expression addresses (the rewritten loads and stores among them),
+        // and reversals of integers narrower than 8 bits.
         crate::spirv_atomic_loads_stores::atomic_loads_and_stores_as_read_modify_writes(module)?;
+        crate::spirv_bit_reverse::widen_narrow_bit_reversals(module);
         crate::spirv_atomic_addresses::materialize_atomic_addresses(module)
     }
 

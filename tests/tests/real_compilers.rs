@@ -51,6 +51,10 @@ const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
         constructs: OPENCL_BUILTIN,
         reason: OPENCL_BUILTIN_REASON,
     },
+    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "cpu", constructs: WGMMA, reason: WGMMA_REASON },
+    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "nvptx", constructs: WGMMA, reason: WGMMA_REASON },
+    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "amdgpu", constructs: WGMMA, reason: WGMMA_REASON },
+    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "spirv", constructs: WGMMA, reason: WGMMA_REASON },
     Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "cpu", constructs: WGMMA, reason: WGMMA_REASON },
     Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "nvptx", constructs: WGMMA, reason: WGMMA_REASON },
     Unsupported {
