@@ -26,6 +26,8 @@ pub struct ModuleContext<'a, 'ctx> {
     pub builder: &'a Builder<'ctx>,
     pub target: &'a dyn Target,
     pub ptx: &'a ir::Module,
+    /// The PTX text that `ptx` was checked from, where diagnostics read instructions' spellings.
+    pub source: &'a str,
     pub globals: HashMap<u32, GlobalValue<'ctx>>,
     pub functions: Vec<FunctionValue<'ctx>>,
     /// Offsets of `.shared` variables, for targets whose shared memory is a window.
@@ -61,6 +63,7 @@ pub struct ModuleContext<'a, 'ctx> {
 pub fn lower<'ctx>(
     context: &'ctx Context,
     ptx: &ir::Module,
+    source: &str,
     target: &dyn Target,
     machine: &TargetMachine,
     module_name: &str,
@@ -87,6 +90,7 @@ pub fn lower<'ctx>(
         builder: &builder,
         target,
         ptx,
+        source,
         globals: HashMap::new(),
         functions: Vec::new(),
         shared_layout,
@@ -160,7 +164,7 @@ pub fn lower<'ctx>(
         let lowering = FunctionLowering::new(&shared, index as u32, function, llvm_function);
         diagnostics.extend(lowering.lower());
     }
-    diagnostics.extend(crate::warnings::target_warnings(ptx, target, machine));
+    diagnostics.extend(crate::warnings::target_warnings(ptx, source, target, machine));
     if has_errors(&diagnostics) {
         return Err(diagnostics);
     }

@@ -368,7 +368,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             warp_matrix::store(lowering, guarded, shape, address, sources, stride.as_ref())
         }
         Instruction::Unlowered => {
-            Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))
+            Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }
     }
 }
