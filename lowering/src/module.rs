@@ -210,7 +210,7 @@ pub fn declare_global<'ctx>(
         return Ok(global);
     }
     let size = variable.size_bytes();
-    let storage_type = if variable.addresses.is_empty() {
+    let storage_type = if variable.addresses().is_empty() {
         context.i8_type().array_type(size as u32).as_basic_type_enum()
     } else {
         address_initializer_type(shared, variable)?.as_basic_type_enum()
@@ -222,12 +222,12 @@ pub fn declare_global<'ctx>(
     if is_extern {
         global.set_linkage(LlvmLinkage::External);
     } else {
-        let bytes = variable.initializer.clone().unwrap_or_else(|| vec![0; size as usize]);
+        let bytes = variable.initializer_bytes().map_or_else(|| vec![0; size as usize], <[u8]>::to_vec);
         let values: Vec<_> = bytes.iter().map(|byte| context.i8_type().const_int(u64::from(*byte), false)).collect();
         if variable.state_space == StateSpace::Shared {
             // Shared memory starts undefined on every launch; it cannot carry an initializer.
             global.set_initializer(&context.i8_type().array_type(size as u32).get_undef());
-        } else if !variable.addresses.is_empty() {
+        } else if !variable.addresses().is_empty() {
             // Set by `initialize_addresses` once every variable it points to is declared.
         } else {
             global.set_initializer(&context.i8_type().const_array(&values));
@@ -254,7 +254,7 @@ enum InitializerPiece<'v> {
 fn initializer_pieces(variable: &ir::Variable) -> Vec<InitializerPiece<'_>> {
     let mut pieces = Vec::new();
     let mut position = 0;
-    for address in &variable.addresses {
+    for address in variable.addresses() {
         let start = address.offset as usize;
         if start > position {
             pieces.push(InitializerPiece::Bytes(position..start));
@@ -329,11 +329,11 @@ pub fn initialize_addresses<'ctx>(
     variable: &ir::Variable,
     global: GlobalValue<'ctx>,
 ) -> Result<(), LoweringError> {
-    if variable.addresses.is_empty() || variable.linkage == Some(Linkage::Extern) {
+    if variable.addresses().is_empty() || variable.linkage == Some(Linkage::Extern) {
         return Ok(());
     }
     let context = shared.context;
-    let bytes = variable.initializer.clone().unwrap_or_default();
+    let bytes = variable.initializer_bytes().map(<[u8]>::to_vec).unwrap_or_default();
     let mut values = Vec::new();
     for piece in initializer_pieces(variable) {
         values.push(match piece {

@@ -122,7 +122,6 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
         align: parameter.align,
         linkage: None,
         initializer: None,
-        addresses: Vec::new(),
         span: parameter.span,
     }
 }
