@@ -93,10 +93,18 @@ pub fn launch_on(
     let kernel = choose_kernel(&module, spec.kernel_name()).map_err(Failure::Message)?;
     let signature = signature(&module, kernel);
     let ran = match target {
-        LaunchTarget::Cpu => run_on_cpu(&module, module_name, spec, files, optimization, &signature),
-        LaunchTarget::OpenCl { device } => {
-            run_on_opencl(&module, module_name, spec, files, optimization, &signature, device)
+        LaunchTarget::Cpu => {
+            run_on_cpu(Checked { module: &module, source }, module_name, spec, files, optimization, &signature)
         }
+        LaunchTarget::OpenCl { device } => run_on_opencl(
+            Checked { module: &module, source },
+            module_name,
+            spec,
+            files,
+            optimization,
+            &signature,
+            device,
+        ),
     };
     let (json, ignored_arguments, overruns, lowering_warnings) =
         ran.map_err(|failure| crate::pipeline::after_warnings(&warnings, failure))?;
@@ -138,13 +146,20 @@ pub fn launch_on(
     Ok((json, warnings))
 }
 
+/// A checked module with the text it was checked from, which lowering's diagnostics quote.
+#[derive(Clone, Copy)]
+struct Checked<'a> {
+    module: &'a ir::Module,
+    source: &'a str,
+}
+
 /// Buffers that a kernel wrote past the end of, with the guard-zone bytes that changed.
 type Overruns = Vec<(String, usize)>;
 
 /// The JIT-compiled module on the host's cores: the result JSON, the count of ignored
 /// arguments, the buffers written past their end and lowering's warnings.
 fn run_on_cpu(
-    module: &ir::Module,
+    checked: Checked<'_>,
     module_name: &str,
     spec: &LaunchSpec,
     files: &LaunchFiles<'_>,
@@ -155,24 +170,25 @@ fn run_on_cpu(
     let options = pipeline_options(&host, optimization, module_name)?;
     let mut ignored_arguments = 0;
     let mut overruns = Vec::new();
-    let (json, warnings) = ptxr_lowering::with_jit(module, &options, |lookup| -> Result<String, String> {
-        let address = lookup(&signature.name)?;
-        if address == 0 {
-            return Err(format!("the compiled kernel `{}` has no address", signature.name));
-        }
-        // SAFETY: the CPU target compiles every kernel entry with exactly BlockEntry's
-        // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
-        let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
-        let mut prepared = prepare(spec, files.spec_directory, signature).map_err(|error| error.to_string())?;
-        ignored_arguments = prepared.ignored_arguments();
-        if let Some(output) = &files.printf_output {
-            prepared.set_printf_output(output.clone());
-        }
-        // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
-        let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
-        overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
-        report.to_json(files.dump_directory).map_err(|error| error.to_string())
-    })?;
+    let (json, warnings) =
+        ptxr_lowering::with_jit(checked.module, checked.source, &options, |lookup| -> Result<String, String> {
+            let address = lookup(&signature.name)?;
+            if address == 0 {
+                return Err(format!("the compiled kernel `{}` has no address", signature.name));
+            }
+            // SAFETY: the CPU target compiles every kernel entry with exactly BlockEntry's
+            // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
+            let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
+            let mut prepared = prepare(spec, files.spec_directory, signature).map_err(|error| error.to_string())?;
+            ignored_arguments = prepared.ignored_arguments();
+            if let Some(output) = &files.printf_output {
+                prepared.set_printf_output(output.clone());
+            }
+            // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
+            let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
+            overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
+            report.to_json(files.dump_directory).map_err(|error| error.to_string())
+        })?;
     let json = json.map_err(Failure::Message)?;
     Ok((json, ignored_arguments, overruns, warnings))
 }
@@ -181,7 +197,7 @@ fn run_on_cpu(
 /// the buffers written past their end (their SVM allocations have guard zones too) and
 /// lowering's warnings.
 fn run_on_opencl(
-    module: &ir::Module,
+    checked: Checked<'_>,
     module_name: &str,
     spec: &LaunchSpec,
     files: &LaunchFiles<'_>,
@@ -190,6 +206,7 @@ fn run_on_opencl(
     device: Option<&str>,
 ) -> Result<(String, usize, Overruns, Vec<ptxr_frontend::Diagnostic>), Failure> {
     let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
+    let module = checked.module;
     let spirv_target = crate::target::for_module(&spirv_target, module);
     let options = pipeline_options(&spirv_target, optimization, module_name)?;
     // OpenCL builds the module as it is, with nothing linked in.
@@ -197,7 +214,7 @@ fn run_on_opencl(
     if !undefined.is_empty() {
         return Err(Failure::Diagnostics(undefined));
     }
-    let compiled = ptxr_lowering::compile(module, &options, Emit::Object)?;
+    let compiled = ptxr_lowering::compile(module, checked.source, &options, Emit::Object)?;
     let spirv = compiled.bytes;
     // The spec is checked (and its buffers read) before looking for a device, so that its
     // mistakes are reported the same way on every target.

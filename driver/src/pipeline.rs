@@ -103,7 +103,7 @@ pub fn compile_source(source: &str, module_name: &str, options: &CompileOptions)
             return Err(after_warnings(&warnings, Failure::Diagnostics(undefined)));
         }
     }
-    let compiled = ptxr_lowering::compile(&module, &pipeline, options.emit.unwrap_or(natural))
+    let compiled = ptxr_lowering::compile(&module, source, &pipeline, options.emit.unwrap_or(natural))
         .map_err(|error| after_warnings(&warnings, error.into()))?;
     warnings.extend(compiled.warnings);
     let bytes = compiled.bytes;

@@ -73,6 +73,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         self.shared.target.kind().name()
     }
 
+    /// The instruction as written, opcode and modifiers (`mad.lo.s32`), for diagnostics.
+    pub fn spelling(&self, guarded: &ir::GuardedInstruction) -> String {
+        ir::instruction_spelling(self.shared.source, guarded.spelling)
+    }
+
     pub fn site(&self) -> Site<'a, 'ctx> {
         Site {
             context: self.shared.context,

@@ -26,6 +26,8 @@ pub struct ModuleContext<'a, 'ctx> {
     pub builder: &'a Builder<'ctx>,
     pub target: &'a dyn Target,
     pub ptx: &'a ir::Module,
+    /// The PTX text that `ptx` was checked from, where diagnostics read instructions' spellings.
+    pub source: &'a str,
     pub globals: HashMap<u32, GlobalValue<'ctx>>,
     pub functions: Vec<FunctionValue<'ctx>>,
     /// Offsets of `.shared` variables, for targets whose shared memory is a window.
@@ -61,6 +63,7 @@ pub struct ModuleContext<'a, 'ctx> {
 pub fn lower<'ctx>(
     context: &'ctx Context,
     ptx: &ir::Module,
+    source: &str,
     target: &dyn Target,
     machine: &TargetMachine,
     module_name: &str,
@@ -87,6 +90,7 @@ pub fn lower<'ctx>(
         builder: &builder,
         target,
         ptx,
+        source,
         globals: HashMap::new(),
         functions: Vec::new(),
         shared_layout,
@@ -148,7 +152,7 @@ pub fn lower<'ctx>(
             ]);
         }
     }
-    let gaps = crate::processor_gaps::processor_gaps(ptx, target, machine);
+    let gaps = crate::processor_gaps::processor_gaps(ptx, source, target, machine);
     if !gaps.is_empty() {
         return Err(gaps);
     }
@@ -164,7 +168,7 @@ pub fn lower<'ctx>(
         let lowering = FunctionLowering::new(&shared, index as u32, function, llvm_function);
         diagnostics.extend(lowering.lower());
     }
-    diagnostics.extend(crate::warnings::target_warnings(ptx, target, machine));
+    diagnostics.extend(crate::warnings::target_warnings(ptx, source, target, machine));
     if has_errors(&diagnostics) {
         return Err(diagnostics);
     }
@@ -210,7 +214,7 @@ pub fn declare_global<'ctx>(
         return Ok(global);
     }
     let size = variable.size_bytes();
-    let storage_type = if variable.addresses.is_empty() {
+    let storage_type = if variable.addresses().is_empty() {
         context.i8_type().array_type(size as u32).as_basic_type_enum()
     } else {
         address_initializer_type(shared, variable)?.as_basic_type_enum()
@@ -222,12 +226,12 @@ pub fn declare_global<'ctx>(
     if is_extern {
         global.set_linkage(LlvmLinkage::External);
     } else {
-        let bytes = variable.initializer.clone().unwrap_or_else(|| vec![0; size as usize]);
+        let bytes = variable.initializer_bytes().map_or_else(|| vec![0; size as usize], <[u8]>::to_vec);
         let values: Vec<_> = bytes.iter().map(|byte| context.i8_type().const_int(u64::from(*byte), false)).collect();
         if variable.state_space == StateSpace::Shared {
             // Shared memory starts undefined on every launch; it cannot carry an initializer.
             global.set_initializer(&context.i8_type().array_type(size as u32).get_undef());
-        } else if !variable.addresses.is_empty() {
+        } else if !variable.addresses().is_empty() {
             // Set by `initialize_addresses` once every variable it points to is declared.
         } else {
             global.set_initializer(&context.i8_type().const_array(&values));
@@ -254,7 +258,7 @@ enum InitializerPiece<'v> {
 fn initializer_pieces(variable: &ir::Variable) -> Vec<InitializerPiece<'_>> {
     let mut pieces = Vec::new();
     let mut position = 0;
-    for address in &variable.addresses {
+    for address in variable.addresses() {
         let start = address.offset as usize;
         if start > position {
             pieces.push(InitializerPiece::Bytes(position..start));
@@ -329,11 +333,11 @@ pub fn initialize_addresses<'ctx>(
     variable: &ir::Variable,
     global: GlobalValue<'ctx>,
 ) -> Result<(), LoweringError> {
-    if variable.addresses.is_empty() || variable.linkage == Some(Linkage::Extern) {
+    if variable.addresses().is_empty() || variable.linkage == Some(Linkage::Extern) {
         return Ok(());
     }
     let context = shared.context;
-    let bytes = variable.initializer.clone().unwrap_or_default();
+    let bytes = variable.initializer_bytes().map(<[u8]>::to_vec).unwrap_or_default();
     let mut values = Vec::new();
     for piece in initializer_pieces(variable) {
         values.push(match piece {

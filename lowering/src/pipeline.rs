@@ -49,6 +49,7 @@ fn optimization_level(level: u8) -> OptimizationLevel {
 fn build<'ctx>(
     context: &'ctx Context,
     module: &ir::Module,
+    source: &str,
     options: &PipelineOptions,
 ) -> Result<(Module<'ctx>, TargetMachine, Vec<Diagnostic>), PipelineError> {
     let machine_options =
@@ -56,7 +57,7 @@ fn build<'ctx>(
     let machine = target_machine(&options.target, machine_options).map_err(PipelineError::Llvm)?;
     let target = ptxr_intrinsics::for_kind(options.target.kind);
     let (llvm_module, warnings) =
-        crate::module::lower(context, module, target.as_ref(), &machine, &options.module_name)
+        crate::module::lower(context, module, source, target.as_ref(), &machine, &options.module_name)
             .map_err(PipelineError::Diagnostics)?;
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
@@ -77,20 +78,27 @@ fn build<'ctx>(
     Ok((llvm_module, machine, warnings))
 }
 
-/// Compiles a checked module and returns the emitted bytes with lowering's warnings.
-pub fn compile(module: &ir::Module, options: &PipelineOptions, output: Emit) -> Result<Compiled, PipelineError> {
+/// Compiles a checked module (checked from `source`, which diagnostics quote) and returns the
+/// emitted bytes with lowering's warnings.
+pub fn compile(
+    module: &ir::Module,
+    source: &str,
+    options: &PipelineOptions,
+    output: Emit,
+) -> Result<Compiled, PipelineError> {
     let context = Context::create();
-    let (llvm_module, machine, warnings) = build(&context, module, options)?;
+    let (llvm_module, machine, warnings) = build(&context, module, source, options)?;
     let bytes = emit(&llvm_module, &machine, output, options.optimization).map_err(PipelineError::Llvm)?;
     Ok(Compiled { bytes, warnings })
 }
 
-/// Compiles a checked module for the host into memory and calls `use_module` with a function
+/// Compiles a checked module (checked from `source`) for the host into memory and calls `use_module` with a function
 /// that looks up compiled symbols by name. The code lives until `use_module` returns. The module
 /// must define every function it declares (`program.rs`): nothing is linked into it. Returns
 /// what `use_module` returned and lowering's warnings.
 pub fn with_jit<R>(
     module: &ir::Module,
+    source: &str,
     options: &PipelineOptions,
     use_module: impl FnOnce(&dyn Fn(&str) -> Result<usize, String>) -> R,
 ) -> Result<(R, Vec<Diagnostic>), PipelineError> {
@@ -99,7 +107,7 @@ pub fn with_jit<R>(
         return Err(PipelineError::Diagnostics(undefined));
     }
     let context = Context::create();
-    let (llvm_module, _machine, warnings) = build(&context, module, options)?;
+    let (llvm_module, _machine, warnings) = build(&context, module, source, options)?;
     let jit =
         JitModule::new(llvm_module, options.optimization, module.address_size == 32).map_err(PipelineError::Llvm)?;
     Ok((use_module(&|name| jit.function_address(name)), warnings))

@@ -17,8 +17,8 @@ use ptxr_intrinsics::Target;
 
 use crate::error::LoweringError;
 
-/// E0901 for every instruction of `ptx` that `machine`'s processor cannot express.
-pub fn processor_gaps(ptx: &ir::Module, target: &dyn Target, machine: &TargetMachine) -> Vec<Diagnostic> {
+/// E0901 for every instruction of `ptx` (checked from `source`) that `machine`'s processor cannot express.
+pub fn processor_gaps(ptx: &ir::Module, source: &str, target: &dyn Target, machine: &TargetMachine) -> Vec<Diagnostic> {
     let processor = machine.get_cpu().to_string_lossy().into_owned();
     if !target.lacks_lane_permute(&processor) {
         return Vec::new();
@@ -35,7 +35,7 @@ pub fn processor_gaps(ptx: &ir::Module, target: &dyn Target, machine: &TargetMac
         .map(|instruction| {
             let what = format!(
                 "`{}` (it reads other lanes through `ds_bpermute`, which gfx8 introduced)",
-                instruction.spelling
+                ir::instruction_spelling(source, instruction.spelling)
             );
             LoweringError::unsupported(&what, &target_name, instruction.span).diagnostic
         })

@@ -8,34 +8,42 @@ use ptxr_intrinsics::Target;
 
 use crate::module::{first_counted_barrier, first_mbarrier_wait};
 
-/// Every warning for `ptx` compiled by `machine` for `target`.
-pub fn target_warnings(ptx: &ir::Module, target: &dyn Target, machine: &TargetMachine) -> Vec<Diagnostic> {
+/// Every warning for `ptx` (checked from `source`) compiled by `machine` for `target`.
+pub fn target_warnings(
+    ptx: &ir::Module,
+    source: &str,
+    target: &dyn Target,
+    machine: &TargetMachine,
+) -> Vec<Diagnostic> {
     let processor = machine.get_cpu().to_string_lossy().into_owned();
     let features = machine.get_feature_string().to_string_lossy().into_owned();
     let mut warnings = Vec::new();
     if let Some(barrier) = first_counted_barrier(ptx) {
         if target.counted_barriers_may_hang(&processor, &features) {
-            warnings.push(counted_barriers_may_hang(barrier, &processor));
+            warnings.push(counted_barriers_may_hang(barrier, source, &processor));
         }
         if target.polling_waits_may_hang() {
-            warnings.push(counted_barriers_without_forward_progress(barrier));
+            warnings.push(counted_barriers_without_forward_progress(barrier, source));
         }
     }
     if let Some(wait) = first_mbarrier_wait(ptx) {
         if target.mbarrier_waits_may_hang() {
-            warnings.push(mbarrier_waits_may_hang(wait, &processor));
+            warnings.push(mbarrier_waits_may_hang(wait, source, &processor));
         }
         if target.polling_waits_may_hang() {
-            warnings.push(mbarrier_waits_without_forward_progress(wait));
+            warnings.push(mbarrier_waits_without_forward_progress(wait, source));
         }
     }
     warnings
 }
 
 /// W0902, at the module's first counted barrier: the warning is about the module, once.
-fn counted_barriers_may_hang(barrier: &ir::GuardedInstruction, processor: &str) -> Diagnostic {
+fn counted_barriers_may_hang(barrier: &ir::GuardedInstruction, source: &str, processor: &str) -> Diagnostic {
     Diagnostic::warning(Code::CountedBarriersOnWave64, format!("counted barriers may hang on wave64 ({processor})"))
-        .with_primary(barrier.span, format!("`{}` is a software barrier on {processor}", barrier.spelling))
+        .with_primary(
+            barrier.span,
+            format!("`{}` is a software barrier on {processor}", ir::instruction_spelling(source, barrier.spelling)),
+        )
         .with_note(format!(
             "{processor} runs waves of 64 lanes, each holding two PTX warps; if the two warps of a wave \
              go to different counted barriers (`bar.arrive`, `bar.sync a, b`), the wave waits in one \
@@ -48,12 +56,15 @@ fn counted_barriers_may_hang(barrier: &ir::GuardedInstruction, processor: &str) 
 }
 
 /// W0903, at the module's first `mbarrier` wait, once.
-fn mbarrier_waits_may_hang(wait: &ir::GuardedInstruction, processor: &str) -> Diagnostic {
+fn mbarrier_waits_may_hang(wait: &ir::GuardedInstruction, source: &str, processor: &str) -> Diagnostic {
     Diagnostic::warning(
         Code::MbarrierWaitsInWaves,
         format!("mbarrier waits may hang on {processor} when threads of one wave wait for each other"),
     )
-    .with_primary(wait.span, format!("`{}` polls the object on {processor}", wait.spelling))
+    .with_primary(
+        wait.span,
+        format!("`{}` polls the object on {processor}", ir::instruction_spelling(source, wait.spelling)),
+    )
     .with_note(
         "a wave runs one side of a divergent branch at a time: a thread that waits for an arrival \
          that a thread of its own wave (a PTX warp, or two on wave64) makes later in divergent code \
@@ -66,13 +77,13 @@ fn mbarrier_waits_may_hang(wait: &ir::GuardedInstruction, processor: &str) -> Di
 
 /// W0904, at the module's first counted barrier, once, where work-items of a group need not
 /// let each other run (SPIR-V).
-fn counted_barriers_without_forward_progress(barrier: &ir::GuardedInstruction) -> Diagnostic {
+fn counted_barriers_without_forward_progress(barrier: &ir::GuardedInstruction, source: &str) -> Diagnostic {
     Diagnostic::warning(Code::WaitsWithoutForwardProgress, "counted barriers of part of the block may hang on SPIR-V")
         .with_primary(
             barrier.span,
             format!(
                 "`{}` uses a software barrier in a module with `bar.arrive`, or where its count is not the block's",
-                barrier.spelling
+                ir::instruction_spelling(source, barrier.spelling)
             ),
         )
         .with_note(
@@ -90,12 +101,18 @@ fn counted_barriers_without_forward_progress(barrier: &ir::GuardedInstruction) -
 
 /// W0904, at the module's first `mbarrier` wait, once, where work-items of a group need not
 /// let each other run (SPIR-V).
-fn mbarrier_waits_without_forward_progress(wait: &ir::GuardedInstruction) -> Diagnostic {
+fn mbarrier_waits_without_forward_progress(wait: &ir::GuardedInstruction, source: &str) -> Diagnostic {
     Diagnostic::warning(
         Code::WaitsWithoutForwardProgress,
         "mbarrier waits may hang on SPIR-V when a work-item loops until others arrive",
     )
-    .with_primary(wait.span, format!("`{}` polls the object, which lets no other work-item run", wait.spelling))
+    .with_primary(
+        wait.span,
+        format!(
+            "`{}` polls the object, which lets no other work-item run",
+            ir::instruction_spelling(source, wait.spelling)
+        ),
+    )
     .with_note(
         "OpenCL promises no forward progress between the work-items of a work-group: Intel's CPU \
          runtime runs them one after another between barriers, so a loop on a failed test ends \

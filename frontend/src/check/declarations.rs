@@ -202,11 +202,10 @@ pub fn variable_from_declaration(
         }
     }
     let element_bytes = u64::from(ty.bytes()) * u64::from(declaration.vector.unwrap_or(1));
-    let mut addresses = Vec::new();
     let initializer = match &name.initializer {
         None => None,
         Some(initializer) => {
-            let mut bytes = Vec::new();
+            let (mut bytes, mut addresses) = (Vec::new(), Vec::new());
             let mut output = InitializerOutput { bytes: &mut bytes, addresses: &mut addresses, resolve };
             if !initializer_bytes(initializer, ty, &mut output, diagnostics) {
                 return None;
@@ -226,7 +225,7 @@ pub fn variable_from_declaration(
                 return None;
             }
             bytes.resize(element_bytes as usize * array_length.unwrap_or(1).max(1) as usize, 0);
-            Some(bytes)
+            Some(Box::new(crate::ir::Initializer { bytes, addresses }))
         }
     };
     Some(Variable {
@@ -238,7 +237,6 @@ pub fn variable_from_declaration(
         align: declaration.align,
         linkage: declaration.linkage.as_ref().map(|linkage| linkage.node),
         initializer,
-        addresses,
         span: name.span,
     })
 }

@@ -122,7 +122,6 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
         align: parameter.align,
         linkage: None,
         initializer: None,
-        addresses: Vec::new(),
         span: parameter.span,
     }
 }
@@ -419,7 +418,7 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context, stat
             statements.push(ir::Statement::Instruction(GuardedInstruction {
                 guard,
                 instruction: decoded,
-                spelling: spelling(instruction),
+                spelling: spelling_span(instruction),
                 span: instruction_span(instruction),
             }));
         }
@@ -429,7 +428,7 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context, stat
     statements.push(ir::Statement::Instruction(GuardedInstruction {
         guard,
         instruction: decoded,
-        spelling: spelling(instruction),
+        spelling: spelling_span(instruction),
         span: instruction_span(instruction),
     }));
 }
@@ -487,9 +486,8 @@ fn missing_predicate(guard: &ast::Guard, context: &mut Context) -> bool {
     decode::opcodes::is_ptx_opcode(name) && context.scopes.lookup(name, &mut context.variables).is_none()
 }
 
-/// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`. Most fit in a
-/// `Word` inline, so they are built on the stack: a heap `String` per instruction cost the
-/// checked module its allocation and its 24-byte header.
+/// The instruction's opcode with its modifiers, as written: `ld.global.nc.b32`, for the
+/// checker's own diagnostics. Most fit in a `Word` inline, so they are built on the stack.
 pub(super) fn spelling(instruction: &ast::Instruction) -> Word {
     let mut buffer = [0u8; 64];
     let mut written = 0;
@@ -520,6 +518,13 @@ pub(super) fn spelling(instruction: &ast::Instruction) -> Word {
     // SAFETY: the bytes are whole `str`s and `.`s, joined, so they are UTF-8. (Checking it
     // again cost a tenth of building the spelling of every instruction.)
     Word::new(unsafe { std::str::from_utf8_unchecked(&buffer[..written]) })
+}
+
+/// Where the opcode and its modifiers are written: the checked instruction's spelling, which
+/// diagnostics read back from the source (`ir::instruction_spelling`), and what gating labels.
+pub(super) fn spelling_span(instruction: &ast::Instruction) -> Span {
+    let end = instruction.modifiers.last().map_or(instruction.opcode.span.end, |modifier| modifier.span.end);
+    Span { start: instruction.opcode.span.start, end }
 }
 
 /// The instruction without its guard, which is where diagnostics about it point.

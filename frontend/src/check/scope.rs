@@ -263,7 +263,6 @@ fn numbered_variable(template: &Variable, name: &str) -> Variable {
         align: template.align,
         linkage: template.linkage,
         initializer: template.initializer.clone(),
-        addresses: template.addresses.clone(),
         span: template.span,
     }
 }
@@ -297,26 +296,19 @@ impl NumberedName<'_> {
 /// `%r42` is `("%r", 42)`. Leading zeros (`%r07`) name no member of a range, nor does a number
 /// beyond `u32`.
 fn split_numbered_name(name: &str) -> Option<(&str, u32)> {
-    // One pass from the end, reading the number as it goes: every operand is split so.
+    // Every register's first use is split so. The digits are found first and then read
+    // forwards, each a multiply-add: reading them from the end kept a scale beside the number
+    // and checked the digit count at every step, twice the work.
     let bytes = name.as_bytes();
-    let mut digits_start = bytes.len();
-    let (mut number, mut scale) = (0u64, 1u64);
-    while digits_start > 0 {
-        let digit = bytes[digits_start - 1].wrapping_sub(b'0');
-        if digit > 9 || bytes.len() - digits_start == 10 {
-            break;
-        }
-        number += u64::from(digit) * scale;
-        scale *= 10;
-        digits_start -= 1;
-    }
-    let digits = bytes.len() - digits_start;
-    let more_digits = digits_start > 0 && bytes[digits_start - 1].is_ascii_digit();
-    if digits == 0 || more_digits || (digits > 1 && bytes[digits_start] == b'0') {
+    let prefix_length = bytes.iter().rposition(|byte| !byte.is_ascii_digit()).map_or(0, |last| last + 1);
+    let digits = &bytes[prefix_length..];
+    // More than 10 digits is beyond `u32` (and would overflow the `u64` below at 20).
+    if digits.is_empty() || digits.len() > 10 || (digits.len() > 1 && digits[0] == b'0') {
         return None;
     }
+    let number = digits.iter().fold(0u64, |number, digit| number * 10 + u64::from(digit - b'0'));
     // The digits are ASCII, so the prefix ends on a character boundary.
-    Some((&name[..digits_start], u32::try_from(number).ok()?))
+    Some((&name[..prefix_length], u32::try_from(number).ok()?))
 }
 
 #[cfg(test)]
@@ -338,7 +330,6 @@ mod tests {
             align: None,
             linkage: None,
             initializer: None,
-            addresses: Vec::new(),
             span: Span { start: at, end: at + 1 },
         }
     }

@@ -4,7 +4,6 @@
 use std::fmt;
 
 use crate::span::Span;
-use crate::syntax::ast::Word;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
@@ -18,8 +17,9 @@ use super::{
 pub struct GuardedInstruction {
     pub guard: Option<Guard>,
     pub instruction: Instruction,
-    /// The instruction as written, opcode and modifiers (`mad.lo.s32`), for diagnostics.
-    pub spelling: Word,
+    /// Where the opcode and its modifiers are written (`mad.lo.s32`), for diagnostics, which
+    /// read the spelling back with [`super::instruction_spelling`].
+    pub spelling: Span,
     pub span: Span,
 }
 
@@ -551,7 +551,7 @@ pub enum Instruction {
         c: Vec<Operand>,
     },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
-    /// unsupported on every target, naming `GuardedInstruction::spelling`.
+    /// unsupported on every target, naming the instruction as written (`GuardedInstruction::spelling`).
     Unlowered,
 }
 

@@ -11,6 +11,7 @@ mod matrix;
 mod module;
 mod operand;
 mod shared_layout;
+mod spelling;
 mod synchronization;
 
 pub use hint::Hint;
@@ -22,4 +23,5 @@ pub use matrix::{
 pub use module::*;
 pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
+pub use spelling::instruction_spelling;
 pub use synchronization::*;

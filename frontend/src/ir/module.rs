@@ -73,11 +73,19 @@ pub struct Variable {
     pub array_length: Option<u64>,
     pub align: Option<u32>,
     pub linkage: Option<Linkage>,
+    /// Boxed: nearly every variable is a register, which has none, and a function's registers
+    /// are most of the checked module's variables (two inline `Vec`s made each 40 bytes larger).
+    pub initializer: Option<Box<Initializer>>,
+    pub span: Span,
+}
+
+/// The initial value of a `.global` or `.const` variable (ISA 7.8 section 5.4.4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Initializer {
     /// Raw bytes of the initializer, little-endian; the bytes of stored addresses are zeros.
-    pub initializer: Option<Vec<u8>>,
+    pub bytes: Vec<u8>,
     /// The addresses that the initializer stores (`.global .u64 p = x;`), in byte order.
     pub addresses: Vec<AddressInitializer>,
-    pub span: Span,
 }
 
 /// An address stored by an initializer (ISA 7.8 section 5.4.4): `bytes` bytes at `offset` into
@@ -94,6 +102,16 @@ pub struct AddressInitializer {
 }
 
 impl Variable {
+    /// The initializer's bytes (stored addresses as zeros); `None` without an initializer.
+    pub fn initializer_bytes(&self) -> Option<&[u8]> {
+        self.initializer.as_deref().map(|initializer| initializer.bytes.as_slice())
+    }
+
+    /// The addresses that the initializer stores, in byte order (none without one).
+    pub fn addresses(&self) -> &[AddressInitializer] {
+        self.initializer.as_deref().map_or(&[], |initializer| initializer.addresses.as_slice())
+    }
+
     /// Size in bytes of one element (vector elements included).
     pub fn element_bytes(&self) -> u64 {
         u64::from(self.ty.bytes()) * u64::from(self.vector.unwrap_or(1))

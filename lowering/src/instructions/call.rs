@@ -26,7 +26,11 @@ use crate::function::FunctionLowering;
 use crate::module::parameter_type;
 
 fn unsupported(lowering: &FunctionLowering<'_, '_>, guarded: &GuardedInstruction, what: &str) -> LoweringError {
-    LoweringError::unsupported(&format!("`{}` ({what})", guarded.spelling), lowering.target_name(), guarded.span)
+    LoweringError::unsupported(
+        &format!("`{}` ({what})", lowering.spelling(guarded)),
+        lowering.target_name(),
+        guarded.span,
+    )
 }
 
 pub fn call<'ctx>(

@@ -58,10 +58,10 @@ pub fn traced_string(
 fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: &Value) -> Option<Vec<u8>> {
     let (variable, offset) = traced_address(lowering, writers, value, StateSpace::Global, MAXIMUM_DEPTH)?;
     let global = lowering.variable(variable);
-    if !global.addresses.is_empty() {
+    if !global.addresses().is_empty() {
         return None;
     }
-    let bytes = global.initializer.as_ref()?.get(usize::try_from(offset).ok()?..)?;
+    let bytes = global.initializer_bytes()?.get(usize::try_from(offset).ok()?..)?;
     let length = bytes.iter().position(|&byte| byte == 0)?;
     Some(bytes[..length].to_vec())
 }

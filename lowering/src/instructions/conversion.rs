@@ -39,7 +39,8 @@ pub fn convert<'ctx>(
     source: &Operand,
 ) -> LoweringResult<()> {
     let span = guarded.span;
-    let unsupported = || LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span);
+    let unsupported =
+        || LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span);
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
     let destination_llvm = llvm_type(context, destination_type);

@@ -20,7 +20,7 @@ fn require_nearest(
     match rounding {
         None | Some(RoundingMode::NearestEven) => Ok(()),
         Some(_) => Err(LoweringError::unsupported(
-            &format!("`{}` (directed rounding)", guarded.spelling),
+            &format!("`{}` (directed rounding)", lowering.spelling(guarded)),
             lowering.target_name(),
             guarded.span,
         )),
@@ -140,7 +140,7 @@ fn directed_binary<'ctx>(
         FloatBinaryOperation::Divide => builder.build_float_div(a, b, "")?,
         FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
             return Err(LoweringError::unsupported(
-                &format!("`{}` (a rounding on min/max)", guarded.spelling),
+                &format!("`{}` (a rounding on min/max)", lowering.spelling(guarded)),
                 lowering.target_name(),
                 span,
             ))

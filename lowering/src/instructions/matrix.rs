@@ -151,8 +151,9 @@ pub(super) fn unsupported<'g>(
     guarded: &'g GuardedInstruction,
 ) -> impl Fn(Unsupported) -> LoweringError + 'g {
     let target = lowering.target_name();
+    let spelling = lowering.spelling(guarded);
     move |unsupported: Unsupported| {
-        LoweringError::unsupported(&format!("`{}` ({})", guarded.spelling, unsupported.what), target, guarded.span)
+        LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, guarded.span)
     }
 }
 

@@ -72,7 +72,7 @@ pub fn lower<'ctx>(
     };
     let target = lowering.target_name();
     let span = guarded.span;
-    let spelling = guarded.spelling.clone();
+    let spelling = lowering.spelling(guarded);
     let result =
         lowering.shared.target.mbarrier(&lowering.site(), &operation).map_err(|unsupported: Unsupported| {
             LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)

@@ -375,7 +375,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             warp_matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }
         Instruction::Unlowered => {
-            Err(LoweringError::unsupported(&format!("`{}`", guarded.spelling), lowering.target_name(), span))
+            Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }
     }
 }

@@ -62,7 +62,7 @@ fn check(lowering: &FunctionLowering<'_, '_>, guarded: &GuardedInstruction, ty: 
         return Err(LoweringError::unsupported(
             &format!(
                 "`{}` with {}-bit stack addresses (they are {address_bits}-bit here)",
-                guarded.spelling,
+                lowering.spelling(guarded),
                 ty.bits()
             ),
             target_name,

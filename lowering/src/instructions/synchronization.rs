@@ -23,7 +23,7 @@ fn unsupported(
 ) -> impl Fn(Unsupported) -> LoweringError {
     let target = lowering.target_name();
     let span = guarded.span;
-    let spelling = guarded.spelling.clone();
+    let spelling = lowering.spelling(guarded);
     move |unsupported: Unsupported| {
         LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
     }
@@ -77,7 +77,7 @@ pub fn atomic<'ctx>(
         let swap = swap.ok_or_else(|| LoweringError::internal("`atom.cas` without its new value", guarded.span))?;
         let expected = lowering.read(value, ty)?.into_int_value();
         let replacement = lowering.read(swap, ty)?.into_int_value();
-        let what = format!("`{}`", guarded.spelling);
+        let what = format!("`{}`", lowering.spelling(guarded));
         word_atomic::update_by_compare_and_swap(
             lowering,
             pointer,

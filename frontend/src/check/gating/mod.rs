@@ -17,7 +17,7 @@ use crate::span::Span;
 use crate::syntax::ast::{self, Directive, OperandKind, Statement};
 
 use super::directives::Header;
-use super::function::spelling;
+use super::function::{spelling, spelling_span};
 use super::name_map::{short_key, NameMap};
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
 use requirements::{Operands, Requirement, REQUIREMENTS};
@@ -361,12 +361,6 @@ fn matches(pattern: &str, modifier: &str) -> bool {
     } else {
         modifier == pattern
     }
-}
-
-/// The opcode and its modifiers: what gating labels.
-fn spelling_span(instruction: &ast::Instruction) -> Span {
-    let end = instruction.modifiers.last().map_or(instruction.opcode.span.end, |modifier| modifier.span.end);
-    Span { start: instruction.opcode.span.start, end }
 }
 
 #[cfg(test)]
