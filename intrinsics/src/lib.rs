@@ -23,6 +23,7 @@ mod device_heap;
 mod global_timer;
 mod lane_mask;
 pub mod mbarrier;
+mod module_instructions;
 mod nvptx;
 mod nvptx_hint;
 mod nvptx_matrix;

@@ -29,7 +29,7 @@ use crate::Unsupported;
 pub fn materialize_atomic_addresses(module: &Module<'_>) -> Result<(), Unsupported> {
     let module = module.as_mut_ptr();
     // SAFETY: the module is alive for this call; the walk only inserts instructions before the
-    // one it looks at and replaces operands, so the instruction list stays valid while walked.
+    // one it looks at and replaces operands.
     unsafe {
         let builder = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
         let result = rewrite_functions(module, builder);
@@ -41,25 +41,15 @@ pub fn materialize_atomic_addresses(module: &Module<'_>) -> Result<(), Unsupport
 /// SAFETY: `module` and `builder` are valid and of one context.
 unsafe fn rewrite_functions(module: LLVMModuleRef, builder: LLVMBuilderRef) -> Result<(), Unsupported> {
     unsafe {
-        let mut function = LLVMGetFirstFunction(module);
-        while !function.is_null() {
-            let mut block = LLVMGetFirstBasicBlock(function);
-            while !block.is_null() {
-                let mut instruction = LLVMGetFirstInstruction(block);
-                while !instruction.is_null() {
-                    if let Some(pointer_operand) = atomic_pointer_operand(instruction) {
-                        let pointer = LLVMGetOperand(instruction, pointer_operand);
-                        if !LLVMIsAConstantExpr(pointer).is_null() {
-                            LLVMPositionBuilderBefore(builder, instruction);
-                            let materialized = materialize(builder, pointer)?;
-                            LLVMSetOperand(instruction, pointer_operand, materialized);
-                        }
-                    }
-                    instruction = LLVMGetNextInstruction(instruction);
+        for instruction in crate::module_instructions::module_instructions(module) {
+            if let Some(pointer_operand) = atomic_pointer_operand(instruction) {
+                let pointer = LLVMGetOperand(instruction, pointer_operand);
+                if !LLVMIsAConstantExpr(pointer).is_null() {
+                    LLVMPositionBuilderBefore(builder, instruction);
+                    let materialized = materialize(builder, pointer)?;
+                    LLVMSetOperand(instruction, pointer_operand, materialized);
                 }
-                block = LLVMGetNextBasicBlock(block);
             }
-            function = LLVMGetNextFunction(function);
         }
         Ok(())
     }

@@ -22,23 +22,12 @@ use crate::Unsupported;
 /// Rewrites every atomic load and store of 32 or 64 bits in `module` into a read-modify-write.
 pub fn atomic_loads_and_stores_as_read_modify_writes(module: &Module<'_>) -> Result<(), Unsupported> {
     let module = module.as_mut_ptr();
-    // SAFETY: the module is alive for this call; the walk takes the next instruction before it
-    // replaces and erases the current one, so the instruction list stays valid while walked.
+    // SAFETY: the module is alive for this call; the instructions are listed before the walk,
+    // which replaces and erases only the instruction it looks at.
     unsafe {
         let builder = LLVMCreateBuilderInContext(LLVMGetModuleContext(module));
-        let mut function = LLVMGetFirstFunction(module);
-        while !function.is_null() {
-            let mut block = LLVMGetFirstBasicBlock(function);
-            while !block.is_null() {
-                let mut instruction = LLVMGetFirstInstruction(block);
-                while !instruction.is_null() {
-                    let next = LLVMGetNextInstruction(instruction);
-                    rewrite(builder, instruction);
-                    instruction = next;
-                }
-                block = LLVMGetNextBasicBlock(block);
-            }
-            function = LLVMGetNextFunction(function);
+        for instruction in crate::module_instructions::module_instructions(module) {
+            rewrite(builder, instruction);
         }
         LLVMDisposeBuilder(builder);
     }

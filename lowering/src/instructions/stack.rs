@@ -201,6 +201,18 @@ fn stop_unless_it_fits<'ctx>(
     // The alignment may cost up to `align` bytes of padding.
     let room = saturating_difference(lowering, room, i64_type.const_int(u64::from(align), false))?;
     let fits = builder.build_int_compare(IntPredicate::ULE, size, room, "alloca.fits")?;
+    stop_for_overflow_unless(lowering, guarded, fits)
+}
+
+/// Stops the thread for a stack overflow (and leaves the function) unless `fits`; the builder
+/// is left where the allocation goes on.
+fn stop_for_overflow_unless<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    fits: IntValue<'ctx>,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
     let overflow = context.append_basic_block(lowering.llvm_function, "alloca.overflow");
     let go_on = context.append_basic_block(lowering.llvm_function, "alloca.fits");
     builder.build_conditional_branch(fits, go_on, overflow)?;
@@ -304,12 +316,8 @@ impl<'ctx> PrivateStack<'ctx> {
         let size_fits = builder.build_int_compare(IntPredicate::ULE, size, room, "")?;
         let above_floor = builder.build_int_compare(IntPredicate::UGE, lowest, floor, "")?;
         let fits = builder.build_and(size_fits, above_floor, "alloca.fits")?;
-        let overflow = context.append_basic_block(lowering.llvm_function, "alloca.overflow");
-        let go_on = context.append_basic_block(lowering.llvm_function, "alloca.fits");
-        builder.build_conditional_branch(fits, go_on, overflow)?;
-        builder.position_at_end(overflow);
-        super::call::stop_for(lowering, guarded, StopReason::StackOverflow)?;
-        builder.position_at_end(go_on);
+        stop_for_overflow_unless(lowering, guarded, fits)?;
+        let builder = lowering.shared.builder;
         builder.build_store(self.pointer, lowest)?;
         Ok(lowest)
     }
