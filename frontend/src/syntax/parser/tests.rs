@@ -250,6 +250,31 @@ fn predicates_calls_and_sinks() {
     assert_eq!(operands("st.u8 [out_addr], WARP_SZ;")[1], name("WARP_SZ"));
 }
 
+/// `vmad d, {-}a, {-}b, {-}c` (ISA 7.8 section 9.7.16.3): a `-` before a name is a negated
+/// source, a `-` before a number stays part of the number. The checker reports the negated
+/// forms (the lowering does not compute them) rather than a syntax error.
+#[test]
+fn negated_sources_parse() {
+    let kinds = operands("vmad.s32.s32.s32 %r4, -%r1, -%r2.h0, %r3;");
+    assert!(matches!(&kinds[1], OperandKind::Negate(inner) if inner.kind == name("%r1")));
+    let OperandKind::Negate(inner) = &kinds[2] else { panic!("expected a negated operand, got {:?}", kinds[2]) };
+    assert_eq!(inner.kind, OperandKind::Name { name: "%r2".into(), member: Some("h0".into()) });
+    assert_eq!(operands("mov.s32 %r1, -5;")[1], OperandKind::Integer(-5));
+
+    let kernel = |statement: &str| {
+        format!(".version 7.8 .target sm_80 .address_size 64 .entry k() {{ .reg .b32 %r<5>; {statement} ret; }}")
+    };
+    let codes = |statement: &str| {
+        let (_, diagnostics) = crate::check::check_source(&kernel(statement));
+        diagnostics.iter().map(|diagnostic| diagnostic.code).collect::<Vec<_>>()
+    };
+    assert_eq!(codes("vmad.s32.s32.s32 %r4, %r1, %r2, %r3;"), vec![]);
+    assert_eq!(codes("vmad.s32.s32.s32 %r4, -%r1, %r2, -%r3;"), vec![Code::Unsupported]);
+    assert_eq!(codes("vmad.s32.s32.s32.po %r4, %r1, -%r2, %r3;"), vec![Code::OperandKind]);
+    assert_eq!(codes("vadd.s32.s32.s32 %r4, -%r1, %r2;"), vec![Code::OperandKind]);
+    assert_eq!(codes("add.s32 %r4, -%r1, %r2;"), vec![Code::OperandKind]);
+}
+
 #[test]
 fn declarations_and_initializers() {
     let module = clean(
