@@ -281,6 +281,8 @@ pub enum OperandKind {
     Bracketed(Vec<Operand>),
     /// `!%p`: a negated predicate operand.
     Not(Box<Operand>),
+    /// `-%r1`: a negated source (`vmad`'s `{-}a`, `{-}b` and `{-}c`).
+    Negate(Box<Operand>),
     /// `%p|%q`: the two predicate destinations of `setp`.
     PredicatePair(Box<Operand>, Box<Operand>),
     /// `_`: the sink operand.

@@ -109,7 +109,7 @@ impl Context<'_, '_> {
                 OperandKind::Vector(items) | OperandKind::List(items) | OperandKind::Bracketed(items) => {
                     self.resolve_names(items)
                 }
-                OperandKind::Not(inner) => self.resolve_names(std::slice::from_ref(inner)),
+                OperandKind::Not(inner) | OperandKind::Negate(inner) => self.resolve_names(std::slice::from_ref(inner)),
                 OperandKind::PredicatePair(first, second) => {
                     self.resolve_names(std::slice::from_ref(first));
                     self.resolve_names(std::slice::from_ref(second));

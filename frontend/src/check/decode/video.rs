@@ -316,6 +316,26 @@ pub fn scalar(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         return None;
     }
     context.expect_operand_count(instruction, if needs_c { 4 } else { 3 })?;
+    // `vmad d, {-}a, {-}b, {-}c`: the sources may be negated, except with `.po`. The lowering
+    // computes in 64 bits, which holds every intermediate only without negation.
+    let negated = instruction.operands[1..].iter().find(|operand| matches!(operand.kind, OperandKind::Negate(_)));
+    if let Some(negated) = negated {
+        let diagnostic = match operation {
+            VideoOperation::MultiplyAdd { plus_one: false, .. } => {
+                Diagnostic::error(Code::Unsupported, "unsupported: negated operands of `vmad` on any target")
+                    .with_primary(negated.span, "a negated source")
+                    .with_note("`vmad` is lowered without its negated-source forms")
+            }
+            VideoOperation::MultiplyAdd { plus_one: true, .. } => {
+                Diagnostic::error(Code::OperandKind, "`vmad.po` takes no negated operands")
+                    .with_primary(negated.span, "negated source")
+            }
+            _ => Diagnostic::error(Code::OperandKind, format!("`{opcode}` takes no negated operands"))
+                .with_primary(negated.span, "negated source"),
+        };
+        context.report(diagnostic);
+        return None;
+    }
     let destination = context.destination(&destination_operand, destination_type, SizeRule::Exact)?;
     let (a_operand, a_select) = split_selector(context, &instruction.operands[1])?;
     let (b_operand, b_select) = split_selector(context, &instruction.operands[2])?;

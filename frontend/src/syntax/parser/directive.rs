@@ -6,8 +6,10 @@ use chumsky::prelude::*;
 
 use super::declaration::{aggregate_definition, variable_declaration};
 use super::error::Label;
+use super::fast_header::fast_directive;
 use super::function::function;
 use super::recovery::{balanced_braces, skip_directive};
+use super::statement::block;
 use super::tokens::{identifier, integer, integer_u32, keyword, pragma_text, punct, string, unescape};
 use super::{diagnostics, Present, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
@@ -113,13 +115,16 @@ fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Direc
 
     let aggregate = aggregate_definition();
 
-    choice((version, target, address_size, file, section, pragma, alias, aggregate, item))
+    // The hand-written reader of the common directives first; it gives up on anything unusual.
+    let fast = fast_directive(source, block());
+
+    choice((fast, version, target, address_size, file, section, pragma, alias, aggregate, item))
         .labelled(Label::Directive)
         .boxed()
 }
 
 /// Reads the text of a `.version` number (`7.8`, `8.10`) as major and minor.
-fn version_numbers(text: &str) -> Option<(u32, u32)> {
+pub(super) fn version_numbers(text: &str) -> Option<(u32, u32)> {
     let (major, minor) = text.split_once('.')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
 }

@@ -26,11 +26,11 @@ use crate::syntax::ast::{
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
 
-type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
+pub(super) type Input<'t, 'p, 's> = InputRef<'t, 'p, ParserInput<'t, 's>, Extra<'t, 's>>;
 
 /// The fast path gives up with this: an error that expects nothing, so that it adds nothing
 /// to the combinator parser's errors at the same place.
-fn give_up<'s>(input: &mut Input<'_, '_, 's>) -> ParserError<'s> {
+pub(super) fn give_up<'s>(input: &mut Input<'_, '_, 's>) -> ParserError<'s> {
     let here = input.save();
     let found = input.peek();
     let before = input.cursor();
@@ -44,20 +44,20 @@ fn give_up<'s>(input: &mut Input<'_, '_, 's>) -> ParserError<'s> {
 /// chumsky's `InputRef`, which decodes a token (its text sliced out of the source, with
 /// character-boundary checks) each time it is peeked, two or three times per token here; this
 /// compares tags and slices a token's text only where the tree keeps it.
-struct Reader<'t, 's> {
-    tokens: &'t Tokens<'s>,
-    at: usize,
+pub(super) struct Reader<'t, 's> {
+    pub(super) tokens: &'t Tokens<'s>,
+    pub(super) at: usize,
 }
 
 impl<'s> Reader<'_, 's> {
     #[inline]
-    fn tag(&self) -> Option<Tag> {
+    pub(super) fn tag(&self) -> Option<Tag> {
         self.tokens.tag(self.at)
     }
 
     /// Consumes the current token and returns its span.
     #[inline]
-    fn take(&mut self) -> Span {
+    pub(super) fn take(&mut self) -> Span {
         let span = self.tokens.span(self.at).unwrap_or_default();
         self.at += 1;
         span
@@ -65,7 +65,7 @@ impl<'s> Reader<'_, 's> {
 
     /// Consumes the current token if it is `tag`.
     #[inline]
-    fn eat(&mut self, tag: Tag) -> Option<Span> {
+    pub(super) fn eat(&mut self, tag: Tag) -> Option<Span> {
         if self.tag() == Some(tag) {
             Some(self.take())
         } else {
@@ -75,19 +75,19 @@ impl<'s> Reader<'_, 's> {
 
     /// The text of the current identifier or dot name (without its dot).
     #[inline]
-    fn text(&self) -> &'s str {
+    pub(super) fn text(&self) -> &'s str {
         self.tokens.text(self.at)
     }
 
     /// The value of the current number.
     #[inline]
-    fn value(&self) -> u64 {
+    pub(super) fn value(&self) -> u64 {
         self.tokens.value(self.at)
     }
 }
 
 /// Moves chumsky's cursor forward to the token at `to`, where the fast path has read to.
-fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
+pub(super) fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
     for _ in *input.cursor().inner()..to {
         input.skip();
     }
@@ -284,7 +284,7 @@ fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
 }
 
 /// `u32` of an integer token; `None` (so the combinator path reports it) when it is too large.
-fn integer_u32(reader: &mut Reader<'_, '_>) -> Option<(u32, Span)> {
+pub(super) fn integer_u32(reader: &mut Reader<'_, '_>) -> Option<(u32, Span)> {
     if reader.tag()? != Tag::Integer {
         return None;
     }
@@ -295,7 +295,7 @@ fn integer_u32(reader: &mut Reader<'_, '_>) -> Option<(u32, Span)> {
 /// `.reg .b32 %r<12>, %x;`, `.shared .align 4 .b8 buffer[256];`: a declaration in a plain state
 /// space with a scalar type, names with an optional register range and integer array
 /// dimensions, and no initializer.
-fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<Statement> {
+pub(super) fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<Statement> {
     let state_space = match StateSpace::from_ptx(space)? {
         // `.tex` declarations (and `.sreg`, which is no declaration) are the combinator path's.
         StateSpace::Tex | StateSpace::SpecialReg => return None,
@@ -559,7 +559,7 @@ fn block<'t, 's: 't>(
 }
 
 /// A reader at chumsky's cursor.
-fn reader_at<'t, 's: 't>(input: &mut Input<'t, '_, 's>) -> Reader<'t, 's> {
+pub(super) fn reader_at<'t, 's: 't>(input: &mut Input<'t, '_, 's>) -> Reader<'t, 's> {
     let here = input.cursor();
     let tokens = input.slice_from(&here..);
     Reader { tokens: tokens.tokens, at: tokens.start }

@@ -72,7 +72,7 @@ fn parameter_list<'t, 's: 't>() -> impl PtxParser<'t, 's, Vec<Parameter>> {
 }
 
 /// The performance-tuning and cluster directives that may follow a function header.
-const ATTRIBUTES: &[&str] = &[
+pub(super) const ATTRIBUTES: &[&str] = &[
     "maxntid",
     "reqntid",
     "minnctapersm",

@@ -7,7 +7,7 @@
 //! One file per concept: `tokens` (single-token parsers), `expression` (constant expressions),
 //! `operand`, `declaration` (variables and their initializers), `statement` (function bodies),
 //! `fast` (a hand-written fast path for plain statements, checked against the combinator
-//! parser), `function` (headers, parameters, attributes), `directive` (module level),
+//! parser), `fast_header` (the same for function headers and common module directives), `function` (headers, parameters, attributes), `directive` (module level),
 //! `recovery` (what to skip after an error) and `error` (the syntax error type and its
 //! conversion to diagnostics).
 
@@ -16,6 +16,7 @@ mod directive;
 mod error;
 mod expression;
 mod fast;
+mod fast_header;
 mod function;
 mod operand;
 mod recovery;

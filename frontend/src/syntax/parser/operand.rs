@@ -218,6 +218,11 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     let negated = punct(TokenKind::Bang)
         .ignore_then(name())
         .map_with(|operand, extra| Operand { kind: OperandKind::Not(Box::new(operand)), span: extra.span() });
+    // `-%r1`: the negated sources `{-}a`, `{-}b`, `{-}c` of `vmad` (ISA 7.8 section 9.7.16.3).
+    // After the constants, so that `-5` stays a number.
+    let negative = punct(TokenKind::Minus)
+        .ignore_then(name())
+        .map_with(|operand, extra| Operand { kind: OperandKind::Negate(Box::new(operand)), span: extra.span() });
     choice((
         name_or_pair,
         address(expression.clone(), element.clone(), vector.clone()),
@@ -225,6 +230,7 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
         constant(expression),
         vector,
         negated,
+        negative,
         sink().then(second_predicate.or_not()).map_with(|(sink, second), extra| match second {
             None => sink,
             Some(second) => {
