@@ -20,6 +20,7 @@ mod cpu_mbarrier;
 mod declare;
 mod device_function;
 mod device_heap;
+mod fixed_special_register;
 mod global_timer;
 mod lane_mask;
 pub mod mbarrier;

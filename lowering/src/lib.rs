@@ -25,7 +25,8 @@ pub use fatal::install_fatal_error_handler;
 pub use inkwell::context::Context;
 pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
 pub use module::{
-    cache_hint_isa, dynamic_stack_isa, lower, mbarrier_isa, parameter_window_isa, proxy_fence_isa, uses_warps,
+    cache_hint_isa, dynamic_stack_isa, lower, mbarrier_isa, parameter_window_isa, proxy_fence_isa,
+    special_register_isa, uses_warps,
 };
 pub use pipeline::{compile, with_jit, Compiled, PipelineError, PipelineOptions};
 pub use program::undefined_functions;

@@ -42,6 +42,8 @@ pub struct Context<'a, 'module> {
     /// Whether an operand so far was a warp special register, or a `wmma.load`/`wmma.store` read
     /// `%laneid` (`ir::Function::reads_warp_registers`).
     pub reads_warp_registers: bool,
+    /// The newest ISA version of a special register read so far (`ir::Function::special_register_isa`).
+    pub special_register_isa: Option<(u32, u32)>,
 }
 
 impl Context<'_, '_> {
@@ -243,17 +245,25 @@ impl Context<'_, '_> {
                                 | SpecialRegister::CtaId(_)
                                 | SpecialRegister::CtaCount(_)
                         );
-                    if ty.kind() == ScalarKind::Pred || ty.bits() != register.bits() && !legacy_sixteen_bits {
+                    let fits = if register.is_predicate() {
+                        ty.kind() == ScalarKind::Pred
+                    } else {
+                        ty.kind() != ScalarKind::Pred && (ty.bits() == register.bits() || legacy_sixteen_bits)
+                    };
+                    if !fits {
+                        let width = if register.is_predicate() {
+                            "a predicate".to_string()
+                        } else {
+                            format!("{} bits wide", register.bits())
+                        };
                         self.report(
-                            Diagnostic::error(
-                                Code::OperandType,
-                                format!("special register `{register}` is {} bits wide", register.bits()),
-                            )
-                            .with_primary(operand.span, format!("does not fit `{ty}`")),
+                            Diagnostic::error(Code::OperandType, format!("special register `{register}` is {width}"))
+                                .with_primary(operand.span, format!("does not fit `{ty}`")),
                         );
                         return None;
                     }
                     self.reads_warp_registers |= register.is_per_warp();
+                    self.special_register_isa = self.special_register_isa.max(register.isa_version());
                     Value::SpecialRegister(register)
                 } else if SpecialRegister::is_reserved_name(name) {
                     // A register ptxr reads, spelled with the wrong members, is a mistake in
