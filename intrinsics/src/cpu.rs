@@ -823,6 +823,15 @@ impl Target for Cpu {
         Ok(site.builder.build_load(pointer_type, address, "shared.window").map_err(llvm_error)?.into_pointer_value())
     }
 
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // ptxr launches no clusters here: each CTA is a cluster of one.
+        crate::cluster_of_one::answer(site, query)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -11,6 +11,7 @@ mod amdgpu_printf;
 mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
+mod cluster_of_one;
 mod collective;
 pub mod compare_and_swap_loop;
 mod cpu;
@@ -53,6 +54,7 @@ use inkwell::AddressSpace;
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
+pub use cluster_of_one::ClusterQuery;
 pub use collective::{Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective};
 pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
@@ -205,6 +207,14 @@ pub trait Target {
         &self,
         site: &Site<'_, 'ctx>,
         register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported>;
+
+    /// `mapa` or `getctarank`: the address in another CTA of the cluster, or the rank of the CTA
+    /// an address belongs to (`ClusterQuery`).
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: ClusterQuery<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.

@@ -51,6 +51,46 @@ fn read_by_inline_ptx<'ctx>(site: &Site<'_, 'ctx>, register: SpecialRegister) ->
     Ok(value)
 }
 
+/// `mapa` and `getctarank` as inline PTX: LLVM's `llvm.nvvm.mapa*` and `llvm.nvvm.getctarank*`
+/// select only for sm_90 and abort otherwise, where ptxas reports the target instead.
+fn cluster_address_by_inline_ptx<'ctx>(
+    site: &Site<'_, 'ctx>,
+    query: crate::ClusterQuery<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
+    let space = |shared_cluster: bool| if shared_cluster { ".shared::cluster" } else { "" };
+    let width = |address: IntValue<'ctx>| address.get_type().get_bit_width();
+    let letter = |bits: u32| if bits == 64 { "l" } else { "r" };
+    let i32_type = site.context.i32_type();
+    let (result_type, text, constraints, arguments) = match query {
+        crate::ClusterQuery::Map { shared_cluster, address, rank } => {
+            let bits = width(address);
+            let text = format!("mapa{}.u{bits} $0, $1, $2;", space(shared_cluster));
+            let constraints = format!("={},{},r", letter(bits), letter(bits));
+            (address.get_type(), text, constraints, vec![address.into(), rank.into()])
+        }
+        crate::ClusterQuery::Rank { shared_cluster, address } => {
+            let bits = width(address);
+            let text = format!("getctarank{}.u{bits} $0, $1;", space(shared_cluster));
+            (i32_type, text, format!("=r,{}", letter(bits)), vec![address.into()])
+        }
+    };
+    let parameter_types: Vec<inkwell::types::BasicMetadataTypeEnum<'ctx>> = arguments
+        .iter()
+        .map(|argument: &inkwell::values::BasicMetadataValueEnum<'ctx>| match argument {
+            inkwell::values::BasicMetadataValueEnum::IntValue(value) => value.get_type().into(),
+            _ => i32_type.into(),
+        })
+        .collect();
+    let function_type = result_type.fn_type(&parameter_types, false);
+    let assembly = site.context.create_inline_asm(function_type, text, constraints, false, false, None, false);
+    let call = site.builder.build_indirect_call(function_type, assembly, &arguments, "").map_err(failed)?;
+    call.try_as_basic_value()
+        .basic()
+        .map(|value| value.into_int_value())
+        .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })
+}
+
 /// `isspacep.param` as inline PTX, on the generic address as a 64-bit integer.
 fn is_in_parameter_space<'ctx>(
     site: &Site<'_, 'ctx>,
@@ -396,6 +436,14 @@ impl Target for Nvptx {
                 Ok(CollectiveResult { value: None, predicate: None })
             }
         }
+    }
+
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        cluster_address_by_inline_ptx(site, query)
     }
 
     fn special_register<'ctx>(

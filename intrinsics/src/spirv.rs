@@ -432,6 +432,15 @@ impl Target for Spirv {
         spirv_subgroup::warp_collective(site, collective)
     }
 
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // ptxr launches no clusters here: each CTA is a cluster of one.
+        crate::cluster_of_one::answer(site, query)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
