@@ -218,3 +218,29 @@ fn every_cta_is_a_cluster_of_one() {
         assert_eq!(values, expected, "thread {thread}");
     }
 }
+
+/// A program's own register may start like a numbered special register (`%pmask`, `%envregs`):
+/// only `%pm<N>` and `%envreg<N>` are reserved.
+#[test]
+fn registers_named_like_counters_are_the_programs_own() {
+    let source = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry own(.param .u64 output)
+{
+    .reg .b32 %pmask;
+    .reg .b32 %envregs;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %pmask, %pm3;
+    add.u32 %pmask, %pmask, 7;
+    mov.u32 %envregs, %envreg9;
+    add.u32 %envregs, %envregs, %pmask;
+    st.global.u32 [%rd1], %envregs;
+    ret;
+}
+"#;
+    let result = run_ok(source, &Launch::threads(1), &[Buffer::zeroed("u32", 1)]);
+    assert_eq!(result[0], [7]);
+}

@@ -294,8 +294,10 @@ impl SpecialRegister {
                 | "%reserved_smem_offset_0"
                 | "%reserved_smem_offset_1"
                 | "%current_graph_exec"
-        ) || name.starts_with("%envreg")
-            || name.starts_with("%pm")
+        ) || ["%envreg", "%pm"].iter().any(|prefix| {
+            // `%envreg<N>` and `%pm<N>{_64}` only: `%pmask` may be a register of the program.
+            name.strip_prefix(prefix).is_some_and(|number| number.starts_with(|c: char| c.is_ascii_digit()))
+        })
     }
 
     /// The register's value type: 64-bit for the 64-bit counters, 32-bit otherwise.

@@ -277,10 +277,17 @@ impl Context<'_, '_> {
                         };
                         Diagnostic::error(Code::OperandKind, message)
                             .with_primary(operand.span, format!("read `{name}.x`, `{name}.y` or `{name}.z`"))
-                            .with_note("section 10: `%tid`, `%ntid`, `%ctaid` and `%nctaid` have x, y and z members")
+                            .with_note(
+                                "section 10: `%tid`, `%ntid`, `%ctaid`, `%nctaid` and the cluster registers `%clusterid`, `%nclusterid`, `%cluster_ctaid`, `%cluster_nctaid` have x, y and z members",
+                            )
                     } else if SpecialRegister::from_ptx(name, None).is_some() {
                         Diagnostic::error(Code::OperandKind, format!("`{name}` has no members"))
                             .with_primary(operand.span, format!("read `{name}` itself"))
+                    } else if name.starts_with("%envreg") || name.starts_with("%pm") {
+                        // A numbered family outside its range is a mistake, not a gap in ptxr.
+                        Diagnostic::error(Code::OperandKind, format!("`{name}` is not a special register"))
+                            .with_primary(operand.span, "no register has this number")
+                            .with_note("sections 10.25 to 10.27: `%envreg0`..`%envreg31`, `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64`")
                     } else {
                         let spelled = spelled_register(name, member.as_deref());
                         Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))
