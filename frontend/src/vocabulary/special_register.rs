@@ -236,6 +236,16 @@ impl SpecialRegister {
         }
     }
 
+    /// The oldest `sm_` target that has the register, where newer than any ptxr compiles for
+    /// without asking (ptxas 12.9: "Feature '%clusterid' requires .target sm_90 or higher").
+    pub fn target_sm(self) -> Option<u32> {
+        match self.isa_version() {
+            Some((7, 6)) => Some(80),
+            Some((7, 8)) => Some(90),
+            _ => None,
+        }
+    }
+
     /// Whether the register is a predicate (`%is_explicit_cluster`) rather than an integer.
     pub fn is_predicate(self) -> bool {
         self == SpecialRegister::IsExplicitCluster

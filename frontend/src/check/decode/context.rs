@@ -226,6 +226,31 @@ impl Context<'_, '_> {
         }
     }
 
+    /// Reports a special register newer than the module's `.version` or `.target` (ISA 7.6's
+    /// `%reserved_smem_offset_*` on sm_80, ISA 7.8's cluster registers on sm_90), as ptxas does.
+    fn gate_special_register(&mut self, register: SpecialRegister, span: Span) {
+        let Some((major, minor)) = register.isa_version() else { return };
+        let needed = crate::ir::IsaVersion { major, minor };
+        if self.version < needed {
+            self.report(
+                Diagnostic::error(Code::NeedsNewerVersion, format!("`{register}` needs PTX ISA {needed} or later"))
+                    .with_primary(span, format!("the module declares PTX ISA {}", self.version))
+                    .with_note("chapter 10: the special register's PTX ISA notes")
+                    .with_help(format!("raise `.version` to {needed} or later")),
+            );
+        }
+        if let (Some(needed), Some(declared)) = (register.target_sm(), self.sm) {
+            if declared < needed {
+                self.report(
+                    Diagnostic::error(Code::NeedsNewerTarget, format!("`{register}` needs sm_{needed} or later"))
+                        .with_primary(span, format!("the module targets sm_{declared}"))
+                        .with_note("chapter 10: the special register's Target ISA notes")
+                        .with_help(format!("raise `.target` to sm_{needed} or later")),
+                );
+            }
+        }
+    }
+
     /// A value that the instruction reads with type `ty`: a register, an immediate, a special
     /// register or the address of a variable.
     pub fn source(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Operand> {
@@ -262,6 +287,7 @@ impl Context<'_, '_> {
                         );
                         return None;
                     }
+                    self.gate_special_register(register, operand.span);
                     self.reads_warp_registers |= register.is_per_warp();
                     self.special_register_isa = self.special_register_isa.max(register.isa_version());
                     Value::SpecialRegister(register)
