@@ -35,8 +35,11 @@ fn read_by_inline_ptx<'ctx>(site: &Site<'_, 'ctx>, register: SpecialRegister) ->
         ),
     };
     let function_type = value_type.fn_type(&[], false);
+    // Counters change between reads, so two reads must not merge; the others are constant.
+    let volatile =
+        matches!(register, SpecialRegister::PerformanceCounter(_) | SpecialRegister::PerformanceCounter64(_));
     let assembly =
-        site.context.create_inline_asm(function_type, text, constraint.to_string(), false, false, None, false);
+        site.context.create_inline_asm(function_type, text, constraint.to_string(), volatile, false, None, false);
     let value = site
         .builder
         .build_indirect_call(function_type, assembly, &[], "")
