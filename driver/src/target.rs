@@ -101,7 +101,7 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 /// default is 7.0; `.parity` (7.1) below sm_86, whose default is 7.1;
 /// `alloca`/`stacksave`/`stackrestore` (7.3) and `discard`/`applypriority` (7.4) below sm_87,
 /// whose default is 7.4; `cvta.param`/`isspacep.param` (7.7) below sm_89, whose default is 7.8;
-/// `fence.proxy.alias` (7.5)
+/// `%reserved_smem_offset_*` (7.6) below sm_89, whose default is 7.8; `fence.proxy.alias` (7.5)
 /// below sm_89, whose default is 7.8; `fence.proxy.async` (8.0) on plain sm_90, whose default is
 /// 7.8 (sm_90a and sm_100 up start at 8.0 or later; older ones have no async proxy at all);
 /// `wmma` on `.m32n8k16`/`.m8n32k16` (6.1) on sm_70 (default 6.0), on integers (6.3) below
@@ -120,6 +120,7 @@ fn proxy_fence_feature(arch: &str, isa: (u32, u32)) -> Option<String> {
         (7, 3) if number < 87 => "+ptx73",
         (7, 4) if number < 87 => "+ptx74",
         (7, 5) if number < 89 => "+ptx75",
+        (7, 6) if number < 89 => "+ptx76",
         (7, 7) if number < 89 => "+ptx77",
         (8, 0) if arch == "sm_90" => "+ptx80",
         _ => return None,
@@ -145,7 +146,8 @@ pub fn for_module(target: &TargetDescription, module: &ptxr_frontend::ir::Module
             .max(ptxr_lowering::parameter_window_isa(module))
             .max(ptxr_lowering::cache_hint_isa(module))
             .max(ptxr_lowering::warp_matrix_isa(module))
-            .max(ptxr_lowering::intrinsic_isa(module));
+            .max(ptxr_lowering::intrinsic_isa(module))
+            .max(ptxr_lowering::special_register_isa(module));
         let features = match needed_isa {
             Some(isa) if target.features.is_empty() => proxy_fence_feature(&cpu, isa).unwrap_or_default(),
             _ => target.features.clone(),

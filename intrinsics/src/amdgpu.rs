@@ -21,6 +21,8 @@ const AMDGPU_KERNEL: u32 = 91;
 const CODE_OBJECT_VERSION: u64 = 500;
 const BLOCK_COUNT_OFFSET: u64 = 0;
 const GROUP_SIZE_OFFSET: u64 = 12;
+/// `hidden_dynamic_lds_size` (code object v5): the dispatch's dynamic LDS bytes, a u32.
+const DYNAMIC_LDS_SIZE_OFFSET: u64 = 120;
 
 pub struct Amdgpu;
 
@@ -309,6 +311,15 @@ impl Target for Amdgpu {
         crate::amdgpu_warp::warp_collective(site, collective)
     }
 
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // ptxr launches no clusters here: each CTA is a cluster of one.
+        crate::cluster_of_one::answer(site, query)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -369,6 +380,33 @@ impl Target for Amdgpu {
                 let i32_type = site.context.i32_type();
                 let rounded = builder.build_int_add(total, i32_type.const_int(31, false), "").map_err(llvm_error)?;
                 builder.build_right_shift(rounded, i32_type.const_int(5, false), false, "nwarpid").map_err(llvm_error)
+            }
+            // No stable compute-unit number to read (the hardware id registers differ between
+            // generations and name a wave slot, not a unit): ptxr presents one multiprocessor,
+            // which keeps the ISA's invariant %smid < %nsmid.
+            SpecialRegister::SmId => Ok(site.context.i32_type().const_zero()),
+            SpecialRegister::SmCount => Ok(site.context.i32_type().const_int(1, false)),
+            // The dispatch packet's id, distinct for each dispatch on a queue.
+            SpecialRegister::GridId => Ok(call_intrinsic(site, "llvm.amdgcn.dispatch.id", &[], &[])?.into_int_value()),
+            SpecialRegister::DynamicSharedSize => self.implicit_argument(site, DYNAMIC_LDS_SIZE_OFFSET, 32),
+            SpecialRegister::TotalSharedSize => {
+                let fixed = call_intrinsic(site, "llvm.amdgcn.groupstaticsize", &[], &[])?.into_int_value();
+                let dynamic = self.implicit_argument(site, DYNAMIC_LDS_SIZE_OFFSET, 32)?;
+                site.builder.build_int_add(fixed, dynamic, "total_smem_size").map_err(llvm_error)
+            }
+            SpecialRegister::EnvironmentRegister(_)
+            | SpecialRegister::PerformanceCounter(_)
+            | SpecialRegister::PerformanceCounter64(_)
+            | SpecialRegister::ReservedSharedOffset(_)
+            | SpecialRegister::ClusterId(_)
+            | SpecialRegister::ClusterCount(_)
+            | SpecialRegister::ClusterCtaId(_)
+            | SpecialRegister::ClusterCtaCount(_)
+            | SpecialRegister::ClusterCtaRank
+            | SpecialRegister::ClusterCtaRankCount
+            | SpecialRegister::IsExplicitCluster => {
+                crate::fixed_special_register::value(site, register, |other| self.special_register(site, other))
+                    .unwrap_or_else(|| Err(Unsupported { what: format!("special register {register}") }))
             }
         }
     }

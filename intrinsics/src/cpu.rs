@@ -89,6 +89,9 @@ fn block_context_type(context: &Context) -> StructType<'_> {
             context.ptr_type(AddressSpace::default()).into(),
             context.ptr_type(AddressSpace::default()).into(),
             context.i64_type().into(),
+            context.i64_type().into(),
+            context.i32_type().into(),
+            context.i32_type().into(),
         ],
         false,
     )
@@ -820,6 +823,15 @@ impl Target for Cpu {
         Ok(site.builder.build_load(pointer_type, address, "shared.window").map_err(llvm_error)?.into_pointer_value())
     }
 
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // ptxr launches no clusters here: each CTA is a cluster of one.
+        crate::cluster_of_one::answer(site, query)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -887,6 +899,45 @@ impl Target for Cpu {
             SpecialRegister::Clock => {
                 let cycles = call_intrinsic(site, "llvm.readcyclecounter", &[], &[])?.into_int_value();
                 to_i32(site, cycles)
+            }
+            // The runtime's worker threads play the multiprocessors (`BlockContext::sm_id`): a
+            // block runs on one worker from start to end, and `%smid` < `%nsmid`.
+            SpecialRegister::SmId => {
+                Ok(context_field(site, block_context_field::SM_ID, site.context.i32_type().into())?.into_int_value())
+            }
+            SpecialRegister::SmCount => {
+                Ok(context_field(site, block_context_field::SM_COUNT, site.context.i32_type().into())?.into_int_value())
+            }
+            SpecialRegister::GridId => {
+                Ok(context_field(site, block_context_field::GRID_ID, site.context.i64_type().into())?.into_int_value())
+            }
+            SpecialRegister::DynamicSharedSize => {
+                Ok(context_field(site, block_context_field::DYNAMIC_SHARED_BYTES, site.context.i32_type().into())?
+                    .into_int_value())
+            }
+            // Static plus dynamic bytes exactly: the host allocates shared memory in bytes, so
+            // its allocation unit (which rounds the total up on GPUs) is 1.
+            SpecialRegister::TotalSharedSize => {
+                let i32_type = site.context.i32_type();
+                let dynamic = context_field(site, block_context_field::DYNAMIC_SHARED_BYTES, i32_type.into())?;
+                let fixed = context_field(site, block_context_field::STATIC_SHARED_BYTES, i32_type.into())?;
+                site.builder
+                    .build_int_add(fixed.into_int_value(), dynamic.into_int_value(), "total_smem_size")
+                    .map_err(llvm_error)
+            }
+            SpecialRegister::EnvironmentRegister(_)
+            | SpecialRegister::PerformanceCounter(_)
+            | SpecialRegister::PerformanceCounter64(_)
+            | SpecialRegister::ReservedSharedOffset(_)
+            | SpecialRegister::ClusterId(_)
+            | SpecialRegister::ClusterCount(_)
+            | SpecialRegister::ClusterCtaId(_)
+            | SpecialRegister::ClusterCtaCount(_)
+            | SpecialRegister::ClusterCtaRank
+            | SpecialRegister::ClusterCtaRankCount
+            | SpecialRegister::IsExplicitCluster => {
+                crate::fixed_special_register::value(site, register, |other| self.special_register(site, other))
+                    .unwrap_or_else(|| Err(Unsupported { what: format!("special register {register}") }))
             }
         }
     }

@@ -11,6 +11,7 @@ mod amdgpu_printf;
 mod amdgpu_sleep;
 mod amdgpu_warp;
 pub mod atomics;
+mod cluster_of_one;
 mod collective;
 pub mod compare_and_swap_loop;
 mod cpu;
@@ -20,6 +21,7 @@ mod cpu_mbarrier;
 mod declare;
 mod device_function;
 mod device_heap;
+mod fixed_special_register;
 mod global_timer;
 mod lane_mask;
 pub mod mbarrier;
@@ -55,6 +57,7 @@ use inkwell::AddressSpace;
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
+pub use cluster_of_one::ClusterQuery;
 pub use collective::{
     Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpMatrixCollective,
 };
@@ -209,6 +212,14 @@ pub trait Target {
         &self,
         site: &Site<'_, 'ctx>,
         register: SpecialRegister,
+    ) -> Result<IntValue<'ctx>, Unsupported>;
+
+    /// `mapa` or `getctarank`: the address in another CTA of the cluster, or the rank of the CTA
+    /// an address belongs to (`ClusterQuery`).
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: ClusterQuery<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.

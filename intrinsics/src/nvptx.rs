@@ -21,6 +21,79 @@ const PTX_KERNEL: u32 = 71;
 
 pub struct Nvptx;
 
+/// A special register that LLVM has no usable intrinsic for, read by `mov` in inline PTX
+/// (`%is_explicit_cluster`, a predicate, through `selp`, then truncated to i1).
+fn read_by_inline_ptx<'ctx>(site: &Site<'_, 'ctx>, register: SpecialRegister) -> Result<IntValue<'ctx>, Unsupported> {
+    let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
+    let (value_type, text, constraint) = match register.bits() {
+        64 => (site.context.i64_type(), format!("mov.u64 $0, {register};"), "=l"),
+        32 => (site.context.i32_type(), format!("mov.u32 $0, {register};"), "=r"),
+        _ => (
+            site.context.i32_type(),
+            format!("{{\n\t.reg .pred %p;\n\tmov.pred %p, {register};\n\tselp.u32 $0, 1, 0, %p;\n\t}}"),
+            "=r",
+        ),
+    };
+    let function_type = value_type.fn_type(&[], false);
+    // Counters change between reads, so two reads must not merge; the others are constant.
+    let volatile =
+        matches!(register, SpecialRegister::PerformanceCounter(_) | SpecialRegister::PerformanceCounter64(_));
+    let assembly =
+        site.context.create_inline_asm(function_type, text, constraint.to_string(), volatile, false, None, false);
+    let value = site
+        .builder
+        .build_indirect_call(function_type, assembly, &[], "")
+        .map_err(failed)?
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| Unsupported { what: format!("special register {register} (inline PTX has no value)") })?
+        .into_int_value();
+    if register.is_predicate() {
+        return site.builder.build_int_truncate(value, site.context.bool_type(), "").map_err(failed);
+    }
+    Ok(value)
+}
+
+/// `mapa` and `getctarank` as inline PTX: LLVM's `llvm.nvvm.mapa*` and `llvm.nvvm.getctarank*`
+/// select only for sm_90 and abort otherwise, where ptxas reports the target instead.
+fn cluster_address_by_inline_ptx<'ctx>(
+    site: &Site<'_, 'ctx>,
+    query: crate::ClusterQuery<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
+    let space = |shared_cluster: bool| if shared_cluster { ".shared::cluster" } else { "" };
+    let width = |address: IntValue<'ctx>| address.get_type().get_bit_width();
+    let letter = |bits: u32| if bits == 64 { "l" } else { "r" };
+    let i32_type = site.context.i32_type();
+    let (result_type, text, constraints, arguments) = match query {
+        crate::ClusterQuery::Map { shared_cluster, address, rank } => {
+            let bits = width(address);
+            let text = format!("mapa{}.u{bits} $0, $1, $2;", space(shared_cluster));
+            let constraints = format!("={},{},r", letter(bits), letter(bits));
+            (address.get_type(), text, constraints, vec![address.into(), rank.into()])
+        }
+        crate::ClusterQuery::Rank { shared_cluster, address } => {
+            let bits = width(address);
+            let text = format!("getctarank{}.u{bits} $0, $1;", space(shared_cluster));
+            (i32_type, text, format!("=r,{}", letter(bits)), vec![address.into()])
+        }
+    };
+    let parameter_types: Vec<inkwell::types::BasicMetadataTypeEnum<'ctx>> = arguments
+        .iter()
+        .map(|argument: &inkwell::values::BasicMetadataValueEnum<'ctx>| match argument {
+            inkwell::values::BasicMetadataValueEnum::IntValue(value) => value.get_type().into(),
+            _ => i32_type.into(),
+        })
+        .collect();
+    let function_type = result_type.fn_type(&parameter_types, false);
+    let assembly = site.context.create_inline_asm(function_type, text, constraints, false, false, None, false);
+    let call = site.builder.build_indirect_call(function_type, assembly, &arguments, "").map_err(failed)?;
+    call.try_as_basic_value()
+        .basic()
+        .map(|value| value.into_int_value())
+        .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })
+}
+
 /// `isspacep.param` as inline PTX, on the generic address as a 64-bit integer.
 fn is_in_parameter_space<'ctx>(
     site: &Site<'_, 'ctx>,
@@ -380,6 +453,14 @@ impl Target for Nvptx {
         }
     }
 
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        cluster_address_by_inline_ptx(site, query)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -406,6 +487,26 @@ impl Target for Nvptx {
                 let clock = self.special_register(site, SpecialRegister::Clock64)?;
                 return crate::global_timer::half(site, register, clock);
             }
+            SpecialRegister::SmId => "llvm.nvvm.read.ptx.sreg.smid".to_string(),
+            SpecialRegister::SmCount => "llvm.nvvm.read.ptx.sreg.nsmid".to_string(),
+            SpecialRegister::DynamicSharedSize => "llvm.nvvm.read.ptx.sreg.dynamic_smem_size".to_string(),
+            SpecialRegister::TotalSharedSize => "llvm.nvvm.read.ptx.sreg.total_smem_size".to_string(),
+            SpecialRegister::EnvironmentRegister(index) => format!("llvm.nvvm.read.ptx.sreg.envreg{index}"),
+            SpecialRegister::PerformanceCounter(index) if index < 4 => format!("llvm.nvvm.read.ptx.sreg.pm{index}"),
+            // LLVM has no intrinsics for these (its `gridid` is 32 bits, PTX's 64 since ISA 3.0;
+            // those of clusters select only for sm_90 and PTX 7.8, aborting otherwise): a `mov`
+            // in inline PTX, which ptxas checks against the target instead.
+            SpecialRegister::GridId
+            | SpecialRegister::PerformanceCounter(_)
+            | SpecialRegister::PerformanceCounter64(_)
+            | SpecialRegister::ReservedSharedOffset(_)
+            | SpecialRegister::ClusterId(_)
+            | SpecialRegister::ClusterCount(_)
+            | SpecialRegister::ClusterCtaId(_)
+            | SpecialRegister::ClusterCtaCount(_)
+            | SpecialRegister::ClusterCtaRank
+            | SpecialRegister::ClusterCtaRankCount
+            | SpecialRegister::IsExplicitCluster => return read_by_inline_ptx(site, register),
         };
         Ok(call_intrinsic(site, &name, &[], &[])?.into_int_value())
     }

@@ -434,6 +434,15 @@ impl Target for Spirv {
         spirv_subgroup::warp_collective(site, collective)
     }
 
+    fn cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        query: crate::ClusterQuery<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // ptxr launches no clusters here: each CTA is a cluster of one.
+        crate::cluster_of_one::answer(site, query)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -481,6 +490,32 @@ impl Target for Spirv {
                 site.builder
                     .build_int_truncate(clock, site.context.i32_type(), "clock")
                     .map_err(|error| Unsupported { what: format!("special register {register} ({error})") })
+            }
+            // OpenCL names no compute unit to a work-group: ptxr presents one multiprocessor,
+            // which keeps the ISA's invariant %smid < %nsmid.
+            SpecialRegister::SmId => Ok(site.context.i32_type().const_zero()),
+            SpecialRegister::SmCount => Ok(site.context.i32_type().const_int(1, false)),
+            SpecialRegister::GridId => Err(Unsupported {
+                what: format!("special register {register} (OpenCL gives a kernel no identifier of its enqueue)"),
+            }),
+            SpecialRegister::DynamicSharedSize | SpecialRegister::TotalSharedSize => Err(Unsupported {
+                what: format!(
+                    "special register {register} (an OpenCL kernel cannot know the size of its `__local` argument, which holds the dynamic shared memory)"
+                ),
+            }),
+            SpecialRegister::EnvironmentRegister(_)
+            | SpecialRegister::PerformanceCounter(_)
+            | SpecialRegister::PerformanceCounter64(_)
+            | SpecialRegister::ReservedSharedOffset(_)
+            | SpecialRegister::ClusterId(_)
+            | SpecialRegister::ClusterCount(_)
+            | SpecialRegister::ClusterCtaId(_)
+            | SpecialRegister::ClusterCtaCount(_)
+            | SpecialRegister::ClusterCtaRank
+            | SpecialRegister::ClusterCtaRankCount
+            | SpecialRegister::IsExplicitCluster => {
+                crate::fixed_special_register::value(site, register, |other| self.special_register(site, other))
+                    .unwrap_or_else(|| Err(Unsupported { what: format!("special register {register}") }))
             }
         }
     }

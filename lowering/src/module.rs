@@ -546,6 +546,12 @@ pub fn parameter_window_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .then_some((7, 7))
 }
 
+/// The newest PTX ISA version among the special registers the module reads (NVPTX reads
+/// `%reserved_smem_offset_*` (7.6) and the cluster registers (7.8) by inline PTX).
+pub fn special_register_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    ptx.functions.iter().filter_map(|function| function.special_register_isa).max()
+}
+
 /// The PTX ISA version that NVPTX's inline `discard.L2` and `applypriority.L2` need (7.4), if
 /// the module has either.
 pub fn cache_hint_isa(ptx: &ir::Module) -> Option<(u32, u32)> {

@@ -58,7 +58,11 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let value = self.shared.target.special_register(&self.site(), *register).map_err(|unsupported| {
                     LoweringError::unsupported(&unsupported.what, self.target_name(), operand.span)
                 })?;
-                let register_type = if register.bits() == 64 { ScalarType::U64 } else { ScalarType::U32 };
+                let register_type = match register.bits() {
+                    64 => ScalarType::U64,
+                    1 => ScalarType::Pred,
+                    _ => ScalarType::U32,
+                };
                 self.resize(value.into(), register_type, ty)
             }
             Value::Member { register, index } => {

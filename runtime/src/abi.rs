@@ -17,8 +17,8 @@
 //! - `context` describes the block (see [`BlockContext`]); it lives until the entry returns.
 
 /// One per block launch; read by the compiled block entry. Field order is the ABI: the compiler
-/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32, ptr, ptr, i64 }` with
-/// the same layout.
+/// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32, ptr, ptr, i64, i64, i32,
+/// i32 }` with the same layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct BlockContext {
@@ -47,6 +47,14 @@ pub struct BlockContext {
     pub parameter_window: *const u8,
     /// Field 8: the size of that window in bytes.
     pub parameter_window_bytes: u64,
+    /// Field 9: the launch's `%gridid` (ISA 7.8 section 10.10): a process-wide launch counter,
+    /// distinct for every launch of this process and never 0.
+    pub grid_id: u64,
+    /// Field 10: `%smid` (section 10.8): the index of the worker (OS thread) running this block,
+    /// below `sm_count`. A block runs on one worker from start to end.
+    pub sm_id: u32,
+    /// Field 11: `%nsmid` (section 10.9): the number of workers of this launch.
+    pub sm_count: u32,
 }
 
 /// Field indices of [`BlockContext`] in the LLVM struct, for the compiler's GEPs.
@@ -60,6 +68,9 @@ pub mod block_context_field {
     pub const PARAMETERS: u32 = 6;
     pub const PARAMETER_WINDOW: u32 = 7;
     pub const PARAMETER_WINDOW_BYTES: u32 = 8;
+    pub const GRID_ID: u32 = 9;
+    pub const SM_ID: u32 = 10;
+    pub const SM_COUNT: u32 = 11;
 }
 
 /// The compiled entry that runs every thread of one block. `params[i]` points at the bytes of
@@ -80,7 +91,10 @@ const _: () = {
     assert!(std::mem::offset_of!(BlockContext, parameters) == 56);
     assert!(std::mem::offset_of!(BlockContext, parameter_window) == 64);
     assert!(std::mem::offset_of!(BlockContext, parameter_window_bytes) == 72);
-    assert!(std::mem::size_of::<BlockContext>() == 80);
+    assert!(std::mem::offset_of!(BlockContext, grid_id) == 80);
+    assert!(std::mem::offset_of!(BlockContext, sm_id) == 88);
+    assert!(std::mem::offset_of!(BlockContext, sm_count) == 92);
+    assert!(std::mem::size_of::<BlockContext>() == 96);
 };
 
 /// Runtime functions that compiled kernels call, by the names they are declared with. The JIT

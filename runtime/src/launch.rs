@@ -370,6 +370,9 @@ impl PreparedLaunch {
             block: self.block,
             shared_bytes: self.shared_bytes,
             static_shared_bytes: self.static_shared_bytes,
+            grid_id: next_grid_id(),
+            // `workers` is at most `available`, a usize count of threads, far below 2^32.
+            workers: u32::try_from(workers).unwrap_or(u32::MAX),
         };
         let parameters = ParameterArray {
             pointers: self.parameter_pointers.as_ptr(),
@@ -395,7 +398,8 @@ impl PreparedLaunch {
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
                         with_services(services, || unsafe {
-                            run_blocks(entry, parameters, shape, blocks, next_block, shared_memory, stop)
+                            let worker = Worker { index: u32::try_from(index).unwrap_or(u32::MAX), shared_memory };
+                            run_blocks(entry, parameters, shape, blocks, next_block, worker, stop)
                         })
                     });
                 match worker {
@@ -514,6 +518,26 @@ struct GridShape {
     block: [u32; 3],
     shared_bytes: u32,
     static_shared_bytes: u32,
+    /// `%gridid`: this launch's number.
+    grid_id: u64,
+    /// `%nsmid`: how many workers the launch starts (fewer may start; see `run`).
+    workers: u32,
+}
+
+/// What belongs to one worker thread: its index (`%smid`) and its block's shared memory.
+struct Worker<'a> {
+    index: u32,
+    shared_memory: &'a mut AlignedBuffer,
+}
+
+/// Launches of this process so far, for `%gridid`, which the ISA (section 10.10) describes as a
+/// temporal identifier that tells launches apart.
+static LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
+/// The next launch's `%gridid`: 1 for the first launch of the process, then counting up.
+fn next_grid_id() -> u64 {
+    // Relaxed: only distinctness matters.
+    LAUNCHES.fetch_add(1, Ordering::Relaxed) + 1
 }
 
 /// One worker: takes block indices until none are left and runs each.
@@ -527,9 +551,10 @@ unsafe fn run_blocks(
     shape: GridShape,
     blocks: u64,
     next_block: &AtomicU64,
-    shared_memory: &mut AlignedBuffer,
+    worker: Worker<'_>,
     stop: &AtomicBool,
 ) -> Option<String> {
+    let Worker { index: worker_index, shared_memory } = worker;
     let [grid_x, grid_y, _] = shape.grid.map(u64::from);
     let (parameter_window, parameter_window_bytes) = parameters.window();
     let mut shared_memory_fresh = true;
@@ -566,6 +591,9 @@ unsafe fn run_blocks(
             parameters: parameters.get(),
             parameter_window,
             parameter_window_bytes,
+            grid_id: shape.grid_id,
+            sm_id: worker_index,
+            sm_count: shape.workers,
         };
         // SAFETY: see the function's contract.
         unsafe { entry(parameters.get(), &context) };

@@ -632,3 +632,75 @@ fn ordered_loads_and_stores_are_atomics_in_the_spirv() {
     assert_eq!((count(229), count(241)), (3, 2), "atomic exchanges and ors in {opcodes:?}");
     assert!(count(62) == 0, "a plain OpStore is left: {opcodes:?}");
 }
+
+/// The special registers SPIR-V reads (docs/TARGETS.md): each block's thread 0 writes 8 words
+/// at `out[8 * ctaid.x]`: whether %smid < %nsmid, %clusterid.x, %nclusterid.x,
+/// %cluster_nctarank, %cluster_ctarank + %cluster_ctaid.x + %is_explicit_cluster,
+/// %envreg2 + %pm4 + %pm1_64 + %reserved_smem_offset_cap, `mapa` of a shared address minus
+/// the address, and `getctarank` of it.
+const SPECIAL_REGISTERS: &str = r#".version 7.8
+.target sm_90
+.address_size 64
+
+.shared .align 4 .b32 word[4];
+
+.visible .entry special_registers(.param .u64 output)
+{
+    .reg .b32 %r<24>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<3>;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r2, %ctaid.x;
+    mul.wide.u32 %rd2, %r2, 32;
+    add.u64 %rd1, %rd1, %rd2;
+    mov.u32 %r3, %smid;
+    mov.u32 %r4, %nsmid;
+    setp.lt.u32 %p2, %r3, %r4;
+    selp.u32 %r5, 1, 0, %p2;
+    st.global.u32 [%rd1], %r5;
+    mov.u32 %r6, %clusterid.x;
+    st.global.u32 [%rd1+4], %r6;
+    mov.u32 %r7, %nclusterid.x;
+    st.global.u32 [%rd1+8], %r7;
+    mov.u32 %r8, %cluster_nctarank;
+    st.global.u32 [%rd1+12], %r8;
+    mov.u32 %r9, %cluster_ctarank;
+    mov.u32 %r10, %cluster_ctaid.x;
+    add.u32 %r9, %r9, %r10;
+    mov.pred %p2, %is_explicit_cluster;
+    selp.u32 %r11, 1, 0, %p2;
+    add.u32 %r9, %r9, %r11;
+    st.global.u32 [%rd1+16], %r9;
+    mov.u32 %r12, %envreg2;
+    mov.u32 %r13, %pm4;
+    add.u32 %r12, %r12, %r13;
+    mov.u64 %rd3, %pm1_64;
+    cvt.u32.u64 %r14, %rd3;
+    add.u32 %r12, %r12, %r14;
+    mov.u32 %r15, %reserved_smem_offset_cap;
+    add.u32 %r12, %r12, %r15;
+    st.global.u32 [%rd1+20], %r12;
+    mov.u64 %rd4, word;
+    cvta.shared.u64 %rd5, %rd4;
+    mapa.u64 %rd6, %rd5, 0;
+    sub.u64 %rd7, %rd6, %rd5;
+    cvt.u32.u64 %r16, %rd7;
+    st.global.u32 [%rd1+24], %r16;
+    getctarank.u64 %r17, %rd5;
+    st.global.u32 [%rd1+28], %r17;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn special_registers_of_a_cluster_of_one_run_through_opencl() {
+    let blocks = 3;
+    let launch = Launch { grid: [blocks, 1, 1], block: [2, 1, 1], ..Launch::default() };
+    let expected: Vec<u64> =
+        (0..u64::from(blocks)).flat_map(|block| [1, block, u64::from(blocks), 1, 0, 0, 0, 0]).collect();
+    check(SPECIAL_REGISTERS, &launch, &[Buffer::zeroed("u32", 8 * blocks as usize)], 0, &expected);
+}

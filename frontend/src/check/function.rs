@@ -168,6 +168,7 @@ fn check_function(
         version: header.version,
         sm: header.sm,
         reads_warp_registers: false,
+        special_register_isa: None,
     };
     let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {
         let mut indices = Vec::new();
@@ -225,6 +226,7 @@ fn check_function(
         labels,
         body,
         reads_warp_registers: context.reads_warp_registers,
+        special_register_isa: context.special_register_isa,
         span: syntax.span,
     };
     super::parameters::check_parameter_access(&function, context.diagnostics);

@@ -17,6 +17,8 @@ impl Instruction {
             | Instruction::Pack { destination, .. }
             | Instruction::CreatePolicy { destination }
             | Instruction::IsSpace { destination, .. }
+            | Instruction::MapClusterAddress { destination, .. }
+            | Instruction::ClusterRank { destination, .. }
             | Instruction::StackAllocate { destination, .. }
             | Instruction::StackSave { destination, .. }
             | Instruction::ConvertAddress { destination, .. }

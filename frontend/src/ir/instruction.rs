@@ -100,6 +100,18 @@ pub enum Instruction {
     Prefetch { state_space: StateSpace, address: Address },
     /// `isspacep.space p, a`: whether the generic address `a` lies in `space`.
     IsSpace { state_space: StateSpace, destination: Destination, address: Operand },
+    /// `mapa{.shared::cluster}.type d, a, b`: the address in the cluster's CTA of rank `b` that
+    /// corresponds to `a` (a `.shared::cluster` address, or a generic one without the space).
+    MapClusterAddress {
+        shared_cluster: bool,
+        ty: ScalarType,
+        destination: Destination,
+        address: Operand,
+        rank: Operand,
+    },
+    /// `getctarank{.shared::cluster}.type d, a`: the rank within the cluster of the CTA whose
+    /// shared memory holds `a`; `d` is a `.u32`.
+    ClusterRank { shared_cluster: bool, ty: ScalarType, destination: Destination, address: Operand },
     /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
     ConvertAddress {
         direction: AddressConversion,

@@ -142,6 +142,9 @@ pub struct Function {
     /// and `wmma.store` read `%laneid`): registers
     /// that, like the warp collectives, need the target to know which threads form a warp.
     pub reads_warp_registers: bool,
+    /// The newest PTX ISA version among the special registers the body reads, where newer than
+    /// 7.0 (`SpecialRegister::isa_version`).
+    pub special_register_isa: Option<(u32, u32)>,
     pub span: Span,
 }
 

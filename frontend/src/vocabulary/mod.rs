@@ -6,5 +6,5 @@ mod special_register;
 mod state_space;
 
 pub use scalar_type::{ScalarKind, ScalarType};
-pub use special_register::{Dimension, LaneRelation, SpecialRegister};
+pub use special_register::{Dimension, LaneRelation, ReservedSharedOffset, SpecialRegister};
 pub use state_space::StateSpace;

@@ -63,6 +63,31 @@ impl fmt::Display for LaneRelation {
     }
 }
 
+/// Which `%reserved_smem_offset_*` register (ISA 7.8 section 10.29): the window of shared memory
+/// reserved for NVIDIA's system software.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReservedSharedOffset {
+    /// `_begin`: where the reserved window starts.
+    Begin,
+    /// `_end`: where it ends.
+    End,
+    /// `_cap`: its size.
+    Capacity,
+    /// `_0` and `_1`: offsets inside it.
+    Slot(u8),
+}
+
+impl fmt::Display for ReservedSharedOffset {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReservedSharedOffset::Begin => formatter.write_str("begin"),
+            ReservedSharedOffset::End => formatter.write_str("end"),
+            ReservedSharedOffset::Capacity => formatter.write_str("cap"),
+            ReservedSharedOffset::Slot(index) => write!(formatter, "{index}"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SpecialRegister {
     /// `%tid`: the thread's index within its CTA.
@@ -93,6 +118,38 @@ pub enum SpecialRegister {
     /// `%globaltimer_lo`, `%globaltimer_hi`: its low and high 32 bits.
     GlobalTimerLow,
     GlobalTimerHigh,
+    /// `%smid`: the multiprocessor running the thread, in `[0, %nsmid)`.
+    SmId,
+    /// `%nsmid`: the number of multiprocessor identifiers.
+    SmCount,
+    /// `%gridid`: a 64-bit identifier of the launch, telling launches apart.
+    GridId,
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory per CTA, in bytes.
+    DynamicSharedSize,
+    /// `%total_smem_size`: the CTA's static and dynamic shared memory, in bytes.
+    TotalSharedSize,
+    /// `%envreg0` to `%envreg31`: read-only registers the driver defines.
+    EnvironmentRegister(u8),
+    /// `%pm0` to `%pm7`: 32-bit performance-monitoring counters.
+    PerformanceCounter(u8),
+    /// `%pm0_64` to `%pm7_64`: their 64-bit forms.
+    PerformanceCounter64(u8),
+    /// `%reserved_smem_offset_*`: the shared memory reserved for system software.
+    ReservedSharedOffset(ReservedSharedOffset),
+    /// `%clusterid`: the cluster's index within the grid.
+    ClusterId(Dimension),
+    /// `%nclusterid`: the grid's size in clusters.
+    ClusterCount(Dimension),
+    /// `%cluster_ctaid`: the CTA's index within its cluster.
+    ClusterCtaId(Dimension),
+    /// `%cluster_nctaid`: the cluster's size in CTAs.
+    ClusterCtaCount(Dimension),
+    /// `%cluster_ctarank`: the CTA's linear rank within its cluster.
+    ClusterCtaRank,
+    /// `%cluster_nctarank`: the number of CTAs in the cluster.
+    ClusterCtaRankCount,
+    /// `%is_explicit_cluster`: a predicate, true when the launch asked for clusters.
+    IsExplicitCluster,
 }
 
 impl SpecialRegister {
@@ -124,8 +181,74 @@ impl SpecialRegister {
             "%globaltimer" => scalar(SpecialRegister::GlobalTimer),
             "%globaltimer_lo" => scalar(SpecialRegister::GlobalTimerLow),
             "%globaltimer_hi" => scalar(SpecialRegister::GlobalTimerHigh),
+            "%smid" => scalar(SpecialRegister::SmId),
+            "%nsmid" => scalar(SpecialRegister::SmCount),
+            "%gridid" => scalar(SpecialRegister::GridId),
+            "%dynamic_smem_size" => scalar(SpecialRegister::DynamicSharedSize),
+            "%total_smem_size" => scalar(SpecialRegister::TotalSharedSize),
+            "%clusterid" => with_dimension(SpecialRegister::ClusterId),
+            "%nclusterid" => with_dimension(SpecialRegister::ClusterCount),
+            "%cluster_ctaid" => with_dimension(SpecialRegister::ClusterCtaId),
+            "%cluster_nctaid" => with_dimension(SpecialRegister::ClusterCtaCount),
+            "%cluster_ctarank" => scalar(SpecialRegister::ClusterCtaRank),
+            "%cluster_nctarank" => scalar(SpecialRegister::ClusterCtaRankCount),
+            "%is_explicit_cluster" => scalar(SpecialRegister::IsExplicitCluster),
+            "%reserved_smem_offset_begin" => scalar(SpecialRegister::ReservedSharedOffset(ReservedSharedOffset::Begin)),
+            "%reserved_smem_offset_end" => scalar(SpecialRegister::ReservedSharedOffset(ReservedSharedOffset::End)),
+            "%reserved_smem_offset_cap" => {
+                scalar(SpecialRegister::ReservedSharedOffset(ReservedSharedOffset::Capacity))
+            }
+            "%reserved_smem_offset_0" => scalar(SpecialRegister::ReservedSharedOffset(ReservedSharedOffset::Slot(0))),
+            "%reserved_smem_offset_1" => scalar(SpecialRegister::ReservedSharedOffset(ReservedSharedOffset::Slot(1))),
+            _ => {
+                let numbered = |prefix: &str, suffix: &str, count: u8| {
+                    let digits = name.strip_prefix(prefix)?.strip_suffix(suffix)?;
+                    // One spelling per number: `%pm01` is not `%pm1`.
+                    let index: u8 = digits.parse().ok().filter(|_| digits == "0" || !digits.starts_with('0'))?;
+                    (index < count).then_some(index)
+                };
+                if let Some(index) = numbered("%envreg", "", 32) {
+                    scalar(SpecialRegister::EnvironmentRegister(index))
+                } else if let Some(index) = numbered("%pm", "_64", 8) {
+                    scalar(SpecialRegister::PerformanceCounter64(index))
+                } else if let Some(index) = numbered("%pm", "", 8) {
+                    scalar(SpecialRegister::PerformanceCounter(index))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// The PTX ISA version that introduced the register, where it is newer than 7.0 (the oldest
+    /// that LLVM's NVPTX back end writes): NVPTX must then ask for at least that version.
+    pub fn isa_version(self) -> Option<(u32, u32)> {
+        match self {
+            SpecialRegister::ReservedSharedOffset(_) => Some((7, 6)),
+            SpecialRegister::ClusterId(_)
+            | SpecialRegister::ClusterCount(_)
+            | SpecialRegister::ClusterCtaId(_)
+            | SpecialRegister::ClusterCtaCount(_)
+            | SpecialRegister::ClusterCtaRank
+            | SpecialRegister::ClusterCtaRankCount
+            | SpecialRegister::IsExplicitCluster => Some((7, 8)),
             _ => None,
         }
+    }
+
+    /// The oldest `sm_` target that has the register, where newer than any ptxr compiles for
+    /// without asking (ptxas 12.9: "Feature '%clusterid' requires .target sm_90 or higher").
+    pub fn target_sm(self) -> Option<u32> {
+        match self.isa_version() {
+            Some((7, 6)) => Some(80),
+            Some((7, 8)) => Some(90),
+            _ => None,
+        }
+    }
+
+    /// Whether the register is a predicate (`%is_explicit_cluster`) rather than an integer.
+    pub fn is_predicate(self) -> bool {
+        self == SpecialRegister::IsExplicitCluster
     }
 
     /// Whether the register describes the thread's warp (`%laneid`, `%warpid`, `%nwarpid`,
@@ -181,14 +304,20 @@ impl SpecialRegister {
                 | "%reserved_smem_offset_0"
                 | "%reserved_smem_offset_1"
                 | "%current_graph_exec"
-        ) || name.starts_with("%envreg")
-            || name.starts_with("%pm")
+        ) || ["%envreg", "%pm"].iter().any(|prefix| {
+            // `%envreg<N>` and `%pm<N>{_64}` only: `%pmask` may be a register of the program.
+            name.strip_prefix(prefix).is_some_and(|number| number.starts_with(|c: char| c.is_ascii_digit()))
+        })
     }
 
     /// The register's value type: 64-bit for the 64-bit counters, 32-bit otherwise.
     pub fn bits(self) -> u32 {
         match self {
-            SpecialRegister::Clock64 | SpecialRegister::GlobalTimer => 64,
+            SpecialRegister::Clock64
+            | SpecialRegister::GlobalTimer
+            | SpecialRegister::GridId
+            | SpecialRegister::PerformanceCounter64(_) => 64,
+            SpecialRegister::IsExplicitCluster => 1,
             _ => 32,
         }
     }
@@ -211,6 +340,22 @@ impl fmt::Display for SpecialRegister {
             SpecialRegister::GlobalTimer => formatter.write_str("%globaltimer"),
             SpecialRegister::GlobalTimerLow => formatter.write_str("%globaltimer_lo"),
             SpecialRegister::GlobalTimerHigh => formatter.write_str("%globaltimer_hi"),
+            SpecialRegister::SmId => formatter.write_str("%smid"),
+            SpecialRegister::SmCount => formatter.write_str("%nsmid"),
+            SpecialRegister::GridId => formatter.write_str("%gridid"),
+            SpecialRegister::DynamicSharedSize => formatter.write_str("%dynamic_smem_size"),
+            SpecialRegister::TotalSharedSize => formatter.write_str("%total_smem_size"),
+            SpecialRegister::EnvironmentRegister(index) => write!(formatter, "%envreg{index}"),
+            SpecialRegister::PerformanceCounter(index) => write!(formatter, "%pm{index}"),
+            SpecialRegister::PerformanceCounter64(index) => write!(formatter, "%pm{index}_64"),
+            SpecialRegister::ReservedSharedOffset(which) => write!(formatter, "%reserved_smem_offset_{which}"),
+            SpecialRegister::ClusterId(dimension) => write!(formatter, "%clusterid.{dimension}"),
+            SpecialRegister::ClusterCount(dimension) => write!(formatter, "%nclusterid.{dimension}"),
+            SpecialRegister::ClusterCtaId(dimension) => write!(formatter, "%cluster_ctaid.{dimension}"),
+            SpecialRegister::ClusterCtaCount(dimension) => write!(formatter, "%cluster_nctaid.{dimension}"),
+            SpecialRegister::ClusterCtaRank => formatter.write_str("%cluster_ctarank"),
+            SpecialRegister::ClusterCtaRankCount => formatter.write_str("%cluster_nctarank"),
+            SpecialRegister::IsExplicitCluster => formatter.write_str("%is_explicit_cluster"),
         }
     }
 }

@@ -3,6 +3,7 @@
 mod bits;
 mod call;
 mod carry;
+mod cluster;
 mod comparison;
 pub(crate) mod constant_string;
 mod control;
@@ -69,6 +70,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
         Instruction::IsSpace { state_space, destination, address } => {
             memory::is_space(lowering, *state_space, destination, address)
+        }
+        Instruction::MapClusterAddress { shared_cluster, ty, destination, address, rank } => {
+            cluster::map_address(lowering, *shared_cluster, *ty, destination, address, rank)
+        }
+        Instruction::ClusterRank { shared_cluster, ty, destination, address } => {
+            cluster::cta_rank(lowering, *shared_cluster, *ty, destination, address)
         }
         Instruction::ConvertAddress { direction, state_space, size_bits, destination, source } => {
             memory::convert_address(lowering, *direction, *state_space, *size_bits, destination, source)

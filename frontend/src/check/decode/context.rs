@@ -42,6 +42,8 @@ pub struct Context<'a, 'module> {
     /// Whether an operand so far was a warp special register, or a `wmma.load`/`wmma.store` read
     /// `%laneid` (`ir::Function::reads_warp_registers`).
     pub reads_warp_registers: bool,
+    /// The newest ISA version of a special register read so far (`ir::Function::special_register_isa`).
+    pub special_register_isa: Option<(u32, u32)>,
 }
 
 impl Context<'_, '_> {
@@ -224,6 +226,31 @@ impl Context<'_, '_> {
         }
     }
 
+    /// Reports a special register newer than the module's `.version` or `.target` (ISA 7.6's
+    /// `%reserved_smem_offset_*` on sm_80, ISA 7.8's cluster registers on sm_90), as ptxas does.
+    fn gate_special_register(&mut self, register: SpecialRegister, span: Span) {
+        let Some((major, minor)) = register.isa_version() else { return };
+        let needed = crate::ir::IsaVersion { major, minor };
+        if self.version < needed {
+            self.report(
+                Diagnostic::error(Code::NeedsNewerVersion, format!("`{register}` needs PTX ISA {needed} or later"))
+                    .with_primary(span, format!("the module declares PTX ISA {}", self.version))
+                    .with_note("chapter 10: the special register's PTX ISA notes")
+                    .with_help(format!("raise `.version` to {needed} or later")),
+            );
+        }
+        if let (Some(needed), Some(declared)) = (register.target_sm(), self.sm) {
+            if declared < needed {
+                self.report(
+                    Diagnostic::error(Code::NeedsNewerTarget, format!("`{register}` needs sm_{needed} or later"))
+                        .with_primary(span, format!("the module targets sm_{declared}"))
+                        .with_note("chapter 10: the special register's Target ISA notes")
+                        .with_help(format!("raise `.target` to sm_{needed} or later")),
+                );
+            }
+        }
+    }
+
     /// A value that the instruction reads with type `ty`: a register, an immediate, a special
     /// register or the address of a variable.
     pub fn source(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Operand> {
@@ -243,17 +270,26 @@ impl Context<'_, '_> {
                                 | SpecialRegister::CtaId(_)
                                 | SpecialRegister::CtaCount(_)
                         );
-                    if ty.kind() == ScalarKind::Pred || ty.bits() != register.bits() && !legacy_sixteen_bits {
+                    let fits = if register.is_predicate() {
+                        ty.kind() == ScalarKind::Pred
+                    } else {
+                        ty.kind() != ScalarKind::Pred && (ty.bits() == register.bits() || legacy_sixteen_bits)
+                    };
+                    if !fits {
+                        let width = if register.is_predicate() {
+                            "a predicate".to_string()
+                        } else {
+                            format!("{} bits wide", register.bits())
+                        };
                         self.report(
-                            Diagnostic::error(
-                                Code::OperandType,
-                                format!("special register `{register}` is {} bits wide", register.bits()),
-                            )
-                            .with_primary(operand.span, format!("does not fit `{ty}`")),
+                            Diagnostic::error(Code::OperandType, format!("special register `{register}` is {width}"))
+                                .with_primary(operand.span, format!("does not fit `{ty}`")),
                         );
                         return None;
                     }
+                    self.gate_special_register(register, operand.span);
                     self.reads_warp_registers |= register.is_per_warp();
+                    self.special_register_isa = self.special_register_isa.max(register.isa_version());
                     Value::SpecialRegister(register)
                 } else if SpecialRegister::is_reserved_name(name) {
                     // A register ptxr reads, spelled with the wrong members, is a mistake in
@@ -267,10 +303,17 @@ impl Context<'_, '_> {
                         };
                         Diagnostic::error(Code::OperandKind, message)
                             .with_primary(operand.span, format!("read `{name}.x`, `{name}.y` or `{name}.z`"))
-                            .with_note("section 10: `%tid`, `%ntid`, `%ctaid` and `%nctaid` have x, y and z members")
+                            .with_note(
+                                "section 10: `%tid`, `%ntid`, `%ctaid`, `%nctaid` and the cluster registers `%clusterid`, `%nclusterid`, `%cluster_ctaid`, `%cluster_nctaid` have x, y and z members",
+                            )
                     } else if SpecialRegister::from_ptx(name, None).is_some() {
                         Diagnostic::error(Code::OperandKind, format!("`{name}` has no members"))
                             .with_primary(operand.span, format!("read `{name}` itself"))
+                    } else if name.starts_with("%envreg") || name.starts_with("%pm") {
+                        // A numbered family outside its range is a mistake, not a gap in ptxr.
+                        Diagnostic::error(Code::OperandKind, format!("`{name}` is not a special register"))
+                            .with_primary(operand.span, "no register has this number")
+                            .with_note("sections 10.25 to 10.27: `%envreg0`..`%envreg31`, `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64`")
                     } else {
                         let spelled = spelled_register(name, member.as_deref());
                         Diagnostic::error(Code::Unsupported, format!("unsupported: special register `{spelled}`"))

@@ -6,6 +6,7 @@ mod arithmetic;
 mod bit_manipulation;
 mod cache;
 mod call;
+mod cluster;
 mod comparison;
 mod context;
 mod control;
@@ -64,6 +65,8 @@ fn decode_rare(
         "createpolicy" => cache::create_policy(context, modifiers, instruction),
         "prefetch" | "prefetchu" => cache::prefetch(context, modifiers, instruction),
         "isspacep" => cache::is_space(context, modifiers, instruction),
+        "mapa" => cluster::map_address(context, modifiers, instruction),
+        "getctarank" => cluster::cta_rank(context, modifiers, instruction),
         "sin" | "cos" | "lg2" | "tanh" | "rsqrt" => float::unary(context, modifiers, instruction),
         "copysign" => float::copysign(context, modifiers, instruction),
         "cnot" | "brev" => arithmetic::unary(context, modifiers, instruction),

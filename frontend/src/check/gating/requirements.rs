@@ -145,6 +145,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["cvt"], modifiers: &[&["pack"]], version: isa(6, 5), sm: Some(72), form: "`cvt.pack`", section: "9.7.8.19", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["pack"], &["u4", "s4", "u2", "s2"]], version: isa(6, 5), sm: Some(75), form: "`cvt.pack` to `.u4`, `.s4`, `.u2` or `.s2`", section: "9.7.8.19", operands: ANY },
     Requirement { opcodes: &["mapa"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`mapa`", section: "9.7.8.20", operands: ANY },
+    Requirement { opcodes: &["getctarank"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`getctarank`", section: "9.7.8.21", operands: ANY },
     Requirement { opcodes: &["cp"], modifiers: &[&["async"]], version: isa(7, 0), sm: Some(80), form: "`cp.async`", section: "9.7.8.22", operands: ANY },
     Requirement { opcodes: &["cp"], modifiers: &[&["async"], &["L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"]], version: isa(7, 4), sm: Some(80), form: "`cp.async` with cache hints", section: "9.7.8.22.1", operands: ANY },
     Requirement { opcodes: &["cp"], modifiers: &[&["async"], &["::cta"]], version: isa(7, 8), sm: Some(80), form: "the `::cta` sub-qualifier", section: "9.7.8.22.1", operands: ANY },

@@ -1,0 +1,138 @@
+//! The special registers of the launch (ISA 7.8 sections 10.8 to 10.31) and `mapa`/`getctarank`
+//! (9.7.8.20, 9.7.8.21) on the GPU targets: each artefact passes its vendor's checks (`ptxas`
+//! at the architecture the register needs, `spirv-val`, the AMDGPU code object's metadata), and
+//! what SPIR-V cannot express is an E0901 naming the register.
+
+use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
+
+/// Registers and instructions that every GPU target compiles (sm_90: the cluster registers).
+const EVERY_TARGET: &str = r#".version 7.8
+.target sm_90
+.address_size 64
+
+.shared .align 8 .b64 tile[4];
+
+.visible .entry every_target(.param .u64 output)
+{
+    .reg .b32 %r<24>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %smid;
+    mov.u32 %r2, %nsmid;
+    mov.u32 %r3, %envreg7;
+    mov.u32 %r4, %pm6;
+    mov.u64 %rd2, %pm1_64;
+    mov.u32 %r5, %reserved_smem_offset_cap;
+    mov.u32 %r6, %clusterid.z;
+    mov.u32 %r7, %nclusterid.x;
+    mov.u32 %r8, %cluster_ctaid.y;
+    mov.u32 %r9, %cluster_nctaid.z;
+    mov.u32 %r10, %cluster_ctarank;
+    mov.u32 %r11, %cluster_nctarank;
+    mov.pred %p1, %is_explicit_cluster;
+    selp.u32 %r12, 1, 0, %p1;
+    mov.u64 %rd3, tile;
+    mapa.shared::cluster.u64 %rd4, %rd3, %r10;
+    getctarank.shared::cluster.u64 %r13, %rd4;
+    cvta.shared.u64 %rd5, %rd3;
+    mapa.u64 %rd6, %rd5, 0;
+    getctarank.u64 %r14, %rd6;
+    st.u64 [%rd6], %rd2;
+    add.u32 %r1, %r1, %r2;
+    add.u32 %r1, %r1, %r3;
+    add.u32 %r1, %r1, %r4;
+    add.u32 %r1, %r1, %r5;
+    add.u32 %r1, %r1, %r6;
+    add.u32 %r1, %r1, %r7;
+    add.u32 %r1, %r1, %r8;
+    add.u32 %r1, %r1, %r9;
+    add.u32 %r1, %r1, %r11;
+    add.u32 %r1, %r1, %r12;
+    add.u32 %r1, %r1, %r13;
+    add.u32 %r1, %r1, %r14;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"#;
+
+/// The launch's registers, at sm_80 (`%reserved_smem_offset_*` needs PTX ISA 7.6, newer than
+/// LLVM's default for sm_80), with dynamic shared memory.
+const LAUNCH: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.extern .shared .align 16 .b8 dynamic_part[];
+
+.visible .entry launch(.param .u64 output)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [output];
+    mov.u64 %rd2, %gridid;
+    mov.u32 %r1, %dynamic_smem_size;
+    mov.u32 %r2, %total_smem_size;
+    mov.u32 %r3, %reserved_smem_offset_begin;
+    mov.u32 %r4, %reserved_smem_offset_end;
+    add.u32 %r1, %r1, %r2;
+    add.u32 %r1, %r1, %r3;
+    add.u32 %r1, %r1, %r4;
+    st.shared.u32 [dynamic_part], %r1;
+    st.global.u32 [%rd1], %r1;
+    st.global.u64 [%rd1+8], %rd2;
+    ret;
+}
+"#;
+
+fn check(source: &str, name: &str, targets: &[&str]) -> Vec<String> {
+    let Some(validators) = Validators::find() else { return Vec::new() };
+    let scratch = std::env::temp_dir().join(format!("ptxr-special-registers-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let mut problems = Vec::new();
+    for &target in targets {
+        match compile(source, target) {
+            Compiled::Artefact(artefact) => {
+                if let Err(message) = validators.check(target, name, source, &artefact, &scratch) {
+                    problems.push(format!("{target}: {message}"));
+                }
+            }
+            Compiled::Unsupported(messages) => problems.push(format!("{target}: unsupported {messages:?}")),
+            Compiled::Rejected(message) => problems.push(format!("{target}: rejected {message}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    problems
+}
+
+#[test]
+fn cluster_and_fixed_registers_pass_every_vendor_check() {
+    let problems = check(EVERY_TARGET, "every_target", &["nvptx", "spirv", "amdgpu"]);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn launch_registers_pass_ptxas_at_sm_80_and_the_amdgpu_checks() {
+    let problems = check(LAUNCH, "launch", &["nvptx", "amdgpu"]);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn amdgpu_reads_the_dynamic_lds_size_that_the_runtime_fills() {
+    let Compiled::Artefact(code_object) = compile(LAUNCH, "amdgpu") else { panic!("amdgpu did not compile") };
+    let Some(notes) = ptxr_tests::vendor_checks::code_object_notes(&code_object, "launch") else { return };
+    // Code object v5 lists the hidden argument only when the kernel reads it.
+    assert!(notes.contains("hidden_dynamic_lds_size"), "{notes}");
+}
+
+#[test]
+fn spirv_names_the_launch_registers_it_cannot_read() {
+    match compile(LAUNCH, "spirv") {
+        Compiled::Unsupported(messages) => {
+            for register in ["%gridid", "%dynamic_smem_size", "%total_smem_size"] {
+                assert!(messages.iter().any(|message| message.contains(register)), "{register}: {messages:?}");
+            }
+        }
+        Compiled::Artefact(_) => panic!("SPIR-V compiled %gridid"),
+        Compiled::Rejected(message) => panic!("rejected: {message}"),
+    }
+}
