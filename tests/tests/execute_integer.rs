@@ -1318,3 +1318,143 @@ fn vmad_multiplies_selected_parts_adds_c_and_scales() {
         }
     }
 }
+
+#[test]
+fn vmad_with_negated_sources_follows_the_isa_pseudo_code() {
+    let mut random = Random::new(19);
+    let selectors = [Selector::Word, Selector::Byte(1), Selector::Half(1)];
+    // (-a, -b, -c): the product is negated when exactly one of `a` and `b` is; the ISA allows
+    // negating the product or `c`, not both.
+    let negations =
+        [(true, false, false), (false, true, false), (true, true, false), (false, false, true), (true, true, true)];
+    let mut forms = Vec::new();
+    for (index, (a_signed, b_signed, negation, saturate, shift)) in [false, true]
+        .into_iter()
+        .flat_map(|a_signed| [false, true].into_iter().map(move |b_signed| (a_signed, b_signed)))
+        .flat_map(|(a_signed, b_signed)| negations.into_iter().map(move |negation| (a_signed, b_signed, negation)))
+        .flat_map(|(a_signed, b_signed, negation)| {
+            [false, true].into_iter().map(move |saturate| (a_signed, b_signed, negation, saturate))
+        })
+        .flat_map(|(a_signed, b_signed, negation, saturate)| {
+            [0u32, 7, 15].into_iter().map(move |shift| (a_signed, b_signed, negation, saturate, shift))
+        })
+        .enumerate()
+    {
+        // Whole words in most forms (the widest products); some take a byte or half-word.
+        let pick = random.next_u32() as usize;
+        let select =
+            |bits: usize| if pick >> bits & 3 == 0 { selectors[1 + (pick >> (bits + 2)) % 2] } else { Selector::Word };
+        forms.push((index % 2 == 1, a_signed, b_signed, negation, saturate, shift, select(0), select(4)));
+    }
+    type Form = (bool, bool, bool, (bool, bool, bool), bool, u32, Selector, Selector);
+    let statement = |index: usize, form: &Form| {
+        let (
+            destination_signed,
+            a_signed,
+            b_signed,
+            (negate_a, negate_b, negate_c),
+            saturate,
+            shift,
+            a_select,
+            b_select,
+        ) = *form;
+        let type_name = |signed: bool| if signed { ".s32" } else { ".u32" };
+        let minus = |negated: bool| if negated { "-" } else { "" };
+        format!(
+            "vmad{}{}{}{}{} %d{index}, {}%a0{}, {}%a1{}, {}%a2;\n",
+            type_name(destination_signed),
+            type_name(a_signed),
+            type_name(b_signed),
+            if saturate { ".sat" } else { "" },
+            match shift {
+                7 => ".shr7",
+                15 => ".shr15",
+                _ => "",
+            },
+            minus(negate_a),
+            a_select.suffix(),
+            minus(negate_b),
+            b_select.suffix(),
+            minus(negate_c),
+        )
+    };
+    let edges = [0u32, 1, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, 0xffff_fffe, 0xffff_ffff, 0x0000_ff80];
+    let mut rows: Vec<Vec<u64>> = (0..40)
+        .map(|_| {
+            let mut edge = || u64::from(edges[random.next_u32() as usize % edges.len()]);
+            vec![edge(), edge(), edge()]
+        })
+        .collect();
+    rows.extend(
+        [
+            [0xffff_ffffu64, 0xffff_ffff, 0],
+            [0xffff_ffff, 0xffff_ffff, 0xffff_ffff],
+            [0x8000_0000, 0x8000_0000, 0x8000_0000],
+        ]
+        .map(Vec::from),
+    );
+    rows.extend((0..16).map(|_| words_with_edges(&mut random, 3)));
+    for chunk in forms.chunks(20) {
+        let body: String = chunk.iter().enumerate().map(|(index, form)| statement(index, form)).collect();
+        for (row, result) in rows.iter().zip(run_rows("u32", "", &body, &rows, chunk.len())) {
+            let (a, b, c) = (row[0] as u32, row[1] as u32, row[2] as u32);
+            for (index, form) in chunk.iter().enumerate() {
+                let (_, a_signed, b_signed, (negate_a, negate_b, negate_c), saturate, shift, a_select, b_select) =
+                    *form;
+                // The ISA's pseudo-code, step by step, in 128 bits.
+                let negate_product = negate_a != negate_b;
+                let signed_final = a_signed || b_signed || negate_product || negate_c;
+                let mut product = i128::from(a_select.extract(a, a_signed)) * i128::from(b_select.extract(b, b_signed));
+                let (mut c, mut lsb) = (c, 0);
+                if negate_product {
+                    product = !product;
+                    lsb = 1;
+                } else if negate_c {
+                    c = !c;
+                    lsb = 1;
+                }
+                let c_wide = if signed_final { i128::from(c as i32) } else { i128::from(c) };
+                let total = (product + c_wide + lsb) >> shift;
+                // `& 0xffffffffffffffff`, then the clamp in the final result's signedness.
+                let mut expected = if signed_final { i128::from(total as i64) } else { i128::from(total as u64) };
+                if saturate {
+                    expected = if signed_final {
+                        expected.clamp(i128::from(i32::MIN), i128::from(i32::MAX))
+                    } else {
+                        expected.clamp(0, i128::from(u32::MAX))
+                    };
+                }
+                assert_eq!(result[index] as u32, expected as u32, "{} with {row:x?}", statement(index, form));
+            }
+        }
+    }
+}
+
+/// The negated forms' 128-bit sum in two 64-bit words is plain integer code for every target:
+/// ptxas accepts the NVPTX output, spirv-val the SPIR-V, and AMDGPU compiles it.
+#[test]
+fn vmad_with_negated_sources_compiles_for_every_gpu_target() {
+    use ptxr_tests::vendor_checks::{compile, ptxas_accepts, spirv_environment, spirv_val, Compiled};
+    let source = ".version 7.8\n.target sm_80\n.address_size 64\n\
+        .visible .entry negated_vmad(.param .u64 data)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<2>;\n\
+        ld.param.u64 %rd1, [data];\ncvta.to.global.u64 %rd1, %rd1;\n\
+        ld.global.u32 %r1, [%rd1];\nld.global.u32 %r2, [%rd1+4];\nld.global.u32 %r3, [%rd1+8];\n\
+        vmad.u32.u32.u32.sat %r4, -%r1, %r2, %r3;\n\
+        vmad.s32.u32.s32.shr15 %r5, %r1.h1, %r2, -%r3;\n\
+        vmad.s32.s32.u32.sat.shr7 %r6, -%r1, -%r2.b3, -%r3;\n\
+        add.u32 %r7, %r4, %r5;\nadd.u32 %r7, %r7, %r6;\nst.global.u32 [%rd1], %r7;\nret;\n}\n";
+    let artefact = |target: &str| match compile(source, target) {
+        Compiled::Artefact(bytes) => bytes,
+        Compiled::Unsupported(messages) => panic!("{target}: unsupported: {messages:?}"),
+        Compiled::Rejected(message) => panic!("{target}: rejected: {message}"),
+    };
+    let ptx = artefact("nvptx");
+    if let Some(verdict) = ptxas_accepts(&ptx, "sm_80", "negated-vmad") {
+        verdict.unwrap_or_else(|error| panic!("ptxas: {error}\n{}", String::from_utf8_lossy(&ptx)));
+    }
+    let binary = artefact("spirv");
+    if let Some(verdict) = spirv_val(&binary, &spirv_environment(&binary), "negated-vmad") {
+        verdict.unwrap_or_else(|error| panic!("spirv-val: {error}"));
+    }
+    assert!(!artefact("amdgpu").is_empty());
+}

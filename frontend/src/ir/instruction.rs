@@ -930,10 +930,14 @@ pub enum VideoOperation {
     },
     /// `vset.cmp`: 1 when the comparison holds, else 0.
     Set(Comparison),
-    /// `vmad{.po}{.shr7/.shr15}`: `a * b + c` (plus one with `.po`), shifted right by `shift`.
+    /// `vmad{.po}{.shr7/.shr15}`: `±(a * b) ± c` (plus one with `.po`), shifted right by
+    /// `shift`. `negate_product` is `-a` xor `-b`; the ISA allows it or `negate_c`, not both,
+    /// and neither with `.po`.
     MultiplyAdd {
         plus_one: bool,
         shift: u8,
+        negate_product: bool,
+        negate_c: bool,
     },
 }
 

@@ -1,6 +1,6 @@
 //! Scalar video instructions (ISA 7.8 section 9.7.15.1), following the ISA's pseudo-code:
 //! each source part is selected and sign- or zero-extended, the operation runs on those
-//! values without overflow (64-bit here), `.sat` clamps to the destination type (to the
+//! values without overflow (64-bit here; `vmad` carries 128), `.sat` clamps to the destination type (to the
 //! selected part's width for the merge form), then comes the secondary operation with `c`
 //! or the merge into `c`. The SIMD forms (section 9.7.17) do the same per half-word or byte
 //! lane, in 32-bit arithmetic, which holds every lane's intermediate.
@@ -46,21 +46,32 @@ fn selected<'ctx>(
     })
 }
 
-/// `vmad`: `(a * b + c + plus_one) >> shift`, signed when either type is, saturated to 32
-/// bits. The ISA computes in 128 bits; without negated operands every intermediate fits in 64
-/// (`u64` when both types are unsigned, `i64` otherwise), so no target needs `i128`.
+/// `vmad`: `(±(a * b) ± c + plus_one) >> shift`, saturated to 32 bits, following the ISA's
+/// pseudo-code. Signedness: the product is signed when `a` or `b` is or when it is negated,
+/// `c` has the product's signedness, and the final result is signed when the product is or
+/// when `c` is negated; only `(u32 * u32) + u32` stays unsigned. The pseudo-code reads `c` as
+/// `sext32(c)` whenever the final result is signed, so a negated `.u32` `c` of 2^31 or more
+/// counts as the negative number its bits spell (`-c` is then positive): it computes
+/// `~sext32(c) + 1`. The ISA computes in 128 bits and keeps the low 64 after the scale shift;
+/// `-(a * b)` of two `.u32` values reaches -(2^32 - 1)^2, which no 64-bit integer holds, so
+/// the sum is carried as a high and a low 64-bit word (SPIR-V has no `i128`): the product's
+/// magnitude fits in a `u64`, its sign goes into the high word.
 fn multiply_add<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     instruction: &VideoInstruction,
     plus_one: bool,
     shift: u8,
+    negate_product: bool,
+    negate_c: bool,
 ) -> LoweringResult<()> {
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
     let i64_type = context.i64_type();
+    let zero = i64_type.const_zero();
+    let all_ones = i64_type.const_all_ones();
     let a = selected(lowering, &instruction.a, instruction.a_type, instruction.a_select)?;
     let b = selected(lowering, &instruction.b, instruction.b_type, instruction.b_select)?;
-    let signed = instruction.a_type.is_signed() || instruction.b_type.is_signed();
+    let signed = instruction.a_type.is_signed() || instruction.b_type.is_signed() || negate_product || negate_c;
     let c = lowering.read_int(
         instruction
             .c
@@ -68,16 +79,46 @@ fn multiply_add<'ctx>(
             .ok_or_else(|| crate::error::LoweringError::internal("`vmad` without `c`", instruction.destination.span))?,
         instruction.destination_type,
     )?;
-    let c = if signed {
+    let select = |condition: IntValue<'ctx>, x: IntValue<'ctx>, y: IntValue<'ctx>| -> LoweringResult<IntValue<'ctx>> {
+        Ok(builder.build_select(condition, x, y, "")?.into_int_value())
+    };
+    let is_negative = |value: IntValue<'ctx>| builder.build_int_compare(IntPredicate::SLT, value, zero, "");
+    // Each source lies in [-2^31, 2^32), so its magnitude and the magnitudes' product fit.
+    let magnitude = |value: IntValue<'ctx>| -> LoweringResult<IntValue<'ctx>> {
+        select(is_negative(value)?, builder.build_int_neg(value, "")?, value)
+    };
+    let product = builder.build_int_mul(magnitude(a)?, magnitude(b)?, "")?;
+    let mut product_negative = builder.build_xor(is_negative(a)?, is_negative(b)?, "")?;
+    if negate_product {
+        product_negative = builder.build_not(product_negative, "")?;
+    }
+    let nonzero = builder.build_int_compare(IntPredicate::NE, product, zero, "")?;
+    let product_low = select(product_negative, builder.build_int_neg(product, "")?, product)?;
+    let product_high = select(builder.build_and(product_negative, nonzero, "")?, all_ones, zero)?;
+    // `c` (negated, plus one with `.po`) lies within 2^32 of zero: one sign-extended word.
+    let mut addend = if signed {
         builder.build_int_s_extend(c, i64_type, "")?
     } else {
         builder.build_int_z_extend(c, i64_type, "")?
     };
-    let mut total = builder.build_int_add(builder.build_int_mul(a, b, "")?, c, "")?;
-    if plus_one {
-        total = builder.build_int_add(total, i64_type.const_int(1, false), "")?;
+    if negate_c {
+        addend = builder.build_int_neg(addend, "")?;
     }
-    let total = builder.build_right_shift(total, i64_type.const_int(u64::from(shift), false), signed, "")?;
+    if plus_one {
+        addend = builder.build_int_add(addend, i64_type.const_int(1, false), "")?;
+    }
+    let low = builder.build_int_add(product_low, addend, "")?;
+    let carry = builder.build_int_compare(IntPredicate::ULT, low, product_low, "")?;
+    let high = builder.build_int_add(product_high, select(is_negative(addend)?, all_ones, zero)?, "")?;
+    let high = builder.build_int_add(high, builder.build_int_z_extend(carry, i64_type, "")?, "")?;
+    // The low 64 bits of the 128-bit sum shifted right (arithmetically) by the scale.
+    let total = if shift == 0 {
+        low
+    } else {
+        let shifted_low = builder.build_right_shift(low, i64_type.const_int(u64::from(shift), false), false, "")?;
+        let shifted_high = builder.build_left_shift(high, i64_type.const_int(u64::from(64 - shift), false), "")?;
+        builder.build_or(shifted_low, shifted_high, "")?
+    };
     let result = if instruction.saturate {
         let (low, high, less, greater) = if signed {
             (i32::MIN as u64, i32::MAX as u64, IntPredicate::SLT, IntPredicate::SGT)
@@ -85,9 +126,8 @@ fn multiply_add<'ctx>(
             (0, u64::from(u32::MAX), IntPredicate::ULT, IntPredicate::UGT)
         };
         let (low, high) = (i64_type.const_int(low, signed), i64_type.const_int(high, false));
-        let raised =
-            builder.build_select(builder.build_int_compare(less, total, low, "")?, low, total, "")?.into_int_value();
-        builder.build_select(builder.build_int_compare(greater, raised, high, "")?, high, raised, "")?.into_int_value()
+        let raised = select(builder.build_int_compare(less, total, low, "")?, low, total)?;
+        select(builder.build_int_compare(greater, raised, high, "")?, high, raised)?
     } else {
         total
     };
@@ -96,8 +136,8 @@ fn multiply_add<'ctx>(
 }
 
 pub fn video<'ctx>(lowering: &mut FunctionLowering<'_, 'ctx>, instruction: &VideoInstruction) -> LoweringResult<()> {
-    if let VideoOperation::MultiplyAdd { plus_one, shift } = instruction.operation {
-        return multiply_add(lowering, instruction, plus_one, shift);
+    if let VideoOperation::MultiplyAdd { plus_one, shift, negate_product, negate_c } = instruction.operation {
+        return multiply_add(lowering, instruction, plus_one, shift, negate_product, negate_c);
     }
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;

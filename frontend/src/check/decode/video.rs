@@ -262,7 +262,7 @@ pub fn scalar(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
                     return None;
                 }
             };
-            VideoOperation::MultiplyAdd { plus_one, shift }
+            VideoOperation::MultiplyAdd { plus_one, shift, negate_product: false, negate_c: false }
         }
         _ => {
             let Some(comparison) = modifiers.take(video_comparison) else {
@@ -316,33 +316,52 @@ pub fn scalar(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         return None;
     }
     context.expect_operand_count(instruction, if needs_c { 4 } else { 3 })?;
-    // `vmad d, {-}a, {-}b, {-}c`: the sources may be negated, except with `.po`. The lowering
-    // computes in 64 bits, which holds every intermediate only without negation.
+    // `vmad d, {-}a, {-}b, {-}c`: the sources may be negated, except with `.po`. The ISA
+    // negates the product when exactly one of `a` and `b` is, and allows negating the product
+    // or `c`, not both (ptxas: "Operand negation limited to either (source A xor source B) or
+    // source C").
+    let is_negated = |index: usize| matches!(instruction.operands[index].kind, OperandKind::Negate(_));
     let negated = instruction.operands[1..].iter().find(|operand| matches!(operand.kind, OperandKind::Negate(_)));
+    let mut operation = operation;
     if let Some(negated) = negated {
-        let diagnostic = match operation {
-            VideoOperation::MultiplyAdd { plus_one: false, .. } => {
-                Diagnostic::error(Code::Unsupported, "unsupported: negated operands of `vmad` on any target")
-                    .with_primary(negated.span, "a negated source")
-                    .with_note("`vmad` is lowered without its negated-source forms")
+        let diagnostic = match &mut operation {
+            VideoOperation::MultiplyAdd { plus_one: false, negate_product, negate_c, .. } => {
+                *negate_product = is_negated(1) != is_negated(2);
+                *negate_c = is_negated(3);
+                (*negate_product && *negate_c).then(|| {
+                    Diagnostic::error(Code::OperandKind, "`vmad` negates either the product `a * b` or `c`, not both")
+                        .with_primary(instruction.operands[3].span, "negated `c`")
+                        .with_help("negate `c` alone, or exactly one of `a` and `b` alone")
+                })
             }
-            VideoOperation::MultiplyAdd { plus_one: true, .. } => {
+            VideoOperation::MultiplyAdd { plus_one: true, .. } => Some(
                 Diagnostic::error(Code::OperandKind, "`vmad.po` takes no negated operands")
-                    .with_primary(negated.span, "negated source")
-            }
-            _ => Diagnostic::error(Code::OperandKind, format!("`{opcode}` takes no negated operands"))
-                .with_primary(negated.span, "negated source"),
+                    .with_primary(negated.span, "negated source"),
+            ),
+            _ => Some(
+                Diagnostic::error(Code::OperandKind, format!("`{opcode}` takes no negated operands"))
+                    .with_primary(negated.span, "negated source"),
+            ),
         };
-        context.report(diagnostic);
-        return None;
+        if let Some(diagnostic) = diagnostic {
+            context.report(diagnostic);
+            return None;
+        }
     }
+    let unnegated = |operand: &ast::Operand| match &operand.kind {
+        OperandKind::Negate(inner) => (**inner).clone(),
+        _ => operand.clone(),
+    };
     let destination = context.destination(&destination_operand, destination_type, SizeRule::Exact)?;
-    let (a_operand, a_select) = split_selector(context, &instruction.operands[1])?;
-    let (b_operand, b_select) = split_selector(context, &instruction.operands[2])?;
+    let (a_operand, a_select) = split_selector(context, &unnegated(&instruction.operands[1]))?;
+    let (b_operand, b_select) = split_selector(context, &unnegated(&instruction.operands[2]))?;
     let a = context.source(&a_operand, a_type, SizeRule::Exact)?;
     let b = context.source(&b_operand, b_type.node, SizeRule::Exact)?;
-    let c: Option<Operand> =
-        if needs_c { Some(context.source(&instruction.operands[3], destination_type, SizeRule::Exact)?) } else { None };
+    let c: Option<Operand> = if needs_c {
+        Some(context.source(&unnegated(&instruction.operands[3]), destination_type, SizeRule::Exact)?)
+    } else {
+        None
+    };
     Some(Instruction::Video(Box::new(VideoInstruction {
         operation,
         destination_type,

@@ -251,8 +251,8 @@ fn predicates_calls_and_sinks() {
 }
 
 /// `vmad d, {-}a, {-}b, {-}c` (ISA 7.8 section 9.7.16.3): a `-` before a name is a negated
-/// source, a `-` before a number stays part of the number. The checker reports the negated
-/// forms (the lowering does not compute them) rather than a syntax error.
+/// source, a `-` before a number stays part of the number. The checker accepts the product or
+/// `c` negated, not both (as ptxas), and no negation with `.po` or on other opcodes.
 #[test]
 fn negated_sources_parse() {
     let kinds = operands("vmad.s32.s32.s32 %r4, -%r1, -%r2.h0, %r3;");
@@ -269,7 +269,9 @@ fn negated_sources_parse() {
         diagnostics.iter().map(|diagnostic| diagnostic.code).collect::<Vec<_>>()
     };
     assert_eq!(codes("vmad.s32.s32.s32 %r4, %r1, %r2, %r3;"), vec![]);
-    assert_eq!(codes("vmad.s32.s32.s32 %r4, -%r1, %r2, -%r3;"), vec![Code::Unsupported]);
+    assert_eq!(codes("vmad.s32.s32.s32 %r4, -%r1, %r2, %r3;"), vec![]);
+    assert_eq!(codes("vmad.u32.u32.u32 %r4, -%r1.b1, -%r2, -%r3;"), vec![]);
+    assert_eq!(codes("vmad.s32.s32.s32 %r4, -%r1, %r2, -%r3;"), vec![Code::OperandKind]);
     assert_eq!(codes("vmad.s32.s32.s32.po %r4, %r1, -%r2, %r3;"), vec![Code::OperandKind]);
     assert_eq!(codes("vadd.s32.s32.s32 %r4, -%r1, %r2;"), vec![Code::OperandKind]);
     assert_eq!(codes("add.s32 %r4, -%r1, %r2;"), vec![Code::OperandKind]);
