@@ -647,6 +647,8 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("vshr.u32.u32.u32.clamp.add", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vshr.u32.u32.u32.clamp.add %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
             form("vset.s32.u32.lt.add", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vset.s32.u32.lt.add %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
             form("vmad.s32.s32.s32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vmad.s32.s32.s32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("vmad.u32.u32.u32.sat -a, b, c (negated product)", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vmad.u32.u32.u32.sat %r4, -%r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
+            form("vmad.s32.s32.u32.shr7 a, b, -c (negated c)", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vmad.s32.s32.u32.shr7 %r4, %r1, %r2.h1, -%r3; st.global.u32 [%rd2], %r4"),
             form("vadd2.u32.u32.u32.sat", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vadd2.u32.u32.u32.sat %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
             form("vavrg4.u32.u32.u32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vavrg4.u32.u32.u32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
             form("vsub2.s32.s32.s32 d.h1 (selectors)", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; vsub2.s32.s32.s32 %r4.h1, %r1.h21, %r2.h03, %r3; st.global.u32 [%rd2], %r4"),
