@@ -293,17 +293,12 @@ fn computed(operation: &MatrixMultiply) -> bool {
         | MatrixShape::M16n8k16
         | MatrixShape::M16n8k32 => true,
         MatrixShape::M8n8k4 => matches!(operation.a, MatrixElement::F16 | MatrixElement::F64),
-        // `wmma`'s sub-byte tiles.
-        MatrixShape::M8n8k32 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
-        MatrixShape::M8n8k128 => operation.a == MatrixElement::B1,
-        MatrixShape::M16n8k64 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => false,
+        // The sub-byte shapes.
+        MatrixShape::M8n8k32 | MatrixShape::M16n8k64 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
+        MatrixShape::M8n8k128 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => operation.a == MatrixElement::B1,
     };
     // `.f64` only in `.m8n8k4`, where the decoder allows it only with every operand `.f64`.
-    let element = |element: MatrixElement| {
-        let sub_byte = matches!(operation.shape, MatrixShape::M8n8k32 | MatrixShape::M8n8k128);
-        (sub_byte || !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1))
-            && (element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4)
-    };
+    let element = |element: MatrixElement| element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4;
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)
 }
 
