@@ -809,7 +809,7 @@ mod tests {
     #[test]
     fn forms_the_runtime_does_not_compute_do_not_decode() {
         assert!(Operation::decode(code::encode(
-            9,
+            11,
             code::ELEMENT_F32,
             code::ELEMENT_F16,
             code::ELEMENT_F16,
