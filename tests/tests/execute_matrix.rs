@@ -939,7 +939,14 @@ fn forms_outside_the_spec_are_errors() {
     let no_layouts = "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
     let wrong_count = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
     let ldmatrix_type = "ldmatrix.sync.aligned.m8n8.x1.shared.b32 {%r1}, [%rd1]";
-    for body in [mixed, no_layouts, wrong_count, ldmatrix_type] {
+    let b1_without_operation = "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32 {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
+    let operation_on_nibbles =
+        "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32.xor.popc {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
+    let satfinite_on_bits =
+        "mma.sync.aligned.m8n8k128.row.col.satfinite.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
+    for body in
+        [mixed, no_layouts, wrong_count, ldmatrix_type, b1_without_operation, operation_on_nibbles, satfinite_on_bits]
+    {
         let source = format!(
             ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test()\n{{\n    .reg .b32 %r<9>;\n    .reg .f32 %f<9>;\n    .reg .b64 %rd<2>;\n    {body};\n    ret;\n}}\n"
         );
