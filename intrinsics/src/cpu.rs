@@ -962,9 +962,10 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         }
         MatrixShape::M8n8k32 => matrix_operation::SHAPE_M8N8K32,
         MatrixShape::M8n8k128 => matrix_operation::SHAPE_M8N8K128,
-        MatrixShape::M8n8k4 | MatrixShape::M16n8k64 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => {
-            return Err(unsupported())
-        }
+        MatrixShape::M16n8k64 => matrix_operation::SHAPE_M16N8K64,
+        MatrixShape::M16n8k128 => matrix_operation::SHAPE_M16N8K128,
+        MatrixShape::M16n8k256 => matrix_operation::SHAPE_M16N8K256,
+        MatrixShape::M8n8k4 => return Err(unsupported()),
     };
     let element = |element: MatrixElement| match element {
         MatrixElement::F16 => Ok(matrix_operation::ELEMENT_F16),

@@ -5,11 +5,12 @@
 //!
 //! Intrinsic names: `.f16` inputs name D's and C's types (`llvm.nvvm.mma.m16n8k16.row.col.f32.f16`),
 //! `.bf16` and `.tf32` their input type, 8-bit integers `.satfinite` and A's type, then B's when
-//! it differs (`llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8.u8`).
+//! it differs (`llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8.u8`, and so on `.s4`/`.u4`), `.b1`
+//! its operation before the shape (`llvm.nvvm.mma.xor.popc.m8n8k128.row.col.b1`).
 
 use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, PointerValue};
-use ptxr_frontend::ir::{MatrixElement, MatrixMultiply};
+use ptxr_frontend::ir::{BitOperation, MatrixElement, MatrixMultiply, MatrixShape};
 use ptxr_runtime::abi::matrix_fragments as slot;
 
 use crate::{MatrixCollective, Site, Unsupported};
@@ -21,10 +22,11 @@ fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
 /// The intrinsic's name for one `mma` form.
 fn intrinsic_name(operation: &MatrixMultiply) -> String {
     let shape = operation.shape.to_string();
-    let mut name = format!("llvm.nvvm.mma{shape}{}{}", operation.a_layout, operation.b_layout);
+    let bit_operation = operation.bit_operation.map(|operation| operation.to_string()).unwrap_or_default();
+    let mut name = format!("llvm.nvvm.mma{bit_operation}{shape}{}{}", operation.a_layout, operation.b_layout);
     match operation.a {
         MatrixElement::F16 => name += &format!("{}{}", operation.d, operation.c),
-        MatrixElement::S8 | MatrixElement::U8 => {
+        MatrixElement::S8 | MatrixElement::U8 | MatrixElement::S4 | MatrixElement::U4 => {
             if operation.saturate {
                 name += ".satfinite";
             }
@@ -113,6 +115,29 @@ fn write_result<'ctx>(
     Ok(())
 }
 
+/// `mma.m8n8k128.xor.popc` as inline PTX: the ISA has it from sm_75, but LLVM selects its
+/// intrinsic only from sm_80. A, B and C are the four 32-bit registers `a0`, `b0`, `c0`, `c1`.
+fn xor_popc_m8n8k128<'ctx>(
+    site: &Site<'_, 'ctx>,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    let i32_type = site.context.i32_type();
+    let result_type = site.context.struct_type(&[i32_type.into(), i32_type.into()], false);
+    let function_type = result_type.fn_type(&[i32_type.into(); 4], false);
+    let text = "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {$0, $1}, {$2}, {$3}, {$4, $5};";
+    let assembly = site.context.create_inline_asm(
+        function_type,
+        text.to_string(),
+        "=r,=r,r,r,r,r".to_string(),
+        false,
+        false,
+        None,
+        false,
+    );
+    let call = site.builder.build_indirect_call(function_type, assembly, arguments, "").map_err(llvm_error)?;
+    call.try_as_basic_value().basic().ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })
+}
+
 pub fn matrix_collective<'ctx>(site: &Site<'_, 'ctx>, collective: &MatrixCollective<'ctx>) -> Result<(), Unsupported> {
     let (name, overloads, arguments, fragments, result_offset) = match collective {
         MatrixCollective::MultiplyAccumulate { operation, fragments } => {
@@ -120,6 +145,10 @@ pub fn matrix_collective<'ctx>(site: &Site<'_, 'ctx>, collective: &MatrixCollect
             read_fragment(site, *fragments, slot::A, operation.a_registers(), operation.a, &mut arguments)?;
             read_fragment(site, *fragments, slot::B, operation.b_registers(), operation.b, &mut arguments)?;
             read_fragment(site, *fragments, slot::C, operation.c_registers(), operation.c, &mut arguments)?;
+            if operation.shape == MatrixShape::M8n8k128 && operation.bit_operation == Some(BitOperation::Xor) {
+                let result = xor_popc_m8n8k128(site, &arguments)?;
+                return write_result(site, *fragments, slot::D, result);
+            }
             (intrinsic_name(operation), Vec::new(), arguments, *fragments, slot::D)
         }
         MatrixCollective::Load { matrices, transpose, row, fragments } => {

@@ -491,9 +491,10 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 }
 
 /// The PTX ISA that NVPTX output needs for the NVVM intrinsics of the module's instructions:
-/// 6.5 for `ldmatrix`, 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`,
-/// `vote.sync`, `match.sync`, `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync`
-/// becomes; `None` without them. The checker gates each to its `sm_` (`nanosleep` sm_70,
+/// 6.5 for `ldmatrix` and `mma` (7.0 for `mma` on `.b1` with `.xor.popc`, 7.1 with `.and.popc`),
+/// 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`, `vote.sync`, `match.sync`,
+/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes; `None` without them.
+/// The checker gates each to its `sm_` (`nanosleep` sm_70,
 /// `ldmatrix` sm_75; the warp collectives from sm_30, `match` sm_70, `redux` sm_80), but LLVM
 /// writes the oldest PTX version that knows the architecture (5.0 for sm_60, 6.0 for sm_70,
 /// 6.1 for sm_72, 6.3 for sm_75) and cannot select the intrinsics below their version; the
@@ -502,6 +503,13 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     instructions(ptx.functions.iter())
         .filter_map(|instruction| match instruction.instruction {
             ir::Instruction::LoadMatrix { .. } => Some((6, 5)),
+            // `mma`'s sm_70 and sm_75 shapes need 6.4 or 6.5 there, but `.m8n8k128` 7.0 (as
+            // ptxas says); `.and.popc` 7.1 on sm_80.
+            ir::Instruction::MatrixMultiplyAccumulate { operation, .. } => Some(match operation.bit_operation {
+                Some(ir::BitOperation::And) => (7, 1),
+                Some(ir::BitOperation::Xor) => (7, 0),
+                None => (6, 5),
+            }),
             ir::Instruction::Sleep { .. } => Some((6, 3)),
             ir::Instruction::ActiveMask { .. } => Some((6, 2)),
             ir::Instruction::Shuffle { .. }

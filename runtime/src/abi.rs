@@ -364,6 +364,12 @@ pub mod matrix_operation {
     pub const SHAPE_M8N8K32: u32 = 6;
     /// `.b1` (`wmma.m8n8k128`'s tile).
     pub const SHAPE_M8N8K128: u32 = 7;
+    /// `.s4`/`.u4`.
+    pub const SHAPE_M16N8K64: u32 = 8;
+    /// `.b1`.
+    pub const SHAPE_M16N8K128: u32 = 9;
+    /// `.b1`.
+    pub const SHAPE_M16N8K256: u32 = 10;
 
     pub const ELEMENT_F16: u32 = 0;
     pub const ELEMENT_BF16: u32 = 1;

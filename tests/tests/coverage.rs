@@ -505,6 +505,26 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd3, %fd4}, {%fd1}, {%fd2}, {%fd1, %fd2}; st.global.f64 [%rd2], %fd4",
             ),
             form(
+                "mma.sync.aligned.m8n8k32.row.col.satfinite.s32.s4.u4.s32",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m8n8k32.row.col.satfinite.s32.s4.u4.s32 {%r3, %r4}, {%r1}, {%r2}, {%r1, %r2}; st.global.b32 [%rd2], %r4",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k64.row.col.s32.u4.s4.s32",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m16n8k64.row.col.s32.u4.s4.s32 {%r3, %r4, %r5, %r6}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%r1, %r2, %r1, %r2}; st.global.b32 [%rd2], %r6",
+            ),
+            form(
+                "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r3, %r4}, {%r1}, {%r2}, {%r1, %r2}; st.global.b32 [%rd2], %r4",
+            ),
+            form(
+                "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%r3, %r4, %r5, %r6}, {%r1, %r2, %r1, %r2}, {%r1, %r2}, {%r1, %r2, %r1, %r2}; st.global.b32 [%rd2], %r6",
+            ),
+            form(
                 "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
                 ".reg .b32 %r<6>",
                 "ld.global.b32 %r1, [%rd2]; st.shared.b32 [tile], %r1; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r2, %r3, %r4, %r5}, [tile]; st.global.b32 [%rd2], %r5",

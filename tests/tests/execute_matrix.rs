@@ -45,6 +45,10 @@ enum Kind {
     S8,
     U8,
     S32,
+    S4,
+    U4,
+    /// One bit: a product is the XOR (`.xor.popc`) or AND (`.and.popc`) of two bits.
+    B1,
 }
 
 impl Kind {
@@ -52,6 +56,8 @@ impl Kind {
         match self {
             Kind::F16 | Kind::Bf16 => 2,
             Kind::S8 | Kind::U8 => 4,
+            Kind::S4 | Kind::U4 => 8,
+            Kind::B1 => 32,
             Kind::Tf32 | Kind::F32 | Kind::S32 => 1,
         }
     }
@@ -69,6 +75,8 @@ impl Kind {
             Kind::Tf32 => (value as f32).to_bits() | (noise & 0x1fff),
             Kind::F32 => (value as f32).to_bits(),
             Kind::S8 | Kind::U8 => value as i64 as u8 as u32,
+            // `pack` keeps the low 4 bits (two's complement for `.s4`) or the one bit.
+            Kind::S4 | Kind::U4 | Kind::B1 => value as i64 as u32,
             Kind::S32 => value as i64 as i32 as u32,
         }
     }
@@ -80,6 +88,9 @@ impl Kind {
             Kind::S8 => (raw % 256) as i64 - 128,
             Kind::U8 => (raw % 256) as i64,
             Kind::S32 => (raw % 200_001) as i64 - 100_000,
+            Kind::S4 => (raw % 16) as i64 - 8,
+            Kind::U4 => (raw % 16) as i64,
+            Kind::B1 => (raw % 2) as i64,
         }) as f64
     }
 
@@ -162,6 +173,20 @@ fn a_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
             let row = if i < 4 || (8..12).contains(&i) { group } else { group + 8 };
             (row, thread * 4 + (i & 3) + if i < 8 { 0 } else { 16 })
         }
+        // `.s4`/`.u4`: eight elements to a register.
+        ((8, 8, 32), Kind::S4 | Kind::U4) => (group, thread * 8 + i),
+        ((16, 8, 32), Kind::S4 | Kind::U4) => (if i < 8 { group } else { group + 8 }, thread * 8 + (i & 7)),
+        ((16, 8, 64), Kind::S4 | Kind::U4) => {
+            let row = if i < 8 || (16..24).contains(&i) { group } else { group + 8 };
+            (row, thread * 8 + (i & 7) + if i < 16 { 0 } else { 32 })
+        }
+        // `.b1`: 32 elements to a register.
+        ((8, 8, 128), Kind::B1) => (group, thread * 32 + i),
+        ((16, 8, 128), Kind::B1) => (if i < 32 { group } else { group + 8 }, thread * 32 + (i & 31)),
+        ((16, 8, 256), Kind::B1) => {
+            let row = if i < 32 || (64..96).contains(&i) { group } else { group + 8 };
+            (row, thread * 32 + (i & 31) + if i < 64 { 0 } else { 128 })
+        }
         _ => unreachable!("no table for {}", form.spelling),
     }
 }
@@ -175,6 +200,10 @@ fn b_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
         ((16, 8, 8), Kind::F16 | Kind::Bf16) => thread * 2 + i,
         ((16, 8, 4), Kind::Tf32) => thread,
         ((8, 8, 16) | (16, 8, 16), Kind::S8 | Kind::U8) => thread * 4 + i,
+        ((8, 8, 32) | (16, 8, 32), Kind::S4 | Kind::U4) => thread * 8 + i,
+        ((16, 8, 64), Kind::S4 | Kind::U4) => thread * 8 + (i & 7) + if i < 8 { 0 } else { 32 },
+        ((8, 8, 128) | (16, 8, 128), Kind::B1) => thread * 32 + i,
+        ((16, 8, 256), Kind::B1) => thread * 32 + (i & 31) + if i < 32 { 0 } else { 128 },
         _ => unreachable!("no table for {}", form.spelling),
     };
     (row, group)
@@ -246,7 +275,11 @@ fn kernel(form: &Form, counts: [usize; 4]) -> String {
 /// (where each product is exact) for floats, then wrapped, saturated or rounded to D's type.
 fn expected_d(form: &Form, c: f64, products: impl Iterator<Item = (f64, f64)>) -> u32 {
     if form.d == Kind::S32 {
-        let exact = products.fold(c as i128, |sum, (a, b)| sum + a as i128 * b as i128);
+        // `.b1`: the bits' AND (`.and.popc`, also their product) or XOR (`.xor.popc`), so that
+        // the sum is C plus the population count of the row's and column's combined bits.
+        let xor = form.a == Kind::B1 && form.spelling.contains(".xor.popc");
+        let product = |a: f64, b: f64| if xor { (a as i128) ^ (b as i128) } else { a as i128 * b as i128 };
+        let exact = products.fold(c as i128, |sum, (a, b)| sum + product(a, b));
         return if form.saturate {
             exact.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32
         } else {
@@ -412,6 +445,132 @@ fn mma_m16n8k32_eight_bit_integers_wrap_or_saturate() {
         ..signed
     };
     check(&mixed, 1, 6);
+}
+
+/// Every sub-byte shape: `.s4`/`.u4` (mixed signedness too) wrapping and with `.satfinite` near
+/// the `.s32` limits, and `.b1` with `.xor.popc` and `.and.popc`.
+fn sub_byte_families() -> Vec<(Form, usize, u64)> {
+    use Kind::{B1, S32, S4, U4};
+    let near_limits = |form: Form, saturate: bool| Form { c_near_limits: true, saturate, ..form };
+    vec![
+        (family("mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32", (8, 8, 32), S32, S4, S4, S32), 2, 41),
+        (family("mma.sync.aligned.m8n8k32.row.col.s32.u4.s4.s32", (8, 8, 32), S32, U4, S4, S32), 1, 42),
+        (
+            near_limits(
+                family("mma.sync.aligned.m8n8k32.row.col.satfinite.s32.u4.u4.s32", (8, 8, 32), S32, U4, U4, S32),
+                true,
+            ),
+            1,
+            43,
+        ),
+        (family("mma.sync.aligned.m16n8k32.row.col.s32.s4.u4.s32", (16, 8, 32), S32, S4, U4, S32), 1, 44),
+        (
+            near_limits(
+                family("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s4.s4.s32", (16, 8, 32), S32, S4, S4, S32),
+                true,
+            ),
+            1,
+            45,
+        ),
+        (family("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", (16, 8, 64), S32, S4, S4, S32), 2, 46),
+        (
+            near_limits(
+                family("mma.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.u4.s32", (16, 8, 64), S32, U4, U4, S32),
+                true,
+            ),
+            1,
+            47,
+        ),
+        (
+            near_limits(
+                family("mma.sync.aligned.m16n8k64.row.col.s32.u4.u4.s32", (16, 8, 64), S32, U4, U4, S32),
+                false,
+            ),
+            1,
+            48,
+        ),
+        (family("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc", (8, 8, 128), S32, B1, B1, S32), 2, 49),
+        (family("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc", (8, 8, 128), S32, B1, B1, S32), 1, 50),
+        (family("mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc", (16, 8, 128), S32, B1, B1, S32), 1, 51),
+        (family("mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc", (16, 8, 128), S32, B1, B1, S32), 1, 52),
+        (family("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc", (16, 8, 256), S32, B1, B1, S32), 1, 53),
+        (family("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc", (16, 8, 256), S32, B1, B1, S32), 2, 54),
+    ]
+}
+
+#[test]
+fn mma_sub_byte_integers_and_single_bits() {
+    for (form, warps, seed) in sub_byte_families() {
+        check(&form, warps, seed);
+    }
+}
+
+#[test]
+fn spirv_mma_sub_byte_integers_and_single_bits() {
+    if opencl::available() {
+        for (form, warps, seed) in sub_byte_families() {
+            check_on(Device::OpenCl, &form, warps, seed);
+        }
+    }
+}
+
+/// Every sub-byte form compiles for every GPU target, each artefact passing its vendor's check,
+/// and on NVPTX for the oldest architecture the ISA names for it (sm_75 for `.m8n8k32` and
+/// `.m8n8k128` with `.xor.popc`, sm_80 for the `.m16n8` shapes and `.and.popc`), which ptxas
+/// assembles; just below that it is E0302.
+#[test]
+fn mma_sub_byte_forms_compile_for_the_gpus() {
+    let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-mma-sub-byte-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    for (index, (form, _, _)) in sub_byte_families().into_iter().enumerate() {
+        let (m, n, k) = form.shape;
+        let counts = [
+            m * k / 32 / form.a.per_register(),
+            k * n / 32 / form.b.per_register(),
+            m * n / 32 / form.c.per_register(),
+            m * n / 32 / form.d.per_register(),
+        ];
+        let source = kernel(&form, counts);
+        for target in ["nvptx", "spirv", "amdgpu"] {
+            let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
+                ptxr_tests::vendor_checks::compile(&source, target)
+            else {
+                panic!("{} does not compile for {target}", form.spelling)
+            };
+            let name = format!("mma-sub-byte{index}");
+            if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                panic!("{} on {target}: {message}", form.spelling);
+            }
+        }
+        let oldest = if m == 8 && !form.spelling.contains(".and.popc") { 75 } else { 80 };
+        let for_arch = |arch: u32| {
+            let target =
+                describe("nvptx", Some(&format!("sm_{arch}")), false).unwrap_or_else(|error| panic!("{error}"));
+            compile_source(&source, "kernel", &CompileOptions { target, emit: None, optimization: 2 })
+        };
+        let oldest_ptx =
+            for_arch(oldest).unwrap_or_else(|failure| panic!("{} on sm_{oldest}: {failure:?}", form.spelling));
+        let text = String::from_utf8_lossy(&oldest_ptx.bytes);
+        assert!(text.contains("mma.sync.aligned"), "{} on sm_{oldest}:\n{text}", form.spelling);
+        if let Some(verdict) = ptxr_tests::vendor_checks::ptxas_accepts(
+            &oldest_ptx.bytes,
+            &format!("sm_{oldest}"),
+            &format!("mma-sub-byte-oldest{index}"),
+        ) {
+            verdict.unwrap_or_else(|message| panic!("{} on sm_{oldest}: ptxas: {message}", form.spelling));
+        }
+        let below = if oldest == 75 { 72 } else { 75 };
+        match for_arch(below) {
+            Err(Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+                "{} on sm_{below}: {diagnostics:?}",
+                form.spelling
+            ),
+            other => panic!("{} on sm_{below}: {:?}", form.spelling, other.map(|_| ())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 fn family(spelling: &'static str, shape: (usize, usize, usize), d: Kind, a: Kind, b: Kind, c: Kind) -> Form {
@@ -780,7 +939,14 @@ fn forms_outside_the_spec_are_errors() {
     let no_layouts = "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
     let wrong_count = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5, %r6}, {%f5, %f6, %f7, %f8}";
     let ldmatrix_type = "ldmatrix.sync.aligned.m8n8.x1.shared.b32 {%r1}, [%rd1]";
-    for body in [mixed, no_layouts, wrong_count, ldmatrix_type] {
+    let b1_without_operation = "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32 {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
+    let operation_on_nibbles =
+        "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32.xor.popc {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
+    let satfinite_on_bits =
+        "mma.sync.aligned.m8n8k128.row.col.satfinite.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
+    for body in
+        [mixed, no_layouts, wrong_count, ldmatrix_type, b1_without_operation, operation_on_nibbles, satfinite_on_bits]
+    {
         let source = format!(
             ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test()\n{{\n    .reg .b32 %r<9>;\n    .reg .f32 %f<9>;\n    .reg .b64 %rd<2>;\n    {body};\n    ret;\n}}\n"
         );
@@ -825,14 +991,14 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
     for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
         assert!(unsupported_messages(f64_form, target).is_empty(), "{target} computes m8n8k4 on .f64");
     }
-    let b1_form = "    mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r7}, {%r1, %r2, %r3, %r4};";
+    let f64_m16n8k4 = "    mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2, %fd3, %fd4}, {%fd1, %fd2}, {%fd3}, {%fd1, %fd2, %fd3, %fd4};";
     let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
     for target in ["cpu", "amdgpu", "spirv"] {
-        let messages = unsupported_messages(b1_form, target);
+        let messages = unsupported_messages(f64_m16n8k4, target);
         assert!(
-            messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k128") && message.contains(target)),
+            messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k4") && message.contains(target)),
             "{target}: {messages:?}"
         );
     }

@@ -10,7 +10,8 @@
 //! rows `g` (and `g + 8` when M = 16) and columns `2t` and `2t + 1`; A's row `r` is held by lanes
 //! `4·(r mod 8)` to `4·(r mod 8) + 3`, B's column `n` by lanes `4n` to `4n + 3`, and C's element
 //! `i` has the position of D's, so it needs no shuffle. Each lane shuffles in its rows of A and
-//! columns of B whole: 32 shuffles for `.m16n8k16` or `.m16n8k32`. `.m8n8k4` on `.f16`, four
+//! columns of B whole: 32 shuffles for `.m16n8k16` or `.m16n8k32`; on `.b1` it keeps them as
+//! 32-bit words and counts the bits of their XOR or AND (`single_bits`). `.m8n8k4` on `.f16`, four
 //! 8×8×4 products of quad pairs, fetches each element by its position in the quad pair's
 //! tables; where the register to read depends on the lane, every candidate register is
 //! shuffled and the lane selects its own.
@@ -293,17 +294,12 @@ fn computed(operation: &MatrixMultiply) -> bool {
         | MatrixShape::M16n8k16
         | MatrixShape::M16n8k32 => true,
         MatrixShape::M8n8k4 => matches!(operation.a, MatrixElement::F16 | MatrixElement::F64),
-        // `wmma`'s sub-byte tiles.
-        MatrixShape::M8n8k32 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
-        MatrixShape::M8n8k128 => operation.a == MatrixElement::B1,
-        MatrixShape::M16n8k64 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => false,
+        // The sub-byte shapes.
+        MatrixShape::M8n8k32 | MatrixShape::M16n8k64 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
+        MatrixShape::M8n8k128 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => operation.a == MatrixElement::B1,
     };
     // `.f64` only in `.m8n8k4`, where the decoder allows it only with every operand `.f64`.
-    let element = |element: MatrixElement| {
-        let sub_byte = matches!(operation.shape, MatrixShape::M8n8k32 | MatrixShape::M8n8k128);
-        (sub_byte || !matches!(element, MatrixElement::S4 | MatrixElement::U4 | MatrixElement::B1))
-            && (element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4)
-    };
+    let element = |element: MatrixElement| element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4;
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)
 }
 
@@ -343,6 +339,9 @@ fn row_by_column<'ctx>(
     b: &[IntValue<'ctx>],
     c: &[IntValue<'ctx>],
 ) -> LoweringResult<Vec<IntValue<'ctx>>> {
+    if operation.a == MatrixElement::B1 {
+        return single_bits(warp, operation, a, b, c);
+    }
     let (m, n, k) = operation.shape.dimensions();
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let per_a = (32 / operation.a.bits()) as usize;
@@ -394,6 +393,72 @@ fn row_by_column<'ctx>(
         elements.push(warp.accumulate(operation, accumulator, &products)?);
     }
     warp.pack(&elements, operation.d)
+}
+
+/// `.b1` (every shape but `.m8n8k4`): the lane shuffles in its rows of A and columns of B as
+/// [`row_by_column`] does, but keeps them as 32-bit words (word `w` holds k = 32·w to
+/// 32·w + 31), so that each D element is C's plus the population counts of the words' XOR or
+/// AND, one `llvm.ctpop` per word rather than one addition per bit. The sum wraps to 32 bits,
+/// as the exact sum truncated does (`.satfinite` is not a `.b1` form).
+fn single_bits<'ctx>(
+    warp: &Warp<'_, '_, 'ctx>,
+    operation: &MatrixMultiply,
+    a: &[IntValue<'ctx>],
+    b: &[IntValue<'ctx>],
+    c: &[IntValue<'ctx>],
+) -> LoweringResult<Vec<IntValue<'ctx>>> {
+    let (m, n, k) = operation.shape.dimensions();
+    let (m, n, words) = (m as usize, n as usize, k as usize / 32);
+    let builder = warp.builder();
+    // A: register r of lane 4g + t holds row g + 8·(r mod 2) (M = 16) or g, word t + 4·kb.
+    let group_lanes = warp.and(warp.lane, 0x1c)?;
+    let mut rows = vec![vec![None; words]; m / 8];
+    for (half, row) in rows.iter_mut().enumerate() {
+        for k_block in 0..words / 4 {
+            let register = if m == 16 { 2 * k_block + half } else { k_block };
+            for thread in 0..4 {
+                let source = warp.or(group_lanes, warp.i32(thread as u64))?;
+                row[thread + 4 * k_block] = Some(warp.shuffle(warp.word(a, register)?, source)?);
+            }
+        }
+    }
+    // B: register r of lane 4g + t holds column g, word t + 4·r; this lane's columns 2t and
+    // 2t + 1 are held by lanes 8t to 8t + 3 and 8t + 4 to 8t + 7.
+    let column_lanes = warp.shift_left(warp.and(warp.lane, 3)?, 3)?;
+    let mut columns = vec![vec![None; words]; 2];
+    for (which, column) in columns.iter_mut().enumerate() {
+        for register in 0..words / 4 {
+            for thread in 0..4 {
+                let source = warp.or(column_lanes, warp.i32((4 * which + thread) as u64))?;
+                column[thread + 4 * register] = Some(warp.shuffle(warp.word(b, register)?, source)?);
+            }
+        }
+    }
+    let missing = || LoweringError::internal("an `mma` word that no lane holds", warp.guarded.span);
+    let i32_type = warp.lowering.shared.context.i32_type();
+    (0..m * n / 32)
+        .map(|i| {
+            let mut sum = warp.word(c, i)?;
+            for (row, column) in rows[i / 2].iter().zip(&columns[i % 2]) {
+                let (row, column) = (row.ok_or_else(missing)?, column.ok_or_else(missing)?);
+                let bits = if operation.bit_operation == Some(BitOperation::Xor) {
+                    builder.build_xor(row, column, "")?
+                } else {
+                    builder.build_and(row, column, "")?
+                };
+                let count = super::support::intrinsic(
+                    warp.lowering,
+                    "llvm.ctpop",
+                    &[i32_type.into()],
+                    &[bits.into()],
+                    warp.guarded.span,
+                )?
+                .into_int_value();
+                sum = builder.build_int_add(sum, count, "")?;
+            }
+            Ok(sum)
+        })
+        .collect()
 }
 
 /// `.m8n8k4` on `.f16`: quad pair `q` (lanes `4q..4q+3`, which hold rows or columns 0 to 3 of

@@ -18,7 +18,8 @@
 //! Arithmetic: `.f16`/`.bf16`/`.tf32` products are exact in `f64` and summed there, then
 //! rounded once to D's type (nearest even); `.tf32` operands ignore their 13 low mantissa bits.
 //! Integer products are summed exactly; D wraps to 32 bits, or saturates with `.satfinite`.
-//! `.s4`/`.u4` (`.m8n8k32`) pack eight elements to a register and `.b1` (`.m8n8k128`) 32, the
+//! `.s4`/`.u4` (`.m8n8k32`, `.m16n8k32`, `.m16n8k64`) pack eight elements to a register and
+//! `.b1` (`.m8n8k128`, `.m16n8k128`, `.m16n8k256`) 32, the
 //! first in the low bits; a `.b1` "product" is the XOR (`.xor.popc`) or AND (`.and.popc`) of
 //! the two bits, so that the sum over k is the population count of the row's and column's.
 
@@ -137,6 +138,9 @@ impl Operation {
             code::SHAPE_M16N8K32 => (16, 8, 32),
             code::SHAPE_M8N8K32 => (8, 8, 32),
             code::SHAPE_M8N8K128 => (8, 8, 128),
+            code::SHAPE_M16N8K64 => (16, 8, 64),
+            code::SHAPE_M16N8K128 => (16, 8, 128),
+            code::SHAPE_M16N8K256 => (16, 8, 256),
             _ => return None,
         };
         let element = |shift: u32| Element::decode((operation >> shift) & 0xf);
@@ -327,9 +331,9 @@ pub fn multiply_accumulate(operation: &Operation, lanes: &mut [Fragments; WARP_S
         return multiply_accumulate_double(lanes);
     }
     let (m, n, k) = (operation.m, operation.n, operation.k);
-    // The largest A and B: 16×32 and 32×8 (`.m16n8k32`), 8×128 and 128×8 (`.m8n8k128`).
-    let mut a = [0f64; 8 * 128];
-    let mut b = [0f64; 128 * 8];
+    // The largest A and B: 16×256 and 256×8 (`.m16n8k256` on `.b1`).
+    let mut a = [0f64; 16 * 256];
+    let mut b = [0f64; 256 * 8];
     let mut c = [0f64; 16 * 8];
     let a_registers = Operation::registers(m, k, operation.a);
     let b_registers = Operation::registers(k, n, operation.b);
@@ -805,7 +809,7 @@ mod tests {
     #[test]
     fn forms_the_runtime_does_not_compute_do_not_decode() {
         assert!(Operation::decode(code::encode(
-            9,
+            11,
             code::ELEMENT_F32,
             code::ELEMENT_F16,
             code::ELEMENT_F16,

@@ -1,11 +1,11 @@
 //! The warp-level matrix instructions `mma` and `ldmatrix` (ISA 7.8 sections 9.7.13.4.14 and
 //! 9.7.13.4.15). Every form of the spec's tables decodes; those with element types from 8 to 32
-//! bits become typed instructions, the others (`.f64`, `.s4`/`.u4`, `.b1`, and `mma.sp`) are
-//! accepted and reported as unsupported by lowering.
+//! bits, and the sub-byte `.s4`/`.u4` and `.b1` forms, become typed instructions; the others
+//! (`.f64` beyond `.m8n8k4`, and `mma.sp`) are accepted and reported as unsupported by lowering.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
+use crate::ir::{BitOperation, Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -62,8 +62,8 @@ fn form(operation: &MatrixMultiply) -> Form {
         (M8n8k4, F16, F16) if widening_accumulator && float_only => Form::Lowered,
         (M8n8k4, F64, F64) if d == F64 && c == F64 && float_only => Form::Lowered,
         (M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
-        (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Unlowered,
-        (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Unlowered,
+        (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Lowered,
+        (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Lowered,
         _ => Form::Invalid,
     }
 }
@@ -79,12 +79,20 @@ fn fragment_register(element: MatrixElement) -> ScalarType {
     }
 }
 
-/// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype d, a, b, c`
+/// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype d, a, b, c`, and
+/// on `.b1` `mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c`.
 pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if instruction.modifiers.iter().any(|modifier| modifier.node == "sp" || modifier.node.starts_with("sp::")) {
         // `mma.sp` (sparse A) is valid PTX with its own fragments and a metadata operand.
         return accept_unlowered(context, modifiers, instruction);
     }
+    // `.b1`'s `.xor.popc` and `.and.popc`, read here and checked with the types.
+    let bit_operation = modifiers.take(|name| match name {
+        "xor" => Some(BitOperation::Xor),
+        "and" => Some(BitOperation::And),
+        _ => None,
+    });
+    let popc = modifiers.take_flag("popc");
     sync_aligned(context, modifiers)?;
     let Some(shape) = modifiers.take(MatrixShape::from_ptx) else {
         return invalid(
@@ -127,8 +135,18 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         b: b.node,
         c: c.node,
         saturate,
-        bit_operation: None,
+        bit_operation: bit_operation.as_ref().map(|operation| operation.node),
     };
+    let single_bit = a.node == MatrixElement::B1;
+    if single_bit != (bit_operation.is_some() && popc.is_some()) {
+        let span = bit_operation.as_ref().map_or(a.span, |operation| operation.span);
+        let message = if single_bit {
+            "`mma` on `.b1` needs `.xor.popc` or `.and.popc`"
+        } else {
+            "only `mma` on `.b1` takes `.xor.popc` or `.and.popc`"
+        };
+        return invalid(context, span, message.to_string(), "expected `.xor.popc` or `.and.popc` with `.b1`");
+    }
     // Only `.m8n8k4` on `.f16` takes other layouts than `.row.col`.
     let layouts_valid = (shape.node == MatrixShape::M8n8k4 && a.node != MatrixElement::F64)
         || (a_layout.node == MatrixLayout::Row && b_layout.node == MatrixLayout::Column);
