@@ -631,27 +631,13 @@ pub fn load_matrix<'ctx>(
     let warp = Warp::new(lowering, guarded)?;
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
-    let (i16_type, i32_type, i64_type) = (context.i16_type(), context.i32_type(), context.i64_type());
+    let (i16_type, i32_type) = (context.i16_type(), context.i32_type());
     let row = lowering.address(address, state_space)?;
-    let pointer_type = row.get_type();
     // The warp meets before reading what its lanes stored (see the module's documentation).
     let sync = WarpCollective::Sync { member_mask: warp.i32(u64::from(u32::MAX)) };
     lowering.shared.target.warp_collective(&lowering.site(), &sync).map_err(unsupported(lowering, guarded))?;
-    let row_bits = builder.build_ptr_to_int(row, i64_type, "ldmatrix.row")?;
-    let row_low = builder.build_int_truncate(row_bits, i32_type, "")?;
-    let row_high = builder.build_int_truncate(
-        builder.build_right_shift(row_bits, i64_type.const_int(32, false), false, "")?,
-        i32_type,
-        "",
-    )?;
-    // The address of the row that lane `source` gives, plus `offset` bytes (an `i64`).
-    let row_of = |source: IntValue<'ctx>, offset: IntValue<'ctx>| -> LoweringResult<PointerValue<'ctx>> {
-        let low = builder.build_int_z_extend(warp.shuffle(row_low, source)?, i64_type, "")?;
-        let high = builder.build_int_z_extend(warp.shuffle(row_high, source)?, i64_type, "")?;
-        let address = warp.or(warp.shift_left(high, 32)?, low)?;
-        let address = builder.build_int_add(address, offset, "")?;
-        Ok(builder.build_int_to_ptr(address, pointer_type, "ldmatrix.element")?)
-    };
+    let rows = RowAddresses::new(&warp, row)?;
+    let row_of = |source, offset| rows.of(&warp, source, offset);
     // Elements are 16-bit: rows need not be more aligned than that to be read correctly.
     let load = |ty: inkwell::types::IntType<'ctx>, pointer: PointerValue<'ctx>| -> LoweringResult<IntValue<'ctx>> {
         let value = builder.build_load(ty.as_basic_type_enum(), pointer, "")?;
@@ -662,12 +648,9 @@ pub fn load_matrix<'ctx>(
     };
     let mut words = Vec::new();
     for matrix in 0..u64::from(matrices) {
-        let first_lane = warp.i32(8 * matrix);
         let word = if transpose {
             // Column 2·(l mod 4) of the transpose is row 2·(l mod 4); its element l / 4 is 2 bytes each.
-            let row_lane = warp.or(first_lane, warp.shift_left(warp.and(warp.lane, 3)?, 1)?)?;
-            let offset =
-                builder.build_int_z_extend(warp.shift_left(warp.shift_right(warp.lane, 2)?, 1)?, i64_type, "")?;
+            let (row_lane, offset) = rows.place(&warp, matrix, true)?;
             let low = load(i16_type, row_of(row_lane, offset)?)?;
             let high = load(i16_type, row_of(warp.or(row_lane, warp.i32(1))?, offset)?)?;
             let low = builder.build_int_z_extend(low, i32_type, "")?;
@@ -675,13 +658,73 @@ pub fn load_matrix<'ctx>(
             warp.or(low, warp.shift_left(high, 16)?)?
         } else {
             // Row l / 4, columns 2·(l mod 4) and the next: 4 bytes from byte 4·(l mod 4).
-            let row_lane = warp.or(first_lane, warp.shift_right(warp.lane, 2)?)?;
-            let offset = builder.build_int_z_extend(warp.shift_left(warp.and(warp.lane, 3)?, 2)?, i64_type, "")?;
+            let (row_lane, offset) = rows.place(&warp, matrix, false)?;
             load(i32_type, row_of(row_lane, offset)?)?
         };
         words.push(word);
     }
     write_words(lowering, destinations, &words, ScalarType::B32)
+}
+
+/// The rows of the 8x8 matrices of an `ldmatrix` or `stmatrix`: lane `8·m + r` gives the
+/// address of row `r` of matrix `m`, which every lane reads from it by shuffles, in two `i32`
+/// halves.
+struct RowAddresses<'ctx> {
+    low: IntValue<'ctx>,
+    high: IntValue<'ctx>,
+    pointer_type: inkwell::types::PointerType<'ctx>,
+}
+
+impl<'ctx> RowAddresses<'ctx> {
+    /// This lane's `row` address, split for the shuffles.
+    fn new(warp: &Warp<'_, '_, 'ctx>, row: PointerValue<'ctx>) -> LoweringResult<Self> {
+        let builder = warp.builder();
+        let context = warp.lowering.shared.context;
+        let (i32_type, i64_type) = (context.i32_type(), context.i64_type());
+        let bits = builder.build_ptr_to_int(row, i64_type, "matrix.row")?;
+        let low = builder.build_int_truncate(bits, i32_type, "")?;
+        let high = builder.build_int_truncate(warp.shift_right(bits, 32)?, i32_type, "")?;
+        Ok(RowAddresses { low, high, pointer_type: row.get_type() })
+    }
+
+    /// The address of the row that lane `source` gives, plus `offset` bytes (an `i64`).
+    fn of(
+        &self,
+        warp: &Warp<'_, '_, 'ctx>,
+        source: IntValue<'ctx>,
+        offset: IntValue<'ctx>,
+    ) -> LoweringResult<PointerValue<'ctx>> {
+        let builder = warp.builder();
+        let i64_type = warp.lowering.shared.context.i64_type();
+        let low = builder.build_int_z_extend(warp.shuffle(self.low, source)?, i64_type, "")?;
+        let high = builder.build_int_z_extend(warp.shuffle(self.high, source)?, i64_type, "")?;
+        let address = warp.or(warp.shift_left(high, 32)?, low)?;
+        let address = builder.build_int_add(address, offset, "")?;
+        Ok(builder.build_int_to_ptr(address, self.pointer_type, "matrix.element")?)
+    }
+
+    /// Where this lane's two 16-bit elements of `matrix` lie: the lane giving their row, and
+    /// the byte offset in it (an `i64`). Untransposed, row l / 4 from byte 4·(l mod 4), both
+    /// elements together; transposed, element l / 4 (byte 2·(l / 4)) of row 2·(l mod 4), the
+    /// second element in the next row.
+    fn place(
+        &self,
+        warp: &Warp<'_, '_, 'ctx>,
+        matrix: u64,
+        transpose: bool,
+    ) -> LoweringResult<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let first_lane = warp.i32(8 * matrix);
+        let (row_lane, offset) = if transpose {
+            (
+                warp.or(first_lane, warp.shift_left(warp.and(warp.lane, 3)?, 1)?)?,
+                warp.shift_left(warp.shift_right(warp.lane, 2)?, 1)?,
+            )
+        } else {
+            (warp.or(first_lane, warp.shift_right(warp.lane, 2)?)?, warp.shift_left(warp.and(warp.lane, 3)?, 2)?)
+        };
+        let i64_type = warp.lowering.shared.context.i64_type();
+        Ok((row_lane, warp.builder().build_int_z_extend(offset, i64_type, "")?))
+    }
 }
 
 /// `stmatrix` (see the module's documentation).
@@ -698,24 +741,10 @@ pub fn store_matrix<'ctx>(
     let warp = Warp::new(lowering, guarded)?;
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
-    let (i16_type, i32_type, i64_type) = (context.i16_type(), context.i32_type(), context.i64_type());
+    let i16_type = context.i16_type();
     let row = lowering.address(address, state_space)?;
-    let pointer_type = row.get_type();
-    let row_bits = builder.build_ptr_to_int(row, i64_type, "stmatrix.row")?;
-    let row_low = builder.build_int_truncate(row_bits, i32_type, "")?;
-    let row_high = builder.build_int_truncate(
-        builder.build_right_shift(row_bits, i64_type.const_int(32, false), false, "")?,
-        i32_type,
-        "",
-    )?;
-    // The address of the row that lane `source` gives, plus `offset` bytes (an `i64`).
-    let row_of = |source: IntValue<'ctx>, offset: IntValue<'ctx>| -> LoweringResult<PointerValue<'ctx>> {
-        let low = builder.build_int_z_extend(warp.shuffle(row_low, source)?, i64_type, "")?;
-        let high = builder.build_int_z_extend(warp.shuffle(row_high, source)?, i64_type, "")?;
-        let address = warp.or(warp.shift_left(high, 32)?, low)?;
-        let address = builder.build_int_add(address, offset, "")?;
-        Ok(builder.build_int_to_ptr(address, pointer_type, "stmatrix.element")?)
-    };
+    let rows = RowAddresses::new(&warp, row)?;
+    let row_of = |source, offset| rows.of(&warp, source, offset);
     // Elements are 16-bit: rows need not be more aligned than that.
     let store = |value: IntValue<'ctx>, pointer: PointerValue<'ctx>| -> LoweringResult<()> {
         let store = builder.build_store(pointer, value)?;
@@ -727,20 +756,16 @@ pub fn store_matrix<'ctx>(
     }
     for (matrix, source) in (0..u64::from(matrices)).zip(sources) {
         let word = lowering.read_int(source, ScalarType::B32)?;
-        let first_lane = warp.i32(8 * matrix);
         if transpose {
             // Element (l / 4, 2·(l mod 4) + h) is element l / 4 of row 2·(l mod 4) + h of the transpose.
-            let row_lane = warp.or(first_lane, warp.shift_left(warp.and(warp.lane, 3)?, 1)?)?;
-            let offset =
-                builder.build_int_z_extend(warp.shift_left(warp.shift_right(warp.lane, 2)?, 1)?, i64_type, "")?;
+            let (row_lane, offset) = rows.place(&warp, matrix, true)?;
             let low = builder.build_int_truncate(word, i16_type, "")?;
             let high = builder.build_int_truncate(warp.shift_right(word, 16)?, i16_type, "")?;
             store(low, row_of(row_lane, offset)?)?;
             store(high, row_of(warp.or(row_lane, warp.i32(1))?, offset)?)?;
         } else {
             // Row l / 4, columns 2·(l mod 4) and the next: 4 bytes at byte 4·(l mod 4).
-            let row_lane = warp.or(first_lane, warp.shift_right(warp.lane, 2)?)?;
-            let offset = builder.build_int_z_extend(warp.shift_left(warp.and(warp.lane, 3)?, 2)?, i64_type, "")?;
+            let (row_lane, offset) = rows.place(&warp, matrix, false)?;
             store(word, row_of(row_lane, offset)?)?;
         }
     }
