@@ -332,20 +332,20 @@ pub mod warp_collective {
 /// the registers of each operand in the order PTX lists them, each at a fixed offset. The
 /// compiler keeps one such buffer per function, 8-byte aligned.
 pub mod matrix_fragments {
-    /// `mma`: A's registers (at most 4).
+    /// `mma`: A's registers (at most 16 words: `.m16n8k16`'s eight `.f64`).
     pub const A: usize = 0;
-    /// `mma`: B's registers (at most 4).
-    pub const B: usize = 4;
-    /// `mma`: C's registers (at most 8).
-    pub const C: usize = 8;
-    /// `mma`: where the runtime writes D's registers (at most 8).
-    pub const D: usize = 16;
+    /// `mma`: B's registers (at most 8 words).
+    pub const B: usize = 16;
+    /// `mma`: C's registers (at most 8 words).
+    pub const C: usize = 24;
+    /// `mma`: where the runtime writes D's registers (at most 8 words).
+    pub const D: usize = 32;
     /// `ldmatrix`: the 64-bit address of the lane's row (words 0 and 1, little-endian).
     pub const ROW_ADDRESS: usize = 0;
     /// `ldmatrix`: where the runtime writes the lane's registers, one per matrix.
     pub const LOADED: usize = 2;
     /// The buffer's size in words.
-    pub const WORDS: usize = 24;
+    pub const WORDS: usize = 40;
 }
 
 /// The `b` argument of the matrix collectives. For `mma`: the shape in bits 0..4, then the

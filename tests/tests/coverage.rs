@@ -505,6 +505,24 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd3, %fd4}, {%fd1}, {%fd2}, {%fd1, %fd2}; st.global.f64 [%rd2], %fd4",
             ),
             form(
+                "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64",
+                ".reg .f64 %fd<8>",
+                "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%fd3, %fd4, %fd5, %fd6}, {%fd1, %fd2}, {%fd1}, {%fd1, %fd2, %fd1, %fd2}; st.global.f64 [%rd2], %fd6",
+            )
+            .with_header(ISA_7_8_SM_90),
+            form(
+                "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64",
+                ".reg .f64 %fd<8>",
+                "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%fd3, %fd4, %fd5, %fd6}, {%fd1, %fd2, %fd1, %fd2}, {%fd1, %fd2}, {%fd1, %fd2, %fd1, %fd2}; st.global.f64 [%rd2], %fd6",
+            )
+            .with_header(ISA_7_8_SM_90),
+            form(
+                "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+                ".reg .f64 %fd<8>",
+                "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%fd3, %fd4, %fd5, %fd6}, {%fd1, %fd2, %fd1, %fd2, %fd1, %fd2, %fd1, %fd2}, {%fd1, %fd2, %fd1, %fd2}, {%fd1, %fd2, %fd1, %fd2}; st.global.f64 [%rd2], %fd6",
+            )
+            .with_header(ISA_7_8_SM_90),
+            form(
                 "mma.sync.aligned.m8n8k32.row.col.satfinite.s32.s4.u4.s32",
                 ".reg .b32 %r<7>",
                 "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m8n8k32.row.col.satfinite.s32.s4.u4.s32 {%r3, %r4}, {%r1}, {%r2}, {%r1, %r2}; st.global.b32 [%rd2], %r4",

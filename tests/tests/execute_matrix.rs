@@ -835,6 +835,155 @@ fn spirv_mma_m8n8k4_f64_multiplies_the_warps_fragments() {
     }
 }
 
+/// The manual's `.f64` tables for `.m16n8k4`, `.m16n8k8` and `.m16n8k16` ("Matrix Fragments for
+/// mma.m16n8kK" with `.f64`): row and column of A's element `i` in `lane`'s fragment.
+fn f64_a_table(k: usize, lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    match k {
+        4 => (if i == 0 { group } else { group + 8 }, thread),
+        8 => (if i % 2 == 0 { group } else { group + 8 }, if i < 2 { thread } else { thread + 4 }),
+        _ => {
+            let column = if i % 2 == 0 { i * 2 + thread } else { i * 2 - 2 + thread };
+            (if i % 2 == 0 { group } else { group + 8 }, column)
+        }
+    }
+}
+
+/// B's element `i` (`.f64`, M = 16): row `threadID_in_group + 4·i`, column `groupID`.
+fn f64_b_table(lane: usize, i: usize) -> (usize, usize) {
+    (lane % 4 + 4 * i, lane / 4)
+}
+
+/// `.m16n8k4`, `.m16n8k8` or `.m16n8k16` on `.f64` (ISA 7.8, sm_90): each lane loads its
+/// fragments from the input by the manual's tables, the warp multiplies, and each lane's D must
+/// be C's element plus the K products added in order of k by fused multiply-adds.
+fn check_m16n8_f64(device: Device, k: usize, a: &[Vec<f64>], b: &[Vec<f64>], c: &[[f64; 8]; 16]) {
+    let (a_count, b_count) = (16 * k / 32, k * 8 / 32);
+    let words = a_count + b_count + 4;
+    let mut input = Vec::new();
+    for lane in 0..32 {
+        input.extend((0..a_count).map(|i| f64_a_table(k, lane, i)).map(|(row, column)| a[row][column]));
+        input.extend((0..b_count).map(|i| f64_b_table(lane, i)).map(|(row, column)| b[row][column]));
+        input.extend((0..4).map(|i| accumulator_table(lane, i)).map(|(row, column)| c[row][column]));
+    }
+    let list = |first: usize, count: usize| (first..first + count).map(|i| format!("%fd{i}")).collect::<Vec<_>>();
+    let loads = (0..words).map(|i| format!("ld.global.f64 %fd{i}, [%rd4+{}];\n", 8 * i)).collect::<String>();
+    let stores = (0..4).map(|i| format!("st.global.f64 [%rd5+{}], %fd{};\n", 8 * i, words + i)).collect::<String>();
+    let ptx = format!(
+        ".version 7.8\n.target sm_90\n.address_size 64\n\
+         .visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+         .reg .f64 %fd<{registers}>;\n.reg .b64 %rd<6>;\n.reg .b32 %lane;\n\
+         ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %lane, %laneid;\n\
+         mul.wide.u32 %rd3, %lane, {stride};\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %lane, 32;\nadd.u64 %rd5, %rd2, %rd3;\n\
+         {loads}mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64 {{{d}}}, {{{a}}}, {{{b}}}, {{{c}}};\n{stores}ret;\n}}\n",
+        registers = words + 4,
+        stride = 8 * words,
+        d = list(words, 4).join(", "),
+        a = list(0, a_count).join(", "),
+        b = list(a_count, b_count).join(", "),
+        c = list(a_count + b_count, 4).join(", "),
+    );
+    let result = run_on(device, &ptx, &Launch::threads(32), &[Buffer::f64s(&input), Buffer::zeroed("f64", 128)]);
+    for lane in 0..32 {
+        for i in 0..4 {
+            let (row, column) = accumulator_table(lane, i);
+            let want = (0..k).fold(c[row][column], |sum, x| a[row][x].mul_add(b[x][column], sum));
+            let got = f64::from_bits(result[1][4 * lane + i]);
+            assert_eq!(got.to_bits(), want.to_bits(), "m16n8k{k} lane {lane} d{i}: got {got:e}, expected {want:e}");
+        }
+    }
+}
+
+fn m16n8_f64_shapes(device: Device) {
+    let mut random = Random::new(1681);
+    for k in [4, 8, 16] {
+        // Small integers (every order of summation gives the exact sum), then random magnitudes,
+        // where the order of the fused multiply-adds decides the last bits.
+        for integers in [true, false] {
+            let mut value = || {
+                if integers {
+                    ((random.next_u64() % 41) as i64 - 20) as f64
+                } else {
+                    let mantissa = (random.next_u64() >> 11) as f64 / (1u64 << 53) as f64 + 0.5;
+                    let exponent = (random.next_u64() % 40) as i32 - 20;
+                    let sign = if random.next_u64() & 1 == 1 { -1.0 } else { 1.0 };
+                    sign * mantissa * 2f64.powi(exponent)
+                }
+            };
+            let a: Vec<Vec<f64>> = (0..16).map(|_| (0..k).map(|_| value()).collect()).collect();
+            let b: Vec<Vec<f64>> = (0..k).map(|_| (0..8).map(|_| value()).collect()).collect();
+            let c: [[f64; 8]; 16] = std::array::from_fn(|_| std::array::from_fn(|_| value()));
+            check_m16n8_f64(device, k, &a, &b, &c);
+        }
+    }
+}
+
+#[test]
+fn mma_m16n8_f64_shapes_multiply_the_warps_fragments() {
+    m16n8_f64_shapes(Device::Cpu);
+}
+
+#[test]
+fn spirv_mma_m16n8_f64_shapes_multiply_the_warps_fragments() {
+    if opencl::available() {
+        m16n8_f64_shapes(Device::OpenCl);
+    }
+}
+
+/// The `.f64` `.m16n8` shapes compile for every GPU target, each artefact passing its vendor's
+/// check; on NVPTX for sm_90, which ptxas assembles, and just below it (sm_89) they are E0302.
+#[test]
+fn mma_m16n8_f64_shapes_compile_for_the_gpus() {
+    let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-mma-f64-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    for k in [4usize, 8, 16] {
+        let (a, b) = (16 * k / 32, k * 8 / 32);
+        let list = |first: usize, count: usize| {
+            (first..first + count).map(|i| format!("%fd{i}")).collect::<Vec<_>>().join(", ")
+        };
+        let source = format!(
+            ".version 7.8\n.target sm_90\n.address_size 64\n\
+             .visible .entry test(.param .u64 output)\n{{\n.reg .f64 %fd<20>;\n.reg .b64 %rd<2>;\n\
+             mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64 {{{d}}}, {{{a}}}, {{{b}}}, {{{c}}};\n\
+             ld.param.u64 %rd1, [output];\nst.global.f64 [%rd1], %fd16;\nst.global.f64 [%rd1+8], %fd19;\nret;\n}}\n",
+            d = list(16, 4),
+            a = list(0, a),
+            b = list(8, b),
+            c = list(12, 4),
+        );
+        for target in ["nvptx", "spirv", "amdgpu"] {
+            let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
+                ptxr_tests::vendor_checks::compile(&source, target)
+            else {
+                panic!("m16n8k{k} .f64 does not compile for {target}")
+            };
+            if let Err(message) = validators.check(target, &format!("mma-f64-k{k}"), &source, &artefact, &scratch) {
+                panic!("m16n8k{k} .f64 on {target}: {message}");
+            }
+        }
+        let for_arch = |arch: u32| {
+            let target =
+                describe("nvptx", Some(&format!("sm_{arch}")), false).unwrap_or_else(|error| panic!("{error}"));
+            compile_source(&source, "kernel", &CompileOptions { target, emit: None, optimization: 2 })
+        };
+        let ptx = for_arch(90).unwrap_or_else(|failure| panic!("m16n8k{k} .f64 on sm_90: {failure:?}"));
+        let text = String::from_utf8_lossy(&ptx.bytes);
+        assert!(text.contains(&format!("mma.sync.aligned.m16n8k{k}.row.col.f64")), "sm_90:\n{text}");
+        if let Some(verdict) = ptxr_tests::vendor_checks::ptxas_accepts(&ptx.bytes, "sm_90", &format!("mma-f64-{k}")) {
+            verdict.unwrap_or_else(|message| panic!("m16n8k{k} .f64 on sm_90: ptxas: {message}"));
+        }
+        match for_arch(89) {
+            Err(Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+                "m16n8k{k} .f64 on sm_89: {diagnostics:?}"
+            ),
+            other => panic!("m16n8k{k} .f64 on sm_89: {:?}", other.map(|_| ())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 fn ldmatrix_kernel(spelling: &str, matrices: usize) -> String {
     let list = (0..matrices).map(|i| format!("%d{i}")).collect::<Vec<_>>().join(", ");
     let stores = (0..matrices).map(|i| format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i)).collect::<String>();
@@ -991,14 +1140,14 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
     for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
         assert!(unsupported_messages(f64_form, target).is_empty(), "{target} computes m8n8k4 on .f64");
     }
-    let f64_m16n8k4 = "    mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2, %fd3, %fd4}, {%fd1, %fd2}, {%fd3}, {%fd1, %fd2, %fd3, %fd4};";
     let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
-    for target in ["cpu", "amdgpu", "spirv"] {
-        let messages = unsupported_messages(f64_m16n8k4, target);
+    let sparse = "    mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0;";
+    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
+        let messages = unsupported_messages(sparse, target);
         assert!(
-            messages.iter().any(|message| message.contains("mma.sync.aligned.m16n8k4") && message.contains(target)),
+            messages.iter().any(|message| message.contains("mma.sp") && message.contains(target)),
             "{target}: {messages:?}"
         );
     }

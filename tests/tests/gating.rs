@@ -565,6 +565,14 @@ const PROBES: &[Probe] = &[
         older_version: "7.0",
         older_sm: 75,
     },
+    Probe {
+        instruction:
+            "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%fd0, %fd1, %fd2, %fd3}, {%fd0, %fd1, %fd2, %fd3}, {%fd1, %fd2}, {%fd0, %fd1, %fd2, %fd3};",
+        version: "7.8",
+        sm: 90,
+        older_version: "7.7",
+        older_sm: 89,
+    },
 ];
 
 fn module(instruction: &str, version: &str, sm: u32) -> String {

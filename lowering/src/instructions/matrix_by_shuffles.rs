@@ -16,11 +16,13 @@
 //! tables; where the register to read depends on the lane, every candidate register is
 //! shuffled and the lane selects its own.
 //!
-//! `.m8n8k4` on `.f64` is one 8×8×4 product of the whole warp: lane `4g + t` holds A's element
-//! `(g, t)`, B's `(t, g)` and C's and D's `(g, 2t)` and `(g, 2t + 1)`. The lane shuffles in
-//! A's row `g` from lanes `4g` to `4g + 3` and B's columns `2t` and `2t + 1` from lanes `8t` to
-//! `8t + 7`, each `.f64` as its two 32-bit halves (24 shuffles), and adds the four products to
-//! C's element in order of k with fused multiply-adds, as the CPU runtime does.
+//! `.f64` (`.m8n8k4`, `.m16n8k4`, `.m16n8k8`, `.m16n8k16`) has one element to a register in the
+//! same layout: lane `4g + t` holds A's register `r` at `(g + 8·(r mod 2), t + 4·(r / 2))`
+//! (`(g, t)` in `.m8n8k4`), B's register `r` at `(t + 4r, g)`, and C's and D's element `i` at
+//! `(g + 8·(i / 2), 2t + i mod 2)`. The lane shuffles in A's rows `g` (and `g + 8`) from lanes
+//! `4g` to `4g + 3` and B's columns `2t` and `2t + 1` from lanes `8t` to `8t + 7`, each `.f64`
+//! as its two 32-bit halves (24 shuffles for `.m8n8k4`, 128 for `.m16n8k16`), and adds the K
+//! products to C's element in order of k with fused multiply-adds, as the CPU runtime does.
 //!
 //! Arithmetic is the CPU runtime's (`runtime/src/cooperative/matrix.rs`), so that results agree
 //! bit for bit: `.f16`, `.bf16` and `.tf32` elements (`.tf32` without its 13 low mantissa bits)
@@ -298,8 +300,15 @@ fn computed(operation: &MatrixMultiply) -> bool {
         MatrixShape::M8n8k32 | MatrixShape::M16n8k64 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
         MatrixShape::M8n8k128 | MatrixShape::M16n8k128 | MatrixShape::M16n8k256 => operation.a == MatrixElement::B1,
     };
-    // `.f64` only in `.m8n8k4`, where the decoder allows it only with every operand `.f64`.
-    let element = |element: MatrixElement| element != MatrixElement::F64 || operation.shape == MatrixShape::M8n8k4;
+    // `.f64` only in `.m8n8k4`, `.m16n8k4`, `.m16n8k8` and `.m16n8k16`, where the decoder allows
+    // it only with every operand `.f64`.
+    let element = |element: MatrixElement| {
+        element != MatrixElement::F64
+            || matches!(
+                operation.shape,
+                MatrixShape::M8n8k4 | MatrixShape::M16n8k4 | MatrixShape::M16n8k8 | MatrixShape::M16n8k16
+            )
+    };
     shape && [operation.d, operation.a, operation.b, operation.c].into_iter().all(element)
 }
 
@@ -317,7 +326,7 @@ pub(super) fn multiply_accumulate_values<'ctx>(
     }
     let warp = Warp::new(lowering, guarded)?;
     if operation.a == MatrixElement::F64 {
-        return double_precision(&warp, a, b, c, RoundingMode::NearestEven);
+        return double_precision(&warp, operation.shape, a, b, c, RoundingMode::NearestEven);
     }
     let a = fragment_words(lowering, a, operation.a)?;
     let b = fragment_words(lowering, b, operation.b)?;
@@ -560,11 +569,12 @@ fn quad_pairs<'ctx>(
     warp.pack(&elements, operation.d)
 }
 
-/// `.m8n8k4` on `.f64` (see the module's documentation): D's elements `(g, 2t)` and
-/// `(g, 2t + 1)`, each C's element plus `A(g, k)·B(k, column)` for k from 0 to 3 by `llvm.fma`,
-/// or by fused multiply-adds rounded in `rounding` (`wmma.mma`'s `.rz`, `.rm`, `.rp`).
+/// `.f64` (see the module's documentation): D's elements `(g + 8·(i / 2), 2t + i mod 2)`, each
+/// C's element plus `A(row, k)·B(k, column)` for k from 0 to K - 1 by `llvm.fma`, or by fused
+/// multiply-adds rounded in `rounding` (`wmma.mma`'s `.rz`, `.rm`, `.rp`).
 fn double_precision<'ctx>(
     warp: &Warp<'_, '_, 'ctx>,
+    shape: MatrixShape,
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
@@ -575,6 +585,8 @@ fn double_precision<'ctx>(
     let context = lowering.shared.context;
     let (i32_type, i64_type, f64_type) = (context.i32_type(), context.i64_type(), context.f64_type());
     let span = warp.guarded.span;
+    let (m, _, k) = shape.dimensions();
+    let (m, k) = (m as usize, k as usize);
     let register = |operands: &[Operand], index: usize| -> LoweringResult<IntValue<'ctx>> {
         let operand = operands
             .get(index)
@@ -591,21 +603,35 @@ fn double_precision<'ctx>(
         let joined = warp.or(warp.shift_left(high, 32)?, low)?;
         Ok(builder.build_bit_cast(joined, f64_type, "")?.into_float_value())
     };
-    let a = register(a, 0)?;
-    let b = register(b, 0)?;
-    // A's row g: element k from lane 4g + k.
+    // A's register r of lane 4g + t is row g + 8·(r mod 2) (M = 16) or g, column t + 4·(r / 2)
+    // (M = 16) or t + 4·r: row `g + 8·half`, element `x` comes from lane 4g + x mod 4.
     let group_lanes = warp.and(warp.lane, 0x1c)?;
-    let row = (0..4).map(|k| fetch(a, warp.or(group_lanes, warp.i32(k))?)).collect::<LoweringResult<Vec<_>>>()?;
-    // B's column 2t + i: element k from lane 4·(2t + i) + k = 8t + 4i + k.
-    let column_lanes = warp.shift_left(warp.and(warp.lane, 3)?, 3)?;
-    let mut d = Vec::with_capacity(2);
-    for i in 0..2 {
-        let column = (0..4)
-            .map(|k| fetch(b, warp.or(column_lanes, warp.i32(4 * i + k))?))
+    let mut rows = Vec::with_capacity(m / 8);
+    for half in 0..m / 8 {
+        let row = (0..k)
+            .map(|x| {
+                let index = if m == 16 { 2 * (x / 4) + half } else { x / 4 };
+                fetch(register(a, index)?, warp.or(group_lanes, warp.i32((x % 4) as u64))?)
+            })
             .collect::<LoweringResult<Vec<_>>>()?;
-        let accumulator = register(c, i as usize)?;
+        rows.push(row);
+    }
+    // B's register r of lane 4g + t is row t + 4·r, column g: column 2t + j, element x comes
+    // from lane 4·(2t + j) + x mod 4 = 8t + 4j + x mod 4, register x / 4.
+    let column_lanes = warp.shift_left(warp.and(warp.lane, 3)?, 3)?;
+    let mut columns = Vec::with_capacity(2);
+    for j in 0..2 {
+        let column = (0..k)
+            .map(|x| fetch(register(b, x / 4)?, warp.or(column_lanes, warp.i32((4 * j + x % 4) as u64))?))
+            .collect::<LoweringResult<Vec<_>>>()?;
+        columns.push(column);
+    }
+    // C's and D's element i: row g + 8·(i / 2), column 2t + i mod 2.
+    let mut d = Vec::with_capacity(m / 4);
+    for i in 0..m / 4 {
+        let accumulator = register(c, i)?;
         let mut sum = builder.build_bit_cast(accumulator, f64_type, "")?.into_float_value();
-        for (a, b) in row.iter().zip(&column) {
+        for (a, b) in rows[i / 2].iter().zip(&columns[i % 2]) {
             sum = if rounding == RoundingMode::NearestEven {
                 let arguments = [(*a).into(), (*b).into(), sum.into()];
                 intrinsic(lowering, "llvm.fma", &[f64_type.into()], &arguments, span)?.into_float_value()
@@ -782,5 +808,5 @@ pub(super) fn double_precision_directed<'ctx>(
     c: &[Operand],
     rounding: RoundingMode,
 ) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
-    double_precision(&Warp::new(lowering, guarded)?, a, b, c, rounding)
+    double_precision(&Warp::new(lowering, guarded)?, MatrixShape::M8n8k4, a, b, c, rounding)
 }

@@ -12,6 +12,7 @@
 //!   column `group`.
 //! - C and D (M×N): element `i` is row `group + 8·(i / 2)`, column `thread·2 + i mod 2`.
 //!
+//! `.f64` has one element to a register (`per` = 1) in two buffer words, low word first.
 //! `.m8n8k4` on `.f16` is four separate 8×8×4 products, product `q` by lanes `4q..4q+3` (rows
 //! 0 to 3 of C) and `16+4q..16+4q+3` (rows 4 to 7); see [`quad_pair_position`].
 //!
@@ -45,8 +46,8 @@ enum Element {
     U4,
     /// One bit; its products are `a ^ b` (`.xor.popc`) or `a & b` (`.and.popc`).
     B1,
-    /// Only in `.m8n8k4`'s `.f64` form, computed by [`multiply_accumulate_double`]: a register
-    /// is two buffer words.
+    /// Only in the `.f64` forms, computed by [`multiply_accumulate_double`]: a register is two
+    /// buffer words.
     F64,
 }
 
@@ -144,6 +145,11 @@ impl Operation {
             _ => return None,
         };
         let element = |shift: u32| Element::decode((operation >> shift) & 0xf);
+        // `.f64` is all four operands or none, on shapes up to `.m16n8k16`.
+        let doubles = [4, 8, 12, 16].map(|shift| element_code(shift) == code::ELEMENT_F64);
+        if doubles.contains(&true) && (doubles.contains(&false) || k > 16) {
+            return None;
+        }
         Some(Operation {
             m,
             n,
@@ -270,30 +276,42 @@ fn multiply_accumulate_quad_pairs(operation: &Operation, lanes: &mut [Fragments;
     }
 }
 
-/// `.m8n8k4` on `.f64` (ISA 7.8 section 9.7.13.4.14): with `group = lane / 4` and
-/// `thread = lane % 4`, a lane holds A's element (`group`, `thread`), B's (`thread`, `group`),
-/// and C's and D's (`group`, `2·thread + i`) for `i` in 0 and 1, each `.f64` in two words, low
-/// word first. Each element of D is C's plus the four products in order of `k`, each added by a
-/// fused multiply-add rounded to nearest even (PTX does not say how the hardware rounds
-/// between the products; this order is the one a loop of `fma.rn.f64` gives).
-fn multiply_accumulate_double(lanes: &mut [Fragments; WARP_SIZE]) {
+/// `.f64` (`.m8n8k4`, and ISA 7.8's `.m16n8k4`, `.m16n8k8`, `.m16n8k16`; the manual's "Matrix
+/// Fragments for mma.m16n8k4/k8/k16" with `.f64`, section 9.7.13.4): the fragments are the module's layout with one element
+/// to a register ([`a_position`], [`b_position`], [`accumulator_position`]), so that for
+/// `group = lane / 4` and `thread = lane % 4` register `r` of A is element (`group + 8·(r mod 2)`,
+/// `thread + 4·(r / 2)`) when M = 16 (the manual's "col = i·2 + threadID_in_group" for even `i`
+/// and "i·2 − 2 + threadID_in_group" for odd `i`), register `r` of B element (`thread + 4·r`,
+/// `group`); each `.f64` is two buffer words, low word first. Each element of D is C's plus the
+/// K products in order of `k`, each added by a fused multiply-add rounded to nearest even (PTX
+/// does not say how the hardware rounds between the products; this order is the one a loop of
+/// `fma.rn.f64` gives).
+fn multiply_accumulate_double(operation: &Operation, lanes: &mut [Fragments; WARP_SIZE]) {
     let double = |fragments: &Fragments, word: usize| {
         f64::from_bits(u64::from(fragments[word]) | (u64::from(fragments[word + 1]) << 32))
     };
-    let (mut a, mut b, mut c) = ([[0f64; 4]; 8], [[0f64; 8]; 4], [[0f64; 8]; 8]);
+    let (m, n, k) = (operation.m, operation.n, operation.k);
+    // The largest `.f64` shape is `.m16n8k16`.
+    let (mut a, mut b, mut c) = ([[0f64; 16]; 16], [[0f64; 8]; 16], [[0f64; 8]; 16]);
+    let (a_registers, b_registers, accumulators) = (m * k / WARP_SIZE, k * n / WARP_SIZE, m * n / WARP_SIZE);
     for (lane, fragments) in lanes.iter().enumerate() {
-        let (group, thread) = (lane / 4, lane % 4);
-        a[group][thread] = double(fragments, slot::A);
-        b[thread][group] = double(fragments, slot::B);
-        for i in 0..2 {
-            c[group][2 * thread + i] = double(fragments, slot::C + 2 * i);
+        for r in 0..a_registers {
+            let (row, column) = a_position(operation, lane, r, 0);
+            a[row][column] = double(fragments, slot::A + 2 * r);
+        }
+        for r in 0..b_registers {
+            let (row, column) = b_position(operation, lane, r, 0);
+            b[row][column] = double(fragments, slot::B + 2 * r);
+        }
+        for i in 0..accumulators {
+            let (row, column) = accumulator_position(lane, i);
+            c[row][column] = double(fragments, slot::C + 2 * i);
         }
     }
     for (lane, fragments) in lanes.iter_mut().enumerate() {
-        let (group, thread) = (lane / 4, lane % 4);
-        for i in 0..2 {
-            let column = 2 * thread + i;
-            let sum = (0..4).fold(c[group][column], |sum, k| a[group][k].mul_add(b[k][column], sum));
+        for i in 0..accumulators {
+            let (row, column) = accumulator_position(lane, i);
+            let sum = (0..k).fold(c[row][column], |sum, x| a[row][x].mul_add(b[x][column], sum));
             let bits = sum.to_bits();
             fragments[slot::D + 2 * i] = bits as u32;
             fragments[slot::D + 2 * i + 1] = (bits >> 32) as u32;
@@ -328,7 +346,7 @@ pub fn multiply_accumulate(operation: &Operation, lanes: &mut [Fragments; WARP_S
         return multiply_accumulate_quad_pairs(operation, lanes);
     }
     if operation.a == Element::F64 {
-        return multiply_accumulate_double(lanes);
+        return multiply_accumulate_double(operation, lanes);
     }
     let (m, n, k) = (operation.m, operation.n, operation.k);
     // The largest A and B: 16×256 and 256×8 (`.m16n8k256` on `.b1`).

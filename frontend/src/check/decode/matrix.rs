@@ -1,7 +1,6 @@
 //! The warp-level matrix instructions `mma` and `ldmatrix` (ISA 7.8 sections 9.7.13.4.14 and
-//! 9.7.13.4.15). Every form of the spec's tables decodes; those with element types from 8 to 32
-//! bits, and the sub-byte `.s4`/`.u4` and `.b1` forms, become typed instructions; the others
-//! (`.f64` beyond `.m8n8k4`, and `mma.sp`) are accepted and reported as unsupported by lowering.
+//! 9.7.13.4.15). Every form of the spec's tables decodes; every dense `mma` form becomes a typed
+//! instruction; `mma.sp` is accepted and reported as unsupported by lowering.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
@@ -37,8 +36,6 @@ fn sync_aligned(context: &mut Context, modifiers: &mut Modifiers) -> Option<()> 
 enum Form {
     /// Typed and lowered where a target can.
     Lowered,
-    /// Valid PTX that no target computes yet.
-    Unlowered,
     /// Not a form of the spec.
     Invalid,
 }
@@ -61,7 +58,7 @@ fn form(operation: &MatrixMultiply) -> Form {
         (M8n8k16 | M16n8k16 | M16n8k32, _, _) if integer => Form::Lowered,
         (M8n8k4, F16, F16) if widening_accumulator && float_only => Form::Lowered,
         (M8n8k4, F64, F64) if d == F64 && c == F64 && float_only => Form::Lowered,
-        (M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Unlowered,
+        (M16n8k4 | M16n8k8 | M16n8k16, F64, F64) if d == F64 && c == F64 && float_only => Form::Lowered,
         (M8n8k32 | M16n8k32 | M16n8k64, _, _) if nibbles => Form::Lowered,
         (M8n8k128 | M16n8k128 | M16n8k256, B1, B1) if d == S32 && c == S32 && float_only => Form::Lowered,
         _ => Form::Invalid,
@@ -161,7 +158,6 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 "not a form of `mma`",
             );
         }
-        Form::Unlowered => return accept_unlowered(context, modifiers, instruction),
         Form::Lowered if !layouts_valid => {
             let span = a_layout.span.to(b_layout.span);
             return invalid(context, span, format!("`mma{}` needs `.row.col`", shape.node), "expected `.row.col`");
