@@ -1093,9 +1093,37 @@ fn forms_outside_the_spec_are_errors() {
         "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32.xor.popc {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
     let satfinite_on_bits =
         "mma.sync.aligned.m8n8k128.row.col.satfinite.s32.b1.b1.s32.and.popc {%r1, %r2}, {%r3}, {%r4}, {%r1, %r2}";
-    for body in
-        [mixed, no_layouts, wrong_count, ldmatrix_type, b1_without_operation, operation_on_nibbles, satfinite_on_bits]
-    {
+    // `mma.sp`: the spec's "Sparse matrix storage" limits the selector to 0 to 3 where one lane of
+    // four holds the metadata, 0 or 1 for a pair, 0 where all four do; it is a constant; A has
+    // half the dense form's registers; `.m16n8k16` keeps C's type in D; `.satfinite` is for
+    // integers; the layouts are `.row.col`.
+    let sparse_selector_of_one_lane = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 4";
+    let sparse_selector_of_a_pair = "mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 2";
+    let sparse_selector_of_all = "mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 1";
+    let sparse_selector_register = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, %r6";
+    let sparse_dense_a = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0";
+    let sparse_mixed = "mma.sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%r1, %r2}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0";
+    let sparse_satfinite_on_floats = "mma.sp.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0";
+    let sparse_column_a = "mma.sp.sync.aligned.m16n8k16.col.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0";
+    let sparse_without_selector = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5";
+    for body in [
+        mixed,
+        no_layouts,
+        wrong_count,
+        ldmatrix_type,
+        b1_without_operation,
+        operation_on_nibbles,
+        satfinite_on_bits,
+        sparse_selector_of_one_lane,
+        sparse_selector_of_a_pair,
+        sparse_selector_of_all,
+        sparse_selector_register,
+        sparse_dense_a,
+        sparse_mixed,
+        sparse_satfinite_on_floats,
+        sparse_column_a,
+        sparse_without_selector,
+    ] {
         let source = format!(
             ".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry test()\n{{\n    .reg .b32 %r<9>;\n    .reg .f32 %f<9>;\n    .reg .b64 %rd<2>;\n    {body};\n    ret;\n}}\n"
         );
@@ -1143,13 +1171,27 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
     let m16n8k16 = "    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};";
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
-    let sparse = "    mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0;";
-    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
-        let messages = unsupported_messages(sparse, target);
-        assert!(
-            messages.iter().any(|message| message.contains("mma.sp") && message.contains(target)),
-            "{target}: {messages:?}"
-        );
+    // Every `mma.sp` family of ISA 7.8, at the largest selector its form allows: each is checked
+    // and then unsupported on every target (the metadata's layout is not in the spec's text).
+    let sparse_forms = [
+        "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2}, %r5, 1;",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;",
+        "mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;",
+        "mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;",
+        "mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;",
+        "mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;",
+        "mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;",
+        "mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;",
+    ];
+    for sparse in sparse_forms {
+        for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
+            let messages = unsupported_messages(&format!("    {sparse}"), target);
+            assert!(
+                messages.iter().any(|message| message.contains("mma.sp") && message.contains(target)),
+                "{sparse} on {target}: {messages:?}"
+            );
+        }
     }
     for target in ["amdgpu", "spirv"] {
         assert!(unsupported_messages(m16n8k16, target).is_empty(), "{target} builds mma from shuffles");

@@ -81,6 +81,22 @@ const PROBES: &[Probe] = &[
         older_version: "7.7",
         older_sm: 89,
     },
+    Probe {
+        instruction:
+            "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r2, %r3}, {%f0, %f1, %f2, %f3}, %r0, 0;",
+        version: "7.1",
+        sm: 80,
+        older_version: "7.0",
+        older_sm: 75,
+    },
+    Probe {
+        instruction:
+            "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r2, %r3}, {%f0, %f1, %f2, %f3}, %r0, 0;",
+        version: "8.5",
+        sm: 80,
+        older_version: "8.4",
+        older_sm: 75,
+    },
     Probe { instruction: "min.NaN.f32 %f1, %f2, %f3;", version: "7.0", sm: 80, older_version: "6.5", older_sm: 75 },
     Probe {
         instruction: "min.xorsign.abs.f32 %f1, %f2, %f3;",

@@ -10,13 +10,13 @@ use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{accept_unlowered, Context, Modifiers};
 
-fn invalid<T>(context: &mut Context, span: crate::span::Span, message: String, label: &str) -> Option<T> {
+pub(super) fn invalid<T>(context: &mut Context, span: crate::span::Span, message: String, label: &str) -> Option<T> {
     context.report(Diagnostic::error(Code::InvalidModifier, message).with_primary(span, label.to_string()));
     None
 }
 
 /// Requires `.sync` and `.aligned`, which every warp-level matrix instruction spells out.
-fn sync_aligned(context: &mut Context, modifiers: &mut Modifiers) -> Option<()> {
+pub(super) fn sync_aligned(context: &mut Context, modifiers: &mut Modifiers) -> Option<()> {
     for name in ["sync", "aligned"] {
         if !modifiers.flag(name) {
             let opcode = modifiers.opcode();
@@ -67,7 +67,7 @@ fn form(operation: &MatrixMultiply) -> Form {
 
 /// The register type of one lane's fragment of an operand of `element`s: narrow elements are
 /// packed into `.b32` registers.
-fn fragment_register(element: MatrixElement) -> ScalarType {
+pub(super) fn fragment_register(element: MatrixElement) -> ScalarType {
     match element {
         MatrixElement::F32 => ScalarType::F32,
         MatrixElement::S32 => ScalarType::S32,
@@ -80,8 +80,7 @@ fn fragment_register(element: MatrixElement) -> ScalarType {
 /// on `.b1` `mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c`.
 pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if instruction.modifiers.iter().any(|modifier| modifier.node == "sp" || modifier.node.starts_with("sp::")) {
-        // `mma.sp` (sparse A) is valid PTX with its own fragments and a metadata operand.
-        return accept_unlowered(context, modifiers, instruction);
+        return super::sparse_matrix::mma_sparse(context, modifiers, instruction);
     }
     // `.b1`'s `.xor.popc` and `.and.popc`, read here and checked with the types.
     let bit_operation = modifiers.take(|name| match name {

@@ -19,6 +19,7 @@ mod matrix;
 mod mbarrier;
 mod modifiers;
 pub(in crate::check) mod opcodes;
+mod sparse_matrix;
 mod stack;
 mod synchronization;
 mod tf32;

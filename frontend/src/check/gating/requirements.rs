@@ -217,6 +217,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["mma"], modifiers: &[&["m8n8k128"]], version: None, sm: Some(75), form: "`mma.m8n8k128`", section: "9.7.13.4", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["m16n8k4", "m16n8k8", "m16n8k16"], &["f64"]], version: isa(7, 8), sm: Some(90), form: "`mma.m16n8k4`, `.m16n8k8`, `.m16n8k16` on `.f64`", section: "9.7.13.4", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["and"]], version: isa(7, 1), sm: Some(80), form: "`mma.and.popc`", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["sp"]], version: isa(7, 1), sm: Some(80), form: "`mma.sp`", section: "9.7.13.5", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["sp::ordered_metadata"]], version: isa(8, 5), sm: Some(80), form: "`mma.sp::ordered_metadata`", section: "9.7.13.5 (ISA 8.5)", operands: ANY },
     Requirement { opcodes: &["ldmatrix"], modifiers: NONE, version: None, sm: Some(75), form: "`ldmatrix`", section: "9.7.13.4.15", operands: ANY },
     Requirement { opcodes: &["stmatrix"], modifiers: NONE, version: isa(7, 8), sm: Some(90), form: "`stmatrix`", section: "9.7.13.4 (ISA 7.8)", operands: ANY },
     Requirement { opcodes: &["alloca", "stacksave", "stackrestore"], modifiers: NONE, version: isa(7, 3), sm: Some(52), form: "`alloca`, `stacksave`, `stackrestore`", section: "stack manipulation (ISA 7.3)", operands: ANY },
