@@ -263,6 +263,21 @@ pub mod opencl {
     /// How many bytes a work-item's `alloca`s may take: the private array that ptxr's SPIR-V
     /// carves them from (`StackBound::PrivateArray` in ptxr-intrinsics).
     pub const STACK_BYTES_PER_WORK_ITEM: u64 = 256 << 10;
+
+    /// The launch arguments: what OpenCL does not tell a kernel about its launch, passed by the
+    /// host as one by-value `ulong2` kernel argument after the PTX parameters (and before the
+    /// `__local` shared window, where the kernel takes one). Every kernel of a module that reads
+    /// `%gridid`, `%dynamic_smem_size` or `%total_smem_size`, or tests `isspacep.shared` in a
+    /// module with dynamic shared memory, takes it; other kernels do not.
+    pub mod launch_arguments {
+        /// Lanes of the vector.
+        pub const LANES: u32 = 2;
+        /// `%gridid`: an identifier of the launch, distinct between the launches of a process.
+        pub const GRID_ID: u32 = 0;
+        /// `%dynamic_smem_size`: the bytes of dynamic shared memory the launch gives each block,
+        /// after the static `.shared` variables in the `__local` window.
+        pub const DYNAMIC_SHARED_BYTES: u32 = 1;
+    }
 }
 
 /// The 64-bit `mbarrier` object (ISA 7.8 section 9.7.12.13), which PTX leaves opaque: the

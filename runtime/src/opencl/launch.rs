@@ -83,10 +83,18 @@ fn failed(what: &str) -> impl Fn(ClError) -> RuntimeError + '_ {
 }
 
 impl PreparedLaunch {
-    /// Runs the launch's grid on `device` with the kernel of the SPIR-V module `spirv`. The
-    /// buffers hold the results afterwards, as after [`PreparedLaunch::run`]; the report's time
-    /// is the kernel's execution as the device's profiling measures it.
-    pub fn run_opencl(&mut self, device: &SelectedDevice, spirv: &[u8]) -> Result<LaunchReport, RuntimeError> {
+    /// Runs the launch's grid on `device` with the kernel of the SPIR-V module `spirv`, whose
+    /// kernels take the launch arguments (`abi::opencl::launch_arguments`) where
+    /// `takes_launch_arguments` says so (ptxr's lowering decides it from the module:
+    /// `ptxr_lowering::kernels_take_launch_arguments`). The buffers hold the results
+    /// afterwards, as after [`PreparedLaunch::run`]; the report's time is the kernel's
+    /// execution as the device's profiling measures it.
+    pub fn run_opencl(
+        &mut self,
+        device: &SelectedDevice,
+        spirv: &[u8],
+        takes_launch_arguments: bool,
+    ) -> Result<LaunchReport, RuntimeError> {
         if self.buffers.iter_mut().any(|buffer| Arc::get_mut(&mut buffer.memory).is_none()) {
             return Err(RuntimeError::BuffersInUse);
         }
@@ -162,7 +170,11 @@ impl PreparedLaunch {
                 message: format!("cannot let the kernel use host memory (error {code})"),
             })?;
         }
-        self.set_shared_window(&kernel)?;
+        let launch_arguments = usize::from(takes_launch_arguments);
+        if takes_launch_arguments {
+            self.set_launch_arguments(&kernel)?;
+        }
+        self.set_shared_window(&kernel, launch_arguments)?;
         // The kernel reaches the buffers through addresses in integer parameters, which OpenCL
         // must be told about.
         let pointers: Vec<*mut c_void> = allocations.iter().map(SvmBuffer::pointer).collect();
@@ -248,11 +260,33 @@ impl PreparedLaunch {
         })
     }
 
+    /// Passes the launch arguments (`abi::opencl::launch_arguments`), the kernel argument
+    /// right after the PTX parameters: a fresh `%gridid` from the process's launch counter,
+    /// which the CPU's launches count too, and the launch's dynamic shared bytes.
+    fn set_launch_arguments(&self, kernel: &Kernel) -> Result<(), RuntimeError> {
+        use crate::abi::opencl::launch_arguments as lanes;
+        let mut arguments = [0u64; lanes::LANES as usize];
+        arguments[lanes::GRID_ID as usize] = crate::launch::next_grid_id();
+        arguments[lanes::DYNAMIC_SHARED_BYTES as usize] = u64::from(self.shared_bytes);
+        let index = self.parameter_buffers.len();
+        // SAFETY: the argument is the kernel's `ulong2`, and `arguments` is exactly its bytes.
+        unsafe {
+            opencl3::kernel::set_kernel_arg(
+                kernel.get(),
+                index as u32,
+                std::mem::size_of_val(&arguments),
+                arguments.as_ptr().cast::<c_void>(),
+            )
+        }
+        .map_err(|code| RuntimeError::OpenCl { message: format!("cannot pass the launch arguments (error {code})") })
+    }
+
     /// Sizes the block's shared window: a SPIR-V kernel of a module with shared memory takes it
-    /// as one `__local` argument after its PTX parameters (docs/TARGETS.md), which holds the
-    /// static `.shared` variables and then the launch's dynamic shared memory.
-    fn set_shared_window(&self, kernel: &Kernel) -> Result<(), RuntimeError> {
-        let parameters = self.parameter_buffers.len();
+    /// as one `__local` argument after its PTX parameters and the launch arguments, if it takes
+    /// those (`launch_arguments` is 1 then, else 0; docs/TARGETS.md), which holds the static
+    /// `.shared` variables and then the launch's dynamic shared memory.
+    fn set_shared_window(&self, kernel: &Kernel, launch_arguments: usize) -> Result<(), RuntimeError> {
+        let parameters = self.parameter_buffers.len() + launch_arguments;
         let arguments = kernel.num_args().map_err(failed("cannot count the kernel's arguments"))? as usize;
         if arguments == parameters {
             return Ok(());
@@ -260,8 +294,10 @@ impl PreparedLaunch {
         if arguments != parameters + 1 {
             return Err(RuntimeError::OpenCl {
                 message: format!(
-                    "kernel `{}` takes {arguments} OpenCL arguments for {parameters} PTX parameters",
-                    self.kernel
+                    "kernel `{}` takes {arguments} OpenCL arguments for {} PTX parameters{}",
+                    self.kernel,
+                    self.parameter_buffers.len(),
+                    if launch_arguments == 1 { " and the launch arguments" } else { "" }
                 ),
             });
         }
