@@ -6,6 +6,7 @@
 pub mod address_ranges;
 mod amdgpu;
 mod amdgpu_barrier;
+mod amdgpu_hardware_id;
 mod amdgpu_mbarrier;
 mod amdgpu_printf;
 mod amdgpu_sleep;
