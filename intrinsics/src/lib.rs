@@ -396,6 +396,18 @@ pub trait Target {
         Ok(())
     }
 
+    /// Called before any function is declared, with every special register the module's
+    /// functions read: module-level state that reading them needs is made here, ahead of the
+    /// module's functions (SPIR-V's clock calibration kernel for `%globaltimer`).
+    fn prepare_for_special_registers<'ctx>(
+        &self,
+        _context: &'ctx Context,
+        _module: &Module<'ctx>,
+        _registers: &std::collections::BTreeSet<SpecialRegister>,
+    ) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     /// Called on the optimised module just before code generation: rewrites that work around
     /// the target's code generator and that LLVM's optimisation pipeline would undo if they ran
     /// earlier.

@@ -202,6 +202,24 @@ impl Target for Spirv {
         Some(context.ptr_type(self.address_space(StateSpace::Shared)).into())
     }
 
+    fn prepare_for_special_registers<'ctx>(
+        &self,
+        context: &'ctx Context,
+        module: &Module<'ctx>,
+        registers: &std::collections::BTreeSet<SpecialRegister>,
+    ) -> Result<(), Unsupported> {
+        let reads_timer = registers.iter().any(|register| {
+            matches!(
+                register,
+                SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh
+            )
+        });
+        if reads_timer {
+            crate::spirv_launch_arguments::add_clock_calibration_kernel(context, module)?;
+        }
+        Ok(())
+    }
+
     fn launch_arguments_type<'ctx>(&self, context: &'ctx Context) -> Option<inkwell::types::VectorType<'ctx>> {
         Some(crate::spirv_launch_arguments::vector_type(context))
     }
@@ -486,14 +504,10 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
-            SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
-                // PTX's timer counts nanoseconds; OpenCL's one device clock, `clock_read_device`
-                // (`%clock64`), counts at a rate the device does not report.
-                Err(Unsupported {
-                    what: format!(
-                        "special register {register} (nanoseconds: OpenCL's only device clock, clock_read_device, counts at a rate it does not report)"
-                    ),
-                })
+            // The device clock in nanoseconds, as the host calibrated it (`spirv_launch_arguments.rs`).
+            SpecialRegister::GlobalTimer => crate::spirv_launch_arguments::global_timer(site),
+            SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                crate::global_timer::half(site, register, crate::spirv_launch_arguments::global_timer(site)?)
             }
             // OpenCL's device clock (`spirv_clock.rs` says why as an imported call).
             SpecialRegister::Clock64 => crate::spirv_clock::read(site),

@@ -159,6 +159,17 @@ pub fn lower<'ctx>(
             ]);
         }
     }
+    let registers: std::collections::BTreeSet<_> =
+        ptx.functions.iter().flat_map(|function| function.special_registers.iter().copied()).collect();
+    if let Err(unsupported) = target.prepare_for_special_registers(context, &module, &registers) {
+        return Err(vec![
+            LoweringError::internal(
+                format!("preparing for the special registers: {}", unsupported.what),
+                ptxr_frontend::Span::default(),
+            )
+            .diagnostic,
+        ]);
+    }
     let gaps = crate::processor_gaps::processor_gaps(ptx, source, target, machine);
     if !gaps.is_empty() {
         return Err(gaps);

@@ -1,7 +1,7 @@
 //! The SPIR-V launch arguments (docs/TARGETS.md, "The launch arguments"): what OpenCL does not
 //! tell a kernel, `%gridid` (ISA 7.8 section 10.10), `%dynamic_smem_size` (10.30),
 //! `%total_smem_size` (10.31) and where dynamic shared memory ends for `isspacep.shared`
-//! (9.7.9.19), comes from one by-value `ulong2` argument after the PTX parameters, which only
+//! (9.7.9.19), comes from one by-value `ulong8` argument after the PTX parameters, which only
 //! the kernels of modules that need it take.
 //!
 //! Each kernel runs on the CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on
@@ -167,7 +167,7 @@ fn every_launch_has_its_own_grid_id() {
     );
 }
 
-/// The type of each parameter of the SPIR-V kernel `name`: `ulong2` for a vector of two 64-bit
+/// The type of each parameter of the SPIR-V kernel `name`: `ulong8` for a vector of eight 64-bit
 /// integers (the launch arguments), `ulong` for a 64-bit integer, `other` for anything else.
 fn kernel_parameter_types(binary: &[u8], name: &str) -> Vec<&'static str> {
     const ENTRY_POINT: u32 = 15;
@@ -206,7 +206,7 @@ fn kernel_parameter_types(binary: &[u8], name: &str) -> Vec<&'static str> {
             }
             match *opcode {
                 TYPE_INT if operands[1] == 64 => return "ulong",
-                TYPE_VECTOR if operands[2] == 2 && int_width(operands[1]) == Some(64) => return "ulong2",
+                TYPE_VECTOR if operands[2] == 8 && int_width(operands[1]) == Some(64) => return "ulong8",
                 _ => {}
             }
         }
@@ -235,7 +235,7 @@ fn only_modules_that_need_them_take_the_launch_arguments() {
         Compiled::Artefact(binary) => binary,
         _ => panic!("no SPIR-V for\n{ptx}"),
     };
-    assert_eq!(kernel_parameter_types(&binary(LAUNCH), "launch"), ["ulong", "ulong2", "other"]);
+    assert_eq!(kernel_parameter_types(&binary(LAUNCH), "launch"), ["ulong", "ulong8", "other"]);
     let kernel = |declarations: &str, body: &str| {
         format!(
             ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}\n.visible .entry test(.param .u64 output)\n{{\n    \
@@ -252,14 +252,87 @@ fn only_modules_that_need_them_take_the_launch_arguments() {
             vec!["ulong", "other"],
         ),
         (kernel(dynamic, "ld.shared.u32 %r1, [dynamic]; st.global.u32 [%rd1], %r1;"), vec!["ulong", "other"]),
-        (kernel("", "mov.u64 %rd2, %gridid; st.global.u64 [%rd1], %rd2;"), vec!["ulong", "ulong2"]),
+        (kernel("", "mov.u64 %rd2, %gridid; st.global.u64 [%rd1], %rd2;"), vec!["ulong", "ulong8"]),
         (
             kernel(dynamic, "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd1], %r1;"),
-            vec!["ulong", "ulong2", "other"],
+            vec!["ulong", "ulong8", "other"],
         ),
     ];
     for (ptx, expected) in cases {
         assert_eq!(kernel_parameter_types(&binary(&ptx), "test"), expected, "\n{ptx}");
         validate_spirv(&ptx);
     }
+    // `%globaltimer` takes them too, and its module brings the clock calibration kernel.
+    let timer = binary(&kernel("", "mov.u64 %rd2, %globaltimer; st.global.u64 [%rd1], %rd2;"));
+    assert_eq!(kernel_parameter_types(&timer, "test"), ["ulong", "ulong8"]);
+    assert_eq!(kernel_parameter_types(&timer, ptxr_runtime::abi::opencl::CLOCK_CALIBRATION_KERNEL), ["other"]);
+}
+
+/// Reads `%globaltimer`, spins until it has advanced by 300 ms, and stores the first and last
+/// reads and then both halves.
+const TIMER: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry timer(.param .u64 output)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<7>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u64 %rd2, %globaltimer;
+    add.u64 %rd3, %rd2, 300000000;
+WAIT:
+    mov.u64 %rd4, %globaltimer;
+    setp.lt.u64 %p1, %rd4, %rd3;
+    @%p1 bra WAIT;
+    mov.u32 %r1, %globaltimer_hi;
+    mov.u32 %r2, %globaltimer_lo;
+    st.global.u64 [%rd1], %rd2;
+    st.global.u64 [%rd1+8], %rd4;
+    cvt.u64.u32 %rd5, %r1;
+    st.global.u64 [%rd1+16], %rd5;
+    cvt.u64.u32 %rd6, %r2;
+    st.global.u64 [%rd1+24], %rd6;
+    ret;
+}
+"#;
+
+fn host_nanoseconds() -> u64 {
+    let since_epoch =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_else(|error| panic!("{error}"));
+    u64::try_from(since_epoch.as_nanos()).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// Section 10.28: `%globaltimer` counts nanoseconds. On SPIR-V the runner relates the device
+/// clock to the host's clock (nanoseconds since the Unix epoch, as on the CPU), so every read
+/// lies between the host's clock before and after the launch; 300 ms of the timer take at
+/// least 300 ms of the host's (a timer that ran fast would end the wait early); the halves are
+/// the low and high 32 bits of a read after the last.
+#[test]
+fn the_global_timer_counts_the_host_clocks_nanoseconds() {
+    let mut runs = vec![("cpu", None)];
+    if opencl::available() {
+        runs.push(("spirv", Some(OPENCL_CHILD)));
+    }
+    for (device, child) in runs {
+        let buffers = [Buffer::zeroed("u64", 4)];
+        let before = host_nanoseconds();
+        let result = match child {
+            None => ptxr_tests::run_ok(TIMER, &Launch::threads(1), &buffers),
+            Some(child) => opencl::run_ok(TIMER, &Launch::threads(1), &buffers, child),
+        };
+        let after = host_nanoseconds();
+        let [first, second, high, low] = [result[0][0], result[0][1], result[0][2], result[0][3]];
+        assert!(before <= first && first <= second && second <= after, "{device}: {before} {first} {second} {after}");
+        assert!(second - first >= 300_000_000, "{device}: the wait ended after {} ns", second - first);
+        assert!(
+            after - before >= 300_000_000,
+            "{device}: 300 ms of the timer took {} ns of the host's",
+            after - before
+        );
+        let halves = (high << 32) | low;
+        assert!(second <= halves && halves <= after, "{device}: {second} {halves} {after}");
+    }
+    validate_spirv(TIMER);
 }
