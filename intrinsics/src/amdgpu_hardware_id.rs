@@ -7,9 +7,10 @@
 //! then shader array, then compute unit (GCN, CDNA) or workgroup processor (RDNA, where a
 //! work-group runs on one WGP), and on gfx940 and later the accelerator complex die (XCC)
 //! above them. `%nsmid` is the bound those field widths allow, so `%smid < %nsmid` always
-//! holds; as the ISA allows (section 10.9), the numbers need not be contiguous. The layouts
-//! (AMD's ISA manuals; LLVM's `SIDefines.h` for the `hwreg` encoding, offset in bits 10:6 and
-//! width minus one in bits 15:11):
+//! holds; as the ISA allows (section 10.8), the numbers need not be contiguous. The layouts,
+//! as AMD documents them (the ISA manuals and the register descriptions in ROCm's device
+//! libraries and tools; the `hwreg` operand is LLVM's: id in bits 5:0, offset in 10:6, width
+//! minus one in 15:11, and LLVM's assembler names each register read for the processor):
 //!
 //! | processors | register (`hwreg` id) | fields |
 //! | --- | --- | --- |

@@ -76,7 +76,7 @@ pub(crate) fn dynamic_shared_size<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValu
     site.builder.build_int_truncate(bytes, site.context.i32_type(), "dynamic_smem_size").map_err(failed(what))
 }
 
-/// `%total_smem_size` (ISA 7.8 section 10.31: static plus dynamic shared memory): the static
+/// `%total_smem_size` (ISA 7.8 section 10.30: static plus dynamic shared memory): the static
 /// bytes as the window holds them (rounded up to where the dynamic part begins, as the CPU
 /// target counts them) plus the launch's dynamic bytes.
 pub(crate) fn total_shared_size<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {

@@ -1,7 +1,7 @@
 //! The SPIR-V launch arguments (docs/TARGETS.md, "The launch arguments"): what OpenCL does not
-//! tell a kernel, `%gridid` (ISA 7.8 section 10.10), `%dynamic_smem_size` (10.30),
-//! `%total_smem_size` (10.31) and where dynamic shared memory ends for `isspacep.shared`
-//! (9.7.9.19), comes from one by-value `ulong8` argument after the PTX parameters, which only
+//! tell a kernel, `%gridid` (ISA 7.8 section 10.10), `%dynamic_smem_size` (10.31),
+//! `%total_smem_size` (10.30) and where dynamic shared memory ends for `isspacep.shared`
+//! (9.7.8.16), comes from one by-value `ulong8` argument after the PTX parameters, which only
 //! the kernels of modules that need it take.
 //!
 //! Each kernel runs on the CPU and, when an OpenCL platform is set up (`OCL_ICD_VENDORS`), on
