@@ -221,7 +221,10 @@ fn run_on_opencl(
     let mut prepared =
         prepare(spec, files.spec_directory, signature).map_err(|error| Failure::Message(error.to_string()))?;
     let device = select_device(device).map_err(|error| Failure::Message(error.to_string()))?;
-    let report = prepared.run_opencl(&device, &spirv).map_err(|error| Failure::Message(error.to_string()))?;
+    let takes_launch_arguments = ptxr_lowering::kernels_take_launch_arguments(module, spirv_target.kind);
+    let report = prepared
+        .run_opencl(&device, &spirv, takes_launch_arguments)
+        .map_err(|error| Failure::Message(error.to_string()))?;
     let json = report.to_json(files.dump_directory).map_err(|error| Failure::Message(error.to_string()))?;
     let overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
     Ok((json, prepared.ignored_arguments(), overruns, compiled.warnings))

@@ -7,10 +7,11 @@ use inkwell::IntPredicate;
 
 use crate::{Site, Unsupported};
 
-/// One range: its first byte (in any address space that casts to the generic one) and its size.
+/// One range: its first byte (in any address space that casts to the generic one) and its size
+/// in bytes, an `i64` known at compile time or, for a window the launch sizes, at run time.
 pub struct AddressRange<'ctx> {
     pub start: PointerValue<'ctx>,
-    pub bytes: u64,
+    pub bytes: IntValue<'ctx>,
 }
 
 fn failed(error: inkwell::builder::BuilderError) -> Unsupported {
@@ -37,8 +38,7 @@ pub fn in_any<'ctx>(
         };
         let start = builder.build_ptr_to_int(start, i64_type, "").map_err(failed)?;
         let offset = builder.build_int_sub(address, start, "").map_err(failed)?;
-        let bytes = i64_type.const_int(range.bytes, false);
-        let in_range = builder.build_int_compare(IntPredicate::ULT, offset, bytes, "").map_err(failed)?;
+        let in_range = builder.build_int_compare(IntPredicate::ULT, offset, range.bytes, "").map_err(failed)?;
         inside = builder.build_or(inside, in_range, "in.range").map_err(failed)?;
     }
     Ok(inside)

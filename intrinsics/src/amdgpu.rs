@@ -114,6 +114,15 @@ impl Target for Amdgpu {
         crate::amdgpu_warp::is_wave64(processor, features)
     }
 
+    fn before_optimization(
+        &self,
+        module: &Module<'_>,
+        machine: &inkwell::targets::TargetMachine,
+        _optimization: u8,
+    ) -> Result<(), String> {
+        crate::amdgpu_hardware_id::define(module, &machine.get_cpu().to_string_lossy())
+    }
+
     fn lacks_lane_permute(&self, processor: &str) -> bool {
         crate::amdgpu_warp::lacks_lane_permute(processor)
     }
@@ -381,11 +390,10 @@ impl Target for Amdgpu {
                 let rounded = builder.build_int_add(total, i32_type.const_int(31, false), "").map_err(llvm_error)?;
                 builder.build_right_shift(rounded, i32_type.const_int(5, false), false, "nwarpid").map_err(llvm_error)
             }
-            // No stable compute-unit number to read (the hardware id registers differ between
-            // generations and name a wave slot, not a unit): ptxr presents one multiprocessor,
-            // which keeps the ISA's invariant %smid < %nsmid.
-            SpecialRegister::SmId => Ok(site.context.i32_type().const_zero()),
-            SpecialRegister::SmCount => Ok(site.context.i32_type().const_int(1, false)),
+            // From the hardware id registers of the processor, which only the target machine
+            // knows: placeholders that `before_optimization` defines (`amdgpu_hardware_id.rs`).
+            SpecialRegister::SmId => crate::amdgpu_hardware_id::sm_id(site),
+            SpecialRegister::SmCount => crate::amdgpu_hardware_id::sm_count(site),
             // The dispatch packet's id, distinct for each dispatch on a queue.
             SpecialRegister::GridId => Ok(call_intrinsic(site, "llvm.amdgcn.dispatch.id", &[], &[])?.into_int_value()),
             SpecialRegister::DynamicSharedSize => self.implicit_argument(site, DYNAMIC_LDS_SIZE_OFFSET, 32),

@@ -107,7 +107,7 @@ fn define_allocator<'ctx>(site: &Site<'_, 'ctx>) -> Result<FunctionValue<'ctx>, 
     keep_until_code_generation(site, allocator);
 
     let builder = context.create_builder();
-    let inner = Site { context, module: site.module, builder: &builder, function: allocator };
+    let inner = Site { context, module: site.module, builder: &builder, function: allocator, launch_arguments: None };
     let entry = context.append_basic_block(allocator, "entry");
     let retry = context.append_basic_block(allocator, "retry");
     let attempt = context.append_basic_block(allocator, "attempt");

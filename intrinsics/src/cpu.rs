@@ -302,7 +302,7 @@ fn cooperative_entries<'ctx>(
         .fn_type(&[pointer_type.into(), pointer_type.into(), i32_type.into(), i32_type.into(), i32_type.into()], false);
     let thread = site.module.add_function(&format!("{name}.thread_entry"), thread_type, Some(Linkage::Internal));
     builder.position_at_end(context.append_basic_block(thread, "entry"));
-    let thread_site = Site { context, module: site.module, builder, function: thread };
+    let thread_site = Site { context, module: site.module, builder, function: thread, launch_arguments: None };
     let parameter = |index: u32| thread.get_nth_param(index).ok_or_else(|| llvm_error("thread entry"));
     let values = load_kernel_parameters(&thread_site, parameter(0)?.into_pointer_value(), parameters)?;
     let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> =
@@ -314,7 +314,7 @@ fn cooperative_entries<'ctx>(
     let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
     let entry = site.module.add_function(name, entry_type, Some(Linkage::External));
     builder.position_at_end(context.append_basic_block(entry, "entry"));
-    let entry_site = Site { context, module: site.module, builder, function: entry };
+    let entry_site = Site { context, module: site.module, builder, function: entry, launch_arguments: None };
     let entry_parameter = |index: u32| entry.get_nth_param(index).ok_or_else(|| llvm_error("entry"));
     let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![
         entry_parameter(0)?.into(),
@@ -412,7 +412,7 @@ impl Target for Cpu {
         let builder = site.builder;
         let start = context.append_basic_block(entry, "entry");
         builder.position_at_end(start);
-        let entry_site = Site { context, module: site.module, builder, function: entry };
+        let entry_site = Site { context, module: site.module, builder, function: entry, launch_arguments: None };
         let parameter_array =
             entry.get_nth_param(0).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))?;
         let context_pointer =

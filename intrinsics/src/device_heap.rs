@@ -202,7 +202,7 @@ impl<'ctx> Allocator<'_, 'ctx> {
     }
 
     fn site(&self, function: FunctionValue<'ctx>) -> Site<'_, 'ctx> {
-        Site { context: self.context, module: self.module, builder: &self.builder, function }
+        Site { context: self.context, module: self.module, builder: &self.builder, function, launch_arguments: None }
     }
 
     /// A byte of the heap at `offset`, in the global address space.

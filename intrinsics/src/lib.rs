@@ -6,6 +6,7 @@
 pub mod address_ranges;
 mod amdgpu;
 mod amdgpu_barrier;
+mod amdgpu_hardware_id;
 mod amdgpu_mbarrier;
 mod amdgpu_printf;
 mod amdgpu_sleep;
@@ -41,6 +42,7 @@ mod spirv_atomic_loads_stores;
 mod spirv_barrier;
 mod spirv_bit_reverse;
 pub mod spirv_clock;
+mod spirv_launch_arguments;
 mod spirv_mbarrier;
 mod spirv_printf;
 mod spirv_subgroup;
@@ -51,7 +53,7 @@ mod work_item_loops;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
-use inkwell::types::BasicMetadataTypeEnum;
+use inkwell::types::{BasicMetadataTypeEnum, VectorType};
 use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
@@ -63,7 +65,7 @@ pub use collective::{
 };
 pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
-pub use site::Site;
+pub use site::{LaunchArguments, Site};
 
 /// The four families of machines that ptxr compiles for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,6 +163,16 @@ pub struct SharedWindow<'ctx> {
     pub has_dynamic: bool,
 }
 
+/// What lowering may read from the launch arguments (`Target::needs_launch_arguments`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchArgumentNeed {
+    /// Reading a special register.
+    Register(SpecialRegister),
+    /// `isspacep.shared` in a module with dynamic shared memory, which must know where the
+    /// launch's dynamic part ends.
+    DynamicSharedWindowEnd,
+}
+
 /// What lowering makes of a function's address (`mov.u64 %rd, function`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FunctionAddresses {
@@ -248,6 +260,20 @@ pub trait Target {
     /// `shared_window_base` finds the window.
     fn shared_window_parameter_type<'ctx>(&self, _context: &'ctx Context) -> Option<BasicMetadataTypeEnum<'ctx>> {
         None
+    }
+
+    /// The type of the kernel argument through which the launch tells a kernel what the target
+    /// cannot read on the device (SPIR-V: `ptxr_runtime::abi::opencl::launch_arguments`), or
+    /// `None`. Every function of a module that needs it (`needs_launch_arguments`) takes it
+    /// after its PTX parameters (and a `.func`'s stop flag), before the shared window, and
+    /// `Site::launch_arguments` holds it while the function is lowered.
+    fn launch_arguments_type<'ctx>(&self, _context: &'ctx Context) -> Option<VectorType<'ctx>> {
+        None
+    }
+
+    /// Whether lowering `need` reads the launch arguments (`launch_arguments_type`).
+    fn needs_launch_arguments(&self, _need: LaunchArgumentNeed) -> bool {
+        false
     }
 
     /// Where a kernel's parameters lie when the kernel takes their addresses, on targets whose
@@ -367,6 +393,18 @@ pub trait Target {
     /// `__assertfail`): module-level state that stopping needs is made here, ahead of the
     /// module's functions.
     fn prepare_for_traps<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
+    /// Called before any function is declared, with every special register the module's
+    /// functions read: module-level state that reading them needs is made here, ahead of the
+    /// module's functions (SPIR-V's clock calibration kernel for `%globaltimer`).
+    fn prepare_for_special_registers<'ctx>(
+        &self,
+        _context: &'ctx Context,
+        _module: &Module<'ctx>,
+        _registers: &std::collections::BTreeSet<SpecialRegister>,
+    ) -> Result<(), Unsupported> {
         Ok(())
     }
 

@@ -229,7 +229,7 @@ fn reset_function<'ctx>(
     // It holds the block's barrier: the optimiser must keep its calls where they are.
     crate::declare::mark_convergent(reset);
     let builder = context.create_builder();
-    let inner = Site { context, module: site.module, builder: &builder, function: reset };
+    let inner = Site { context, module: site.module, builder: &builder, function: reset, launch_arguments: None };
     let entry = context.append_basic_block(reset, "entry");
     let clear = context.append_basic_block(reset, "clear");
     let meet = context.append_basic_block(reset, "meet");

@@ -152,15 +152,20 @@ impl Target for Spirv {
             StateSpace::Shared => match &placed.shared_window {
                 // No `.shared` variable: no generic address can point into shared memory.
                 None => Ok(site.context.bool_type().const_zero()),
-                Some(window) if window.has_dynamic => Err(Unsupported {
-                    what: "`isspacep.shared` in a module with dynamic shared memory (an OpenCL kernel cannot know the size of its `__local` argument, where the dynamic part ends)".to_string(),
-                }),
-                // The window is `[base, base + static bytes)`.
-                Some(window) => crate::address_ranges::in_any(
-                    site,
-                    address,
-                    &[crate::address_ranges::AddressRange { start: window.base, bytes: window.static_bytes }],
-                ),
+                // The window is `[base, base + static bytes + dynamic bytes)`, the dynamic bytes
+                // from the launch arguments.
+                Some(window) => {
+                    let bytes = if window.has_dynamic {
+                        crate::spirv_launch_arguments::window_bytes(site, window.static_bytes)?
+                    } else {
+                        site.context.i64_type().const_int(window.static_bytes, false)
+                    };
+                    crate::address_ranges::in_any(
+                        site,
+                        address,
+                        &[crate::address_ranges::AddressRange { start: window.base, bytes }],
+                    )
+                }
             },
             _ => Err(Unsupported {
                 what: format!(
@@ -195,6 +200,32 @@ impl Target for Spirv {
 
     fn shared_window_parameter_type<'ctx>(&self, context: &'ctx Context) -> Option<BasicMetadataTypeEnum<'ctx>> {
         Some(context.ptr_type(self.address_space(StateSpace::Shared)).into())
+    }
+
+    fn prepare_for_special_registers<'ctx>(
+        &self,
+        context: &'ctx Context,
+        module: &Module<'ctx>,
+        registers: &std::collections::BTreeSet<SpecialRegister>,
+    ) -> Result<(), Unsupported> {
+        let reads_timer = registers.iter().any(|register| {
+            matches!(
+                register,
+                SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh
+            )
+        });
+        if reads_timer {
+            crate::spirv_launch_arguments::add_clock_calibration_kernel(context, module)?;
+        }
+        Ok(())
+    }
+
+    fn launch_arguments_type<'ctx>(&self, context: &'ctx Context) -> Option<inkwell::types::VectorType<'ctx>> {
+        Some(crate::spirv_launch_arguments::vector_type(context))
+    }
+
+    fn needs_launch_arguments(&self, need: crate::LaunchArgumentNeed) -> bool {
+        crate::spirv_launch_arguments::needed_for(need)
     }
 
     fn atomic_by_compare_and_swap(
@@ -473,14 +504,10 @@ impl Target for Spirv {
             SpecialRegister::LaneId => spirv_subgroup::lane_id(site),
             SpecialRegister::WarpId => spirv_subgroup::warp_id(site),
             SpecialRegister::WarpCount => spirv_subgroup::warp_count(site),
-            SpecialRegister::GlobalTimer | SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
-                // PTX's timer counts nanoseconds; OpenCL's one device clock, `clock_read_device`
-                // (`%clock64`), counts at a rate the device does not report.
-                Err(Unsupported {
-                    what: format!(
-                        "special register {register} (nanoseconds: OpenCL's only device clock, clock_read_device, counts at a rate it does not report)"
-                    ),
-                })
+            // The device clock in nanoseconds, as the host calibrated it (`spirv_launch_arguments.rs`).
+            SpecialRegister::GlobalTimer => crate::spirv_launch_arguments::global_timer(site),
+            SpecialRegister::GlobalTimerLow | SpecialRegister::GlobalTimerHigh => {
+                crate::global_timer::half(site, register, crate::spirv_launch_arguments::global_timer(site)?)
             }
             // OpenCL's device clock (`spirv_clock.rs` says why as an imported call).
             SpecialRegister::Clock64 => crate::spirv_clock::read(site),
@@ -495,14 +522,10 @@ impl Target for Spirv {
             // which keeps the ISA's invariant %smid < %nsmid.
             SpecialRegister::SmId => Ok(site.context.i32_type().const_zero()),
             SpecialRegister::SmCount => Ok(site.context.i32_type().const_int(1, false)),
-            SpecialRegister::GridId => Err(Unsupported {
-                what: format!("special register {register} (OpenCL gives a kernel no identifier of its enqueue)"),
-            }),
-            SpecialRegister::DynamicSharedSize | SpecialRegister::TotalSharedSize => Err(Unsupported {
-                what: format!(
-                    "special register {register} (an OpenCL kernel cannot know the size of its `__local` argument, which holds the dynamic shared memory)"
-                ),
-            }),
+            // What OpenCL does not tell a kernel, the host passes (`spirv_launch_arguments.rs`).
+            SpecialRegister::GridId => crate::spirv_launch_arguments::grid_id(site),
+            SpecialRegister::DynamicSharedSize => crate::spirv_launch_arguments::dynamic_shared_size(site),
+            SpecialRegister::TotalSharedSize => crate::spirv_launch_arguments::total_shared_size(site),
             SpecialRegister::EnvironmentRegister(_)
             | SpecialRegister::PerformanceCounter(_)
             | SpecialRegister::PerformanceCounter64(_)

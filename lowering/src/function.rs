@@ -27,6 +27,9 @@ pub struct FunctionLowering<'a, 'ctx> {
     label_blocks: Vec<BasicBlock<'ctx>>,
     /// The block's shared-memory window, on targets that have one (loaded in the prologue).
     shared_window: Option<PointerValue<'ctx>>,
+    /// The launch arguments this function received, where the module passes them
+    /// (`ModuleContext::launch_arguments_parameter`).
+    launch_arguments: Option<ptxr_intrinsics::LaunchArguments<'ctx>>,
     /// The condition code's carry flag `CC.CF` (an `i1`), in functions that use it. One alloca
     /// for the whole function keeps the carry across basic blocks and guards.
     carry_flag: Option<PointerValue<'ctx>>,
@@ -61,6 +64,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             storage: HashMap::new(),
             label_blocks: Vec::new(),
             shared_window: None,
+            launch_arguments: None,
             carry_flag: None,
             matrix_fragments: None,
             stop_flag: None,
@@ -84,6 +88,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             module: self.shared.module,
             builder: self.shared.builder,
             function: self.llvm_function,
+            launch_arguments: self.launch_arguments,
         }
     }
 
@@ -177,6 +182,11 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         self.shared_window
     }
 
+    /// The launch arguments this function received, to pass on to a callee.
+    pub fn launch_arguments(&self) -> Option<inkwell::values::VectorValue<'ctx>> {
+        self.launch_arguments.map(|arguments| arguments.value)
+    }
+
     /// Lowers the body and returns every diagnostic found on the way.
     pub fn lower(mut self) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
@@ -221,6 +231,17 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 })?
             };
             self.shared_window = Some(window);
+        }
+        if let Some(position) = crate::module::launch_arguments_position(self.shared, self.function) {
+            let value = self
+                .llvm_function
+                .get_nth_param(position)
+                .ok_or_else(|| {
+                    LoweringError::internal("the launch arguments parameter is missing", self.function.span)
+                })?
+                .into_vector_value();
+            let static_shared_bytes = self.shared.shared_layout.static_bytes;
+            self.launch_arguments = Some(ptxr_intrinsics::LaunchArguments { value, static_shared_bytes });
         }
         for (index, variable) in self.function.variables.iter().enumerate() {
             let pointer = match variable.state_space {

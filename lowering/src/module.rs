@@ -38,6 +38,10 @@ pub struct ModuleContext<'a, 'ctx> {
     /// The type of the trailing parameter that carries the block's shared window into every
     /// function, where the target passes it that way and the module has shared memory.
     pub shared_window_parameter: Option<BasicMetadataTypeEnum<'ctx>>,
+    /// The type of the parameter that carries the target's launch arguments into every
+    /// function (after the PTX parameters and a `.func`'s stop flag, before the shared
+    /// window), where the module needs them (`takes_launch_arguments`).
+    pub launch_arguments_parameter: Option<inkwell::types::VectorType<'ctx>>,
     /// For each function, whether calling it may stop the thread (`may_stop`).
     pub may_stop: Vec<bool>,
     /// The type of the parameter that carries the address of the thread's stop flag into every
@@ -79,6 +83,8 @@ pub fn lower<'ctx>(
     } else {
         None
     };
+    let launch_arguments_parameter =
+        takes_launch_arguments(ptx, target).then(|| target.launch_arguments_type(context)).flatten();
     let may_stop = may_stop(ptx, target);
     let a_function_may_stop =
         ptx.functions.iter().zip(&may_stop).any(|(function, &stops)| stops && function.kind == FunctionKind::Func);
@@ -96,6 +102,7 @@ pub fn lower<'ctx>(
         shared_layout,
         cooperative: uses_collectives(ptx),
         shared_window_parameter,
+        launch_arguments_parameter,
         may_stop,
         stop_flag_parameter,
         private_stack_bytes: match target.stack_bound() {
@@ -151,6 +158,17 @@ pub fn lower<'ctx>(
                 .diagnostic,
             ]);
         }
+    }
+    let registers: std::collections::BTreeSet<_> =
+        ptx.functions.iter().flat_map(|function| function.special_registers.iter().copied()).collect();
+    if let Err(unsupported) = target.prepare_for_special_registers(context, &module, &registers) {
+        return Err(vec![
+            LoweringError::internal(
+                format!("preparing for the special registers: {}", unsupported.what),
+                ptxr_frontend::Span::default(),
+            )
+            .diagnostic,
+        ]);
     }
     let gaps = crate::processor_gaps::processor_gaps(ptx, source, target, machine);
     if !gaps.is_empty() {
@@ -385,6 +403,7 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     if function.kind == FunctionKind::Func {
         parameter_types.extend(shared.stop_flag_parameter);
     }
+    parameter_types.extend(shared.launch_arguments_parameter.map(BasicMetadataTypeEnum::from));
     parameter_types.extend(shared.shared_window_parameter);
     let return_types: Vec<_> =
         function.return_parameters.iter().map(|&index| parameter_type(context, function.variable(index))).collect();
@@ -420,12 +439,51 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
             flag.set_name("thread.stopped");
         }
     }
+    if let Some(arguments) = launch_arguments_position(shared, function).and_then(|at| llvm_function.get_nth_param(at))
+    {
+        arguments.set_name("launch.arguments");
+    }
     if shared.shared_window_parameter.is_some() {
         if let Some(window) = llvm_function.get_last_param() {
             window.set_name("shared.window");
         }
     }
     llvm_function
+}
+
+/// The index of `function`'s launch arguments parameter among its LLVM parameters, where the
+/// module passes them (`ModuleContext::launch_arguments_parameter`).
+pub fn launch_arguments_position(shared: &ModuleContext<'_, '_>, function: &ir::Function) -> Option<u32> {
+    shared.launch_arguments_parameter?;
+    let hidden = shared.target.hidden_parameter_types(shared.context).len();
+    let stop_flag = usize::from(function.kind == FunctionKind::Func && shared.stop_flag_parameter.is_some());
+    u32::try_from(hidden + function.parameters.len() + stop_flag).ok()
+}
+
+/// Whether the functions of `ptx` take `target`'s launch arguments
+/// (`Target::launch_arguments_type`): some function reads a special register that the target
+/// takes from them, or tests `isspacep.shared` in a module with dynamic shared memory. The
+/// decision is module-wide, as the shared window's, because calls pass them on.
+pub fn takes_launch_arguments(ptx: &ir::Module, target: &dyn Target) -> bool {
+    use ptxr_intrinsics::LaunchArgumentNeed;
+    let reads_register = ptx.functions.iter().any(|function| {
+        function
+            .special_registers
+            .iter()
+            .any(|&register| target.needs_launch_arguments(LaunchArgumentNeed::Register(register)))
+    });
+    let tests_dynamic_window = target.needs_launch_arguments(LaunchArgumentNeed::DynamicSharedWindowEnd)
+        && ir::SharedLayout::of(ptx).has_dynamic
+        && instructions(ptx.functions.iter()).any(|instruction| {
+            matches!(instruction.instruction, ir::Instruction::IsSpace { state_space: StateSpace::Shared, .. })
+        });
+    reads_register || tests_dynamic_window
+}
+
+/// Whether the kernels of `ptx` compiled for `kind` take the launch arguments
+/// (`takes_launch_arguments`), for the runtime that must pass them.
+pub fn kernels_take_launch_arguments(ptx: &ir::Module, kind: ptxr_intrinsics::TargetKind) -> bool {
+    takes_launch_arguments(ptx, ptxr_intrinsics::for_kind(kind).as_ref())
 }
 
 /// Parameters are passed by value; byte arrays (aggregates) as LLVM arrays.

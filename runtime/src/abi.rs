@@ -263,6 +263,35 @@ pub mod opencl {
     /// How many bytes a work-item's `alloca`s may take: the private array that ptxr's SPIR-V
     /// carves them from (`StackBound::PrivateArray` in ptxr-intrinsics).
     pub const STACK_BYTES_PER_WORK_ITEM: u64 = 256 << 10;
+
+    /// The launch arguments: what OpenCL does not tell a kernel about its launch, passed by the
+    /// host as one by-value `ulong8` kernel argument after the PTX parameters (and before the
+    /// `__local` shared window, where the kernel takes one). Every kernel of a module that reads
+    /// `%gridid`, `%dynamic_smem_size`, `%total_smem_size` or `%globaltimer` (`_lo`, `_hi`), or
+    /// tests `isspacep.shared` in a module with dynamic shared memory, takes it; other kernels
+    /// do not. Lanes 5 to 7 are unused (0): OpenCL's vectors have 2, 3, 4, 8 or 16 lanes.
+    pub mod launch_arguments {
+        /// Lanes of the vector.
+        pub const LANES: u32 = 8;
+        /// `%gridid`: an identifier of the launch, distinct between the launches of a process.
+        pub const GRID_ID: u32 = 0;
+        /// `%dynamic_smem_size`: the bytes of dynamic shared memory the launch gives each block,
+        /// after the static `.shared` variables in the `__local` window.
+        pub const DYNAMIC_SHARED_BYTES: u32 = 1;
+        /// `%globaltimer`'s origin: nanoseconds since the Unix epoch at which the device clock
+        /// (`clock_read_device`) read [`TIMER_ORIGIN_CLOCK`].
+        pub const TIMER_ORIGIN_NANOSECONDS: u32 = 2;
+        /// The device clock's count at [`TIMER_ORIGIN_NANOSECONDS`].
+        pub const TIMER_ORIGIN_CLOCK: u32 = 3;
+        /// The bits of an IEEE double: nanoseconds per device clock tick. `%globaltimer` is the
+        /// origin's nanoseconds plus the ticks since the origin's count times this.
+        pub const NANOSECONDS_PER_CLOCK_TICK: u32 = 4;
+    }
+
+    /// `kernel void (global ulong *clock)`, present in modules that read `%globaltimer`: one
+    /// work-item stores `clock_read_device()` into `clock`, for the host to relate the device
+    /// clock to its own ([`launch_arguments::NANOSECONDS_PER_CLOCK_TICK`]).
+    pub const CLOCK_CALIBRATION_KERNEL: &str = "ptxr.clock_calibration";
 }
 
 /// The 64-bit `mbarrier` object (ISA 7.8 section 9.7.12.13), which PTX leaves opaque: the

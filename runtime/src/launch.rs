@@ -535,7 +535,7 @@ struct Worker<'a> {
 static LAUNCHES: AtomicU64 = AtomicU64::new(0);
 
 /// The next launch's `%gridid`: 1 for the first launch of the process, then counting up.
-fn next_grid_id() -> u64 {
+pub(crate) fn next_grid_id() -> u64 {
     // Relaxed: only distinctness matters.
     LAUNCHES.fetch_add(1, Ordering::Relaxed) + 1
 }

@@ -20,6 +20,8 @@ use crate::{buffers_from_json, launch_spec_json, Buffer, Launch};
 const CHILD: &str = "PTXR_TESTS_OPENCL_CHILD";
 /// Starts the child's result JSON on stdout (the test harness prints its own lines too).
 const MARKER: &str = "ptxr-tests-opencl-result:";
+/// The file in the child's folder that says how many times to launch the kernel.
+const LAUNCH_COUNT: &str = "launches";
 
 /// Whether OpenCL launches can be tried: `OCL_ICD_VENDORS` names the platforms (as scripts/test.sh
 /// and the README's set-up export it). Without it the tests skip, unless every validator is
@@ -66,6 +68,20 @@ pub fn run(
     buffers: &[Buffer],
     child_test: &str,
 ) -> Result<Vec<Vec<u64>>, String> {
+    let mut launches = run_in_one_process(ptx, launch_shape, buffers, child_test, 1)?;
+    launches.pop().ok_or_else(|| "the OpenCL child process reported no launch".to_string())
+}
+
+/// As [`run`], but launches the kernel `launches` times, one after another in one child
+/// process, for what must differ between the launches of a process (`%gridid`); gives each
+/// launch's buffers.
+pub fn run_in_one_process(
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    child_test: &str,
+    launches: usize,
+) -> Result<Vec<Vec<Vec<u64>>>, String> {
     static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
     let folder = std::env::temp_dir().join(format!(
         "ptxr-tests-opencl-{}-{}",
@@ -76,6 +92,7 @@ pub fn run(
     std::fs::write(folder.join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
     let spec = launch_spec_json(launch_shape, buffers, &[]).to_string();
     std::fs::write(folder.join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(folder.join(LAUNCH_COUNT), launches.to_string()).unwrap_or_else(|error| panic!("{error}"));
     let executable = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
     let output = Command::new(executable)
         .args(["--exact", child_test, "--nocapture", "--test-threads=1"])
@@ -84,16 +101,19 @@ pub fn run(
         .unwrap_or_else(|error| panic!("cannot start the OpenCL child process: {error}"));
     let _ = std::fs::remove_dir_all(&folder);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let Some((_, json)) = stdout.split_once(MARKER) else {
+    let results: Vec<&str> = stdout.split(MARKER).skip(1).map(|json| json.lines().next().unwrap_or_default()).collect();
+    if results.len() != launches {
         return Err(format!(
             "the OpenCL launch failed (status {}):\n{}{}",
             output.status,
             stdout,
             String::from_utf8_lossy(&output.stderr)
         ));
-    };
-    let json = json.lines().next().unwrap_or_default();
-    Ok(buffers_from_json(json, buffers.len()).unwrap_or_else(|failure| panic!("{failure}\n{ptx}")))
+    }
+    Ok(results
+        .into_iter()
+        .map(|json| buffers_from_json(json, buffers.len()).unwrap_or_else(|failure| panic!("{failure}\n{ptx}")))
+        .collect())
 }
 
 /// In the child process of [`run_ok`], launches the kernel of its folder on OpenCL and prints
@@ -103,14 +123,17 @@ pub fn serve_child() {
     let read =
         |name: &str| std::fs::read_to_string(folder.join(name)).unwrap_or_else(|error| panic!("{name}: {error}"));
     let (ptx, spec) = (read("kernel.ptx"), read("spec.json"));
+    let launches: usize = read(LAUNCH_COUNT).trim().parse().unwrap_or_else(|error| panic!("{LAUNCH_COUNT}: {error}"));
     let spec = LaunchSpec::from_json(&spec).unwrap_or_else(|error| panic!("{error}"));
     let files = LaunchFiles { spec_directory: &folder, dump_directory: None, printf_output: None };
     let target = LaunchTarget::OpenCl { device: None };
-    match launch_on(&ptx, "kernel.ptx", &spec, &files, 2, target) {
-        Ok((json, _)) => {
-            let json: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}"));
-            println!("\n{MARKER}{json}");
+    for _ in 0..launches {
+        match launch_on(&ptx, "kernel.ptx", &spec, &files, 2, target) {
+            Ok((json, _)) => {
+                let json: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}"));
+                println!("\n{MARKER}{json}");
+            }
+            Err(failure) => panic!("{failure:?}"),
         }
-        Err(failure) => panic!("{failure:?}"),
     }
 }

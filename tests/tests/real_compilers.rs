@@ -29,22 +29,7 @@ const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group
 const OPENCL_BUILTIN: &[&str] = &["_Z13get_global_idj"];
 const OPENCL_BUILTIN_REASON: &str = "clang's OpenCL C output without libclc declares `get_global_id` \
     without a body; a linked AMDGPU code object has nothing to resolve it against (E0902)";
-const GLOBAL_TIMER: &[&str] = &["%globaltimer"];
-const GLOBAL_TIMER_REASON: &str = "libcu++'s cuda::barrier (an mbarrier object, which SPIR-V lowers) backs \
-    off by reading %globaltimer, and OpenCL has no device clock";
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
-    Unsupported {
-        file: "cuda_barrier.nvcc.sm80.ptx",
-        target: "spirv",
-        constructs: GLOBAL_TIMER,
-        reason: GLOBAL_TIMER_REASON,
-    },
-    Unsupported {
-        file: "cuda_barrier.nvcc.sm90.ptx",
-        target: "spirv",
-        constructs: GLOBAL_TIMER,
-        reason: GLOBAL_TIMER_REASON,
-    },
     Unsupported {
         file: "corpus/clang/vecadd_cl.sm80.ptx",
         target: "amdgpu",

@@ -1,9 +1,9 @@
 //! The special registers of the launch (ISA 7.8 sections 10.8 to 10.31) and `mapa`/`getctarank`
 //! (9.7.8.20, 9.7.8.21) on the GPU targets: each artefact passes its vendor's checks (`ptxas`
-//! at the architecture the register needs, `spirv-val`, the AMDGPU code object's metadata), and
-//! what SPIR-V cannot express is an E0901 naming the register.
+//! at the architecture the register needs, `spirv-val`, the AMDGPU code object's metadata).
+//! SPIR-V reads the launch's registers from its launch arguments (`spirv_launch_arguments.rs`).
 
-use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
+use ptxr_tests::vendor_checks::{code_object_notes, compile, Compiled, Validators};
 
 /// Registers and instructions that every GPU target compiles (sm_90: the cluster registers).
 const EVERY_TARGET: &str = r#".version 7.8
@@ -111,28 +111,77 @@ fn cluster_and_fixed_registers_pass_every_vendor_check() {
 }
 
 #[test]
-fn launch_registers_pass_ptxas_at_sm_80_and_the_amdgpu_checks() {
-    let problems = check(LAUNCH, "launch", &["nvptx", "amdgpu"]);
+fn launch_registers_pass_ptxas_at_sm_80_spirv_val_and_the_amdgpu_checks() {
+    let problems = check(LAUNCH, "launch", &["nvptx", "spirv", "amdgpu"]);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
 fn amdgpu_reads_the_dynamic_lds_size_that_the_runtime_fills() {
     let Compiled::Artefact(code_object) = compile(LAUNCH, "amdgpu") else { panic!("amdgpu did not compile") };
-    let Some(notes) = ptxr_tests::vendor_checks::code_object_notes(&code_object, "launch") else { return };
+    let Some(notes) = code_object_notes(&code_object, "launch") else { return };
     // Code object v5 lists the hidden argument only when the kernel reads it.
     assert!(notes.contains("hidden_dynamic_lds_size"), "{notes}");
 }
 
+/// `%smid` and `%nsmid` alone, stored so that neither is unused.
+const UNIT: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry unit(.param .u64 output)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %smid;
+    mov.u32 %r2, %nsmid;
+    st.global.u32 [%rd1], %r1;
+    st.global.u32 [%rd1+4], %r2;
+    ret;
+}
+"#;
+
+fn compile_for_amd(arch: &str, emit: Option<ptxr_lowering::Emit>) -> Vec<u8> {
+    let description =
+        ptxr_driver::target::describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+    let options = ptxr_driver::CompileOptions { target: description, emit, optimization: 2 };
+    match ptxr_driver::compile_source(UNIT, "unit", &options) {
+        Ok(artifact) => artifact.bytes,
+        Err(failure) => panic!("%smid does not compile for {arch}: {failure:?}"),
+    }
+}
+
+/// Sections 10.8 and 10.9 on AMDGPU: `%smid` is read from the wave's hardware id registers,
+/// the fields of each generation (AMD's ISA manuals: `HW_ID` CU 11:8, SH 12, SE 14:13 on GCN
+/// and CDNA, with `XCC_ID` 3:0 above them from gfx940; `HW_ID1` WGP 13:10, SA 16 and SE 19:18
+/// on gfx10, 20:18 on gfx11), and `%nsmid` is 2 to the power of their total width, so that
+/// `%smid < %nsmid`. A generation whose layout ptxr does not know (gfx12) reads no register
+/// and keeps one multiprocessor. Each code object's metadata lists the kernel.
 #[test]
-fn spirv_names_the_launch_registers_it_cannot_read() {
-    match compile(LAUNCH, "spirv") {
-        Compiled::Unsupported(messages) => {
-            for register in ["%gridid", "%dynamic_smem_size", "%total_smem_size"] {
-                assert!(messages.iter().any(|message| message.contains(register)), "{register}: {messages:?}");
-            }
+fn amdgpu_reads_the_unit_from_the_hardware_id_registers() {
+    let cases: [(&str, &[&str], u32); 5] = [
+        ("gfx90a", &["hwreg(HW_REG_HW_ID, 8, 7)"], 7),
+        ("gfx942", &["hwreg(HW_REG_XCC_ID, 0, 4)", "hwreg(HW_REG_HW_ID, 8, 7)"], 11),
+        ("gfx1030", &["hwreg(HW_REG_HW_ID1, 18, 2)", "hwreg(HW_REG_HW_ID1, 16, 1)", "hwreg(HW_REG_HW_ID1, 10, 4)"], 7),
+        ("gfx1100", &["hwreg(HW_REG_HW_ID1, 18, 3)", "hwreg(HW_REG_HW_ID1, 16, 1)", "hwreg(HW_REG_HW_ID1, 10, 4)"], 8),
+        ("gfx1200", &[], 0),
+    ];
+    for (arch, fields, bits) in cases {
+        let assembly = String::from_utf8(compile_for_amd(arch, Some(ptxr_lowering::Emit::Assembly)))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let reads: Vec<&str> = assembly.lines().filter(|line| line.contains("s_getreg_b32")).collect();
+        assert_eq!(reads.len(), fields.len(), "{arch}: {reads:?}");
+        for field in fields {
+            assert!(reads.iter().any(|read| read.contains(field)), "{arch}: no {field} in {reads:?}");
         }
-        Compiled::Artefact(_) => panic!("SPIR-V compiled %gridid"),
-        Compiled::Rejected(message) => panic!("rejected: {message}"),
+        let ir = String::from_utf8(compile_for_amd(arch, Some(ptxr_lowering::Emit::LlvmIr)))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let count = 1u64 << bits;
+        assert!(ir.contains(&format!("store i32 {count}")), "{arch}: %nsmid is not {count}:\n{ir}");
+        let Some(notes) = code_object_notes(&compile_for_amd(arch, None), &format!("amdgpu-unit-{arch}")) else {
+            continue;
+        };
+        assert!(notes.contains(".name:           unit\n"), "{arch}: kernel missing:\n{notes}");
     }
 }

@@ -169,6 +169,7 @@ fn check_function(
         sm: header.sm,
         reads_warp_registers: false,
         special_register_isa: None,
+        special_registers: std::collections::BTreeSet::new(),
     };
     let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {
         let mut indices = Vec::new();
@@ -227,6 +228,7 @@ fn check_function(
         body,
         reads_warp_registers: context.reads_warp_registers,
         special_register_isa: context.special_register_isa,
+        special_registers: context.special_registers,
         span: syntax.span,
     };
     super::parameters::check_parameter_access(&function, context.diagnostics);

@@ -145,6 +145,9 @@ pub struct Function {
     /// The newest PTX ISA version among the special registers the body reads, where newer than
     /// 7.0 (`SpecialRegister::isa_version`).
     pub special_register_isa: Option<(u32, u32)>,
+    /// Every special register the body reads as an operand, for the targets that must pass
+    /// some of them to the kernel (SPIR-V's launch arguments).
+    pub special_registers: std::collections::BTreeSet<crate::vocabulary::SpecialRegister>,
     pub span: Span,
 }
 

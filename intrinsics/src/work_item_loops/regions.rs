@@ -71,7 +71,7 @@ pub(super) fn region_function<'ctx>(
 
     let entry = context.append_basic_block(function, "entry");
     builder.position_at_end(entry);
-    let region_site = Site { context, module: site.module, builder, function };
+    let region_site = Site { context, module: site.module, builder, function, launch_arguments: None };
     let values = crate::cpu::load_kernel_parameters(&region_site, parameter_array, parameters)?;
     let sizes = [Dimension::X, Dimension::Y, Dimension::Z].map(|dimension| {
         crate::cpu::context_dimension(&region_site, context_pointer, block_context_field::NTID, dimension)
@@ -705,7 +705,7 @@ pub(super) fn block_entry<'ctx>(site: &Site<'_, 'ctx>, name: &str, layout: &Stat
     let entry_type = context.void_type().fn_type(&[pointer_type.into(), pointer_type.into()], false);
     let entry = site.module.add_function(name, entry_type, Some(Linkage::External));
     builder.position_at_end(context.append_basic_block(entry, "entry"));
-    let entry_site = Site { context, module: site.module, builder, function: entry };
+    let entry_site = Site { context, module: site.module, builder, function: entry, launch_arguments: None };
     let parameter = |index: u32| -> Result<PointerValue<'ctx>, Unsupported> {
         entry.get_nth_param(index).map(|value| value.into_pointer_value()).ok_or_else(|| llvm_error("entry"))
     };

@@ -62,6 +62,7 @@ pub fn call<'ctx>(
     let mut values = hidden_arguments(lowering, guarded)?;
     values.extend(argument_values(lowering, guarded, callee, arguments)?.into_iter().map(BasicMetadataValueEnum::from));
     values.extend(stop_flag_argument(lowering, guarded)?);
+    values.extend(launch_arguments_argument(lowering, guarded)?);
     values.extend(shared_window_argument(lowering, guarded)?);
     let call = builder.build_call(llvm_callee, &values, "")?;
     call.set_call_convention(llvm_callee.get_call_conventions());
@@ -97,6 +98,8 @@ pub fn call_indirect<'ctx>(
     }
     parameter_types.extend(lowering.shared.stop_flag_parameter);
     values.extend(stop_flag_argument(lowering, guarded)?);
+    parameter_types.extend(lowering.shared.launch_arguments_parameter.map(inkwell::types::BasicMetadataTypeEnum::from));
+    values.extend(launch_arguments_argument(lowering, guarded)?);
     if let Some(window_type) = lowering.shared.shared_window_parameter {
         parameter_types.push(window_type);
     }
@@ -220,6 +223,21 @@ fn hidden_arguments<'ctx>(
                 .ok_or_else(|| LoweringError::internal("a hidden parameter is missing", guarded.span))
         })
         .collect()
+}
+
+/// The caller's launch arguments, passed on where the module has them, so that the callee
+/// reads the same launch's registers.
+fn launch_arguments_argument<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+) -> LoweringResult<Option<BasicMetadataValueEnum<'ctx>>> {
+    if lowering.shared.launch_arguments_parameter.is_none() {
+        return Ok(None);
+    }
+    let arguments = lowering
+        .launch_arguments()
+        .ok_or_else(|| LoweringError::internal("no launch arguments to pass on", guarded.span))?;
+    Ok(Some(arguments.into()))
 }
 
 /// The caller's shared window, passed on where the target hands it to every function as a

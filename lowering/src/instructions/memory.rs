@@ -186,6 +186,7 @@ pub fn is_space(
 /// prologue then finds them, `function::module_wide_variable`).
 fn constant_ranges<'ctx>(lowering: &FunctionLowering<'_, 'ctx>) -> LoweringResult<Vec<AddressRange<'ctx>>> {
     let shared = lowering.shared;
+    let i64_type = shared.context.i64_type();
     let mut ranges = Vec::new();
     for (index, variable) in shared.ptx.globals.iter().enumerate() {
         if variable.state_space != StateSpace::Const {
@@ -194,12 +195,18 @@ fn constant_ranges<'ctx>(lowering: &FunctionLowering<'_, 'ctx>) -> LoweringResul
         let global = shared.globals.get(&(index as u32)).ok_or_else(|| {
             crate::error::LoweringError::internal(format!("`{}` was not declared", variable.name), variable.span)
         })?;
-        ranges.push(AddressRange { start: global.as_pointer_value(), bytes: variable.size_bytes() });
+        ranges.push(AddressRange {
+            start: global.as_pointer_value(),
+            bytes: i64_type.const_int(variable.size_bytes(), false),
+        });
     }
     for function in &shared.ptx.functions {
         for variable in function.variables.iter().filter(|variable| variable.state_space == StateSpace::Const) {
             let global = crate::function::module_wide_variable(shared, function, variable)?;
-            ranges.push(AddressRange { start: global.as_pointer_value(), bytes: variable.size_bytes() });
+            ranges.push(AddressRange {
+                start: global.as_pointer_value(),
+                bytes: i64_type.const_int(variable.size_bytes(), false),
+            });
         }
     }
     Ok(ranges)

@@ -19,7 +19,7 @@ use opencl3::types::{cl_bool, CL_TRUE};
 use super::device::SelectedDevice;
 use super::svm::SvmBuffer;
 use crate::abi::opencl::{
-    STACK_BYTES_PER_WORK_ITEM, STOPPED_BY_ASSERTION, STOPPED_BY_CALL_OF_NO_FUNCTION,
+    CLOCK_CALIBRATION_KERNEL, STACK_BYTES_PER_WORK_ITEM, STOPPED_BY_ASSERTION, STOPPED_BY_CALL_OF_NO_FUNCTION,
     STOPPED_BY_COUNTED_BARRIER_OF_PART_OF_THE_BLOCK, STOPPED_BY_STACK_OVERFLOW, TRAP_STATUS_KERNEL,
 };
 use crate::error::RuntimeError;
@@ -78,15 +78,112 @@ fn stop_status(context: &Context, queue: &CommandQueue, program: &Program) -> Re
     Ok(u32::from_le_bytes(flag))
 }
 
+/// How the device clock relates to the host's: `%globaltimer`'s part of the launch arguments.
+#[derive(Clone, Copy, Debug)]
+struct TimerOrigin {
+    /// Nanoseconds since the Unix epoch, no later than the device clock read `clock`.
+    nanoseconds: u64,
+    clock: u64,
+    nanoseconds_per_tick: f64,
+}
+
+/// The host's clock, nanoseconds since the Unix epoch (the CPU target's `%globaltimer`).
+fn host_nanoseconds() -> u64 {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(since_epoch.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// How long apart the two reads of the device clock are: the rate's error is at most the time
+/// an enqueue of the calibration kernel takes over this (tens of microseconds over 20 ms on
+/// Intel's CPU runtime, docs/TARGETS.md).
+const CALIBRATION_SPACING: Duration = Duration::from_millis(20);
+/// How many times each end of the calibration reads the device clock, keeping the read with the
+/// narrowest bracket.
+const CALIBRATION_READS: usize = 5;
+
+/// Relates the device clock to the host's through the program's calibration kernel
+/// (`abi::opencl::CLOCK_CALIBRATION_KERNEL`), in a module that reads `%globaltimer`, or
+/// `None` in one that does not: the clock is read at two ends [`CALIBRATION_SPACING`] apart,
+/// each read between two readings of the host clock, the narrowest of
+/// [`CALIBRATION_READS`] at each end. The rate is the host time between the
+/// readings' midpoints over the ticks between them; the origin is the second read, with the
+/// host time before it, so that the timer never runs ahead of the host's clock at the origin.
+fn calibrate_clock(
+    context: &Context,
+    queue: &CommandQueue,
+    program: &Program,
+) -> Result<Option<TimerOrigin>, RuntimeError> {
+    let kernel = match Kernel::create(program, CLOCK_CALIBRATION_KERNEL) {
+        Ok(kernel) => kernel,
+        Err(error) if error.0 == CL_INVALID_KERNEL_NAME => return Ok(None),
+        Err(error) => return Err(failed("cannot create the clock calibration kernel")(error)),
+    };
+    let clock = SvmBuffer::with_contents(context, "device clock", &[0; 8])?;
+    // SAFETY: argument 0 is the kernel's `global ulong *`, and the allocation is 8 bytes.
+    unsafe { kernel.set_arg_svm_pointer(0, clock.pointer()) }
+        .map_err(failed("cannot pass the clock to its calibration kernel"))?;
+    let read = || -> Result<(u64, u64, u64), RuntimeError> {
+        let one = [1usize; 3];
+        let before = host_nanoseconds();
+        // SAFETY: the argument is set; the sizes are three-element arrays.
+        let event = unsafe {
+            queue.enqueue_nd_range_kernel(kernel.get(), 3, std::ptr::null(), one.as_ptr(), one.as_ptr(), &[])
+        }
+        .map_err(failed("cannot launch the clock calibration kernel"))?;
+        event.wait().map_err(failed("the clock calibration kernel failed"))?;
+        let after = host_nanoseconds();
+        let mut ticks = [0u8; 8];
+        clock.copy_to(&mut ticks);
+        Ok((before, u64::from_le_bytes(ticks), after))
+    };
+    // Of several reads, the one whose host readings lie closest together: a thread of this
+    // process descheduled between them widens the bracket (by milliseconds on a busy host).
+    let narrowest = || -> Result<(u64, u64, u64), RuntimeError> {
+        let mut best = read()?;
+        for _ in 1..CALIBRATION_READS {
+            let next = read()?;
+            if next.2 - next.0 < best.2 - best.0 {
+                best = next;
+            }
+        }
+        Ok(best)
+    };
+    let (first_before, first_clock, first_after) = narrowest()?;
+    std::thread::sleep(CALIBRATION_SPACING);
+    let (second_before, second_clock, second_after) = narrowest()?;
+    let host_span = (second_before + second_after) / 2 - (first_before + first_after) / 2;
+    if second_clock <= first_clock || host_span == 0 {
+        return Err(RuntimeError::OpenCl {
+            message: format!(
+                "the device clock (clock_read_device) did not advance over {} ms ({first_clock} then {second_clock}), so %globaltimer cannot be derived from it",
+                CALIBRATION_SPACING.as_millis()
+            ),
+        });
+    }
+    Ok(Some(TimerOrigin {
+        nanoseconds: second_before,
+        clock: second_clock,
+        nanoseconds_per_tick: host_span as f64 / (second_clock - first_clock) as f64,
+    }))
+}
+
 fn failed(what: &str) -> impl Fn(ClError) -> RuntimeError + '_ {
     move |error| RuntimeError::OpenCl { message: format!("{what}: {error}") }
 }
 
 impl PreparedLaunch {
-    /// Runs the launch's grid on `device` with the kernel of the SPIR-V module `spirv`. The
-    /// buffers hold the results afterwards, as after [`PreparedLaunch::run`]; the report's time
-    /// is the kernel's execution as the device's profiling measures it.
-    pub fn run_opencl(&mut self, device: &SelectedDevice, spirv: &[u8]) -> Result<LaunchReport, RuntimeError> {
+    /// Runs the launch's grid on `device` with the kernel of the SPIR-V module `spirv`, whose
+    /// kernels take the launch arguments (`abi::opencl::launch_arguments`) where
+    /// `takes_launch_arguments` says so (ptxr's lowering decides it from the module:
+    /// `ptxr_lowering::kernels_take_launch_arguments`). The buffers hold the results
+    /// afterwards, as after [`PreparedLaunch::run`]; the report's time is the kernel's
+    /// execution as the device's profiling measures it.
+    pub fn run_opencl(
+        &mut self,
+        device: &SelectedDevice,
+        spirv: &[u8],
+        takes_launch_arguments: bool,
+    ) -> Result<LaunchReport, RuntimeError> {
         if self.buffers.iter_mut().any(|buffer| Arc::get_mut(&mut buffer.memory).is_none()) {
             return Err(RuntimeError::BuffersInUse);
         }
@@ -162,7 +259,12 @@ impl PreparedLaunch {
                 message: format!("cannot let the kernel use host memory (error {code})"),
             })?;
         }
-        self.set_shared_window(&kernel)?;
+        let launch_arguments = usize::from(takes_launch_arguments);
+        if takes_launch_arguments {
+            let timer = calibrate_clock(context, queue, &program)?;
+            self.set_launch_arguments(&kernel, timer)?;
+        }
+        self.set_shared_window(&kernel, launch_arguments)?;
         // The kernel reaches the buffers through addresses in integer parameters, which OpenCL
         // must be told about.
         let pointers: Vec<*mut c_void> = allocations.iter().map(SvmBuffer::pointer).collect();
@@ -248,11 +350,38 @@ impl PreparedLaunch {
         })
     }
 
+    /// Passes the launch arguments (`abi::opencl::launch_arguments`), the kernel argument
+    /// right after the PTX parameters: a fresh `%gridid` from the process's launch counter,
+    /// which the CPU's launches count too, and the launch's dynamic shared bytes.
+    fn set_launch_arguments(&self, kernel: &Kernel, timer: Option<TimerOrigin>) -> Result<(), RuntimeError> {
+        use crate::abi::opencl::launch_arguments as lanes;
+        let mut arguments = [0u64; lanes::LANES as usize];
+        arguments[lanes::GRID_ID as usize] = crate::launch::next_grid_id();
+        arguments[lanes::DYNAMIC_SHARED_BYTES as usize] = u64::from(self.shared_bytes);
+        if let Some(timer) = timer {
+            arguments[lanes::TIMER_ORIGIN_NANOSECONDS as usize] = timer.nanoseconds;
+            arguments[lanes::TIMER_ORIGIN_CLOCK as usize] = timer.clock;
+            arguments[lanes::NANOSECONDS_PER_CLOCK_TICK as usize] = timer.nanoseconds_per_tick.to_bits();
+        }
+        let index = self.parameter_buffers.len();
+        // SAFETY: the argument is the kernel's `ulong8`, and `arguments` is exactly its bytes.
+        unsafe {
+            opencl3::kernel::set_kernel_arg(
+                kernel.get(),
+                index as u32,
+                std::mem::size_of_val(&arguments),
+                arguments.as_ptr().cast::<c_void>(),
+            )
+        }
+        .map_err(|code| RuntimeError::OpenCl { message: format!("cannot pass the launch arguments (error {code})") })
+    }
+
     /// Sizes the block's shared window: a SPIR-V kernel of a module with shared memory takes it
-    /// as one `__local` argument after its PTX parameters (docs/TARGETS.md), which holds the
-    /// static `.shared` variables and then the launch's dynamic shared memory.
-    fn set_shared_window(&self, kernel: &Kernel) -> Result<(), RuntimeError> {
-        let parameters = self.parameter_buffers.len();
+    /// as one `__local` argument after its PTX parameters and the launch arguments, if it takes
+    /// those (`launch_arguments` is 1 then, else 0; docs/TARGETS.md), which holds the static
+    /// `.shared` variables and then the launch's dynamic shared memory.
+    fn set_shared_window(&self, kernel: &Kernel, launch_arguments: usize) -> Result<(), RuntimeError> {
+        let parameters = self.parameter_buffers.len() + launch_arguments;
         let arguments = kernel.num_args().map_err(failed("cannot count the kernel's arguments"))? as usize;
         if arguments == parameters {
             return Ok(());
@@ -260,8 +389,10 @@ impl PreparedLaunch {
         if arguments != parameters + 1 {
             return Err(RuntimeError::OpenCl {
                 message: format!(
-                    "kernel `{}` takes {arguments} OpenCL arguments for {parameters} PTX parameters",
-                    self.kernel
+                    "kernel `{}` takes {arguments} OpenCL arguments for {} PTX parameters{}",
+                    self.kernel,
+                    self.parameter_buffers.len(),
+                    if launch_arguments == 1 { " and the launch arguments" } else { "" }
                 ),
             });
         }

@@ -44,6 +44,8 @@ pub struct Context<'a, 'module> {
     pub reads_warp_registers: bool,
     /// The newest ISA version of a special register read so far (`ir::Function::special_register_isa`).
     pub special_register_isa: Option<(u32, u32)>,
+    /// Every special register read so far (`ir::Function::special_registers`).
+    pub special_registers: std::collections::BTreeSet<SpecialRegister>,
 }
 
 impl Context<'_, '_> {
@@ -290,6 +292,7 @@ impl Context<'_, '_> {
                     self.gate_special_register(register, operand.span);
                     self.reads_warp_registers |= register.is_per_warp();
                     self.special_register_isa = self.special_register_isa.max(register.isa_version());
+                    self.special_registers.insert(register);
                     Value::SpecialRegister(register)
                 } else if SpecialRegister::is_reserved_name(name) {
                     // A register ptxr reads, spelled with the wrong members, is a mistake in
