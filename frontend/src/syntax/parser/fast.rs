@@ -20,7 +20,8 @@ use crate::span::{Span, Spanned};
 use std::rc::Rc;
 
 use crate::syntax::ast::{
-    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration, Word,
+    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration,
+    WideInteger, Word,
 };
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -156,7 +157,8 @@ fn literal(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     let (kind, span) = match reader.tag()? {
         Tag::Integer => {
             let value = reader.value() as i128;
-            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), reader.take())
+            let value = if minus.is_some() { value.wrapping_neg() } else { value };
+            (OperandKind::Integer(WideInteger::new(value)), reader.take())
         }
         tag @ (Tag::SingleFloat | Tag::DoubleFloat) => {
             let (bits, double) = (reader.value(), tag == Tag::DoubleFloat);
@@ -193,7 +195,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
         (Some(_), Tag::Plus) => {
             reader.take();
             match literal(reader)?.kind {
-                OperandKind::Integer(value) => value,
+                OperandKind::Integer(value) => value.get(),
                 _ => return None,
             }
         }
@@ -207,7 +209,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
             -(value as i128)
         }
         (None, _) => match literal(reader)?.kind {
-            OperandKind::Integer(value) => value,
+            OperandKind::Integer(value) => value.get(),
             _ => return None,
         },
         _ => return None,
