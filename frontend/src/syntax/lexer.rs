@@ -13,6 +13,7 @@ use std::fmt;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
+use super::nesting::Nesting;
 use super::tokens::{Tag, TextKind, Tokens};
 
 /// One token and the bytes of source it was read from.
@@ -400,6 +401,9 @@ impl<'src> Lexer<'src> {
         let look_for_boundary_after = self.look_for_boundary_after;
         let mut tokens = std::mem::replace(&mut self.tokens, Tokens::with_capacity(self.source, 0));
         let mut position = self.position;
+        // Counted here rather than in a pass of its own over the list; names and numbers change
+        // nothing in it.
+        let mut nesting = Nesting::default();
         loop {
             let start = skip_while(bytes, position, is_space);
             position = start;
@@ -418,7 +422,7 @@ impl<'src> Lexer<'src> {
                 ByteClass::Dot if bytes.get(start + 1).is_some_and(|&next| is_dot_name_start(next)) => {
                     let end = skip_while(bytes, start + 2, is_identifier_continue);
                     if bytes.get(end) == Some(&b':') {
-                        (tokens, position) = self.lex_other_with(tokens, start, byte);
+                        (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting);
                     } else {
                         position = end;
                         tokens.push_text(TextKind::DotName, Span::new(start, end));
@@ -426,17 +430,19 @@ impl<'src> Lexer<'src> {
                 }
                 ByteClass::Punctuation => {
                     position = start + 1;
-                    tokens.push_punctuation(PUNCTUATION_TAG[usize::from(byte)], Span::new(start, position));
+                    let tag = PUNCTUATION_TAG[usize::from(byte)];
+                    nesting.token(tag, tokens.len());
+                    tokens.push_punctuation(tag, Span::new(start, position));
                 }
                 ByteClass::Digit => match plain_decimal(bytes, start) {
                     Some((value, end)) => {
                         position = end;
                         tokens.push_integer(value, Span::new(start, end));
                     }
-                    None => (tokens, position) = self.lex_other_with(tokens, start, byte),
+                    None => (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting),
                 },
                 ByteClass::Sigil | ByteClass::Dot | ByteClass::Other => {
-                    (tokens, position) = self.lex_other_with(tokens, start, byte);
+                    (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting);
                 }
             }
             if position >= look_for_boundary_after {
@@ -450,17 +456,30 @@ impl<'src> Lexer<'src> {
                 }
             }
         }
+        tokens.set_first_too_deep(nesting.first_too_deep());
         self.tokens = tokens;
         self.position = position;
     }
 
     /// [`Lexer::lex_other`] at `position`, with the loop's token list handed to the lexer and
-    /// back: the list and the position after it.
+    /// back, and the tokens it pushed counted by `nesting`: the list and the position after it.
     #[inline(never)]
-    fn lex_other_with(&mut self, tokens: Tokens<'src>, position: usize, byte: u8) -> (Tokens<'src>, usize) {
+    fn lex_other_with(
+        &mut self,
+        tokens: Tokens<'src>,
+        position: usize,
+        byte: u8,
+        nesting: &mut Nesting,
+    ) -> (Tokens<'src>, usize) {
+        let before = tokens.len();
         self.tokens = tokens;
         self.position = position;
         self.lex_other(byte);
+        for index in before..self.tokens.len() {
+            if let Some(tag) = self.tokens.tag(index) {
+                nesting.token(tag, index);
+            }
+        }
         (std::mem::replace(&mut self.tokens, Tokens::with_capacity(self.source, 0)), self.position)
     }
 

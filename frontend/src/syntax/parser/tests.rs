@@ -571,6 +571,33 @@ fn lexer_fast_paths_match_the_general_lexer() {
     }
 }
 
+/// The lexer's count of nesting, kept as it pushes tokens, finds the token that a count over the
+/// finished list finds: over the corpus, and over deep nests and long unary runs of every kind of
+/// token, including those (`!`, `<`, hexadecimal numbers) that the lexer's loop hands to its
+/// general path.
+#[test]
+fn lexer_nesting_count_matches_a_count_over_the_tokens() {
+    let mut sources = corpus_sources();
+    for opener in ["{", "[", "(", "-", "+", "~", "!", "!-", "{-"] {
+        for count in [255, 256, 257, 300] {
+            let run = opener.repeat(count);
+            sources.push(format!(".entry k() {{ mov.u32 %r1, {run} 0x1 < 2; }} {run} x"));
+            sources.push(format!("{run}a{}", "}".repeat(count)));
+        }
+    }
+    sources.push(format!("{}{}{}", "{".repeat(250), "}".repeat(10), "(".repeat(20)));
+    sources.push(format!("{}{}", "-".repeat(200), "- 1 ".repeat(100)));
+    let mut deep = 0;
+    for source in &sources {
+        let (tokens, _) = crate::syntax::lex(source);
+        let expected = crate::syntax::nesting::Nesting::of_tags(tokens.tags());
+        assert_eq!(tokens.first_too_deep(), expected, "{:.80}", source);
+        deep += usize::from(expected.is_some());
+    }
+    // The test cannot pass by finding nothing deep anywhere.
+    assert!(deep >= 20, "only {deep} sources nest too deeply");
+}
+
 /// The fast path builds exactly the trees and diagnostics of the combinator parser.
 #[test]
 fn fast_path_matches_combinator_parser() {
