@@ -268,7 +268,7 @@ pub enum OperandKind {
     /// (`%tid.x` is `%tid` with member `x`; `%v1.y` a vector component).
     Name { name: Word, member: Option<Word> },
     /// An integer literal (any base, with optional `U` suffix) or a constant expression of them.
-    Integer(i128),
+    Integer(WideInteger),
     /// A float literal: `0f3F800000` (32-bit), `0d3FF0000000000000` or `1.5` (64-bit).
     Float { bits: u64, double: bool },
     /// `[base]`, `[base+offset]`, `[offset]`: a memory address.
@@ -287,4 +287,56 @@ pub enum OperandKind {
     PredicatePair(Box<Operand>, Box<Operand>),
     /// `_`: the sink operand.
     Sink,
+}
+
+/// The value of an integer operand: the 128 bits that constant expressions fold to, kept as two
+/// 64-bit halves. An `i128` field is aligned to 16 bytes, which made every operand of the tree
+/// 64 bytes rather than 48.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct WideInteger {
+    low: u64,
+    high: u64,
+}
+
+impl WideInteger {
+    pub const fn new(value: i128) -> WideInteger {
+        WideInteger { low: value as u64, high: (value >> 64) as u64 }
+    }
+
+    pub const fn get(self) -> i128 {
+        ((self.high as i128) << 64) | self.low as i128
+    }
+}
+
+impl From<i128> for WideInteger {
+    fn from(value: i128) -> WideInteger {
+        WideInteger::new(value)
+    }
+}
+
+/// Printed as the number, as the `i128` it replaces was.
+impl std::fmt::Debug for WideInteger {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.get(), formatter)
+    }
+}
+
+impl std::fmt::Display for WideInteger {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.get(), formatter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_integers_read_back_and_keep_operands_small() {
+        for value in [0, 1, -1, 255, i128::from(u64::MAX), -i128::from(u64::MAX), i128::MAX, i128::MIN] {
+            assert_eq!(WideInteger::new(value).get(), value);
+            assert_eq!(format!("{:?}", WideInteger::new(value)), format!("{value:?}"));
+        }
+        assert_eq!(std::mem::size_of::<Operand>(), 48);
+    }
 }

@@ -13,6 +13,7 @@ use std::fmt;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
+use super::nesting::Nesting;
 use super::tokens::{Tag, TextKind, Tokens};
 
 /// One token and the bytes of source it was read from.
@@ -391,48 +392,95 @@ impl<'src> Lexer<'src> {
     /// The loop over the source. The forms that make up nearly all of real PTX (whitespace,
     /// names, dot names, one-byte punctuation, decimal integers) are read here, by a byte-class
     /// table, without a call; everything else goes through [`Lexer::lex_one`].
+    ///
+    /// The token list and the position are locals of the loop, handed back to the lexer around
+    /// the calls that need them: as fields behind `&mut self`, the list's length and capacity and
+    /// the position were loaded from memory and stored back at every token.
     fn run(&mut self) {
+        let bytes = self.bytes;
+        let look_for_boundary_after = self.look_for_boundary_after;
+        let mut tokens = std::mem::replace(&mut self.tokens, Tokens::with_capacity(self.source, 0));
+        let mut position = self.position;
+        // Counted here rather than in a pass of its own over the list; names and numbers change
+        // nothing in it.
+        let mut nesting = Nesting::default();
         loop {
-            let start = skip_while(self.bytes, self.position, is_space);
-            self.position = start;
-            let Some(&byte) = self.bytes.get(start) else { return };
+            let start = skip_while(bytes, position, is_space);
+            position = start;
+            let Some(&byte) = bytes.get(start) else { break };
             match BYTE_CLASS[usize::from(byte)] {
                 ByteClass::NameStart => {
-                    self.position = skip_while(self.bytes, start + 1, is_identifier_continue);
-                    self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
+                    position = skip_while(bytes, start + 1, is_identifier_continue);
+                    tokens.push_text(TextKind::Identifier, Span::new(start, position));
                 }
                 // `%r1`, `$L__BB0_2`, `__cudart_x`: a sigil with a name after it.
-                ByteClass::Sigil if is_identifier_continue(self.peek_at(1)) => {
-                    self.position = skip_while(self.bytes, start + 2, is_identifier_continue);
-                    self.tokens.push_text(TextKind::Identifier, Span::new(start, self.position));
+                ByteClass::Sigil if bytes.get(start + 1).is_some_and(|&next| is_identifier_continue(next)) => {
+                    position = skip_while(bytes, start + 2, is_identifier_continue);
+                    tokens.push_text(TextKind::Identifier, Span::new(start, position));
                 }
                 // `.u32`, `.global`; `.shared::cta` goes through `lex_one`.
-                ByteClass::Dot if is_dot_name_start(self.peek_at(1)) => {
-                    let end = skip_while(self.bytes, start + 2, is_identifier_continue);
-                    if self.bytes.get(end) == Some(&b':') {
-                        self.lex_other(byte);
+                ByteClass::Dot if bytes.get(start + 1).is_some_and(|&next| is_dot_name_start(next)) => {
+                    let end = skip_while(bytes, start + 2, is_identifier_continue);
+                    if bytes.get(end) == Some(&b':') {
+                        (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting);
                     } else {
-                        self.position = end;
-                        self.tokens.push_text(TextKind::DotName, Span::new(start, end));
+                        position = end;
+                        tokens.push_text(TextKind::DotName, Span::new(start, end));
                     }
                 }
                 ByteClass::Punctuation => {
-                    self.position = start + 1;
-                    self.tokens.push_punctuation(PUNCTUATION_TAG[usize::from(byte)], Span::new(start, self.position));
+                    position = start + 1;
+                    let tag = PUNCTUATION_TAG[usize::from(byte)];
+                    nesting.token(tag, tokens.len());
+                    tokens.push_punctuation(tag, Span::new(start, position));
                 }
-                ByteClass::Digit => match plain_decimal(self.bytes, start) {
+                ByteClass::Digit => match plain_decimal(bytes, start) {
                     Some((value, end)) => {
-                        self.position = end;
-                        self.tokens.push_integer(value, Span::new(start, end));
+                        position = end;
+                        tokens.push_integer(value, Span::new(start, end));
                     }
-                    None => self.lex_other(byte),
+                    None => (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting),
                 },
-                ByteClass::Sigil | ByteClass::Dot | ByteClass::Other => self.lex_other(byte),
+                ByteClass::Sigil | ByteClass::Dot | ByteClass::Other => {
+                    (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting);
+                }
             }
-            if self.position >= self.look_for_boundary_after && self.at_piece_boundary() {
-                return;
+            if position >= look_for_boundary_after {
+                self.tokens = tokens;
+                self.position = position;
+                let at_boundary = self.at_piece_boundary();
+                tokens = std::mem::replace(&mut self.tokens, Tokens::with_capacity(self.source, 0));
+                position = self.position;
+                if at_boundary {
+                    break;
+                }
             }
         }
+        tokens.set_first_too_deep(nesting.first_too_deep());
+        self.tokens = tokens;
+        self.position = position;
+    }
+
+    /// [`Lexer::lex_other`] at `position`, with the loop's token list handed to the lexer and
+    /// back, and the tokens it pushed counted by `nesting`: the list and the position after it.
+    #[inline(never)]
+    fn lex_other_with(
+        &mut self,
+        tokens: Tokens<'src>,
+        position: usize,
+        byte: u8,
+        nesting: &mut Nesting,
+    ) -> (Tokens<'src>, usize) {
+        let before = tokens.len();
+        self.tokens = tokens;
+        self.position = position;
+        self.lex_other(byte);
+        for index in before..self.tokens.len() {
+            if let Some(tag) = self.tokens.tag(index) {
+                nesting.token(tag, index);
+            }
+        }
+        (std::mem::replace(&mut self.tokens, Tokens::with_capacity(self.source, 0)), self.position)
     }
 
     /// Whatever [`Lexer::run`] does not read itself: through [`Lexer::lex_one`], with a run of

@@ -2,6 +2,7 @@
 
 pub mod ast;
 mod lexer;
+mod nesting;
 mod parser;
 mod shared_slice;
 mod tokens;

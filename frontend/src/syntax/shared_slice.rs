@@ -40,6 +40,36 @@ impl<T> SharedSlice<T> {
         SharedSlice { buffer: Some(Rc::clone(buffer)), start, length }
     }
 
+    /// A list that will be the elements at `range` of a buffer not built yet (read as empty until
+    /// [`SharedSlice::attach`] gives it one): the parser's fast path builds each instruction in
+    /// its place in the block's statement list while the block's operands are still being read.
+    pub(in crate::syntax) fn detached(range: Range<usize>) -> SharedSlice<T> {
+        let (Ok(start), Ok(length)) = (u32::try_from(range.start), u32::try_from(range.len())) else {
+            return SharedSlice::new();
+        };
+        SharedSlice { buffer: None, start, length }
+    }
+
+    /// Gives a [`SharedSlice::detached`] list its buffer, which starts at element `first` of the
+    /// numbering its range was given in. A list that has a buffer already (one the combinator
+    /// parser built) or is empty is left as it is.
+    pub(in crate::syntax) fn attach(&mut self, buffer: &Rc<[T]>, first: usize) {
+        if self.buffer.is_some() {
+            return;
+        }
+        if self.length == 0 {
+            self.start = 0;
+            return;
+        }
+        match u32::try_from(first).ok().and_then(|first| self.start.checked_sub(first)) {
+            Some(start) => {
+                self.start = start;
+                self.buffer = Some(Rc::clone(buffer));
+            }
+            None => *self = SharedSlice::new(),
+        }
+    }
+
     pub fn as_slice(&self) -> &[T] {
         match &self.buffer {
             Some(buffer) => {
@@ -123,5 +153,27 @@ mod tests {
         assert_eq!(second, SharedSlice::from(vec![3, 4, 5]));
         assert_eq!(format!("{second:?}"), format!("{:?}", vec![3, 4, 5]));
         assert_eq!(std::mem::size_of::<SharedSlice<u64>>(), std::mem::size_of::<Vec<u64>>());
+    }
+
+    /// Detached lists read as empty until attached, then as their range of the buffer, renumbered
+    /// from the buffer's first element; lists that have a buffer, or are empty, stay as they are.
+    #[test]
+    fn detached_parts_read_as_their_range_once_attached() {
+        let buffer: Rc<[u32]> = Rc::from(vec![10, 11, 12, 13]);
+        let mut detached = SharedSlice::detached(7..9);
+        assert!(detached.is_empty());
+        detached.attach(&buffer, 5);
+        assert_eq!(*detached, [12, 13]);
+        let mut empty = SharedSlice::<u32>::detached(8..8);
+        empty.attach(&buffer, 5);
+        assert!(empty.is_empty());
+        let mut own = SharedSlice::from(vec![1, 2]);
+        own.attach(&buffer, 0);
+        assert_eq!(*own, [1, 2]);
+        // A range before the buffer's first element is a broken one: empty, not a panic.
+        let mut before = SharedSlice::detached(1..3);
+        before.attach(&buffer, 5);
+        assert!(before.is_empty());
+        assert_eq!(Rc::strong_count(&buffer), 2);
     }
 }

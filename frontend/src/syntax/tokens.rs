@@ -127,17 +127,30 @@ pub struct Tokens<'src> {
     source: &'src str,
     packed: Vec<PackedToken>,
     numbers: Vec<Number>,
+    /// The index of the first token that nests too deeply, as the lexer counted it.
+    first_too_deep: Option<usize>,
 }
 
 impl<'src> Tokens<'src> {
     pub(super) fn with_capacity(source: &'src str, capacity: usize) -> Tokens<'src> {
-        Tokens { source, packed: Vec::with_capacity(capacity), numbers: Vec::new() }
+        Tokens { source, packed: Vec::with_capacity(capacity), numbers: Vec::new(), first_too_deep: None }
     }
 
     /// Removes every token, keeping the memory.
     pub(super) fn clear(&mut self) {
         self.packed.clear();
         self.numbers.clear();
+        self.first_too_deep = None;
+    }
+
+    /// Records where the tokens first nest too deeply ([`super::nesting::Nesting`]).
+    pub(super) fn set_first_too_deep(&mut self, index: Option<usize>) {
+        self.first_too_deep = index;
+    }
+
+    /// The index of the first token that nests deeper than the parser reads, if one does.
+    pub(in crate::syntax) fn first_too_deep(&self) -> Option<usize> {
+        self.first_too_deep.filter(|&index| index < self.packed.len())
     }
 
     /// Makes room for `additional` more tokens.

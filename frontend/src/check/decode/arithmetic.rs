@@ -320,7 +320,7 @@ pub fn logic_table(
     let operands = &instruction.operands;
     context.expect_operand_count(instruction, if predicate_operation.is_some() { 6 } else { 5 })?;
     let table = match operands[4].kind {
-        OperandKind::Integer(value @ 0..=255) => value as u8,
+        OperandKind::Integer(value) if (0..=255).contains(&value.get()) => value.get() as u8,
         _ => {
             context.report(
                 Diagnostic::error(Code::OperandKind, "the lookup table of `lop3` is an integer constant from 0 to 255")

@@ -130,7 +130,7 @@ pub fn copy(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     }
     if modifiers.flag("wait_group") {
         context.expect_operand_count(instruction, 1)?;
-        if !matches!(instruction.operands[0].kind, OperandKind::Integer(0..)) {
+        if !matches!(instruction.operands[0].kind, OperandKind::Integer(value) if value.get() >= 0) {
             context.report(
                 Diagnostic::error(Code::OperandKind, "`cp.async.wait_group` takes an integer constant")
                     .with_primary(instruction.operands[0].span, "not a constant"),
@@ -168,7 +168,7 @@ pub fn copy(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let destination = context.address(&operands[0])?;
     let source = context.address(&operands[1])?;
     let copy_size = match operands[2].kind {
-        OperandKind::Integer(size @ (4 | 8 | 16)) => size as u32,
+        OperandKind::Integer(size) if matches!(size.get(), 4 | 8 | 16) => size.get() as u32,
         _ => {
             context.report(
                 Diagnostic::error(Code::OperandKind, "the copy size of `cp.async` is 4, 8 or 16")

@@ -370,11 +370,12 @@ impl Context<'_, '_> {
                 }
             }
             OperandKind::Integer(value) => {
+                let value = value.get();
                 // Section 4.5.3: an integer is a predicate constant, 0 false and any other
                 // value true (Triton writes `mov.pred %p, -1;`).
                 if ty.kind() == ScalarKind::Pred {
                     return Some(Operand {
-                        value: Value::Integer(Immediate::new(i128::from(*value != 0))),
+                        value: Value::Integer(Immediate::new(i128::from(value != 0))),
                         span: operand.span,
                     });
                 }
@@ -390,8 +391,8 @@ impl Context<'_, '_> {
                     );
                     return None;
                 }
-                self.warn_if_truncated(*value, ty, operand.span);
-                Value::Integer(Immediate::new(*value))
+                self.warn_if_truncated(value, ty, operand.span);
+                Value::Integer(Immediate::new(value))
             }
             OperandKind::Float { bits, double } => {
                 if !ty.is_float() && ty.kind() != ScalarKind::Bit {

@@ -17,11 +17,11 @@ use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
-use std::ops::Range;
 use std::rc::Rc;
 
 use crate::syntax::ast::{
-    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration, Word,
+    Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration,
+    WideInteger, Word,
 };
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -157,7 +157,8 @@ fn literal(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     let (kind, span) = match reader.tag()? {
         Tag::Integer => {
             let value = reader.value() as i128;
-            (OperandKind::Integer(if minus.is_some() { value.wrapping_neg() } else { value }), reader.take())
+            let value = if minus.is_some() { value.wrapping_neg() } else { value };
+            (OperandKind::Integer(WideInteger::new(value)), reader.take())
         }
         tag @ (Tag::SingleFloat | Tag::DoubleFloat) => {
             let (bits, double) = (reader.value(), tag == Tag::DoubleFloat);
@@ -194,7 +195,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
         (Some(_), Tag::Plus) => {
             reader.take();
             match literal(reader)?.kind {
-                OperandKind::Integer(value) => value,
+                OperandKind::Integer(value) => value.get(),
                 _ => return None,
             }
         }
@@ -208,7 +209,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
             -(value as i128)
         }
         (None, _) => match literal(reader)?.kind {
-            OperandKind::Integer(value) => value,
+            OperandKind::Integer(value) => value.get(),
             _ => return None,
         },
         _ => return None,
@@ -389,21 +390,10 @@ fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
 struct Lists {
     modifiers: Vec<Spanned<Word>>,
     operands: Vec<Operand>,
-    /// The statements read, nested blocks' above their parent's.
-    statements: Vec<Pending>,
-}
-
-/// A statement read, whose modifiers and operands, for an instruction, are still in [`Lists`].
-enum Pending {
-    Instruction {
-        guard: Option<Box<Guard>>,
-        opcode: Spanned<Word>,
-        /// Indices into `Lists::modifiers` and `Lists::operands`.
-        modifiers: Range<usize>,
-        operands: Range<usize>,
-        span: Span,
-    },
-    Statement(Statement),
+    /// The statements read, nested blocks' above their parent's. An instruction's lists are
+    /// [`SharedSlice::detached`] ranges of `modifiers` and `operands` until the block ends: built
+    /// in place so, a statement is moved once less than as a pending form converted at the end.
+    statements: Vec<Statement>,
 }
 
 /// Where a block's part of [`Lists`] begins.
@@ -435,27 +425,16 @@ impl Lists {
     fn finish(&mut self, marks: Marks) -> Vec<Statement> {
         let modifiers: Rc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
         let operands: Rc<[Operand]> = self.operands.drain(marks.operands..).collect();
-        self.statements
-            .drain(marks.statements..)
-            .map(|pending| match pending {
-                Pending::Instruction { guard, opcode, modifiers: modifier_range, operands: operand_range, span } => {
-                    Statement::Instruction(Instruction {
-                        guard,
-                        opcode,
-                        modifiers: part(&modifiers, modifier_range, marks.modifiers),
-                        operands: part(&operands, operand_range, marks.operands),
-                        span,
-                    })
-                }
-                Pending::Statement(statement) => statement,
-            })
-            .collect()
+        for statement in &mut self.statements[marks.statements..] {
+            if let Statement::Instruction(instruction) = statement {
+                instruction.modifiers.attach(&modifiers, marks.modifiers);
+                instruction.operands.attach(&operands, marks.operands);
+            }
+        }
+        let mut statements = Vec::with_capacity(self.statements.len() - marks.statements);
+        statements.extend(self.statements.drain(marks.statements..));
+        statements
     }
-}
-
-/// The part of a block's `buffer` at `range` of the lists, whose block part began at `first`.
-fn part<T>(buffer: &Rc<[T]>, range: Range<usize>, first: usize) -> SharedSlice<T> {
-    SharedSlice::part_of(buffer, range.start - first..range.end - first)
 }
 
 /// Reads one statement, pushing it onto `lists`; `None` (having pushed nothing it keeps) when
@@ -466,7 +445,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
             "loc" => location(reader),
             space => declaration(reader, space),
         }?;
-        lists.statements.push(Pending::Statement(statement));
+        lists.statements.push(statement);
         return Some(());
     }
     let mut guard = None;
@@ -478,7 +457,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     }
     let opcode = identifier(reader)?;
     if guard.is_none() && reader.eat(Tag::Colon).is_some() {
-        lists.statements.push(Pending::Statement(Statement::Label(opcode)));
+        lists.statements.push(Statement::Label(opcode));
         return Some(());
     }
     let marks = lists.marks();
@@ -508,8 +487,9 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     };
     let start = guard.as_ref().map_or(opcode.span, |guard| guard.span);
     let span = start.to(end);
-    let operands = marks.operands..lists.operands.len();
-    lists.statements.push(Pending::Instruction { guard, opcode, modifiers, operands, span });
+    let operands = SharedSlice::detached(marks.operands..lists.operands.len());
+    let modifiers = SharedSlice::detached(modifiers);
+    lists.statements.push(Statement::Instruction(Instruction { guard, opcode, modifiers, operands, span }));
     Some(())
 }
 
@@ -539,7 +519,7 @@ fn block<'t, 's: 't>(
             Tag::RightBrace => break,
             Tag::LeftBrace => {
                 let nested = block(reader, input, slow_statement, reached, lists)?;
-                lists.statements.push(Pending::Statement(Statement::Block(nested)));
+                lists.statements.push(Statement::Block(nested));
                 continue;
             }
             _ => {}
@@ -551,7 +531,7 @@ fn block<'t, 's: 't>(
         reader.at = before;
         advance(input, before);
         let slow = input.parse(slow_statement).ok()?;
-        lists.statements.extend(slow.map(Pending::Statement));
+        lists.statements.extend(slow);
         reader.at = *input.cursor().inner();
     }
     let close = reader.take();

@@ -33,7 +33,8 @@ use chumsky::prelude::*;
 
 use super::ast;
 use super::lexer::{self, lex};
-use super::tokens::{Tag, Tokens};
+use super::nesting::MAX_NESTING;
+use super::tokens::Tokens;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 
@@ -101,29 +102,10 @@ impl<T> chumsky::container::Container<Option<T>> for Present<T> {
     }
 }
 
-/// How deeply braces, brackets, parentheses and unary operators may nest. Real PTX nests a few
-/// levels; the limit keeps the recursive parts of the parser and of the tree within the stack.
-const MAX_NESTING: usize = 256;
-
-/// Cuts the tokens at the first place that nests deeper than [`MAX_NESTING`], and says so.
+/// Cuts the tokens at the first place that nests deeper than [`MAX_NESTING`] (where the lexer
+/// found it), and says so.
 fn limit_nesting(tokens: &mut Tokens<'_>) -> Option<Diagnostic> {
-    let (mut depth, mut unary_run) = (0usize, 0usize);
-    let too_deep = tokens.tags().position(|tag| {
-        // Names and dot names, most of the tokens, neither nest nor are unary operators: one
-        // comparison passes them.
-        if matches!(tag, Tag::Identifier | Tag::DotName) {
-            unary_run = 0;
-            return false;
-        }
-        match tag {
-            Tag::LeftBrace | Tag::LeftBracket | Tag::LeftParen => depth += 1,
-            Tag::RightBrace | Tag::RightBracket | Tag::RightParen => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        let unary = matches!(tag, Tag::Minus | Tag::Plus | Tag::Tilde | Tag::Bang);
-        unary_run = if unary { unary_run + 1 } else { 0 };
-        depth > MAX_NESTING || unary_run > MAX_NESTING
-    })?;
+    let too_deep = tokens.first_too_deep()?;
     let span = tokens.span(too_deep).unwrap_or_default();
     tokens.truncate(too_deep);
     Some(

@@ -10,7 +10,7 @@ use super::tokens::punct;
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{Span, Spanned};
-use crate::syntax::ast::{Expression, Operand, OperandKind, UnaryOperator, Word};
+use crate::syntax::ast::{Expression, Operand, OperandKind, UnaryOperator, WideInteger, Word};
 use crate::syntax::lexer::TokenKind;
 
 /// A constant expression parser, built once per grammar and shared.
@@ -30,11 +30,11 @@ fn name<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
 fn constant<'t, 's: 't>(expression: Expr<'t, 's>) -> impl PtxParser<'t, 's, Operand> {
     expression.map_with(|expression, extra| {
         let kind = match evaluate(&expression.node) {
-            Ok(Value::Integer(value)) => OperandKind::Integer(value),
+            Ok(Value::Integer(value)) => OperandKind::Integer(WideInteger::new(value)),
             Ok(Value::Float { bits, double }) => OperandKind::Float { bits, double },
             Err(reason) => {
                 diagnostics(extra).push(invalid_constant(expression.span, reason));
-                OperandKind::Integer(0)
+                OperandKind::Integer(WideInteger::new(0))
             }
         };
         Operand { kind, span: expression.span }
@@ -131,11 +131,11 @@ fn address<'t, 's: 't>(
                 AddressStart::Offset(offset) => {
                     let span = offset.span;
                     let kind = match evaluate(&offset.node) {
-                        Ok(Value::Integer(value)) => OperandKind::Integer(value),
+                        Ok(Value::Integer(value)) => OperandKind::Integer(WideInteger::new(value)),
                         Ok(Value::Float { bits, double }) => OperandKind::Float { bits, double },
                         Err(reason) => {
                             diagnostics(extra).push(invalid_constant(span, reason));
-                            OperandKind::Integer(0)
+                            OperandKind::Integer(WideInteger::new(0))
                         }
                     };
                     Operand { kind, span }

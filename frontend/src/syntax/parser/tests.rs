@@ -203,23 +203,23 @@ fn immediates_and_constant_expressions() {
     assert_eq!(
         values[1..],
         [
-            OperandKind::Integer(-1),
-            OperandKind::Integer(16),
-            OperandKind::Integer(15),
-            OperandKind::Integer(5),
-            OperandKind::Integer(42),
-            OperandKind::Integer(18),
-            OperandKind::Integer(-1),
+            OperandKind::Integer(WideInteger::new(-1)),
+            OperandKind::Integer(WideInteger::new(16)),
+            OperandKind::Integer(WideInteger::new(15)),
+            OperandKind::Integer(WideInteger::new(5)),
+            OperandKind::Integer(WideInteger::new(42)),
+            OperandKind::Integer(WideInteger::new(18)),
+            OperandKind::Integer(WideInteger::new(-1)),
             OperandKind::Float { bits: 0xBF80_0000, double: false },
             OperandKind::Float { bits: 1.5f64.to_bits(), double: true },
             OperandKind::Float { bits: 2.0f64.to_bits(), double: true },
         ]
     );
     // Precedence: `*` before `+`, `+` before `<<`, `<<` before `&`, `&` before `^` before `|`.
-    assert_eq!(operands("mov.b32 %r1, 1 + 2 * 3;")[1], OperandKind::Integer(7));
-    assert_eq!(operands("mov.b32 %r1, 1 << 2 + 1;")[1], OperandKind::Integer(8));
-    assert_eq!(operands("mov.b32 %r1, 6 & 3 | 8 ^ 12;")[1], OperandKind::Integer(6));
-    assert_eq!(operands("mov.b32 %r1, 10 - 4 - 3;")[1], OperandKind::Integer(3));
+    assert_eq!(operands("mov.b32 %r1, 1 + 2 * 3;")[1], OperandKind::Integer(WideInteger::new(7)));
+    assert_eq!(operands("mov.b32 %r1, 1 << 2 + 1;")[1], OperandKind::Integer(WideInteger::new(8)));
+    assert_eq!(operands("mov.b32 %r1, 6 & 3 | 8 ^ 12;")[1], OperandKind::Integer(WideInteger::new(6)));
+    assert_eq!(operands("mov.b32 %r1, 10 - 4 - 3;")[1], OperandKind::Integer(WideInteger::new(3)));
 }
 
 #[test]
@@ -236,10 +236,10 @@ fn predicates_calls_and_sinks() {
     assert_eq!(call[1], name("_Z4polyf"));
     assert!(matches!(&call[2], OperandKind::List(items) if items.len() == 2));
     assert!(
-        matches!(&operands("call foo, (1);")[1], OperandKind::List(items) if items[0].kind == OperandKind::Integer(1))
+        matches!(&operands("call foo, (1);")[1], OperandKind::List(items) if items[0].kind == OperandKind::Integer(WideInteger::new(1)))
     );
     // Outside `call`, parentheses around an immediate are only grouping.
-    assert_eq!(operands("mov.u32 %r1, (5);")[1], OperandKind::Integer(5));
+    assert_eq!(operands("mov.u32 %r1, (5);")[1], OperandKind::Integer(WideInteger::new(5)));
     let OperandKind::PredicatePair(first, second) = &operands("shfl.sync.down.b32 _|%p1, %r1, 1, 31, -1;")[0] else {
         panic!()
     };
@@ -259,7 +259,7 @@ fn negated_sources_parse() {
     assert!(matches!(&kinds[1], OperandKind::Negate(inner) if inner.kind == name("%r1")));
     let OperandKind::Negate(inner) = &kinds[2] else { panic!("expected a negated operand, got {:?}", kinds[2]) };
     assert_eq!(inner.kind, OperandKind::Name { name: "%r2".into(), member: Some("h0".into()) });
-    assert_eq!(operands("mov.s32 %r1, -5;")[1], OperandKind::Integer(-5));
+    assert_eq!(operands("mov.s32 %r1, -5;")[1], OperandKind::Integer(WideInteger::new(-5)));
 
     let kernel = |statement: &str| {
         format!(".version 7.8 .target sm_80 .address_size 64 .entry k() {{ .reg .b32 %r<5>; {statement} ret; }}")
@@ -571,6 +571,33 @@ fn lexer_fast_paths_match_the_general_lexer() {
     }
 }
 
+/// The lexer's count of nesting, kept as it pushes tokens, finds the token that a count over the
+/// finished list finds: over the corpus, and over deep nests and long unary runs of every kind of
+/// token, including those (`!`, `<`, hexadecimal numbers) that the lexer's loop hands to its
+/// general path.
+#[test]
+fn lexer_nesting_count_matches_a_count_over_the_tokens() {
+    let mut sources = corpus_sources();
+    for opener in ["{", "[", "(", "-", "+", "~", "!", "!-", "{-"] {
+        for count in [255, 256, 257, 300] {
+            let run = opener.repeat(count);
+            sources.push(format!(".entry k() {{ mov.u32 %r1, {run} 0x1 < 2; }} {run} x"));
+            sources.push(format!("{run}a{}", "}".repeat(count)));
+        }
+    }
+    sources.push(format!("{}{}{}", "{".repeat(250), "}".repeat(10), "(".repeat(20)));
+    sources.push(format!("{}{}", "-".repeat(200), "- 1 ".repeat(100)));
+    let mut deep = 0;
+    for source in &sources {
+        let (tokens, _) = crate::syntax::lex(source);
+        let expected = crate::syntax::nesting::Nesting::of_tags(tokens.tags());
+        assert_eq!(tokens.first_too_deep(), expected, "{:.80}", source);
+        deep += usize::from(expected.is_some());
+    }
+    // The test cannot pass by finding nothing deep anywhere.
+    assert!(deep >= 20, "only {deep} sources nest too deeply");
+}
+
 /// The fast path builds exactly the trees and diagnostics of the combinator parser.
 #[test]
 fn fast_path_matches_combinator_parser() {
@@ -713,29 +740,29 @@ fn missing_semicolon_at_end_of_line_gets_help() {
 fn full_constant_expressions() {
     let value = |expression: &str| operands(&format!("mov.b32 %r1, {expression};"))[1].clone();
     // Comparisons bind tighter than equality, equality tighter than `&`, `&` than `&&`, `&&` than `||`.
-    assert_eq!(value("1 < 2"), OperandKind::Integer(1));
-    assert_eq!(value("2 <= 1"), OperandKind::Integer(0));
-    assert_eq!(value("3 > 2 == 1"), OperandKind::Integer(1));
-    assert_eq!(value("2 >= 3 != 1"), OperandKind::Integer(1));
-    assert_eq!(value("1 << 2 < 5"), OperandKind::Integer(1));
-    assert_eq!(value("6 & 3 == 3"), OperandKind::Integer(0));
-    assert_eq!(value("1 || 0 && 0"), OperandKind::Integer(1));
-    assert_eq!(value("0 && 1 / 1"), OperandKind::Integer(0));
-    assert_eq!(value("2 | 1 && 4"), OperandKind::Integer(1));
+    assert_eq!(value("1 < 2"), OperandKind::Integer(WideInteger::new(1)));
+    assert_eq!(value("2 <= 1"), OperandKind::Integer(WideInteger::new(0)));
+    assert_eq!(value("3 > 2 == 1"), OperandKind::Integer(WideInteger::new(1)));
+    assert_eq!(value("2 >= 3 != 1"), OperandKind::Integer(WideInteger::new(1)));
+    assert_eq!(value("1 << 2 < 5"), OperandKind::Integer(WideInteger::new(1)));
+    assert_eq!(value("6 & 3 == 3"), OperandKind::Integer(WideInteger::new(0)));
+    assert_eq!(value("1 || 0 && 0"), OperandKind::Integer(WideInteger::new(1)));
+    assert_eq!(value("0 && 1 / 1"), OperandKind::Integer(WideInteger::new(0)));
+    assert_eq!(value("2 | 1 && 4"), OperandKind::Integer(WideInteger::new(1)));
     // `?:` is the loosest and right-associative.
-    assert_eq!(value("1 ? 2 : 3"), OperandKind::Integer(2));
-    assert_eq!(value("0 ? 2 : 1 + 3"), OperandKind::Integer(4));
-    assert_eq!(value("0 ? 1 : 0 ? 2 : 3"), OperandKind::Integer(3));
-    assert_eq!(value("1 ? 0 ? 5 : 6 : 7"), OperandKind::Integer(6));
+    assert_eq!(value("1 ? 2 : 3"), OperandKind::Integer(WideInteger::new(2)));
+    assert_eq!(value("0 ? 2 : 1 + 3"), OperandKind::Integer(WideInteger::new(4)));
+    assert_eq!(value("0 ? 1 : 0 ? 2 : 3"), OperandKind::Integer(WideInteger::new(3)));
+    assert_eq!(value("1 ? 0 ? 5 : 6 : 7"), OperandKind::Integer(WideInteger::new(6)));
     assert_eq!(value("1 < 2 ? 1.5 : 2.5"), OperandKind::Float { bits: 1.5f64.to_bits(), double: true });
     // Casts to 64 bits, as unary operators.
-    assert_eq!(value("(.u64) -1"), OperandKind::Integer(i128::from(u64::MAX)));
-    assert_eq!(value("(.s64) 0xFFFFFFFFFFFFFFFF"), OperandKind::Integer(-1));
-    assert_eq!(value("(.s64)(.u64) -2"), OperandKind::Integer(-2));
-    assert_eq!(value("-(.u64)1 + 1"), OperandKind::Integer(0));
+    assert_eq!(value("(.u64) -1"), OperandKind::Integer(WideInteger::new(i128::from(u64::MAX))));
+    assert_eq!(value("(.s64) 0xFFFFFFFFFFFFFFFF"), OperandKind::Integer(WideInteger::new(-1)));
+    assert_eq!(value("(.s64)(.u64) -2"), OperandKind::Integer(WideInteger::new(-2)));
+    assert_eq!(value("-(.u64)1 + 1"), OperandKind::Integer(WideInteger::new(0)));
     // Floats compare to integers 0 or 1; `&&` does not apply to them.
-    assert_eq!(value("1.5 < 2.5"), OperandKind::Integer(1));
-    assert_eq!(value("!0 + ~0"), OperandKind::Integer(0));
+    assert_eq!(value("1.5 < 2.5"), OperandKind::Integer(WideInteger::new(1)));
+    assert_eq!(value("!0 + ~0"), OperandKind::Integer(WideInteger::new(0)));
     let diagnostics =
         parse(".entry k() { mov.b32 %r1, 1.5 && 1.0; mov.b32 %r1, 1.5 ? 1 : 2; mov.b32 %r1, (.u64) 1.5; }").1;
     assert_eq!(diagnostics.len(), 3, "{diagnostics:?}");
