@@ -121,7 +121,7 @@ pub fn mma_sparse(
     let c = context.source_list(&operands[3], fragment_register(operation.c), operation.c_registers(), SizeRule::Exact);
     let metadata = context.source(&operands[4], crate::vocabulary::ScalarType::B32, SizeRule::Exact);
     let selector = match operands[5].kind {
-        ast::OperandKind::Integer(value) if (0..i128::from(selectors)).contains(&value) => Some(value),
+        ast::OperandKind::Integer(value) if (0..i128::from(selectors)).contains(&value.get()) => Some(value.get()),
         _ => {
             let allowed = match selectors {
                 1 => "0".to_string(),
