@@ -37,6 +37,30 @@ pub enum ScalarKind {
 }
 
 impl ScalarType {
+    /// Every type, each at the index of its discriminant (`ScalarType::B8 as usize` is 0).
+    pub const ALL: [ScalarType; 20] = [
+        ScalarType::B8,
+        ScalarType::B16,
+        ScalarType::B32,
+        ScalarType::B64,
+        ScalarType::B128,
+        ScalarType::U8,
+        ScalarType::U16,
+        ScalarType::U32,
+        ScalarType::U64,
+        ScalarType::S8,
+        ScalarType::S16,
+        ScalarType::S32,
+        ScalarType::S64,
+        ScalarType::F16,
+        ScalarType::F16x2,
+        ScalarType::Bf16,
+        ScalarType::Bf16x2,
+        ScalarType::F32,
+        ScalarType::F64,
+        ScalarType::Pred,
+    ];
+
     pub fn from_ptx(name: &str) -> Option<ScalarType> {
         Some(match name {
             "b8" => ScalarType::B8,
@@ -89,7 +113,7 @@ impl ScalarType {
     }
 
     /// Size in bits; `.pred` counts as 1.
-    pub fn bits(self) -> u32 {
+    pub const fn bits(self) -> u32 {
         match self {
             ScalarType::Pred => 1,
             ScalarType::B8 | ScalarType::U8 | ScalarType::S8 => 8,
@@ -110,7 +134,7 @@ impl ScalarType {
         self.bits().div_ceil(8)
     }
 
-    pub fn kind(self) -> ScalarKind {
+    pub const fn kind(self) -> ScalarKind {
         match self {
             ScalarType::B8 | ScalarType::B16 | ScalarType::B32 | ScalarType::B64 | ScalarType::B128 => ScalarKind::Bit,
             ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64 => ScalarKind::Unsigned,
