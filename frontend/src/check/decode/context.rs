@@ -546,7 +546,32 @@ impl Context<'_, '_> {
         None
     }
 
+    /// Checks that `register` can be read or written as a `ty` operand (as the `role`), or a
+    /// member of it when `is_member`. Inlined for the common case, a scalar register that fits;
+    /// the rest, and the reports, are [`Context::check_register_fully`].
+    #[inline]
     pub(super) fn check_register(
+        &mut self,
+        register: VariableId,
+        span: Span,
+        ty: ScalarType,
+        rule: SizeRule,
+        role: &str,
+        is_member: bool,
+    ) -> Option<()> {
+        let variable = self.variable(register);
+        let fits = variable.state_space == StateSpace::Reg
+            && (variable.vector.is_none() || is_member)
+            && variable.array_length.is_none()
+            && register_fits(ty, variable.ty, rule);
+        if fits {
+            return Some(());
+        }
+        self.check_register_fully(register, span, ty, rule, role, is_member)
+    }
+
+    #[inline(never)]
+    fn check_register_fully(
         &mut self,
         register: VariableId,
         span: Span,
