@@ -18,7 +18,7 @@ fn is_cache_hint(modifier: &str) -> bool {
 }
 
 pub fn mov(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
-    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;
     let (destination, source) = (&instruction.operands[0], &instruction.operands[1]);
@@ -278,7 +278,7 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let (volatile, ordered) = memory_order(context, modifiers, true)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
-    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
     cache_policy(context, instruction, cache_hint)?;
     if let Some(lanes) = lanes {
@@ -301,7 +301,7 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let (volatile, ordered) = memory_order(context, modifiers, false)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
-    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
     cache_policy(context, instruction, cache_hint)?;
     if state_space == StateSpace::Const {

@@ -257,7 +257,10 @@ impl<'a> Modifiers<'a> {
 #[cfg(test)]
 mod tests {
     use super::{sketch, sketch_of, Modifiers};
-    use crate::ir::{MemoryOrdering, MemoryScope};
+    use crate::check::decode::arithmetic::{multiply_mode, MULTIPLY_MODE_NAMES};
+    use crate::check::decode::comparison::{logic_operation, LOGIC_NAMES};
+    use crate::check::decode::vector::{lanes_of_modifier, LANE_NAMES};
+    use crate::ir::{MemoryOrdering, MemoryScope, RoundingMode};
     use crate::span::{Span, Spanned};
     use crate::syntax::ast::Word;
     use crate::vocabulary::StateSpace;
@@ -276,6 +279,11 @@ mod tests {
         let spaces: Vec<_> = StateSpace::NAMES.iter().filter_map(|name| StateSpace::from_ptx(name)).collect();
         assert_eq!(spaces.len(), StateSpace::NAMES.len());
         assert_eq!(sketch_of(&["relaxed", "sc"]), sketch("relaxed") | sketch("sc"));
+        let roundings: Vec<_> = RoundingMode::NAMES.iter().filter_map(|name| RoundingMode::from_ptx(name)).collect();
+        assert_eq!(roundings.len(), RoundingMode::NAMES.len());
+        assert!(MULTIPLY_MODE_NAMES.iter().all(|name| multiply_mode(name).is_some()));
+        assert!(LANE_NAMES.iter().all(|name| lanes_of_modifier(name).is_some()));
+        assert!(LOGIC_NAMES.iter().all(|name| logic_operation(name).is_some()));
     }
 
     #[test]
