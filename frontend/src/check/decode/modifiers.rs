@@ -110,6 +110,21 @@ impl<'a> Modifiers<'a> {
 
     /// Removes and returns the first modifier that `read` understands.
     pub fn take<T>(&mut self, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
+        if let Remaining::Few(bits) = self.remaining {
+            // Visits the modifiers not taken yet, lowest index first, by their bits: most
+            // instructions have taken some already, and this skips them without testing each.
+            let mut left = bits;
+            while left != 0 {
+                let index = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let Some(modifier) = self.all.get(index) else { break };
+                if let Some(value) = read(&modifier.node) {
+                    self.remaining = Remaining::Few(bits & !(1 << index));
+                    return Some(Spanned::new(value, modifier.span));
+                }
+            }
+            return None;
+        }
         let all = self.all;
         for (index, modifier) in all.iter().enumerate() {
             if !self.remaining.contains(index) {
