@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::declarations::{variable_from_declaration, Globals};
 use super::decode::{self, Context};
 use super::directives::Header;
+use super::gating::ModuleGate;
 use super::scope::Scopes;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, FunctionId, Guard, GuardedInstruction, LabelId, Variable, VariableId};
@@ -129,19 +130,30 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
 /// Checks every function, and drops each body from the syntax tree once its checked form is
 /// built: the tree and the checked module are each about ten times the size of the source, and
 /// this keeps them from being whole at the same time.
+/// The module whose bodies are checked (and dropped), and the gating that must read each body
+/// first.
+pub struct Bodies<'a, 'header> {
+    pub module: &'a mut ast::Module,
+    pub gate: &'a mut ModuleGate<'header>,
+    pub gating_diagnostics: &'a mut Vec<Diagnostic>,
+}
+
 pub fn check_bodies(
     header: &Header,
     globals: &Globals,
     signatures: Signatures,
-    module: &mut ast::Module,
+    bodies: Bodies,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<ir::Function> {
+    let Bodies { module, gate, gating_diagnostics } = bodies;
     let mut functions = Vec::with_capacity(signatures.list.len());
     for signature in &signatures.list {
+        gate.check_through(module, signature.directive + 1, gating_diagnostics);
         let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
         functions.push(check_function(signature, syntax, header, globals, &signatures.names, diagnostics));
         syntax.body = None;
     }
+    gate.check_through(module, usize::MAX, gating_diagnostics);
     functions
 }
 

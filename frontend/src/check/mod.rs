@@ -41,11 +41,13 @@ pub fn check_for(mut module: ast::Module, compile_sm: Option<u32>) -> (Option<ir
     let signatures = function::collect_signatures(&module, &globals, &mut diagnostics);
     attributes::check_attributes(&module, &mut diagnostics);
     pragmas::check_module_pragmas(&module, &mut diagnostics);
-    // Gating reads the bodies, so it runs before they are dropped; its diagnostics keep their
-    // place after those of the bodies and calls.
+    // Gating reads the bodies, so each function is gated before its body is checked and
+    // dropped (while it is in the cache); its diagnostics keep their place after those of the
+    // bodies and calls.
     let mut gating_diagnostics = Vec::new();
-    gating::check_module(&module, &header, compile_sm, &mut gating_diagnostics);
-    let functions = function::check_bodies(&header, &globals, signatures, &mut module, &mut diagnostics);
+    let mut gate = gating::check_module(&module, &header, compile_sm, &mut gating_diagnostics);
+    let bodies = function::Bodies { module: &mut module, gate: &mut gate, gating_diagnostics: &mut gating_diagnostics };
+    let functions = function::check_bodies(&header, &globals, signatures, bodies, &mut diagnostics);
     drop(module);
     calls::check_calls(&functions, &globals.variables, &mut diagnostics);
     diagnostics.extend(gating_diagnostics);

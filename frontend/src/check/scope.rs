@@ -103,8 +103,12 @@ impl<'module> Scopes<'module> {
 
     /// Finds a name from the innermost scope outwards, then among the globals.
     #[inline]
-    pub fn lookup(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
-        let Some(key) = short_key(name) else { return self.resolve(name, variables) };
+    pub fn lookup<Name: ScopedName + ?Sized>(
+        &mut self,
+        name: &Name,
+        variables: &mut Vec<Variable>,
+    ) -> Option<VariableId> {
+        let Some(key) = short_key(name.text()) else { return self.resolve(name, variables) };
         if let Some(id) = self.resolved.get(key) {
             return Some(id);
         }
@@ -115,26 +119,26 @@ impl<'module> Scopes<'module> {
 
     /// [`Scopes::lookup`] without the cache: the scopes' own search.
     #[inline(never)]
-    fn resolve(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
-        let numbered = NumberedName::split(name);
+    fn resolve<Name: ScopedName + ?Sized>(&mut self, name: &Name, variables: &mut Vec<Variable>) -> Option<VariableId> {
+        let numbered = NumberedName::split(name.text());
         for depth in (0..self.frames.len()).rev() {
             if let Some(id) = self.find_at(depth, name, numbered, variables) {
                 return Some(id);
             }
         }
-        self.globals.get(name).copied()
+        self.globals.get(name.text()).copied()
     }
 
-    fn find_in_innermost(&mut self, name: &str, variables: &mut Vec<Variable>) -> Option<VariableId> {
+    fn find_in_innermost(&mut self, name: &Word, variables: &mut Vec<Variable>) -> Option<VariableId> {
         let depth = self.frames.len() - 1;
         self.find_at(depth, name, NumberedName::split(name), variables)
     }
 
     /// Finds `name` (split as `numbered`) in the scope at `depth`.
-    fn find_at(
+    fn find_at<Name: ScopedName + ?Sized>(
         &mut self,
         depth: usize,
-        name: &str,
+        name: &Name,
         numbered: Option<NumberedName>,
         variables: &mut Vec<Variable>,
     ) -> Option<VariableId> {
@@ -150,7 +154,7 @@ impl<'module> Scopes<'module> {
                 return Some(range.member(number, name, variables));
             }
         }
-        if let Some(id) = frame.names.get(name) {
+        if let Some(id) = frame.names.get(name.text()) {
             return Some(*id);
         }
         let (index, number) = numbered?;
@@ -159,9 +163,41 @@ impl<'module> Scopes<'module> {
             return Some(range.member(number, name, variables));
         }
         let id = VariableId::Local(variables.len() as u32);
-        variables.push(numbered_variable(&range.template, name));
-        frame.names.insert(Word::new(name), id);
+        variables.push(numbered_variable(&range.template, name.to_word()));
+        frame.names.insert(name.to_word(), id);
         Some(id)
+    }
+}
+
+/// A name to look up: a `&str`, or a `Word` of the syntax tree, which a register's first use
+/// copies as it is (a short word is 24 bytes moved) rather than building a new one from its
+/// text (a call to `memcpy` for a length not known in advance).
+pub trait ScopedName {
+    fn text(&self) -> &str;
+    fn to_word(&self) -> Word;
+}
+
+impl ScopedName for str {
+    #[inline]
+    fn text(&self) -> &str {
+        self
+    }
+
+    #[inline]
+    fn to_word(&self) -> Word {
+        Word::new(self)
+    }
+}
+
+impl ScopedName for Word {
+    #[inline]
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+
+    #[inline]
+    fn to_word(&self) -> Word {
+        self.clone()
     }
 }
 
@@ -229,7 +265,12 @@ impl Range {
     /// The variable of member `number` (below [`DENSE_MEMBERS`]), called `name`, created at
     /// its first use.
     #[inline]
-    fn member(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
+    fn member<Name: ScopedName + ?Sized>(
+        &mut self,
+        number: u32,
+        name: &Name,
+        variables: &mut Vec<Variable>,
+    ) -> VariableId {
         match self.members.get(number as usize) {
             Some(&index) if index != NO_VARIABLE => VariableId::Local(index),
             _ => self.first_use(number, name, variables),
@@ -238,13 +279,18 @@ impl Range {
 
     /// [`Range::member`] for a member without a variable yet.
     #[inline(never)]
-    fn first_use(&mut self, number: u32, name: &str, variables: &mut Vec<Variable>) -> VariableId {
+    fn first_use<Name: ScopedName + ?Sized>(
+        &mut self,
+        number: u32,
+        name: &Name,
+        variables: &mut Vec<Variable>,
+    ) -> VariableId {
         let slot = number as usize;
         if slot >= self.members.len() {
             self.members.resize(slot + 1, NO_VARIABLE);
         }
         self.members[slot] = variables.len() as u32;
-        variables.push(numbered_variable(&self.template, name));
+        variables.push(numbered_variable(&self.template, name.to_word()));
         VariableId::Local(self.members[slot])
     }
 }
@@ -253,9 +299,9 @@ impl Range {
 /// `..template.clone()` would copy the template's name only to drop it. Inlined, so that it is
 /// built where it is pushed rather than copied there.
 #[inline(always)]
-fn numbered_variable(template: &Variable, name: &str) -> Variable {
+fn numbered_variable(template: &Variable, name: Word) -> Variable {
     Variable {
-        name: Word::new(name),
+        name,
         state_space: template.state_space,
         ty: template.ty,
         vector: template.vector,
@@ -390,12 +436,12 @@ mod tests {
         assert_eq!(scopes.declare_range(register("%rd", 2), 5000), Ok(()));
         let mut first = Vec::new();
         for number in 0..5000 {
-            first.push(scopes.lookup(&format!("%r{number}"), &mut variables));
-            first.push(scopes.lookup(&format!("%rd{number}"), &mut variables));
+            first.push(scopes.lookup(format!("%r{number}").as_str(), &mut variables));
+            first.push(scopes.lookup(format!("%rd{number}").as_str(), &mut variables));
         }
         for number in (0..5000).rev() {
-            assert_eq!(scopes.lookup(&format!("%rd{number}"), &mut variables), first[2 * number + 1]);
-            assert_eq!(scopes.lookup(&format!("%r{number}"), &mut variables), first[2 * number]);
+            assert_eq!(scopes.lookup(format!("%rd{number}").as_str(), &mut variables), first[2 * number + 1]);
+            assert_eq!(scopes.lookup(format!("%r{number}").as_str(), &mut variables), first[2 * number]);
         }
         assert_eq!(variables.len(), 10000);
         assert!(variables.iter().enumerate().all(|(index, variable)| {

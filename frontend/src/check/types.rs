@@ -14,19 +14,53 @@ pub enum SizeRule {
 }
 
 /// Whether a register declared with `register` may be used where the instruction type is
-/// `instruction`.
+/// `instruction`. Every register operand is asked: one bit of a table made at compile time from
+/// [`fits`], rather than comparing the two types' kinds and sizes each time.
+#[inline]
 pub fn register_fits(instruction: ScalarType, register: ScalarType, rule: SizeRule) -> bool {
-    if instruction == register {
+    let table = match rule {
+        SizeRule::Exact => &FITS_EXACTLY,
+        SizeRule::AllowWider => &FITS_OR_WIDER,
+    };
+    table[instruction as usize] >> (register as usize) & 1 != 0
+}
+
+/// [`fits`] for each instruction type: bit `r` of entry `i` tells whether a register of type
+/// `ScalarType::ALL[r]` fits an instruction of type `ScalarType::ALL[i]`.
+type FitsTable = [u32; ScalarType::ALL.len()];
+
+const FITS_EXACTLY: FitsTable = fits_table(SizeRule::Exact);
+const FITS_OR_WIDER: FitsTable = fits_table(SizeRule::AllowWider);
+
+const fn fits_table(rule: SizeRule) -> FitsTable {
+    let mut table = [0; ScalarType::ALL.len()];
+    let mut instruction = 0;
+    while instruction < ScalarType::ALL.len() {
+        let mut register = 0;
+        while register < ScalarType::ALL.len() {
+            if fits(ScalarType::ALL[instruction], ScalarType::ALL[register], rule) {
+                table[instruction] |= 1 << register;
+            }
+            register += 1;
+        }
+        instruction += 1;
+    }
+    table
+}
+
+/// The rule itself. A `const fn`, so kinds are compared with `matches!` rather than `==`.
+const fn fits(instruction: ScalarType, register: ScalarType, rule: SizeRule) -> bool {
+    if instruction as usize == register as usize {
         return true;
     }
     let (instruction_kind, register_kind) = (instruction.kind(), register.kind());
-    if instruction_kind == ScalarKind::Pred || register_kind == ScalarKind::Pred {
+    if matches!(instruction_kind, ScalarKind::Pred) || matches!(register_kind, ScalarKind::Pred) {
         return false;
     }
-    if rule == SizeRule::AllowWider && register.bits() > instruction.bits() {
+    if matches!(rule, SizeRule::AllowWider) && register.bits() > instruction.bits() {
         // Wider registers hold the value in their low bits; floats in wider registers are only
         // allowed through bit-size registers.
-        return !(instruction_kind == ScalarKind::Float && register_kind == ScalarKind::Float);
+        return !(matches!(instruction_kind, ScalarKind::Float) && matches!(register_kind, ScalarKind::Float));
     }
     if register.bits() != instruction.bits() {
         return false;
@@ -36,15 +70,34 @@ pub fn register_fits(instruction: ScalarType, register: ScalarType, rule: SizeRu
         ScalarKind::Unsigned | ScalarKind::Signed => {
             matches!(register_kind, ScalarKind::Bit | ScalarKind::Unsigned | ScalarKind::Signed)
         }
-        ScalarKind::Float => register_kind == ScalarKind::Bit,
+        ScalarKind::Float => matches!(register_kind, ScalarKind::Bit),
         ScalarKind::Pred => false,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{register_fits, SizeRule};
+    use super::{fits, register_fits, SizeRule};
     use crate::vocabulary::ScalarType;
+
+    #[test]
+    fn the_table_is_the_rule() {
+        for (index, ty) in ScalarType::ALL.into_iter().enumerate() {
+            assert_eq!(ty as usize, index, "{ty:?}");
+        }
+        for instruction in ScalarType::ALL {
+            for register in ScalarType::ALL {
+                for rule in [SizeRule::Exact, SizeRule::AllowWider] {
+                    let expected = fits(instruction, register, rule);
+                    assert_eq!(
+                        register_fits(instruction, register, rule),
+                        expected,
+                        "{instruction:?} {register:?} {rule:?}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn bit_registers_hold_floats_of_their_size() {

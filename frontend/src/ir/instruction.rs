@@ -1009,6 +1009,9 @@ pub enum RoundingMode {
 }
 
 impl RoundingMode {
+    /// Every name [`RoundingMode::from_ptx`] reads.
+    pub const NAMES: [&'static str; 8] = ["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"];
+
     pub fn from_ptx(name: &str) -> Option<RoundingMode> {
         Some(match name {
             "rn" => RoundingMode::NearestEven,

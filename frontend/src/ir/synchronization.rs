@@ -15,6 +15,9 @@ pub enum MemoryOrdering {
 }
 
 impl MemoryOrdering {
+    /// Every name [`MemoryOrdering::from_ptx`] reads.
+    pub const NAMES: [&'static str; 5] = ["relaxed", "acquire", "release", "acq_rel", "sc"];
+
     pub fn from_ptx(name: &str) -> Option<MemoryOrdering> {
         Some(match name {
             "relaxed" => MemoryOrdering::Relaxed,
@@ -38,6 +41,9 @@ pub enum MemoryScope {
 }
 
 impl MemoryScope {
+    /// Every name [`MemoryScope::from_ptx`] reads.
+    pub const NAMES: [&'static str; 5] = ["cta", "cluster", "gpu", "gl", "sys"];
+
     pub fn from_ptx(name: &str) -> Option<MemoryScope> {
         Some(match name {
             "cta" => MemoryScope::Cta,

@@ -153,9 +153,40 @@ pub enum SpecialRegister {
 }
 
 impl SpecialRegister {
+    /// Whether `name` can be a name PTX reserves for a special register, by its length and its two
+    /// bytes after `%`: every operand that names a register is asked, and a compiler's registers
+    /// (`%r42`, `%rd7`, `%f3`, `%p1`, `%rs2`) fail here in a few instructions, where matching them
+    /// against some forty names was a twentieth of the check. [`SpecialRegister::from_ptx`] and
+    /// [`SpecialRegister::is_reserved_name`] ask it first, so it must accept every name they do.
+    #[inline]
+    pub fn may_be_reserved_name(name: &str) -> bool {
+        match name.as_bytes() {
+            [b'%', first, second, _, ..] => matches!(
+                (first, second),
+                (b't', b'i' | b'o')
+                    | (b'n', b't' | b'c' | b'w' | b's')
+                    | (b'c', b't' | b'l' | b'u')
+                    | (b'l', b'a')
+                    | (b'w', b'a')
+                    | (b's', b'm')
+                    | (b'g', b'r' | b'l')
+                    | (b'd', b'y')
+                    | (b'i', b's')
+                    | (b'a', b'g')
+                    | (b'r', b'e')
+                    | (b'e', b'n')
+                    | (b'p', b'm')
+            ),
+            _ => false,
+        }
+    }
+
     /// Reads the name (with `%`) and the optional `.x`/`.y`/`.z` member; `None` for names that
     /// are not special registers or that miss or misuse the dimension.
     pub fn from_ptx(name: &str, member: Option<&str>) -> Option<SpecialRegister> {
+        if !SpecialRegister::may_be_reserved_name(name) {
+            return None;
+        }
         let dimension = member.and_then(Dimension::from_ptx);
         let with_dimension = |make: fn(Dimension) -> SpecialRegister| match (member, dimension) {
             (Some(_), Some(dimension)) => Some(make(dimension)),
@@ -265,49 +296,51 @@ impl SpecialRegister {
 
     /// True for names that PTX reserves for special registers, known to ptxr or not.
     pub fn is_reserved_name(name: &str) -> bool {
-        matches!(
-            name,
-            "%tid"
-                | "%ntid"
-                | "%ctaid"
-                | "%nctaid"
-                | "%laneid"
-                | "%warpid"
-                | "%nwarpid"
-                | "%smid"
-                | "%nsmid"
-                | "%gridid"
-                | "%lanemask_eq"
-                | "%lanemask_le"
-                | "%lanemask_lt"
-                | "%lanemask_ge"
-                | "%lanemask_gt"
-                | "%clock"
-                | "%clock_hi"
-                | "%clock64"
-                | "%globaltimer"
-                | "%globaltimer_lo"
-                | "%globaltimer_hi"
-                | "%dynamic_smem_size"
-                | "%total_smem_size"
-                | "%is_explicit_cluster"
-                | "%clusterid"
-                | "%nclusterid"
-                | "%cluster_ctaid"
-                | "%cluster_nctaid"
-                | "%cluster_ctarank"
-                | "%cluster_nctarank"
-                | "%aggr_smem_size"
-                | "%reserved_smem_offset_begin"
-                | "%reserved_smem_offset_end"
-                | "%reserved_smem_offset_cap"
-                | "%reserved_smem_offset_0"
-                | "%reserved_smem_offset_1"
-                | "%current_graph_exec"
-        ) || ["%envreg", "%pm"].iter().any(|prefix| {
-            // `%envreg<N>` and `%pm<N>{_64}` only: `%pmask` may be a register of the program.
-            name.strip_prefix(prefix).is_some_and(|number| number.starts_with(|c: char| c.is_ascii_digit()))
-        })
+        SpecialRegister::may_be_reserved_name(name)
+            && matches!(
+                name,
+                "%tid"
+                    | "%ntid"
+                    | "%ctaid"
+                    | "%nctaid"
+                    | "%laneid"
+                    | "%warpid"
+                    | "%nwarpid"
+                    | "%smid"
+                    | "%nsmid"
+                    | "%gridid"
+                    | "%lanemask_eq"
+                    | "%lanemask_le"
+                    | "%lanemask_lt"
+                    | "%lanemask_ge"
+                    | "%lanemask_gt"
+                    | "%clock"
+                    | "%clock_hi"
+                    | "%clock64"
+                    | "%globaltimer"
+                    | "%globaltimer_lo"
+                    | "%globaltimer_hi"
+                    | "%dynamic_smem_size"
+                    | "%total_smem_size"
+                    | "%is_explicit_cluster"
+                    | "%clusterid"
+                    | "%nclusterid"
+                    | "%cluster_ctaid"
+                    | "%cluster_nctaid"
+                    | "%cluster_ctarank"
+                    | "%cluster_nctarank"
+                    | "%aggr_smem_size"
+                    | "%reserved_smem_offset_begin"
+                    | "%reserved_smem_offset_end"
+                    | "%reserved_smem_offset_cap"
+                    | "%reserved_smem_offset_0"
+                    | "%reserved_smem_offset_1"
+                    | "%current_graph_exec"
+            )
+            || ["%envreg", "%pm"].iter().any(|prefix| {
+                // `%envreg<N>` and `%pm<N>{_64}` only: `%pmask` may be a register of the program.
+                name.strip_prefix(prefix).is_some_and(|number| number.starts_with(|c: char| c.is_ascii_digit()))
+            })
     }
 
     /// The register's value type: 64-bit for the 64-bit counters, 32-bit otherwise.
@@ -356,6 +389,95 @@ impl fmt::Display for SpecialRegister {
             SpecialRegister::ClusterCtaRank => formatter.write_str("%cluster_ctarank"),
             SpecialRegister::ClusterCtaRankCount => formatter.write_str("%cluster_nctarank"),
             SpecialRegister::IsExplicitCluster => formatter.write_str("%is_explicit_cluster"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SpecialRegister;
+
+    /// Every name section 10 reserves, as written there (the numbered families at both ends).
+    const RESERVED: &[&str] = &[
+        "%tid",
+        "%ntid",
+        "%ctaid",
+        "%nctaid",
+        "%laneid",
+        "%warpid",
+        "%nwarpid",
+        "%smid",
+        "%nsmid",
+        "%gridid",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%clock",
+        "%clock_hi",
+        "%clock64",
+        "%globaltimer",
+        "%globaltimer_lo",
+        "%globaltimer_hi",
+        "%dynamic_smem_size",
+        "%total_smem_size",
+        "%is_explicit_cluster",
+        "%clusterid",
+        "%nclusterid",
+        "%cluster_ctaid",
+        "%cluster_nctaid",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%aggr_smem_size",
+        "%reserved_smem_offset_begin",
+        "%reserved_smem_offset_end",
+        "%reserved_smem_offset_cap",
+        "%reserved_smem_offset_0",
+        "%reserved_smem_offset_1",
+        "%current_graph_exec",
+        "%envreg0",
+        "%envreg31",
+        "%pm0",
+        "%pm7",
+        "%pm0_64",
+        "%pm7_64",
+    ];
+
+    #[test]
+    fn the_filter_lets_every_reserved_name_through() {
+        for name in RESERVED {
+            assert!(SpecialRegister::may_be_reserved_name(name), "{name}");
+            assert!(SpecialRegister::is_reserved_name(name), "{name}");
+        }
+        // And every register ptxr reads, spelled as it prints it.
+        for name in RESERVED {
+            for member in [None, Some("x"), Some("y"), Some("z")] {
+                if let Some(register) = SpecialRegister::from_ptx(name, member) {
+                    let spelled = register.to_string();
+                    let bare = spelled.split('.').next().unwrap_or_default();
+                    assert_eq!(bare, *name);
+                }
+            }
+        }
+        assert_eq!(
+            SpecialRegister::from_ptx("%tid", Some("y")).map(|register| register.to_string()),
+            Some("%tid.y".into())
+        );
+        assert_eq!(
+            SpecialRegister::from_ptx("%pm3_64", None).map(|register| register.to_string()),
+            Some("%pm3_64".into())
+        );
+    }
+
+    #[test]
+    fn the_filter_stops_compiler_registers() {
+        for name in ["%r42", "%rd7", "%rs2", "%f3", "%fd1", "%p1", "%h4", "%hh0", "%r", "%p", "%pmask", "WARP_SZ"] {
+            assert!(!SpecialRegister::is_reserved_name(name), "{name}");
+            assert_eq!(SpecialRegister::from_ptx(name, None), None, "{name}");
+        }
+        for name in ["%r42", "%rd7", "%rs2", "%f3", "%fd1", "%p1", "%h4", "%hh0", "%r", "%p", "%tx", "_Z3foo"] {
+            assert!(!SpecialRegister::may_be_reserved_name(name), "{name}");
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum StateSpace {
 }
 
 impl StateSpace {
+    /// Every name [`StateSpace::from_ptx`] reads.
+    pub const NAMES: [&'static str; 8] = ["reg", "sreg", "const", "global", "local", "param", "shared", "tex"];
+
     pub fn from_ptx(name: &str) -> Option<StateSpace> {
         Some(match name {
             "reg" => StateSpace::Reg,

@@ -11,9 +11,17 @@ use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType};
 
 use super::comparison::{logic_operation, logic_spelling};
+use super::modifiers::sketch_of;
 use super::{accept_unlowered, Context, Modifiers};
 
-fn multiply_mode(name: &str) -> Option<MultiplyMode> {
+/// Every name [`multiply_mode`] reads.
+pub(super) const MULTIPLY_MODE_NAMES: [&str; 3] = ["lo", "hi", "wide"];
+/// The sketches of the modes and of the float roundings, for `Modifiers::take_sketched`: most
+/// arithmetic has neither.
+const MULTIPLY_MODES: u64 = sketch_of(&MULTIPLY_MODE_NAMES);
+pub(super) const ROUNDINGS: u64 = sketch_of(&RoundingMode::NAMES);
+
+pub(super) fn multiply_mode(name: &str) -> Option<MultiplyMode> {
     Some(match name {
         "lo" => MultiplyMode::Low,
         "hi" => MultiplyMode::High,
@@ -66,8 +74,8 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let propagate_nan = modifiers.take_flag("NaN");
     let xorsign = modifiers.take_flag("xorsign");
     let absolute = modifiers.take_flag("abs");
-    let mode = modifiers.take(multiply_mode);
-    let rounding = modifiers.take(float_rounding);
+    let mode = modifiers.take_sketched(MULTIPLY_MODES, multiply_mode);
+    let rounding = modifiers.take_sketched(ROUNDINGS, float_rounding);
     let flush_subnormals = modifiers.flag("ftz");
     let saturate = modifiers.flag("sat");
     let ty = modifiers.required_type(context)?;
@@ -215,8 +223,8 @@ pub fn multiply_add(
     if has_unlowered_form(modifiers, &["relu", "oob"]) {
         return accept_unlowered(context, modifiers, instruction);
     }
-    let mode = modifiers.take(multiply_mode);
-    let rounding = modifiers.take(float_rounding);
+    let mode = modifiers.take_sketched(MULTIPLY_MODES, multiply_mode);
+    let rounding = modifiers.take_sketched(ROUNDINGS, float_rounding);
     let flush_subnormals = modifiers.flag("ftz");
     let saturate = modifiers.flag("sat");
     let ty = modifiers.required_type(context)?;

@@ -9,6 +9,11 @@ use crate::vocabulary::{ScalarKind, ScalarType};
 
 use super::{accept_unlowered, Context, Modifiers};
 
+/// Every name [`logic_operation`] reads, and their sketch for `Modifiers::take_sketched`: most
+/// comparisons combine with no predicate.
+pub(super) const LOGIC_NAMES: [&str; 3] = ["and", "or", "xor"];
+pub(super) const LOGIC_OPERATIONS: u64 = super::modifiers::sketch_of(&LOGIC_NAMES);
+
 pub(super) fn logic_operation(name: &str) -> Option<LogicOperation> {
     Some(match name {
         "and" => LogicOperation::And,
@@ -58,7 +63,7 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         );
         return None;
     };
-    let combine_operation = modifiers.take(logic_operation);
+    let combine_operation = modifiers.take_sketched(LOGIC_OPERATIONS, logic_operation);
     let flush_subnormals = modifiers.flag("ftz");
     let ty = modifiers.required_type(context)?;
     if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
@@ -225,7 +230,7 @@ pub fn slct(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 /// `set.cmp[.bool][.ftz].dtype.stype d, a, b[, {!}c]` (ISA 7.8 sections 9.7.5.1 and 9.7.6.1).
 pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let comparison = super::half::float_comparison(context, modifiers, "set")?;
-    let combine_operation = modifiers.take(logic_operation);
+    let combine_operation = modifiers.take_sketched(LOGIC_OPERATIONS, logic_operation);
     let flush_subnormals = modifiers.flag("ftz");
     let destination_type = modifiers.required_type(context)?;
     let source_type = modifiers.required_type(context)?;

@@ -259,7 +259,12 @@ impl Context<'_, '_> {
         let value = match &operand.kind {
             OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::Integer(Immediate::new(32)),
             OperandKind::Name { name, member } => {
-                if let Some(register) = SpecialRegister::from_ptx(name, member.as_deref()) {
+                // Nearly every name is a compiler's register (`%r42`), which this tells from a
+                // special register by two bytes, so that neither test below compares it with
+                // every special register's name.
+                let may_be_special = SpecialRegister::may_be_reserved_name(name);
+                let special = if may_be_special { SpecialRegister::from_ptx(name, member.as_deref()) } else { None };
+                if let Some(register) = special {
                     // ptxas reads a special register at its own width only, except the CTA
                     // geometry registers, which were 16 bits in ISA 1.x: `mov.u16 %rh1,
                     // %ctaid.x` (the one place `mov` passes `AllowWider`) still assembles.
@@ -294,7 +299,7 @@ impl Context<'_, '_> {
                     self.special_register_isa = self.special_register_isa.max(register.isa_version());
                     self.special_registers.insert(register);
                     Value::SpecialRegister(register)
-                } else if SpecialRegister::is_reserved_name(name) {
+                } else if may_be_special && SpecialRegister::is_reserved_name(name) {
                     // A register ptxr reads, spelled with the wrong members, is a mistake in
                     // the PTX (ptxas: "Argument vector size mismatch"), not a gap in ptxr.
                     // (`%tid.w` is valid, always 0, and not read by ptxr yet.)
@@ -545,7 +550,32 @@ impl Context<'_, '_> {
         None
     }
 
+    /// Checks that `register` can be read or written as a `ty` operand (as the `role`), or a
+    /// member of it when `is_member`. Inlined for the common case, a scalar register that fits;
+    /// the rest, and the reports, are [`Context::check_register_fully`].
+    #[inline]
     pub(super) fn check_register(
+        &mut self,
+        register: VariableId,
+        span: Span,
+        ty: ScalarType,
+        rule: SizeRule,
+        role: &str,
+        is_member: bool,
+    ) -> Option<()> {
+        let variable = self.variable(register);
+        let fits = variable.state_space == StateSpace::Reg
+            && (variable.vector.is_none() || is_member)
+            && variable.array_length.is_none()
+            && register_fits(ty, variable.ty, rule);
+        if fits {
+            return Some(());
+        }
+        self.check_register_fully(register, span, ty, rule, role, is_member)
+    }
+
+    #[inline(never)]
+    fn check_register_fully(
         &mut self,
         register: VariableId,
         span: Span,

@@ -7,6 +7,7 @@ use crate::span::{Span, Spanned};
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 
+use super::modifiers::sketch_of;
 use super::{accept_unlowered, vector, Context, Modifiers};
 
 /// Cache and eviction hints of `ld`/`st`: they never change a result, so they are dropped.
@@ -17,7 +18,7 @@ fn is_cache_hint(modifier: &str) -> bool {
 }
 
 pub fn mov(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
-    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;
     let (destination, source) = (&instruction.operands[0], &instruction.operands[1]);
@@ -161,8 +162,10 @@ fn memory_order(
 ) -> Option<(bool, Option<OrderedAccess>)> {
     let mut volatile = modifiers.flag("volatile");
     volatile |= modifiers.flag("mmio");
-    let ordering = modifiers.take(MemoryOrdering::from_ptx);
-    let scope = modifiers.take(MemoryScope::from_ptx);
+    const ORDERINGS: u64 = sketch_of(&MemoryOrdering::NAMES);
+    const SCOPES: u64 = sketch_of(&MemoryScope::NAMES);
+    let ordering = modifiers.take_sketched(ORDERINGS, MemoryOrdering::from_ptx);
+    let scope = modifiers.take_sketched(SCOPES, MemoryScope::from_ptx);
     if let (true, Some(ordering)) = (volatile, &ordering) {
         context.report(
             Diagnostic::error(
@@ -221,11 +224,17 @@ fn memory_order(
 /// (ptxas: "'.volatile' cannot be applied to '.local' space").
 fn check_cache_operator_and_volatile(
     context: &mut Context,
+    modifiers: &Modifiers,
     instruction: &ast::Instruction,
     state_space: StateSpace,
     is_load: bool,
 ) -> Option<()> {
     let wrong: &[&str] = if is_load { &["wb", "wt"] } else { &["ca", "lu", "cv", "nc"] };
+    // Nearly every load and store has neither a wrong cache operator nor `.volatile`: the
+    // modifiers' sketch says so without comparing each modifier with each name.
+    if !wrong.iter().any(|name| modifiers.may_have(name)) && !modifiers.may_have("volatile") {
+        return Some(());
+    }
     let opcode = instruction.opcode.node.as_str();
     if let Some(modifier) = instruction.modifiers.iter().find(|modifier| wrong.contains(&modifier.node.as_str())) {
         let allowed = if is_load { "`.ca`, `.cg`, `.cs`, `.lu` and `.cv`" } else { "`.wb`, `.cg`, `.cs` and `.wt`" };
@@ -265,11 +274,11 @@ fn cache_policy(context: &mut Context, instruction: &ast::Instruction, cache_hin
 
 pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
-    check_cache_operator_and_volatile(context, instruction, state_space, true)?;
+    check_cache_operator_and_volatile(context, modifiers, instruction, state_space, true)?;
     let (volatile, ordered) = memory_order(context, modifiers, true)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
-    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
     cache_policy(context, instruction, cache_hint)?;
     if let Some(lanes) = lanes {
@@ -288,11 +297,11 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 
 pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let state_space = memory_space(context, modifiers)?;
-    check_cache_operator_and_volatile(context, instruction, state_space, false)?;
+    check_cache_operator_and_volatile(context, modifiers, instruction, state_space, false)?;
     let (volatile, ordered) = memory_order(context, modifiers, false)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
-    let lanes = modifiers.take(vector::lanes_of_modifier);
+    let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
     cache_policy(context, instruction, cache_hint)?;
     if state_space == StateSpace::Const {

@@ -36,7 +36,7 @@ pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let opcode = modifiers.opcode();
     let operation = operation(opcode)?;
     let approximate = modifiers.flag("approx");
-    let rounding = modifiers.take(float_rounding);
+    let rounding = modifiers.take_sketched(super::arithmetic::ROUNDINGS, float_rounding);
     let flush_subnormals = modifiers.flag("ftz");
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 2)?;

@@ -226,7 +226,7 @@ pub(super) fn float_comparison(
 
 fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let comparison = float_comparison(context, modifiers, "setp")?;
-    let combine_operation = modifiers.take(logic_operation);
+    let combine_operation = modifiers.take_sketched(super::comparison::LOGIC_OPERATIONS, logic_operation);
     let ty = half_type(context, modifiers)?;
     let flush_subnormals = flush_flag(context, modifiers, ty)?;
     if comparison.node.is_integer_only() {

@@ -21,9 +21,34 @@ pub struct Modifiers<'a> {
 
 /// One of 64 bits for a modifier, from its length and first byte: equal names have equal bits.
 #[inline]
-fn sketch(name: &str) -> u64 {
-    let first = name.as_bytes().first().copied().unwrap_or(0);
-    1 << ((u32::from(first) * 7 + name.len() as u32) % 64)
+const fn sketch(name: &str) -> u64 {
+    sketch_of_length(name, name.len())
+}
+
+/// The sketch of a name that starts like `name` and is `length` bytes long.
+#[inline]
+const fn sketch_of_length(name: &str, length: usize) -> u64 {
+    let first = match name.as_bytes() {
+        [first, ..] => *first as u32,
+        [] => 0,
+    };
+    1 << ((first * 7 + length as u32) % 64)
+}
+
+/// The [`sketch`] bits of every name in `names`, OR-ed: for the `Modifiers::take_sketched`
+/// of a reader that understands those names only.
+pub const fn sketch_of(names: &[&str]) -> u64 {
+    sketch_of_suffixed(names, "")
+}
+
+/// [`sketch_of`] the names with `suffix` after each (`shared::cta`).
+pub const fn sketch_of_suffixed(names: &[&str], suffix: &str) -> u64 {
+    let (mut bits, mut index) = (0, 0);
+    while index < names.len() {
+        bits |= sketch_of_length(names[index], names[index].len() + suffix.len());
+        index += 1;
+    }
+    bits
 }
 
 /// Which of the modifiers nobody has taken yet, by index: a bit each, inline for up to 64 (an
@@ -85,6 +110,21 @@ impl<'a> Modifiers<'a> {
 
     /// Removes and returns the first modifier that `read` understands.
     pub fn take<T>(&mut self, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
+        if let Remaining::Few(bits) = self.remaining {
+            // Visits the modifiers not taken yet, lowest index first, by their bits: most
+            // instructions have taken some already, and this skips them without testing each.
+            let mut left = bits;
+            while left != 0 {
+                let index = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let Some(modifier) = self.all.get(index) else { break };
+                if let Some(value) = read(&modifier.node) {
+                    self.remaining = Remaining::Few(bits & !(1 << index));
+                    return Some(Spanned::new(value, modifier.span));
+                }
+            }
+            return None;
+        }
         let all = self.all;
         for (index, modifier) in all.iter().enumerate() {
             if !self.remaining.contains(index) {
@@ -96,6 +136,23 @@ impl<'a> Modifiers<'a> {
             }
         }
         None
+    }
+
+    /// [`Modifiers::take`] for a reader that understands only names whose sketch bits are in
+    /// `names` (a [`sketch_of`] them): with none of those bits among the modifiers', nothing
+    /// is read. Loads and stores ask for an ordering and a scope that they seldom have.
+    #[inline]
+    pub fn take_sketched<T>(&mut self, names: u64, read: impl Fn(&str) -> Option<T>) -> Option<Spanned<T>> {
+        if self.sketch & names == 0 {
+            return None;
+        }
+        self.take(read)
+    }
+
+    /// Whether a modifier (taken or not) may be `name`: false when none is; true may be wrong.
+    #[inline]
+    pub fn may_have(&self, name: &str) -> bool {
+        self.sketch & sketch(name) != 0
     }
 
     /// Removes `name` if present, returning where it was written. Inlined, so that the sketch
@@ -141,7 +198,8 @@ impl<'a> Modifiers<'a> {
     }
 
     pub fn state_space(&mut self) -> Option<Spanned<StateSpace>> {
-        self.take(|name| {
+        const NAMES: u64 = sketch_of(&StateSpace::NAMES) | sketch_of_suffixed(&StateSpace::NAMES, "::cta");
+        self.take_sketched(NAMES, |name| {
             // `.shared::cta` is `.shared`; `.shared::cluster` needs clusters, kept apart.
             let name = name.strip_suffix("::cta").unwrap_or(name);
             StateSpace::from_ptx(name)
@@ -213,9 +271,54 @@ impl<'a> Modifiers<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::Modifiers;
+    use super::{sketch, sketch_of, Modifiers};
+    use crate::check::decode::arithmetic::{multiply_mode, MULTIPLY_MODE_NAMES};
+    use crate::check::decode::comparison::{logic_operation, LOGIC_NAMES};
+    use crate::check::decode::vector::{lanes_of_modifier, LANE_NAMES};
+    use crate::ir::{MemoryOrdering, MemoryScope, RoundingMode};
     use crate::span::{Span, Spanned};
     use crate::syntax::ast::Word;
+    use crate::vocabulary::StateSpace;
+
+    #[test]
+    fn name_lists_are_what_their_readers_read() {
+        // Each list's names are read, and name every value (the readers' `match`es have no
+        // other arms but `_ => None`).
+        let orderings: Vec<_> =
+            MemoryOrdering::NAMES.iter().filter_map(|name| MemoryOrdering::from_ptx(name)).collect();
+        assert_eq!(orderings.len(), MemoryOrdering::NAMES.len());
+        let mut scopes: Vec<_> = MemoryScope::NAMES.iter().filter_map(|name| MemoryScope::from_ptx(name)).collect();
+        assert_eq!(scopes.len(), MemoryScope::NAMES.len());
+        scopes.dedup();
+        assert_eq!(scopes.len(), 4, "`gpu` and `gl` are one scope");
+        let spaces: Vec<_> = StateSpace::NAMES.iter().filter_map(|name| StateSpace::from_ptx(name)).collect();
+        assert_eq!(spaces.len(), StateSpace::NAMES.len());
+        assert_eq!(sketch_of(&["relaxed", "sc"]), sketch("relaxed") | sketch("sc"));
+        let roundings: Vec<_> = RoundingMode::NAMES.iter().filter_map(|name| RoundingMode::from_ptx(name)).collect();
+        assert_eq!(roundings.len(), RoundingMode::NAMES.len());
+        assert!(MULTIPLY_MODE_NAMES.iter().all(|name| multiply_mode(name).is_some()));
+        assert!(LANE_NAMES.iter().all(|name| lanes_of_modifier(name).is_some()));
+        assert!(LOGIC_NAMES.iter().all(|name| logic_operation(name).is_some()));
+    }
+
+    #[test]
+    fn sketched_takes_find_what_take_finds() {
+        let names = ["global", "relaxed", "gpu", "L1::no_allocate", "u32"];
+        let written: Vec<Spanned<Word>> = names.iter().zip(1..).map(|(name, at)| spanned(name, at)).collect();
+        let opcode = spanned("ld", 0);
+        let mut modifiers = Modifiers::new(&written, &opcode);
+        assert_eq!(modifiers.state_space().map(|space| (space.node, space.span.start)), Some((StateSpace::Global, 1)));
+        let ordering = modifiers.take_sketched(sketch_of(&MemoryOrdering::NAMES), MemoryOrdering::from_ptx);
+        assert_eq!(ordering.map(|ordering| ordering.span.start), Some(2));
+        let scope = modifiers.take_sketched(sketch_of(&MemoryScope::NAMES), MemoryScope::from_ptx);
+        assert_eq!(scope.map(|scope| scope.node), Some(MemoryScope::Gpu));
+        assert!(modifiers.take_sketched(sketch_of(&MemoryScope::NAMES), MemoryScope::from_ptx).is_none());
+        // `.shared::cta` is read as `.shared`.
+        let written = [spanned("shared::cta", 1), spanned("b64", 2)];
+        let mut modifiers = Modifiers::new(&written, &opcode);
+        assert_eq!(modifiers.state_space().map(|space| space.node), Some(StateSpace::Shared));
+        assert!(modifiers.may_have("b64") && !modifiers.may_have("volatile"));
+    }
 
     fn spanned(text: &str, at: u32) -> Spanned<Word> {
         Spanned::new(Word::new(text), Span { start: at, end: at + 1 })

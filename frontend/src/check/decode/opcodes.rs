@@ -141,8 +141,12 @@ const OPCODES: &[&str] = &[
     "xor",
 ];
 
+/// Whether `name` is a PTX opcode. Every guard's predicate is asked (`@bra` is a missing
+/// predicate, see `check::function::missing_predicate`): a register (`%p1`) fails at its first
+/// byte, as every opcode starts with a lowercase letter, rather than after a binary search of
+/// `memcmp` calls.
 pub fn is_ptx_opcode(name: &str) -> bool {
-    OPCODES.binary_search(&name).is_ok()
+    name.as_bytes().first().is_some_and(u8::is_ascii_lowercase) && OPCODES.binary_search(&name).is_ok()
 }
 
 /// The known opcode nearest to a misspelt one, when it is close enough to be a likely typo.
@@ -176,6 +180,10 @@ mod tests {
     #[test]
     fn list_is_sorted_for_binary_search() {
         assert!(OPCODES.windows(2).all(|pair| pair[0] < pair[1]));
+        // `is_ptx_opcode` passes over names that start otherwise.
+        assert!(OPCODES.iter().all(|opcode| opcode.starts_with(|first: char| first.is_ascii_lowercase())));
+        assert!(OPCODES.iter().all(|opcode| is_ptx_opcode(opcode)));
+        assert!(!is_ptx_opcode("%p1") && !is_ptx_opcode("") && !is_ptx_opcode("Bra"));
     }
 
     #[test]

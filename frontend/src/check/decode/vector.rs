@@ -22,6 +22,11 @@ pub fn member_index(member: &str) -> Option<u32> {
 }
 
 /// The number of elements of a `.vN` modifier.
+/// Every name [`lanes_of_modifier`] reads, and their sketch for `Modifiers::take_sketched`:
+/// most loads, stores and moves are scalar.
+pub const LANE_NAMES: [&str; 3] = ["v2", "v4", "v8"];
+pub const LANES: u64 = super::modifiers::sketch_of(&LANE_NAMES);
+
 pub fn lanes_of_modifier(modifier: &str) -> Option<u32> {
     match modifier {
         "v2" => Some(2),

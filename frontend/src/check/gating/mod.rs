@@ -24,19 +24,36 @@ use requirements::{Operands, Requirement, REQUIREMENTS};
 
 /// Reports every instruction of the module that its `.version` or `.target` does not allow, and
 /// every deprecated form; with `compile_sm`, also every instruction that the architecture it is
-/// compiled for (`sm_NN`, a driver's `--arch`) does not have.
-pub fn check_module(module: &ast::Module, header: &Header, compile_sm: Option<u32>, diagnostics: &mut Vec<Diagnostic>) {
+/// compiled for (`sm_NN`, a driver's `--arch`) does not have. The module-wide checks run here;
+/// each function is gated by [`ModuleGate::check_through`], in directive order, which the
+/// checker calls just before it checks each body, while that body is still in the cache.
+pub fn check_module<'header>(
+    module: &ast::Module,
+    header: &'header Header,
+    compile_sm: Option<u32>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ModuleGate<'header> {
     targets::check_header(header, diagnostics);
     check_address_size(module, header, diagnostics);
-    let gate = Gate::new(header, compile_sm);
-    for directive in &module.directives {
-        let Directive::Function(function) = directive else { continue };
-        gate.check_attributes(function, diagnostics);
-        if let Some(body) = &function.body {
-            if !gate.by_opcode.is_empty() || !gate.by_short_opcode.is_empty() {
-                gate.check_block(body, diagnostics);
-            }
+    ModuleGate { gate: Gate::new(header, compile_sm), gated: 0 }
+}
+
+/// The functions of a module still to be gated: those from directive `gated` on.
+pub struct ModuleGate<'header> {
+    gate: Gate<'header>,
+    gated: usize,
+}
+
+impl ModuleGate<'_> {
+    /// Gates every function among the directives before `end` that is not gated yet, in
+    /// directive order, so that the diagnostics come in the order of one pass over the module.
+    pub fn check_through(&mut self, module: &ast::Module, end: usize, diagnostics: &mut Vec<Diagnostic>) {
+        let end = end.min(module.directives.len());
+        for directive in module.directives.get(self.gated..end).unwrap_or_default() {
+            let Directive::Function(function) = directive else { continue };
+            self.gate.check_function(function, diagnostics);
         }
+        self.gated = self.gated.max(end);
     }
 }
 
@@ -95,6 +112,15 @@ impl Row {
 }
 
 impl<'header> Gate<'header> {
+    fn check_function(&self, function: &ast::Function, diagnostics: &mut Vec<Diagnostic>) {
+        self.check_attributes(function, diagnostics);
+        if let Some(body) = &function.body {
+            if !self.by_opcode.is_empty() || !self.by_short_opcode.is_empty() {
+                self.check_block(body, diagnostics);
+            }
+        }
+    }
+
     fn new(header: &'header Header, compile_sm: Option<u32>) -> Gate<'header> {
         // Only an architecture below the module's `.target` can fail what the target allows.
         let compile_sm = compile_sm.filter(|&compiled| header.sm.is_none_or(|declared| compiled < declared));
