@@ -1,7 +1,7 @@
 //! String constants that a call's arguments address, found in the PTX itself: an address traced
 //! back through the one instruction that writes each register or `.param` variable on the way
 //! (`mov`, `cvta`, `st.param`, `add` of a constant) to the address of a `.global` byte array with an initializer, as
-//! nvcc passes a string literal to `vprintf`; and the string constants stored into `vprintf`'s
+//! nvcc passes a string literal to `vprintf` (or a `.const` one, as numba does); and the string constants stored into `vprintf`'s
 //! packed argument buffer (for `%s`). Targets whose printf needs strings at compile time
 //! (OpenCL's) get them from here; tracing in the PTX works at every optimisation level, where
 //! LLVM folds an address into a constant only when it optimises.
@@ -46,7 +46,7 @@ impl<'a> Writers<'a> {
 }
 
 /// The bytes, up to (not including) the terminating NUL, of the string `argument` addresses;
-/// `None` when the address is not traceable to an initialized `.global` array.
+/// `None` when the address is not traceable to an initialized `.global` or `.const` array.
 pub fn traced_string(
     lowering: &FunctionLowering<'_, '_>,
     writers: &Writers<'_>,
@@ -56,7 +56,10 @@ pub fn traced_string(
 }
 
 fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: &Value) -> Option<Vec<u8>> {
-    let (variable, offset) = traced_address(lowering, writers, value, StateSpace::Global, MAXIMUM_DEPTH)?;
+    // nvcc and clang keep string literals in `.global`, numba (NVVM) in `.const`.
+    let (variable, offset) = [StateSpace::Global, StateSpace::Const]
+        .into_iter()
+        .find_map(|space| traced_address(lowering, writers, value, space, MAXIMUM_DEPTH))?;
     let global = lowering.variable(variable);
     if !global.addresses().is_empty() {
         return None;
@@ -109,6 +112,27 @@ pub fn traced_buffer_strings(
         };
         stores.push((offset, source.filter(|_| guarded.guard.is_none())));
     }
+    // NVVM (numba) zeroes the whole buffer first and then stores each argument: a store of zero
+    // before another store to its offset is that initialisation, not a second value. (A `%s`
+    // of the null pointer would print `(null)` in CUDA; such a slot stays unsupported unless the
+    // zero is overwritten.)
+    let zero = |source: Option<&Value>| match source {
+        Some(Value::Integer(value)) => value.get() == 0,
+        // `mov.u64 %rd11, 0; st.local.u64 [%rd1], %rd11;`
+        Some(Value::Register(register @ VariableId::Local(_))) => matches!(
+            only_definition(writers, *register, StateSpace::Local),
+            Some(Value::Integer(value)) if value.get() == 0
+        ),
+        _ => false,
+    };
+    let stores: Vec<(i64, Option<&Value>)> = stores
+        .iter()
+        .enumerate()
+        .filter(|&(index, &(offset, source))| {
+            !(zero(source) && stores[index + 1..].iter().any(|&(later, value)| later == offset && value.is_some()))
+        })
+        .map(|(_, &store)| store)
+        .collect();
     let mut strings = Vec::new();
     for &(offset, source) in &stores {
         if stores.iter().filter(|(other, _)| *other == offset).count() != 1 {
