@@ -38,19 +38,17 @@ enum Expected {
     Satisfies(Predicate),
 }
 
-/// One kernel launch: its fixture, launch spec, the model's buffers, the lines it prints, and
-/// the targets that report it unsupported (listed with the reason in `real_compilers.rs`).
+/// One kernel launch: its fixture, launch spec, the model's buffers and the lines it prints.
 struct Case {
     file: &'static str,
     spec: Value,
     expected: Vec<(&'static str, Expected)>,
     printed: Vec<String>,
-    unsupported_on: &'static [&'static str],
 }
 
 impl Case {
     fn new(file: &'static str, spec: Value, expected: Vec<(&'static str, Expected)>) -> Case {
-        Case { file, spec, expected, printed: Vec::new(), unsupported_on: &[] }
+        Case { file, spec, expected, printed: Vec::new() }
     }
 }
 
@@ -578,9 +576,6 @@ fn numba_print() -> Case {
         vec![("out", Expected::Bits(i32_bits(&x.iter().map(|value| value * 2).collect::<Vec<_>>())))],
     );
     case.printed = x.iter().enumerate().map(|(index, value)| format!("thread {index} value {value}")).collect();
-    // OpenCL's `%s` needs the strings at compile time, and the kernel's generic store to `out`
-    // has an address ptxr cannot prove misses the argument buffer.
-    case.unsupported_on = &["spirv"];
     case
 }
 
@@ -841,9 +836,6 @@ fn run_all(target: &str) -> (usize, Vec<String>) {
     let mut runs = 0;
     let mut problems = Vec::new();
     for case in cases() {
-        if case.unsupported_on.contains(&target) {
-            continue;
-        }
         runs += 1;
         match run(case.file, &case.spec, target) {
             Err(message) => problems.push(format!("{} on {target}: failed: {message:.600}", case.file)),
@@ -870,7 +862,6 @@ fn run_all(target: &str) -> (usize, Vec<String>) {
 fn language_feature_kernels_match_their_models_on_the_cpu() {
     let (runs, problems) = run_all("cpu");
     assert_eq!(runs, 26);
-    // Every case runs on the CPU.
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 

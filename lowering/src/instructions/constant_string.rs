@@ -12,6 +12,7 @@ use ptxr_frontend::ir::{
     self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, IntegerBinaryOperation,
     Statement, Value, VariableId,
 };
+use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::StateSpace;
 
 use crate::function::FunctionLowering;
@@ -72,7 +73,8 @@ fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: 
 /// The string constants stored into the `.local` buffer that `buffer` addresses, by byte
 /// offset from that address: each offset that exactly one unguarded store in the function writes, with an address
 /// traced to a string constant. Empty when some store to `.local` or generic memory has an
-/// address that cannot be traced (it might write into the buffer).
+/// address that cannot be traced (it might write into the buffer), unless it is a generic store
+/// at an address computed from the launch alone (`launch_derived`).
 pub fn traced_buffer_strings(
     lowering: &FunctionLowering<'_, '_>,
     writers: &Writers<'_>,
@@ -102,7 +104,18 @@ pub fn traced_buffer_strings(
             }
             _ => None,
         };
-        let Some((variable, base_offset)) = base else { return Vec::new() };
+        let Some((variable, base_offset)) = base else {
+            // numba's store of its result through an array's data pointer.
+            let register = match &address.base {
+                AddressBase::Register(register) if state_space == StateSpace::Generic => Value::Register(*register),
+                _ => return Vec::new(),
+            };
+            let mut budget = LAUNCH_DERIVED_BUDGET;
+            if launch_derived(lowering, writers, &register, MAXIMUM_DEPTH, &mut budget) {
+                continue;
+            }
+            return Vec::new();
+        };
         if variable != buffer {
             continue;
         }
@@ -145,6 +158,48 @@ pub fn traced_buffer_strings(
         }
     }
     strings
+}
+
+/// How many values `launch_derived` looks at for one address before giving up.
+const LAUNCH_DERIVED_BUDGET: usize = 64;
+
+/// Whether `value` is computed from the launch alone: immediates, special registers, a kernel's
+/// parameters (`ld.param`), and integer arithmetic and conversions of such values, through
+/// registers written once, unguarded. None is an address of the thread's `.local` memory, which
+/// did not exist when the kernel was launched, so a store there cannot reach a `vprintf` buffer.
+fn launch_derived(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    value: &Value,
+    depth: usize,
+    budget: &mut usize,
+) -> bool {
+    let (Some(depth), Some(left)) = (depth.checked_sub(1), budget.checked_sub(1)) else { return false };
+    *budget = left;
+    let register = match value {
+        Value::Integer(_) | Value::SpecialRegister(_) => return true,
+        Value::Register(register @ VariableId::Local(_)) => *register,
+        _ => return false,
+    };
+    let Some([definition]) = writers.by_variable.get(&register).map(Vec::as_slice) else { return false };
+    if definition.guard.is_some() {
+        return false;
+    }
+    let operands: Vec<&ir::Operand> = match &definition.instruction {
+        Instruction::Load { state_space: StateSpace::Param, address, .. } => {
+            let kernel = lowering.function.kind == FunctionKind::Entry;
+            return kernel
+                && matches!(address.base, AddressBase::Variable(VariableId::Local(index))
+                    if lowering.function.parameters.contains(&index));
+        }
+        Instruction::Move { source, .. } | Instruction::Convert { source, .. } => vec![source],
+        Instruction::IntegerBinary { a, b, .. } | Instruction::Logic { a, b, .. } | Instruction::Shift { a, b, .. } => {
+            vec![a, b]
+        }
+        Instruction::IntegerMultiplyAdd { a, b, c, .. } => vec![a, b, c],
+        _ => return false,
+    };
+    operands.into_iter().all(|operand| launch_derived(lowering, writers, &operand.value, depth, budget))
 }
 
 /// The variable of `state_space` and byte offset that `value` is the address of (in that state
