@@ -1,7 +1,7 @@
 //! CUDA's `vprintf` for the targets whose printf is OpenCL's (SPIR-V, `spirv_printf.rs`; AMDGPU,
 //! `amdgpu_printf.rs`): a variadic `printf` that takes its format at compile time and its
 //! arguments as values, where CUDA passes a format address and a packed buffer. So the format
-//! must be one that lowering traced to a `.global` string constant
+//! must be one that lowering traced to a `.global` or `.const` string constant
 //! (`DeviceFunctionCall::format`). Parsing it decides what each conversion reads from the
 //! buffer, by C's default argument promotions as nvcc packs them (ptx-abi.md section 4.3):
 //! `%d %i %u %x %X %o %c` an `int` (a 64-bit integer with `l`, `ll`, `j`, `z` or `t`), every
@@ -10,7 +10,7 @@
 //! only one OpenCL C has.
 //!
 //! OpenCL's `%s` takes only a string constant, where CUDA's buffer holds a run-time address: a
-//! `%s` works when lowering traced the one store of that buffer slot to a `.global` string
+//! `%s` works when lowering traced the one store of that buffer slot to a `.global` or `.const` string
 //! (`DeviceFunctionCall::argument_strings`), which the target copies into its constant address
 //! space. Other `%s` arguments, `*` widths and precisions, `%n` and `L` are reported.
 //!
@@ -214,8 +214,10 @@ pub fn prepare<'ctx>(
     generic: AddressSpace,
     strings: Strings<'_, 'ctx>,
 ) -> Result<PrintfCall<'ctx>, Unsupported> {
-    let format =
-        call.format.as_deref().ok_or_else(|| unsupported("a format string that is not a constant .global array"))?;
+    let format = call
+        .format
+        .as_deref()
+        .ok_or_else(|| unsupported("a format string that is not a constant .global or .const array"))?;
     let OpenClFormat { mut text, arguments, conversions } = parse(format)?;
     let [_, buffer] = call.arguments[..] else {
         return Err(unsupported("other than a format and an argument buffer"));

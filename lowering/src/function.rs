@@ -47,6 +47,8 @@ pub struct FunctionLowering<'a, 'ctx> {
     /// The instructions that write each variable, gathered on the first call that traces a
     /// string constant (`constant_string.rs`), then shared by the function's later calls.
     string_writers: std::cell::OnceCell<crate::instructions::constant_string::Writers<'a>>,
+    /// The origin of the function's `.local` window, where it has one (`local_window`).
+    local_window: std::cell::OnceCell<Option<VariableId>>,
 }
 
 impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
@@ -70,6 +72,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             stop_flag: None,
             private_stack: None,
             string_writers: std::cell::OnceCell::new(),
+            local_window: std::cell::OnceCell::new(),
         }
     }
 
@@ -187,6 +190,66 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         self.launch_arguments.map(|arguments| arguments.value)
     }
 
+    /// The `.local` variable whose storage is the origin of this function's `.local` window:
+    /// where the function takes a 32-bit address of one of its `.local` variables (LLVM's
+    /// short `.local` pointers, which Triton uses: `mov.b32 %SPL, __local_depot0`) and the
+    /// target's `.local` pointers are wider. There every `.local` address the function computes
+    /// is the 32-bit offset of the location from that storage (the thread's `.local` window of
+    /// PTX), which `.local` accesses through registers and `cvta.local` add back. A function
+    /// with `alloca`, whose `.local` addresses are the stack's own, keeps full addresses (and
+    /// gets E0901 for the 32-bit one).
+    pub fn local_window(&self) -> Option<VariableId> {
+        *self.local_window.get_or_init(|| {
+            if self.pointer_bits(self.address_space(StateSpace::Local)) <= 32 {
+                return None;
+            }
+            let statements = self.function.body.iter().flatten();
+            let instructions = statements.filter_map(|statement| match statement {
+                Statement::Instruction(guarded) => Some(&guarded.instruction),
+                Statement::Label(_) => None,
+            });
+            let mut origin = None;
+            for instruction in instructions {
+                match instruction {
+                    Instruction::StackAllocate { .. } => return None,
+                    Instruction::Move { ty, source, .. } if ty.bits() == 32 && origin.is_none() => {
+                        if let ir::Value::AddressOf(id @ VariableId::Local(_)) = source.value {
+                            if self.variable(id).state_space == StateSpace::Local {
+                                origin = Some(id);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            origin
+        })
+    }
+
+    /// One allocation for all the function's `.local` variables, where it has a `.local` window
+    /// (`local_window`): a 32-bit address of one may reach another by the difference of their
+    /// addresses, which LLVM allows only within one object. Returns it and each variable's
+    /// offset (by variable index; 0 for the others), each aligned as the variable asks.
+    fn local_frame(&self) -> LoweringResult<(PointerValue<'ctx>, Vec<u64>)> {
+        let mut offsets = vec![0u64; self.function.variables.len()];
+        let (mut size, mut frame_align) = (0u64, 1u32);
+        for (index, variable) in self.function.variables.iter().enumerate() {
+            if variable.state_space != StateSpace::Local {
+                continue;
+            }
+            let align = variable.align.unwrap_or(variable.ty.bytes()).max(1);
+            frame_align = frame_align.max(align);
+            size = size.next_multiple_of(u64::from(align));
+            offsets[index] = size;
+            size += variable.size_bytes().max(1);
+        }
+        let context = self.shared.context;
+        let frame_type = context.i8_type().array_type(size.max(1) as u32);
+        let frame = self.shared.builder.build_alloca(frame_type, "local_window")?;
+        set_alignment(frame, frame_align);
+        Ok((frame, offsets))
+    }
+
     /// Lowers the body and returns every diagnostic found on the way.
     pub fn lower(mut self) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
@@ -243,8 +306,17 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             let static_shared_bytes = self.shared.shared_layout.static_bytes;
             self.launch_arguments = Some(ptxr_intrinsics::LaunchArguments { value, static_shared_bytes });
         }
+        let local_frame = self.local_window().map(|_| self.local_frame()).transpose()?;
         for (index, variable) in self.function.variables.iter().enumerate() {
             let pointer = match variable.state_space {
+                StateSpace::Local if local_frame.is_some() => {
+                    let (frame, offsets) = local_frame
+                        .as_ref()
+                        .ok_or_else(|| LoweringError::internal("no .local frame", variable.span))?;
+                    let offset = context.i64_type().const_int(offsets[index], false);
+                    // SAFETY: the offset lies within the frame (`local_frame`).
+                    unsafe { builder.build_in_bounds_gep(context.i8_type(), *frame, &[offset], "") }?
+                }
                 StateSpace::Reg | StateSpace::Param => {
                     if variable.ty.bits() == 128 {
                         self.shared.target.supports_128_bit_integers().map_err(|unsupported| {

@@ -115,8 +115,14 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                     return Ok(int_type.const_int(offset, false).into());
                 }
                 let pointer = self.taken_address(*id, operand.span)?;
-                let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
                 let variable = self.variable(*id);
+                if let (StateSpace::Local, Some(origin)) = (variable.state_space, self.local_window()) {
+                    // An offset into the function's `.local` window (`FunctionLowering::local_window`).
+                    let offset = self.local_window_offset(pointer, origin, operand.span)?;
+                    let int_type = crate::types::integer_type(context, ty.bits());
+                    return Ok(self.shared.builder.build_int_truncate_or_bit_cast(offset, int_type, "")?.into());
+                }
+                let address_bits = self.pointer_bits(pointer.get_type().get_address_space());
                 // A `.shared` variable's own address is an offset into the block's shared
                 // window, which is far below 4 GiB on every GPU, so nvcc's and Triton's
                 // `mov.u32 %r, sdata;` keeps every bit even where LLVM's shared pointers are
@@ -254,6 +260,9 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                     .into_int_value();
                 let offset = integer.get_type().const_int(address.offset as u64, true);
                 let sum = if address.offset == 0 { integer } else { builder.build_int_add(integer, offset, "")? };
+                if let (StateSpace::Local, Some(origin)) = (state_space, self.local_window()) {
+                    return self.in_local_window(sum, origin, address.span);
+                }
                 if state_space == StateSpace::Shared && self.shared_window_base().is_some() {
                     // Shared addresses are 32-bit offsets into the window, whatever the register.
                     let offset = builder.build_int_truncate_or_bit_cast(sum, context.i32_type(), "")?;
@@ -265,8 +274,51 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             AddressBase::Absolute if state_space == StateSpace::Shared && self.shared_window_base().is_some() => {
                 self.in_shared_window_at(offset, address.span)
             }
-            AddressBase::Absolute => Ok(builder.build_int_to_ptr(offset, context.ptr_type(wanted_space), "")?),
+            AddressBase::Absolute => match (state_space, self.local_window()) {
+                (StateSpace::Local, Some(origin)) => self.in_local_window(offset, origin, address.span),
+                _ => Ok(builder.build_int_to_ptr(offset, context.ptr_type(wanted_space), "")?),
+            },
         }
+    }
+
+    /// `pointer`'s byte offset from the storage of `origin`, the function's `.local` window
+    /// origin, as an `i64`.
+    pub fn local_window_offset(
+        &self,
+        pointer: PointerValue<'ctx>,
+        origin: VariableId,
+        span: Span,
+    ) -> LoweringResult<IntValue<'ctx>> {
+        let builder = self.shared.builder;
+        let i64_type = self.shared.context.i64_type();
+        let origin = builder.build_ptr_to_int(self.storage(origin, span)?, i64_type, "")?;
+        let pointer = builder.build_ptr_to_int(pointer, i64_type, "")?;
+        Ok(builder.build_int_sub(pointer, origin, "")?)
+    }
+
+    /// The `.local` location at a window address (`FunctionLowering::local_window`): its low 32
+    /// bits, signed (a variable may lie below the origin), from the origin's storage.
+    pub fn in_local_window(
+        &self,
+        address: IntValue<'ctx>,
+        origin: VariableId,
+        span: Span,
+    ) -> LoweringResult<PointerValue<'ctx>> {
+        let context = self.shared.context;
+        let builder = self.shared.builder;
+        let offset = builder.build_int_truncate_or_bit_cast(address, context.i32_type(), "")?;
+        let offset = builder.build_int_s_extend(offset, context.i64_type(), "")?;
+        let base = self.storage(origin, span)?;
+        let local = self.address_space(StateSpace::Local);
+        let base = if base.get_type().get_address_space() == local {
+            base
+        } else {
+            builder.build_address_space_cast(base, context.ptr_type(local), "")?
+        };
+        // SAFETY: PTX addresses are plain byte offsets; every `.local` variable of a function
+        // with a window lies in one allocation (`FunctionLowering::prologue`), so a location
+        // reached from the origin is within the object LLVM derives it from.
+        Ok(unsafe { builder.build_gep(context.i8_type(), base, &[offset], "") }?)
     }
 
     /// The width of pointers in an address space, from the module's data layout.

@@ -570,9 +570,31 @@ fn printf_and_assertions_reach_the_code_object_metadata_on_amdgpu() {
     };
     assert!(
         diagnostics.iter().any(|diagnostic| diagnostic.message
-            == "unsupported: `vprintf` with a format string that is not a constant .global array on amdgpu"),
+            == "unsupported: `vprintf` with a format string that is not a constant .global or .const array on amdgpu"),
         "{diagnostics:?}"
     );
+}
+
+/// numba (NVVM) keeps `print`'s format and its `%s` strings in `.const`, not `.global`, zeroes
+/// the argument buffer before storing into it, and stores its results through generic
+/// addresses computed from the kernel's parameters: traced there too, the zero store not
+/// counted as a second value, and the generic store known to miss the buffer, they reach the
+/// code object's `amdhsa.printf` as nvcc's do.
+#[test]
+fn printf_formats_in_const_space_reach_the_code_object_metadata_on_amdgpu() {
+    let kernel = printing_kernel("mov.u64 %rd7, format;\n    cvta.const.u64 %rd1, %rd7;")
+        .replace(".global .align 1 .b8 format[", ".const .align 1 .b8 format[")
+        .replace(".global .align 1 .b8 word[", ".const .align 1 .b8 word[")
+        .replace(
+            "cvta.global.u64 %rd5, word;",
+            "mov.u64 %rd8, 0;\n    st.local.u64 [%rd10+16], %rd8;\n    cvta.const.u64 %rd5, word;",
+        )
+        .replace("st.global.u32 [%rd4], %r2;", "st.u32 [%rd4], %r2;");
+    assert!(kernel.contains("st.u32 [%rd4], %r2;"));
+    assert!(kernel.contains(".const .align 1 .b8 format[") && kernel.contains(".const .align 1 .b8 word["));
+    let code_object = compile_with(&kernel, "amdgpu", None, 2);
+    let Some(notes) = code_object_notes(&code_object, "printf-const") else { return };
+    assert!(notes.contains(r"i=%d x=%f w=word\72%lx\n"), "{notes}");
 }
 
 /// `isspacep.const` and `isspacep.global` on AMDGPU, where constant memory is global memory:

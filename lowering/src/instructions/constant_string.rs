@@ -1,7 +1,7 @@
 //! String constants that a call's arguments address, found in the PTX itself: an address traced
 //! back through the one instruction that writes each register or `.param` variable on the way
 //! (`mov`, `cvta`, `st.param`, `add` of a constant) to the address of a `.global` byte array with an initializer, as
-//! nvcc passes a string literal to `vprintf`; and the string constants stored into `vprintf`'s
+//! nvcc passes a string literal to `vprintf` (or a `.const` one, as numba does); and the string constants stored into `vprintf`'s
 //! packed argument buffer (for `%s`). Targets whose printf needs strings at compile time
 //! (OpenCL's) get them from here; tracing in the PTX works at every optimisation level, where
 //! LLVM folds an address into a constant only when it optimises.
@@ -12,6 +12,7 @@ use ptxr_frontend::ir::{
     self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, IntegerBinaryOperation,
     Statement, Value, VariableId,
 };
+use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::StateSpace;
 
 use crate::function::FunctionLowering;
@@ -46,7 +47,7 @@ impl<'a> Writers<'a> {
 }
 
 /// The bytes, up to (not including) the terminating NUL, of the string `argument` addresses;
-/// `None` when the address is not traceable to an initialized `.global` array.
+/// `None` when the address is not traceable to an initialized `.global` or `.const` array.
 pub fn traced_string(
     lowering: &FunctionLowering<'_, '_>,
     writers: &Writers<'_>,
@@ -56,7 +57,10 @@ pub fn traced_string(
 }
 
 fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: &Value) -> Option<Vec<u8>> {
-    let (variable, offset) = traced_address(lowering, writers, value, StateSpace::Global, MAXIMUM_DEPTH)?;
+    // nvcc and clang keep string literals in `.global`, numba (NVVM) in `.const`.
+    let (variable, offset) = [StateSpace::Global, StateSpace::Const]
+        .into_iter()
+        .find_map(|space| traced_address(lowering, writers, value, space, MAXIMUM_DEPTH))?;
     let global = lowering.variable(variable);
     if !global.addresses().is_empty() {
         return None;
@@ -69,7 +73,8 @@ fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: 
 /// The string constants stored into the `.local` buffer that `buffer` addresses, by byte
 /// offset from that address: each offset that exactly one unguarded store in the function writes, with an address
 /// traced to a string constant. Empty when some store to `.local` or generic memory has an
-/// address that cannot be traced (it might write into the buffer).
+/// address that cannot be traced (it might write into the buffer), unless it is a generic store
+/// at an address computed from the launch alone (`launch_derived`).
 pub fn traced_buffer_strings(
     lowering: &FunctionLowering<'_, '_>,
     writers: &Writers<'_>,
@@ -99,7 +104,18 @@ pub fn traced_buffer_strings(
             }
             _ => None,
         };
-        let Some((variable, base_offset)) = base else { return Vec::new() };
+        let Some((variable, base_offset)) = base else {
+            // numba's store of its result through an array's data pointer.
+            let register = match &address.base {
+                AddressBase::Register(register) if state_space == StateSpace::Generic => Value::Register(*register),
+                _ => return Vec::new(),
+            };
+            let mut budget = LAUNCH_DERIVED_BUDGET;
+            if launch_derived(lowering, writers, &register, MAXIMUM_DEPTH, &mut budget) {
+                continue;
+            }
+            return Vec::new();
+        };
         if variable != buffer {
             continue;
         }
@@ -109,6 +125,27 @@ pub fn traced_buffer_strings(
         };
         stores.push((offset, source.filter(|_| guarded.guard.is_none())));
     }
+    // NVVM (numba) zeroes the whole buffer first and then stores each argument: a store of zero
+    // before another store to its offset is that initialisation, not a second value. (A `%s`
+    // of the null pointer would print `(null)` in CUDA; such a slot stays unsupported unless the
+    // zero is overwritten.)
+    let zero = |source: Option<&Value>| match source {
+        Some(Value::Integer(value)) => value.get() == 0,
+        // `mov.u64 %rd11, 0; st.local.u64 [%rd1], %rd11;`
+        Some(Value::Register(register @ VariableId::Local(_))) => matches!(
+            only_definition(writers, *register, StateSpace::Local),
+            Some(Value::Integer(value)) if value.get() == 0
+        ),
+        _ => false,
+    };
+    let stores: Vec<(i64, Option<&Value>)> = stores
+        .iter()
+        .enumerate()
+        .filter(|&(index, &(offset, source))| {
+            !(zero(source) && stores[index + 1..].iter().any(|&(later, value)| later == offset && value.is_some()))
+        })
+        .map(|(_, &store)| store)
+        .collect();
     let mut strings = Vec::new();
     for &(offset, source) in &stores {
         if stores.iter().filter(|(other, _)| *other == offset).count() != 1 {
@@ -121,6 +158,48 @@ pub fn traced_buffer_strings(
         }
     }
     strings
+}
+
+/// How many values `launch_derived` looks at for one address before giving up.
+const LAUNCH_DERIVED_BUDGET: usize = 64;
+
+/// Whether `value` is computed from the launch alone: immediates, special registers, a kernel's
+/// parameters (`ld.param`), and integer arithmetic and conversions of such values, through
+/// registers written once, unguarded. None is an address of the thread's `.local` memory, which
+/// did not exist when the kernel was launched, so a store there cannot reach a `vprintf` buffer.
+fn launch_derived(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    value: &Value,
+    depth: usize,
+    budget: &mut usize,
+) -> bool {
+    let (Some(depth), Some(left)) = (depth.checked_sub(1), budget.checked_sub(1)) else { return false };
+    *budget = left;
+    let register = match value {
+        Value::Integer(_) | Value::SpecialRegister(_) => return true,
+        Value::Register(register @ VariableId::Local(_)) => *register,
+        _ => return false,
+    };
+    let Some([definition]) = writers.by_variable.get(&register).map(Vec::as_slice) else { return false };
+    if definition.guard.is_some() {
+        return false;
+    }
+    let operands: Vec<&ir::Operand> = match &definition.instruction {
+        Instruction::Load { state_space: StateSpace::Param, address, .. } => {
+            let kernel = lowering.function.kind == FunctionKind::Entry;
+            return kernel
+                && matches!(address.base, AddressBase::Variable(VariableId::Local(index))
+                    if lowering.function.parameters.contains(&index));
+        }
+        Instruction::Move { source, .. } | Instruction::Convert { source, .. } => vec![source],
+        Instruction::IntegerBinary { a, b, .. } | Instruction::Logic { a, b, .. } | Instruction::Shift { a, b, .. } => {
+            vec![a, b]
+        }
+        Instruction::IntegerMultiplyAdd { a, b, c, .. } => vec![a, b, c],
+        _ => return false,
+    };
+    operands.into_iter().all(|operand| launch_derived(lowering, writers, &operand.value, depth, budget))
 }
 
 /// The variable of `state_space` and byte offset that `value` is the address of (in that state

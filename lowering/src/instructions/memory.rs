@@ -86,8 +86,8 @@ pub fn apply_access<'ctx>(
 }
 
 /// `cvta`: an address as an integer moves between a state space's window and the generic one.
-pub fn convert_address(
-    lowering: &mut FunctionLowering<'_, '_>,
+pub fn convert_address<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
     direction: AddressConversion,
     state_space: StateSpace,
     size_bits: u32,
@@ -97,10 +97,33 @@ pub fn convert_address(
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let ty = if size_bits == 64 { ScalarType::U64 } else { ScalarType::U32 };
+    let integer = lowering.read_int(source, ty)?;
+    if let (StateSpace::Local, Some(origin)) = (state_space, lowering.local_window()) {
+        // `.local` addresses are offsets into the function's window (`FunctionLowering::local_window`).
+        let (local, generic) = (lowering.address_space(StateSpace::Local), lowering.address_space(StateSpace::Generic));
+        let cast = |pointer: inkwell::values::PointerValue<'ctx>, space| {
+            if pointer.get_type().get_address_space() == space {
+                Ok(pointer)
+            } else {
+                builder.build_address_space_cast(pointer, context.ptr_type(space), "")
+            }
+        };
+        let result = match direction {
+            AddressConversion::ToGeneric => {
+                let pointer = cast(lowering.in_local_window(integer, origin, source.span)?, generic)?;
+                builder.build_ptr_to_int(pointer, integer.get_type(), "")?
+            }
+            AddressConversion::FromGeneric => {
+                let pointer = cast(builder.build_int_to_ptr(integer, context.ptr_type(generic), "")?, local)?;
+                let offset = lowering.local_window_offset(pointer, origin, source.span)?;
+                builder.build_int_truncate_or_bit_cast(offset, integer.get_type(), "")?
+            }
+        };
+        return lowering.write(destination, result.into(), ty);
+    }
     // A `.param` address is a generic one in a kernel's `.param` window, or the address of the
     // function's own copy in the local space (`FunctionLowering::parameter_addresses`).
     let state_space = if state_space == StateSpace::Param { lowering.parameter_addresses() } else { state_space };
-    let integer = lowering.read_int(source, ty)?;
     let (from, to) = match direction {
         AddressConversion::ToGeneric => (state_space, StateSpace::Generic),
         AddressConversion::FromGeneric => (StateSpace::Generic, state_space),
