@@ -32,7 +32,46 @@ const OPENCL_BUILTIN_REASON: &str = "clang's OpenCL C output without libclc decl
 const GLOBAL_TIMER: &[&str] = &["%globaltimer"];
 const GLOBAL_TIMER_REASON: &str = "libcu++'s cuda::barrier (an mbarrier object, which SPIR-V lowers) backs \
     off by reading %globaltimer, and OpenCL has no device clock";
+const PRINTF_STRING: &[&str] = &["vprintf"];
+const PRINTF_STRING_REASON: &str = "`printf(\"%s\", i % 2 ? \"odd\" : \"even\")` prints a string chosen at run \
+    time, and OpenCL's printf (SPIR-V's, and the one LLVM's AMDGPU back end lowers) takes only constant strings";
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
+    Unsupported {
+        file: "device_printf.nvcc.sm80.ptx",
+        target: "spirv",
+        constructs: PRINTF_STRING,
+        reason: PRINTF_STRING_REASON,
+    },
+    Unsupported {
+        file: "device_printf.nvcc.sm80.ptx",
+        target: "amdgpu",
+        constructs: PRINTF_STRING,
+        reason: PRINTF_STRING_REASON,
+    },
+    Unsupported {
+        file: "device_printf.nvcc.sm80.debug.ptx",
+        target: "spirv",
+        constructs: PRINTF_STRING,
+        reason: PRINTF_STRING_REASON,
+    },
+    Unsupported {
+        file: "device_printf.nvcc.sm80.debug.ptx",
+        target: "amdgpu",
+        constructs: PRINTF_STRING,
+        reason: PRINTF_STRING_REASON,
+    },
+    Unsupported {
+        file: "device_printf.clang.sm80.ptx",
+        target: "spirv",
+        constructs: PRINTF_STRING,
+        reason: PRINTF_STRING_REASON,
+    },
+    Unsupported {
+        file: "device_printf.clang.sm80.ptx",
+        target: "amdgpu",
+        constructs: PRINTF_STRING,
+        reason: PRINTF_STRING_REASON,
+    },
     Unsupported {
         file: "cuda_barrier.nvcc.sm80.ptx",
         target: "spirv",
