@@ -118,8 +118,12 @@ fn wmma(random: &mut Random) -> Vec<Case> {
 /// f16; the bf16 fma rounds once), and `half_exp_convert`: `h2exp` within f16's precision,
 /// truncation and rounding of an f16 to int, and f32 to bf16.
 fn half_intrinsics(random: &mut Random) -> Vec<Case> {
-    const FILES: &[&str] =
-        &["half_intrinsics.nvcc.sm80.ptx", "half_intrinsics.nvcc.sm90.ptx", "half_intrinsics.clang.sm80.ptx"];
+    const FILES: &[&str] = &[
+        "half_intrinsics.nvcc.sm80.ptx",
+        "half_intrinsics.nvcc.sm90.ptx",
+        "half_intrinsics.clang.sm80.ptx",
+        "half_intrinsics.clang.sm80.O0.ptx",
+    ];
     let n = 300usize;
     let quarter = |random: &mut Random| random.integer(-32, 32) as f32 / 4.0;
     let pairs = |random: &mut Random| -> Vec<f32> { (0..2 * n).map(|_| quarter(random)).collect() };
@@ -174,8 +178,12 @@ fn half_intrinsics(random: &mut Random) -> Vec<Case> {
     vec![ops, convert]
 }
 
-const DEVICE_RUNTIME: &[&str] =
-    &["device_runtime.nvcc.sm80.ptx", "device_runtime.nvcc.sm80.debug.ptx", "device_runtime.clang.sm80.ptx"];
+const DEVICE_RUNTIME: &[&str] = &[
+    "device_runtime.nvcc.sm80.ptx",
+    "device_runtime.nvcc.sm80.debug.ptx",
+    "device_runtime.clang.sm80.ptx",
+    "device_runtime.clang.sm80.O0.ptx",
+];
 
 /// `heap_scratch`: each thread's sum of `i * j` over its own `malloc`ed array; `checked_divide`
 /// with no zero divisor.
@@ -245,7 +253,12 @@ fn spmv(random: &mut Random) -> Vec<Case> {
     [("spmv_csr_scalar", rows.div_ceil(64)), ("spmv_csr_vector", rows * 32 / 128)]
         .into_iter()
         .map(|(kernel, blocks)| Case {
-            files: &["spmv_csr.nvcc.sm80.ptx", "spmv_csr.nvcc.sm75.ptx", "spmv_csr.clang.sm80.ptx"],
+            files: &[
+                "spmv_csr.nvcc.sm80.ptx",
+                "spmv_csr.nvcc.sm75.ptx",
+                "spmv_csr.clang.sm80.ptx",
+                "spmv_csr.clang.sm80.O0.ptx",
+            ],
             spec: json!({
                 "kernel": kernel, "grid": [blocks], "block": [if kernel == "spmv_csr_scalar" { 64 } else { 128 }],
                 "buffers": {
@@ -295,7 +308,7 @@ fn nbody(random: &mut Random) -> Case {
         potential.push(phi as f32);
     }
     Case {
-        files: &["nbody.nvcc.sm80.ptx", "nbody.clang.sm80.ptx"],
+        files: &["nbody.nvcc.sm80.ptx", "nbody.clang.sm80.ptx", "nbody.clang.sm80.O0.ptx"],
         spec: json!({
             "kernel": "nbody_step", "grid": [n.div_ceil(64)], "block": [64],
             "buffers": {
@@ -320,6 +333,7 @@ const MERGE_SORT: &[&str] = &[
     "merge_sort.nvcc.sm75.ptx",
     "merge_sort.nvcc.sm80.debug.ptx",
     "merge_sort.clang.sm80.ptx",
+    "merge_sort.clang.sm80.O0.ptx",
 ];
 
 /// `merge_path`: two sorted arrays of 1000 and 777 with repeats, merged four elements a thread;
@@ -368,8 +382,12 @@ fn merge_sort(random: &mut Random) -> Vec<Case> {
 /// `segment_sums` (64-bit, a block per segment) and `segment_maxima` (a warp per segment) over
 /// 40 segments of 0 to 400 values.
 fn segmented_reduce(random: &mut Random) -> Vec<Case> {
-    const FILES: &[&str] =
-        &["segmented_reduce.nvcc.sm80.ptx", "segmented_reduce.nvcc.sm80.debug.ptx", "segmented_reduce.clang.sm80.ptx"];
+    const FILES: &[&str] = &[
+        "segmented_reduce.nvcc.sm80.ptx",
+        "segmented_reduce.nvcc.sm80.debug.ptx",
+        "segmented_reduce.clang.sm80.ptx",
+        "segmented_reduce.clang.sm80.O0.ptx",
+    ];
     let segments = 40usize;
     let mut offsets = vec![0i32];
     for segment in 0..segments {
@@ -409,7 +427,12 @@ fn segmented_reduce(random: &mut Random) -> Vec<Case> {
 /// approximations within 1e-4 of the real functions (arguments kept away from their zeros),
 /// `__saturatef` and `__fmul_rz` exact.
 fn fast_math(random: &mut Random) -> Vec<Case> {
-    const FILES: &[&str] = &["fast_math.nvcc.sm80.ptx", "fast_math.nvcc.sm80.fastmath.ptx", "fast_math.clang.sm80.ptx"];
+    const FILES: &[&str] = &[
+        "fast_math.nvcc.sm80.ptx",
+        "fast_math.nvcc.sm80.fastmath.ptx",
+        "fast_math.clang.sm80.ptx",
+        "fast_math.clang.sm80.O0.ptx",
+    ];
     let n = 256usize;
     let x: Vec<f32> = (0..n).map(|_| random.integer(100, 1500) as f32 / 1000.0 + 1.0 / 4096.0).collect();
     let y: Vec<f32> = (0..n).map(|_| random.integer(1500, 4000) as f32 / 1000.0 + 1.0 / 8192.0).collect();
@@ -464,7 +487,12 @@ fn fast_math(random: &mut Random) -> Vec<Case> {
 /// `__ffsll`, `__clzll`, `__popcll`) and `bit_intrinsics` (`__mul24`, `__umul24`,
 /// `__byte_perm`, funnel shifts wrapping and clamped, `__brev`, `__ffs`, `__mulhi`, `__sad`).
 fn int_arith(random: &mut Random) -> Vec<Case> {
-    const FILES: &[&str] = &["int_arith.nvcc.sm80.ptx", "int_arith.nvcc.sm75.ptx", "int_arith.clang.sm80.ptx"];
+    const FILES: &[&str] = &[
+        "int_arith.nvcc.sm80.ptx",
+        "int_arith.nvcc.sm75.ptx",
+        "int_arith.clang.sm80.ptx",
+        "int_arith.clang.sm80.O0.ptx",
+    ];
     let n = 100usize;
     let mut a: Vec<u64> = (0..n).map(|_| random.next_u64()).collect();
     let mut b: Vec<u64> = (0..n).map(|_| random.next_u64() >> random.integer(0, 63)).collect();
@@ -564,7 +592,12 @@ fn block_vote(random: &mut Random) -> Case {
     let all_even = blocks.iter().map(|values| u32::from(values.iter().all(|&value| value % 2 == 0)));
     let any_zero = blocks.iter().map(|values| u32::from(values.contains(&0)));
     Case {
-        files: &["block_vote.nvcc.sm80.ptx", "block_vote.nvcc.sm75.ptx", "block_vote.clang.sm80.ptx"],
+        files: &[
+            "block_vote.nvcc.sm80.ptx",
+            "block_vote.nvcc.sm75.ptx",
+            "block_vote.clang.sm80.ptx",
+            "block_vote.clang.sm80.O0.ptx",
+        ],
         spec: json!({
             "kernel": "block_vote", "grid": [blocks.len()], "block": [block],
             "buffers": {
