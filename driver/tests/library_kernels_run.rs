@@ -30,9 +30,18 @@ fn f64_bits(values: impl IntoIterator<Item = f64>) -> Vec<u64> {
 
 /// The fixtures of `kernel`: from nvcc for sm_80 and sm_90, from clang (with CUDA's headers)
 /// for sm_80.
+/// With `debug`, also nvcc's `-G` build for sm_80.
 macro_rules! every_compiler {
     ($kernel:literal) => {
         &[concat!($kernel, ".nvcc.sm80.ptx"), concat!($kernel, ".nvcc.sm90.ptx"), concat!($kernel, ".clang.sm80.ptx")]
+    };
+    ($kernel:literal, debug) => {
+        &[
+            concat!($kernel, ".nvcc.sm80.ptx"),
+            concat!($kernel, ".nvcc.sm90.ptx"),
+            concat!($kernel, ".clang.sm80.ptx"),
+            concat!($kernel, ".nvcc.sm80.debug.ptx"),
+        ]
     };
 }
 
@@ -325,7 +334,7 @@ fn cg_tile_reduce(random: &mut Random) -> Case {
     let maxima = input.chunks(16).map(|tile| tile.iter().copied().max().unwrap_or(i32::MIN));
     let block_sums = input.chunks(128).map(|block| block.iter().sum::<i32>());
     Case {
-        files: every_compiler!("cg_tile_reduce"),
+        files: every_compiler!("cg_tile_reduce", debug),
         spec: json!({
             "kernel": "cg_tile_reduce", "grid": [blocks], "block": [128],
             "buffers": {
@@ -472,6 +481,7 @@ fn warp_partial_masks(random: &mut Random) -> Case {
             "warp_partial_masks.nvcc.sm80.ptx",
             "warp_partial_masks.nvcc.sm90.ptx",
             "warp_partial_masks.clang.sm80.ptx",
+            "warp_partial_masks.nvcc.sm80.debug.ptx",
         ],
         spec: json!({
             "kernel": "warp_partial_masks", "grid": [blocks], "block": [threads],
@@ -549,7 +559,7 @@ fn atomics_mix(random: &mut Random) -> Case {
             .fold(0u32, |mask, (lane, _)| mask | 1 << lane)
     });
     Case {
-        files: every_compiler!("atomics_mix"),
+        files: every_compiler!("atomics_mix", debug),
         spec: json!({
             "kernel": "atomics_mix", "grid": [n / 64], "block": [64],
             "buffers": {

@@ -45,13 +45,30 @@ fn numba_array(buffer: &str, len: usize, item_size: usize) -> Vec<Value> {
     ]
 }
 
+/// The fixtures of one of the first kernels: clang (`-O2`, `-O0`, `-O1`) and nvcc (`-O3`,
+/// `-G`, `-lineinfo`, `-Xcicc -O0`, `-rdc=true`), all for sm_80.
+macro_rules! every_build {
+    ($kernel:literal) => {
+        &[
+            concat!($kernel, ".clang.sm80.ptx"),
+            concat!($kernel, ".clang.sm80.O0.ptx"),
+            concat!($kernel, ".clang.sm80.O1.ptx"),
+            concat!($kernel, ".nvcc.sm80.ptx"),
+            concat!($kernel, ".nvcc.sm80.debug.ptx"),
+            concat!($kernel, ".nvcc.sm80.lineinfo.ptx"),
+            concat!($kernel, ".nvcc.sm80.O0.ptx"),
+            concat!($kernel, ".nvcc.sm80.rdc.ptx"),
+        ]
+    };
+}
+
 fn reduce_sum() -> Case {
     let n = 3000usize;
     let input: Vec<f32> = (0..n).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
     let blocks = n.div_ceil(512);
     let sums: Vec<f32> = (0..blocks).map(|block| input[block * 512..n.min(block * 512 + 512)].iter().sum()).collect();
     Case {
-        files: &["reduce_sum.clang.sm80.ptx", "reduce_sum.nvcc.sm80.ptx"],
+        files: every_build!("reduce_sum"),
         spec: json!({
             "kernel": "reduce_sum", "grid": [blocks], "block": [256],
             "buffers": { "in": { "type": "f32", "data": input }, "out": { "type": "f32", "len": blocks } },
@@ -70,7 +87,7 @@ fn block_scan(random: &mut Random) -> Case {
         *slot = u64::from(input[first..=i].iter().fold(0u32, |sum, &value| sum.wrapping_add(value)));
     }
     Case {
-        files: &["block_scan.clang.sm80.ptx", "block_scan.nvcc.sm80.ptx"],
+        files: every_build!("block_scan"),
         spec: json!({
             "kernel": "block_scan", "grid": [n.div_ceil(256)], "block": [256],
             "buffers": { "in": { "type": "u32", "data": input }, "out": { "type": "u32", "len": n } },
@@ -89,7 +106,7 @@ fn bitonic_sort(random: &mut Random) -> Case {
         block.sort_unstable();
     }
     Case {
-        files: &["bitonic_sort.clang.sm80.ptx", "bitonic_sort.nvcc.sm80.ptx"],
+        files: every_build!("bitonic_sort"),
         spec: json!({
             "kernel": "bitonic_sort", "grid": [blocks], "block": [256],
             "buffers": { "keys": { "type": "u32", "data": keys } },
@@ -110,7 +127,7 @@ fn matmul_tiled(random: &mut Random) -> Case {
         }
     }
     Case {
-        files: &["matmul_tiled.clang.sm80.ptx", "matmul_tiled.nvcc.sm80.ptx"],
+        files: every_build!("matmul_tiled"),
         spec: json!({
             "kernel": "matmul_tiled", "grid": [n.div_ceil(16), m.div_ceil(16)], "block": [16, 16],
             "buffers": {
@@ -134,7 +151,7 @@ fn stencil_1d(random: &mut Random) -> Case {
         })
         .collect();
     Case {
-        files: &["stencil.clang.sm80.ptx", "stencil.nvcc.sm80.ptx"],
+        files: every_build!("stencil"),
         spec: json!({
             "kernel": "stencil_1d", "grid": [n.div_ceil(128)], "block": [128],
             "buffers": { "in": { "type": "s32", "data": input }, "out": { "type": "s32", "len": n } },
@@ -155,7 +172,7 @@ fn jacobi_2d(random: &mut Random) -> Case {
         }
     }
     Case {
-        files: &["stencil.clang.sm80.ptx", "stencil.nvcc.sm80.ptx"],
+        files: every_build!("stencil"),
         spec: json!({
             "kernel": "jacobi_2d", "grid": [width.div_ceil(16), height.div_ceil(8)], "block": [16, 8],
             "buffers": { "in": { "type": "f32", "data": input }, "out": { "type": "f32", "len": width * height } },
@@ -175,7 +192,7 @@ fn histogram(random: &mut Random) -> Case {
         bins[usize::from(byte)] += 1;
     }
     Case {
-        files: &["histogram.clang.sm80.ptx", "histogram.nvcc.sm80.ptx"],
+        files: every_build!("histogram"),
         spec: json!({
             "kernel": "histogram", "grid": [4], "block": [256],
             "buffers": { "data": { "type": "u8", "data": data }, "bins": { "type": "u32", "len": 256 } },
@@ -192,7 +209,7 @@ fn warp_reduce(random: &mut Random) -> Case {
     let warp_sums: Vec<f32> = (0..threads / 32).map(|warp| input.iter().skip(warp * 32).take(32).sum()).collect();
     let total: f32 = input.iter().sum();
     Case {
-        files: &["warp_reduce.clang.sm80.ptx", "warp_reduce.nvcc.sm80.ptx"],
+        files: every_build!("warp_reduce"),
         spec: json!({
             "kernel": "warp_reduce", "grid": [threads / 128], "block": [128],
             "buffers": {
@@ -221,7 +238,7 @@ fn eval_poly() -> Case {
         })
         .collect();
     Case {
-        files: &["device_call.clang.sm80.ptx", "device_call.nvcc.sm80.ptx"],
+        files: every_build!("device_call"),
         spec: json!({
             "kernel": "eval_poly", "grid": [n.div_ceil(128)], "block": [128],
             "buffers": {
@@ -244,7 +261,7 @@ fn half_axpy(random: &mut Random) -> Case {
     let expected: Vec<u64> = (0..n).map(|i| exact_f16_bits(a * x[i] + y[i])).collect();
     let to_bits = |values: &[f32]| hex(&values.iter().map(|&value| exact_f16_bits(value)).collect::<Vec<_>>(), 4);
     Case {
-        files: &["half_axpy.clang.sm80.ptx", "half_axpy.nvcc.sm80.ptx"],
+        files: every_build!("half_axpy"),
         spec: json!({
             "kernel": "half_axpy", "grid": [n.div_ceil(128)], "block": [128],
             "buffers": { "x": { "type": "f16", "bits": to_bits(&x) }, "y": { "type": "f16", "bits": to_bits(&y) } },
@@ -265,7 +282,7 @@ fn double_math(random: &mut Random) -> Case {
         (0..n).map(|i| (a.mul_add(x[i], y[i]) / (i + 1) as f64 + x[i].abs().sqrt()).to_bits()).collect();
     let bits = |values: &[f64]| hex(&values.iter().map(|value| value.to_bits()).collect::<Vec<_>>(), 16);
     Case {
-        files: &["double_math.clang.sm80.ptx", "double_math.nvcc.sm80.ptx"],
+        files: every_build!("double_math"),
         spec: json!({
             "kernel": "double_math", "grid": [n.div_ceil(128)], "block": [128],
             "buffers": {
@@ -307,7 +324,7 @@ fn u64_arith(random: &mut Random) -> Case {
     }
     let out: Vec<u64> = (0..n).map(|i| model(x[i], y[i])).collect();
     Case {
-        files: &["u64_arith.clang.sm80.ptx", "u64_arith.nvcc.sm80.ptx"],
+        files: every_build!("u64_arith"),
         spec: json!({
             "kernel": "u64_arith", "grid": [n.div_ceil(64)], "block": [64],
             "buffers": {

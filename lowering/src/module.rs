@@ -137,13 +137,6 @@ pub fn lower<'ctx>(
             Err(error) => diagnostics.push(error.diagnostic),
         }
     }
-    for (index, variable) in ptx.globals.iter().enumerate() {
-        if let Some(global) = shared.globals.get(&(index as u32)) {
-            if let Err(error) = initialize_addresses(&shared, variable, *global) {
-                diagnostics.push(error.diagnostic);
-            }
-        }
-    }
     if !diagnostics.is_empty() {
         // Functions would only report the same variables again, as missing storage.
         return Err(diagnostics);
@@ -177,6 +170,17 @@ pub fn lower<'ctx>(
     for function in &ptx.functions {
         let declared = declare_function(&shared, function);
         shared.functions.push(declared);
+    }
+    // After the functions, whose addresses initializers may store too.
+    for (index, variable) in ptx.globals.iter().enumerate() {
+        if let Some(global) = shared.globals.get(&(index as u32)) {
+            if let Err(error) = initialize_addresses(&shared, variable, *global) {
+                diagnostics.push(error.diagnostic);
+            }
+        }
+    }
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
     }
     for (index, function) in ptx.functions.iter().enumerate() {
         if function.body.is_none() {
@@ -297,7 +301,16 @@ fn stored_address_space(
     address: &ir::AddressInitializer,
 ) -> Result<inkwell::AddressSpace, LoweringError> {
     let target_name = shared.target.kind().name();
-    let VariableId::Global(index) = address.target else {
+    let target = match address.target {
+        ir::AddressTarget::Variable(variable) => variable,
+        ir::AddressTarget::Function(function) => {
+            // Functions live in address space 0 on every target that takes their addresses
+            // (SPIR-V stores identifiers instead: `identifier_address`).
+            lowered_in_place(shared, function, address.span)?;
+            return checked_address_width(shared, inkwell::AddressSpace::default(), address);
+        }
+    };
+    let VariableId::Global(index) = target else {
         return Err(LoweringError::unsupported(
             "addresses of function variables in initializers",
             target_name,
@@ -313,7 +326,16 @@ fn stored_address_space(
         ));
     }
     let space = if address.generic { StateSpace::Generic } else { pointee.state_space };
-    let address_space = shared.target.address_space(space);
+    checked_address_width(shared, shared.target.address_space(space), address)
+}
+
+/// `address_space`, when its pointers are as wide as the stored address.
+fn checked_address_width(
+    shared: &ModuleContext<'_, '_>,
+    address_space: inkwell::AddressSpace,
+    address: &ir::AddressInitializer,
+) -> Result<inkwell::AddressSpace, LoweringError> {
+    let target_name = shared.target.kind().name();
     let layout = shared.module.get_data_layout();
     let target_data = inkwell::targets::TargetData::create(&layout.as_str().to_string_lossy());
     let pointer_bytes = target_data.get_pointer_byte_size(Some(address_space));
@@ -327,6 +349,55 @@ fn stored_address_space(
     Ok(address_space)
 }
 
+/// An error for the device-library functions whose calls are lowered in place (`vprintf`,
+/// `malloc`, ...): there is no function to point at.
+fn lowered_in_place(
+    shared: &ModuleContext<'_, '_>,
+    function: ir::FunctionId,
+    span: ptxr_frontend::Span,
+) -> Result<(), LoweringError> {
+    let declaration = shared.ptx.function(function);
+    let name = &declaration.name;
+    let in_place = ptxr_intrinsics::DeviceFunction::from_declaration(
+        name,
+        declaration.parameters.len(),
+        declaration.return_parameters.len(),
+    )
+    .is_some();
+    if declaration.body.is_none() && in_place {
+        return Err(LoweringError::unsupported(&format!("the address of `{name}`"), shared.target.kind().name(), span));
+    }
+    Ok(())
+}
+
+/// The LLVM function whose address an initializer stores (declared by then).
+fn function_pointer<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    function: ir::FunctionId,
+    span: ptxr_frontend::Span,
+) -> Result<inkwell::values::PointerValue<'ctx>, LoweringError> {
+    lowered_in_place(shared, function, span)?;
+    let name = &shared.ptx.function(function).name;
+    let callee = shared
+        .functions
+        .get(function.0 as usize)
+        .ok_or_else(|| LoweringError::internal(format!("`{name}` was not declared"), span))?;
+    Ok(callee.as_global_value().as_pointer_value())
+}
+
+/// Whether the target calls through function identifiers (`FunctionAddresses::Identifiers`),
+/// so that a stored function address is the function's index plus one, an integer.
+fn identifier_address(shared: &ModuleContext<'_, '_>, address: &ir::AddressInitializer) -> Option<u64> {
+    match address.target {
+        ir::AddressTarget::Function(function)
+            if shared.target.function_addresses() == ptxr_intrinsics::FunctionAddresses::Identifiers =>
+        {
+            Some(u64::from(function.0) + 1)
+        }
+        _ => None,
+    }
+}
+
 /// A packed struct: byte arrays between the stored addresses, pointers for the addresses.
 fn address_initializer_type<'ctx>(
     shared: &ModuleContext<'_, 'ctx>,
@@ -337,6 +408,9 @@ fn address_initializer_type<'ctx>(
     for piece in initializer_pieces(variable) {
         fields.push(match piece {
             InitializerPiece::Bytes(range) => context.i8_type().array_type(range.len() as u32).as_basic_type_enum(),
+            InitializerPiece::Address(address) if identifier_address(shared, address).is_some() => {
+                crate::types::integer_type(context, address.bytes * 8).into()
+            }
             InitializerPiece::Address(address) => context.ptr_type(stored_address_space(shared, address)?).into(),
         });
     }
@@ -365,11 +439,19 @@ pub fn initialize_addresses<'ctx>(
                     .collect();
                 context.i8_type().const_array(&constants).into()
             }
+            InitializerPiece::Address(address) if identifier_address(shared, address).is_some() => {
+                let identifier = identifier_address(shared, address).unwrap_or_default();
+                let identifier = identifier.wrapping_add(address.addend as u64);
+                crate::types::integer_type(context, address.bytes * 8).const_int(identifier, false).into()
+            }
             InitializerPiece::Address(address) => {
                 let address_space = stored_address_space(shared, address)?;
-                let target = global_pointer(shared, address.target).ok_or_else(|| {
-                    LoweringError::internal("an initializer points to an undeclared variable", address.span)
-                })?;
+                let target = match address.target {
+                    ir::AddressTarget::Function(function) => function_pointer(shared, function, address.span)?,
+                    ir::AddressTarget::Variable(variable) => global_pointer(shared, variable).ok_or_else(|| {
+                        LoweringError::internal("an initializer points to an undeclared variable", address.span)
+                    })?,
+                };
                 let offset = context.i64_type().const_int(address.addend as u64, true);
                 // SAFETY: a byte offset from the symbol, as PTX's `name+offset` means.
                 let target = if address.addend == 0 {

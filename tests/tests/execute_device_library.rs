@@ -356,6 +356,20 @@ fn the_address_of_a_device_library_function_is_reported() {
 }
 
 #[test]
+fn the_address_of_a_device_library_function_in_an_initializer_is_reported() {
+    // A table of function pointers (nvcc's `-rdc=true` output) naming `vprintf`, whose calls
+    // are lowered in place: there is no function to point at.
+    let ptx = format!(
+        "{HEADER}{VPRINTF}.visible .global .align 8 .u64 table[1] = {{vprintf}};\n\
+         .visible .entry test(.param .u64 output)\n{{\n.reg .b64 %rd<3>;\n\
+         ld.global.u64 %rd1, [table];\nld.param.u64 %rd2, [output];\nst.global.u64 [%rd2], %rd1;\nret;\n}}\n"
+    );
+    let (_, result) = run_printing(&ptx, &Launch::threads(1), &[Buffer::zeroed("u64", 1)]);
+    let error = result.expect_err("no address to store");
+    assert!(error.contains("unsupported: the address of `vprintf` on cpu"), "{error}");
+}
+
+#[test]
 fn trap_in_a_function_called_by_a_kernel_with_barriers_ends_the_thread() {
     // The kernel meets at a barrier, so its threads are coroutines; thread 3's callee traps, and
     // thread 3 must neither print nor reach the second barrier's side.

@@ -343,6 +343,56 @@ fn initializers_store_addresses_of_earlier_and_later_variables() {
 }
 
 #[test]
+fn initializers_store_addresses_of_functions_for_indirect_calls() {
+    // nvcc's `-rdc=true` table of device function pointers: `triple` declared by a prototype
+    // before the table and defined after it, `negate` defined before it.
+    let declarations = r#"
+.visible .func (.param .b32 result) triple (.param .b32 value);
+.visible .func (.param .b32 result) negate (.param .b32 value)
+{
+    .reg .b32 %v<3>;
+    ld.param.b32 %v1, [value];
+    neg.s32 %v2, %v1;
+    st.param.b32 [result], %v2;
+    ret;
+}
+.visible .global .align 8 .u64 table[3] = {triple, negate, triple};
+.visible .func (.param .b32 result) triple (.param .b32 value)
+{
+    .reg .b32 %v<3>;
+    ld.param.b32 %v1, [value];
+    mul.lo.s32 %v2, %v1, 3;
+    st.param.b32 [result], %v2;
+    ret;
+}"#;
+    let body = r#"
+    ld.global.u32 %r1, [%rd4];
+    rem.u32 %r2, %r0, 3;
+    mul.wide.u32 %rd6, %r2, 8;
+    mov.u64 %rd7, table;
+    add.u64 %rd7, %rd7, %rd6;
+    ld.global.u64 %rd8, [%rd7];
+    {
+    .param .b32 argument;
+    st.param.b32 [argument], %r1;
+    .param .b32 returned;
+    prototype: .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (returned), %rd8, (argument), prototype;
+    ld.param.b32 %r3, [returned];
+    }
+    st.global.u32 [%rd5], %r3;
+"#;
+    let threads = 9;
+    let input = inputs(11, threads);
+    let output = run_words(&kernel(declarations, body), &input, threads);
+    for thread in 0..threads {
+        let value = input[thread * WORDS];
+        let expected = if thread % 3 == 1 { value.wrapping_neg() } else { value.wrapping_mul(3) };
+        assert_eq!(output[thread * WORDS], expected, "thread {thread}");
+    }
+}
+
+#[test]
 fn variables_of_32_bit_modules_have_32_bit_addresses() {
     // With `.address_size 32`, `mov.u32 %r, table` is the whole address: the JIT places the
     // module's variables below 4 GiB, like the launch's buffers.

@@ -3,7 +3,7 @@
 use super::name_map::NameMap;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{AddressInitializer, Variable, VariableId};
+use crate::ir::{AddressInitializer, AddressTarget, FunctionId, Variable, VariableId};
 use crate::span::Span;
 use crate::syntax::ast::{self, Directive, Expression, Initializer, Linkage, Word};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -30,7 +30,21 @@ pub fn module_variables(module: &ast::Module, diagnostics: &mut Vec<Diagnostic>)
             future_ids.entry(name.name.node.clone()).or_insert(next);
         }
     }
-    let mut resolve = |name: &str| future_ids.get(name).copied();
+    // ... and the address of a function (nvcc's tables of function pointers), declared before
+    // or after them: the ids `collect_signatures` gives, in order of first declaration.
+    let mut future_functions = NameMap::default();
+    for directive in &module.directives {
+        let Directive::Function(function) = directive else { continue };
+        let name = &function.name.node;
+        if !future_ids.contains_key(name) {
+            let next = FunctionId(future_functions.len() as u32);
+            future_functions.entry(name.clone()).or_insert(next);
+        }
+    }
+    let mut resolve = |name: &str| {
+        (future_ids.get(name).copied().map(AddressTarget::Variable))
+            .or_else(|| future_functions.get(name).copied().map(AddressTarget::Function))
+    };
     for directive in &module.directives {
         let Directive::Variable(declaration) = directive else { continue };
         if matches!(declaration.state_space.node, StateSpace::Reg | StateSpace::Param) {
@@ -106,7 +120,7 @@ pub fn check_parameter(parameter: &ast::Parameter, diagnostics: &mut Vec<Diagnos
 pub fn variable_from_declaration(
     declaration: &ast::VariableDeclaration,
     name: &ast::DeclaredName,
-    resolve: &mut dyn FnMut(&str) -> Option<VariableId>,
+    resolve: &mut dyn FnMut(&str) -> Option<AddressTarget>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Variable> {
     let ty = declaration.ty.node;
@@ -252,7 +266,7 @@ fn initializer_span(initializer: &Initializer) -> Span {
 struct InitializerOutput<'a> {
     bytes: &'a mut Vec<u8>,
     addresses: &'a mut Vec<AddressInitializer>,
-    resolve: &'a mut dyn FnMut(&str) -> Option<VariableId>,
+    resolve: &'a mut dyn FnMut(&str) -> Option<AddressTarget>,
 }
 
 /// Appends the little-endian bytes of an initializer, and the addresses it stores (as zero

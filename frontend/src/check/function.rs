@@ -386,7 +386,7 @@ fn declare(declaration: &ast::VariableDeclaration, context: &mut Context) {
     }
     for name in &declaration.names {
         let (scopes, variables) = (&mut context.scopes, &mut context.variables);
-        let mut resolve = |name: &str| scopes.lookup(name, variables);
+        let mut resolve = |name: &str| scopes.lookup(name, variables).map(ir::AddressTarget::Variable);
         let Some(variable) = variable_from_declaration(declaration, name, &mut resolve, context.diagnostics) else {
             continue;
         };

@@ -95,10 +95,18 @@ pub struct Initializer {
 pub struct AddressInitializer {
     pub offset: u64,
     pub bytes: u32,
-    pub target: VariableId,
+    pub target: AddressTarget,
     pub addend: i64,
     pub generic: bool,
     pub span: Span,
+}
+
+/// What a stored address points to: a variable, or a function (nvcc's tables of device
+/// function pointers with `-rdc=true`: `.global .u64 table[2] = {f, g};`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AddressTarget {
+    Variable(VariableId),
+    Function(FunctionId),
 }
 
 impl Variable {
