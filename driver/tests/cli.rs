@@ -365,11 +365,11 @@ fn printf_on_spirv_reports_formats_it_cannot_trace() {
     let cases = [
         (
             kernel("value %d\n", "ld.param.u64 %rd2, [where];"),
-            "unsupported: `vprintf` with a format string that is not a constant .global array on spirv",
+            "unsupported: `vprintf` with a format string that is not a constant .global or .const array on spirv",
         ),
         (
             kernel("value %d\n", "cvta.global.u64 %rd2, text;\nsetp.eq.u64 %p1, %rd1, 0;\n@%p1 mov.u64 %rd2, 0;"),
-            "unsupported: `vprintf` with a format string that is not a constant .global array on spirv",
+            "unsupported: `vprintf` with a format string that is not a constant .global or .const array on spirv",
         ),
         (
             kernel("name %s\n", traced),
