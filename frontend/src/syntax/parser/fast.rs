@@ -17,12 +17,12 @@ use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
-use std::rc::Rc;
 
 use crate::syntax::ast::{
     Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration,
     WideInteger, Word,
 };
+use crate::syntax::shared_slice::take_tail;
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -423,17 +423,17 @@ impl Lists {
     /// The statements since `marks`, with the modifiers and operands of their instructions moved
     /// into one shared buffer of each (allocated at its exact size), all taken off the lists.
     fn finish(&mut self, marks: Marks) -> Vec<Statement> {
-        let modifiers: Rc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
-        let operands: Rc<[Operand]> = self.operands.drain(marks.operands..).collect();
+        let modifiers = take_tail(&mut self.modifiers, marks.modifiers);
+        let operands = take_tail(&mut self.operands, marks.operands);
         for statement in &mut self.statements[marks.statements..] {
             if let Statement::Instruction(instruction) = statement {
                 instruction.modifiers.attach(&modifiers, marks.modifiers);
                 instruction.operands.attach(&operands, marks.operands);
             }
         }
-        let mut statements = Vec::with_capacity(self.statements.len() - marks.statements);
-        statements.extend(self.statements.drain(marks.statements..));
-        statements
+        // One bulk copy into a list of the exact size, where extending a new list from a drain
+        // moved the statements one at a time.
+        self.statements.split_off(marks.statements)
     }
 }
 
