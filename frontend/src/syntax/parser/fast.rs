@@ -174,6 +174,22 @@ fn literal(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     Some(Operand { kind, span })
 }
 
+/// The value of `5` or `-5`, not followed by more of an expression: what [`literal`] reads as
+/// an integer operand, without building the operand (an address's offset is most of them).
+#[inline(always)]
+fn integer_literal(reader: &mut Reader<'_, '_>) -> Option<i128> {
+    let minus = reader.eat(Tag::Minus);
+    if reader.tag()? != Tag::Integer {
+        return None;
+    }
+    let value = reader.value() as i128;
+    reader.take();
+    if continues_expression(reader.tag()) {
+        return None;
+    }
+    Some(if minus.is_some() { value.wrapping_neg() } else { value })
+}
+
 /// An element of a vector: a name, a literal or the sink.
 fn element(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     match reader.tag()? {
@@ -194,10 +210,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
         (Some(_), Tag::RightBracket) => 0,
         (Some(_), Tag::Plus) => {
             reader.take();
-            match literal(reader)?.kind {
-                OperandKind::Integer(value) => value.get(),
-                _ => return None,
-            }
+            integer_literal(reader)?
         }
         (Some(_), Tag::Minus) => {
             reader.take();
@@ -208,10 +221,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
             reader.take();
             -(value as i128)
         }
-        (None, _) => match literal(reader)?.kind {
-            OperandKind::Integer(value) => value.get(),
-            _ => return None,
-        },
+        (None, _) => integer_literal(reader)?,
         _ => return None,
     };
     let close = reader.eat(Tag::RightBracket)?;
