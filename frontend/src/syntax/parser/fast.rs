@@ -17,12 +17,12 @@ use chumsky::prelude::*;
 
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
-use std::rc::Rc;
 
 use crate::syntax::ast::{
     Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration,
     WideInteger, Word,
 };
+use crate::syntax::shared_slice::take_tail;
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -174,6 +174,22 @@ fn literal(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     Some(Operand { kind, span })
 }
 
+/// The value of `5` or `-5`, not followed by more of an expression: what [`literal`] reads as
+/// an integer operand, without building the operand (an address's offset is most of them).
+#[inline(always)]
+fn integer_literal(reader: &mut Reader<'_, '_>) -> Option<i128> {
+    let minus = reader.eat(Tag::Minus);
+    if reader.tag()? != Tag::Integer {
+        return None;
+    }
+    let value = reader.value() as i128;
+    reader.take();
+    if continues_expression(reader.tag()) {
+        return None;
+    }
+    Some(if minus.is_some() { value.wrapping_neg() } else { value })
+}
+
 /// An element of a vector: a name, a literal or the sink.
 fn element(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     match reader.tag()? {
@@ -194,10 +210,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
         (Some(_), Tag::RightBracket) => 0,
         (Some(_), Tag::Plus) => {
             reader.take();
-            match literal(reader)?.kind {
-                OperandKind::Integer(value) => value.get(),
-                _ => return None,
-            }
+            integer_literal(reader)?
         }
         (Some(_), Tag::Minus) => {
             reader.take();
@@ -208,10 +221,7 @@ fn address(reader: &mut Reader<'_, '_>) -> Option<Operand> {
             reader.take();
             -(value as i128)
         }
-        (None, _) => match literal(reader)?.kind {
-            OperandKind::Integer(value) => value.get(),
-            _ => return None,
-        },
+        (None, _) => integer_literal(reader)?,
         _ => return None,
     };
     let close = reader.eat(Tag::RightBracket)?;
@@ -423,17 +433,17 @@ impl Lists {
     /// The statements since `marks`, with the modifiers and operands of their instructions moved
     /// into one shared buffer of each (allocated at its exact size), all taken off the lists.
     fn finish(&mut self, marks: Marks) -> Vec<Statement> {
-        let modifiers: Rc<[Spanned<Word>]> = self.modifiers.drain(marks.modifiers..).collect();
-        let operands: Rc<[Operand]> = self.operands.drain(marks.operands..).collect();
+        let modifiers = take_tail(&mut self.modifiers, marks.modifiers);
+        let operands = take_tail(&mut self.operands, marks.operands);
         for statement in &mut self.statements[marks.statements..] {
             if let Statement::Instruction(instruction) = statement {
                 instruction.modifiers.attach(&modifiers, marks.modifiers);
                 instruction.operands.attach(&operands, marks.operands);
             }
         }
-        let mut statements = Vec::with_capacity(self.statements.len() - marks.statements);
-        statements.extend(self.statements.drain(marks.statements..));
-        statements
+        // One bulk copy into a list of the exact size, where extending a new list from a drain
+        // moved the statements one at a time.
+        self.statements.split_off(marks.statements)
     }
 }
 
