@@ -147,34 +147,44 @@ pub fn check_bodies(
 ) -> Vec<ir::Function> {
     let Bodies { module, gate, gating_diagnostics } = bodies;
     let mut functions = Vec::with_capacity(signatures.list.len());
+    let mut scopes = Scopes::new(&globals.names, 0);
     for signature in &signatures.list {
         gate.check_through(module, signature.directive + 1, gating_diagnostics);
         let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
-        functions.push(check_function(signature, syntax, header, globals, &signatures.names, diagnostics));
+        let names = FunctionNames { scopes: &mut scopes, functions: &signatures.names };
+        functions.push(check_function(signature, syntax, header, globals, names, diagnostics));
         syntax.body = None;
     }
     gate.check_through(module, usize::MAX, gating_diagnostics);
     functions
 }
 
-fn check_function(
+/// What a body's names resolve through: the scopes, shared by every function of the module
+/// (`Scopes::start_function`), and the module's functions.
+struct FunctionNames<'a, 'module> {
+    scopes: &'a mut Scopes<'module>,
+    functions: &'module NameMap<String, FunctionId>,
+}
+
+fn check_function<'module>(
     signature: &Signature,
     syntax: &ast::Function,
     header: &Header,
-    globals: &Globals,
-    function_names: &NameMap<String, FunctionId>,
+    globals: &'module Globals,
+    names: FunctionNames<'_, 'module>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
     let registers = syntax.body.as_ref().map_or(0, count_registers);
+    names.scopes.start_function(registers);
     let mut context = Context {
-        scopes: Scopes::new(&globals.names, registers),
+        scopes: names.scopes,
         // Room for the parameters and every register the body declares, once: each becomes a
         // variable (a register at its first use), and growing the list copies it.
         variables: Vec::with_capacity(signature.parameters.len() + signature.return_parameters.len() + registers),
         globals: &globals.variables,
         labels: NameMap::default(),
         branch_targets: HashMap::new(),
-        functions: function_names,
+        functions: names.functions,
         diagnostics,
         address_size: header.address_size,
         version: header.version,

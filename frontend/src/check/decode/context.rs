@@ -24,7 +24,7 @@ fn spelled_register(name: &str, member: Option<&str>) -> String {
 }
 
 pub struct Context<'a, 'module> {
-    pub scopes: Scopes<'module>,
+    pub scopes: &'a mut Scopes<'module>,
     pub variables: Vec<Variable>,
     pub globals: &'module [Variable],
     pub labels: NameMap<Word, LabelId>,
