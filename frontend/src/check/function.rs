@@ -148,10 +148,11 @@ pub fn check_bodies(
     let Bodies { module, gate, gating_diagnostics } = bodies;
     let mut functions = Vec::with_capacity(signatures.list.len());
     let mut scopes = Scopes::new(&globals.names, 0);
+    let mut labels = NameMap::default();
     for signature in &signatures.list {
         gate.check_through(module, signature.directive + 1, gating_diagnostics);
         let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
-        let names = FunctionNames { scopes: &mut scopes, functions: &signatures.names };
+        let names = FunctionNames { scopes: &mut scopes, labels: &mut labels, functions: &signatures.names };
         functions.push(check_function(signature, syntax, header, globals, names, diagnostics));
         syntax.body = None;
     }
@@ -159,10 +160,12 @@ pub fn check_bodies(
     functions
 }
 
-/// What a body's names resolve through: the scopes, shared by every function of the module
-/// (`Scopes::start_function`), and the module's functions.
+/// What a body's names resolve through: the scopes and the labels, shared by every function of
+/// the module (emptied for each, keeping their room, rather than grown from empty in each),
+/// and the module's functions.
 struct FunctionNames<'a, 'module> {
     scopes: &'a mut Scopes<'module>,
+    labels: &'a mut NameMap<Word, LabelId>,
     functions: &'module NameMap<String, FunctionId>,
 }
 
@@ -176,13 +179,16 @@ fn check_function<'module>(
 ) -> ir::Function {
     let registers = syntax.body.as_ref().map_or(0, count_registers);
     names.scopes.start_function(registers);
+    names.labels.clear();
+    // `clear` keeps the table's room: a huge function's is not kept for the small ones after it.
+    names.labels.shrink_to(KEPT_LABELS);
     let mut context = Context {
         scopes: names.scopes,
         // Room for the parameters and every register the body declares, once: each becomes a
         // variable (a register at its first use), and growing the list copies it.
         variables: Vec::with_capacity(signature.parameters.len() + signature.return_parameters.len() + registers),
         globals: &globals.variables,
-        labels: NameMap::default(),
+        labels: names.labels,
         branch_targets: HashMap::new(),
         functions: names.functions,
         diagnostics,
@@ -256,6 +262,9 @@ fn check_function<'module>(
     super::parameters::check_parameter_access(&function, context.diagnostics);
     function
 }
+
+/// The labels whose room the map of labels keeps from one function to the next.
+const KEPT_LABELS: usize = 256;
 
 /// The registers that the ranges (`%r<N>`) of a block and its nested blocks declare, each range
 /// counted up to 4096 (the `reserve` of `declare`), so that a huge declaration of unused

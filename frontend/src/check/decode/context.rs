@@ -27,7 +27,7 @@ pub struct Context<'a, 'module> {
     pub scopes: &'a mut Scopes<'module>,
     pub variables: Vec<Variable>,
     pub globals: &'module [Variable],
-    pub labels: NameMap<Word, LabelId>,
+    pub labels: &'a mut NameMap<Word, LabelId>,
     /// The `.branchtargets` lists, by the label that names each (resolved where `brx.idx` uses
     /// them, since they may name labels further down).
     pub branch_targets: HashMap<LabelId, Vec<Spanned<Word>>>,
