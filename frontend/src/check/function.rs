@@ -146,13 +146,16 @@ pub fn check_bodies(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<ir::Function> {
     let Bodies { module, gate, gating_diagnostics } = bodies;
-    let mut functions = Vec::with_capacity(signatures.list.len());
+    // Each signature is moved into its function's check, whose parameters become the
+    // function's variables without a copy.
+    let Signatures { list, names: function_names } = signatures;
+    let mut functions = Vec::with_capacity(list.len());
     let mut scopes = Scopes::new(&globals.names, 0);
     let mut labels = NameMap::default();
-    for signature in &signatures.list {
+    for signature in list {
         gate.check_through(module, signature.directive + 1, gating_diagnostics);
         let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
-        let names = FunctionNames { scopes: &mut scopes, labels: &mut labels, functions: &signatures.names };
+        let names = FunctionNames { scopes: &mut scopes, labels: &mut labels, functions: &function_names };
         functions.push(check_function(signature, syntax, header, globals, names, diagnostics));
         syntax.body = None;
     }
@@ -170,7 +173,7 @@ struct FunctionNames<'a, 'module> {
 }
 
 fn check_function<'module>(
-    signature: &Signature,
+    signature: Signature,
     syntax: &ast::Function,
     header: &Header,
     globals: &'module Globals,
@@ -199,29 +202,29 @@ fn check_function<'module>(
         special_register_isa: None,
         special_registers: std::collections::BTreeSet::new(),
     };
-    let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {
-        let mut indices = Vec::new();
+    let declare_parameters = |context: &mut Context, parameters: Vec<Variable>| -> Vec<u32> {
+        let mut indices = Vec::with_capacity(parameters.len());
         for parameter in parameters {
-            match context.scopes.declare(parameter.clone(), &mut context.variables) {
+            let again = parameter.span;
+            match context.scopes.declare(parameter, &mut context.variables) {
                 Ok(VariableId::Local(index)) => indices.push(index),
                 Ok(VariableId::Global(_)) => {}
                 Err(existing) => {
-                    let first = context.variable(existing).span;
+                    // The earlier parameter has the same name.
+                    let first = context.variable(existing);
+                    let (name, first) = (first.name.to_string(), first.span);
                     context.report(
-                        Diagnostic::error(
-                            Code::DuplicateDeclaration,
-                            format!("parameter `{}` is declared twice", parameter.name),
-                        )
-                        .with_primary(parameter.span, "declared again here")
-                        .with_secondary(first, "first declared here"),
+                        Diagnostic::error(Code::DuplicateDeclaration, format!("parameter `{name}` is declared twice"))
+                            .with_primary(again, "declared again here")
+                            .with_secondary(first, "first declared here"),
                     );
                 }
             }
         }
         indices
     };
-    let return_parameters = declare_parameters(&mut context, &signature.return_parameters);
-    let parameters = declare_parameters(&mut context, &signature.parameters);
+    let return_parameters = declare_parameters(&mut context, signature.return_parameters);
+    let parameters = declare_parameters(&mut context, signature.parameters);
     if syntax.kind == ast::FunctionKind::Entry && !return_parameters.is_empty() {
         context.report(
             Diagnostic::error(Code::InvalidDeclaration, "a kernel cannot return values")
