@@ -149,6 +149,11 @@ impl<'module> Scopes<'module> {
 
     fn find_in_innermost(&mut self, name: &Word, variables: &mut Vec<Variable>) -> Option<VariableId> {
         let depth = self.frames.len() - 1;
+        // A scope without ranges (a function's, while its parameters are declared) holds only
+        // names: the name is not split, which costs most for the long names of parameters.
+        if self.frames[depth].ranges.is_empty() {
+            return self.frames[depth].names.get(name.as_str()).copied();
+        }
         self.find_at(depth, name, NumberedName::split(name), variables)
     }
 
