@@ -110,8 +110,12 @@ impl<'module> Scopes<'module> {
         // growing the table as each is first used. Capped so that a huge declaration of unused
         // registers costs nothing.
         let members = Vec::with_capacity(count.min(4096) as usize);
+        let range_prefix = template.name.as_str();
+        // Most names of the scope (a function's parameters, long) do not start with the prefix:
+        // that is tested first, as it costs less than splitting them.
         let names_first = frame.names.keys().any(|name| {
-            split_numbered_name(name).is_some_and(|(prefix, number)| prefix == template.name.as_str() && number < count)
+            name.as_str().starts_with(range_prefix)
+                && split_numbered_name(name).is_some_and(|(prefix, number)| prefix == range_prefix && number < count)
         });
         let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name).unwrap_or(0));
         frame.ranges.push(Range { prefix, prefix_key, count, template, members, names_first });
