@@ -201,6 +201,7 @@ fn check_function<'module>(
         reads_warp_registers: false,
         special_register_isa: None,
         special_registers: std::collections::BTreeSet::new(),
+        stores_to_parameters: false,
     };
     let declare_parameters = |context: &mut Context, parameters: Vec<Variable>| -> Vec<u32> {
         let mut indices = Vec::with_capacity(parameters.len());
@@ -262,7 +263,11 @@ fn check_function<'module>(
         special_registers: context.special_registers,
         span: syntax.span,
     };
-    super::parameters::check_parameter_access(&function, context.diagnostics);
+    // Only a `st.param`, or an `ld.param` in a function with return parameters, can be
+    // reported: a kernel that stores to no parameter is not walked again.
+    if context.stores_to_parameters || !function.return_parameters.is_empty() {
+        super::parameters::check_parameter_access(&function, context.diagnostics);
+    }
     function
 }
 
@@ -463,6 +468,11 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context, stat
         return;
     }
     let Some(decoded) = decode::decode(context, instruction) else { return };
+    context.stores_to_parameters |= matches!(
+        decoded,
+        ir::Instruction::Store { state_space: StateSpace::Param, .. }
+            | ir::Instruction::StoreVector { state_space: StateSpace::Param, .. }
+    );
     statements.push(ir::Statement::Instruction(GuardedInstruction {
         guard,
         instruction: decoded,

@@ -46,6 +46,9 @@ pub struct Context<'a, 'module> {
     pub special_register_isa: Option<(u32, u32)>,
     /// Every special register read so far (`ir::Function::special_registers`).
     pub special_registers: std::collections::BTreeSet<SpecialRegister>,
+    /// Whether a `st.param` was checked so far: only then does a function without return
+    /// parameters need `check::parameters::check_parameter_access`'s walk over its body.
+    pub stores_to_parameters: bool,
 }
 
 impl Context<'_, '_> {
