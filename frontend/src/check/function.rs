@@ -146,35 +146,54 @@ pub fn check_bodies(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<ir::Function> {
     let Bodies { module, gate, gating_diagnostics } = bodies;
-    let mut functions = Vec::with_capacity(signatures.list.len());
-    for signature in &signatures.list {
+    // Each signature is moved into its function's check, whose parameters become the
+    // function's variables without a copy.
+    let Signatures { list, names: function_names } = signatures;
+    let mut functions = Vec::with_capacity(list.len());
+    let mut scopes = Scopes::new(&globals.names, 0);
+    let mut labels = NameMap::default();
+    for signature in list {
         gate.check_through(module, signature.directive + 1, gating_diagnostics);
         let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
-        functions.push(check_function(signature, syntax, header, globals, &signatures.names, diagnostics));
+        let names = FunctionNames { scopes: &mut scopes, labels: &mut labels, functions: &function_names };
+        functions.push(check_function(signature, syntax, header, globals, names, diagnostics));
         syntax.body = None;
     }
     gate.check_through(module, usize::MAX, gating_diagnostics);
     functions
 }
 
-fn check_function(
-    signature: &Signature,
+/// What a body's names resolve through: the scopes and the labels, shared by every function of
+/// the module (emptied for each, keeping their room, rather than grown from empty in each),
+/// and the module's functions.
+struct FunctionNames<'a, 'module> {
+    scopes: &'a mut Scopes<'module>,
+    labels: &'a mut NameMap<Word, LabelId>,
+    functions: &'module NameMap<String, FunctionId>,
+}
+
+fn check_function<'module>(
+    signature: Signature,
     syntax: &ast::Function,
     header: &Header,
-    globals: &Globals,
-    function_names: &NameMap<String, FunctionId>,
+    globals: &'module Globals,
+    names: FunctionNames<'_, 'module>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ir::Function {
     let registers = syntax.body.as_ref().map_or(0, count_registers);
+    names.scopes.start_function(registers);
+    names.labels.clear();
+    // `clear` keeps the table's room: a huge function's is not kept for the small ones after it.
+    names.labels.shrink_to(KEPT_LABELS);
     let mut context = Context {
-        scopes: Scopes::new(&globals.names, registers),
+        scopes: names.scopes,
         // Room for the parameters and every register the body declares, once: each becomes a
         // variable (a register at its first use), and growing the list copies it.
         variables: Vec::with_capacity(signature.parameters.len() + signature.return_parameters.len() + registers),
         globals: &globals.variables,
-        labels: NameMap::default(),
+        labels: names.labels,
         branch_targets: HashMap::new(),
-        functions: function_names,
+        functions: names.functions,
         diagnostics,
         address_size: header.address_size,
         version: header.version,
@@ -182,30 +201,31 @@ fn check_function(
         reads_warp_registers: false,
         special_register_isa: None,
         special_registers: std::collections::BTreeSet::new(),
+        stores_to_parameters: false,
     };
-    let declare_parameters = |context: &mut Context, parameters: &[Variable]| -> Vec<u32> {
-        let mut indices = Vec::new();
+    let declare_parameters = |context: &mut Context, parameters: Vec<Variable>| -> Vec<u32> {
+        let mut indices = Vec::with_capacity(parameters.len());
         for parameter in parameters {
-            match context.scopes.declare(parameter.clone(), &mut context.variables) {
+            let again = parameter.span;
+            match context.scopes.declare(parameter, &mut context.variables) {
                 Ok(VariableId::Local(index)) => indices.push(index),
                 Ok(VariableId::Global(_)) => {}
                 Err(existing) => {
-                    let first = context.variable(existing).span;
+                    // The earlier parameter has the same name.
+                    let first = context.variable(existing);
+                    let (name, first) = (first.name.to_string(), first.span);
                     context.report(
-                        Diagnostic::error(
-                            Code::DuplicateDeclaration,
-                            format!("parameter `{}` is declared twice", parameter.name),
-                        )
-                        .with_primary(parameter.span, "declared again here")
-                        .with_secondary(first, "first declared here"),
+                        Diagnostic::error(Code::DuplicateDeclaration, format!("parameter `{name}` is declared twice"))
+                            .with_primary(again, "declared again here")
+                            .with_secondary(first, "first declared here"),
                     );
                 }
             }
         }
         indices
     };
-    let return_parameters = declare_parameters(&mut context, &signature.return_parameters);
-    let parameters = declare_parameters(&mut context, &signature.parameters);
+    let return_parameters = declare_parameters(&mut context, signature.return_parameters);
+    let parameters = declare_parameters(&mut context, signature.parameters);
     if syntax.kind == ast::FunctionKind::Entry && !return_parameters.is_empty() {
         context.report(
             Diagnostic::error(Code::InvalidDeclaration, "a kernel cannot return values")
@@ -243,9 +263,16 @@ fn check_function(
         special_registers: context.special_registers,
         span: syntax.span,
     };
-    super::parameters::check_parameter_access(&function, context.diagnostics);
+    // Only a `st.param`, or an `ld.param` in a function with return parameters, can be
+    // reported: a kernel that stores to no parameter is not walked again.
+    if context.stores_to_parameters || !function.return_parameters.is_empty() {
+        super::parameters::check_parameter_access(&function, context.diagnostics);
+    }
     function
 }
+
+/// The labels whose room the map of labels keeps from one function to the next.
+const KEPT_LABELS: usize = 256;
 
 /// The registers that the ranges (`%r<N>`) of a block and its nested blocks declare, each range
 /// counted up to 4096 (the `reserve` of `declare`), so that a huge declaration of unused
@@ -441,6 +468,11 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context, stat
         return;
     }
     let Some(decoded) = decode::decode(context, instruction) else { return };
+    context.stores_to_parameters |= matches!(
+        decoded,
+        ir::Instruction::Store { state_space: StateSpace::Param, .. }
+            | ir::Instruction::StoreVector { state_space: StateSpace::Param, .. }
+    );
     statements.push(ir::Statement::Instruction(GuardedInstruction {
         guard,
         instruction: decoded,

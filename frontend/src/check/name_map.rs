@@ -46,6 +46,13 @@ impl Hasher for NameHasher {
         self.mix(u64::from(byte));
     }
 
+    /// A key that is a number (gating's opcodes by their [`short_key`]) is one word: mixed
+    /// once, rather than through `write`'s loop over its eight bytes.
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        self.mix(word);
+    }
+
     #[inline]
     fn finish(&self) -> u64 {
         self.0

@@ -39,6 +39,9 @@ struct Range {
 /// so that one use of `%r4000000000` costs one entry, not gigabytes.
 const DENSE_MEMBERS: u32 = 1 << 16;
 
+/// The entries whose room the outermost scope's map keeps from one function to the next.
+const KEPT_NAMES: usize = 256;
+
 /// A member of `Range::members` that has no variable yet.
 const NO_VARIABLE: u32 = u32::MAX;
 
@@ -54,6 +57,21 @@ impl<'module> Scopes<'module> {
     /// cache of resolved names).
     pub fn new(globals: &'module NameMap<String, VariableId>, registers: usize) -> Scopes<'module> {
         Scopes { globals, frames: vec![Frame::default()], resolved: ResolvedNames::new(registers) }
+    }
+
+    /// Empties the scopes for the next function, which declares about `registers` registers.
+    /// One `Scopes` serves every function of a module: its outermost map and the cache of
+    /// resolved names keep their room, rather than growing from empty (the map) and being
+    /// filled slot by slot (the cache) in each function.
+    pub fn start_function(&mut self, registers: usize) {
+        self.frames.truncate(1);
+        let outermost = &mut self.frames[0];
+        outermost.names.clear();
+        // `declare_range` walks the map's table, empty or not: a huge function's room is not
+        // kept for the small ones after it.
+        outermost.names.shrink_to(KEPT_NAMES);
+        outermost.ranges.clear();
+        self.resolved.start_function(registers);
     }
 
     pub fn enter(&mut self) {
@@ -92,8 +110,12 @@ impl<'module> Scopes<'module> {
         // growing the table as each is first used. Capped so that a huge declaration of unused
         // registers costs nothing.
         let members = Vec::with_capacity(count.min(4096) as usize);
+        let range_prefix = template.name.as_str();
+        // Most names of the scope (a function's parameters, long) do not start with the prefix:
+        // that is tested first, as it costs less than splitting them.
         let names_first = frame.names.keys().any(|name| {
-            split_numbered_name(name).is_some_and(|(prefix, number)| prefix == template.name.as_str() && number < count)
+            name.as_str().starts_with(range_prefix)
+                && split_numbered_name(name).is_some_and(|(prefix, number)| prefix == range_prefix && number < count)
         });
         let (prefix, prefix_key) = (template.name.clone(), short_key(&template.name).unwrap_or(0));
         frame.ranges.push(Range { prefix, prefix_key, count, template, members, names_first });
@@ -131,6 +153,11 @@ impl<'module> Scopes<'module> {
 
     fn find_in_innermost(&mut self, name: &Word, variables: &mut Vec<Variable>) -> Option<VariableId> {
         let depth = self.frames.len() - 1;
+        // A scope without ranges (a function's, while its parameters are declared) holds only
+        // names: the name is not split, which costs most for the long names of parameters.
+        if self.frames[depth].ranges.is_empty() {
+            return self.frames[depth].names.get(name.as_str()).copied();
+        }
         self.find_at(depth, name, NumberedName::split(name), variables)
     }
 
@@ -226,9 +253,25 @@ struct ResolvedName {
 impl ResolvedNames {
     /// Room for about `registers` names without many collisions.
     fn new(registers: usize) -> ResolvedNames {
-        let slots = (registers * 2).clamp(64, 1 << 14).next_power_of_two();
-        let empty = ResolvedName { key: 0, generation: 0, id: VariableId::Local(0) };
-        ResolvedNames { slots: vec![empty; slots], generation: 1, shift: 64 - slots.trailing_zeros() }
+        let slots = Self::slots_for(registers);
+        ResolvedNames { slots: vec![Self::EMPTY; slots], generation: 1, shift: 64 - slots.trailing_zeros() }
+    }
+
+    const EMPTY: ResolvedName = ResolvedName { key: 0, generation: 0, id: VariableId::Local(0) };
+
+    fn slots_for(registers: usize) -> usize {
+        (registers * 2).clamp(64, 1 << 14).next_power_of_two()
+    }
+
+    /// Empties the cache for a function of about `registers` registers, growing it if it is
+    /// too small for them; a larger one, left by an earlier function, is kept as it is.
+    fn start_function(&mut self, registers: usize) {
+        let slots = Self::slots_for(registers);
+        if slots > self.slots.len() {
+            *self = ResolvedNames::new(registers);
+        } else {
+            self.forget();
+        }
     }
 
     #[inline]
@@ -449,6 +492,30 @@ mod tests {
             let prefix = if index % 2 == 0 { "%r" } else { "%rd" };
             variable.name.as_str() == format!("{prefix}{number}")
         }));
+    }
+
+    #[test]
+    fn a_new_function_sees_none_of_the_names_of_the_one_before() {
+        let globals = NameMap::default();
+        let mut scopes = Scopes::new(&globals, 0);
+        let mut variables = Vec::new();
+        assert_eq!(scopes.declare_range(register("%r", 1), 10), Ok(()));
+        assert_eq!(scopes.declare(register("%p", 2), &mut variables), Ok(VariableId::Local(0)));
+        assert_eq!(scopes.lookup("%r3", &mut variables), Some(VariableId::Local(1)));
+        scopes.enter();
+        assert_eq!(scopes.declare_range(register("%f", 3), 10), Ok(()));
+        // Left open, as a body with an error might leave it: the next function starts afresh.
+        scopes.start_function(5000);
+        let mut variables = Vec::new();
+        assert_eq!(scopes.lookup("%r3", &mut variables), None);
+        assert_eq!(scopes.lookup("%p", &mut variables), None);
+        assert_eq!(scopes.lookup("%f1", &mut variables), None);
+        assert_eq!(scopes.declare_range(register("%r", 4), 2), Ok(()));
+        assert_eq!(scopes.lookup("%r3", &mut variables), None);
+        assert_eq!(scopes.lookup("%r1", &mut variables), Some(VariableId::Local(0)));
+        assert_eq!(scopes.declare(register("%p", 5), &mut variables), Ok(VariableId::Local(1)));
+        scopes.start_function(0);
+        assert_eq!(scopes.lookup("%r1", &mut variables), None);
     }
 
     #[test]

@@ -24,10 +24,10 @@ fn spelled_register(name: &str, member: Option<&str>) -> String {
 }
 
 pub struct Context<'a, 'module> {
-    pub scopes: Scopes<'module>,
+    pub scopes: &'a mut Scopes<'module>,
     pub variables: Vec<Variable>,
     pub globals: &'module [Variable],
-    pub labels: NameMap<Word, LabelId>,
+    pub labels: &'a mut NameMap<Word, LabelId>,
     /// The `.branchtargets` lists, by the label that names each (resolved where `brx.idx` uses
     /// them, since they may name labels further down).
     pub branch_targets: HashMap<LabelId, Vec<Spanned<Word>>>,
@@ -46,6 +46,9 @@ pub struct Context<'a, 'module> {
     pub special_register_isa: Option<(u32, u32)>,
     /// Every special register read so far (`ir::Function::special_registers`).
     pub special_registers: std::collections::BTreeSet<SpecialRegister>,
+    /// Whether a `st.param` was checked so far: only then does a function without return
+    /// parameters need `check::parameters::check_parameter_access`'s walk over its body.
+    pub stores_to_parameters: bool,
 }
 
 impl Context<'_, '_> {
