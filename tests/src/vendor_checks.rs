@@ -117,12 +117,21 @@ fn declares_capability(binary: &[u8], capability: u32) -> bool {
     false
 }
 
+/// The process id and a number of this call: tests of one binary run on several threads, and
+/// two of them may pass the same `name`, so a file named after the process alone could be
+/// removed by one while the other's validator reads it.
+fn unique_suffix() -> String {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{call}", std::process::id())
+}
+
 /// Runs `spirv-val --target-env environment` on `binary`, written to a temporary file named
 /// after `name` (which keeps callers' files apart); `None` where spirv-val is not installed and
 /// not required (see [`validator`]), else its verdict, with its output as the error.
 pub fn spirv_val(binary: &[u8], environment: &str, name: &str) -> Option<Result<(), String>> {
     let spirv_val = validator(&["spirv-val"])?;
-    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.spv", std::process::id()));
+    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.spv", unique_suffix()));
     std::fs::write(&file, binary).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
     let verdict = run(Command::new(spirv_val).args(["--target-env", environment]).arg(&file));
     let _ = std::fs::remove_file(&file);
@@ -134,7 +143,7 @@ pub fn spirv_val(binary: &[u8], environment: &str, name: &str) -> Option<Result<
 /// (see [`crate::ptxas`]), else its verdict, with its output as the error.
 pub fn ptxas_accepts(ptx: &[u8], arch: &str, name: &str) -> Option<Result<(), String>> {
     let ptxas = crate::ptxas()?;
-    let directory = std::env::temp_dir().join(format!("ptxr-{name}-{}", std::process::id()));
+    let directory = std::env::temp_dir().join(format!("ptxr-{name}-{}", unique_suffix()));
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{}: {error}", directory.display()));
     let file = directory.join("kernel.ptx");
     std::fs::write(&file, ptx).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
@@ -166,7 +175,7 @@ pub fn code_object_notes(code_object: &[u8], name: &str) -> Option<String> {
 /// object, as [`code_object_notes`]; panics when llvm-readelf fails.
 pub fn read_code_object(code_object: &[u8], option: &str, name: &str) -> Option<String> {
     let readelf = llvm_readelf()?;
-    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.hsaco", std::process::id()));
+    let file = std::env::temp_dir().join(format!("ptxr-{name}-{}.hsaco", unique_suffix()));
     std::fs::write(&file, code_object).unwrap_or_else(|error| panic!("{error}"));
     let output = run(Command::new(readelf).arg(option).arg(&file));
     let _ = std::fs::remove_file(&file);
