@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 mod support;
+use support::fixture_kernels::{f32_bits, Random};
 use support::{opencl_device_available, ptxr, repository_file};
 
 fn fixture(name: &str) -> PathBuf {
@@ -88,30 +89,6 @@ fn compare(result: &Value, expected: &[(&str, Expected)]) -> Vec<String> {
         problems.extend(wrong);
     }
     problems
-}
-
-/// A small deterministic generator (64-bit LCG, xorshift output), so the inputs are fixed.
-struct Random(u64);
-
-impl Random {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        let value = self.0 ^ (self.0 >> 29);
-        value.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (value >> 32)
-    }
-
-    /// An integer in `low..=high`.
-    fn integer(&mut self, low: i64, high: i64) -> i64 {
-        low + (self.next_u64() % (high - low + 1) as u64) as i64
-    }
-
-    fn integers(&mut self, count: usize, low: i64, high: i64) -> Vec<i64> {
-        (0..count).map(|_| self.integer(low, high)).collect()
-    }
-}
-
-fn f32_bits(values: &[f32]) -> Vec<u64> {
-    values.iter().map(|value| u64::from(value.to_bits())).collect()
 }
 
 fn i32_bits(values: &[i32]) -> Vec<u64> {

@@ -100,6 +100,11 @@ impl Random {
     pub fn integer(&mut self, low: i64, high: i64) -> i64 {
         low + (self.next_u64() % (high - low + 1) as u64) as i64
     }
+
+    /// `count` integers in `low..=high`.
+    pub fn integers(&mut self, count: usize, low: i64, high: i64) -> Vec<i64> {
+        (0..count).map(|_| self.integer(low, high)).collect()
+    }
 }
 
 pub fn f32_bits(values: &[f32]) -> Vec<u64> {
