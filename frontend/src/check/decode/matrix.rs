@@ -5,6 +5,7 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{BitOperation, Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
+use crate::span::Spanned;
 use crate::syntax::ast;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -13,6 +14,35 @@ use super::{accept_unlowered, Context, Modifiers};
 pub(super) fn invalid<T>(context: &mut Context, span: crate::span::Span, message: String, label: &str) -> Option<T> {
     context.report(Diagnostic::error(Code::InvalidModifier, message).with_primary(span, label.to_string()));
     None
+}
+
+/// `.sync.aligned`, the shape and the layouts of A and B, which `mma` and `mma.sp` spell in
+/// that order; reports what is missing, naming `opcode`.
+pub(super) fn shape_and_layouts(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    opcode: &str,
+) -> Option<(Spanned<MatrixShape>, Spanned<MatrixLayout>, Spanned<MatrixLayout>)> {
+    sync_aligned(context, modifiers)?;
+    let Some(shape) = modifiers.take(MatrixShape::from_ptx) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            format!("`{opcode}` needs a shape"),
+            "expected a shape such as `.m16n8k16`",
+        );
+    };
+    let a_layout = modifiers.take(MatrixLayout::from_ptx);
+    let b_layout = modifiers.take(MatrixLayout::from_ptx);
+    let (Some(a_layout), Some(b_layout)) = (a_layout, b_layout) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            format!("`{opcode}` needs the layouts of A and B"),
+            "expected `.row.col`",
+        );
+    };
+    Some((shape, a_layout, b_layout))
 }
 
 /// Requires `.sync` and `.aligned`, which every warp-level matrix instruction spells out.
@@ -89,25 +119,7 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         _ => None,
     });
     let popc = modifiers.take_flag("popc");
-    sync_aligned(context, modifiers)?;
-    let Some(shape) = modifiers.take(MatrixShape::from_ptx) else {
-        return invalid(
-            context,
-            modifiers.end_span(),
-            "`mma` needs a shape".to_string(),
-            "expected a shape such as `.m16n8k16`",
-        );
-    };
-    let a_layout = modifiers.take(MatrixLayout::from_ptx);
-    let b_layout = modifiers.take(MatrixLayout::from_ptx);
-    let (Some(a_layout), Some(b_layout)) = (a_layout, b_layout) else {
-        return invalid(
-            context,
-            modifiers.end_span(),
-            "`mma` needs the layouts of A and B".to_string(),
-            "expected `.row.col`",
-        );
-    };
+    let (shape, a_layout, b_layout) = shape_and_layouts(context, modifiers, "mma")?;
     let saturate = modifiers.flag("satfinite");
     let mut types = Vec::with_capacity(4);
     while let Some(element) = modifiers.take(MatrixElement::from_ptx) {

@@ -12,7 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
 use crate::syntax::ast;
 
-use super::matrix::{fragment_register, invalid, sync_aligned};
+use super::matrix::{fragment_register, invalid, shape_and_layouts};
 use super::{accept_unlowered, Context, Modifiers};
 
 /// How many values the sparsity selector of a form may take (the spec's "Sparse matrix
@@ -51,25 +51,7 @@ pub fn mma_sparse(
         // `.sp::ordered_metadata` (ISA 8.5), beyond ISA 7.8.
         return accept_unlowered(context, modifiers, instruction);
     }
-    sync_aligned(context, modifiers)?;
-    let Some(shape) = modifiers.take(MatrixShape::from_ptx) else {
-        return invalid(
-            context,
-            modifiers.end_span(),
-            "`mma.sp` needs a shape".to_string(),
-            "expected a shape such as `.m16n8k16`",
-        );
-    };
-    let a_layout = modifiers.take(MatrixLayout::from_ptx);
-    let b_layout = modifiers.take(MatrixLayout::from_ptx);
-    let (Some(a_layout), Some(b_layout)) = (a_layout, b_layout) else {
-        return invalid(
-            context,
-            modifiers.end_span(),
-            "`mma.sp` needs the layouts of A and B".to_string(),
-            "expected `.row.col`",
-        );
-    };
+    let (shape, a_layout, b_layout) = shape_and_layouts(context, modifiers, "mma.sp")?;
     if (a_layout.node, b_layout.node) != (MatrixLayout::Row, MatrixLayout::Column) {
         return invalid(
             context,
