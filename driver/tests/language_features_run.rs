@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 mod support;
-use support::fixture_kernels::{f32_bits, Random};
+use support::fixture_kernels::{buffer, f32_bits, hex, s32, with_scratch, Random};
 use support::{opencl_device_available, ptxr, repository_file};
 
 fn fixture(name: &str) -> PathBuf {
@@ -128,25 +128,6 @@ fn i32_bits(values: &[i64]) -> Vec<u64> {
 
 fn i64_bits(values: &[i64]) -> Vec<u64> {
     values.iter().map(|&value| value as u64).collect()
-}
-
-fn hex(bits: &[u64], digits: usize) -> Vec<String> {
-    bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect()
-}
-
-/// Triton's two scratch pointers after a kernel's own parameters; these kernels use neither.
-fn with_scratch(mut args: Vec<Value>) -> Value {
-    args.push(json!({ "type": "u64", "value": 0 }));
-    args.push(json!({ "type": "u64", "value": 0 }));
-    Value::Array(args)
-}
-
-fn buffer(name: &str) -> Value {
-    json!({ "buffer": name })
-}
-
-fn s32(value: impl Into<i64>) -> Value {
-    json!({ "type": "s32", "value": value.into() })
 }
 
 /// erf by its everywhere-positive series erf(t) = 2/sqrt(pi) e^(-t^2) sum 2^n t^(2n+1) /

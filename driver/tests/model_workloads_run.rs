@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 mod support;
-use support::fixture_kernels::{f32_bits, Random};
+use support::fixture_kernels::{buffer, f32_bits, hex, s32, with_scratch, Random};
 use support::{opencl_device_available, ptxr, repository_file};
 
 fn fixture(name: &str) -> PathBuf {
@@ -95,10 +95,6 @@ fn i32_bits(values: &[i32]) -> Vec<u64> {
     values.iter().map(|&value| u64::from(value as u32)).collect()
 }
 
-fn hex(bits: &[u64], digits: usize) -> Vec<String> {
-    bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect()
-}
-
 /// The binary16 bits of an `f32` that binary16 holds exactly (the inputs are chosen so).
 fn f16_bits(value: f32) -> u64 {
     let half = half::f16::from_f32(value);
@@ -110,21 +106,6 @@ fn f16_bits(value: f32) -> u64 {
 fn bf16_bits(value: f32) -> u64 {
     assert_eq!(value.to_bits() & 0xffff, 0, "{value} is not exact in bfloat16");
     u64::from(value.to_bits() >> 16)
-}
-
-/// Triton's two scratch pointers after a kernel's own parameters; these kernels use neither.
-fn with_scratch(mut args: Vec<Value>) -> Value {
-    args.push(json!({ "type": "u64", "value": 0 }));
-    args.push(json!({ "type": "u64", "value": 0 }));
-    Value::Array(args)
-}
-
-fn buffer(name: &str) -> Value {
-    json!({ "buffer": name })
-}
-
-fn s32(value: impl Into<i64>) -> Value {
-    json!({ "type": "s32", "value": value.into() })
 }
 
 fn f32_value(value: f32) -> Value {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{ptxr, repository_file};
 
@@ -113,6 +113,23 @@ pub fn f32_bits(values: &[f32]) -> Vec<u64> {
 
 pub fn hex(bits: &[u64], digits: usize) -> Vec<String> {
     bits.iter().map(|bits| format!("0x{bits:0digits$x}")).collect()
+}
+
+/// Triton's two scratch pointers after a kernel's own parameters, for kernels that use neither.
+pub fn with_scratch(mut args: Vec<Value>) -> Value {
+    args.push(json!({ "type": "u64", "value": 0 }));
+    args.push(json!({ "type": "u64", "value": 0 }));
+    Value::Array(args)
+}
+
+/// A launch-spec argument naming a buffer.
+pub fn buffer(name: &str) -> Value {
+    json!({ "buffer": name })
+}
+
+/// A launch-spec `.s32` argument.
+pub fn s32(value: impl Into<i64>) -> Value {
+    json!({ "type": "s32", "value": value.into() })
 }
 
 /// Runs every case's files on `target`, but on SPIR-V the files of `not_on_spirv`; returns the
