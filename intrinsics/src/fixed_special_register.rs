@@ -17,15 +17,16 @@ use ptxr_frontend::vocabulary::SpecialRegister;
 
 use crate::{Site, Unsupported};
 
-/// The fixed value of `register`, or `None` for registers this module does not fix. `read`
-/// reads another register (`%ctaid`, `%nctaid`) the target's own way.
+/// The fixed value of `register`; unsupported for registers this module does not fix (each
+/// target's `special_register` sends only the fixed ones here). `read` reads another register
+/// (`%ctaid`, `%nctaid`) the target's own way.
 pub fn value<'ctx>(
     site: &Site<'_, 'ctx>,
     register: SpecialRegister,
     read: impl Fn(SpecialRegister) -> Result<IntValue<'ctx>, Unsupported>,
-) -> Option<Result<IntValue<'ctx>, Unsupported>> {
+) -> Result<IntValue<'ctx>, Unsupported> {
     let i32_type = site.context.i32_type();
-    Some(match register {
+    match register {
         SpecialRegister::ClusterId(dimension) => read(SpecialRegister::CtaId(dimension)),
         SpecialRegister::ClusterCount(dimension) => read(SpecialRegister::CtaCount(dimension)),
         SpecialRegister::ClusterCtaId(_) | SpecialRegister::ClusterCtaRank => Ok(i32_type.const_zero()),
@@ -35,6 +36,6 @@ pub fn value<'ctx>(
         | SpecialRegister::PerformanceCounter(_)
         | SpecialRegister::ReservedSharedOffset(_) => Ok(i32_type.const_zero()),
         SpecialRegister::PerformanceCounter64(_) => Ok(site.context.i64_type().const_zero()),
-        _ => return None,
-    })
+        _ => Err(Unsupported { what: format!("special register {register}") }),
+    }
 }
