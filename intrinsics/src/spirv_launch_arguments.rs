@@ -27,7 +27,7 @@ const CROSS_WORKGROUP: u16 = 1;
 /// SPIR-V's Generic address space.
 const GENERIC: u16 = 4;
 
-/// `ulong8`: one 64-bit lane per `lanes` constant (lanes 5 to 7 unused).
+/// `ulong8`: one 64-bit lane per `lanes` constant.
 pub(crate) fn vector_type(context: &Context) -> VectorType<'_> {
     context.i64_type().vec_type(lanes::LANES)
 }

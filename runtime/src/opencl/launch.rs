@@ -356,7 +356,9 @@ impl PreparedLaunch {
 
     /// Passes the launch arguments (`abi::opencl::launch_arguments`), the kernel argument
     /// right after the PTX parameters: a fresh `%gridid` from the process's launch counter,
-    /// which the CPU's launches count too, and the launch's dynamic shared bytes.
+    /// which the CPU's launches count too, the launch's dynamic shared bytes, the clock's
+    /// calibration where the module has the calibration kernel, and the table of the launch's
+    /// buffers (`launch_buffers_table`).
     fn set_launch_arguments(
         &self,
         kernel: &Kernel,
