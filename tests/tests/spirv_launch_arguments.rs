@@ -372,6 +372,42 @@ fn every_launch_buffer_is_global_to_its_last_byte() {
     validate_spirv(BUFFER_RANGES);
 }
 
+/// With `.address_size 32` the kernel uses the host's buffers in place (below 4 GiB), and the
+/// table lists them there: the buffer's first and last bytes are global, its end is not.
+const BUFFER_RANGES_32: &str = r#".version 7.8
+.target sm_80
+.address_size 32
+
+.visible .entry ranges(.param .u32 output)
+{
+    .reg .b32 %r<8>;
+    .reg .pred %p<4>;
+    ld.param.u32 %r1, [output];
+    isspacep.global %p1, %r1;
+    add.u32 %r2, %r1, 15;
+    isspacep.global %p2, %r2;
+    add.u32 %r2, %r1, 16;
+    isspacep.global %p3, %r2;
+    selp.u32 %r4, 1, 0, %p1;
+    selp.u32 %r5, 1, 0, %p2;
+    selp.u32 %r6, 1, 0, %p3;
+    st.global.u32 [%r1], %r4;
+    st.global.u32 [%r1+4], %r5;
+    st.global.u32 [%r1+8], %r6;
+    ret;
+}
+"#;
+
+#[test]
+fn launch_buffers_of_32_bit_kernels_are_global() {
+    for (device, result) in
+        opencl::run_everywhere(BUFFER_RANGES_32, &Launch::threads(1), &[Buffer::zeroed("u32", 4)], OPENCL_CHILD)
+    {
+        assert_eq!(result[0], [1, 1, 0, 0], "{device}: (first, last, end) of the buffer");
+    }
+    validate_spirv(BUFFER_RANGES_32);
+}
+
 /// Reads `%globaltimer`, spins until it has advanced by 300 ms, and stores the first and last
 /// reads and then both halves.
 const TIMER: &str = r#".version 7.8
