@@ -9,7 +9,7 @@ use inkwell::module::{FlagBehavior, Module};
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{BasicValue, IntValue};
 use inkwell::AddressSpace;
-use ptxr_frontend::ir::MemoryScope;
+use ptxr_frontend::ir::{MemoryOrdering, MemoryScope};
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 
 use crate::declare::{call_intrinsic, to_i32};
@@ -236,6 +236,18 @@ impl Target for Amdgpu {
 
     fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
         Ok(())
+    }
+
+    fn wide_atomic<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        pointer: inkwell::values::PointerValue<'ctx>,
+        update: crate::atomics::WideUpdate<'ctx>,
+        ordering: MemoryOrdering,
+        scope: &str,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        let global_space = self.address_space(StateSpace::Global);
+        crate::amdgpu_wide_atomic::update_under_lock(site, pointer, update, ordering, scope, global_space)
     }
 
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {

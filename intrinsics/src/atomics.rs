@@ -4,7 +4,7 @@
 
 use std::ffi::CString;
 
-use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, PointerValue};
+use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope,
@@ -193,6 +193,37 @@ pub fn compare_and_swap<'ctx>(
         LLVMBuildExtractValue(site.builder.as_mut_ptr(), instruction, 0, name.as_ptr())
     };
     checked(old, "compare-and-swap")
+}
+
+/// What `atom.cas.b128` or `atom.exch.b128` writes into its 16-byte word.
+#[derive(Clone, Copy, Debug)]
+pub enum WideUpdate<'ctx> {
+    /// `atom.exch.b128`: the new value, whatever the memory held.
+    Exchange { replacement: IntValue<'ctx> },
+    /// `atom.cas.b128`: `replacement` where the memory held `expected`.
+    CompareAndSwap { expected: IntValue<'ctx>, replacement: IntValue<'ctx> },
+}
+
+/// `atom.cas.b128` and `atom.exch.b128` as LLVM's `i128` `cmpxchg` and `atomicrmw xchg`, for
+/// back ends that select them without a library call (x86-64 with `cx16`: `lock cmpxchg16b`;
+/// AArch64: `casp` or an `ldxp`/`stxp` loop; NVPTX at sm_90 with PTX ISA 8.3: `atom.*.b128`).
+/// The PTX ISA manual's "atom" section requires the address to be aligned to 16 bytes.
+pub fn wide_update<'ctx>(
+    site: &Site<'_, 'ctx>,
+    pointer: PointerValue<'ctx>,
+    update: WideUpdate<'ctx>,
+    ordering: MemoryOrdering,
+    scope: &str,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let old = match update {
+        WideUpdate::Exchange { replacement } => {
+            read_modify_write(site, ReadModifyWrite::Exchange, pointer, replacement.into(), ordering, scope, 16)?
+        }
+        WideUpdate::CompareAndSwap { expected, replacement } => {
+            compare_and_swap(site, pointer, expected.into(), replacement.into(), ordering, scope, 16)?
+        }
+    };
+    Ok(old.into_int_value())
 }
 
 /// `fence` with the given ordering and scope.

@@ -11,6 +11,7 @@ mod amdgpu_mbarrier;
 mod amdgpu_printf;
 mod amdgpu_sleep;
 mod amdgpu_warp;
+mod amdgpu_wide_atomic;
 pub mod atomics;
 mod cluster_of_one;
 mod collective;
@@ -366,6 +367,20 @@ pub trait Target {
         _ty: ptxr_frontend::vocabulary::ScalarType,
     ) -> bool {
         false
+    }
+
+    /// `atom.cas.b128` or `atom.exch.b128` on the 16-byte word at `pointer`; returns the value it
+    /// held. By default LLVM's `i128` atomics, which the back end must select without a library
+    /// call.
+    fn wide_atomic<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        pointer: PointerValue<'ctx>,
+        update: atomics::WideUpdate<'ctx>,
+        ordering: MemoryOrdering,
+        scope: &str,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        atomics::wide_update(site, pointer, update, ordering, scope)
     }
 
     /// Whether 16-bit atomics (`atom.cas.b16`) are built as compare-and-swap loops on the

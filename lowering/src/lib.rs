@@ -27,7 +27,7 @@ pub use inkwell::context::Context;
 pub use machine::{initialize_targets, target_machine, MachineOptions, OptimizationLevel, TargetDescription};
 pub use module::{
     cache_hint_isa, dynamic_stack_isa, intrinsic_isa, kernels_take_launch_arguments, lower, mbarrier_isa,
-    parameter_window_isa, proxy_fence_isa, special_register_isa, uses_warps, warp_matrix_isa,
+    parameter_window_isa, proxy_fence_isa, special_register_isa, uses_warps, warp_matrix_isa, wide_atomic_isa,
 };
 pub use pipeline::{compile, with_jit, Compiled, PipelineError, PipelineOptions};
 pub use program::undefined_functions;

@@ -79,6 +79,46 @@ fn enable_spirv_extensions() {
     }
 }
 
+/// The CPU features with `cx16` added on x86-64, where LLVM's generic processor lacks it: with
+/// it, `atom.cas.b128` and `atom.exch.b128` become `lock cmpxchg16b` instead of calls of
+/// libatomic's `__atomic_*_16`, which neither the JIT nor a plain link provides. Every x86-64
+/// processor since the first few of 2003-2005 has the instruction (x86-64-v2 requires it).
+fn with_sixteen_byte_compare_and_swap(description: &TargetDescription, features: String) -> String {
+    let x86_64 = description.triple.starts_with("x86_64");
+    if description.kind != TargetKind::Cpu || !x86_64 || features.split(',').any(|feature| feature.ends_with("cx16")) {
+        return features;
+    }
+    if features.is_empty() {
+        "+cx16".to_string()
+    } else {
+        format!("{features},+cx16")
+    }
+}
+
+/// Gives every function of an x86-64 CPU module the processor and features of `machine` (which
+/// include `cx16`, see [`with_sixteen_byte_compare_and_swap`]) as attributes. `ptxr run`'s MCJIT
+/// engine builds its own target machine for a generic processor, without `cx16`, and would
+/// compile the module's 128-bit atomics to calls of libatomic, which it cannot resolve; a
+/// function's attributes take precedence over the engine's machine. Only modules with 128-bit
+/// atomics are marked, so that other JIT code is compiled as before.
+pub fn pin_processor_for_wide_atomics(
+    module: &inkwell::module::Module<'_>,
+    description: &TargetDescription,
+    machine: &TargetMachine,
+) {
+    if description.kind != TargetKind::Cpu || !description.triple.starts_with("x86_64") {
+        return;
+    }
+    let context = module.get_context();
+    let cpu = machine.get_cpu().to_string_lossy().into_owned();
+    let features = machine.get_feature_string().to_string_lossy().into_owned();
+    for function in module.get_functions().filter(|function| function.count_basic_blocks() > 0) {
+        let location = inkwell::attributes::AttributeLoc::Function;
+        function.add_attribute(location, context.create_string_attribute("target-cpu", &cpu));
+        function.add_attribute(location, context.create_string_attribute("target-features", &features));
+    }
+}
+
 /// Creates the LLVM target machine for a target description.
 pub fn target_machine(description: &TargetDescription, options: MachineOptions) -> Result<TargetMachine, String> {
     initialize_targets();
@@ -90,6 +130,7 @@ pub fn target_machine(description: &TargetDescription, options: MachineOptions) 
     } else {
         (description.cpu.clone(), description.features.clone())
     };
+    let features = with_sixteen_byte_compare_and_swap(description, features);
     let relocation = if options.position_independent { RelocMode::PIC } else { RelocMode::Default };
     target
         .create_target_machine(&triple, &cpu, &features, options.optimization, relocation, CodeModel::Default)

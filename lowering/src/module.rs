@@ -760,6 +760,20 @@ pub fn cache_hint_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         .then_some((7, 4))
 }
 
+/// The PTX ISA that NVPTX output needs for `atom.cas.b128` and `atom.exch.b128` (8.3, the
+/// version that introduced them): LLVM's NVPTX back end selects an `i128` `cmpxchg` or
+/// `atomicrmw xchg` only at sm_90 with PTX ISA 8.3, and reports "unsupported cmpxchg" below.
+pub fn wide_atomic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
+    instructions(ptx.functions.iter())
+        .any(|instruction| {
+            matches!(
+                instruction.instruction,
+                ir::Instruction::Atomic { ty: ptxr_frontend::vocabulary::ScalarType::B128, .. }
+            )
+        })
+        .then_some((8, 3))
+}
+
 /// The PTX ISA that NVPTX output needs for the module's `wmma` forms (section 9.7.13.3's PTX
 /// ISA notes): 6.1 for `.m32n8k16` and `.m8n32k16`, 6.3 for the integer forms, 7.0 for
 /// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; the driver raises LLVM's default version

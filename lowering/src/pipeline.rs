@@ -59,6 +59,9 @@ fn build<'ctx>(
     let (llvm_module, warnings) =
         crate::module::lower(context, module, source, target.as_ref(), &machine, &options.module_name)
             .map_err(PipelineError::Diagnostics)?;
+    if crate::module::wide_atomic_isa(module).is_some() {
+        crate::machine::pin_processor_for_wide_atomics(&llvm_module, &options.target, &machine);
+    }
     verify(&llvm_module)
         .map_err(|message| PipelineError::Llvm(format!("the LLVM verifier rejected the lowered module: {message}")))?;
     target.before_optimization(&llvm_module, &machine, options.optimization).map_err(PipelineError::Llvm)?;

@@ -9,7 +9,7 @@ use ptxr_frontend::ir::{
     ProxyKind, ReduxOperation, ShuffleMode, VoteMode,
 };
 use ptxr_frontend::vocabulary::{Dimension, ScalarKind, ScalarType, SpecialRegister, StateSpace};
-use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
+use ptxr_intrinsics::atomics::{self, ReadModifyWrite, WideUpdate};
 use ptxr_intrinsics::{Barrier, CollectiveResult, StopReason, Unsupported, WarpCollective};
 
 use super::{half, word_atomic};
@@ -62,11 +62,25 @@ pub fn atomic<'ctx>(
     let builder = lowering.shared.builder;
     let site = lowering.site();
     let failed = unsupported(lowering, guarded);
-    if ty == ScalarType::B128 {
-        return Err(failed(Unsupported { what: "128-bit atomics".to_string() }));
-    }
     let pointer = lowering.address(address, state_space)?;
     let scope_name = lowering.shared.target.sync_scope(scope);
+    if ty == ScalarType::B128 {
+        // The PTX ISA manual, "atom" (ISA 8.3, sm_90): ".b128 type is supported only for .exch
+        // and .cas operations", on a 16-byte aligned address.
+        let replacement = lowering.read(swap.unwrap_or(value), ty)?.into_int_value();
+        let update = if operation == AtomicOperation::CompareAndSwap {
+            WideUpdate::CompareAndSwap { expected: lowering.read(value, ty)?.into_int_value(), replacement }
+        } else if operation == AtomicOperation::Exchange {
+            WideUpdate::Exchange { replacement }
+        } else {
+            return Err(LoweringError::internal("a 128-bit atomic other than `.cas` and `.exch`", guarded.span));
+        };
+        let old = lowering.shared.target.wide_atomic(&site, pointer, update, ordering, scope_name).map_err(&failed)?;
+        if let Some(destination) = destination {
+            lowering.write(destination, old.into(), ty)?;
+        }
+        return Ok(());
+    }
     let value_type = atomic_value_type(lowering, ty);
     let float = ty.is_float();
     let signed = ty.kind() == ScalarKind::Signed;

@@ -1,0 +1,257 @@
+//! `atom.cas.b128` and `atom.exch.b128` (the PTX ISA manual's "atom" section, ISA 8.3, sm_90:
+//! `.b128` only for `.cas` and `.exch`, on 16-byte aligned addresses).
+//!
+//! On the CPU they run against a model written with `u128` arithmetic: a compare-and-swap per
+//! thread that succeeds or fails (with the old value returned either way), a 128-bit counter that
+//! every thread of several blocks increments by a compare-and-swap loop (its halves change
+//! together, so a torn update would show as a missing or repeated count), and a chain of
+//! exchanges on one word. NVPTX writes PTX's own `atom.*.b128` at ISA 8.3, which ptxas accepts
+//! for sm_90; AMDGPU, which has no 16-byte atomic, builds its code objects with a lock loop whose
+//! shape a test checks in the IR; SPIR-V has no `.b128` registers.
+
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, Artifact, CompileOptions, Failure};
+use ptxr_lowering::Emit;
+use ptxr_tests::vendor_checks::{self, code_object_notes};
+use ptxr_tests::{run_ok, Buffer, Launch, Random};
+
+const THREADS: usize = 64;
+const BLOCKS: usize = 4;
+
+const HEADER: &str = ".version 8.3\n.target sm_90\n.address_size 64\n";
+
+/// Each thread's compare-and-swap on its own slot, with the `.sem` and state space given.
+fn compare_and_swap_kernel(instruction: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry cas128(.param .u64 slots, .param .u64 expected, .param .u64 swaps, .param .u64 olds)\n{{\n\
+         .reg .b128 %q<3>;\n.reg .b64 %rd<5>;\n.reg .b32 %r0;\n\
+         mov.u32 %r0, %tid.x;\n mul.wide.u32 %rd0, %r0, 16;\n\
+         ld.param.u64 %rd1, [slots];\n add.u64 %rd1, %rd1, %rd0;\n\
+         ld.param.u64 %rd2, [expected];\n add.u64 %rd2, %rd2, %rd0;\n\
+         ld.param.u64 %rd3, [swaps];\n add.u64 %rd3, %rd3, %rd0;\n\
+         ld.param.u64 %rd4, [olds];\n add.u64 %rd4, %rd4, %rd0;\n\
+         ld.global.b128 %q1, [%rd2];\n ld.global.b128 %q2, [%rd3];\n\
+         {instruction} %q0, [%rd1], %q1, %q2;\n\
+         st.global.b128 [%rd4], %q0;\n ret;\n}}\n"
+    )
+}
+
+/// Every thread of the grid adds `2^64 + 1` to one 128-bit counter by a compare-and-swap loop
+/// (through a generic address) and stores the value its successful swap replaced.
+fn counter_kernel() -> String {
+    format!(
+        "{HEADER}.visible .entry counter128(.param .u64 counter, .param .u64 olds)\n{{\n\
+         .reg .b128 %seen, %next, %old;\n.reg .b64 %rd<3>, %low, %high, %old_low, %old_high;\n\
+         .reg .b32 %r<4>;\n.reg .pred %retry;\n\
+         mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mad.lo.u32 %r3, %r1, %r2, %r0;\n\
+         ld.param.u64 %rd1, [counter];\n\
+         ld.param.u64 %rd2, [olds];\n mul.wide.u32 %rd0, %r3, 16;\n add.u64 %rd2, %rd2, %rd0;\n\
+         ld.relaxed.gpu.global.b64 %low, [%rd1];\n ld.relaxed.gpu.global.b64 %high, [%rd1+8];\n\
+         mov.b128 %seen, {{%low, %high}};\n\
+         RETRY:\n\
+         mov.b128 {{%low, %high}}, %seen;\n\
+         add.cc.u64 %low, %low, 1;\n addc.u64 %high, %high, 1;\n\
+         mov.b128 %next, {{%low, %high}};\n\
+         atom.acq_rel.gpu.cas.b128 %old, [%rd1], %seen, %next;\n\
+         mov.b128 {{%low, %high}}, %seen;\n mov.b128 {{%old_low, %old_high}}, %old;\n\
+         setp.ne.b64 %retry, %low, %old_low;\n setp.ne.or.b64 %retry, %high, %old_high, %retry;\n\
+         mov.b128 %seen, %old;\n\
+         @%retry bra RETRY;\n\
+         st.global.b128 [%rd2], %old;\n ret;\n}}\n"
+    )
+}
+
+/// Every thread of the grid exchanges its own value into one word and stores what it got back.
+fn exchange_kernel() -> String {
+    format!(
+        "{HEADER}.visible .entry exchange128(.param .u64 word, .param .u64 values, .param .u64 olds)\n{{\n\
+         .reg .b128 %q<2>;\n.reg .b64 %rd<4>;\n.reg .b32 %r<4>;\n\
+         mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mad.lo.u32 %r3, %r1, %r2, %r0;\n\
+         mul.wide.u32 %rd0, %r3, 16;\n\
+         ld.param.u64 %rd1, [word];\n\
+         ld.param.u64 %rd2, [values];\n add.u64 %rd2, %rd2, %rd0;\n\
+         ld.param.u64 %rd3, [olds];\n add.u64 %rd3, %rd3, %rd0;\n\
+         ld.global.b128 %q1, [%rd2];\n\
+         atom.global.exch.b128 %q0, [%rd1], %q1;\n\
+         st.global.b128 [%rd3], %q0;\n ret;\n}}\n"
+    )
+}
+
+/// A `b64` buffer of 128-bit words, low half first (the little-endian layout of the targets).
+fn words(values: &[u128]) -> Buffer {
+    Buffer::new("b64", values.iter().flat_map(|&value| [value as u64, (value >> 64) as u64]).collect())
+}
+
+fn read_words(bits: &[u64]) -> Vec<u128> {
+    bits.chunks(2).map(|pair| u128::from(pair[0]) | (u128::from(pair[1]) << 64)).collect()
+}
+
+fn random_words(random: &mut Random, count: usize) -> Vec<u128> {
+    (0..count).map(|_| u128::from(random.next_u64()) | (u128::from(random.next_u64()) << 64)).collect()
+}
+
+#[test]
+fn compare_and_swap_succeeds_where_the_word_matches_and_returns_the_old_value() {
+    let mut random = Random::new(128);
+    let values = random_words(&mut random, THREADS);
+    // Every other thread expects a word that differs only in its high half, or only in its low
+    // half: both halves take part in the comparison.
+    let expected: Vec<u128> = values
+        .iter()
+        .enumerate()
+        .map(|(slot, &value)| match slot % 4 {
+            1 => value ^ (1 << 100),
+            3 => value ^ 1,
+            _ => value,
+        })
+        .collect();
+    let swaps = random_words(&mut random, THREADS);
+    let model: Vec<u128> =
+        (0..THREADS).map(|slot| if values[slot] == expected[slot] { swaps[slot] } else { values[slot] }).collect();
+    for instruction in ["atom.global.cas.b128", "atom.acquire.sys.cas.b128", "atom.release.cta.global.cas.b128"] {
+        let buffers = [words(&values), words(&expected), words(&swaps), Buffer::zeroed("b64", 2 * THREADS)];
+        let result = run_ok(&compare_and_swap_kernel(instruction), &Launch::threads(THREADS as u32), &buffers);
+        assert_eq!(read_words(&result[0]), model, "{instruction}: the slots");
+        assert_eq!(read_words(&result[3]), values, "{instruction}: the old values");
+    }
+}
+
+#[test]
+fn a_128_bit_counter_counts_every_thread_of_the_grid_without_tearing() {
+    let threads = THREADS * BLOCKS;
+    // The low half carries into the high half after 100 increments.
+    let initial: u128 = (5 << 64) | u128::from(u64::MAX - 99);
+    let step: u128 = (1 << 64) | 1;
+    let buffers = [words(&[initial]), Buffer::zeroed("b64", 2 * threads)];
+    let launch = Launch { grid: [BLOCKS as u32, 1, 1], block: [THREADS as u32, 1, 1], ..Launch::default() };
+    let result = run_ok(&counter_kernel(), &launch, &buffers);
+    assert_eq!(read_words(&result[0]), vec![initial.wrapping_add(step * threads as u128)], "the counter");
+    // Each thread's swap replaced one count: together they are every count from the initial
+    // value on, each once.
+    let mut olds = read_words(&result[1]);
+    olds.sort_unstable();
+    let mut model: Vec<u128> = (0..threads as u128).map(|count| initial.wrapping_add(step * count)).collect();
+    model.sort_unstable();
+    assert_eq!(olds, model, "the values the swaps replaced");
+}
+
+#[test]
+fn exchanges_form_one_chain_from_the_initial_value_to_the_last_thread_s() {
+    let threads = THREADS * BLOCKS;
+    let mut random = Random::new(129);
+    let initial = random_words(&mut random, 1)[0];
+    let values = random_words(&mut random, threads);
+    let buffers = [words(&[initial]), words(&values), Buffer::zeroed("b64", 2 * threads)];
+    let launch = Launch { grid: [BLOCKS as u32, 1, 1], block: [THREADS as u32, 1, 1], ..Launch::default() };
+    let result = run_ok(&exchange_kernel(), &launch, &buffers);
+    let last = read_words(&result[0])[0];
+    let olds = read_words(&result[2]);
+    // Every value but the last one written was handed back once, and so was the initial one.
+    let mut handed_back = olds.clone();
+    handed_back.push(last);
+    handed_back.sort_unstable();
+    let mut model = values.clone();
+    model.push(initial);
+    model.sort_unstable();
+    assert_eq!(handed_back, model, "the old values and the last value");
+    // Following the chain from the initial value visits every thread once.
+    let by_old: std::collections::HashMap<u128, usize> =
+        olds.iter().enumerate().map(|(thread, &old)| (old, thread)).collect();
+    let mut current = initial;
+    for _ in 0..threads {
+        let thread = by_old[&current];
+        current = values[thread];
+    }
+    assert_eq!(current, last, "the chain ends at the word's last value");
+}
+
+fn compile(source: &str, target: &str, arch: Option<&str>, emit: Option<Emit>) -> Result<Artifact, Failure> {
+    let target = describe(target, arch, false).unwrap_or_else(|error| panic!("{error}"));
+    let options = CompileOptions { target, emit, optimization: 2 };
+    compile_source(source, "atomics128", &options)
+}
+
+fn every_kernel() -> [String; 3] {
+    [compare_and_swap_kernel("atom.acq_rel.gpu.global.cas.b128"), counter_kernel(), exchange_kernel()]
+}
+
+#[test]
+fn nvptx_writes_ptx_s_own_128_bit_atomics_at_isa_8_3_and_ptxas_accepts_them() {
+    for (index, source) in every_kernel().iter().enumerate() {
+        for arch in ["sm_90", "sm_90a", "sm_100"] {
+            let compiled = compile(source, "nvptx", Some(arch), None)
+                .unwrap_or_else(|failure| panic!("{index} {arch}: {failure:?}"));
+            let text = String::from_utf8_lossy(&compiled.bytes);
+            assert!(text.contains(".b128 "), "{index} {arch}: no 128-bit atomic in\n{text}");
+            assert!(!text.contains("__atomic"), "{index} {arch}: a library call in\n{text}");
+            if arch != "sm_100" {
+                assert!(text.contains(".version 8.3"), "{index} {arch}: {text}");
+            }
+            vendor_checks::ptxas_accepts(&compiled.bytes, arch, &format!("atomics128-{index}"))
+                .unwrap_or(Ok(()))
+                .unwrap_or_else(|message| panic!("{index} {arch}: ptxas: {message}\n{text}"));
+        }
+    }
+}
+
+#[test]
+fn amdgpu_builds_code_objects_with_a_lock_loop_and_no_library_call() {
+    for (index, source) in every_kernel().iter().enumerate() {
+        for arch in ["gfx90a", "gfx1100"] {
+            let compiled = compile(source, "amdgpu", Some(arch), None)
+                .unwrap_or_else(|failure| panic!("{index} {arch}: {failure:?}"));
+            let notes = code_object_notes(&compiled.bytes, &format!("atomics128-{index}-{arch}"));
+            if let Some(notes) = notes {
+                assert!(notes.contains(".name:") || notes.contains("amdhsa"), "{index} {arch}: {notes}");
+            }
+            let assembly = compile(source, "amdgpu", Some(arch), Some(Emit::Assembly))
+                .unwrap_or_else(|failure| panic!("{index} {arch}: {failure:?}"));
+            let text = String::from_utf8_lossy(&assembly.bytes);
+            assert!(!text.contains("__atomic"), "{index} {arch}: a library call in\n{text}");
+            assert!(text.contains("cmpswap"), "{index} {arch}: no lock taken in\n{text}");
+        }
+    }
+}
+
+/// The lock loop's shape, which no CPU run can check: the lock is taken by a `cmpxchg` with at
+/// least acquire ordering, released by an atomic store inside the same iteration (before the
+/// loop's back edge), and the exit test goes through the opaque `asm`.
+#[test]
+fn amdgpu_takes_and_releases_the_lock_within_one_iteration() {
+    let source = compare_and_swap_kernel("atom.relaxed.gpu.global.cas.b128");
+    let ir = compile(&source, "amdgpu", None, Some(Emit::LlvmIr)).unwrap_or_else(|failure| panic!("{failure:?}"));
+    let text = String::from_utf8_lossy(&ir.bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let position = |needle: &str| {
+        lines.iter().position(|line| line.contains(needle)).unwrap_or_else(|| panic!("no `{needle}` in\n{text}"))
+    };
+    let take = position("cmpxchg ptr addrspace(1)");
+    assert!(lines[take].contains("syncscope(\"agent\") acquire"), "{}", lines[take]);
+    let load = position("%wide.old = load i128");
+    let store = position("store i128 %wide.new");
+    let release = position("store atomic i32 0");
+    assert!(lines[release].contains("syncscope(\"agent\") release"), "{}", lines[release]);
+    let leave = position("128-bit atomic lock released");
+    assert!(take < load && load < store && store < release && release < leave, "{text}");
+    // The exit test and the back edge to the `cmpxchg` follow the release.
+    let back_edge = lines[leave..].iter().any(|line| line.contains("br i1") && line.contains("%wide.try"));
+    assert!(back_edge, "{text}");
+    assert!(
+        text.contains("@ptxr.wide_atomic_locks = internal addrspace(1) global [1024 x i32] zeroinitializer"),
+        "{text}"
+    );
+}
+
+#[test]
+fn spirv_reports_the_128_bit_registers_as_unsupported() {
+    match compile(&exchange_kernel(), "spirv", None, None) {
+        Err(Failure::Diagnostics(diagnostics)) => {
+            assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.message.contains("`.b128` registers")
+                    && diagnostic.message.contains("spirv")),
+                "{diagnostics:?}"
+            );
+        }
+        other => panic!("expected E0901, got {:?}", other.map(|artifact| artifact.bytes.len())),
+    }
+}
