@@ -86,6 +86,7 @@ impl Instruction {
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]
             }
+            Instruction::VectorAtomic { destinations, .. } => destinations.clone().unwrap_or_default(),
             Instruction::Atomic { destination, .. }
             | Instruction::Barrier { destination, .. }
             | Instruction::MbarrierArrive { destination, .. } => destination.iter().copied().collect(),

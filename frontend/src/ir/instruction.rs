@@ -435,6 +435,21 @@ pub enum Instruction {
         /// `c` of `.cas`: the value stored when the comparison holds.
         swap: Option<Operand>,
     },
+    /// `atom.sem.scope{.global}.op.vN.type d, [a], b` and (without `destinations`) `red`, the
+    /// vector forms of ISA 8.1 (sm_90): `.add` on `.v2`/`.v4` of `.f32`, `.add`/`.min`/`.max` on
+    /// `.v2`/`.v4`/`.v8` of `.f16`/`.bf16` and on `.v2`/`.v4` of `.f16x2`/`.bf16x2`. Each
+    /// element is one atomic operation on its own element of memory; `state_space` is `Global`
+    /// or `Generic`.
+    VectorAtomic {
+        operation: AtomicOperation,
+        ty: ScalarType,
+        state_space: StateSpace,
+        ordering: MemoryOrdering,
+        scope: MemoryScope,
+        destinations: Option<Vec<Destination>>,
+        address: Address,
+        values: Vec<Operand>,
+    },
     /// `membar.level`, `fence.sem.scope`: orders this thread's memory accesses.
     Fence { ordering: MemoryOrdering, scope: MemoryScope },
     /// `fence.proxy.alias`, `membar.proxy.alias`, `fence.proxy.async{.space}`: orders this

@@ -26,6 +26,7 @@ mod support;
 mod synchronization;
 mod tf32;
 mod vector;
+mod vector_atomic;
 mod video;
 mod warp_matrix;
 mod word_atomic;
@@ -317,6 +318,20 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 address,
                 value,
                 swap.as_ref(),
+            )
+        }
+        Instruction::VectorAtomic { operation, ty, state_space, ordering, scope, destinations, address, values } => {
+            vector_atomic::vector_atomic(
+                lowering,
+                guarded,
+                *operation,
+                *ty,
+                *state_space,
+                *ordering,
+                *scope,
+                destinations.as_deref(),
+                address,
+                values,
             )
         }
         Instruction::Fence { ordering, scope } => synchronization::fence(lowering, guarded, *ordering, *scope),

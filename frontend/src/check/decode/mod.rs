@@ -132,7 +132,7 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     let vectors_decoded = || {
         matches!(
             instruction.opcode.node.as_str(),
-            "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma"
+            "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma" | "atom" | "red"
         )
     };
     let lists_decoded = || instruction.opcode.node == "call";

@@ -12,7 +12,7 @@ use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType, StateSpace};
 
 use super::comparison::predicate_operand;
-use super::{accept_unlowered, Context, Modifiers};
+use super::{accept_unlowered, vector, Context, Modifiers};
 
 /// Cache and eviction hints never change what an instruction computes.
 fn is_cache_hint(name: &str) -> bool {
@@ -43,13 +43,12 @@ fn atomic_type_is_valid(operation: AtomicOperation, ty: ScalarType) -> bool {
 /// `atom` and `red`: `atom.sem.scope.space.op.type d, [a], b{, c}{, policy}`.
 pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let reduction = modifiers.opcode() == "red";
-    if modifiers
-        .take(|name| (name.starts_with("v") && name.len() <= 3 && name[1..].parse::<u8>().is_ok()).then_some(()))
-        .is_some()
-        || modifiers.flag("shared::cluster")
-    {
-        // Vector atomics (sm_90) and cluster shared memory are valid but not decoded yet.
+    if modifiers.flag("shared::cluster") {
+        // Cluster shared memory is valid but not decoded yet.
         return accept_unlowered(context, modifiers, instruction);
+    }
+    if let Some(lanes) = modifiers.take(vector::lanes_of_modifier) {
+        return vector_atomic(context, modifiers, instruction, lanes);
     }
     let ordering = modifiers.take(MemoryOrdering::from_ptx).map_or(MemoryOrdering::Relaxed, |ordering| ordering.node);
     let scope = modifiers.take(MemoryScope::from_ptx).map_or(MemoryScope::Gpu, |scope| scope.node);
@@ -123,6 +122,106 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         address,
         value,
         swap,
+    })
+}
+
+/// Whether a vector atomic of `lanes` elements of `ty` is one of the forms of the PTX ISA
+/// manual's "atom" and "red" sections (ISA 8.1, sm_90):
+///
+/// ```text
+/// atom{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32 d, [a], b{, cache-policy};
+/// atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type d, [a], b{, cache-policy};
+/// atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type d, [a], b{, cache-policy};
+/// .op = { .add, .min, .max }; .half_word_type = { .f16, .bf16 }; .packed_type = { .f16x2, .bf16x2 };
+/// .vec_16_bit = { .v2, .v4, .v8 }; .vec_32_bit = { .v2, .v4 };
+/// ```
+fn vector_atomic_is_valid(operation: AtomicOperation, ty: ScalarType, lanes: u32) -> bool {
+    let operation_fits = match ty {
+        ScalarType::F32 => operation == AtomicOperation::Add,
+        ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2 => {
+            matches!(operation, AtomicOperation::Add | AtomicOperation::Minimum | AtomicOperation::Maximum)
+        }
+        _ => false,
+    };
+    let lanes_fit = match ty {
+        ScalarType::F16 | ScalarType::Bf16 => matches!(lanes, 2 | 4 | 8),
+        _ => matches!(lanes, 2 | 4),
+    };
+    operation_fits && lanes_fit
+}
+
+/// The vector forms of `atom` and `red` (see [`vector_atomic_is_valid`]).
+fn vector_atomic(
+    context: &mut Context,
+    modifiers: &mut Modifiers,
+    instruction: &ast::Instruction,
+    lanes: Spanned<u32>,
+) -> Option<Instruction> {
+    let reduction = modifiers.opcode() == "red";
+    let ordering = modifiers.take(MemoryOrdering::from_ptx).map_or(MemoryOrdering::Relaxed, |ordering| ordering.node);
+    let scope = modifiers.take(MemoryScope::from_ptx).map_or(MemoryScope::Gpu, |scope| scope.node);
+    let state_space = match modifiers.state_space() {
+        Some(space) if space.node == StateSpace::Global => space.node,
+        Some(space) => {
+            context.report(
+                Diagnostic::error(
+                    Code::InvalidModifier,
+                    format!("vector `{}` does not access `{}`", modifiers.opcode(), space.node),
+                )
+                .with_primary(space.span, "expected `.global` or no state space (generic)"),
+            );
+            return None;
+        }
+        None => StateSpace::Generic,
+    };
+    let Some(operation) = modifiers.take(AtomicOperation::from_ptx) else {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`{}` needs an operation", modifiers.opcode()))
+                .with_primary(modifiers.end_span(), "expected `.add`, `.min` or `.max`"),
+        );
+        return None;
+    };
+    modifiers.flag("noftz");
+    modifiers.drop_all(is_cache_hint);
+    let ty = modifiers.required_type(context)?;
+    if !vector_atomic_is_valid(operation.node, ty.node, lanes.node) {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("vector `{}` is not defined with `.v{}` on `{}` for this operation", modifiers.opcode(), lanes.node, ty.node),
+            )
+            .with_primary(ty.span, "not a vector atomic form")
+            .with_note("vector atomics: `.add` on `.v2`/`.v4` of `.f32`; `.add`/`.min`/`.max` on `.v2`/`.v4`/`.v8` of `.f16`/`.bf16` and on `.v2`/`.v4` of `.f16x2`/`.bf16x2`"),
+        );
+        return None;
+    }
+    let fixed = usize::from(!reduction) + 2;
+    let count = instruction.operands.len();
+    if count != fixed && count != fixed + 1 {
+        context.expect_operand_count(instruction, fixed)?;
+    }
+    let mut operands = instruction.operands.iter();
+    let destinations = if reduction {
+        None
+    } else {
+        let list = context.destination_list(operands.next()?, ty.node, lanes.node, SizeRule::Exact, false)?;
+        Some(list.into_iter().collect::<Option<Vec<_>>>()?)
+    };
+    let address = context.address(operands.next()?)?;
+    context.check_address_space(&address, state_space, modifiers.opcode())?;
+    let values = context.source_list(operands.next()?, ty.node, lanes.node, SizeRule::Exact)?;
+    if let Some(policy) = operands.next() {
+        context.source(policy, ScalarType::B64, SizeRule::Exact)?;
+    }
+    Some(Instruction::VectorAtomic {
+        operation: operation.node,
+        ty: ty.node,
+        state_space,
+        ordering,
+        scope,
+        destinations,
+        address,
+        values,
     })
 }
 

@@ -52,7 +52,7 @@ pub fn binary<'ctx>(
 
 /// `min`/`max`: a NaN operand is ignored unless `.NaN` is given, two NaNs give NaN, and -0.0 is
 /// below +0.0.
-fn minimum_maximum<'ctx>(
+pub(super) fn minimum_maximum<'ctx>(
     emit: &Emit<'_, '_, 'ctx>,
     mut a: IntValue<'ctx>,
     mut b: IntValue<'ctx>,

@@ -30,7 +30,7 @@ mod comparison;
 mod conversion;
 
 pub use arithmetic::{binary, fused_multiply_add, unary};
-pub use atomic_add::add_by_compare_and_swap;
+pub use atomic_add::{add_by_compare_and_swap, update_by_compare_and_swap, LaneUpdate};
 pub use comparison::{compare_lanes, packed_set_predicate, set};
 pub use conversion::{convert, float8_convert, pack_convert};
 
