@@ -47,6 +47,10 @@ struct Form {
 const ISA_7_8_SM_80: &str = ".version 7.8\n.target sm_80";
 /// `elect.sync` needs ISA 8.0 and sm_90.
 const ISA_8_0_SM_90: &str = ".version 8.0\n.target sm_90";
+/// 128-bit `atom.cas`/`atom.exch` need ISA 8.3 and sm_90.
+const ISA_8_3_SM_90: &str = ".version 8.3\n.target sm_90";
+/// Vector `atom`/`red` need ISA 8.1 and sm_90.
+const ISA_8_1_SM_90: &str = ".version 8.1\n.target sm_90";
 /// `stmatrix` needs ISA 7.8 and sm_90.
 const ISA_7_8_SM_90: &str = ".version 7.8\n.target sm_90";
 
@@ -427,6 +431,10 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("atom.global.cas.b32", R6, "ld.global.u32 %r1, [%rd2+4]; ld.global.u32 %r2, [%rd2+8]; atom.global.cas.b32 %r3, [%rd2], %r1, %r2; st.global.u32 [%rd2+12], %r3"),
             form("atom.global.cas.b16", ".reg .b16 %h<4>", "ld.global.b16 %h1, [%rd2+2]; ld.global.b16 %h2, [%rd2+4]; atom.global.cas.b16 %h3, [%rd2], %h1, %h2; st.global.b16 [%rd2+6], %h3"),
             form("atom.global.exch.b64", ".reg .b64 %rl<3>", "ld.global.u64 %rl1, [%rd2+8]; atom.global.exch.b64 %rl2, [%rd2], %rl1; st.global.u64 [%rd2+16], %rl2"),
+            form("atom.global.cas.b128", ".reg .b128 %q<4>", "ld.global.b128 %q1, [%rd2+16]; ld.global.b128 %q2, [%rd2+32]; atom.global.cas.b128 %q3, [%rd2], %q1, %q2; st.global.b128 [%rd2+48], %q3").with_header(ISA_8_3_SM_90),
+            form("atom.global.exch.b128", ".reg .b128 %q<3>", "ld.global.b128 %q1, [%rd2+16]; atom.global.exch.b128 %q2, [%rd2], %q1; st.global.b128 [%rd2+32], %q2").with_header(ISA_8_3_SM_90),
+            form("atom.global.v2.f32.add", ".reg .f32 %f<5>", "ld.global.v2.f32 {%f1, %f2}, [%rd2+8]; atom.global.v2.f32.add {%f3, %f4}, [%rd2], {%f1, %f2}; st.global.v2.f32 [%rd2+16], {%f3, %f4}").with_header(ISA_8_1_SM_90),
+            form("red.global.v4.f32.add", ".reg .f32 %f<5>", "ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16]; red.global.v4.f32.add [%rd2], {%f1, %f2, %f3, %f4}").with_header(ISA_8_1_SM_90),
             form("atom.global.add.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2+4]; atom.global.add.f32 %f2, [%rd2], %f1; st.global.f32 [%rd2+8], %f2"),
             form("atom.global.add.noftz.f16", ".reg .b16 %h<3>", "ld.global.b16 %h1, [%rd2+2]; atom.global.add.noftz.f16 %h2, [%rd2], %h1; st.global.b16 [%rd2+4], %h2"),
             form("atom.global.add.noftz.f16x2", R4, "ld.global.b32 %r1, [%rd2+4]; atom.global.add.noftz.f16x2 %r2, [%rd2], %r1; st.global.b32 [%rd2+8], %r2"),
