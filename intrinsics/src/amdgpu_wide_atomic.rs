@@ -6,8 +6,9 @@
 //! `.exch` and requires the address to be aligned to 16 bytes. Here the 16-byte word is read and
 //! written with plain accesses while a lock word is held; the lock is one of [`LOCKS`] words of a
 //! module-wide table, chosen by the word's address. So the update is atomic against every other
-//! 128-bit atomic of ptxr's code, which take the same lock for the same address, but not against
-//! a plain 16-byte `st`, which is not atomic in PTX either.
+//! 128-bit atomic of the same code object, which takes the same lock for the same address, but
+//! not against a plain 16-byte `st` (not atomic in PTX either), nor against the 128-bit atomics
+//! of another code object, which has a table of its own.
 //!
 //! A wave runs its lanes in lock step, so a lane that waits for a lock that another lane of its
 //! own wave holds must not keep that lane from running. The loop is therefore built so that each
