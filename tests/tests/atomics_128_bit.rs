@@ -61,6 +61,33 @@ fn counter_kernel() -> String {
     )
 }
 
+/// The counter of [`counter_kernel`] in a block's `.shared` memory: thread 0 sets it from
+/// `counter`, every thread increments it, and thread 0 writes it back.
+fn shared_counter_kernel() -> String {
+    format!(
+        "{HEADER}.visible .entry shared_counter128(.param .u64 counter)\n{{\n\
+         .shared .align 16 .b8 word[16];\n\
+         .reg .b128 %seen, %next, %old;\n.reg .b64 %rd1, %low, %high, %old_low, %old_high;\n\
+         .reg .b32 %r0;\n.reg .pred %first, %retry;\n\
+         mov.u32 %r0, %tid.x;\n setp.eq.u32 %first, %r0, 0;\n\
+         ld.param.u64 %rd1, [counter];\n\
+         @%first ld.global.b128 %seen, [%rd1];\n @%first st.shared.b128 [word], %seen;\n\
+         bar.sync 0;\n\
+         ld.shared.b128 %seen, [word];\n\
+         RETRY:\n\
+         mov.b128 {{%low, %high}}, %seen;\n\
+         add.cc.u64 %low, %low, 1;\n addc.u64 %high, %high, 1;\n\
+         mov.b128 %next, {{%low, %high}};\n\
+         atom.shared.cas.b128 %old, [word], %seen, %next;\n\
+         mov.b128 {{%low, %high}}, %seen;\n mov.b128 {{%old_low, %old_high}}, %old;\n\
+         setp.ne.b64 %retry, %low, %old_low;\n setp.ne.or.b64 %retry, %high, %old_high, %retry;\n\
+         mov.b128 %seen, %old;\n\
+         @%retry bra RETRY;\n\
+         bar.sync 0;\n\
+         @%first ld.shared.b128 %seen, [word];\n @%first st.global.b128 [%rd1], %seen;\n ret;\n}}\n"
+    )
+}
+
 /// Every thread of the grid exchanges its own value into one word and stores what it got back.
 fn exchange_kernel() -> String {
     format!(
@@ -136,6 +163,14 @@ fn a_128_bit_counter_counts_every_thread_of_the_grid_without_tearing() {
 }
 
 #[test]
+fn a_128_bit_counter_in_shared_memory_counts_every_thread_of_the_block() {
+    let initial: u128 = (u128::from(u64::MAX) << 64) | u128::from(u64::MAX - 9);
+    let step: u128 = (1 << 64) | 1;
+    let result = run_ok(&shared_counter_kernel(), &Launch::threads(THREADS as u32), &[words(&[initial])]);
+    assert_eq!(read_words(&result[0]), vec![initial.wrapping_add(step * THREADS as u128)], "the counter");
+}
+
+#[test]
 fn exchanges_form_one_chain_from_the_initial_value_to_the_last_thread_s() {
     let threads = THREADS * BLOCKS;
     let mut random = Random::new(129);
@@ -171,13 +206,22 @@ fn compile(source: &str, target: &str, arch: Option<&str>, emit: Option<Emit>) -
     compile_source(source, "atomics128", &options)
 }
 
-fn every_kernel() -> [String; 3] {
-    [compare_and_swap_kernel("atom.acq_rel.gpu.global.cas.b128"), counter_kernel(), exchange_kernel()]
+fn every_kernel() -> [String; 4] {
+    [
+        compare_and_swap_kernel("atom.acq_rel.gpu.global.cas.b128"),
+        counter_kernel(),
+        exchange_kernel(),
+        shared_counter_kernel(),
+    ]
 }
 
 #[test]
 fn nvptx_writes_ptx_s_own_128_bit_atomics_at_isa_8_3_and_ptxas_accepts_them() {
     for (index, source) in every_kernel().iter().enumerate() {
+        // The kernels themselves are valid PTX, as NVIDIA's assembler reads it.
+        vendor_checks::ptxas_accepts(source.as_bytes(), "sm_90", &format!("atomics128-source-{index}"))
+            .unwrap_or(Ok(()))
+            .unwrap_or_else(|message| panic!("{index}: ptxas on the source: {message}\n{source}"));
         for arch in ["sm_90", "sm_90a", "sm_100"] {
             let compiled = compile(source, "nvptx", Some(arch), None)
                 .unwrap_or_else(|failure| panic!("{index} {arch}: {failure:?}"));

@@ -113,6 +113,10 @@ fn compile(target: &str, arch: Option<&str>) -> Vec<u8> {
 
 #[test]
 fn every_gpu_target_builds_the_vector_atomics_and_the_vendors_checks_accept_them() {
+    // The kernel itself is valid PTX, as NVIDIA's assembler reads it.
+    vendor_checks::ptxas_accepts(kernel().as_bytes(), "sm_90", "vector-atomics-source")
+        .unwrap_or(Ok(()))
+        .unwrap_or_else(|message| panic!("ptxas on the source: {message}"));
     let ptx = compile("nvptx", None);
     vendor_checks::ptxas_accepts(&ptx, "sm_90", "vector-atomics")
         .unwrap_or(Ok(()))
