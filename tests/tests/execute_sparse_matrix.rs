@@ -1,0 +1,351 @@
+//! `mma.sp.sync.aligned` (ISA 7.8 section 9.7.13.5) on the CPU and, when an OpenCL platform is
+//! set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL: each lane loads its fragments and its
+//! metadata register from an input buffer, the warp multiplies, and each lane stores its D
+//! fragment. The model here builds a random 2:4-sparse dense A (every chunk of four keeps a
+//! pair of places drawn from the six pairs), its non-zero half spread over the lanes as the
+//! manual's tables say, and the metadata spread as NVIDIA's figures show it (the layout
+//! `lowering/src/instructions/sparse_matrix.rs` documents with its sources); lanes that the
+//! sparsity selector does not name hold random metadata, which must not count. The expected D
+//! is C plus the dense products in order of k, exact in `f64`, rounded once to D's type with
+//! the `half` crate: the dense `mma`'s arithmetic on these targets.
+use half::{bf16, f16};
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_frontend::Code;
+use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Device {
+    Cpu,
+    OpenCl,
+}
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
+
+fn run_on(device: Device, ptx: &str, launch: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
+    match device {
+        Device::Cpu => run_ok(ptx, launch, buffers),
+        Device::OpenCl => opencl::run_ok(ptx, launch, buffers, OPENCL_CHILD),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    F16,
+    Bf16,
+    F32,
+}
+
+impl Kind {
+    fn per_register(self) -> usize {
+        match self {
+            Kind::F16 | Kind::Bf16 => 2,
+            Kind::F32 => 1,
+        }
+    }
+
+    fn encode(self, value: f64) -> u32 {
+        match self {
+            Kind::F16 => u32::from(f16::from_f64(value).to_bits()),
+            Kind::Bf16 => u32::from(bf16::from_f64(value).to_bits()),
+            Kind::F32 => (value as f32).to_bits(),
+        }
+    }
+
+    /// A random non-zero value exact in this type: a small integer, or (`rounding`) one with
+    /// random mantissa bits and an exponent near one, so that sums round.
+    fn random(self, random: &mut Random, rounding: bool) -> f64 {
+        let raw = random.next_u64();
+        let sign = if raw & 1 == 0 { 1.0 } else { -1.0 };
+        if !rounding {
+            return sign * (1 + (raw >> 1) % 9) as f64;
+        }
+        let exponent = ((raw >> 1) % 12) as i32 - 8;
+        let mantissa = match self {
+            Kind::F16 | Kind::F32 => 1.0 + ((raw >> 8) % 1024) as f64 / 1024.0,
+            Kind::Bf16 => 1.0 + ((raw >> 8) % 128) as f64 / 128.0,
+        };
+        sign * mantissa * 2f64.powi(exponent)
+    }
+}
+
+struct Form {
+    /// Without the sparsity selector, which each run appends.
+    spelling: &'static str,
+    k: usize,
+    d: Kind,
+    ab: Kind,
+    c: Kind,
+    rounding: bool,
+}
+
+/// The six pairs of places a chunk of four may keep, as (first index, second index).
+const PAIRS: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+
+/// Row and column of element `i` of `lane`'s fragment of A's non-zero half (16 × k/2), as the
+/// manual gives them: on `.m16n8k16` `a0, a1` are row `groupID`, `a2, a3` row `groupID + 8`,
+/// non-zero columns `2·threadID_in_group` and the next; `.m16n8k32` adds `a4` to `a7` 8
+/// columns on (the dense `.m16n8k16` table).
+fn a_table(k: usize, lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    match k {
+        16 => (if i < 2 { group } else { group + 8 }, 2 * thread + (i & 1)),
+        _ => (
+            if matches!(i, 0 | 1 | 4 | 5) { group } else { group + 8 },
+            2 * thread + (i & 1) + if i < 4 { 0 } else { 8 },
+        ),
+    }
+}
+
+/// B (k × 8): `b0, b1` rows `2·threadID_in_group` and the next, each further pair 8 rows on;
+/// column `groupID`.
+fn b_table(lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    (2 * thread + (i & 1) + 8 * (i / 2), group)
+}
+
+fn accumulator_table(lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1))
+}
+
+fn pack(registers: &mut [u32], kind: Kind, i: usize, bits: u32) {
+    let per = kind.per_register();
+    let width = 32 / per as u32;
+    let mask = if width == 32 { u32::MAX } else { (1 << width) - 1 };
+    registers[i / per] |= (bits & mask) << ((i % per) as u32 * width);
+}
+
+fn kernel(form: &Form, selector: u32, counts: [usize; 4]) -> String {
+    let [a, b, c, d] = counts;
+    let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
+    let mut body = String::new();
+    let mut offset = 0;
+    for (name, count) in [("a", a), ("b", b), ("c", c), ("e", 1)] {
+        for i in 0..count {
+            body += &format!("    ld.global.b32 %{name}{i}, [%rd4+{}];\n", 4 * (offset + i));
+        }
+        offset += count;
+    }
+    body += &format!(
+        "    {} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %e0, {selector};\n",
+        form.spelling,
+        list("d", d),
+        list("a", a),
+        list("b", b),
+        list("c", c)
+    );
+    for i in 0..d {
+        body += &format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i);
+    }
+    format!(
+        ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .b32 %a<{a}>;
+    .reg .b32 %b<{b}>;
+    .reg .b32 %c<{c}>;
+    .reg .b32 %d<{d}>;
+    .reg .b32 %e<1>;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<7>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, {in_stride};
+    add.u64 %rd4, %rd1, %rd3;
+    mul.wide.u32 %rd5, %r1, {out_stride};
+    add.u64 %rd6, %rd2, %rd5;
+{body}    ret;
+}}
+",
+        in_stride = 4 * (a + b + c + 1),
+        out_stride = 4 * d,
+    )
+}
+
+fn counts(form: &Form) -> [usize; 4] {
+    let per = form.ab.per_register();
+    [
+        16 * form.k / 2 / 32 / per,
+        form.k * 8 / 32 / per,
+        128 / 32 / form.c.per_register(),
+        128 / 32 / form.d.per_register(),
+    ]
+}
+
+/// The selectors a form takes: four on `.m16n8k16` (one lane of each group gives the
+/// metadata), two on `.m16n8k32` (a pair of lanes).
+fn selectors(form: &Form) -> u32 {
+    if form.k == 16 {
+        4
+    } else {
+        2
+    }
+}
+
+/// Runs `form` with sparsity selector `selector` on `warps` warps and checks every lane's D.
+fn check_on(device: Device, form: &Form, selector: u32, warps: usize, seed: u64) {
+    let k = form.k;
+    let [a_count, b_count, c_count, d_count] = counts(form);
+    let mut random = Random::new(seed);
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for _ in 0..warps {
+        // Each chunk keeps a pair; every pair appears in every row's chunks over the warps.
+        let pairs: Vec<Vec<(usize, usize)>> =
+            (0..16).map(|_| (0..k / 4).map(|_| PAIRS[(random.next_u64() % 6) as usize]).collect()).collect();
+        let mut a = vec![vec![0.0; k]; 16];
+        let mut kept = vec![vec![0.0; k / 2]; 16];
+        for row in 0..16 {
+            for (chunk, &(first, second)) in pairs[row].iter().enumerate() {
+                for (s, place) in [first, second].into_iter().enumerate() {
+                    let value = form.ab.random(&mut random, form.rounding);
+                    a[row][4 * chunk + place] = value;
+                    kept[row][2 * chunk + s] = value;
+                }
+            }
+        }
+        let b: Vec<Vec<f64>> =
+            (0..k).map(|_| (0..8).map(|_| form.ab.random(&mut random, form.rounding)).collect()).collect();
+        let c: Vec<Vec<f64>> =
+            (0..16).map(|_| (0..8).map(|_| form.c.random(&mut random, form.rounding)).collect()).collect();
+        // A row's metadata: four bits a chunk, the first index in the low two, chunk 0 lowest.
+        let row_metadata = |row: usize, chunks: std::ops::Range<usize>| -> u32 {
+            chunks.enumerate().fold(0, |word, (n, chunk)| {
+                let (first, second) = pairs[row][chunk];
+                word | ((first | second << 2) as u32) << (4 * n)
+            })
+        };
+        for lane in 0..32 {
+            let mut registers = vec![0u32; a_count + b_count + c_count + 1];
+            for i in 0..16 * k / 2 / 32 {
+                let (row, column) = a_table(k, lane, i);
+                pack(&mut registers[..a_count], form.ab, i, form.ab.encode(kept[row][column]));
+            }
+            for i in 0..k * 8 / 32 {
+                let (row, column) = b_table(lane, i);
+                pack(&mut registers[a_count..a_count + b_count], form.ab, i, form.ab.encode(b[row][column]));
+            }
+            for i in 0..4 {
+                let (row, column) = accumulator_table(lane, i);
+                pack(
+                    &mut registers[a_count + b_count..a_count + b_count + c_count],
+                    form.c,
+                    i,
+                    form.c.encode(c[row][column]),
+                );
+            }
+            // The selected lanes of group g give rows g (low half) and g + 8 (high half): on
+            // `.m16n8k16` lane 4g + f all four chunks, on `.m16n8k32` lane 4g + 2f + p chunks
+            // 4p to 4p + 3. The other lanes hold noise.
+            let (group, thread) = (lane / 4, lane % 4);
+            let lanes = 4 / selectors(form) as usize;
+            let metadata = if thread / lanes == selector as usize {
+                let p = thread % lanes;
+                let chunks = 4 * p..4 * p + 4;
+                row_metadata(group, chunks.clone()) | row_metadata(group + 8, chunks) << 16
+            } else {
+                random.next_u32()
+            };
+            registers[a_count + b_count + c_count] = metadata;
+            input.extend(registers);
+            let mut d = vec![0u32; d_count];
+            for i in 0..4 {
+                let (row, column) = accumulator_table(lane, i);
+                let sum = (0..k).fold(c[row][column], |sum, x| sum + a[row][x] * b[x][column]);
+                let bits = match form.d {
+                    Kind::F16 => u32::from(f16::from_f64(sum).to_bits()),
+                    _ => (sum as f32).to_bits(),
+                };
+                pack(&mut d, form.d, i, bits);
+            }
+            expected.extend(d);
+        }
+    }
+    let ptx = kernel(form, selector, counts(form));
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
+    let output = run_on(device, &ptx, &Launch::threads(32 * warps as u32), &buffers);
+    for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
+        let (thread, register) = (index / d_count, index % d_count);
+        assert_eq!(got, u64::from(want), "{} selector {selector}: thread {thread} d{register}", form.spelling);
+    }
+}
+
+fn half_precision_forms() -> Vec<Form> {
+    use Kind::{Bf16, F16, F32};
+    let form = |spelling, k, d, ab, c, rounding| Form { spelling, k, d, ab, c, rounding };
+    vec![
+        form("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, F32, F16, F32, true),
+        form("mma.sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, F16, F16, F16, false),
+        form("mma.sp.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, F32, Bf16, F32, true),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", 32, F32, F16, F32, true),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16", 32, F16, F16, F16, false),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", 32, F32, Bf16, F32, true),
+    ]
+}
+
+fn half_precision_on(device: Device) {
+    for (index, form) in half_precision_forms().iter().enumerate() {
+        for selector in 0..selectors(form) {
+            check_on(device, form, selector, 2, 100 * index as u64 + u64::from(selector));
+        }
+    }
+}
+
+#[test]
+fn mma_sp_f16_and_bf16_with_every_selector() {
+    half_precision_on(Device::Cpu);
+}
+
+#[test]
+fn spirv_mma_sp_f16_and_bf16_with_every_selector() {
+    if opencl::available() {
+        half_precision_on(Device::OpenCl);
+    }
+}
+
+/// Every form compiles for every GPU target, each artefact passing its vendor's check (ptxas
+/// at sm_80, spirv-val, the AMDGPU code object's notes); below sm_80 NVPTX says E0302.
+#[test]
+fn mma_sp_forms_compile_for_the_gpus() {
+    let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-mma-sp-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    for (index, form) in half_precision_forms().iter().enumerate() {
+        let source = kernel(form, selectors(form) - 1, counts(form));
+        for target in ["nvptx", "spirv", "amdgpu"] {
+            let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
+                ptxr_tests::vendor_checks::compile(&source, target)
+            else {
+                panic!("{} does not compile for {target}", form.spelling)
+            };
+            if target == "nvptx" {
+                let text = String::from_utf8_lossy(&artefact);
+                assert!(text.contains("mma.sp.sync.aligned"), "{}:\n{text}", form.spelling);
+            }
+            let name = format!("mma-sp{index}");
+            if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                panic!("{} on {target}: {message}", form.spelling);
+            }
+        }
+        let sm75 = describe("nvptx", Some("sm_75"), false).unwrap_or_else(|error| panic!("{error}"));
+        match compile_source(&source, "kernel", &CompileOptions { target: sm75, emit: None, optimization: 2 }) {
+            Err(Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+                "{} on sm_75: {diagnostics:?}",
+                form.spelling
+            ),
+            other => panic!("{} on sm_75: {:?}", form.spelling, other.map(|_| ())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
