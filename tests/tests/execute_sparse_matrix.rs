@@ -39,6 +39,7 @@ fn run_on(device: Device, ptx: &str, launch: &Launch<'_>, buffers: &[Buffer]) ->
 enum Kind {
     F16,
     Bf16,
+    Tf32,
     F32,
 }
 
@@ -46,14 +47,17 @@ impl Kind {
     fn per_register(self) -> usize {
         match self {
             Kind::F16 | Kind::Bf16 => 2,
-            Kind::F32 => 1,
+            Kind::Tf32 | Kind::F32 => 1,
         }
     }
 
-    fn encode(self, value: f64) -> u32 {
+    /// The bits of `value`, which is exact in this type; `.tf32` gets `noise` in the 13 low
+    /// mantissa bits, which `mma` ignores.
+    fn encode(self, value: f64, noise: u32) -> u32 {
         match self {
             Kind::F16 => u32::from(f16::from_f64(value).to_bits()),
             Kind::Bf16 => u32::from(bf16::from_f64(value).to_bits()),
+            Kind::Tf32 => (value as f32).to_bits() | (noise & 0x1fff),
             Kind::F32 => (value as f32).to_bits(),
         }
     }
@@ -68,7 +72,7 @@ impl Kind {
         }
         let exponent = ((raw >> 1) % 12) as i32 - 8;
         let mantissa = match self {
-            Kind::F16 | Kind::F32 => 1.0 + ((raw >> 8) % 1024) as f64 / 1024.0,
+            Kind::F16 | Kind::Tf32 | Kind::F32 => 1.0 + ((raw >> 8) % 1024) as f64 / 1024.0,
             Kind::Bf16 => 1.0 + ((raw >> 8) % 128) as f64 / 128.0,
         };
         sign * mantissa * 2f64.powi(exponent)
@@ -85,17 +89,41 @@ struct Form {
     rounding: bool,
 }
 
-/// The six pairs of places a chunk of four may keep, as (first index, second index).
+/// The six pairs of places a chunk of four may keep (`.f16`, `.bf16`), as (first index, second
+/// index).
 const PAIRS: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
 
+/// A random chunk of A's row: the places it keeps and its four bits of metadata. On `.tf32`
+/// (1:2) the indices name 16-bit halves: 0b0100 keeps the first element, 0b1110 the second.
+fn random_chunk(ab: Kind, random: &mut Random) -> (Vec<usize>, u32) {
+    if ab == Kind::Tf32 {
+        let place = (random.next_u64() % 2) as usize;
+        (vec![place], [0b0100, 0b1110][place])
+    } else {
+        let (first, second) = PAIRS[(random.next_u64() % 6) as usize];
+        (vec![first, second], (first | second << 2) as u32)
+    }
+}
+
+/// Dense elements in a chunk.
+fn chunk(ab: Kind) -> usize {
+    if ab == Kind::Tf32 {
+        2
+    } else {
+        4
+    }
+}
+
 /// Row and column of element `i` of `lane`'s fragment of A's non-zero half (16 × k/2), as the
-/// manual gives them: on `.m16n8k16` `a0, a1` are row `groupID`, `a2, a3` row `groupID + 8`,
-/// non-zero columns `2·threadID_in_group` and the next; `.m16n8k32` adds `a4` to `a7` 8
-/// columns on (the dense `.m16n8k16` table).
-fn a_table(k: usize, lane: usize, i: usize) -> (usize, usize) {
+/// manual gives them. `.f16`/`.bf16`: on `.m16n8k16` `a0, a1` are row `groupID`, `a2, a3` row
+/// `groupID + 8`, non-zero columns `2·threadID_in_group` and the next; `.m16n8k32` adds `a4`
+/// to `a7` 8 columns on (the dense `.m16n8k16` table). `.tf32`: `a0` row `groupID`, `a1` row
+/// `groupID + 8`, non-zero column `threadID_in_group`; `.m16n8k16` adds `a2, a3` 4 columns on.
+fn a_table(ab: Kind, k: usize, lane: usize, i: usize) -> (usize, usize) {
     let (group, thread) = (lane / 4, lane % 4);
-    match k {
-        16 => (if i < 2 { group } else { group + 8 }, 2 * thread + (i & 1)),
+    match (ab, k) {
+        (Kind::Tf32, _) => (if i % 2 == 0 { group } else { group + 8 }, thread + 4 * (i / 2)),
+        (_, 16) => (if i < 2 { group } else { group + 8 }, 2 * thread + (i & 1)),
         _ => (
             if matches!(i, 0 | 1 | 4 | 5) { group } else { group + 8 },
             2 * thread + (i & 1) + if i < 4 { 0 } else { 8 },
@@ -103,11 +131,14 @@ fn a_table(k: usize, lane: usize, i: usize) -> (usize, usize) {
     }
 }
 
-/// B (k × 8): `b0, b1` rows `2·threadID_in_group` and the next, each further pair 8 rows on;
-/// column `groupID`.
-fn b_table(lane: usize, i: usize) -> (usize, usize) {
+/// B (k × 8), column `groupID`: `.f16`/`.bf16` `b0, b1` rows `2·threadID_in_group` and the
+/// next, each further pair 8 rows on; `.tf32` `b_i` row `threadID_in_group + 4i`.
+fn b_table(ab: Kind, lane: usize, i: usize) -> (usize, usize) {
     let (group, thread) = (lane / 4, lane % 4);
-    (2 * thread + (i & 1) + 8 * (i / 2), group)
+    match ab {
+        Kind::Tf32 => (thread + 4 * i, group),
+        _ => (2 * thread + (i & 1) + 8 * (i / 2), group),
+    }
 }
 
 fn accumulator_table(lane: usize, i: usize) -> (usize, usize) {
@@ -182,10 +213,10 @@ fn counts(form: &Form) -> [usize; 4] {
     ]
 }
 
-/// The selectors a form takes: four on `.m16n8k16` (one lane of each group gives the
-/// metadata), two on `.m16n8k32` (a pair of lanes).
+/// The selectors a form takes: four where a row has four chunks (one lane of each group gives
+/// the metadata), two where it has eight (a pair of lanes).
 fn selectors(form: &Form) -> u32 {
-    if form.k == 16 {
+    if form.k / chunk(form.ab) == 4 {
         4
     } else {
         2
@@ -200,17 +231,17 @@ fn check_on(device: Device, form: &Form, selector: u32, warps: usize, seed: u64)
     let mut input = Vec::new();
     let mut expected = Vec::new();
     for _ in 0..warps {
-        // Each chunk keeps a pair; every pair appears in every row's chunks over the warps.
-        let pairs: Vec<Vec<(usize, usize)>> =
-            (0..16).map(|_| (0..k / 4).map(|_| PAIRS[(random.next_u64() % 6) as usize]).collect()).collect();
+        // Each chunk keeps a random pair (or element, on `.tf32`).
+        let chunks: Vec<Vec<(Vec<usize>, u32)>> =
+            (0..16).map(|_| (0..k / chunk(form.ab)).map(|_| random_chunk(form.ab, &mut random)).collect()).collect();
         let mut a = vec![vec![0.0; k]; 16];
         let mut kept = vec![vec![0.0; k / 2]; 16];
         for row in 0..16 {
-            for (chunk, &(first, second)) in pairs[row].iter().enumerate() {
-                for (s, place) in [first, second].into_iter().enumerate() {
+            for (index, (places, _)) in chunks[row].iter().enumerate() {
+                for (s, place) in places.iter().enumerate() {
                     let value = form.ab.random(&mut random, form.rounding);
-                    a[row][4 * chunk + place] = value;
-                    kept[row][2 * chunk + s] = value;
+                    a[row][chunk(form.ab) * index + place] = value;
+                    kept[row][places.len() * index + s] = value;
                 }
             }
         }
@@ -218,22 +249,21 @@ fn check_on(device: Device, form: &Form, selector: u32, warps: usize, seed: u64)
             (0..k).map(|_| (0..8).map(|_| form.ab.random(&mut random, form.rounding)).collect()).collect();
         let c: Vec<Vec<f64>> =
             (0..16).map(|_| (0..8).map(|_| form.c.random(&mut random, form.rounding)).collect()).collect();
-        // A row's metadata: four bits a chunk, the first index in the low two, chunk 0 lowest.
-        let row_metadata = |row: usize, chunks: std::ops::Range<usize>| -> u32 {
-            chunks.enumerate().fold(0, |word, (n, chunk)| {
-                let (first, second) = pairs[row][chunk];
-                word | ((first | second << 2) as u32) << (4 * n)
-            })
+        // A row's metadata: four bits a chunk, chunk 0 lowest.
+        let row_metadata = |row: usize, range: std::ops::Range<usize>| -> u32 {
+            range.enumerate().fold(0, |word, (n, index)| word | chunks[row][index].1 << (4 * n))
         };
         for lane in 0..32 {
             let mut registers = vec![0u32; a_count + b_count + c_count + 1];
             for i in 0..16 * k / 2 / 32 {
-                let (row, column) = a_table(k, lane, i);
-                pack(&mut registers[..a_count], form.ab, i, form.ab.encode(kept[row][column]));
+                let (row, column) = a_table(form.ab, k, lane, i);
+                let noise = random.next_u32();
+                pack(&mut registers[..a_count], form.ab, i, form.ab.encode(kept[row][column], noise));
             }
             for i in 0..k * 8 / 32 {
-                let (row, column) = b_table(lane, i);
-                pack(&mut registers[a_count..a_count + b_count], form.ab, i, form.ab.encode(b[row][column]));
+                let (row, column) = b_table(form.ab, lane, i);
+                let noise = random.next_u32();
+                pack(&mut registers[a_count..a_count + b_count], form.ab, i, form.ab.encode(b[row][column], noise));
             }
             for i in 0..4 {
                 let (row, column) = accumulator_table(lane, i);
@@ -241,12 +271,12 @@ fn check_on(device: Device, form: &Form, selector: u32, warps: usize, seed: u64)
                     &mut registers[a_count + b_count..a_count + b_count + c_count],
                     form.c,
                     i,
-                    form.c.encode(c[row][column]),
+                    form.c.encode(c[row][column], 0),
                 );
             }
-            // The selected lanes of group g give rows g (low half) and g + 8 (high half): on
-            // `.m16n8k16` lane 4g + f all four chunks, on `.m16n8k32` lane 4g + 2f + p chunks
-            // 4p to 4p + 3. The other lanes hold noise.
+            // The selected lanes of group g give rows g (low half) and g + 8 (high half): with
+            // four chunks a row lane 4g + f all four, with eight lane 4g + 2f + p chunks 4p to
+            // 4p + 3. The other lanes hold noise.
             let (group, thread) = (lane / 4, lane % 4);
             let lanes = 4 / selectors(form) as usize;
             let metadata = if thread / lanes == selector as usize {
@@ -293,36 +323,71 @@ fn half_precision_forms() -> Vec<Form> {
     ]
 }
 
-fn half_precision_on(device: Device) {
-    for (index, form) in half_precision_forms().iter().enumerate() {
+fn tf32_forms() -> Vec<Form> {
+    use Kind::{Tf32, F32};
+    vec![
+        Form {
+            spelling: "mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+            k: 8,
+            d: F32,
+            ab: Tf32,
+            c: F32,
+            rounding: true,
+        },
+        Form {
+            spelling: "mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32",
+            k: 16,
+            d: F32,
+            ab: Tf32,
+            c: F32,
+            rounding: true,
+        },
+    ]
+}
+
+fn every_selector(device: Device, forms: &[Form], seed: u64) {
+    for (index, form) in forms.iter().enumerate() {
         for selector in 0..selectors(form) {
-            check_on(device, form, selector, 2, 100 * index as u64 + u64::from(selector));
+            check_on(device, form, selector, 2, seed + 100 * index as u64 + u64::from(selector));
         }
     }
 }
 
 #[test]
 fn mma_sp_f16_and_bf16_with_every_selector() {
-    half_precision_on(Device::Cpu);
+    every_selector(Device::Cpu, &half_precision_forms(), 0);
 }
 
 #[test]
 fn spirv_mma_sp_f16_and_bf16_with_every_selector() {
     if opencl::available() {
-        half_precision_on(Device::OpenCl);
+        every_selector(Device::OpenCl, &half_precision_forms(), 0);
+    }
+}
+
+#[test]
+fn mma_sp_tf32_with_every_selector() {
+    every_selector(Device::Cpu, &tf32_forms(), 5000);
+}
+
+#[test]
+fn spirv_mma_sp_tf32_with_every_selector() {
+    if opencl::available() {
+        every_selector(Device::OpenCl, &tf32_forms(), 5000);
     }
 }
 
 /// Every form compiles for every GPU target, each artefact passing its vendor's check (ptxas
-/// at sm_80, spirv-val, the AMDGPU code object's notes); below sm_80 NVPTX says E0302.
+/// at sm_80, spirv-val, the AMDGPU code object's notes on gfx90a and gfx1100); below sm_80
+/// NVPTX says E0302.
 #[test]
 fn mma_sp_forms_compile_for_the_gpus() {
     let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
     let scratch = std::env::temp_dir().join(format!("ptxr-mma-sp-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
-    for (index, form) in half_precision_forms().iter().enumerate() {
+    for (index, form) in half_precision_forms().iter().chain(&tf32_forms()).enumerate() {
         let source = kernel(form, selectors(form) - 1, counts(form));
-        for target in ["nvptx", "spirv", "amdgpu"] {
+        for target in ["nvptx", "spirv"] {
             let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
                 ptxr_tests::vendor_checks::compile(&source, target)
             else {
@@ -335,6 +400,17 @@ fn mma_sp_forms_compile_for_the_gpus() {
             let name = format!("mma-sp{index}");
             if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
                 panic!("{} on {target}: {message}", form.spelling);
+            }
+        }
+        // Wave64 and wave32 processors: the shuffles cross a 32-lane warp within either.
+        for processor in ["gfx90a", "gfx1100"] {
+            let target = describe("amdgpu", Some(processor), false).unwrap_or_else(|error| panic!("{error}"));
+            let options = CompileOptions { target, emit: None, optimization: 2 };
+            let artefact = compile_source(&source, "kernel", &options)
+                .unwrap_or_else(|failure| panic!("{} on {processor}: {failure:?}", form.spelling));
+            let name = format!("mma-sp{index}-{processor}");
+            if let Err(message) = validators.check("amdgpu", &name, &source, &artefact.bytes, &scratch) {
+                panic!("{} on {processor}: {message}", form.spelling);
             }
         }
         let sm75 = describe("nvptx", Some("sm_75"), false).unwrap_or_else(|error| panic!("{error}"));

@@ -18,28 +18,37 @@
 //!   LLVM's MLIR test `sparse-mma-2-4-f16.mlir` (run on sm_80), tilelang's
 //!   `mma_sp_load_a_32x8_to_shared_16x32_layout` and an NVIDIA forum answer ("the layout of
 //!   fragment A should be the same with m16n8k16 without sparsity") agree.
-//! - Non-zero column `2c + s` of a row (s = 0, 1) lies in chunk `c`, dense columns `4c` to
-//!   `4c + 3`, at the place that the chunk's two-bit index `s` names (the manual: 2:4 on `.f16`
-//!   and `.bf16`, "16 2-bit vectors" in a `.b32`).
+//!   On `.tf32` the manual's text says so too (`a0, a2` row `groupID`, `a1, a3` row
+//!   `groupID + 8`, `firstcol = threadID_in_group * 2`, `+ 8` for `a2, a3`).
+//! - `.f16`/`.bf16` (2:4): non-zero column `2c + s` of a row (s = 0, 1) lies in chunk `c`,
+//!   dense columns `4c` to `4c + 3`, at the place that the chunk's two-bit index `s` names (the
+//!   manual: "16 2-bit vectors" in a `.b32`). `.tf32` (1:2): non-zero column `c` lies in chunk
+//!   `c`, dense columns `2c` and `2c + 1`, and its chunk's four bits are two indices of 16-bit
+//!   halves: the manual's text calls 0b0100 (halves 0 and 1: the first element) and 0b1110
+//!   (halves 2 and 3: the second) "the only meaningful values"; here the first index's high
+//!   bit names the element.
 //! - Metadata: four bits to a chunk (index 0 in the low two), the chunks of a row from bit 0
 //!   up in 16-bit halves: the low half of a lane's `e` describes row `g`, the high half row
-//!   `g + 8`. On `.m16n8k16` (four chunks a row) lane `4g + f` alone gives the group's
-//!   metadata (the manual: "In a group of four consecutive threads, one or more threads store
-//!   the metadata for the whole group"; four selector values); on `.m16n8k32` (eight chunks)
-//!   lanes `4g + 2f` and `4g + 2f + 1` give chunks 0 to 3 and 4 to 7. The `.m16n8k32` layout is
-//!   the MLIR test's (lane `4q + p`: row `q` in the low 16 bits, row `q + 8` in the high,
-//!   columns `16p` to `16p + 15`, little-endian indices) and tilelang's
-//!   `metadata_16bit_load_32x2_to_shared_16x2_layout_16bit` (row `lane / 4 + 8·half`, word
-//!   `lane mod 2`); `.m16n8k16` has the same halves with one lane.
+//!   `g + 8`. Where a row has four chunks (`.m16n8k16` on `.f16`/`.bf16`, `.m16n8k8` on
+//!   `.tf32`) lane `4g + f` alone gives the group's metadata (the manual: "In a group of four
+//!   consecutive threads, one or more threads store the metadata for the whole group"; four
+//!   selector values); where it has eight (`.m16n8k32`, and `.m16n8k16` on `.tf32`) lanes
+//!   `4g + 2f` and `4g + 2f + 1` give chunks 0 to 3 and 4 to 7. The eight-chunk layout is the
+//!   MLIR test's (lane `4q + p`: row `q` in the low 16 bits, row `q + 8` in the high, columns
+//!   `16p` to `16p + 15`, little-endian indices) and tilelang's (`ldmatrix_e` with
+//!   `metadata_16bit_load_32x2_to_shared_16x2_layout_16bit` and `..._32bit`: 16-bit word
+//!   `lane mod 2` of rows `lane / 4` and `lane / 4 + 8`, four bits a chunk on `.tf32` too);
+//!   four chunks a row have the same halves in one lane.
 //!
-//! Forms whose metadata layout two sources do not pin (`.tf32`, the 8-bit and 4-bit integers)
-//! are E0901 on these targets, naming the form.
+//! Forms whose metadata layout two sources do not pin (the 8-bit and 4-bit integers, where
+//! tilelang's one mapping for `.m16n8k64` spreads a row's 64 bits over two lanes in whole
+//! words, unlike the 16-bit halves above) are E0901 on these targets, naming the form.
 //!
 //! Metadata values that PTX calls undefined (both indices of a chunk equal: 0b0000, 0b0101,
 //! 0b1010, 0b1111) give a defined result here: the place gets the chunk's second non-zero
-//! element, and the chunk's other places are zero. The rebuilt A holds zeros where the
-//! hardware would skip B's rows altogether, so an infinite or NaN element of B in a skipped row
-//! gives NaN here.
+//! element, and the chunk's other places are zero. The rebuilt A multiplies B's rows at its
+//! zeros too, so an infinite or NaN element of B in such a row makes D NaN here, where hardware
+//! that skips those rows may give a number (PTX does not say).
 
 use std::collections::HashMap;
 
@@ -64,16 +73,25 @@ struct Sparsity {
     kept: u32,
     /// Lanes of a group that give the metadata of its two rows (one per four chunks of a row).
     metadata_lanes: u32,
+    /// How many places a two-bit index counts per element: 1, or 2 on `.tf32`, whose indices
+    /// name 16-bit halves (0b0100, indices 0 and 1: the first element; 0b1110: the second).
+    halves: u32,
 }
 
 impl Sparsity {
     fn of(operation: &MatrixMultiply) -> Option<Sparsity> {
         match (operation.a, operation.shape) {
             (MatrixElement::F16 | MatrixElement::Bf16, MatrixShape::M16n8k16) => {
-                Some(Sparsity { chunk: 4, kept: 2, metadata_lanes: 1 })
+                Some(Sparsity { chunk: 4, kept: 2, metadata_lanes: 1, halves: 1 })
             }
             (MatrixElement::F16 | MatrixElement::Bf16, MatrixShape::M16n8k32) => {
-                Some(Sparsity { chunk: 4, kept: 2, metadata_lanes: 2 })
+                Some(Sparsity { chunk: 4, kept: 2, metadata_lanes: 2, halves: 1 })
+            }
+            (MatrixElement::Tf32, MatrixShape::M16n8k8) => {
+                Some(Sparsity { chunk: 2, kept: 1, metadata_lanes: 1, halves: 2 })
+            }
+            (MatrixElement::Tf32, MatrixShape::M16n8k16) => {
+                Some(Sparsity { chunk: 2, kept: 1, metadata_lanes: 2, halves: 2 })
             }
             _ => None,
         }
@@ -195,6 +213,7 @@ fn dense_a<'ctx>(
             let mut element = warp.i32(0);
             for kept in 0..sparsity.kept {
                 let index = warp.and(warp.shift_right(field, u64::from(2 * kept))?, 3)?;
+                let index = if sparsity.halves == 2 { warp.shift_right(index, 1)? } else { index };
                 let here = builder.build_int_compare(IntPredicate::EQ, index, place, "")?;
                 let shift = u64::from(bits * (first[0].first + kept));
                 let nonzero = warp.and(warp.shift_right(word, shift)?, mask)?;
