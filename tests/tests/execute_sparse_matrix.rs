@@ -425,3 +425,65 @@ fn mma_sp_forms_compile_for_the_gpus() {
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// The 8-bit and 4-bit integer forms: NVPTX has them (`llvm.nvvm.mma.sp.*`, which ptxas
+/// assembles at sm_80, `.satfinite` too); the targets that rebuild the dense A say E0901,
+/// naming the form, since two sources do not pin their metadata layout.
+#[test]
+fn mma_sp_integer_forms_compile_for_nvptx_and_are_named_elsewhere() {
+    // (form, A's registers, B's registers, largest selector)
+    let forms = [
+        ("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 2, 2, 1),
+        ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", 2, 2, 1),
+        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.u8.u8.s32", 4, 4, 0),
+        ("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32", 2, 2, 1),
+        ("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.u4.s32", 4, 4, 0),
+    ];
+    for (index, (spelling, a, b, selector)) in forms.into_iter().enumerate() {
+        let list = |name: &str, from: usize, count: usize| {
+            (from..from + count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ")
+        };
+        let loads: String = (0..a + b + 5).map(|i| format!("    ld.global.b32 %r{i}, [%rd1+{}];\n", 4 * i)).collect();
+        let source = format!(
+            ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 buffer)
+{{
+    .reg .b32 %r<{registers}>;
+    .reg .b32 %d<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [buffer];
+{loads}    {spelling} {{{d}}}, {{{a_list}}}, {{{b_list}}}, {{{c_list}}}, %r{metadata}, {selector};
+    st.global.v4.b32 [%rd1], {{{d}}};
+    ret;
+}}
+",
+            registers = a + b + 5,
+            d = list("d", 0, 4),
+            a_list = list("r", 0, a),
+            b_list = list("r", a, b),
+            c_list = list("r", a + b, 4),
+            metadata = a + b + 4,
+        );
+        let ptx = match ptxr_tests::vendor_checks::compile(&source, "nvptx") {
+            ptxr_tests::vendor_checks::Compiled::Artefact(ptx) => ptx,
+            _ => panic!("{spelling} does not compile for nvptx"),
+        };
+        assert!(String::from_utf8_lossy(&ptx).contains("mma.sp.sync.aligned"), "{spelling}");
+        if let Some(verdict) =
+            ptxr_tests::vendor_checks::ptxas_accepts(&ptx, "sm_80", &format!("mma-sp-integer{index}"))
+        {
+            verdict.unwrap_or_else(|message| panic!("{spelling}: ptxas: {message}"));
+        }
+        for target in ["cpu", "amdgpu", "spirv"] {
+            match ptxr_tests::vendor_checks::compile(&source, target) {
+                ptxr_tests::vendor_checks::Compiled::Unsupported(messages) => assert!(
+                    messages.iter().any(|message| message.contains("mma.sp") && message.contains("metadata layout")),
+                    "{spelling} on {target}: {messages:?}"
+                ),
+                _ => panic!("{spelling} on {target}: not E0901"),
+            }
+        }
+    }
+}
