@@ -93,15 +93,41 @@ struct Form {
 /// index).
 const PAIRS: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
 
-/// A random chunk of A's row: the places it keeps and its four bits of metadata. On `.tf32`
-/// (1:2) the indices name 16-bit halves: 0b0100 keeps the first element, 0b1110 the second.
-fn random_chunk(ab: Kind, random: &mut Random) -> (Vec<usize>, u32) {
+/// A random chunk of A's row: for each place that holds a non-zero element, the place and
+/// which of the chunk's kept elements (0 or 1) it holds; and the chunk's four bits of
+/// metadata. On `.tf32` (1:2) the indices name 16-bit halves: 0b0100 keeps the first
+/// element, 0b1110 the second. With `repeated`, the metadata is one PTX leaves undefined (both
+/// indices equal: 0b0000, 0b0101, 0b1010, 0b1111), and the chunk holds what ptxr documents for
+/// it: `.f16`/`.bf16` the second kept element at the index's place; `.tf32` the kept element
+/// at the element that the first index's high bit names.
+fn random_chunk(ab: Kind, repeated: bool, random: &mut Random) -> (Vec<(usize, usize)>, u32) {
+    let raw = random.next_u64();
+    match (ab, repeated) {
+        (Kind::Tf32, false) => {
+            let place = (raw % 2) as usize;
+            (vec![(place, 0)], [0b0100, 0b1110][place])
+        }
+        (Kind::Tf32, true) => {
+            let index = (raw % 4) as usize;
+            (vec![(index >> 1, 0)], (index | index << 2) as u32)
+        }
+        (_, false) => {
+            let (first, second) = PAIRS[(raw % 6) as usize];
+            (vec![(first, 0), (second, 1)], (first | second << 2) as u32)
+        }
+        (_, true) => {
+            let index = (raw % 4) as usize;
+            (vec![(index, 1)], (index | index << 2) as u32)
+        }
+    }
+}
+
+/// Non-zero elements kept of each chunk.
+fn kept_per_chunk(ab: Kind) -> usize {
     if ab == Kind::Tf32 {
-        let place = (random.next_u64() % 2) as usize;
-        (vec![place], [0b0100, 0b1110][place])
+        1
     } else {
-        let (first, second) = PAIRS[(random.next_u64() % 6) as usize];
-        (vec![first, second], (first | second << 2) as u32)
+        2
     }
 }
 
@@ -223,8 +249,9 @@ fn selectors(form: &Form) -> u32 {
     }
 }
 
-/// Runs `form` with sparsity selector `selector` on `warps` warps and checks every lane's D.
-fn check_on(device: Device, form: &Form, selector: u32, warps: usize, seed: u64) {
+/// Runs `form` with sparsity selector `selector` on `warps` warps and checks every lane's D;
+/// `repeated`: every chunk's metadata is one PTX leaves undefined ([`random_chunk`]).
+fn check_on(device: Device, form: &Form, selector: u32, repeated: bool, warps: usize, seed: u64) {
     let k = form.k;
     let [a_count, b_count, c_count, d_count] = counts(form);
     let mut random = Random::new(seed);
@@ -232,16 +259,19 @@ fn check_on(device: Device, form: &Form, selector: u32, warps: usize, seed: u64)
     let mut expected = Vec::new();
     for _ in 0..warps {
         // Each chunk keeps a random pair (or element, on `.tf32`).
-        let chunks: Vec<Vec<(Vec<usize>, u32)>> =
-            (0..16).map(|_| (0..k / chunk(form.ab)).map(|_| random_chunk(form.ab, &mut random)).collect()).collect();
+        let chunks: Vec<Vec<(Vec<(usize, usize)>, u32)>> = (0..16)
+            .map(|_| (0..k / chunk(form.ab)).map(|_| random_chunk(form.ab, repeated, &mut random)).collect())
+            .collect();
         let mut a = vec![vec![0.0; k]; 16];
         let mut kept = vec![vec![0.0; k / 2]; 16];
+        let per_chunk = kept_per_chunk(form.ab);
         for row in 0..16 {
             for (index, (places, _)) in chunks[row].iter().enumerate() {
-                for (s, place) in places.iter().enumerate() {
-                    let value = form.ab.random(&mut random, form.rounding);
-                    a[row][chunk(form.ab) * index + place] = value;
-                    kept[row][places.len() * index + s] = value;
+                for s in 0..per_chunk {
+                    kept[row][per_chunk * index + s] = form.ab.random(&mut random, form.rounding);
+                }
+                for &(place, s) in places {
+                    a[row][chunk(form.ab) * index + place] = kept[row][per_chunk * index + s];
                 }
             }
         }
@@ -348,7 +378,7 @@ fn tf32_forms() -> Vec<Form> {
 fn every_selector(device: Device, forms: &[Form], seed: u64) {
     for (index, form) in forms.iter().enumerate() {
         for selector in 0..selectors(form) {
-            check_on(device, form, selector, 2, seed + 100 * index as u64 + u64::from(selector));
+            check_on(device, form, selector, false, 2, seed + 100 * index as u64 + u64::from(selector));
         }
     }
 }
@@ -484,6 +514,21 @@ fn mma_sp_integer_forms_compile_for_nvptx_and_are_named_elsewhere() {
                 ),
                 _ => panic!("{spelling} on {target}: not E0901"),
             }
+        }
+    }
+}
+
+/// Metadata that PTX leaves undefined (both indices of a chunk equal) gives the result
+/// `lowering/src/instructions/sparse_matrix.rs` documents, on the CPU and on SPIR-V.
+#[test]
+fn mma_sp_repeated_indices_give_the_documented_result() {
+    let forms = [&half_precision_forms()[0], &half_precision_forms()[5], &tf32_forms()[1]];
+    for device in [Device::Cpu, Device::OpenCl] {
+        if device == Device::OpenCl && !opencl::available() {
+            continue;
+        }
+        for (index, form) in forms.iter().enumerate() {
+            check_on(device, form, 0, true, 1, 9000 + index as u64);
         }
     }
 }
