@@ -93,6 +93,14 @@ struct Form {
 /// index).
 const PAIRS: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
 
+/// A chunk of four (two on `.tf32`) of a row of A.
+struct Chunk {
+    /// Each place that holds a non-zero element, and which of the chunk's kept elements.
+    places: Vec<(usize, usize)>,
+    /// The chunk's four bits of metadata.
+    metadata: u32,
+}
+
 /// A random chunk of A's row: for each place that holds a non-zero element, the place and
 /// which of the chunk's kept elements (0 or 1) it holds; and the chunk's four bits of
 /// metadata. On `.tf32` (1:2) the indices name 16-bit halves: 0b0100 keeps the first
@@ -100,24 +108,24 @@ const PAIRS: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 
 /// indices equal: 0b0000, 0b0101, 0b1010, 0b1111), and the chunk holds what ptxr documents for
 /// it: `.f16`/`.bf16` the second kept element at the index's place; `.tf32` the kept element
 /// at the element that the first index's high bit names.
-fn random_chunk(ab: Kind, repeated: bool, random: &mut Random) -> (Vec<(usize, usize)>, u32) {
+fn random_chunk(ab: Kind, repeated: bool, random: &mut Random) -> Chunk {
     let raw = random.next_u64();
     match (ab, repeated) {
         (Kind::Tf32, false) => {
             let place = (raw % 2) as usize;
-            (vec![(place, 0)], [0b0100, 0b1110][place])
+            Chunk { places: vec![(place, 0)], metadata: [0b0100, 0b1110][place] }
         }
         (Kind::Tf32, true) => {
             let index = (raw % 4) as usize;
-            (vec![(index >> 1, 0)], (index | index << 2) as u32)
+            Chunk { places: vec![(index >> 1, 0)], metadata: (index | index << 2) as u32 }
         }
         (_, false) => {
             let (first, second) = PAIRS[(raw % 6) as usize];
-            (vec![(first, 0), (second, 1)], (first | second << 2) as u32)
+            Chunk { places: vec![(first, 0), (second, 1)], metadata: (first | second << 2) as u32 }
         }
         (_, true) => {
             let index = (raw % 4) as usize;
-            (vec![(index, 1)], (index | index << 2) as u32)
+            Chunk { places: vec![(index, 1)], metadata: (index | index << 2) as u32 }
         }
     }
 }
@@ -259,14 +267,14 @@ fn check_on(device: Device, form: &Form, selector: u32, repeated: bool, warps: u
     let mut expected = Vec::new();
     for _ in 0..warps {
         // Each chunk keeps a random pair (or element, on `.tf32`).
-        let chunks: Vec<Vec<(Vec<(usize, usize)>, u32)>> = (0..16)
+        let chunks: Vec<Vec<Chunk>> = (0..16)
             .map(|_| (0..k / chunk(form.ab)).map(|_| random_chunk(form.ab, repeated, &mut random)).collect())
             .collect();
         let mut a = vec![vec![0.0; k]; 16];
         let mut kept = vec![vec![0.0; k / 2]; 16];
         let per_chunk = kept_per_chunk(form.ab);
         for row in 0..16 {
-            for (index, (places, _)) in chunks[row].iter().enumerate() {
+            for (index, Chunk { places, .. }) in chunks[row].iter().enumerate() {
                 for s in 0..per_chunk {
                     kept[row][per_chunk * index + s] = form.ab.random(&mut random, form.rounding);
                 }
@@ -281,7 +289,7 @@ fn check_on(device: Device, form: &Form, selector: u32, repeated: bool, warps: u
             (0..16).map(|_| (0..8).map(|_| form.c.random(&mut random, form.rounding)).collect()).collect();
         // A row's metadata: four bits a chunk, chunk 0 lowest.
         let row_metadata = |row: usize, range: std::ops::Range<usize>| -> u32 {
-            range.enumerate().fold(0, |word, (n, index)| word | chunks[row][index].1 << (4 * n))
+            range.enumerate().fold(0, |word, (n, index)| word | chunks[row][index].metadata << (4 * n))
         };
         for lane in 0..32 {
             let mut registers = vec![0u32; a_count + b_count + c_count + 1];
