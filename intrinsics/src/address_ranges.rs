@@ -9,6 +9,7 @@ use crate::{Site, Unsupported};
 
 /// One range: its first byte (in any address space that casts to the generic one) and its size
 /// in bytes, an `i64` known at compile time or, for a window the launch sizes, at run time.
+#[derive(Clone, Copy)]
 pub struct AddressRange<'ctx> {
     pub start: PointerValue<'ctx>,
     pub bytes: IntValue<'ctx>,

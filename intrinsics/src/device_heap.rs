@@ -89,6 +89,35 @@ struct HeapTarget {
     calling_convention: u32,
 }
 
+fn heap_target(target: &dyn Target) -> HeapTarget {
+    HeapTarget {
+        global: target.address_space(StateSpace::Global),
+        generic: target.address_space(StateSpace::Generic),
+        scope: target.sync_scope(MemoryScope::Gpu),
+        calling_convention: target.function_calling_convention(),
+    }
+}
+
+/// The heap's region, where every block `malloc` returns lies (`isspacep.global`), defining
+/// the heap and its functions if the module has none yet: `isspacep` may be lowered before
+/// the module's first `malloc` is.
+pub fn region<'ctx>(
+    site: &Site<'_, 'ctx>,
+    target: &dyn Target,
+) -> Result<crate::address_ranges::AddressRange<'ctx>, Unsupported> {
+    let region = match site.module.get_global(HEAP) {
+        Some(region) => region,
+        None => {
+            define_functions(site.context, site.module, &heap_target(target))?;
+            site.module.get_global(HEAP).ok_or_else(|| internal("its region"))?
+        }
+    };
+    Ok(crate::address_ranges::AddressRange {
+        start: region.as_pointer_value(),
+        bytes: site.context.i64_type().const_int(HEAP_BYTES, false),
+    })
+}
+
 /// A call of `malloc` or `free` (the other device functions are not the heap's).
 pub fn call<'ctx>(
     site: &Site<'_, 'ctx>,
@@ -99,12 +128,7 @@ pub fn call<'ctx>(
         // The heap is a module variable, and those have 64-bit addresses on the GPU targets.
         return Err(Unsupported { what: format!("`{}` with `.address_size 32`", call.function.name()) });
     }
-    let heap = HeapTarget {
-        global: target.address_space(StateSpace::Global),
-        generic: target.address_space(StateSpace::Generic),
-        scope: target.sync_scope(MemoryScope::Gpu),
-        calling_convention: target.function_calling_convention(),
-    };
+    let heap = heap_target(target);
     let argument = call.arguments.first().copied().ok_or_else(|| Unsupported {
         what: format!("`{}` without the argument ptx-abi.md gives it", call.function.name()),
     })?;

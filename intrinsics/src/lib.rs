@@ -45,6 +45,7 @@ pub mod spirv_clock;
 mod spirv_launch_arguments;
 mod spirv_mbarrier;
 mod spirv_printf;
+mod spirv_state_spaces;
 mod spirv_subgroup;
 mod spirv_trap;
 mod warp_lanes;
@@ -54,7 +55,7 @@ use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
 use inkwell::types::{BasicMetadataTypeEnum, VectorType};
-use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue, VectorValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::ir::{MemoryOrdering, MemoryScope, ProxyKind};
 use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
@@ -148,8 +149,14 @@ pub struct PlacedMemory<'ctx> {
     /// (`Target::shared_window_parameter_type`); `None` in a module without `.shared` variables.
     pub shared_window: Option<SharedWindow<'ctx>>,
     /// Every `.const` variable of the module (module scope and in functions), filled in only
-    /// for `isspacep.const` and `isspacep.global`.
+    /// for `isspacep.const`, `.global` and `.local`.
     pub constants: Vec<address_ranges::AddressRange<'ctx>>,
+    /// Every `.global` variable of the module (module scope and in functions), filled in only
+    /// for `isspacep.global` and `.local`.
+    pub globals: Vec<address_ranges::AddressRange<'ctx>>,
+    /// Whether the module calls `malloc`, whose blocks are global memory: on targets whose
+    /// module brings its own heap (`device_heap.rs`), the heap is then one more global range.
+    pub device_heap: bool,
 }
 
 /// The block's shared window as a function receives it (`Target::shared_window_parameter_type`).
@@ -171,6 +178,11 @@ pub enum LaunchArgumentNeed {
     /// `isspacep.shared` in a module with dynamic shared memory, which must know where the
     /// launch's dynamic part ends.
     DynamicSharedWindowEnd,
+    /// `isspacep.global` and `.local`, which must know where the launch's buffers lie.
+    LaunchBuffers,
+    /// `isspacep.param`, `.global` and `.local`, which must know where the kernel placed its
+    /// parameters (`Target::record_kernel_parameter_window`).
+    KernelParameterWindow,
 }
 
 /// What lowering makes of a function's address (`mov.u64 %rd, function`).
@@ -274,6 +286,20 @@ pub trait Target {
     /// Whether lowering `need` reads the launch arguments (`launch_arguments_type`).
     fn needs_launch_arguments(&self, _need: LaunchArgumentNeed) -> bool {
         false
+    }
+
+    /// In a kernel whose module needs [`LaunchArgumentNeed::KernelParameterWindow`]: records
+    /// in the launch arguments the kernel received that its own copies of its parameters lie
+    /// in `[start, start + bytes)`, and returns the launch arguments that the kernel then reads
+    /// and passes on to the functions it calls.
+    fn record_kernel_parameter_window<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _arguments: VectorValue<'ctx>,
+        _start: PointerValue<'ctx>,
+        _bytes: u64,
+    ) -> Result<VectorValue<'ctx>, Unsupported> {
+        Err(Unsupported { what: "a kernel parameter window in the launch arguments".to_string() })
     }
 
     /// Where a kernel's parameters lie when the kernel takes their addresses, on targets whose

@@ -140,39 +140,8 @@ impl Target for Spirv {
         state_space: StateSpace,
         placed: &crate::PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported> {
-        // OpGenericPtrMemSemantics has no LLVM intrinsic that the SPIR-V backend lowers. OpenCL's
-        // `to_global`/`to_local`/`to_private` (OpGenericCastToPtrExplicit, which the backend
-        // does emit) should give null outside their space, but Intel's CPU runtime (2026.2)
-        // returns the pointer for every space (its local and private memory are both on the
-        // work-item's stack), so they would answer true everywhere there. Only the ranges that
-        // ptxr places are exact: the shared window and the `.const` variables. `.global` is
-        // every address outside them and outside private memory, whose range no kernel knows.
-        match state_space {
-            StateSpace::Const => crate::address_ranges::in_any(site, address, &placed.constants),
-            StateSpace::Shared => match &placed.shared_window {
-                // No `.shared` variable: no generic address can point into shared memory.
-                None => Ok(site.context.bool_type().const_zero()),
-                // The window is `[base, base + static bytes + dynamic bytes)`, the dynamic bytes
-                // from the launch arguments.
-                Some(window) => {
-                    let bytes = if window.has_dynamic {
-                        crate::spirv_launch_arguments::window_bytes(site, window.static_bytes)?
-                    } else {
-                        site.context.i64_type().const_int(window.static_bytes, false)
-                    };
-                    crate::address_ranges::in_any(
-                        site,
-                        address,
-                        &[crate::address_ranges::AddressRange { start: window.base, bytes }],
-                    )
-                }
-            },
-            _ => Err(Unsupported {
-                what: format!(
-                    "`isspacep{state_space}` (OpenCL's `to_global`/`to_private` answer for every space on Intel's CPU runtime, and private memory has no range a kernel can know)"
-                ),
-            }),
-        }
+        // By the ranges of what ptxr placed or the launch told it (`spirv_state_spaces.rs`).
+        crate::spirv_state_spaces::is_in_state_space(site, address, state_space, placed, self)
     }
 
     fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {
@@ -226,6 +195,16 @@ impl Target for Spirv {
 
     fn needs_launch_arguments(&self, need: crate::LaunchArgumentNeed) -> bool {
         crate::spirv_launch_arguments::needed_for(need)
+    }
+
+    fn record_kernel_parameter_window<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        arguments: inkwell::values::VectorValue<'ctx>,
+        start: inkwell::values::PointerValue<'ctx>,
+        bytes: u64,
+    ) -> Result<inkwell::values::VectorValue<'ctx>, Unsupported> {
+        crate::spirv_launch_arguments::record_kernel_parameter_window(site, arguments, start, bytes)
     }
 
     fn atomic_by_compare_and_swap(

@@ -5,13 +5,14 @@
 //! nanoseconds (`%globaltimer`). An OpenCL kernel knows none of them: no builtin names an
 //! enqueue, a `__local` argument's size stays with the host, and `clock_read_device` counts
 //! at a rate OpenCL does not report, which the host measures with the module's
-//! [`CLOCK_CALIBRATION_KERNEL`]. The layout is `ptxr_runtime::abi::opencl::launch_arguments`;
+//! [`CLOCK_CALIBRATION_KERNEL`]. For `isspacep`, it also tells where the launch's buffers lie,
+//! and a kernel writes into it where it placed its own parameters before passing it on. The layout is `ptxr_runtime::abi::opencl::launch_arguments`;
 //! docs/TARGETS.md has the ABI for host code.
 
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::VectorType;
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue, VectorValue};
 use inkwell::AddressSpace;
 use ptxr_frontend::vocabulary::SpecialRegister;
 use ptxr_runtime::abi::opencl::launch_arguments as lanes;
@@ -23,8 +24,10 @@ use crate::{LaunchArgumentNeed, Site, Unsupported};
 const SPIR_KERNEL: u32 = 76;
 /// SPIR-V's CrossWorkgroup address space, OpenCL's `global`.
 const CROSS_WORKGROUP: u16 = 1;
+/// SPIR-V's Generic address space.
+const GENERIC: u16 = 4;
 
-/// `ulong8`: one 64-bit lane per `lanes` constant (lanes 5 to 7 unused).
+/// `ulong8`: one 64-bit lane per `lanes` constant.
 pub(crate) fn vector_type(context: &Context) -> VectorType<'_> {
     context.i64_type().vec_type(lanes::LANES)
 }
@@ -41,7 +44,9 @@ pub(crate) fn needed_for(need: LaunchArgumentNeed) -> bool {
                 | SpecialRegister::GlobalTimerLow
                 | SpecialRegister::GlobalTimerHigh
         ),
-        LaunchArgumentNeed::DynamicSharedWindowEnd => true,
+        LaunchArgumentNeed::DynamicSharedWindowEnd
+        | LaunchArgumentNeed::LaunchBuffers
+        | LaunchArgumentNeed::KernelParameterWindow => true,
     }
 }
 
@@ -95,6 +100,50 @@ pub(crate) fn window_bytes<'ctx>(site: &Site<'_, 'ctx>, static_bytes: u64) -> Re
     let dynamic = dynamic_shared_bytes_wide(site, what)?;
     site.builder
         .build_int_add(site.context.i64_type().const_int(static_bytes, false), dynamic, "shared_window_bytes")
+        .map_err(failed(what))
+}
+
+/// The address of the table of the launch's buffers, as an `i64` (0: none).
+pub(crate) fn launch_buffers<'ctx>(site: &Site<'_, 'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
+    lane(site, lanes::LAUNCH_BUFFERS, "`isspacep` of the launch's buffers")
+}
+
+/// Where the kernel placed its own copies of its parameters: their first byte as a generic
+/// address and their bytes, both `i64`s.
+pub(crate) fn kernel_parameter_window<'ctx>(
+    site: &Site<'_, 'ctx>,
+) -> Result<(IntValue<'ctx>, IntValue<'ctx>), Unsupported> {
+    let what = "`isspacep` of the kernel's parameters";
+    Ok((lane(site, lanes::PARAMETER_WINDOW_START, what)?, lane(site, lanes::PARAMETER_WINDOW_BYTES, what)?))
+}
+
+/// The kernel's launch arguments with its parameter window, `[start, start + bytes)` in
+/// private memory, written into their lanes as a generic address and a size
+/// (`Target::record_kernel_parameter_window`).
+pub(crate) fn record_kernel_parameter_window<'ctx>(
+    site: &Site<'_, 'ctx>,
+    arguments: VectorValue<'ctx>,
+    start: PointerValue<'ctx>,
+    bytes: u64,
+) -> Result<VectorValue<'ctx>, Unsupported> {
+    let what = "the kernel's parameter window";
+    let builder = site.builder;
+    let i32_type = site.context.i32_type();
+    let i64_type = site.context.i64_type();
+    let generic = site.context.ptr_type(AddressSpace::from(GENERIC));
+    let start = builder.build_address_space_cast(start, generic, "").map_err(failed(what))?;
+    let start = builder.build_ptr_to_int(start, i64_type, "parameter_window").map_err(failed(what))?;
+    let index = |lane: u32| i32_type.const_int(u64::from(lane), false);
+    let arguments = builder
+        .build_insert_element(arguments, start, index(lanes::PARAMETER_WINDOW_START), "")
+        .map_err(failed(what))?;
+    builder
+        .build_insert_element(
+            arguments,
+            i64_type.const_int(bytes, false),
+            index(lanes::PARAMETER_WINDOW_BYTES),
+            "launch.arguments.kernel",
+        )
         .map_err(failed(what))
 }
 

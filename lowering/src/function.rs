@@ -250,6 +250,27 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         Ok((frame, offsets))
     }
 
+    /// One allocation for all a kernel's own copies of its parameters, where the module
+    /// records their place for `isspacep` (`ModuleContext::kernel_parameter_window`), so that
+    /// they are one range. Returns it, its bytes, and each parameter's offset (by variable
+    /// index), each aligned as the parameter asks.
+    fn kernel_parameter_frame(&self) -> LoweringResult<(PointerValue<'ctx>, u64, HashMap<u32, u64>)> {
+        let mut offsets = HashMap::new();
+        let (mut size, mut frame_align) = (0u64, 1u32);
+        for &index in &self.function.parameters {
+            let variable = self.function.variable(index);
+            let align = variable.align.unwrap_or(variable.ty.bytes()).max(1);
+            frame_align = frame_align.max(align);
+            size = size.next_multiple_of(u64::from(align));
+            offsets.insert(index, size);
+            size += variable.size_bytes().max(1);
+        }
+        let frame_type = self.shared.context.i8_type().array_type(size.max(1) as u32);
+        let frame = self.shared.builder.build_alloca(frame_type, "kernel_parameters")?;
+        set_alignment(frame, frame_align);
+        Ok((frame, size, offsets))
+    }
+
     /// Lowers the body and returns every diagnostic found on the way.
     pub fn lower(mut self) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
@@ -307,8 +328,36 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             self.launch_arguments = Some(ptxr_intrinsics::LaunchArguments { value, static_shared_bytes });
         }
         let local_frame = self.local_window().map(|_| self.local_frame()).transpose()?;
+        let parameter_frame = (self.function.kind == FunctionKind::Entry && self.shared.kernel_parameter_window)
+            .then(|| self.kernel_parameter_frame())
+            .transpose()?;
+        if let (Some((frame, bytes, _)), Some(arguments)) = (&parameter_frame, self.launch_arguments) {
+            let value = self
+                .shared
+                .target
+                .record_kernel_parameter_window(&self.site(), arguments.value, *frame, *bytes)
+                .map_err(|unsupported| {
+                    LoweringError::unsupported(&unsupported.what, target_name, self.function.span)
+                })?;
+            self.launch_arguments = Some(ptxr_intrinsics::LaunchArguments { value, ..arguments });
+        }
         for (index, variable) in self.function.variables.iter().enumerate() {
+            let in_parameter_frame = parameter_frame
+                .as_ref()
+                .and_then(|(frame, _, offsets)| offsets.get(&(index as u32)).map(|&offset| (*frame, offset)));
             let pointer = match variable.state_space {
+                StateSpace::Param if in_parameter_frame.is_some() => {
+                    if variable.ty.bits() == 128 {
+                        self.shared.target.supports_128_bit_integers().map_err(|unsupported| {
+                            LoweringError::unsupported(&unsupported.what, target_name, variable.span)
+                        })?;
+                    }
+                    let (frame, offset) = in_parameter_frame
+                        .ok_or_else(|| LoweringError::internal("no kernel parameter frame", variable.span))?;
+                    let offset = context.i64_type().const_int(offset, false);
+                    // SAFETY: the offset lies within the frame (`kernel_parameter_frame`).
+                    unsafe { builder.build_in_bounds_gep(context.i8_type(), frame, &[offset], "") }?
+                }
                 StateSpace::Local if local_frame.is_some() => {
                     let (frame, offsets) = local_frame
                         .as_ref()

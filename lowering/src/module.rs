@@ -42,6 +42,9 @@ pub struct ModuleContext<'a, 'ctx> {
     /// function (after the PTX parameters and a `.func`'s stop flag, before the shared
     /// window), where the module needs them (`takes_launch_arguments`).
     pub launch_arguments_parameter: Option<inkwell::types::VectorType<'ctx>>,
+    /// Whether kernels keep their parameters in one frame and record where in the launch
+    /// arguments (`Target::record_kernel_parameter_window`), for `isspacep`.
+    pub kernel_parameter_window: bool,
     /// For each function, whether calling it may stop the thread (`may_stop`).
     pub may_stop: Vec<bool>,
     /// The type of the parameter that carries the address of the thread's stop flag into every
@@ -103,6 +106,7 @@ pub fn lower<'ctx>(
         cooperative: uses_collectives(ptx),
         shared_window_parameter,
         launch_arguments_parameter,
+        kernel_parameter_window: launch_arguments_parameter.is_some() && records_kernel_parameter_window(ptx, target),
         may_stop,
         stop_flag_parameter,
         private_stack_bytes: match target.stack_bound() {
@@ -544,8 +548,9 @@ pub fn launch_arguments_position(shared: &ModuleContext<'_, '_>, function: &ir::
 
 /// Whether the functions of `ptx` take `target`'s launch arguments
 /// (`Target::launch_arguments_type`): some function reads a special register that the target
-/// takes from them, or tests `isspacep.shared` in a module with dynamic shared memory. The
-/// decision is module-wide, as the shared window's, because calls pass them on.
+/// takes from them, or tests a state space whose window the target learns from them
+/// (`isspace_needs`). The decision is module-wide, as the shared window's, because calls pass
+/// them on.
 pub fn takes_launch_arguments(ptx: &ir::Module, target: &dyn Target) -> bool {
     use ptxr_intrinsics::LaunchArgumentNeed;
     let reads_register = ptx.functions.iter().any(|function| {
@@ -554,12 +559,54 @@ pub fn takes_launch_arguments(ptx: &ir::Module, target: &dyn Target) -> bool {
             .iter()
             .any(|&register| target.needs_launch_arguments(LaunchArgumentNeed::Register(register)))
     });
-    let tests_dynamic_window = target.needs_launch_arguments(LaunchArgumentNeed::DynamicSharedWindowEnd)
-        && ir::SharedLayout::of(ptx).has_dynamic
-        && instructions(ptx.functions.iter()).any(|instruction| {
-            matches!(instruction.instruction, ir::Instruction::IsSpace { state_space: StateSpace::Shared, .. })
-        });
-    reads_register || tests_dynamic_window
+    let has_dynamic_shared = ir::SharedLayout::of(ptx).has_dynamic;
+    let tests_a_window = instructions(ptx.functions.iter()).any(|instruction| match instruction.instruction {
+        ir::Instruction::IsSpace { state_space, .. } => {
+            isspace_needs(state_space, has_dynamic_shared).iter().any(|&need| target.needs_launch_arguments(need))
+        }
+        _ => false,
+    });
+    reads_register || tests_a_window
+}
+
+/// What `isspacep` of `state_space` may read from the launch arguments: where the launch's
+/// dynamic shared memory ends (in a module that has some), where the launch's buffers lie
+/// (`.global`, and `.local`, which is none of the others), and where the kernel placed its
+/// parameters (`.param`, which lies inside `.global`, and `.local`).
+fn isspace_needs(state_space: StateSpace, has_dynamic_shared: bool) -> Vec<ptxr_intrinsics::LaunchArgumentNeed> {
+    use ptxr_intrinsics::LaunchArgumentNeed::{DynamicSharedWindowEnd, KernelParameterWindow, LaunchBuffers};
+    let mut needs = match state_space {
+        StateSpace::Global | StateSpace::Local => vec![LaunchBuffers, KernelParameterWindow],
+        StateSpace::Param => vec![KernelParameterWindow],
+        _ => Vec::new(),
+    };
+    if has_dynamic_shared && matches!(state_space, StateSpace::Shared | StateSpace::Local) {
+        needs.push(DynamicSharedWindowEnd);
+    }
+    needs
+}
+
+/// Whether the kernels of `ptx` keep their parameters in one frame whose place they record in
+/// the launch arguments for `isspacep` (`Target::record_kernel_parameter_window`).
+fn records_kernel_parameter_window(ptx: &ir::Module, target: &dyn Target) -> bool {
+    let needed = ptxr_intrinsics::LaunchArgumentNeed::KernelParameterWindow;
+    target.needs_launch_arguments(needed)
+        && instructions(ptx.functions.iter()).any(|instruction| match instruction.instruction {
+            ir::Instruction::IsSpace { state_space, .. } => isspace_needs(state_space, false).contains(&needed),
+            _ => false,
+        })
+}
+
+/// Whether the module calls `malloc` (a declaration of CUDA's device-library function).
+pub fn calls_malloc(ptx: &ir::Module) -> bool {
+    ptx.functions.iter().any(|function| {
+        function.body.is_none()
+            && ptxr_intrinsics::DeviceFunction::from_declaration(
+                &function.name,
+                function.parameters.len(),
+                function.return_parameters.len(),
+            ) == Some(ptxr_intrinsics::DeviceFunction::Malloc)
+    })
 }
 
 /// Whether the kernels of `ptx` compiled for `kind` take the launch arguments

@@ -268,8 +268,8 @@ pub mod opencl {
     /// host as one by-value `ulong8` kernel argument after the PTX parameters (and before the
     /// `__local` shared window, where the kernel takes one). Every kernel of a module that reads
     /// `%gridid`, `%dynamic_smem_size`, `%total_smem_size` or `%globaltimer` (`_lo`, `_hi`), or
-    /// tests `isspacep.shared` in a module with dynamic shared memory, takes it; other kernels
-    /// do not. Lanes 5 to 7 are unused (0): OpenCL's vectors have 2, 3, 4, 8 or 16 lanes.
+    /// tests `isspacep.shared` in a module with dynamic shared memory, or `isspacep.global`,
+    /// `.local` or `.param` anywhere, takes it; other kernels do not.
     pub mod launch_arguments {
         /// Lanes of the vector.
         pub const LANES: u32 = 8;
@@ -286,6 +286,15 @@ pub mod opencl {
         /// The bits of an IEEE double: nanoseconds per device clock tick. `%globaltimer` is the
         /// origin's nanoseconds plus the ticks since the origin's count times this.
         pub const NANOSECONDS_PER_CLOCK_TICK: u32 = 4;
+        /// The address of a table of the launch's buffers, for `isspacep.global` and `.local`:
+        /// `ulong` words in global memory, the count `n`, then `n` pairs of a range's first
+        /// address and the address one past its last byte. 0 for none.
+        pub const LAUNCH_BUFFERS: u32 = 5;
+        /// Where the kernel placed its own copies of its parameters, as a generic address, and
+        /// their bytes: the host passes 0 in both, and the kernel fills them in before it reads
+        /// them and passes them on to the functions it calls (`isspacep.param`).
+        pub const PARAMETER_WINDOW_START: u32 = 6;
+        pub const PARAMETER_WINDOW_BYTES: u32 = 7;
     }
 
     /// `kernel void (global ulong *clock)`, present in modules that read `%globaltimer`: one

@@ -8,15 +8,29 @@
 //! also meet at a barrier between taking the addresses and asking, in the body (work-item
 //! loops; LLVM coroutines under `PTXR_CPU_WAITS=coroutines`) and inside a `.func` (stackful
 //! coroutines), so that the addresses live across waits.
+//!
+//! Where an OpenCL platform is set up (`OCL_ICD_VENDORS`), the same kernels run on SPIR-V too,
+//! with the same expected answers: there a kernel's parameters are its own copies in private
+//! memory, which it records in the launch arguments for `isspacep.param`, and the launch's
+//! buffers come in a table the runner passes (docs/TARGETS.md, "The launch arguments on
+//! SPIR-V").
 
 use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
-use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, llvm_function, run_ok, Buffer, Launch};
+use ptxr_tests::{cpu_llvm_ir, cpu_waits_forced_to_coroutines, llvm_function, opencl, run_ok, Buffer, Launch};
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
 
 /// The answers for one address, one bit per form, in this order.
 const FORMS: [&str; 5] = ["global", "shared", "local", "const", "param"];
 
 /// Bits of `FORMS` that hold for each address the kernel asks about, in the kernel's order.
-const EXPECTED: [(&str, &[&str]); 7] = [
+const EXPECTED: [(&str, &[&str]); 9] = [
     ("a `.local` array", &["local"]),
     ("a `.shared` variable", &["shared"]),
     ("a `.global` variable", &["global"]),
@@ -24,6 +38,10 @@ const EXPECTED: [(&str, &[&str]); 7] = [
     ("a `malloc` block", &["global"]),
     ("a `.const` variable", &["const"]),
     ("a kernel parameter", &["global", "param"]),
+    ("the launch buffer's last byte", &["global"]),
+    // Past the buffer's end lies no memory of the launch's: an address from none of the
+    // windows that PTX's sources give reads as the thread's own.
+    ("the address one past the launch buffer's end", &["local"]),
 ];
 
 /// What only a `.func` can ask about: its own memory, which is the thread's `.local` memory
@@ -32,7 +50,10 @@ const EXPECTED: [(&str, &[&str]); 7] = [
 const EXPECTED_IN_A_FUNC: [(&str, &[&str]); 2] =
     [("the `.func`'s own parameter", &["local"]), ("a `.local` array of the `.func`", &["local"])];
 
-const WORDS: usize = 10;
+const WORDS: usize = 12;
+
+/// The threads of every launch here, one block.
+const THREADS: u32 = 64;
 
 const WAIT_FOR_THE_BLOCK: &str = ".func wait_for_the_block()\n{\n    bar.sync 0;\n    ret;\n}";
 
@@ -115,6 +136,10 @@ fn kernel(asker: Asker, wait: Wait) -> String {
         Wait::InAFunc => ("    call.uni wait_for_the_block;\n", WAIT_FOR_THE_BLOCK),
     };
     let mut asks = String::new();
+    // The buffer's last byte and its end, after the other addresses (`%rd10` and on).
+    let buffer_bytes = 4 * WORDS * THREADS as usize;
+    let buffer_ends =
+        format!("    add.u64 %rd17, %rd1, {};\n    add.u64 %rd18, %rd1, {buffer_bytes};\n", buffer_bytes - 1);
     for (index, _) in EXPECTED.iter().enumerate() {
         let address = format!("%rd{}", 10 + index);
         match asker {
@@ -150,7 +175,7 @@ fn kernel(asker: Asker, wait: Wait) -> String {
 .visible .entry test(.param .u64 output)
 {{
     .reg .u32 %r<8>;
-    .reg .u64 %rd<20>;
+    .reg .u64 %rd<30>;
     .reg .pred %p<2>;
     .local .align 8 .b32 scratch[4];
     .shared .align 4 .b32 tile[64];
@@ -182,12 +207,12 @@ fn kernel(asker: Asker, wait: Wait) -> String {
     add.u64 %rd15, %rd15, 4;
     mov.u64 %rd16, output;
     cvta.param.u64 %rd16, %rd16;
-{waiting}{asks}    ld.u64 %rd5, [%rd16];
+{buffer_ends}{waiting}{asks}    ld.u64 %rd5, [%rd16];
     sub.u64 %rd5, %rd5, %rd1;
-    mov.u64 %rd17, output;
-    ld.param.u64 %rd18, [%rd17];
-    sub.u64 %rd18, %rd18, %rd1;
-    or.b64 %rd5, %rd5, %rd18;
+    mov.u64 %rd27, output;
+    ld.param.u64 %rd28, [%rd27];
+    sub.u64 %rd28, %rd28, %rd1;
+    or.b64 %rd5, %rd5, %rd28;
     cvt.u32.u64 %r4, %rd5;
     st.global.u32 [%rd3+{last}], %r4;
     ret;
@@ -221,19 +246,25 @@ fn check(asker: Asker, wait: Wait) {
         Asker::Kernel => EXPECTED.to_vec(),
         Asker::Func => EXPECTED.iter().chain(&EXPECTED_IN_A_FUNC).copied().collect(),
     };
-    let threads = 64;
-    let output = run_ok(&ptx, &Launch::threads(threads), &[Buffer::zeroed("u32", threads as usize * WORDS)]);
-    for thread in 0..threads as usize {
-        let words = &output[0][thread * WORDS..][..WORDS];
-        for (index, (address, forms)) in asked.iter().enumerate() {
+    let threads = THREADS;
+    let buffers = [Buffer::zeroed("u32", threads as usize * WORDS)];
+    for (device, output) in opencl::run_everywhere(&ptx, &Launch::threads(threads), &buffers, OPENCL_CHILD) {
+        for thread in 0..threads as usize {
+            let words = &output[0][thread * WORDS..][..WORDS];
+            for (index, (address, forms)) in asked.iter().enumerate() {
+                assert_eq!(
+                    words[index],
+                    expected_mask(forms),
+                    "{device}: {asker:?} asking, {wait:?}, thread {thread}: {address} (bits: {FORMS:?})"
+                );
+            }
+            // The parameter's generic address reads the parameter: the buffer's own address.
             assert_eq!(
-                words[index],
-                expected_mask(forms),
-                "{asker:?} asking, {wait:?}, thread {thread}: {address} (bits: {FORMS:?})"
+                words[WORDS - 1],
+                0,
+                "{device}: {wait:?}, thread {thread}: `ld` through the parameter's address"
             );
         }
-        // The parameter's generic address reads the parameter: the buffer's own address.
-        assert_eq!(words[WORDS - 1], 0, "{wait:?}, thread {thread}: `ld` through the parameter's address");
     }
 }
 
@@ -326,17 +357,17 @@ fn a_kernel_parameter_has_one_address_for_every_thread() {
 /// The same kernels on NVPTX and AMDGPU, where each form is the target's own test (`isspacep`,
 /// the apertures, the kernarg segment): NVPTX writes `isspacep.param` and `cvta.param` (PTX
 /// ISA 7.7, so an sm_80 module is raised from its default 7.0) and ptxas accepts the result;
-/// AMDGPU code objects list the kernel. SPIR-V still refuses `.global`, `.local` and `.param`
-/// (`spirv_execution.rs`).
+/// AMDGPU code objects list the kernel; spirv-val accepts the SPIR-V, which the tests above
+/// run through OpenCL.
 #[test]
-fn the_kernels_compile_and_validate_for_nvptx_and_amdgpu() {
+fn the_kernels_compile_and_validate_for_nvptx_amdgpu_and_spirv() {
     let Some(validators) = Validators::find() else { return };
     let scratch = std::env::temp_dir().join(format!("ptxr-isspacep-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
     let mut problems = Vec::new();
     for asker in [Asker::Kernel, Asker::Func] {
         let source = kernel(asker, Wait::InTheBody).replace(".target sm_90", ".target sm_80");
-        for target in ["nvptx", "amdgpu"] {
+        for target in ["nvptx", "amdgpu", "spirv"] {
             let name = format!("isspacep_{asker:?}_{target}");
             match compile(&source, target) {
                 Compiled::Artefact(artefact) => {

@@ -244,34 +244,6 @@ fn isspacep_shared_holds_inside_the_shared_variables_only() {
     check(ptx, &Launch::threads(32), &[Buffer::zeroed("u32", 32)], 0, &[0b0011; 32]);
 }
 
-/// What SPIR-V cannot answer exactly stays an E0901 naming the instruction: `isspacep.global`
-/// (private memory has no range a kernel knows, and Intel's CPU runtime answers OpenCL's
-/// `to_global` for every space). (`isspacep.shared` with dynamic shared memory reads the
-/// window's end from the launch arguments: `spirv_launch_arguments.rs`.)
-#[test]
-fn isspacep_without_an_exact_answer_is_reported() {
-    let kernel = |declarations: &str, instruction: &str| {
-        format!(
-            ".version 7.8\n.target sm_80\n.address_size 64\n{declarations}\n.visible .entry test(.param .u64 output)\n{{\n    \
-             .reg .pred %p1;\n    .reg .b32 %r1;\n    .reg .b64 %rd1;\n    ld.param.u64 %rd1, [output];\n    \
-             {instruction} %p1, %rd1;\n    selp.u32 %r1, 1, 0, %p1;\n    st.global.u32 [%rd1], %r1;\n    ret;\n}}\n"
-        )
-    };
-    let cases = [(kernel("", "isspacep.global"), "`isspacep.global`")];
-    for (ptx, wanted) in cases {
-        match compile(&ptx, "spirv") {
-            Compiled::Unsupported(messages) => {
-                assert!(
-                    messages.iter().any(|message| message.contains(wanted) && message.contains("spirv")),
-                    "{messages:?}"
-                )
-            }
-            _ => panic!("expected E0901 for\n{ptx}"),
-        }
-        assert!(matches!(compile(&ptx, "cpu"), Compiled::Artefact(_)), "the CPU answers\n{ptx}");
-    }
-}
-
 /// Counted barriers whose count is the whole block (a 32×2 block, count 64): each thread
 /// stores its value into shared memory, meets the others at `bar.sync 1, 64`, and reads its
 /// mirror image's value; `bar.red.popc` with a count counts the odd values. Thread `t`

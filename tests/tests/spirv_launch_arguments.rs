@@ -227,8 +227,8 @@ fn kernel_parameter_types(binary: &[u8], name: &str) -> Vec<&'static str> {
 /// A kernel takes the launch arguments only where its module needs them: its PTX parameter,
 /// the launch arguments, then the `__local` window. Kernels that need nothing of the launch,
 /// with or without shared memory, dynamic or not (`isspacep.shared` without dynamic shared
-/// memory, `isspacep.global`'s neighbours and other registers need nothing), keep exactly
-/// their PTX parameters and the window.
+/// memory, `isspacep.const`, and registers such as `%smid` need nothing), keep exactly their PTX
+/// parameters and the window.
 #[test]
 fn only_modules_that_need_them_take_the_launch_arguments() {
     let binary = |ptx: &str| match compile(ptx, "spirv") {
@@ -257,6 +257,21 @@ fn only_modules_that_need_them_take_the_launch_arguments() {
             kernel(dynamic, "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd1], %r1;"),
             vec!["ulong", "ulong8", "other"],
         ),
+        // `.const` is the module's own variables; `.global`, `.local` and `.param` need the
+        // launch's buffers or the kernel's parameter window.
+        (kernel("", "isspacep.const %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd1], %r1;"), vec!["ulong"]),
+        (
+            kernel("", "isspacep.global %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd1], %r1;"),
+            vec!["ulong", "ulong8"],
+        ),
+        (
+            kernel(fixed, "isspacep.local %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd1], %r1;"),
+            vec!["ulong", "ulong8", "other"],
+        ),
+        (
+            kernel("", "isspacep.param %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd1], %r1;"),
+            vec!["ulong", "ulong8"],
+        ),
     ];
     for (ptx, expected) in cases {
         assert_eq!(kernel_parameter_types(&binary(&ptx), "test"), expected, "\n{ptx}");
@@ -266,6 +281,131 @@ fn only_modules_that_need_them_take_the_launch_arguments() {
     let timer = binary(&kernel("", "mov.u64 %rd2, %globaltimer; st.global.u64 [%rd1], %rd2;"));
     assert_eq!(kernel_parameter_types(&timer, "test"), ["ulong", "ulong8"]);
     assert_eq!(kernel_parameter_types(&timer, ptxr_runtime::abi::opencl::CLOCK_CALIBRATION_KERNEL), ["other"]);
+}
+
+/// The bytes of each buffer of [`BUFFER_RANGES`]: 16 `u32`s, 5 `u32`s, 3 `u64`s.
+const BUFFER_BYTES: [u64; 3] = [64, 20, 24];
+
+/// Thread 0 asks `isspacep.global` of the first byte, the last byte and the end of each of its
+/// three buffers (the launch's buffer table on SPIR-V lists all three), and stores the nine
+/// answers as 0 or 1 into the first buffer, in that order.
+const BUFFER_RANGES: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.func (.param .b32 inside) is_global(.param .b64 address)
+{
+    .reg .b64 %a;
+    .reg .pred %p;
+    .reg .b32 %r;
+    ld.param.u64 %a, [address];
+    isspacep.global %p, %a;
+    selp.u32 %r, 1, 0, %p;
+    st.param.b32 [inside], %r;
+    ret;
+}
+
+.visible .entry ranges(.param .u64 first, .param .u64 second, .param .u64 third)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<12>;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [first];
+    ld.param.u64 %rd2, [second];
+    ld.param.u64 %rd3, [third];
+    isspacep.global %p2, %rd1;
+    add.u64 %rd4, %rd1, 63;
+    isspacep.global %p3, %rd4;
+    add.u64 %rd4, %rd1, 64;
+    isspacep.global %p4, %rd4;
+    isspacep.global %p5, %rd2;
+    add.u64 %rd4, %rd2, 19;
+    isspacep.global %p6, %rd4;
+    add.u64 %rd4, %rd2, 20;
+    isspacep.global %p7, %rd4;
+    add.u64 %rd4, %rd3, 23;
+    isspacep.global %p9, %rd4;
+    add.u64 %rd4, %rd3, 24;
+    isspacep.global %p10, %rd4;
+    {
+        .param .b64 address;
+        .param .b32 inside;
+        st.param.b64 [address], %rd3;
+        call.uni (inside), is_global, (address);
+        ld.param.b32 %r8, [inside];
+    }
+    selp.u32 %r2, 1, 0, %p2;
+    selp.u32 %r3, 1, 0, %p3;
+    selp.u32 %r4, 1, 0, %p4;
+    selp.u32 %r5, 1, 0, %p5;
+    selp.u32 %r6, 1, 0, %p6;
+    selp.u32 %r7, 1, 0, %p7;
+    selp.u32 %r9, 1, 0, %p9;
+    selp.u32 %r10, 1, 0, %p10;
+    st.global.u32 [%rd1], %r2;
+    st.global.u32 [%rd1+4], %r3;
+    st.global.u32 [%rd1+8], %r4;
+    st.global.u32 [%rd1+12], %r5;
+    st.global.u32 [%rd1+16], %r6;
+    st.global.u32 [%rd1+20], %r7;
+    st.global.u32 [%rd1+24], %r8;
+    st.global.u32 [%rd1+28], %r9;
+    st.global.u32 [%rd1+32], %r10;
+DONE:
+    ret;
+}
+"#;
+
+/// Section 9.7.8.16 and 6.4.1.1: every byte of every buffer the launch passes is global
+/// memory, and the address past a buffer's end is not (the next allocation is no buffer of the
+/// launch); asked in the kernel and, for the third buffer's first byte, in a `.func`.
+#[test]
+fn every_launch_buffer_is_global_to_its_last_byte() {
+    let buffers = [Buffer::zeroed("u32", 16), Buffer::zeroed("u32", 5), Buffer::zeroed("u64", 3)];
+    assert_eq!(BUFFER_BYTES, [16 * 4, 5 * 4, 3 * 8]);
+    for (device, result) in opencl::run_everywhere(BUFFER_RANGES, &Launch::threads(2), &buffers, OPENCL_CHILD) {
+        assert_eq!(result[0][..9], [1, 1, 0, 1, 1, 0, 1, 1, 0], "{device}: (first, last, end) of each buffer");
+    }
+    validate_spirv(BUFFER_RANGES);
+}
+
+/// With `.address_size 32` the kernel uses the host's buffers in place (below 4 GiB), and the
+/// table lists them there: the buffer's first and last bytes are global, its end is not.
+const BUFFER_RANGES_32: &str = r#".version 7.8
+.target sm_80
+.address_size 32
+
+.visible .entry ranges(.param .u32 output)
+{
+    .reg .b32 %r<8>;
+    .reg .pred %p<4>;
+    ld.param.u32 %r1, [output];
+    isspacep.global %p1, %r1;
+    add.u32 %r2, %r1, 15;
+    isspacep.global %p2, %r2;
+    add.u32 %r2, %r1, 16;
+    isspacep.global %p3, %r2;
+    selp.u32 %r4, 1, 0, %p1;
+    selp.u32 %r5, 1, 0, %p2;
+    selp.u32 %r6, 1, 0, %p3;
+    st.global.u32 [%r1], %r4;
+    st.global.u32 [%r1+4], %r5;
+    st.global.u32 [%r1+8], %r6;
+    ret;
+}
+"#;
+
+#[test]
+fn launch_buffers_of_32_bit_kernels_are_global() {
+    for (device, result) in
+        opencl::run_everywhere(BUFFER_RANGES_32, &Launch::threads(1), &[Buffer::zeroed("u32", 4)], OPENCL_CHILD)
+    {
+        assert_eq!(result[0], [1, 1, 0, 0], "{device}: (first, last, end) of the buffer");
+    }
+    validate_spirv(BUFFER_RANGES_32);
 }
 
 /// Reads `%globaltimer`, spins until it has advanced by 300 ms, and stores the first and last

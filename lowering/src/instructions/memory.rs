@@ -189,13 +189,19 @@ pub fn is_space(
         static_bytes: lowering.shared.shared_layout.static_bytes,
         has_dynamic: lowering.shared.shared_layout.has_dynamic,
     });
-    // `.const` data tells `.const` apart, and apart from `.global` where they share memory.
+    // `.const` data tells `.const` apart, and apart from `.global` where they share memory;
+    // `.global` data and the heap are global memory, and not local.
     let constants = if matches!(state_space, StateSpace::Const | StateSpace::Global | StateSpace::Local) {
-        constant_ranges(lowering)?
+        variable_ranges(lowering, StateSpace::Const)?
     } else {
         Vec::new()
     };
-    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants };
+    let (globals, device_heap) = if matches!(state_space, StateSpace::Global | StateSpace::Local) {
+        (variable_ranges(lowering, StateSpace::Global)?, crate::module::calls_malloc(lowering.shared.ptx))
+    } else {
+        (Vec::new(), false)
+    };
+    let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants, globals, device_heap };
     let inside = lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, &placed).map_err(
         |unsupported| {
             crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
@@ -204,15 +210,18 @@ pub fn is_space(
     lowering.write(destination, inside.into(), ScalarType::Pred)
 }
 
-/// Every `.const` variable of the module as an address range: those at module scope, and
-/// those of every function (declared here when their function is not lowered yet; its
-/// prologue then finds them, `function::module_wide_variable`).
-fn constant_ranges<'ctx>(lowering: &FunctionLowering<'_, 'ctx>) -> LoweringResult<Vec<AddressRange<'ctx>>> {
+/// Every `.const` or `.global` variable of the module (`state_space`) as an address range:
+/// those at module scope, and those of every function (declared here when their function is
+/// not lowered yet; its prologue then finds them, `function::module_wide_variable`).
+fn variable_ranges<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    state_space: StateSpace,
+) -> LoweringResult<Vec<AddressRange<'ctx>>> {
     let shared = lowering.shared;
     let i64_type = shared.context.i64_type();
     let mut ranges = Vec::new();
     for (index, variable) in shared.ptx.globals.iter().enumerate() {
-        if variable.state_space != StateSpace::Const {
+        if variable.state_space != state_space {
             continue;
         }
         let global = shared.globals.get(&(index as u32)).ok_or_else(|| {
@@ -224,7 +233,7 @@ fn constant_ranges<'ctx>(lowering: &FunctionLowering<'_, 'ctx>) -> LoweringResul
         });
     }
     for function in &shared.ptx.functions {
-        for variable in function.variables.iter().filter(|variable| variable.state_space == StateSpace::Const) {
+        for variable in function.variables.iter().filter(|variable| variable.state_space == state_space) {
             let global = crate::function::module_wide_variable(shared, function, variable)?;
             ranges.push(AddressRange {
                 start: global.as_pointer_value(),

@@ -260,14 +260,18 @@ impl PreparedLaunch {
             })?;
         }
         let launch_arguments = usize::from(takes_launch_arguments);
-        if takes_launch_arguments {
+        let launch_buffers = if takes_launch_arguments {
             let timer = calibrate_clock(context, queue, &program)?;
-            self.set_launch_arguments(&kernel, timer)?;
-        }
+            let table = self.launch_buffers_table(context, &allocations)?;
+            self.set_launch_arguments(&kernel, timer, &table)?;
+            Some(table)
+        } else {
+            None
+        };
         self.set_shared_window(&kernel, launch_arguments)?;
         // The kernel reaches the buffers through addresses in integer parameters, which OpenCL
         // must be told about.
-        let pointers: Vec<*mut c_void> = allocations.iter().map(SvmBuffer::pointer).collect();
+        let pointers: Vec<*mut c_void> = allocations.iter().chain(&launch_buffers).map(SvmBuffer::pointer).collect();
         if !pointers.is_empty() {
             // SAFETY: the array lists live SVM allocations of this context.
             unsafe {
@@ -352,12 +356,20 @@ impl PreparedLaunch {
 
     /// Passes the launch arguments (`abi::opencl::launch_arguments`), the kernel argument
     /// right after the PTX parameters: a fresh `%gridid` from the process's launch counter,
-    /// which the CPU's launches count too, and the launch's dynamic shared bytes.
-    fn set_launch_arguments(&self, kernel: &Kernel, timer: Option<TimerOrigin>) -> Result<(), RuntimeError> {
+    /// which the CPU's launches count too, the launch's dynamic shared bytes, the clock's
+    /// calibration where the module has the calibration kernel, and the table of the launch's
+    /// buffers (`launch_buffers_table`).
+    fn set_launch_arguments(
+        &self,
+        kernel: &Kernel,
+        timer: Option<TimerOrigin>,
+        launch_buffers: &SvmBuffer<'_>,
+    ) -> Result<(), RuntimeError> {
         use crate::abi::opencl::launch_arguments as lanes;
         let mut arguments = [0u64; lanes::LANES as usize];
         arguments[lanes::GRID_ID as usize] = crate::launch::next_grid_id();
         arguments[lanes::DYNAMIC_SHARED_BYTES as usize] = u64::from(self.shared_bytes);
+        arguments[lanes::LAUNCH_BUFFERS as usize] = launch_buffers.address();
         if let Some(timer) = timer {
             arguments[lanes::TIMER_ORIGIN_NANOSECONDS as usize] = timer.nanoseconds;
             arguments[lanes::TIMER_ORIGIN_CLOCK as usize] = timer.clock;
@@ -374,6 +386,24 @@ impl PreparedLaunch {
             )
         }
         .map_err(|code| RuntimeError::OpenCl { message: format!("cannot pass the launch arguments (error {code})") })
+    }
+
+    /// The table of the launch's buffers that `isspacep.global` reads
+    /// (`abi::opencl::launch_arguments::LAUNCH_BUFFERS`): their count, then each one's range as
+    /// the kernel addresses it, its SVM copy or (`allocations` empty) the host buffer itself,
+    /// without the guard zone, as the CPU runtime's `ptxr_is_global_address` has them.
+    fn launch_buffers_table<'c>(
+        &self,
+        context: &'c Context,
+        allocations: &[SvmBuffer<'_>],
+    ) -> Result<SvmBuffer<'c>, RuntimeError> {
+        let mut words = vec![self.buffers.len() as u64];
+        for (index, buffer) in self.buffers.iter().enumerate() {
+            let start = allocations.get(index).map_or_else(|| buffer.memory.address(), SvmBuffer::address);
+            words.extend([start, start + buffer.memory.len() as u64]);
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|word| word.to_le_bytes()).collect();
+        SvmBuffer::with_contents(context, "the launch's buffer table", &bytes)
     }
 
     /// Sizes the block's shared window: a SPIR-V kernel of a module with shared memory takes it
