@@ -96,7 +96,7 @@ pub(super) fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
 /// Inlined, as [`dot_name`] is: several run per statement, and as calls their prologues and
 /// the moves of their results were a third of their cost.
 #[inline(always)]
-fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
+pub(super) fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
     let word = reader.tokens.identifier_word(reader.at)?;
     reader.at += 1;
     Some(word)
@@ -336,8 +336,7 @@ pub(super) fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<St
         if reader.tag()? != Tag::Identifier {
             return None;
         }
-        let name = reader.text().to_string();
-        let name = Spanned::new(name, reader.take());
+        let name = identifier(reader)?;
         let mut span = name.span;
         let range = match reader.eat(Tag::Less) {
             Some(_) => {
@@ -509,15 +508,25 @@ thread_local! {
     pub(super) static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
+/// The combinator parser of one statement, for those the functions above do not cover: given
+/// the index of the statement's first token, the statement (`None` for one that leaves nothing
+/// in the tree) and the index of the token after it; `None` when it does not parse.
+pub(super) trait SlowStatement {
+    fn read(&mut self, at: usize) -> Option<(Option<Statement>, usize)>;
+}
+
+impl<F: FnMut(usize) -> Option<(Option<Statement>, usize)>> SlowStatement for F {
+    fn read(&mut self, at: usize) -> Option<(Option<Statement>, usize)> {
+        self(at)
+    }
+}
+
 /// The statements of a block up to its `}` (nested blocks included), or `None` when one of them
-/// does not parse. `slow_statement` is the combinator parser of one statement, for those the
-/// functions above do not cover: chumsky's cursor is moved up to the statement first, and the
-/// reader on past it after. `reached` is the token index of the last statement begun: after a
-/// failure, where it failed.
-fn block<'t, 's: 't>(
-    reader: &mut Reader<'t, 's>,
-    input: &mut Input<'t, '_, 's>,
-    slow_statement: &impl PtxParser<'t, 's, Option<Statement>>,
+/// does not parse. Statements the functions above do not cover go to `slow`. `reached` is the
+/// token index of the last statement begun: after a failure, where it failed.
+fn block(
+    reader: &mut Reader<'_, '_>,
+    slow: &mut impl SlowStatement,
     reached: &mut usize,
     lists: &mut Lists,
 ) -> Option<Block> {
@@ -528,7 +537,7 @@ fn block<'t, 's: 't>(
         match reader.tag()? {
             Tag::RightBrace => break,
             Tag::LeftBrace => {
-                let nested = block(reader, input, slow_statement, reached, lists)?;
+                let nested = block(reader, slow, reached, lists)?;
                 lists.statements.push(Statement::Block(nested));
                 continue;
             }
@@ -538,14 +547,30 @@ fn block<'t, 's: 't>(
         if statement(reader, lists).is_some() {
             continue;
         }
-        reader.at = before;
-        advance(input, before);
-        let slow = input.parse(slow_statement).ok()?;
-        lists.statements.extend(slow);
-        reader.at = *input.cursor().inner();
+        let (statement, after) = slow.read(before)?;
+        lists.statements.extend(statement);
+        reader.at = after;
     }
     let close = reader.take();
     Some(Block { statements: lists.finish(marks), span: open.to(close) })
+}
+
+/// The lists that [`read_block`] collects a block's parts in, kept from one block to the next
+/// so that only the first grows them.
+#[derive(Default)]
+pub(super) struct BlockLists(Lists);
+
+/// A block at the reader (which must be at its `{`), read with the functions above and `slow`;
+/// `None` when a statement does not parse, with the reader left where it failed.
+pub(super) fn read_block(
+    reader: &mut Reader<'_, '_>,
+    slow: &mut impl SlowStatement,
+    lists: &mut BlockLists,
+) -> Option<Block> {
+    let mut reached = 0;
+    let block = block(reader, slow, &mut reached, &mut lists.0);
+    lists.0.truncate(lists.0.marks_at_start());
+    block
 }
 
 /// A reader at chumsky's cursor.
@@ -581,7 +606,13 @@ pub(super) fn fast_block<'t, 's: 't>(
         // Kept from one function body to the next, so that the lists are grown only by the
         // first. Taken out while in use: a body read inside another's statement gets new ones.
         let mut lists = spare_lists.take();
-        let result = block(&mut reader, input, &slow_statement, &mut reached, &mut lists);
+        // chumsky's cursor is moved up to the statement first, and the reader on past it after.
+        let mut slow = |at: usize| {
+            advance(input, at);
+            let statement = input.parse(&slow_statement).ok()?;
+            Some((statement, *input.cursor().inner()))
+        };
+        let result = block(&mut reader, &mut slow, &mut reached, &mut lists);
         lists.truncate(lists.marks_at_start());
         spare_lists.set(lists);
         match result {
