@@ -1,6 +1,7 @@
 //! A fast path for the statements that make up almost all of real PTX: labels, instructions
-//! whose operands are plain names, literals, simple addresses and vectors, register and memory
-//! declarations without initializers, and `.loc`; and a loop over a whole block of them.
+//! whose operands are plain names, literals, simple addresses, vectors and call lists, register
+//! and memory declarations without initializers, `.loc` and `.pragma`; and a loop over a whole
+//! block of them.
 //!
 //! `block` is a hand-written chumsky `custom` parser tried before the combinator parser of a
 //! block. It reads statements with the plain functions below (no combinator runs for them), hands
@@ -8,8 +9,7 @@
 //! whole block (consuming nothing, adding no expectation to error messages) at the first
 //! statement that does not parse, so that the combinator parser, with its recovery, reads the
 //! block again from its `{`. The functions build exactly the tree the combinator parser would and
-//! give up on anything else: constant expressions, call lists, `var+imm`, initializers, syntax
-//! errors. Behaviour and error messages are therefore the same with or without the fast path; a
+//! give up on anything else: constant expressions, `var+imm`, initializers, syntax errors. Behaviour and error messages are therefore the same with or without the fast path; a
 //! unit test checks that over the whole corpus and over broken copies of it.
 
 use chumsky::input::InputRef;
@@ -18,10 +18,12 @@ use chumsky::prelude::*;
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
 
+use super::tokens::unescape;
 use crate::syntax::ast::{
     Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration,
     WideInteger, Word,
 };
+use crate::syntax::lexer::TokenKind;
 use crate::syntax::shared_slice::take_tail;
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -248,6 +250,30 @@ fn vector(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     Some(Operand { kind: OperandKind::Vector(elements), span: open.to(close) })
 }
 
+/// `(%r1, %r2)`, `()`: the argument and return lists of `call`.
+fn list(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    let open = reader.take();
+    let mut elements = Vec::new();
+    if reader.tag()? != Tag::RightParen {
+        loop {
+            elements.push(element(reader)?);
+            match reader.tag()? {
+                Tag::Comma => {
+                    reader.take();
+                }
+                Tag::RightParen => break,
+                _ => return None,
+            }
+        }
+    }
+    let close = reader.take();
+    // What else follows is a parenthesised constant expression's, the combinator path's.
+    if !matches!(reader.tag()?, Tag::Comma | Tag::Semicolon | Tag::RightParen) {
+        return None;
+    }
+    Some(Operand { kind: OperandKind::List(elements), span: open.to(close) })
+}
+
 /// `|%q` or `|_` after the first half of a predicate pair.
 fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand> {
     reader.take();
@@ -260,8 +286,10 @@ fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand
     Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
 }
 
+/// An operand; `(...)` lists only for `call` (`calls`), where elsewhere `(5)` is a parenthesised
+/// immediate.
 #[inline(always)]
-fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+fn operand(reader: &mut Reader<'_, '_>, calls: bool) -> Option<Operand> {
     match reader.tag()? {
         Tag::Identifier => {
             let first = name(reader)?;
@@ -274,6 +302,7 @@ fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
         }
         Tag::LeftBracket => address(reader),
         Tag::LeftBrace => vector(reader),
+        Tag::LeftParen if calls => list(reader),
         Tag::Underscore => {
             let sink = Operand { kind: OperandKind::Sink, span: reader.take() };
             match reader.tag()? {
@@ -368,7 +397,8 @@ pub(super) fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<St
     Some(Statement::Declaration(VariableDeclaration { linkage: None, state_space, align, vector, ty, names, span }))
 }
 
-/// `.loc 1 12 5` (the column may be left out), without the `function_name`/`inlined_at` tails.
+/// `.loc 1 12 5` (the column may be left out), with its `, function_name NAME` and
+/// `, inlined_at FILE LINE COLUMN` tails read and dropped.
 fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
     let start = reader.take();
     let number = |reader: &mut Reader<'_, '_>| {
@@ -387,10 +417,45 @@ fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
         }
         None => 0,
     };
-    if reader.tag() == Some(Tag::Comma) {
-        return None;
+    while reader.eat(Tag::Comma).is_some() {
+        if reader.tag()? != Tag::Identifier {
+            return None;
+        }
+        let numbers = match reader.text() {
+            "function_name" => 0,
+            "inlined_at" => 3,
+            _ => return None,
+        };
+        reader.take();
+        if numbers == 0 {
+            end = reader.eat(Tag::Identifier)?;
+        }
+        for _ in 0..numbers {
+            end = reader.eat(Tag::Integer)?;
+        }
     }
     Some(Statement::Location { file, line, column, span: start.to(end) })
+}
+
+/// `.pragma "nounroll";`: the strings, unescaped and joined by `, `, as the combinator path
+/// keeps them.
+fn pragma(reader: &mut Reader<'_, '_>) -> Option<Statement> {
+    let start = reader.take();
+    let mut texts = Vec::with_capacity(1);
+    loop {
+        let Some(TokenKind::String(text)) = reader.tokens.kind(reader.at) else { return None };
+        reader.take();
+        texts.push(unescape(text));
+        match reader.tag()? {
+            Tag::Comma => {
+                reader.take();
+            }
+            Tag::Semicolon => break,
+            _ => return None,
+        }
+    }
+    let end = reader.take();
+    Some(Statement::Pragma { text: texts.join(", "), span: start.to(end) })
 }
 
 /// The modifiers and operands of the instructions of the blocks being read (a nested block's
@@ -452,6 +517,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     if reader.tag()? == Tag::DotName {
         let statement = match reader.text() {
             "loc" => location(reader),
+            "pragma" => pragma(reader),
             space => declaration(reader, space),
         }?;
         lists.statements.push(statement);
@@ -469,6 +535,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
         lists.statements.push(Statement::Label(opcode));
         return Some(());
     }
+    let calls = opcode.node == "call";
     let marks = lists.marks();
     while let Some(modifier) = dot_name(reader) {
         lists.modifiers.push(modifier);
@@ -477,7 +544,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     let end = match reader.eat(Tag::Semicolon) {
         Some(end) => end,
         None => loop {
-            let Some(operand) = operand(reader) else {
+            let Some(operand) = operand(reader, calls) else {
                 lists.truncate(marks);
                 return None;
             };
