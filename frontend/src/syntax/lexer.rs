@@ -368,6 +368,25 @@ fn skip_while(bytes: &[u8], from: usize, wanted: impl Fn(u8) -> bool) -> usize {
     at
 }
 
+/// Reads the dot names that follow a name directly (`mov.u32`, `ld.global.v4.f32`, `%tid.x`),
+/// from `position`, the end of the name: pushed here, in a loop of their own, rather than one per
+/// turn of [`Lexer::run`]'s loop, each through its whitespace skip and its dispatch on the byte
+/// class. Stops before anything else, a dot name with `::` included (the general path reads it).
+/// A dot name right after a name never starts a function, so no piece can end among these.
+/// Returns the position after the last one.
+#[inline(always)]
+fn dot_names_after(bytes: &[u8], mut position: usize, tokens: &mut Tokens<'_>) -> usize {
+    while bytes.get(position) == Some(&b'.') && bytes.get(position + 1).is_some_and(|&next| is_dot_name_start(next)) {
+        let end = byte_runs::end_of_name(bytes, position + 2, is_identifier_continue);
+        if bytes.get(end) == Some(&b':') {
+            break;
+        }
+        tokens.push_text(TextKind::DotName, Span::new(position, end));
+        position = end;
+    }
+    position
+}
+
 /// Bytes that may start the name after a dot: `[a-zA-Z_$]`.
 #[inline]
 fn is_dot_name_start(byte: u8) -> bool {
@@ -418,11 +437,13 @@ impl<'src> Lexer<'src> {
                 ByteClass::NameStart => {
                     position = byte_runs::end_of_name(bytes, start + 1, is_identifier_continue);
                     tokens.push_text(TextKind::Identifier, Span::new(start, position));
+                    position = dot_names_after(bytes, position, &mut tokens);
                 }
                 // `%r1`, `$L__BB0_2`, `__cudart_x`: a sigil with a name after it.
                 ByteClass::Sigil if bytes.get(start + 1).is_some_and(|&next| is_identifier_continue(next)) => {
                     position = byte_runs::end_of_name(bytes, start + 2, is_identifier_continue);
                     tokens.push_text(TextKind::Identifier, Span::new(start, position));
+                    position = dot_names_after(bytes, position, &mut tokens);
                 }
                 // `.u32`, `.global`; `.shared::cta` goes through `lex_one`.
                 ByteClass::Dot if bytes.get(start + 1).is_some_and(|&next| is_dot_name_start(next)) => {
@@ -475,10 +496,7 @@ impl<'src> Lexer<'src> {
                 // `lex_other_with`, handing the token list over and back, each cost about 200
                 // instructions.
                 ByteClass::Other if byte == b'/' && bytes.get(start + 1) == Some(&b'/') => {
-                    position = match bytes.get(start + 2..).and_then(memchr_newline) {
-                        Some(offset) => start + 2 + offset + 1,
-                        None => bytes.len(),
-                    };
+                    position = byte_runs::find_line_feed(bytes, start + 2).map_or(bytes.len(), |feed| feed + 1);
                 }
                 ByteClass::Sigil | ByteClass::Dot | ByteClass::Other => {
                     (tokens, position) = self.lex_other_with(tokens, start, byte, &mut nesting);
