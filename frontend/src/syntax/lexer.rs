@@ -387,6 +387,21 @@ fn dot_names_after(bytes: &[u8], mut position: usize, tokens: &mut Tokens<'_>) -
     position
 }
 
+/// Reads the `,` or `;` that follows a name and its dot names directly (`%r1, %r2;`,
+/// `ret;`), as a quarter of all tokens do: one predictable test here rather than a turn of
+/// [`Lexer::run`]'s loop and its dispatch on the byte class. Neither changes the nesting count
+/// nor ends a piece. Returns the position after it, or `position` where neither follows.
+#[inline(always)]
+fn separator_after(bytes: &[u8], position: usize, tokens: &mut Tokens<'_>) -> usize {
+    let tag = match bytes.get(position) {
+        Some(b',') => Tag::Comma,
+        Some(b';') => Tag::Semicolon,
+        _ => return position,
+    };
+    tokens.push_punctuation(tag, Span::new(position, position + 1));
+    position + 1
+}
+
 /// Bytes that may start the name after a dot: `[a-zA-Z_$]`.
 #[inline]
 fn is_dot_name_start(byte: u8) -> bool {
@@ -438,12 +453,14 @@ impl<'src> Lexer<'src> {
                     position = byte_runs::end_of_name(bytes, start + 1, is_identifier_continue);
                     tokens.push_text(TextKind::Identifier, Span::new(start, position));
                     position = dot_names_after(bytes, position, &mut tokens);
+                    position = separator_after(bytes, position, &mut tokens);
                 }
                 // `%r1`, `$L__BB0_2`, `__cudart_x`: a sigil with a name after it.
                 ByteClass::Sigil if bytes.get(start + 1).is_some_and(|&next| is_identifier_continue(next)) => {
                     position = byte_runs::end_of_name(bytes, start + 2, is_identifier_continue);
                     tokens.push_text(TextKind::Identifier, Span::new(start, position));
                     position = dot_names_after(bytes, position, &mut tokens);
+                    position = separator_after(bytes, position, &mut tokens);
                 }
                 // `.u32`, `.global`; `.shared::cta` goes through `lex_one`.
                 ByteClass::Dot if bytes.get(start + 1).is_some_and(|&next| is_dot_name_start(next)) => {
@@ -1108,7 +1125,7 @@ mod tests {
         for length in 1..=20 {
             let name: String = "abcXYZ_$09".chars().cycle().take(length).collect();
             for prefix in ["", "%", ".", "\t"] {
-                for suffix in ["", "\u{e9}", ";", " x", "\u{20ac}12345678", ".u32"] {
+                for suffix in ["", "\u{e9}", ";", ",", ", x", " x", "\u{20ac}12345678", ".u32", ".u32;"] {
                     let source = format!("{prefix}{name}{suffix}");
                     let (fast, fast_diagnostics) = lex(&source);
                     let (reference, reference_diagnostics) = lex_one_at_a_time(&source);
