@@ -110,10 +110,10 @@ fn module_scope_names(module: &ast::Module) -> HashSet<String> {
     for directive in &module.directives {
         match directive {
             ast::Directive::Function(function) => {
-                names.insert(function.name.node.clone());
+                names.insert(function.name.node.to_string());
             }
             ast::Directive::Variable(variable) => {
-                names.extend(variable.names.iter().map(|declared| declared.name.node.clone()));
+                names.extend(variable.names.iter().map(|declared| declared.name.node.to_string()));
             }
             _ => {}
         }

@@ -120,6 +120,15 @@ pub enum MatrixCollective<'ctx> {
         operation: MatrixMultiply,
         fragments: PointerValue<'ctx>,
     },
+    /// `mma.sp` on a target with its own instruction ([`crate::Target::native_sparse_matrix`]):
+    /// the buffer's A holds the lane's non-zero half of A (half the dense form's registers);
+    /// `metadata` is the lane's `e` (an `i32`) and `selector` the constant `f`.
+    SparseMultiplyAccumulate {
+        operation: MatrixMultiply,
+        metadata: IntValue<'ctx>,
+        selector: u32,
+        fragments: PointerValue<'ctx>,
+    },
     /// `row` is the address, in its state space, of the row this lane gives.
     Load {
         matrices: u32,

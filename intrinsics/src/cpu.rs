@@ -782,6 +782,10 @@ impl Target for Cpu {
             MatrixCollective::MultiplyAccumulate { operation, fragments } => {
                 (warp_collective::MATRIX_MULTIPLY_ACCUMULATE, matrix_operation_code(operation)?, *fragments)
             }
+            MatrixCollective::SparseMultiplyAccumulate { .. } => {
+                // Lowering rebuilds the dense A by shuffles here (`native_sparse_matrix`).
+                return Err(Unsupported { what: "`mma.sp` in the CPU's runtime".to_string() });
+            }
             MatrixCollective::Load { matrices, transpose, row, fragments } => {
                 // The runtime reads the row through its host address, kept in the buffer's first
                 // two words (`matrix_fragments::ROW_ADDRESS`).

@@ -582,6 +582,13 @@ pub trait Target {
         Err(Unsupported { what: "warp-level matrix instructions".to_string() })
     }
 
+    /// Whether this target has `mma.sp` of its own ([`MatrixCollective::SparseMultiplyAccumulate`]);
+    /// elsewhere lowering rebuilds the lane's dense A from the warp's non-zero elements and
+    /// metadata by shuffles and computes the dense `mma`.
+    fn native_sparse_matrix(&self) -> bool {
+        false
+    }
+
     /// Whether this target has `wmma` instructions of its own ([`Target::warp_matrix_collective`]);
     /// elsewhere lowering builds `wmma` from `mma` tiles and the lanes' own loads and stores.
     fn native_warp_matrix(&self) -> bool {

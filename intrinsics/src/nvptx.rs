@@ -357,6 +357,10 @@ impl Target for Nvptx {
         crate::nvptx_matrix::matrix_collective(site, collective)
     }
 
+    fn native_sparse_matrix(&self) -> bool {
+        true
+    }
+
     fn native_warp_matrix(&self) -> bool {
         true
     }

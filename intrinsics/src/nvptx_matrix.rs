@@ -1,5 +1,6 @@
-//! `mma.sync` and `ldmatrix.sync` on NVPTX: the `llvm.nvvm.mma.*` and `llvm.nvvm.ldmatrix.*`
-//! intrinsics, which the back end prints as the same PTX instructions. The operands come from
+//! `mma.sync`, `mma.sp.sync` and `ldmatrix.sync` on NVPTX: the `llvm.nvvm.mma.*`,
+//! `llvm.nvvm.mma.sp.*` and `llvm.nvvm.ldmatrix.*` intrinsics, which the back end prints as the
+//! same PTX instructions (`mma.sp` takes `e` and `f` after C). The operands come from
 //! the lane's fragment buffer and the results go back there (`ptxr_runtime::abi::
 //! matrix_fragments`); LLVM's scalar replacement turns the buffer back into registers.
 //!
@@ -19,11 +20,13 @@ fn llvm_error(error: impl std::fmt::Display) -> Unsupported {
     Unsupported { what: format!("an LLVM builder operation ({error})") }
 }
 
-/// The intrinsic's name for one `mma` form.
-fn intrinsic_name(operation: &MatrixMultiply) -> String {
+/// The intrinsic's name for one `mma` form (`sparse`: `mma.sp`, `llvm.nvvm.mma.sp.*`, named as
+/// the dense form is).
+fn intrinsic_name(operation: &MatrixMultiply, sparse: bool) -> String {
     let shape = operation.shape.to_string();
     let bit_operation = operation.bit_operation.map(|operation| operation.to_string()).unwrap_or_default();
-    let mut name = format!("llvm.nvvm.mma{bit_operation}{shape}{}{}", operation.a_layout, operation.b_layout);
+    let sparse = if sparse { ".sp" } else { "" };
+    let mut name = format!("llvm.nvvm.mma{sparse}{bit_operation}{shape}{}{}", operation.a_layout, operation.b_layout);
     match operation.a {
         MatrixElement::F16 => name += &format!("{}{}", operation.d, operation.c),
         MatrixElement::S8 | MatrixElement::U8 | MatrixElement::S4 | MatrixElement::U4 => {
@@ -149,7 +152,17 @@ pub fn matrix_collective<'ctx>(site: &Site<'_, 'ctx>, collective: &MatrixCollect
                 let result = xor_popc_m8n8k128(site, &arguments)?;
                 return write_result(site, *fragments, slot::D, result);
             }
-            (intrinsic_name(operation), Vec::new(), arguments, *fragments, slot::D)
+            (intrinsic_name(operation, false), Vec::new(), arguments, *fragments, slot::D)
+        }
+        MatrixCollective::SparseMultiplyAccumulate { operation, metadata, selector, fragments } => {
+            // A's non-zero half, then B and C as in `mma`, then `e` and the constant `f`.
+            let mut arguments = Vec::new();
+            read_fragment(site, *fragments, slot::A, operation.a_registers() / 2, operation.a, &mut arguments)?;
+            read_fragment(site, *fragments, slot::B, operation.b_registers(), operation.b, &mut arguments)?;
+            read_fragment(site, *fragments, slot::C, operation.c_registers(), operation.c, &mut arguments)?;
+            arguments.push((*metadata).into());
+            arguments.push(site.context.i32_type().const_int(u64::from(*selector), false).into());
+            (intrinsic_name(operation, true), Vec::new(), arguments, *fragments, slot::D)
         }
         MatrixCollective::Load { matrices, transpose, row, fragments } => {
             let transpose = if *transpose { ".trans" } else { "" };

@@ -678,7 +678,8 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 }
 
 /// The PTX ISA that NVPTX output needs for the NVVM intrinsics of the module's instructions:
-/// 6.5 for `ldmatrix` and `mma` (7.0 for `mma` on `.b1` with `.xor.popc`, 7.1 with `.and.popc`),
+/// 6.5 for `ldmatrix` and `mma` (7.0 for `mma` on `.b1` with `.xor.popc`, 7.1 with `.and.popc`
+/// and for `mma.sp`),
 /// 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`, `vote.sync`, `match.sync`,
 /// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes; `None` without them.
 /// The checker gates each to its `sm_` (`nanosleep` sm_70,
@@ -692,11 +693,14 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             ir::Instruction::LoadMatrix { .. } => Some((6, 5)),
             // `mma`'s sm_70 and sm_75 shapes need 6.4 or 6.5 there, but `.m8n8k128` 7.0 (as
             // ptxas says); `.and.popc` 7.1 on sm_80.
-            ir::Instruction::MatrixMultiplyAccumulate { operation, .. } => Some(match operation.bit_operation {
-                Some(ir::BitOperation::And) => (7, 1),
-                Some(ir::BitOperation::Xor) => (7, 0),
-                None => (6, 5),
-            }),
+            ir::Instruction::MatrixMultiplyAccumulate { operation, ref sparse, .. } => {
+                Some(match operation.bit_operation {
+                    _ if sparse.is_some() => (7, 1),
+                    Some(ir::BitOperation::And) => (7, 1),
+                    Some(ir::BitOperation::Xor) => (7, 0),
+                    None => (6, 5),
+                })
+            }
             ir::Instruction::Sleep { .. } => Some((6, 3)),
             ir::Instruction::ActiveMask { .. } => Some((6, 2)),
             ir::Instruction::Shuffle { .. }

@@ -537,6 +537,26 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, {%f1, %f1, %f1, %f1}, %r2, 0; st.global.f32 [%rd2], %f5",
             ),
             form(
+                "mma.sp.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                ".reg .b32 %r<6>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sp.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2}, {%r1, %r2}, {%f1, %f1, %f1, %f1}, %r2, 3; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32",
+                ".reg .b32 %r<6>; .reg .f32 %f<9>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; ld.global.f32 %f1, [%rd2+12]; mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f5, %f6, %f7, %f8}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, {%f1, %f1, %f1, %f1}, %r2, 1; st.global.f32 [%rd2], %f5",
+            ),
+            form(
+                "mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r3, %r4, %r5, %r6}, {%r1, %r2}, {%r1, %r2}, {%r1, %r2, %r1, %r2}, %r2, 1; st.global.b32 [%rd2], %r6",
+            ),
+            form(
+                "mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 {%r3, %r4, %r5, %r6}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, %r2, 0; st.global.b32 [%rd2], %r6",
+            ),
+            form(
                 "mma.sync.aligned.m8n8k32.row.col.satfinite.s32.s4.u4.s32",
                 ".reg .b32 %r<7>",
                 "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sync.aligned.m8n8k32.row.col.satfinite.s32.s4.u4.s32 {%r3, %r4}, {%r1}, {%r2}, {%r1, %r2}; st.global.b32 [%rd2], %r4",

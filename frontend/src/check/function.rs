@@ -34,7 +34,7 @@ pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: 
     let mut signatures = Signatures { list: Vec::new(), names: NameMap::default() };
     for (index, directive) in module.directives.iter().enumerate() {
         let Directive::Function(function) = directive else { continue };
-        let name = &function.name.node;
+        let name = function.name.node.as_str();
         if let Some(VariableId::Global(index)) = globals.names.get(name) {
             diagnostics.push(
                 Diagnostic::error(Code::DuplicateDeclaration, format!("`{name}` is already a variable"))
@@ -80,7 +80,7 @@ pub fn collect_signatures(module: &ast::Module, globals: &Globals, diagnostics: 
                 }
             }
             None => {
-                signatures.names.insert(name.clone(), FunctionId(signatures.list.len() as u32));
+                signatures.names.insert(name.to_string(), FunctionId(signatures.list.len() as u32));
                 signatures.list.push(signature);
             }
         }
@@ -250,7 +250,7 @@ fn check_function<'module>(
         statements
     });
     let function = ir::Function {
-        name: syntax.name.node.clone(),
+        name: syntax.name.node.to_string(),
         kind: syntax.kind,
         linkage: syntax.linkage.as_ref().map(|linkage| linkage.node),
         parameters,

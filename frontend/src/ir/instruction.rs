@@ -8,7 +8,7 @@ use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
     Address, AtomicOperation, BarrierOperation, Destination, FunctionId, Hint, LabelId, MatrixMultiply, MbarrierWait,
-    MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, VariableId, VoteMode,
+    MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, SparseMatrixA, VariableId, VoteMode,
     WarpMatrixMultiply, WarpMatrixShape,
 };
 
@@ -539,13 +539,15 @@ pub enum Instruction {
     Elect { destination: Option<Destination>, predicate: Destination, member_mask: Operand },
     /// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`: each
     /// operand is the lane's fragment, a list of 32-bit registers (`.f32`/`.s32` elements, or
-    /// narrower elements packed into `.b32`) in the spec's order.
+    /// narrower elements packed into `.b32`) in the spec's order. `mma.sp` has `sparse`, and its
+    /// `a` holds only the non-zero half of A (half the registers of the dense form).
     MatrixMultiplyAccumulate {
         operation: MatrixMultiply,
         destinations: Vec<Destination>,
         a: Vec<Operand>,
         b: Vec<Operand>,
         c: Vec<Operand>,
+        sparse: Option<SparseMatrixA>,
     },
     /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [a]`: `matrices` (1, 2 or 4)
     /// 8×8 matrices of 16-bit elements whose rows' addresses the lanes give, one `.b32`

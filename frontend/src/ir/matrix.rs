@@ -173,6 +173,16 @@ pub struct MatrixMultiply {
     pub bit_operation: Option<BitOperation>,
 }
 
+/// What `mma.sp` adds to `mma` (ISA 7.8 section 9.7.13.5): A is structured-sparse, and the lane
+/// gives only its non-zero elements; the metadata register `e` says where each lies in its
+/// chunk of A's row, and the sparsity selector `f` which lanes of each group of four give the
+/// metadata that counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseMatrixA {
+    pub metadata: crate::ir::Operand,
+    pub selector: u32,
+}
+
 /// The operation of a `.b1` matrix multiply: D = C + popc(A's row `op` B's column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BitOperation {

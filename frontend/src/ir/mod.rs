@@ -17,8 +17,8 @@ mod synchronization;
 pub use hint::Hint;
 pub use instruction::*;
 pub use matrix::{
-    BitOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, WarpMatrixFragment, WarpMatrixGeometry,
-    WarpMatrixMultiply, WarpMatrixShape, WarpMatrixTiling,
+    BitOperation, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, SparseMatrixA, WarpMatrixFragment,
+    WarpMatrixGeometry, WarpMatrixMultiply, WarpMatrixShape, WarpMatrixTiling,
 };
 pub use module::*;
 pub use operand::*;

@@ -64,7 +64,7 @@ pub struct FunctionAttribute {
 pub struct Function {
     pub linkage: Option<Spanned<Linkage>>,
     pub kind: FunctionKind,
-    pub name: Spanned<String>,
+    pub name: Spanned<Word>,
     /// `.func (.param .b32 retval) name (...)`: the return parameters.
     pub return_parameters: Vec<Parameter>,
     pub parameters: Vec<Parameter>,
@@ -85,7 +85,7 @@ pub struct Parameter {
     pub align: Option<u32>,
     /// `.ptr` with its optional state space (`.ptr .global`).
     pub pointer: Option<PointerAttribute>,
-    pub name: Spanned<String>,
+    pub name: Spanned<Word>,
     /// `name[16]`: the element count of an array parameter (`.param .b8 agg[16]`).
     pub array: Option<u32>,
     pub span: Span,
@@ -148,7 +148,7 @@ pub struct VariableDeclaration {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeclaredName {
-    pub name: Spanned<String>,
+    pub name: Spanned<Word>,
     /// `%r<10>`: declares `%r0` to `%r9`.
     pub range: Option<u32>,
     /// `buffer[4][8]`; `None` for an unsized dimension (`.extern .shared .b8 dyn[];`).

@@ -351,6 +351,7 @@ impl<'src> Tokens<'src> {
     }
 
     /// The tags of the tokens, in order.
+    #[cfg(test)]
     pub(in crate::syntax) fn tags(&self) -> impl Iterator<Item = Tag> + '_ {
         self.packed.iter().map(|packed| packed.tag)
     }

@@ -6,7 +6,9 @@
 
 use inkwell::values::IntValue;
 use inkwell::values::{BasicValueEnum, PointerValue};
-use ptxr_frontend::ir::{Address, Destination, GuardedInstruction, MatrixElement, MatrixMultiply, Operand};
+use ptxr_frontend::ir::{
+    Address, Destination, GuardedInstruction, MatrixElement, MatrixMultiply, Operand, SparseMatrixA,
+};
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 use ptxr_intrinsics::{MatrixCollective, MatrixLowering, Unsupported};
 use ptxr_runtime::abi::matrix_fragments as slot;
@@ -157,6 +159,7 @@ pub(super) fn unsupported<'g>(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn multiply_accumulate(
     lowering: &mut FunctionLowering<'_, '_>,
     guarded: &GuardedInstruction,
@@ -165,8 +168,14 @@ pub fn multiply_accumulate(
     a: &[Operand],
     b: &[Operand],
     c: &[Operand],
+    sparse: Option<&SparseMatrixA>,
 ) -> LoweringResult<()> {
-    let d = multiply_accumulate_values(lowering, guarded, operation, a, b, c)?;
+    let d = match sparse {
+        Some(sparse) => {
+            super::sparse_matrix::multiply_accumulate_values(lowering, guarded, operation, a, b, c, sparse)?
+        }
+        None => multiply_accumulate_values(lowering, guarded, operation, a, b, c)?,
+    };
     let ty = fragment_register(operation.d);
     for (destination, value) in destinations.iter().zip(d) {
         lowering.write(destination, value, ty)?;
@@ -187,20 +196,76 @@ pub(super) fn multiply_accumulate_values<'ctx>(
     if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
         return super::matrix_by_shuffles::multiply_accumulate_values(lowering, guarded, operation, a, b, c);
     }
-    let d_count = operation.d_registers() as usize;
+    let buffer = fragment_buffer(lowering, guarded, operation, a.len(), b, c)?;
+    store_fragment(lowering, buffer, slot::A, a, operation.a)?;
+    collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
+    read_fragment(lowering, buffer, slot::D, operation.d_registers() as usize, fragment_register(operation.d))
+}
+
+/// D's registers of an `mma` whose A is given as its registers' 32 bits (`i32`s, not `.f64`):
+/// the dense A that `mma.sp` rebuilds on targets without it (`sparse_matrix.rs`).
+pub(super) fn multiply_accumulate_words<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    a: &[IntValue<'ctx>],
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
+        return super::matrix_by_shuffles::multiply_accumulate_words(lowering, guarded, operation, a, b, c);
+    }
+    let buffer = fragment_buffer(lowering, guarded, operation, a.len(), b, c)?;
+    for (index, word) in a.iter().enumerate() {
+        lowering.shared.builder.build_store(self::word(lowering, buffer, slot::A + index)?, *word)?;
+    }
+    collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
+    read_fragment(lowering, buffer, slot::D, operation.d_registers() as usize, fragment_register(operation.d))
+}
+
+/// D's registers of an `mma.sp` on a target with its own instruction
+/// (`Target::native_sparse_matrix`): `a` is the lane's non-zero half of A.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn sparse_multiply_accumulate_values<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    a: &[Operand],
+    b: &[Operand],
+    c: &[Operand],
+    metadata: IntValue<'ctx>,
+    selector: u32,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    let buffer = fragment_buffer(lowering, guarded, operation, a.len(), b, c)?;
+    store_fragment(lowering, buffer, slot::A, a, operation.a)?;
+    let sparse =
+        MatrixCollective::SparseMultiplyAccumulate { operation: *operation, metadata, selector, fragments: buffer };
+    collective(lowering, guarded, &sparse)?;
+    read_fragment(lowering, buffer, slot::D, operation.d_registers() as usize, fragment_register(operation.d))
+}
+
+/// The function's fragment buffer with B's and C's registers stored, once it is known that
+/// `a_registers` 32-bit registers of A and every other operand fit.
+fn fragment_buffer<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    a_registers: usize,
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<PointerValue<'ctx>> {
     let words = |element: MatrixElement, count: usize| count * words_per_register(fragment_register(element));
-    let fits = words(operation.a, a.len()) <= slot::B - slot::A
+    let fits = words(operation.a, a_registers) <= slot::B - slot::A
         && words(operation.b, b.len()) <= slot::C - slot::B
-        && words(operation.c, c.len()) <= slot::D - slot::C;
-    if !fits || words(operation.d, d_count) > slot::WORDS - slot::D {
+        && words(operation.c, c.len()) <= slot::D - slot::C
+        && words(operation.d, operation.d_registers() as usize) <= slot::WORDS - slot::D;
+    if !fits {
         return Err(LoweringError::internal("an `mma` fragment larger than the buffer", guarded.span));
     }
     let buffer = lowering.matrix_fragments(guarded.span)?;
-    store_fragment(lowering, buffer, slot::A, a, operation.a)?;
     store_fragment(lowering, buffer, slot::B, b, operation.b)?;
     store_fragment(lowering, buffer, slot::C, c, operation.c)?;
-    collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
-    read_fragment(lowering, buffer, slot::D, d_count, fragment_register(operation.d))
+    Ok(buffer)
 }
 
 pub fn load_matrix(

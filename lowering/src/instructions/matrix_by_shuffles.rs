@@ -75,15 +75,18 @@ enum Number<'ctx> {
 }
 
 /// The lane's view of its warp while it lowers one instruction.
-struct Warp<'l, 'a, 'ctx> {
+pub(super) struct Warp<'l, 'a, 'ctx> {
     lowering: &'l FunctionLowering<'a, 'ctx>,
-    guarded: &'l GuardedInstruction,
+    pub(super) guarded: &'l GuardedInstruction,
     /// This lane's index in its warp (an `i32`).
-    lane: IntValue<'ctx>,
+    pub(super) lane: IntValue<'ctx>,
 }
 
 impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
-    fn new(lowering: &'l FunctionLowering<'a, 'ctx>, guarded: &'l GuardedInstruction) -> LoweringResult<Self> {
+    pub(super) fn new(
+        lowering: &'l FunctionLowering<'a, 'ctx>,
+        guarded: &'l GuardedInstruction,
+    ) -> LoweringResult<Self> {
         let lane = lowering
             .shared
             .target
@@ -92,32 +95,32 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
         Ok(Warp { lowering, guarded, lane })
     }
 
-    fn builder(&self) -> &'a inkwell::builder::Builder<'ctx> {
+    pub(super) fn builder(&self) -> &'a inkwell::builder::Builder<'ctx> {
         self.lowering.shared.builder
     }
 
-    fn i32(&self, value: u64) -> IntValue<'ctx> {
+    pub(super) fn i32(&self, value: u64) -> IntValue<'ctx> {
         self.lowering.shared.context.i32_type().const_int(value, false)
     }
 
-    fn and(&self, value: IntValue<'ctx>, mask: u64) -> LoweringResult<IntValue<'ctx>> {
+    pub(super) fn and(&self, value: IntValue<'ctx>, mask: u64) -> LoweringResult<IntValue<'ctx>> {
         Ok(self.builder().build_and(value, value.get_type().const_int(mask, false), "")?)
     }
 
-    fn or(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+    pub(super) fn or(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
         Ok(self.builder().build_or(a, b, "")?)
     }
 
-    fn shift_left(&self, value: IntValue<'ctx>, bits: u64) -> LoweringResult<IntValue<'ctx>> {
+    pub(super) fn shift_left(&self, value: IntValue<'ctx>, bits: u64) -> LoweringResult<IntValue<'ctx>> {
         Ok(self.builder().build_left_shift(value, value.get_type().const_int(bits, false), "")?)
     }
 
-    fn shift_right(&self, value: IntValue<'ctx>, bits: u64) -> LoweringResult<IntValue<'ctx>> {
+    pub(super) fn shift_right(&self, value: IntValue<'ctx>, bits: u64) -> LoweringResult<IntValue<'ctx>> {
         Ok(self.builder().build_right_shift(value, value.get_type().const_int(bits, false), false, "")?)
     }
 
     /// The value (an `i32`) that `value` holds in warp lane `source` (an `i32`).
-    fn shuffle(&self, value: IntValue<'ctx>, source: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
+    pub(super) fn shuffle(&self, value: IntValue<'ctx>, source: IntValue<'ctx>) -> LoweringResult<IntValue<'ctx>> {
         // `shfl.sync.idx` with c = 0x1f: the source lane itself, every lane a member.
         let collective = WarpCollective::Shuffle {
             mode: ShuffleMode::Index,
@@ -162,7 +165,7 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
         self.element(word, element, index)
     }
 
-    fn word(&self, words: &[IntValue<'ctx>], register: usize) -> LoweringResult<IntValue<'ctx>> {
+    pub(super) fn word(&self, words: &[IntValue<'ctx>], register: usize) -> LoweringResult<IntValue<'ctx>> {
         words.get(register).copied().ok_or_else(|| {
             LoweringError::internal(format!("register {register} of a fragment of {}", words.len()), self.guarded.span)
         })
@@ -324,17 +327,34 @@ pub(super) fn multiply_accumulate_values<'ctx>(
     if !computed(operation) {
         return Err(unsupported(lowering, guarded)(Unsupported { what: "warp-level matrix instructions".into() }));
     }
-    let warp = Warp::new(lowering, guarded)?;
     if operation.a == MatrixElement::F64 {
+        let warp = Warp::new(lowering, guarded)?;
         return double_precision(&warp, operation.shape, a, b, c, RoundingMode::NearestEven);
     }
     let a = fragment_words(lowering, a, operation.a)?;
+    multiply_accumulate_words(lowering, guarded, operation, &a, b, c)
+}
+
+/// D's registers of an `mma` whose A is given as its registers' 32 bits (`i32`s): the dense A
+/// that `mma.sp` rebuilds (`sparse_matrix.rs`). Not for `.f64`.
+pub(super) fn multiply_accumulate_words<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    a: &[IntValue<'ctx>],
+    b: &[Operand],
+    c: &[Operand],
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    if !computed(operation) || operation.a == MatrixElement::F64 {
+        return Err(unsupported(lowering, guarded)(Unsupported { what: "warp-level matrix instructions".into() }));
+    }
+    let warp = Warp::new(lowering, guarded)?;
     let b = fragment_words(lowering, b, operation.b)?;
     let c = fragment_words(lowering, c, operation.c)?;
     let d = if operation.shape == MatrixShape::M8n8k4 {
-        quad_pairs(&warp, operation, &a, &b, &c)?
+        quad_pairs(&warp, operation, a, &b, &c)?
     } else {
-        row_by_column(&warp, operation, &a, &b, &c)?
+        row_by_column(&warp, operation, a, &b, &c)?
     };
     let wanted = crate::types::llvm_type(lowering.shared.context, fragment_register(operation.d));
     d.into_iter().map(|bits| Ok(lowering.shared.builder.build_bit_cast(bits, wanted, "")?)).collect()

@@ -21,6 +21,7 @@ mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
+mod sparse_matrix;
 pub(crate) mod stack;
 mod support;
 mod synchronization;
@@ -378,8 +379,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::Elect { destination, predicate, member_mask } => {
             synchronization::elect(lowering, guarded, destination.as_ref(), predicate, member_mask)
         }
-        Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
-            matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
+        Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c, sparse } => {
+            matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c, sparse.as_ref())
         }
         Instruction::StoreMatrix { matrices, transpose, state_space, address, sources } => {
             matrix_by_shuffles::store_matrix(lowering, guarded, *matrices, *transpose, *state_space, address, sources)

@@ -3,13 +3,13 @@
 //! its non-zero half, with the metadata register `e` naming each non-zero element's place in
 //! its chunk and the constant sparsity selector `f` naming the lanes of each group of four whose
 //! `e` counts. Every form is checked here (shape and types, operand registers, the selector's
-//! range) and then becomes `Unlowered`: NVIDIA's public text gives the metadata's place in each
-//! lane's register only as figures, so no target computes `mma.sp` yet (see docs/ARCHITECTURE.md,
-//! "Not done yet"). `mma.sp::ordered_metadata` (ISA 8.5) is accepted unchecked.
+//! range) and becomes `MatrixMultiplyAccumulate` with `sparse`; lowering
+//! (`lowering/src/instructions/sparse_matrix.rs`) says which forms each target computes.
+//! `mma.sp::ordered_metadata` (ISA 8.5) is accepted unchecked.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape};
+use crate::ir::{Instruction, MatrixElement, MatrixLayout, MatrixMultiply, MatrixShape, SparseMatrixA};
 use crate::syntax::ast;
 
 use super::matrix::{fragment_register, invalid, shape_and_layouts};
@@ -117,7 +117,13 @@ pub fn mma_sparse(
             None
         }
     };
-    let destinations = destinations.is_some_and(|destinations| destinations.iter().all(Option::is_some));
-    let checked = [destinations, a.is_some(), b.is_some(), c.is_some(), metadata.is_some(), selector.is_some()];
-    checked.into_iter().all(|valid| valid).then_some(Instruction::Unlowered)
+    let destinations = destinations?.into_iter().collect::<Option<Vec<_>>>();
+    let (Some(destinations), Some(a), Some(b), Some(c), Some(metadata), Some(selector)) =
+        (destinations, a, b, c, metadata, selector)
+    else {
+        return None;
+    };
+    let selector = u32::try_from(selector).ok()?;
+    let sparse = Some(SparseMatrixA { metadata, selector });
+    Some(Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c, sparse })
 }

@@ -17,7 +17,7 @@ use super::tokens::{
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
-use crate::syntax::ast::{DeclaredName, Initializer, VariableDeclaration};
+use crate::syntax::ast::{DeclaredName, Initializer, VariableDeclaration, Word};
 use crate::syntax::lexer::TokenKind;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -75,7 +75,7 @@ fn dimension<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<u32>> {
 
 /// `name`, `%r<12>`, `table[4][8] = {...}`.
 fn declared_name<'t, 's: 't>(dimension: impl PtxParser<'t, 's, Option<u32>>) -> impl PtxParser<'t, 's, DeclaredName> {
-    let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
+    let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(Word::new(name), extra.span()) }
         .labelled(Label::VariableName);
     let range = integer_u32("a register count").delimited_by(punct(TokenKind::Less), punct(TokenKind::Greater));
     name.then(range.or_not())
@@ -102,7 +102,7 @@ pub(super) fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Scalar
 
 /// A name of an opaque handle, with its initializer (`= { filter_mode = nearest }`) skipped.
 fn opaque_name<'t, 's: 't>(dimension: impl PtxParser<'t, 's, Option<u32>>) -> impl PtxParser<'t, 's, DeclaredName> {
-    let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(name.to_string(), extra.span()) }
+    let name = select! { TokenKind::Identifier(name) = extra => Spanned::new(Word::new(name), extra.span()) }
         .labelled(Label::VariableName);
     let ignored_initializer = punct(TokenKind::Equals).ignore_then(choice((
         super::recovery::balanced_braces(),

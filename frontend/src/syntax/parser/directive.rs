@@ -37,7 +37,7 @@ fn linkage<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Linkage>> {
 }
 
 /// One module-level directive; `None` for one that leaves nothing in the tree.
-fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Directive>> {
+pub(super) fn directive<'t, 's: 't>(source: &'s str) -> impl PtxParser<'t, 's, Option<Directive>> {
     // `.version 7.8`: the lexer reads `7.8` as a float; the numbers come from its text, so
     // that `7.10` is minor version 10.
     let version = keyword("version")

@@ -1,6 +1,7 @@
 //! A fast path for the statements that make up almost all of real PTX: labels, instructions
-//! whose operands are plain names, literals, simple addresses and vectors, register and memory
-//! declarations without initializers, and `.loc`; and a loop over a whole block of them.
+//! whose operands are plain names, literals, simple addresses, vectors and call lists, register
+//! and memory declarations without initializers, `.loc` and `.pragma`; and a loop over a whole
+//! block of them.
 //!
 //! `block` is a hand-written chumsky `custom` parser tried before the combinator parser of a
 //! block. It reads statements with the plain functions below (no combinator runs for them), hands
@@ -8,8 +9,7 @@
 //! whole block (consuming nothing, adding no expectation to error messages) at the first
 //! statement that does not parse, so that the combinator parser, with its recovery, reads the
 //! block again from its `{`. The functions build exactly the tree the combinator parser would and
-//! give up on anything else: constant expressions, call lists, `var+imm`, initializers, syntax
-//! errors. Behaviour and error messages are therefore the same with or without the fast path; a
+//! give up on anything else: constant expressions, `var+imm`, initializers, syntax errors. Behaviour and error messages are therefore the same with or without the fast path; a
 //! unit test checks that over the whole corpus and over broken copies of it.
 
 use chumsky::input::InputRef;
@@ -18,10 +18,12 @@ use chumsky::prelude::*;
 use super::{Extra, ParserError, ParserInput, PtxParser};
 use crate::span::{Span, Spanned};
 
+use super::tokens::unescape;
 use crate::syntax::ast::{
     Block, DeclaredName, Guard, Instruction, Operand, OperandKind, SharedSlice, Statement, VariableDeclaration,
     WideInteger, Word,
 };
+use crate::syntax::lexer::TokenKind;
 use crate::syntax::shared_slice::take_tail;
 use crate::syntax::tokens::{Tag, Tokens};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -96,7 +98,7 @@ pub(super) fn advance(input: &mut Input<'_, '_, '_>, to: usize) {
 /// Inlined, as [`dot_name`] is: several run per statement, and as calls their prologues and
 /// the moves of their results were a third of their cost.
 #[inline(always)]
-fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
+pub(super) fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<Word>> {
     let word = reader.tokens.identifier_word(reader.at)?;
     reader.at += 1;
     Some(word)
@@ -248,6 +250,30 @@ fn vector(reader: &mut Reader<'_, '_>) -> Option<Operand> {
     Some(Operand { kind: OperandKind::Vector(elements), span: open.to(close) })
 }
 
+/// `(%r1, %r2)`, `()`: the argument and return lists of `call`.
+fn list(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+    let open = reader.take();
+    let mut elements = Vec::new();
+    if reader.tag()? != Tag::RightParen {
+        loop {
+            elements.push(element(reader)?);
+            match reader.tag()? {
+                Tag::Comma => {
+                    reader.take();
+                }
+                Tag::RightParen => break,
+                _ => return None,
+            }
+        }
+    }
+    let close = reader.take();
+    // What else follows is a parenthesised constant expression's, the combinator path's.
+    if !matches!(reader.tag()?, Tag::Comma | Tag::Semicolon | Tag::RightParen) {
+        return None;
+    }
+    Some(Operand { kind: OperandKind::List(elements), span: open.to(close) })
+}
+
 /// `|%q` or `|_` after the first half of a predicate pair.
 fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand> {
     reader.take();
@@ -260,8 +286,10 @@ fn predicate_pair(reader: &mut Reader<'_, '_>, first: Operand) -> Option<Operand
     Some(Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span })
 }
 
+/// An operand; `(...)` lists only for `call` (`calls`), where elsewhere `(5)` is a parenthesised
+/// immediate.
 #[inline(always)]
-fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
+fn operand(reader: &mut Reader<'_, '_>, calls: bool) -> Option<Operand> {
     match reader.tag()? {
         Tag::Identifier => {
             let first = name(reader)?;
@@ -274,6 +302,7 @@ fn operand(reader: &mut Reader<'_, '_>) -> Option<Operand> {
         }
         Tag::LeftBracket => address(reader),
         Tag::LeftBrace => vector(reader),
+        Tag::LeftParen if calls => list(reader),
         Tag::Underscore => {
             let sink = Operand { kind: OperandKind::Sink, span: reader.take() };
             match reader.tag()? {
@@ -336,8 +365,7 @@ pub(super) fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<St
         if reader.tag()? != Tag::Identifier {
             return None;
         }
-        let name = reader.text().to_string();
-        let name = Spanned::new(name, reader.take());
+        let name = identifier(reader)?;
         let mut span = name.span;
         let range = match reader.eat(Tag::Less) {
             Some(_) => {
@@ -369,7 +397,8 @@ pub(super) fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<St
     Some(Statement::Declaration(VariableDeclaration { linkage: None, state_space, align, vector, ty, names, span }))
 }
 
-/// `.loc 1 12 5` (the column may be left out), without the `function_name`/`inlined_at` tails.
+/// `.loc 1 12 5` (the column may be left out), with its `, function_name NAME` and
+/// `, inlined_at FILE LINE COLUMN` tails read and dropped.
 fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
     let start = reader.take();
     let number = |reader: &mut Reader<'_, '_>| {
@@ -388,10 +417,45 @@ fn location(reader: &mut Reader<'_, '_>) -> Option<Statement> {
         }
         None => 0,
     };
-    if reader.tag() == Some(Tag::Comma) {
-        return None;
+    while reader.eat(Tag::Comma).is_some() {
+        if reader.tag()? != Tag::Identifier {
+            return None;
+        }
+        let numbers = match reader.text() {
+            "function_name" => 0,
+            "inlined_at" => 3,
+            _ => return None,
+        };
+        reader.take();
+        if numbers == 0 {
+            end = reader.eat(Tag::Identifier)?;
+        }
+        for _ in 0..numbers {
+            end = reader.eat(Tag::Integer)?;
+        }
     }
     Some(Statement::Location { file, line, column, span: start.to(end) })
+}
+
+/// `.pragma "nounroll";`: the strings, unescaped and joined by `, `, as the combinator path
+/// keeps them.
+fn pragma(reader: &mut Reader<'_, '_>) -> Option<Statement> {
+    let start = reader.take();
+    let mut texts = Vec::with_capacity(1);
+    loop {
+        let Some(TokenKind::String(text)) = reader.tokens.kind(reader.at) else { return None };
+        reader.take();
+        texts.push(unescape(text));
+        match reader.tag()? {
+            Tag::Comma => {
+                reader.take();
+            }
+            Tag::Semicolon => break,
+            _ => return None,
+        }
+    }
+    let end = reader.take();
+    Some(Statement::Pragma { text: texts.join(", "), span: start.to(end) })
 }
 
 /// The modifiers and operands of the instructions of the blocks being read (a nested block's
@@ -453,6 +517,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     if reader.tag()? == Tag::DotName {
         let statement = match reader.text() {
             "loc" => location(reader),
+            "pragma" => pragma(reader),
             space => declaration(reader, space),
         }?;
         lists.statements.push(statement);
@@ -470,6 +535,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
         lists.statements.push(Statement::Label(opcode));
         return Some(());
     }
+    let calls = opcode.node == "call";
     let marks = lists.marks();
     while let Some(modifier) = dot_name(reader) {
         lists.modifiers.push(modifier);
@@ -478,7 +544,7 @@ fn statement(reader: &mut Reader<'_, '_>, lists: &mut Lists) -> Option<()> {
     let end = match reader.eat(Tag::Semicolon) {
         Some(end) => end,
         None => loop {
-            let Some(operand) = operand(reader) else {
+            let Some(operand) = operand(reader, calls) else {
                 lists.truncate(marks);
                 return None;
             };
@@ -509,15 +575,25 @@ thread_local! {
     pub(super) static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
+/// The combinator parser of one statement, for those the functions above do not cover: given
+/// the index of the statement's first token, the statement (`None` for one that leaves nothing
+/// in the tree) and the index of the token after it; `None` when it does not parse.
+pub(super) trait SlowStatement {
+    fn read(&mut self, at: usize) -> Option<(Option<Statement>, usize)>;
+}
+
+impl<F: FnMut(usize) -> Option<(Option<Statement>, usize)>> SlowStatement for F {
+    fn read(&mut self, at: usize) -> Option<(Option<Statement>, usize)> {
+        self(at)
+    }
+}
+
 /// The statements of a block up to its `}` (nested blocks included), or `None` when one of them
-/// does not parse. `slow_statement` is the combinator parser of one statement, for those the
-/// functions above do not cover: chumsky's cursor is moved up to the statement first, and the
-/// reader on past it after. `reached` is the token index of the last statement begun: after a
-/// failure, where it failed.
-fn block<'t, 's: 't>(
-    reader: &mut Reader<'t, 's>,
-    input: &mut Input<'t, '_, 's>,
-    slow_statement: &impl PtxParser<'t, 's, Option<Statement>>,
+/// does not parse. Statements the functions above do not cover go to `slow`. `reached` is the
+/// token index of the last statement begun: after a failure, where it failed.
+fn block(
+    reader: &mut Reader<'_, '_>,
+    slow: &mut impl SlowStatement,
     reached: &mut usize,
     lists: &mut Lists,
 ) -> Option<Block> {
@@ -528,7 +604,7 @@ fn block<'t, 's: 't>(
         match reader.tag()? {
             Tag::RightBrace => break,
             Tag::LeftBrace => {
-                let nested = block(reader, input, slow_statement, reached, lists)?;
+                let nested = block(reader, slow, reached, lists)?;
                 lists.statements.push(Statement::Block(nested));
                 continue;
             }
@@ -538,14 +614,30 @@ fn block<'t, 's: 't>(
         if statement(reader, lists).is_some() {
             continue;
         }
-        reader.at = before;
-        advance(input, before);
-        let slow = input.parse(slow_statement).ok()?;
-        lists.statements.extend(slow);
-        reader.at = *input.cursor().inner();
+        let (statement, after) = slow.read(before)?;
+        lists.statements.extend(statement);
+        reader.at = after;
     }
     let close = reader.take();
     Some(Block { statements: lists.finish(marks), span: open.to(close) })
+}
+
+/// The lists that [`read_block`] collects a block's parts in, kept from one block to the next
+/// so that only the first grows them.
+#[derive(Default)]
+pub(super) struct BlockLists(Lists);
+
+/// A block at the reader (which must be at its `{`), read with the functions above and `slow`;
+/// `None` when a statement does not parse, with the reader left where it failed.
+pub(super) fn read_block(
+    reader: &mut Reader<'_, '_>,
+    slow: &mut impl SlowStatement,
+    lists: &mut BlockLists,
+) -> Option<Block> {
+    let mut reached = 0;
+    let block = block(reader, slow, &mut reached, &mut lists.0);
+    lists.0.truncate(lists.0.marks_at_start());
+    block
 }
 
 /// A reader at chumsky's cursor.
@@ -581,7 +673,13 @@ pub(super) fn fast_block<'t, 's: 't>(
         // Kept from one function body to the next, so that the lists are grown only by the
         // first. Taken out while in use: a body read inside another's statement gets new ones.
         let mut lists = spare_lists.take();
-        let result = block(&mut reader, input, &slow_statement, &mut reached, &mut lists);
+        // chumsky's cursor is moved up to the statement first, and the reader on past it after.
+        let mut slow = |at: usize| {
+            advance(input, at);
+            let statement = input.parse(&slow_statement).ok()?;
+            Some((statement, *input.cursor().inner()))
+        };
+        let result = block(&mut reader, &mut slow, &mut reached, &mut lists);
         lists.truncate(lists.marks_at_start());
         spare_lists.set(lists);
         match result {

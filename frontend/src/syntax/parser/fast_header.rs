@@ -13,16 +13,19 @@
 
 use chumsky::prelude::*;
 
-use super::fast::{advance, declaration, give_up, integer_u32, reader_at, Input, Reader};
+use super::fast::{
+    advance, declaration, give_up, identifier as word, integer_u32, read_block, reader_at, BlockLists, Input, Reader,
+    SlowStatement,
+};
 use super::PtxParser;
 use crate::span::{Span, Spanned};
 use crate::syntax::ast::{
-    Block, Directive, Function, FunctionAttribute, FunctionKind, Linkage, Parameter, PointerAttribute, Statement,
+    Block, Directive, Function, FunctionAttribute, FunctionKind, Linkage, Parameter, PointerAttribute, Statement, Word,
 };
 use crate::syntax::tokens::Tag;
 use crate::vocabulary::{ScalarType, StateSpace};
 
-/// An identifier's text and span, as an owned string (the tree keeps these as `String`s).
+/// An identifier's text and span, as an owned string (the `.target` list keeps these).
 fn identifier(reader: &mut Reader<'_, '_>) -> Option<Spanned<String>> {
     if reader.tag()? != Tag::Identifier {
         return None;
@@ -90,8 +93,8 @@ fn parameter(reader: &mut Reader<'_, '_>) -> Option<Parameter> {
     };
     let late_align = align(reader)?;
     let name = match reader.tag()? {
-        Tag::Identifier => identifier(reader)?,
-        Tag::Underscore => Spanned::new("_".to_string(), reader.take()),
+        Tag::Identifier => word(reader)?,
+        Tag::Underscore => Spanned::new(Word::new("_"), reader.take()),
         _ => return None,
     };
     let mut end = name.span;
@@ -178,7 +181,7 @@ fn function_header(reader: &mut Reader<'_, '_>, linkage: Option<Spanned<Linkage>
     };
     reader.take();
     let return_parameters = parameter_list(reader)?;
-    let name = identifier(reader)?;
+    let name = word(reader)?;
     let parameters = parameter_list(reader)?;
     let mut attributes = Vec::new();
     while let Some(attribute) = attribute(reader)? {
@@ -248,6 +251,39 @@ fn directive(reader: &mut Reader<'_, '_>, source: &str) -> Option<Read> {
             _ => None,
         },
     }
+}
+
+/// One directive read whole, a function's body with [`read_block`] and `slow`: for the
+/// hand-written module loop (`fast_module`). `None` for anything the combinator parsers must
+/// read, with the reader left anywhere.
+pub(super) fn read_directive(
+    reader: &mut Reader<'_, '_>,
+    source: &str,
+    slow: &mut impl SlowStatement,
+    lists: &mut BlockLists,
+) -> Option<Directive> {
+    let start = reader.tokens.span(reader.at)?;
+    let mut function = match directive(reader, source)? {
+        Read::Directive(directive) => {
+            count_read();
+            return Some(directive);
+        }
+        Read::Header(function) => function,
+    };
+    // The function's span ends where chumsky's would: at the end of its last token.
+    let end = match reader.tag()? {
+        Tag::Semicolon => reader.take(),
+        Tag::LeftBrace => {
+            let body = read_block(reader, slow, lists)?;
+            let end = body.span;
+            function.body = Some(body);
+            end
+        }
+        _ => return None,
+    };
+    function.span = start.to(end);
+    count_read();
+    Some(Directive::Function(function))
 }
 
 #[cfg(test)]

@@ -8,11 +8,11 @@ use super::declaration::opaque_type;
 use super::error::Label;
 use super::statement::block;
 use super::tokens::{
-    align, identifier, integer, integer_u32, keyword, punct, scalar_type, state_space, string, vector_width,
+    align, integer, integer_u32, keyword, punct, scalar_type, state_space, string, vector_width, word,
 };
 use super::PtxParser;
 use crate::span::Spanned;
-use crate::syntax::ast::{Function, FunctionAttribute, FunctionKind, Parameter, PointerAttribute};
+use crate::syntax::ast::{Function, FunctionAttribute, FunctionKind, Parameter, PointerAttribute, Word};
 use crate::syntax::lexer::TokenKind;
 use crate::vocabulary::StateSpace;
 
@@ -34,11 +34,9 @@ fn parameter<'t, 's: 't>() -> impl PtxParser<'t, 's, Parameter> {
     }
     let prefix =
         choice((align().map(Prefix::Align), vector_width().map(Prefix::Vector))).repeated().collect::<Vec<_>>();
-    let name = choice((
-        identifier(),
-        punct(TokenKind::Underscore).map_with(|_, extra| Spanned::new("_".to_string(), extra.span())),
-    ))
-    .labelled(Label::ParameterName);
+    let name =
+        choice((word(), punct(TokenKind::Underscore).map_with(|_, extra| Spanned::new(Word::new("_"), extra.span()))))
+            .labelled(Label::ParameterName);
     let array =
         integer_u32("an array size").delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket));
     // `.param .texref t` and the other opaque handles: 64-bit parameters in `.tex`, as their
@@ -112,7 +110,7 @@ pub(super) fn function<'t, 's: 't>() -> impl PtxParser<'t, 's, Function> {
     };
     let body = choice((block().map(Some), punct(TokenKind::Semicolon).to(None))).labelled(Label::FunctionBody);
     kind.then(parameter_list().or_not())
-        .then(identifier().labelled(Label::FunctionName))
+        .then(word().labelled(Label::FunctionName))
         .then(parameter_list().or_not())
         .then(attribute().repeated().collect::<Vec<_>>())
         .then(body)

@@ -24,12 +24,20 @@ fn chumsky_span(range: Range<usize>) -> Span {
 pub(in crate::syntax) struct TokenInput<'t, 's> {
     tokens: &'t Tokens<'s>,
     end_of_input: Span,
+    /// The index of the first token read: the hand-written module loop (`fast_module`) hands
+    /// chumsky the tokens from where it stopped.
+    start: usize,
 }
 
 impl<'t, 's> TokenInput<'t, 's> {
+    /// The tokens from the one at `start` on (the spans stay those of the whole file).
     /// `end_of_input` is where errors at the end of the input point: the last token's span.
-    pub(in crate::syntax) fn new(tokens: &'t Tokens<'s>, end_of_input: Span) -> TokenInput<'t, 's> {
-        TokenInput { tokens, end_of_input }
+    pub(in crate::syntax) fn starting_at(
+        tokens: &'t Tokens<'s>,
+        end_of_input: Span,
+        start: usize,
+    ) -> TokenInput<'t, 's> {
+        TokenInput { tokens, end_of_input, start }
     }
 
     /// The start of the token at `index`, or the end of the input past the last token.
@@ -47,7 +55,7 @@ impl<'t, 's: 't> Input<'t> for TokenInput<'t, 's> {
 
     #[inline]
     fn begin(self) -> (usize, Self) {
-        (0, self)
+        (self.start, self)
     }
 
     #[inline]
@@ -106,7 +114,7 @@ impl<'t, 's: 't> SliceInput<'t> for TokenInput<'t, 's> {
 
     #[inline]
     fn full_slice(this: &mut Self) -> TokensFrom<'t, 's> {
-        TokensFrom { tokens: this.tokens, start: 0 }
+        TokensFrom { tokens: this.tokens, start: this.start }
     }
 
     #[inline]

@@ -7,7 +7,9 @@
 //! One file per concept: `tokens` (single-token parsers), `expression` (constant expressions),
 //! `operand`, `declaration` (variables and their initializers), `statement` (function bodies),
 //! `fast` (a hand-written fast path for plain statements, checked against the combinator
-//! parser), `fast_header` (the same for function headers and common module directives), `function` (headers, parameters, attributes), `directive` (module level),
+//! parser), `fast_header` (the same for function headers and common module directives), `fast_module`
+//! (the module loop for well-formed files, without chumsky), `function` (headers, parameters,
+//! attributes), `directive` (module level),
 //! `recovery` (what to skip after an error) and `error` (the syntax error type and its
 //! conversion to diagnostics).
 
@@ -17,6 +19,7 @@ mod error;
 mod expression;
 mod fast;
 mod fast_header;
+mod fast_module;
 mod function;
 mod operand;
 mod recovery;
@@ -166,10 +169,22 @@ fn parse_tokens(
     }
     // Errors at the end of the input point at the last token.
     let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
-    let input = input::TokenInput::new(tokens, end_of_input);
-    let mut state = TruncateState(Vec::new());
-    let (module, errors) = directive::module(source).parse_with_state(input, &mut state).into_output_errors();
-    diagnostics.extend(state.0);
+    // The hand-written loop reads what it can; chumsky's module parser reads the rest, if any.
+    let (mut directives, stopped) = fast_module::read_module(source, tokens, end_of_input);
+    let mut errors = Vec::new();
+    if stopped < tokens.len() {
+        let input = input::TokenInput::starting_at(tokens, end_of_input, stopped);
+        let mut state = TruncateState(Vec::new());
+        let (module, module_errors) =
+            directive::module(source).parse_with_state(input, &mut state).into_output_errors();
+        diagnostics.extend(state.0);
+        match module {
+            Some(module) => directives.extend(module.directives),
+            // As a parse by chumsky alone would have returned: no module.
+            None => directives.clear(),
+        }
+        errors = module_errors;
+    }
     // A comment or string that runs to the end of the file swallows everything after it, so
     // "unexpected end of input" is only its echo: the lexer's diagnostic says what happened.
     // (A block comment that did so starts after the last token; a string ends at its line.)
@@ -181,5 +196,5 @@ fn parse_tokens(
     diagnostics.extend(errors.map(|error| error::to_diagnostic(error, end_of_input, source, tokens)));
     diagnostics.sort_by_key(|diagnostic| diagnostic.primary_span().map(|span| (span.start, span.end)));
     diagnostics.dedup();
-    (module.unwrap_or_default(), diagnostics)
+    (ast::Module { directives }, diagnostics)
 }

@@ -82,6 +82,12 @@ fn instruction(
     Instruction { guard: guard.map(Box::new), opcode, modifiers: modifiers.into(), operands: operands.into(), span }
 }
 
+/// One statement on its own, nested blocks included: what the hand-written module loop
+/// (`fast_module`) hands the statements that `fast` does not read.
+pub(super) fn single_statement<'t, 's: 't>() -> impl PtxParser<'t, 's, Option<Statement>> {
+    statement(block().map(|block| Some(Statement::Block(block))))
+}
+
 /// A statement, or `None` for a directive that leaves nothing in the tree.
 fn statement<'t, 's: 't>(
     block: impl PtxParser<'t, 's, Option<Statement>>,

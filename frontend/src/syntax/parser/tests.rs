@@ -858,3 +858,39 @@ fn pieces_parse_as_the_whole() {
     let broken = ".entry k() { ret; }\n.entry l() { mov.u32 %r1 %r2; }\n";
     assert_eq!(super::parse_in_pieces(broken, 1), None);
 }
+
+/// The tokens of `source` and how far the hand-written module loop reads them, with its tree.
+fn read_by_module_loop(source: &str) -> (usize, usize, Vec<Directive>) {
+    let (tokens, diagnostics) = crate::syntax::lexer::lex(source);
+    assert!(diagnostics.is_empty());
+    let end_of_input = tokens.last().map(|token| token.span).unwrap_or_default();
+    let (directives, stopped) = super::fast_module::read_module(source, &tokens, end_of_input);
+    (tokens.len(), stopped, directives)
+}
+
+/// The module loop reads a well-formed module to its end, handing what the fast paths do not
+/// read (`.file`, an initialized variable, a `.pragma`, a call's lists, a `.loc` with its
+/// `inlined_at`) to the combinator parser of one directive or statement, and builds the tree
+/// chumsky alone builds; it stops at the first directive that has an error or a diagnostic.
+#[test]
+fn module_loop_reads_well_formed_modules_and_stops_at_the_first_error() {
+    let well_formed = ".version 8.5 .target sm_90 .address_size 64 .file 1 \"k.cu\"\n\
+        .global .align 4 .b32 table[2] = {1, 2};\n\
+        .func (.param .b32 r) f(.param .b32 x) { ld.param.b32 %r1, [x]; st.param.b32 [r], %r1; ret; }\n\
+        .visible .entry k(.param .u64 p) {\n\
+        .reg .b32 %r<4>; .loc 1 2 3, function_name $L__info_string0, inlined_at 1 4 5\n\
+        .pragma \"nounroll\"; { .param .b32 a; .param .b32 b; st.param.b32 [a], 1;\n\
+        call.uni (b), f, (a); } $L__BB0_1: @%p1 bra $L__BB0_1; ret; }\n";
+    let (count, stopped, directives) = read_by_module_loop(well_formed);
+    assert_eq!(stopped, count);
+    assert_eq!(Module { directives }, clean(well_formed));
+
+    // `.address_size 99999999999` is reported (too large), so the loop stops at it, after the
+    // two directives before it, and chumsky reads the rest.
+    let broken = ".version 8.5 .target sm_90 .address_size 99999999999 .entry k() { ret; }";
+    let (_, stopped, directives) = read_by_module_loop(broken);
+    assert_eq!((stopped, directives.len()), (4, 2));
+    let (module, diagnostics) = parse(broken);
+    assert_eq!(module.directives.len(), 4);
+    assert_eq!(diagnostics.len(), 1);
+}

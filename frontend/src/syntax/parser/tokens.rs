@@ -7,6 +7,7 @@ use super::error::Label;
 use super::{diagnostics, PtxParser};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{Span, Spanned};
+use crate::syntax::ast::Word;
 use crate::syntax::lexer::TokenKind;
 use crate::vocabulary::{ScalarType, StateSpace};
 
@@ -28,6 +29,11 @@ pub(super) fn identifier<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<String>
 
 pub(super) fn integer<'t, 's: 't>() -> impl PtxParser<'t, 's, u64> {
     select! { TokenKind::Integer(value) => value }.labelled(Label::Integer)
+}
+
+/// A name with its span, as a [`Word`] (the tree's function, parameter and variable names).
+pub(super) fn word<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<Word>> {
+    select! { TokenKind::Identifier(name) = extra => Spanned::new(Word::new(name), extra.span()) }.labelled(Label::Name)
 }
 
 /// An integer that must fit in 32 bits (alignments, counts, indices); a larger one is reported

@@ -1,0 +1,542 @@
+//! `mma.sp.sync.aligned` (ISA 7.8 section 9.7.13.5) on the CPU and, when an OpenCL platform is
+//! set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL: each lane loads its fragments and its
+//! metadata register from an input buffer, the warp multiplies, and each lane stores its D
+//! fragment. The model here builds a random 2:4-sparse dense A (every chunk of four keeps a
+//! pair of places drawn from the six pairs), its non-zero half spread over the lanes as the
+//! manual's tables say, and the metadata spread as NVIDIA's figures show it (the layout
+//! `lowering/src/instructions/sparse_matrix.rs` documents with its sources); lanes that the
+//! sparsity selector does not name hold random metadata, which must not count. The expected D
+//! is C plus the dense products in order of k, exact in `f64`, rounded once to D's type with
+//! the `half` crate: the dense `mma`'s arithmetic on these targets.
+use half::{bf16, f16};
+use ptxr_driver::target::describe;
+use ptxr_driver::{compile_source, CompileOptions, Failure};
+use ptxr_frontend::Code;
+use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Device {
+    Cpu,
+    OpenCl,
+}
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
+
+fn run_on(device: Device, ptx: &str, launch: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
+    match device {
+        Device::Cpu => run_ok(ptx, launch, buffers),
+        Device::OpenCl => opencl::run_ok(ptx, launch, buffers, OPENCL_CHILD),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+}
+
+impl Kind {
+    fn per_register(self) -> usize {
+        match self {
+            Kind::F16 | Kind::Bf16 => 2,
+            Kind::Tf32 | Kind::F32 => 1,
+        }
+    }
+
+    /// The bits of `value`, which is exact in this type; `.tf32` gets `noise` in the 13 low
+    /// mantissa bits, which `mma` ignores.
+    fn encode(self, value: f64, noise: u32) -> u32 {
+        match self {
+            Kind::F16 => u32::from(f16::from_f64(value).to_bits()),
+            Kind::Bf16 => u32::from(bf16::from_f64(value).to_bits()),
+            Kind::Tf32 => (value as f32).to_bits() | (noise & 0x1fff),
+            Kind::F32 => (value as f32).to_bits(),
+        }
+    }
+
+    /// A random non-zero value exact in this type: a small integer, or (`rounding`) one with
+    /// random mantissa bits and an exponent near one, so that sums round.
+    fn random(self, random: &mut Random, rounding: bool) -> f64 {
+        let raw = random.next_u64();
+        let sign = if raw & 1 == 0 { 1.0 } else { -1.0 };
+        if !rounding {
+            return sign * (1 + (raw >> 1) % 9) as f64;
+        }
+        let exponent = ((raw >> 1) % 12) as i32 - 8;
+        let mantissa = match self {
+            Kind::F16 | Kind::Tf32 | Kind::F32 => 1.0 + ((raw >> 8) % 1024) as f64 / 1024.0,
+            Kind::Bf16 => 1.0 + ((raw >> 8) % 128) as f64 / 128.0,
+        };
+        sign * mantissa * 2f64.powi(exponent)
+    }
+}
+
+struct Form {
+    /// Without the sparsity selector, which each run appends.
+    spelling: &'static str,
+    k: usize,
+    d: Kind,
+    ab: Kind,
+    c: Kind,
+    rounding: bool,
+}
+
+/// The six pairs of places a chunk of four may keep (`.f16`, `.bf16`), as (first index, second
+/// index).
+const PAIRS: [(usize, usize); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+
+/// A chunk of four (two on `.tf32`) of a row of A.
+struct Chunk {
+    /// Each place that holds a non-zero element, and which of the chunk's kept elements.
+    places: Vec<(usize, usize)>,
+    /// The chunk's four bits of metadata.
+    metadata: u32,
+}
+
+/// A random chunk of A's row: for each place that holds a non-zero element, the place and
+/// which of the chunk's kept elements (0 or 1) it holds; and the chunk's four bits of
+/// metadata. On `.tf32` (1:2) the indices name 16-bit halves: 0b0100 keeps the first
+/// element, 0b1110 the second. With `repeated`, the metadata is one PTX leaves undefined (both
+/// indices equal: 0b0000, 0b0101, 0b1010, 0b1111), and the chunk holds what ptxr documents for
+/// it: `.f16`/`.bf16` the second kept element at the index's place; `.tf32` the kept element
+/// at the element that the first index's high bit names.
+fn random_chunk(ab: Kind, repeated: bool, random: &mut Random) -> Chunk {
+    let raw = random.next_u64();
+    match (ab, repeated) {
+        (Kind::Tf32, false) => {
+            let place = (raw % 2) as usize;
+            Chunk { places: vec![(place, 0)], metadata: [0b0100, 0b1110][place] }
+        }
+        (Kind::Tf32, true) => {
+            let index = (raw % 4) as usize;
+            Chunk { places: vec![(index >> 1, 0)], metadata: (index | index << 2) as u32 }
+        }
+        (_, false) => {
+            let (first, second) = PAIRS[(raw % 6) as usize];
+            Chunk { places: vec![(first, 0), (second, 1)], metadata: (first | second << 2) as u32 }
+        }
+        (_, true) => {
+            let index = (raw % 4) as usize;
+            Chunk { places: vec![(index, 1)], metadata: (index | index << 2) as u32 }
+        }
+    }
+}
+
+/// Non-zero elements kept of each chunk.
+fn kept_per_chunk(ab: Kind) -> usize {
+    if ab == Kind::Tf32 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Dense elements in a chunk.
+fn chunk(ab: Kind) -> usize {
+    if ab == Kind::Tf32 {
+        2
+    } else {
+        4
+    }
+}
+
+/// Row and column of element `i` of `lane`'s fragment of A's non-zero half (16 × k/2), as the
+/// manual gives them. `.f16`/`.bf16`: on `.m16n8k16` `a0, a1` are row `groupID`, `a2, a3` row
+/// `groupID + 8`, non-zero columns `2·threadID_in_group` and the next; `.m16n8k32` adds `a4`
+/// to `a7` 8 columns on (the dense `.m16n8k16` table). `.tf32`: `a0` row `groupID`, `a1` row
+/// `groupID + 8`, non-zero column `threadID_in_group`; `.m16n8k16` adds `a2, a3` 4 columns on.
+fn a_table(ab: Kind, k: usize, lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    match (ab, k) {
+        (Kind::Tf32, _) => (if i % 2 == 0 { group } else { group + 8 }, thread + 4 * (i / 2)),
+        (_, 16) => (if i < 2 { group } else { group + 8 }, 2 * thread + (i & 1)),
+        _ => (
+            if matches!(i, 0 | 1 | 4 | 5) { group } else { group + 8 },
+            2 * thread + (i & 1) + if i < 4 { 0 } else { 8 },
+        ),
+    }
+}
+
+/// B (k × 8), column `groupID`: `.f16`/`.bf16` `b0, b1` rows `2·threadID_in_group` and the
+/// next, each further pair 8 rows on; `.tf32` `b_i` row `threadID_in_group + 4i`.
+fn b_table(ab: Kind, lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    match ab {
+        Kind::Tf32 => (thread + 4 * i, group),
+        _ => (2 * thread + (i & 1) + 8 * (i / 2), group),
+    }
+}
+
+fn accumulator_table(lane: usize, i: usize) -> (usize, usize) {
+    let (group, thread) = (lane / 4, lane % 4);
+    (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1))
+}
+
+fn pack(registers: &mut [u32], kind: Kind, i: usize, bits: u32) {
+    let per = kind.per_register();
+    let width = 32 / per as u32;
+    let mask = if width == 32 { u32::MAX } else { (1 << width) - 1 };
+    registers[i / per] |= (bits & mask) << ((i % per) as u32 * width);
+}
+
+fn kernel(form: &Form, selector: u32, counts: [usize; 4]) -> String {
+    let [a, b, c, d] = counts;
+    let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
+    let mut body = String::new();
+    let mut offset = 0;
+    for (name, count) in [("a", a), ("b", b), ("c", c), ("e", 1)] {
+        for i in 0..count {
+            body += &format!("    ld.global.b32 %{name}{i}, [%rd4+{}];\n", 4 * (offset + i));
+        }
+        offset += count;
+    }
+    body += &format!(
+        "    {} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %e0, {selector};\n",
+        form.spelling,
+        list("d", d),
+        list("a", a),
+        list("b", b),
+        list("c", c)
+    );
+    for i in 0..d {
+        body += &format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i);
+    }
+    format!(
+        ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .b32 %a<{a}>;
+    .reg .b32 %b<{b}>;
+    .reg .b32 %c<{c}>;
+    .reg .b32 %d<{d}>;
+    .reg .b32 %e<1>;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<7>;
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, {in_stride};
+    add.u64 %rd4, %rd1, %rd3;
+    mul.wide.u32 %rd5, %r1, {out_stride};
+    add.u64 %rd6, %rd2, %rd5;
+{body}    ret;
+}}
+",
+        in_stride = 4 * (a + b + c + 1),
+        out_stride = 4 * d,
+    )
+}
+
+fn counts(form: &Form) -> [usize; 4] {
+    let per = form.ab.per_register();
+    [
+        16 * form.k / 2 / 32 / per,
+        form.k * 8 / 32 / per,
+        128 / 32 / form.c.per_register(),
+        128 / 32 / form.d.per_register(),
+    ]
+}
+
+/// The selectors a form takes: four where a row has four chunks (one lane of each group gives
+/// the metadata), two where it has eight (a pair of lanes).
+fn selectors(form: &Form) -> u32 {
+    if form.k / chunk(form.ab) == 4 {
+        4
+    } else {
+        2
+    }
+}
+
+/// Runs `form` with sparsity selector `selector` on `warps` warps and checks every lane's D;
+/// `repeated`: every chunk's metadata is one PTX leaves undefined ([`random_chunk`]).
+fn check_on(device: Device, form: &Form, selector: u32, repeated: bool, warps: usize, seed: u64) {
+    let k = form.k;
+    let [a_count, b_count, c_count, d_count] = counts(form);
+    let mut random = Random::new(seed);
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for _ in 0..warps {
+        // Each chunk keeps a random pair (or element, on `.tf32`).
+        let chunks: Vec<Vec<Chunk>> = (0..16)
+            .map(|_| (0..k / chunk(form.ab)).map(|_| random_chunk(form.ab, repeated, &mut random)).collect())
+            .collect();
+        let mut a = vec![vec![0.0; k]; 16];
+        let mut kept = vec![vec![0.0; k / 2]; 16];
+        let per_chunk = kept_per_chunk(form.ab);
+        for row in 0..16 {
+            for (index, Chunk { places, .. }) in chunks[row].iter().enumerate() {
+                for s in 0..per_chunk {
+                    kept[row][per_chunk * index + s] = form.ab.random(&mut random, form.rounding);
+                }
+                for &(place, s) in places {
+                    a[row][chunk(form.ab) * index + place] = kept[row][per_chunk * index + s];
+                }
+            }
+        }
+        let b: Vec<Vec<f64>> =
+            (0..k).map(|_| (0..8).map(|_| form.ab.random(&mut random, form.rounding)).collect()).collect();
+        let c: Vec<Vec<f64>> =
+            (0..16).map(|_| (0..8).map(|_| form.c.random(&mut random, form.rounding)).collect()).collect();
+        // A row's metadata: four bits a chunk, chunk 0 lowest.
+        let row_metadata = |row: usize, range: std::ops::Range<usize>| -> u32 {
+            range.enumerate().fold(0, |word, (n, index)| word | chunks[row][index].metadata << (4 * n))
+        };
+        for lane in 0..32 {
+            let mut registers = vec![0u32; a_count + b_count + c_count + 1];
+            for i in 0..16 * k / 2 / 32 {
+                let (row, column) = a_table(form.ab, k, lane, i);
+                let noise = random.next_u32();
+                pack(&mut registers[..a_count], form.ab, i, form.ab.encode(kept[row][column], noise));
+            }
+            for i in 0..k * 8 / 32 {
+                let (row, column) = b_table(form.ab, lane, i);
+                let noise = random.next_u32();
+                pack(&mut registers[a_count..a_count + b_count], form.ab, i, form.ab.encode(b[row][column], noise));
+            }
+            for i in 0..4 {
+                let (row, column) = accumulator_table(lane, i);
+                pack(
+                    &mut registers[a_count + b_count..a_count + b_count + c_count],
+                    form.c,
+                    i,
+                    form.c.encode(c[row][column], 0),
+                );
+            }
+            // The selected lanes of group g give rows g (low half) and g + 8 (high half): with
+            // four chunks a row lane 4g + f all four, with eight lane 4g + 2f + p chunks 4p to
+            // 4p + 3. The other lanes hold noise.
+            let (group, thread) = (lane / 4, lane % 4);
+            let lanes = 4 / selectors(form) as usize;
+            let metadata = if thread / lanes == selector as usize {
+                let p = thread % lanes;
+                let chunks = 4 * p..4 * p + 4;
+                row_metadata(group, chunks.clone()) | row_metadata(group + 8, chunks) << 16
+            } else {
+                random.next_u32()
+            };
+            registers[a_count + b_count + c_count] = metadata;
+            input.extend(registers);
+            let mut d = vec![0u32; d_count];
+            for i in 0..4 {
+                let (row, column) = accumulator_table(lane, i);
+                let sum = (0..k).fold(c[row][column], |sum, x| sum + a[row][x] * b[x][column]);
+                let bits = match form.d {
+                    Kind::F16 => u32::from(f16::from_f64(sum).to_bits()),
+                    _ => (sum as f32).to_bits(),
+                };
+                pack(&mut d, form.d, i, bits);
+            }
+            expected.extend(d);
+        }
+    }
+    let ptx = kernel(form, selector, counts(form));
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
+    let output = run_on(device, &ptx, &Launch::threads(32 * warps as u32), &buffers);
+    for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
+        let (thread, register) = (index / d_count, index % d_count);
+        assert_eq!(got, u64::from(want), "{} selector {selector}: thread {thread} d{register}", form.spelling);
+    }
+}
+
+fn half_precision_forms() -> Vec<Form> {
+    use Kind::{Bf16, F16, F32};
+    let form = |spelling, k, d, ab, c, rounding| Form { spelling, k, d, ab, c, rounding };
+    vec![
+        form("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, F32, F16, F32, true),
+        form("mma.sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, F16, F16, F16, false),
+        form("mma.sp.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, F32, Bf16, F32, true),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", 32, F32, F16, F32, true),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16", 32, F16, F16, F16, false),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", 32, F32, Bf16, F32, true),
+    ]
+}
+
+fn tf32_forms() -> Vec<Form> {
+    use Kind::{Tf32, F32};
+    vec![
+        Form {
+            spelling: "mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+            k: 8,
+            d: F32,
+            ab: Tf32,
+            c: F32,
+            rounding: true,
+        },
+        Form {
+            spelling: "mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32",
+            k: 16,
+            d: F32,
+            ab: Tf32,
+            c: F32,
+            rounding: true,
+        },
+    ]
+}
+
+fn every_selector(device: Device, forms: &[Form], seed: u64) {
+    for (index, form) in forms.iter().enumerate() {
+        for selector in 0..selectors(form) {
+            check_on(device, form, selector, false, 2, seed + 100 * index as u64 + u64::from(selector));
+        }
+    }
+}
+
+#[test]
+fn mma_sp_f16_and_bf16_with_every_selector() {
+    every_selector(Device::Cpu, &half_precision_forms(), 0);
+}
+
+#[test]
+fn spirv_mma_sp_f16_and_bf16_with_every_selector() {
+    if opencl::available() {
+        every_selector(Device::OpenCl, &half_precision_forms(), 0);
+    }
+}
+
+#[test]
+fn mma_sp_tf32_with_every_selector() {
+    every_selector(Device::Cpu, &tf32_forms(), 5000);
+}
+
+#[test]
+fn spirv_mma_sp_tf32_with_every_selector() {
+    if opencl::available() {
+        every_selector(Device::OpenCl, &tf32_forms(), 5000);
+    }
+}
+
+/// Every form compiles for every GPU target, each artefact passing its vendor's check (ptxas
+/// at sm_80, spirv-val, the AMDGPU code object's notes on gfx90a and gfx1100); below sm_80
+/// NVPTX says E0302.
+#[test]
+fn mma_sp_forms_compile_for_the_gpus() {
+    let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-mma-sp-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    for (index, form) in half_precision_forms().iter().chain(&tf32_forms()).enumerate() {
+        let source = kernel(form, selectors(form) - 1, counts(form));
+        for target in ["nvptx", "spirv"] {
+            let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
+                ptxr_tests::vendor_checks::compile(&source, target)
+            else {
+                panic!("{} does not compile for {target}", form.spelling)
+            };
+            if target == "nvptx" {
+                let text = String::from_utf8_lossy(&artefact);
+                assert!(text.contains("mma.sp.sync.aligned"), "{}:\n{text}", form.spelling);
+            }
+            let name = format!("mma-sp{index}");
+            if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
+                panic!("{} on {target}: {message}", form.spelling);
+            }
+        }
+        // Wave64 and wave32 processors: the shuffles cross a 32-lane warp within either.
+        for processor in ["gfx90a", "gfx1100"] {
+            let target = describe("amdgpu", Some(processor), false).unwrap_or_else(|error| panic!("{error}"));
+            let options = CompileOptions { target, emit: None, optimization: 2 };
+            let artefact = compile_source(&source, "kernel", &options)
+                .unwrap_or_else(|failure| panic!("{} on {processor}: {failure:?}", form.spelling));
+            let name = format!("mma-sp{index}-{processor}");
+            if let Err(message) = validators.check("amdgpu", &name, &source, &artefact.bytes, &scratch) {
+                panic!("{} on {processor}: {message}", form.spelling);
+            }
+        }
+        let sm75 = describe("nvptx", Some("sm_75"), false).unwrap_or_else(|error| panic!("{error}"));
+        match compile_source(&source, "kernel", &CompileOptions { target: sm75, emit: None, optimization: 2 }) {
+            Err(Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+                "{} on sm_75: {diagnostics:?}",
+                form.spelling
+            ),
+            other => panic!("{} on sm_75: {:?}", form.spelling, other.map(|_| ())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The 8-bit and 4-bit integer forms: NVPTX has them (`llvm.nvvm.mma.sp.*`, which ptxas
+/// assembles at sm_80, `.satfinite` too); the targets that rebuild the dense A say E0901,
+/// naming the form, since two sources do not pin their metadata layout.
+#[test]
+fn mma_sp_integer_forms_compile_for_nvptx_and_are_named_elsewhere() {
+    // (form, A's registers, B's registers, largest selector)
+    let forms = [
+        ("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 2, 2, 1),
+        ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", 2, 2, 1),
+        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.u8.u8.s32", 4, 4, 0),
+        ("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32", 2, 2, 1),
+        ("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.u4.s32", 4, 4, 0),
+    ];
+    for (index, (spelling, a, b, selector)) in forms.into_iter().enumerate() {
+        let list = |name: &str, from: usize, count: usize| {
+            (from..from + count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ")
+        };
+        let loads: String = (0..a + b + 5).map(|i| format!("    ld.global.b32 %r{i}, [%rd1+{}];\n", 4 * i)).collect();
+        let source = format!(
+            ".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry test(.param .u64 buffer)
+{{
+    .reg .b32 %r<{registers}>;
+    .reg .b32 %d<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [buffer];
+{loads}    {spelling} {{{d}}}, {{{a_list}}}, {{{b_list}}}, {{{c_list}}}, %r{metadata}, {selector};
+    st.global.v4.b32 [%rd1], {{{d}}};
+    ret;
+}}
+",
+            registers = a + b + 5,
+            d = list("d", 0, 4),
+            a_list = list("r", 0, a),
+            b_list = list("r", a, b),
+            c_list = list("r", a + b, 4),
+            metadata = a + b + 4,
+        );
+        let ptx = match ptxr_tests::vendor_checks::compile(&source, "nvptx") {
+            ptxr_tests::vendor_checks::Compiled::Artefact(ptx) => ptx,
+            _ => panic!("{spelling} does not compile for nvptx"),
+        };
+        assert!(String::from_utf8_lossy(&ptx).contains("mma.sp.sync.aligned"), "{spelling}");
+        if let Some(verdict) =
+            ptxr_tests::vendor_checks::ptxas_accepts(&ptx, "sm_80", &format!("mma-sp-integer{index}"))
+        {
+            verdict.unwrap_or_else(|message| panic!("{spelling}: ptxas: {message}"));
+        }
+        for target in ["cpu", "amdgpu", "spirv"] {
+            match ptxr_tests::vendor_checks::compile(&source, target) {
+                ptxr_tests::vendor_checks::Compiled::Unsupported(messages) => assert!(
+                    messages.iter().any(|message| message.contains("mma.sp") && message.contains("metadata layout")),
+                    "{spelling} on {target}: {messages:?}"
+                ),
+                _ => panic!("{spelling} on {target}: not E0901"),
+            }
+        }
+    }
+}
+
+/// Metadata that PTX leaves undefined (both indices of a chunk equal) gives the result
+/// `lowering/src/instructions/sparse_matrix.rs` documents, on the CPU and on SPIR-V.
+#[test]
+fn mma_sp_repeated_indices_give_the_documented_result() {
+    let forms = [&half_precision_forms()[0], &half_precision_forms()[5], &tf32_forms()[1]];
+    for device in [Device::Cpu, Device::OpenCl] {
+        if device == Device::OpenCl && !opencl::available() {
+            continue;
+        }
+        for (index, form) in forms.iter().enumerate() {
+            check_on(device, form, 0, true, 1, 9000 + index as u64);
+        }
+    }
+}
