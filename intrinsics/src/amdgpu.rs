@@ -19,6 +19,10 @@ use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKin
 const AMDGPU_KERNEL: u32 = 91;
 /// The code object version that the implicit-argument offsets above belong to.
 const CODE_OBJECT_VERSION: u64 = 500;
+/// The version for the `-generic` processors, which LLVM builds only from code object v6 on:
+/// v6 is v5 with the generic processor's version in the ELF flags, the same implicit
+/// arguments at the same offsets (LLVM's AMDGPUUsage, "Code Object V6 Metadata").
+const GENERIC_CODE_OBJECT_VERSION: u64 = 600;
 const BLOCK_COUNT_OFFSET: u64 = 0;
 const GROUP_SIZE_OFFSET: u64 = 12;
 /// `hidden_dynamic_lds_size` (code object v5): the dispatch's dynamic LDS bytes, a u32.
@@ -143,8 +147,9 @@ impl Target for Amdgpu {
         AddressSpace::from(number)
     }
 
-    fn configure_module<'ctx>(&self, context: &'ctx Context, module: &Module<'ctx>) {
-        let version = context.i32_type().const_int(CODE_OBJECT_VERSION, false);
+    fn configure_module<'ctx>(&self, context: &'ctx Context, module: &Module<'ctx>, processor: &str) {
+        let version = if processor.ends_with("-generic") { GENERIC_CODE_OBJECT_VERSION } else { CODE_OBJECT_VERSION };
+        let version = context.i32_type().const_int(version, false);
         module.add_basic_value_flag("amdhsa_code_object_version", FlagBehavior::Error, version);
     }
 

@@ -14,13 +14,29 @@
 //!
 //! | processors | register (`hwreg` id) | fields |
 //! | --- | --- | --- |
-//! | gfx6 to gfx9 | `HW_ID` (4) | CU 11:8, SH 12, SE 14:13 |
-//! | gfx940 and later gfx9 | `HW_ID` (4), `XCC_ID` (20) | as gfx9, XCC 3:0 of `XCC_ID` |
-//! | gfx10 | `HW_ID1` (23) | WGP 13:10, SA 16, SE 19:18 |
-//! | gfx11 | `HW_ID1` (23) | WGP 13:10, SA 16, SE 20:18 |
+//! | gfx6 to gfx9, gfx9-generic | `HW_ID` (4) | CU 11:8, SH 12, SE 14:13 |
+//! | gfx940 and later gfx9, gfx9-4-generic | `HW_ID` (4), `XCC_ID` (20) | as gfx9, XCC 3:0 of `XCC_ID` |
+//! | gfx10, gfx10-1-generic, gfx10-3-generic | `HW_ID1` (23) | WGP 13:10, SA 16, SE 19:18 |
+//! | gfx11, gfx11-generic | `HW_ID1` (23) | WGP 13:10, SA 16, SE 20:18 |
+//! | gfx1200, gfx1201, gfx12-generic | `WAVE_HW_ID1` (23) | WGP 13:10, SA 16, SE 20:18 |
 //!
-//! Other processors (gfx12, the `-generic` targets, whose members differ) keep one
-//! multiprocessor: `%smid` 0, `%nsmid` 1.
+//! gfx12's layout is AMD's own register description of GC 12.0 (`SQ_WAVE_HW_ID1` in
+//! `gc_12_0_0_sh_mask.h` of Linux's amdgpu driver: `WGP_ID` mask 0x3C00, `SA_ID` 0x10000,
+//! `SE_ID` 0x1C0000, the gfx11 positions); Triton's AMD profiler reads WGP and SA at the same
+//! bits of `WAVE_HW_ID1` on gfx1250. LLVM 22 calls register 23 `HW_REG_WAVE_HW_ID1` on gfx12.
+//!
+//! A `-generic` processor's code runs on each of its members (LLVM's AMDGPUUsage, "Generic
+//! Processors"), so it gets a layout only where every member has it: gfx9-generic is gfx900,
+//! gfx902, gfx904, gfx906, gfx909 and gfx90c, all gfx9 without an XCC; gfx9-4-generic is
+//! gfx940, gfx941, gfx942 and gfx950, all with `XCC_ID` (LLVM's assembler accepts
+//! `HW_REG_XCC_ID` for gfx9-4-generic and refuses it for gfx9-generic); gfx10-1-generic
+//! (gfx1010 to gfx1013) and gfx10-3-generic (gfx1030 to gfx1036) are gfx10; gfx11-generic
+//! (gfx1100 to gfx1103, gfx1150 to gfx1153) is gfx11; gfx12-generic (gfx1200, gfx1201) is
+//! gfx12.
+//!
+//! gfx1250 and gfx1251 keep one multiprocessor, `%smid` 0 and `%nsmid` 1: there the shader
+//! engine is no longer in `WAVE_HW_ID1` (Triton reads it through `s_sendmsg_rtn`), and no
+//! second source gives its layout.
 
 use inkwell::attributes::AttributeLoc;
 use inkwell::module::{Linkage, Module};
@@ -52,26 +68,60 @@ impl Field {
     }
 }
 
-/// The fields that make up `%smid` on a processor, most significant first (each shifted left
-/// by the widths of those after it).
-fn unit_fields(processor: &str) -> Option<Vec<Field>> {
+/// The hardware id layouts of the table above.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// GCN and CDNA before gfx940: `HW_ID`.
+    Gcn,
+    /// gfx940 and later gfx9: the XCC of `XCC_ID` above the GCN fields.
+    GcnWithXcc,
+    /// gfx10: `HW_ID1` with a 2-bit shader engine.
+    Gfx10,
+    /// gfx11 and gfx12 (gfx1200, gfx1201): `HW_ID1` with a 3-bit shader engine.
+    Gfx11,
+}
+
+/// The layout of `processor` (`gfx90a`, `gfx1201`, `gfx11-generic`, ...), or `None` where ptxr
+/// knows none (gfx1250, gfx1251, names it does not know).
+fn layout(processor: &str) -> Option<Layout> {
     let number = processor.strip_prefix("gfx")?;
+    if let Some(family) = number.strip_suffix("-generic") {
+        return match family {
+            "9" => Some(Layout::Gcn),
+            "9-4" => Some(Layout::GcnWithXcc),
+            "10-1" | "10-3" => Some(Layout::Gfx10),
+            "11" | "12" => Some(Layout::Gfx11),
+            _ => None,
+        };
+    }
     if !number.chars().all(|character| character.is_ascii_alphanumeric()) {
         return None;
     }
+    match number.len() {
+        3 if matches!(&number[..1], "6" | "7" | "8") => Some(Layout::Gcn),
+        3 if number.starts_with('9') => {
+            let with_xcc = number[1..].starts_with(|digit: char| digit.is_ascii_digit() && digit >= '4');
+            Some(if with_xcc { Layout::GcnWithXcc } else { Layout::Gcn })
+        }
+        4 if number.starts_with("10") => Some(Layout::Gfx10),
+        4 if number.starts_with("11") || number.starts_with("120") => Some(Layout::Gfx11),
+        _ => None,
+    }
+}
+
+/// The fields that make up `%smid` on a processor, most significant first (each shifted left
+/// by the widths of those after it).
+fn unit_fields(processor: &str) -> Option<Vec<Field>> {
     let field = |register, offset, bits| Field { register, offset, bits };
     // CU 11:8, SH 12 and SE 14:13 are contiguous: one field of 7 bits.
     let gcn = field(HW_ID, 8, 7);
-    match number.len() {
-        3 if matches!(&number[..1], "6" | "7" | "8") => Some(vec![gcn]),
-        3 if number.starts_with('9') => {
-            let with_xcc = number[1..].starts_with(|digit: char| digit.is_ascii_digit() && digit >= '4');
-            Some(if with_xcc { vec![field(XCC_ID, 0, 4), gcn] } else { vec![gcn] })
-        }
-        4 if number.starts_with("10") => Some(vec![field(HW_ID1, 18, 2), field(HW_ID1, 16, 1), field(HW_ID1, 10, 4)]),
-        4 if number.starts_with("11") => Some(vec![field(HW_ID1, 18, 3), field(HW_ID1, 16, 1), field(HW_ID1, 10, 4)]),
-        _ => None,
-    }
+    let rdna = |engine_bits| vec![field(HW_ID1, 18, engine_bits), field(HW_ID1, 16, 1), field(HW_ID1, 10, 4)];
+    Some(match layout(processor)? {
+        Layout::Gcn => vec![gcn],
+        Layout::GcnWithXcc => vec![field(XCC_ID, 0, 4), gcn],
+        Layout::Gfx10 => rdna(2),
+        Layout::Gfx11 => rdna(3),
+    })
 }
 
 fn placeholder<'ctx>(site: &Site<'_, 'ctx>, name: &str) -> Result<IntValue<'ctx>, Unsupported> {
@@ -168,9 +218,31 @@ mod tests {
         assert_eq!(widths("gfx950"), Some(11));
         assert_eq!(widths("gfx1030"), Some(7));
         assert_eq!(widths("gfx1100"), Some(8));
-        assert_eq!(widths("gfx1200"), None);
-        assert_eq!(widths("gfx9-generic"), None);
-        assert_eq!(widths("gfx10-3-generic"), None);
+        assert_eq!(widths("gfx1151"), Some(8));
+        assert_eq!(widths("gfx1200"), Some(8));
+        assert_eq!(widths("gfx1201"), Some(8));
+        assert_eq!(widths("gfx1250"), None);
+        assert_eq!(widths("gfx1251"), None);
+        assert_eq!(widths("gfx13-generic"), None);
+        assert_eq!(widths("gfx10-3-"), None);
+        assert_eq!(widths("sm_80"), None);
+    }
+
+    /// Each generic processor gets the layout of the generation all its members share.
+    #[test]
+    fn generic_processors_take_their_members_layout() {
+        let cases = [
+            ("gfx9-generic", "gfx906"),
+            ("gfx9-4-generic", "gfx942"),
+            ("gfx10-1-generic", "gfx1010"),
+            ("gfx10-3-generic", "gfx1030"),
+            ("gfx11-generic", "gfx1100"),
+            ("gfx12-generic", "gfx1200"),
+        ];
+        for (generic, member) in cases {
+            assert!(unit_fields(generic).is_some(), "{generic}");
+            assert_eq!(unit_fields(generic), unit_fields(member), "{generic} against {member}");
+        }
     }
 
     #[test]

@@ -349,7 +349,7 @@ impl Target for Cpu {
         AddressSpace::default()
     }
 
-    fn configure_module<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) {}
+    fn configure_module<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>, _processor: &str) {}
 
     fn hidden_parameter_types<'ctx>(&self, context: &'ctx Context) -> Vec<BasicMetadataTypeEnum<'ctx>> {
         let i32_type = context.i32_type();

@@ -205,8 +205,9 @@ pub trait Target {
     /// The LLVM address space of a PTX state space on this target.
     fn address_space(&self, state_space: StateSpace) -> AddressSpace;
 
-    /// Module flags and metadata that every module for this target carries.
-    fn configure_module<'ctx>(&self, context: &'ctx Context, module: &Module<'ctx>);
+    /// Module flags and metadata that every module for this target carries, for the target
+    /// machine's `processor` (`gfx90a`, `sm_80`, a CPU name).
+    fn configure_module<'ctx>(&self, context: &'ctx Context, module: &Module<'ctx>, processor: &str);
 
     /// Parameters that every lowered function takes before its PTX parameters (the CPU target
     /// passes its launch context and the thread's index this way).

@@ -133,7 +133,7 @@ impl Target for Nvptx {
         AddressSpace::from(number)
     }
 
-    fn configure_module<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>) {}
+    fn configure_module<'ctx>(&self, _context: &'ctx Context, _module: &Module<'ctx>, _processor: &str) {}
 
     fn hidden_parameter_types<'ctx>(&self, _context: &'ctx Context) -> Vec<BasicMetadataTypeEnum<'ctx>> {
         Vec::new()

@@ -78,7 +78,7 @@ pub fn lower<'ctx>(
     let module = context.create_module(module_name);
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
-    target.configure_module(context, &module);
+    target.configure_module(context, &module, &machine.get_cpu().to_string_lossy());
     let builder = context.create_builder();
     let shared_layout = ir::SharedLayout::of(ptx);
     let shared_window_parameter = if target.shared_variables_in_window() && !shared_layout.is_empty() {

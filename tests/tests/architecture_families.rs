@@ -170,7 +170,7 @@ fn sleep_and_matrix_loads_compile_from_their_oldest_architecture() {
 }
 
 /// Each AMD family's code object names the kernel with the family's wave size: 64 up to gfx9,
-/// 32 from gfx10 on.
+/// 32 from gfx10 on; so do the `-generic` targets' (code object v6, which LLVM needs for them).
 #[test]
 fn every_amd_family_from_gfx6_compiles_global_memory_with_its_wave_size() {
     for (arch, wave) in [
@@ -185,6 +185,8 @@ fn every_amd_family_from_gfx6_compiles_global_memory_with_its_wave_size() {
         ("gfx1030", 32),
         ("gfx1100", 32),
         ("gfx1200", 32),
+        ("gfx9-generic", 64),
+        ("gfx12-generic", 32),
     ] {
         let code_object =
             compile_for(GLOBAL_ONLY, "amdgpu", arch).unwrap_or_else(|failure| panic!("{arch}: {failure:?}"));

@@ -155,17 +155,33 @@ fn compile_for_amd(arch: &str, emit: Option<ptxr_lowering::Emit>) -> Vec<u8> {
 /// Sections 10.8 and 10.9 on AMDGPU: `%smid` is read from the wave's hardware id registers,
 /// the fields of each generation (AMD's ISA manuals: `HW_ID` CU 11:8, SH 12, SE 14:13 on GCN
 /// and CDNA, with `XCC_ID` 3:0 above them from gfx940; `HW_ID1` WGP 13:10, SA 16 and SE 19:18
-/// on gfx10, 20:18 on gfx11), and `%nsmid` is 2 to the power of their total width, so that
-/// `%smid < %nsmid`. A generation whose layout ptxr does not know (gfx12) reads no register
-/// and keeps one multiprocessor. Each code object's metadata lists the kernel.
+/// on gfx10, 20:18 on gfx11; AMD's GC 12.0 register description: gfx12's `WAVE_HW_ID1` as
+/// gfx11's), and `%nsmid` is 2 to the power of their total width, so that `%smid < %nsmid`.
+/// A `-generic` processor reads its members' common layout (LLVM's list of members). A
+/// processor whose layout ptxr does not know (gfx1250) reads no register and keeps one
+/// multiprocessor. Each code object's metadata lists the kernel for the processor.
 #[test]
 fn amdgpu_reads_the_unit_from_the_hardware_id_registers() {
-    let cases: [(&str, &[&str], u32); 5] = [
-        ("gfx90a", &["hwreg(HW_REG_HW_ID, 8, 7)"], 7),
-        ("gfx942", &["hwreg(HW_REG_XCC_ID, 0, 4)", "hwreg(HW_REG_HW_ID, 8, 7)"], 11),
-        ("gfx1030", &["hwreg(HW_REG_HW_ID1, 18, 2)", "hwreg(HW_REG_HW_ID1, 16, 1)", "hwreg(HW_REG_HW_ID1, 10, 4)"], 7),
-        ("gfx1100", &["hwreg(HW_REG_HW_ID1, 18, 3)", "hwreg(HW_REG_HW_ID1, 16, 1)", "hwreg(HW_REG_HW_ID1, 10, 4)"], 8),
-        ("gfx1200", &[], 0),
+    let gfx10 = ["hwreg(HW_REG_HW_ID1, 18, 2)", "hwreg(HW_REG_HW_ID1, 16, 1)", "hwreg(HW_REG_HW_ID1, 10, 4)"];
+    let gfx11 = ["hwreg(HW_REG_HW_ID1, 18, 3)", "hwreg(HW_REG_HW_ID1, 16, 1)", "hwreg(HW_REG_HW_ID1, 10, 4)"];
+    // LLVM 22 names register 23 `HW_REG_WAVE_HW_ID1` on gfx12.
+    let gfx12 =
+        ["hwreg(HW_REG_WAVE_HW_ID1, 18, 3)", "hwreg(HW_REG_WAVE_HW_ID1, 16, 1)", "hwreg(HW_REG_WAVE_HW_ID1, 10, 4)"];
+    let gcn = ["hwreg(HW_REG_HW_ID, 8, 7)"];
+    let cdna3 = ["hwreg(HW_REG_XCC_ID, 0, 4)", "hwreg(HW_REG_HW_ID, 8, 7)"];
+    let cases: [(&str, &[&str], u32); 12] = [
+        ("gfx90a", &gcn, 7),
+        ("gfx942", &cdna3, 11),
+        ("gfx1030", &gfx10, 7),
+        ("gfx1100", &gfx11, 8),
+        ("gfx1200", &gfx12, 8),
+        ("gfx1201", &gfx12, 8),
+        ("gfx1250", &[], 0),
+        ("gfx9-generic", &gcn, 7),
+        ("gfx9-4-generic", &cdna3, 11),
+        ("gfx10-1-generic", &gfx10, 7),
+        ("gfx11-generic", &gfx11, 8),
+        ("gfx12-generic", &gfx12, 8),
     ];
     for (arch, fields, bits) in cases {
         let assembly = String::from_utf8(compile_for_amd(arch, Some(ptxr_lowering::Emit::Assembly)))
@@ -179,9 +195,30 @@ fn amdgpu_reads_the_unit_from_the_hardware_id_registers() {
             .unwrap_or_else(|error| panic!("{error}"));
         let count = 1u64 << bits;
         assert!(ir.contains(&format!("store i32 {count}")), "{arch}: %nsmid is not {count}:\n{ir}");
-        let Some(notes) = code_object_notes(&compile_for_amd(arch, None), &format!("amdgpu-unit-{arch}")) else {
+        let code_object = compile_for_amd(arch, None);
+        assert_generic_code_object(arch, &code_object);
+        let Some(notes) = code_object_notes(&code_object, &format!("amdgpu-unit-{arch}")) else {
             continue;
         };
         assert!(notes.contains(".name:           unit\n"), "{arch}: kernel missing:\n{notes}");
+        let target = format!("amdhsa.target:   amdgcn-amd-amdhsa--{arch}\n");
+        assert!(notes.contains(&target), "{arch}: not built for the processor:\n{notes}");
+    }
+}
+
+/// A `-generic` processor's code object is version 6 or later, as AMD's loaders require (LLVM's
+/// AMDGPUUsage: `EI_ABIVERSION` 4 is `ELFABIVERSION_AMDGPU_HSA_V6`, and bits 31:24 of
+/// `e_flags` hold the generic version, at least 1); any other processor's is version 5
+/// (`EI_ABIVERSION` 3), with no generic version.
+fn assert_generic_code_object(arch: &str, code_object: &[u8]) {
+    assert_eq!(&code_object[..4], b"\x7fELF", "{arch}: not an ELF file");
+    let abi_version = code_object[8];
+    let flags = u32::from_le_bytes([code_object[48], code_object[49], code_object[50], code_object[51]]);
+    if arch.ends_with("-generic") {
+        assert_eq!(abi_version, 4, "{arch}: not code object v6");
+        assert!(flags >> 24 >= 1, "{arch}: no generic version in e_flags {flags:#x}");
+    } else {
+        assert_eq!(abi_version, 3, "{arch}: not code object v5");
+        assert_eq!(flags >> 24, 0, "{arch}: a generic version in e_flags {flags:#x}");
     }
 }
