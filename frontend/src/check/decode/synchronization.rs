@@ -5,7 +5,7 @@ use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
     AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, Operand, ProxyKind,
-    ReduxOperation, ShuffleMode, Value, VoteMode,
+    ReduxOperation, ShuffleInstruction, ShuffleMode, Value, VoteMode,
 };
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
@@ -122,7 +122,7 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         destination,
         address,
         value,
-        swap,
+        swap: swap.map(Box::new),
     })
 }
 
@@ -290,7 +290,7 @@ pub fn barrier(
         None => None,
     };
     check_barrier_immediates(context, &barrier, thread_count.as_ref())?;
-    Some(Instruction::Barrier { operation, barrier, thread_count, destination, predicate })
+    Some(Instruction::Barrier { operation, barrier, thread_count, destination, predicate: predicate.map(Box::new) })
 }
 
 /// Section 9.7.12.1: "operands a, b, and d have type .u32; ... the barrier number a is in the
@@ -369,7 +369,15 @@ pub fn shuffle(
     let clamp = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
     let member_mask =
         if synchronizing { Some(context.source(&operands[4], ScalarType::B32, SizeRule::Exact)?) } else { None };
-    Some(Instruction::Shuffle { mode: mode.node, destination, in_range, value, lane, clamp, member_mask })
+    Some(Instruction::Shuffle(Box::new(ShuffleInstruction {
+        mode: mode.node,
+        destination,
+        in_range,
+        value,
+        lane,
+        clamp,
+        member_mask,
+    })))
 }
 
 /// `vote{.sync}.all|any|uni.pred d, {!}a{, m}` and `vote{.sync}.ballot.b32 d, {!}a{, m}`.
