@@ -5,7 +5,7 @@ use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
     AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, Operand, ProxyKind,
-    ReduxOperation, ShuffleInstruction, ShuffleMode, Value, VoteMode,
+    ReduxOperation, ShuffleInstruction, ShuffleMode, VoteMode,
 };
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
@@ -297,24 +297,24 @@ pub fn barrier(
 /// range 0 to 15", and "b ... must be a multiple of the warp size". Immediates are checked
 /// here (ptxas rejects them too); register values are the program's responsibility.
 fn check_barrier_immediates(context: &mut Context, barrier: &Operand, thread_count: Option<&Operand>) -> Option<()> {
-    if let Value::Integer(number) = barrier.value {
-        if !(0..=15).contains(&number.get()) {
+    if let Some(number) = barrier.value.as_integer() {
+        if !(0..=15).contains(&number) {
             context.report(
-                Diagnostic::error(Code::OperandType, format!("barrier number {} is out of range", number.get()))
+                Diagnostic::error(Code::OperandType, format!("barrier number {number} is out of range"))
                     .with_primary(barrier.span, "expected a barrier number from 0 to 15")
                     .with_note("section 9.7.12.1: each CTA has 16 barriers, numbered 0 to 15"),
             );
             return None;
         }
     }
-    if let Some(Operand { value: Value::Integer(count), span }) = thread_count {
-        if count.get() < 0 || count.get() % 32 != 0 {
+    if let Some((count, span)) = thread_count.and_then(|operand| Some((operand.value.as_integer()?, operand.span))) {
+        if count < 0 || count % 32 != 0 {
             context.report(
                 Diagnostic::error(
                     Code::OperandType,
-                    format!("a barrier's thread count must be a multiple of 32, not {}", count.get()),
+                    format!("a barrier's thread count must be a multiple of 32, not {count}"),
                 )
-                .with_primary(*span, "not a multiple of the warp size")
+                .with_primary(span, "not a multiple of the warp size")
                 .with_note("section 9.7.12.1: the thread count `b` is a multiple of the warp size"),
             );
             return None;
