@@ -162,7 +162,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn write(&self, destination: &Destination, value: BasicValueEnum<'ctx>, ty: ScalarType) -> LoweringResult<()> {
         let register_type = self.variable(destination.register).ty;
         let resized = self.resize(value, ty, register_type)?;
-        let pointer = self.register_pointer(destination.register, destination.member, destination.span)?;
+        let pointer =
+            self.register_pointer(destination.register, destination.member.map(u32::from), destination.span)?;
         self.shared.builder.build_store(pointer, resized)?;
         Ok(())
     }

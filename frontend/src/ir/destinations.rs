@@ -78,10 +78,10 @@ impl Instruction {
                 destinations.iter().flatten().copied().collect()
             }
             Instruction::MoveVector { destinations, .. }
-            | Instruction::MatrixMultiplyAccumulate { destinations, .. }
             | Instruction::LoadMatrix { destinations, .. }
-            | Instruction::WarpMatrixLoad { destinations, .. }
-            | Instruction::WarpMatrixMultiplyAccumulate { destinations, .. } => destinations.clone(),
+            | Instruction::WarpMatrixLoad { destinations, .. } => destinations.clone(),
+            Instruction::MatrixMultiplyAccumulate { destinations, .. }
+            | Instruction::WarpMatrixMultiplyAccumulate { destinations, .. } => destinations.to_vec(),
             Instruction::MbarrierTestWait { destination, .. }
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]

@@ -23,11 +23,21 @@ pub struct GuardedInstruction {
     pub span: Span,
 }
 
+/// 8 bytes, so that a statement with its guard and spans fits 128 bytes (moved without a call
+/// to `memcpy`): the predicate is an index, as a `.pred` register is always a function's
+/// (module scope declares no registers), and the guard keeps no span of its own.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Guard {
-    pub predicate: VariableId,
+    /// The `.pred` register: an index into the function's `variables`.
+    pub predicate: u32,
     pub negated: bool,
-    pub span: Span,
+}
+
+impl Guard {
+    /// The predicate register as a variable handle.
+    pub fn predicate_id(self) -> VariableId {
+        VariableId::Local(self.predicate)
+    }
 }
 
 /// Every statement of a body is as large as the largest variant, and is moved several times on
@@ -520,7 +530,9 @@ pub enum Instruction {
     /// narrower elements packed into `.b32`) in the spec's order.
     MatrixMultiplyAccumulate {
         operation: MatrixMultiply,
-        destinations: Vec<Destination>,
+        /// A boxed slice (16 bytes, not a `Vec`'s 24), like `WarpMatrixMultiplyAccumulate`'s:
+        /// with four `Vec`s the variant was the largest.
+        destinations: Box<[Destination]>,
         a: Vec<Operand>,
         b: Vec<Operand>,
         c: Vec<Operand>,
@@ -550,7 +562,7 @@ pub enum Instruction {
     /// registers).
     WarpMatrixMultiplyAccumulate {
         operation: WarpMatrixMultiply,
-        destinations: Vec<Destination>,
+        destinations: Box<[Destination]>,
         a: Vec<Operand>,
         b: Vec<Operand>,
         c: Vec<Operand>,
@@ -1156,7 +1168,7 @@ impl Comparison {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Value;
+    use super::super::{Destination, Value};
     use super::*;
 
     /// A statement of a body is moved several times while it is checked: the boxed rarities
@@ -1165,7 +1177,10 @@ mod tests {
     fn a_checked_instruction_stays_small() {
         assert_eq!(std::mem::size_of::<Value>(), 16);
         assert_eq!(std::mem::size_of::<Operand>(), 24);
-        assert_eq!(std::mem::size_of::<Instruction>(), 112);
-        assert_eq!(std::mem::size_of::<GuardedInstruction>(), 152);
+        assert_eq!(std::mem::size_of::<Destination>(), 20);
+        assert_eq!(std::mem::size_of::<Option<Guard>>(), 8);
+        assert_eq!(std::mem::size_of::<Instruction>(), 104);
+        assert_eq!(std::mem::size_of::<GuardedInstruction>(), 128);
+        assert_eq!(std::mem::size_of::<super::super::Statement>(), 128);
     }
 }

@@ -94,8 +94,9 @@ pub struct Operand {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Destination {
     pub register: VariableId,
-    /// The element written when the register is a vector (`%v.y` is 1).
-    pub member: Option<u32>,
+    /// The element written when the register is a vector (`%v.y` is 1); a byte, which keeps a
+    /// destination 20 bytes.
+    pub member: Option<u8>,
     pub span: Span,
 }
 

@@ -204,6 +204,8 @@ impl Context<'_, '_> {
             Some(member) => Some(self.member_index(register, member, operand.span)?),
             None => None,
         };
+        // A member index is below a vector's 8 lanes at most.
+        let member = member.and_then(|index| u8::try_from(index).ok());
         self.check_register(register, operand.span, ty, rule, "destination", member.is_some())?;
         Some(Destination { register, member, span: operand.span })
     }
