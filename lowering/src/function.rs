@@ -549,7 +549,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             return instructions::lower(self, instruction);
         };
         let builder = self.shared.builder;
-        let predicate = self.load_register(guard.predicate, guard.span)?.into_int_value();
+        let predicate = self.load_register(guard.predicate_id(), instruction.span)?.into_int_value();
         let condition = if guard.negated { builder.build_not(predicate, "")? } else { predicate };
         let continue_block = self.shared.context.append_basic_block(self.llvm_function, "");
         if let Instruction::Branch { target } = instruction.instruction {

@@ -24,11 +24,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let value = self.load_register(*id, operand.span)?;
                 self.resize(value, register_type, ty)
             }
-            Value::Integer(value) => Ok(match wanted {
-                BasicTypeEnum::FloatType(float_type) => float_type.const_float(value.get() as f64).into(),
-                BasicTypeEnum::IntType(int_type) => const_int(int_type, value.get()).into(),
-                _ => return Err(LoweringError::internal("immediate of a non-scalar type", operand.span)),
-            }),
+            Value::Integer(immediate) => integer_constant(immediate.get(), wanted, operand.span),
+            Value::WideInteger(value) => integer_constant(**value, wanted, operand.span),
             Value::Float { bits, double } => {
                 let value = if *double { f64::from_bits(*bits) } else { f64::from(f32::from_bits(*bits as u32)) };
                 if ty == ScalarType::F16 {
@@ -71,10 +68,10 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
                 let value = self.shared.builder.build_load(llvm_type(context, register_type), pointer, "")?;
                 self.resize(value, register_type, ty)
             }
-            Value::Offset { base, offset } => {
-                let base = Operand { value: (**base).clone(), span: operand.span };
+            Value::Offset(offset) => {
+                let base = Operand { value: offset.base.clone(), span: operand.span };
                 let base = self.read_int(&base, ty)?;
-                let offset = const_int(base.get_type(), i128::from(*offset));
+                let offset = const_int(base.get_type(), i128::from(offset.offset));
                 Ok(self.shared.builder.build_int_add(base, offset, "")?.into())
             }
             Value::FunctionAddress(function) => {
@@ -165,7 +162,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn write(&self, destination: &Destination, value: BasicValueEnum<'ctx>, ty: ScalarType) -> LoweringResult<()> {
         let register_type = self.variable(destination.register).ty;
         let resized = self.resize(value, ty, register_type)?;
-        let pointer = self.register_pointer(destination.register, destination.member, destination.span)?;
+        let pointer =
+            self.register_pointer(destination.register, destination.member.map(u32::from), destination.span)?;
         self.shared.builder.build_store(pointer, resized)?;
         Ok(())
     }
@@ -334,6 +332,19 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
 }
 
 /// An LLVM integer constant from a wide PTX immediate, wrapping to the type's width.
+/// An integer immediate as a constant of the instruction type `wanted`.
+fn integer_constant<'ctx>(
+    value: i128,
+    wanted: BasicTypeEnum<'ctx>,
+    span: Span,
+) -> LoweringResult<BasicValueEnum<'ctx>> {
+    Ok(match wanted {
+        BasicTypeEnum::FloatType(float_type) => float_type.const_float(value as f64).into(),
+        BasicTypeEnum::IntType(int_type) => const_int(int_type, value).into(),
+        _ => return Err(LoweringError::internal("immediate of a non-scalar type", span)),
+    })
+}
+
 pub fn const_int<'ctx>(int_type: inkwell::types::IntType<'ctx>, value: i128) -> IntValue<'ctx> {
     let bits = int_type.get_bit_width();
     if bits <= 64 {

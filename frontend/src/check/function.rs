@@ -507,7 +507,10 @@ fn check_guard(instruction: &ast::Instruction, context: &mut Context) -> Option<
             let predicate = predicate.and_then(|id| {
                 let variable = context.variable(id);
                 if variable.ty == ScalarType::Pred && variable.state_space == StateSpace::Reg {
-                    return Some(id);
+                    // Always a function's register: module scope declares none.
+                    if let VariableId::Local(index) = id {
+                        return Some(index);
+                    }
                 }
                 let declared = variable.span;
                 let ty = variable.ty;
@@ -521,7 +524,7 @@ fn check_guard(instruction: &ast::Instruction, context: &mut Context) -> Option<
                 );
                 None
             });
-            Some(Guard { predicate: predicate?, negated: guard.negated, span: guard.span })
+            Some(Guard { predicate: predicate?, negated: guard.negated })
         }
     };
     Some(guard)

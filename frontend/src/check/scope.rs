@@ -106,10 +106,10 @@ impl<'module> Scopes<'module> {
         if let Some(earlier) = frame.ranges.iter().find(|range| range.prefix == template.name) {
             return Err(earlier.template.span);
         }
-        // Compilers declare about as many registers as they use: room for them up front saves
-        // growing the table as each is first used. Capped so that a huge declaration of unused
-        // registers costs nothing.
-        let members = Vec::with_capacity(count.min(4096) as usize);
+        // Compilers declare about as many registers as they use: the table is filled for them up
+        // front, so that a first use finds its slot without growing it. Capped so that a huge
+        // declaration of unused registers costs nothing.
+        let members = vec![NO_VARIABLE; count.min(4096) as usize];
         let range_prefix = template.name.as_str();
         // Most names of the scope (a function's parameters, long) do not start with the prefix:
         // that is tested first, as it costs less than splitting them.

@@ -34,7 +34,6 @@ impl Instruction {
             | Instruction::CarryArithmetic { destination, .. }
             | Instruction::CarryMultiplyAdd { destination, .. }
             | Instruction::BitFieldExtract { destination, .. }
-            | Instruction::BitFieldInsert { destination, .. }
             | Instruction::FindMostSignificantBit { destination, .. }
             | Instruction::FindNthSetBit { destination, .. }
             | Instruction::BitMask { destination, .. }
@@ -63,14 +62,15 @@ impl Instruction {
             Instruction::LogicTable { destination, predicate, .. } => {
                 std::iter::once(*destination).chain(predicate.as_ref().map(|predicate| predicate.destination)).collect()
             }
+            Instruction::BitFieldInsert(insert) => vec![insert.destination],
             Instruction::Video(video) => vec![video.destination],
             Instruction::VideoSimd(video) => vec![video.destination],
             Instruction::SetPredicate { destination: first, complement: second, .. }
             | Instruction::PackedSetPredicate { low: first, high: second, .. }
-            | Instruction::Shuffle { destination: first, in_range: second, .. }
             | Instruction::Match { destination: first, predicate: second, .. } => {
                 std::iter::once(*first).chain(*second).collect()
             }
+            Instruction::Shuffle(shuffle) => std::iter::once(shuffle.destination).chain(shuffle.in_range).collect(),
             Instruction::Elect { destination, predicate, .. } => {
                 destination.iter().copied().chain([*predicate]).collect()
             }
@@ -78,10 +78,10 @@ impl Instruction {
                 destinations.iter().flatten().copied().collect()
             }
             Instruction::MoveVector { destinations, .. }
-            | Instruction::MatrixMultiplyAccumulate { destinations, .. }
             | Instruction::LoadMatrix { destinations, .. }
-            | Instruction::WarpMatrixLoad { destinations, .. }
-            | Instruction::WarpMatrixMultiplyAccumulate { destinations, .. } => destinations.clone(),
+            | Instruction::WarpMatrixLoad { destinations, .. } => destinations.clone(),
+            Instruction::MatrixMultiplyAccumulate { destinations, .. }
+            | Instruction::WarpMatrixMultiplyAccumulate { destinations, .. } => destinations.to_vec(),
             Instruction::MbarrierTestWait { destination, .. }
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]

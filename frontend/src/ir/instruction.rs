@@ -23,13 +23,28 @@ pub struct GuardedInstruction {
     pub span: Span,
 }
 
+/// 8 bytes, so that a statement with its guard and spans fits 128 bytes (moved without a call
+/// to `memcpy`): the predicate is an index, as a `.pred` register is always a function's
+/// (module scope declares no registers), and the guard keeps no span of its own.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Guard {
-    pub predicate: VariableId,
+    /// The `.pred` register: an index into the function's `variables`.
+    pub predicate: u32,
     pub negated: bool,
-    pub span: Span,
 }
 
+impl Guard {
+    /// The predicate register as a variable handle.
+    pub fn predicate_id(self) -> VariableId {
+        VariableId::Local(self.predicate)
+    }
+}
+
+/// Every statement of a body is as large as the largest variant, and is moved several times on
+/// its way into the body, so the rare variants with many operands (`BitFieldInsert`, `Shuffle`,
+/// the video instructions) are boxed, and so are the rare optional parts of common ones
+/// (`setp`'s `combine`, `atom.cas`'s `swap`, `bar.red`'s predicate...): the largest inline
+/// variants are then the three-source ones such as `FusedMultiplyAdd`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instruction {
     /// `mov.type d, a`
@@ -87,8 +102,8 @@ pub enum Instruction {
         destination: Address,
         source: Address,
         copy_size: u32,
-        source_size: Option<Operand>,
-        ignore_source: Option<Operand>,
+        source_size: Option<Box<Operand>>,
+        ignore_source: Option<Box<Operand>>,
     },
     /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`: ptxr completes each
     /// `cp.async` before the next instruction, so every group is already complete.
@@ -184,7 +199,7 @@ pub enum Instruction {
         a: Operand,
         b: Operand,
         c: Operand,
-        predicate: Option<LogicTablePredicate>,
+        predicate: Option<Box<LogicTablePredicate>>,
     },
     /// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32 d, a, b, c`: `c >= 0 ? a : b`, with
     /// `c` of `condition_type` (`.s32` or `.f32`).
@@ -227,14 +242,9 @@ pub enum Instruction {
     /// `bfe.type d, a, b, c`: `c` bits of `a` from bit `b`, sign- or zero-extended.
     BitFieldExtract { ty: ScalarType, destination: Destination, source: Operand, position: Operand, length: Operand },
     /// `bfi.type f, a, b, c, d`: `b` with `d` bits from bit `c` replaced by the low bits of `a`.
-    BitFieldInsert {
-        ty: ScalarType,
-        destination: Destination,
-        field: Operand,
-        base: Operand,
-        position: Operand,
-        length: Operand,
-    },
+    /// Boxed, like the other rare variants with many operands, so that they do not set the size
+    /// of every checked instruction.
+    BitFieldInsert(Box<BitFieldInsertInstruction>),
     /// `bfind{.shiftamt}.type d, a`: the position of the most significant non-sign bit.
     FindMostSignificantBit { ty: ScalarType, shift_amount: bool, destination: Destination, source: Operand },
     /// `fns.b32 d, mask, base, offset`: the position of the `offset`-th set bit from `base`.
@@ -272,7 +282,7 @@ pub enum Instruction {
     /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`: `a` and `b` saturated to the narrow
     /// type (`bits` wide: 16, 8, 4 or 2; `signed` for `.s16`...`.s2`) and packed (`a` above
     /// `b`), above the low bits of `c` for the types narrower than 16 bits.
-    ConvertPack { bits: u32, signed: bool, destination: Destination, a: Operand, b: Operand, c: Option<Operand> },
+    ConvertPack { bits: u32, signed: bool, destination: Destination, a: Operand, b: Operand, c: Option<Box<Operand>> },
     /// Scalar video instructions (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`, `vshr`,
     /// `vset`, `vmad`) with their byte/half selectors, `.sat`, secondary operation or merge.
     Video(Box<VideoInstruction>),
@@ -291,7 +301,7 @@ pub enum Instruction {
         complement: Option<Destination>,
         a: Operand,
         b: Operand,
-        combine: Option<(LogicOperation, Operand, bool)>,
+        combine: Option<Box<(LogicOperation, Operand, bool)>>,
     },
     /// `setp.cmp[.bool][.ftz].f16x2 p|q, a, b[, c]` (and `.bf16x2`): `p` gets the low lanes'
     /// comparison, `q` the high lanes'.
@@ -303,7 +313,7 @@ pub enum Instruction {
         high: Option<Destination>,
         a: Operand,
         b: Operand,
-        combine: Option<(LogicOperation, Operand, bool)>,
+        combine: Option<Box<(LogicOperation, Operand, bool)>>,
     },
     /// `set.cmp[.bool][.ftz].dtype.stype d, a, b[, c]`: all ones (integers) or 1.0 (floats) when
     /// the comparison holds, per lane for packed half types.
@@ -315,7 +325,7 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
         b: Operand,
-        combine: Option<(LogicOperation, Operand, bool)>,
+        combine: Option<Box<(LogicOperation, Operand, bool)>>,
     },
     /// `add`, `sub`, `mul`, `min`, `max` on `.f16`, `.f16x2`, `.bf16`, `.bf16x2` (ISA 7.8
     /// section 9.7.4), rounded to nearest even once per lane.
@@ -433,7 +443,7 @@ pub enum Instruction {
         /// `b`: the operand, or for `.cas` the value compared with.
         value: Operand,
         /// `c` of `.cas`: the value stored when the comparison holds.
-        swap: Option<Operand>,
+        swap: Option<Box<Operand>>,
     },
     /// `atom.sem.scope{.global}.op.vN.type d, [a], b` and (without `destinations`) `red`, the
     /// vector forms of ISA 8.1 (sm_90): `.add` on `.v2`/`.v4` of `.f32`, `.add`/`.min`/`.max` on
@@ -504,18 +514,11 @@ pub enum Instruction {
         /// The reduction's result (`.popc.u32` or `.pred`).
         destination: Option<Destination>,
         /// The reduction's input predicate and whether it is negated.
-        predicate: Option<(Operand, bool)>,
+        predicate: Option<Box<(Operand, bool)>>,
     },
     /// `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}`
-    Shuffle {
-        mode: ShuffleMode,
-        destination: Destination,
-        in_range: Option<Destination>,
-        value: Operand,
-        lane: Operand,
-        clamp: Operand,
-        member_mask: Option<Operand>,
-    },
+    /// Boxed: with two destinations and four operands it would be the largest variant.
+    Shuffle(Box<ShuffleInstruction>),
     /// `vote{.sync}.mode.pred d, {!}a{, membermask}` and `vote{.sync}.ballot.b32`.
     Vote { mode: VoteMode, destination: Destination, predicate: Operand, negated: bool, member_mask: Option<Operand> },
     /// `match.any.sync.type d, a, membermask` and `match.all.sync.type d{|p}, a, membermask`.
@@ -543,11 +546,14 @@ pub enum Instruction {
     /// `a` holds only the non-zero half of A (half the registers of the dense form).
     MatrixMultiplyAccumulate {
         operation: MatrixMultiply,
-        destinations: Vec<Destination>,
-        a: Vec<Operand>,
-        b: Vec<Operand>,
-        c: Vec<Operand>,
-        sparse: Option<SparseMatrixA>,
+        /// Boxed slices (16 bytes, not a `Vec`'s 24), like `WarpMatrixMultiplyAccumulate`'s:
+        /// with four `Vec`s the variant was the largest.
+        destinations: Box<[Destination]>,
+        a: Box<[Operand]>,
+        b: Box<[Operand]>,
+        c: Box<[Operand]>,
+        /// Boxed: rare, and inline it made every statement larger.
+        sparse: Option<Box<SparseMatrixA>>,
     },
     /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [a]`: `matrices` (1, 2 or 4)
     /// 8×8 matrices of 16-bit elements whose rows' addresses the lanes give, one `.b32`
@@ -574,7 +580,7 @@ pub enum Instruction {
     /// registers).
     WarpMatrixMultiplyAccumulate {
         operation: WarpMatrixMultiply,
-        destinations: Vec<Destination>,
+        destinations: Box<[Destination]>,
         a: Vec<Operand>,
         b: Vec<Operand>,
         c: Vec<Operand>,
@@ -871,6 +877,29 @@ pub enum DotProductLanes {
     TwoHigh,
 }
 
+/// `bfi.type f, a, b, c, d` (`Instruction::BitFieldInsert`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BitFieldInsertInstruction {
+    pub ty: ScalarType,
+    pub destination: Destination,
+    pub field: Operand,
+    pub base: Operand,
+    pub position: Operand,
+    pub length: Operand,
+}
+
+/// `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}` (`Instruction::Shuffle`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShuffleInstruction {
+    pub mode: ShuffleMode,
+    pub destination: Destination,
+    pub in_range: Option<Destination>,
+    pub value: Operand,
+    pub lane: Operand,
+    pub clamp: Operand,
+    pub member_mask: Option<Operand>,
+}
+
 /// One scalar video instruction (ISA 7.8 section 9.7.15.1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VideoInstruction {
@@ -1152,5 +1181,24 @@ impl Comparison {
                 | Comparison::HigherUnsigned
                 | Comparison::HigherOrSameUnsigned
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Destination, Value};
+    use super::*;
+
+    /// A statement of a body is moved several times while it is checked: the boxed rarities
+    /// keep it at the size of the three-source instructions.
+    #[test]
+    fn a_checked_instruction_stays_small() {
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+        assert_eq!(std::mem::size_of::<Operand>(), 24);
+        assert_eq!(std::mem::size_of::<Destination>(), 20);
+        assert_eq!(std::mem::size_of::<Option<Guard>>(), 8);
+        assert_eq!(std::mem::size_of::<Instruction>(), 104);
+        assert_eq!(std::mem::size_of::<GuardedInstruction>(), 128);
+        assert_eq!(std::mem::size_of::<super::super::Statement>(), 128);
     }
 }

@@ -10,8 +10,13 @@ use super::{FunctionId, VariableId};
 pub enum Value {
     /// A register (or a scalar variable read like a register).
     Register(VariableId),
-    /// An integer immediate, kept wide; lowering truncates it to the instruction type.
+    /// An integer immediate that fits 64 signed bits, as nearly all do; lowering truncates it to
+    /// the instruction type. [`Value::integer`] chooses between this and `WideInteger`.
     Integer(Immediate),
+    /// An integer immediate outside the `i64` range: a 64-bit literal with its top bit set
+    /// (`0xffffffffffffffff`) or a constant expression folded wider. Boxed, so that the 128 bits
+    /// it needs do not make every operand, and so every checked instruction, larger.
+    WideInteger(Box<i128>),
     /// A float immediate as IEEE bits; `double` tells whether `bits` are f64 or f32 bits.
     Float {
         bits: u64,
@@ -27,40 +32,58 @@ pub enum Value {
         register: VariableId,
         index: u32,
     },
-    /// `base+offset` written without brackets (`mov.u64 %rd1, table+8;`, `st.u64 [x], %rd2 + 1;`):
-    /// the base's value (a register, or a variable's address) plus a constant.
-    Offset {
-        base: Box<Value>,
-        offset: i64,
-    },
+    /// `base+offset` written without brackets (`mov.u64 %rd1, table+8;`, `st.u64 [x], %rd2 + 1;`).
+    /// Boxed: it is rare, and its two words inline would make every operand 8 bytes larger.
+    Offset(Box<OffsetValue>),
+}
+
+impl Value {
+    /// An integer immediate: inline when it fits `i64`, boxed otherwise.
+    pub fn integer(value: i128) -> Value {
+        match i64::try_from(value) {
+            Ok(narrow) => Value::Integer(Immediate(narrow)),
+            Err(_) => Value::WideInteger(Box::new(value)),
+        }
+    }
+
+    /// The value of an integer immediate, whichever its width; `None` for other values.
+    pub fn as_integer(&self) -> Option<i128> {
+        match self {
+            Value::Integer(immediate) => Some(immediate.get()),
+            Value::WideInteger(value) => Some(**value),
+            _ => None,
+        }
+    }
+}
+
+/// The value of `base+offset` (`Value::Offset`): the base's value (a register, or a variable's
+/// address) plus a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OffsetValue {
+    pub base: Value,
+    pub offset: i64,
+}
+
+/// An integer immediate that fits `i64` (see `Value::WideInteger` for the others). PTX literals
+/// are 64 bits with an optional minus sign, so a few need 65 bits or more; keeping those apart
+/// makes a `Value` 16 bytes rather than 24.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Immediate(i64);
+
+impl Immediate {
+    pub fn get(self) -> i128 {
+        i128::from(self.0)
+    }
+}
+
+/// Prints the number alone, as the `i128` it replaced did.
+impl std::fmt::Debug for Immediate {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, formatter)
+    }
 }
 
 /// A checked operand: its value and where it was written.
-/// An integer immediate. PTX literals are 64 bits with an optional minus sign, so the value
-/// needs 65; it is stored as an `i128` aligned to 8 bytes, since one aligned to 16 would make
-/// every operand, and so every checked instruction, half again as large.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(C, packed(8))]
-pub struct Immediate(i128);
-
-impl Immediate {
-    pub fn new(value: i128) -> Immediate {
-        Immediate(value)
-    }
-
-    pub fn get(self) -> i128 {
-        self.0
-    }
-}
-
-/// Prints the number alone, as the `i128` did.
-impl std::fmt::Debug for Immediate {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let value = self.0;
-        std::fmt::Debug::fmt(&value, formatter)
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operand {
     pub value: Value,
@@ -71,8 +94,9 @@ pub struct Operand {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Destination {
     pub register: VariableId,
-    /// The element written when the register is a vector (`%v.y` is 1).
-    pub member: Option<u32>,
+    /// The element written when the register is a vector (`%v.y` is 1); a byte, which keeps a
+    /// destination 20 bytes.
+    pub member: Option<u8>,
     pub span: Span,
 }
 

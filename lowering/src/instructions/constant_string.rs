@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use ptxr_frontend::ir::{
     self, AddressBase, AddressConversion, CallOperand, GuardedInstruction, Instruction, IntegerBinaryOperation,
-    Statement, Value, VariableId,
+    OffsetValue, Statement, Value, VariableId,
 };
 use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::StateSpace;
@@ -177,7 +177,7 @@ fn launch_derived(
     let (Some(depth), Some(left)) = (depth.checked_sub(1), budget.checked_sub(1)) else { return false };
     *budget = left;
     let register = match value {
-        Value::Integer(_) | Value::SpecialRegister(_) => return true,
+        Value::Integer(_) | Value::WideInteger(_) | Value::SpecialRegister(_) => return true,
         Value::Register(register @ VariableId::Local(_)) => *register,
         _ => return false,
     };
@@ -214,9 +214,9 @@ fn traced_address(
     let depth = depth.checked_sub(1)?;
     match value {
         Value::AddressOf(variable) if lowering.variable(*variable).state_space == state_space => Some((*variable, 0)),
-        Value::Offset { base, offset } => {
-            let (variable, base_offset) = traced_address(lowering, writers, base, state_space, depth)?;
-            Some((variable, base_offset.checked_add(*offset)?))
+        Value::Offset(offset) => {
+            let (variable, base_offset) = traced_address(lowering, writers, &offset.base, state_space, depth)?;
+            Some((variable, base_offset.checked_add(offset.offset)?))
         }
         Value::Register(register @ VariableId::Local(_)) => {
             let source = only_definition(writers, *register, state_space)?;
@@ -260,7 +260,7 @@ fn only_definition(writers: &Writers<'_>, register: VariableId, state_space: Sta
                 (base, Value::Integer(offset)) | (Value::Integer(offset), base) => (base, *offset),
                 _ => return None,
             };
-            Some(Value::Offset { base: Box::new(base.clone()), offset: i64::try_from(offset.get()).ok()? })
+            Some(Value::Offset(Box::new(OffsetValue { base: base.clone(), offset: i64::try_from(offset.get()).ok()? })))
         }
         _ => None,
     }

@@ -34,7 +34,7 @@ mod word_atomic;
 
 pub use synchronization::is_cooperative;
 
-use ptxr_frontend::ir::{GuardedInstruction, Instruction};
+use ptxr_frontend::ir::{BitFieldInsertInstruction, GuardedInstruction, Instruction, ShuffleInstruction};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -64,9 +64,14 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::Pack { ty, destination, sources } => vector::pack(lowering, *ty, destination, sources),
         Instruction::Unpack { ty, destinations, source } => vector::unpack(lowering, *ty, destinations, source),
-        Instruction::CopyAsync { destination, source, copy_size, source_size, ignore_source } => {
-            copy_async::copy(lowering, destination, source, *copy_size, source_size.as_ref(), ignore_source.as_ref())
-        }
+        Instruction::CopyAsync { destination, source, copy_size, source_size, ignore_source } => copy_async::copy(
+            lowering,
+            destination,
+            source,
+            *copy_size,
+            source_size.as_deref(),
+            ignore_source.as_deref(),
+        ),
         Instruction::CopyAsyncGroup => Ok(()),
         Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
@@ -138,7 +143,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::BitFieldExtract { ty, destination, source, position, length } => {
             bits::bit_field_extract(lowering, *ty, destination, source, position, length)
         }
-        Instruction::BitFieldInsert { ty, destination, field, base, position, length } => {
+        Instruction::BitFieldInsert(insert) => {
+            let BitFieldInsertInstruction { ty, destination, field, base, position, length } = &**insert;
             bits::bit_field_insert(lowering, *ty, destination, field, base, position, length)
         }
         Instruction::FindMostSignificantBit { ty, shift_amount, destination, source } => {
@@ -169,7 +175,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             bits::dot_product(lowering, *lanes, *a_signed, *b_signed, destination, a, b, c)
         }
         Instruction::ConvertPack { bits, signed, destination, a, b, c } => {
-            bits::convert_pack(lowering, *bits, *signed, destination, a, b, c.as_ref())
+            bits::convert_pack(lowering, *bits, *signed, destination, a, b, c.as_deref())
         }
         Instruction::Video(instruction) => video::video(lowering, instruction),
         Instruction::VideoSimd(instruction) => video::video_simd(lowering, instruction),
@@ -186,7 +192,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 complement.as_ref(),
                 a,
                 b,
-                combine.as_ref(),
+                combine.as_deref(),
             )
         }
         Instruction::PackedSetPredicate { comparison, ty, flush_subnormals, low, high, a, b, combine } => {
@@ -199,7 +205,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 high.as_ref(),
                 a,
                 b,
-                combine.as_ref(),
+                combine.as_deref(),
             )
         }
         Instruction::Set {
@@ -220,7 +226,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             destination,
             a,
             b,
-            combine.as_ref(),
+            combine.as_deref(),
             span,
         ),
         Instruction::HalfBinary { operation, ty, flush_subnormals, saturation, destination, a, b } => {
@@ -266,7 +272,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             comparison::select_by_sign(lowering, *ty, *condition_type, *flush_subnormals, destination, a, b, c)
         }
         Instruction::LogicTable { table, destination, a, b, c, predicate } => {
-            integer::logic_table(lowering, *table, destination, a, b, c, predicate.as_ref())
+            integer::logic_table(lowering, *table, destination, a, b, c, predicate.as_deref())
         }
         Instruction::Select { ty, destination, a, b, predicate } => {
             comparison::select(lowering, *ty, destination, a, b, predicate)
@@ -318,7 +324,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 destination.as_ref(),
                 address,
                 value,
-                swap.as_ref(),
+                swap.as_deref(),
             )
         }
         Instruction::VectorAtomic { operation, ty, state_space, ordering, scope, destinations, address, values } => {
@@ -350,9 +356,10 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             barrier,
             thread_count.as_ref(),
             destination.as_ref(),
-            predicate.as_ref(),
+            predicate.as_deref(),
         ),
-        Instruction::Shuffle { mode, destination, in_range, value, lane, clamp, member_mask } => {
+        Instruction::Shuffle(shuffle) => {
+            let ShuffleInstruction { mode, destination, in_range, value, lane, clamp, member_mask } = &**shuffle;
             synchronization::shuffle(
                 lowering,
                 guarded,
@@ -380,7 +387,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             synchronization::elect(lowering, guarded, destination.as_ref(), predicate, member_mask)
         }
         Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c, sparse } => {
-            matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c, sparse.as_ref())
+            matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c, sparse.as_deref())
         }
         Instruction::StoreMatrix { matrices, transpose, state_space, address, sources } => {
             matrix_by_shuffles::store_matrix(lowering, guarded, *matrices, *transpose, *state_space, address, sources)

@@ -369,7 +369,7 @@ pub fn logic_table(
     let a = context.source(&operands[1], ScalarType::B32, SizeRule::Exact)?;
     let b = context.source(&operands[2], ScalarType::B32, SizeRule::Exact)?;
     let c = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
-    Some(Instruction::LogicTable { table, destination, a, b, c, predicate })
+    Some(Instruction::LogicTable { table, destination, a, b, c, predicate: predicate.map(Box::new) })
 }
 
 pub fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {

@@ -4,7 +4,7 @@
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{DotProductLanes, Instruction, PermuteMode};
+use crate::ir::{BitFieldInsertInstruction, DotProductLanes, Instruction, PermuteMode};
 use crate::span::Spanned;
 use crate::syntax::ast;
 use crate::vocabulary::ScalarType;
@@ -79,7 +79,14 @@ pub fn bit_field_insert(
     let base = context.source(&instruction.operands[2], ty, SizeRule::Exact)?;
     let position = context.source(&instruction.operands[3], ScalarType::U32, SizeRule::Exact)?;
     let length = context.source(&instruction.operands[4], ScalarType::U32, SizeRule::Exact)?;
-    Some(Instruction::BitFieldInsert { ty, destination, field, base, position, length })
+    Some(Instruction::BitFieldInsert(Box::new(BitFieldInsertInstruction {
+        ty,
+        destination,
+        field,
+        base,
+        position,
+        length,
+    })))
 }
 
 pub fn find_most_significant_bit(
@@ -288,5 +295,5 @@ pub fn convert_pack(
     let b = context.source(&instruction.operands[2], ScalarType::S32, SizeRule::Exact)?;
     let c =
         if with_c { Some(context.source(&instruction.operands[3], ScalarType::B32, SizeRule::Exact)?) } else { None };
-    Some(Instruction::ConvertPack { bits, signed, destination, a, b, c })
+    Some(Instruction::ConvertPack { bits, signed, destination, a, b, c: c.map(Box::new) })
 }

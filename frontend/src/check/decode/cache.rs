@@ -196,7 +196,13 @@ pub fn copy(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     if cache_hint {
         context.source(&operands[operands.len() - 1], ScalarType::B64, SizeRule::Exact)?;
     }
-    Some(Instruction::CopyAsync { destination, source, copy_size, source_size, ignore_source })
+    Some(Instruction::CopyAsync {
+        destination,
+        source,
+        copy_size,
+        source_size: source_size.map(Box::new),
+        ignore_source: ignore_source.map(Box::new),
+    })
 }
 
 fn is_predicate(context: &mut Context, operand: &ast::Operand) -> bool {

@@ -129,7 +129,7 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         complement,
         a,
         b,
-        combine,
+        combine: combine.map(Box::new),
     })
 }
 
@@ -299,6 +299,6 @@ pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         destination,
         a,
         b,
-        combine,
+        combine: combine.map(Box::new),
     })
 }

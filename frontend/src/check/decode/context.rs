@@ -10,7 +10,7 @@ use crate::check::types::{register_fits, SizeRule};
 
 use super::vector;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Address, AddressBase, Destination, Immediate, LabelId, Operand, Value, Variable, VariableId};
+use crate::ir::{Address, AddressBase, Destination, LabelId, OffsetValue, Operand, Value, Variable, VariableId};
 use crate::span::{Span, Spanned};
 use crate::syntax::ast::{self, OperandKind, Word};
 use crate::vocabulary::{ScalarKind, ScalarType, SpecialRegister, StateSpace};
@@ -204,6 +204,8 @@ impl Context<'_, '_> {
             Some(member) => Some(self.member_index(register, member, operand.span)?),
             None => None,
         };
+        // A member index is below a vector's 8 lanes at most.
+        let member = member.and_then(|index| u8::try_from(index).ok());
         self.check_register(register, operand.span, ty, rule, "destination", member.is_some())?;
         Some(Destination { register, member, span: operand.span })
     }
@@ -260,7 +262,7 @@ impl Context<'_, '_> {
     /// register or the address of a variable.
     pub fn source(&mut self, operand: &ast::Operand, ty: ScalarType, rule: SizeRule) -> Option<Operand> {
         let value = match &operand.kind {
-            OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::Integer(Immediate::new(32)),
+            OperandKind::Name { name, member: None } if name == "WARP_SZ" => Value::integer(32),
             OperandKind::Name { name, member } => {
                 // Nearly every name is a compiler's register (`%r42`), which this tells from a
                 // special register by two bytes, so that neither test below compares it with
@@ -382,10 +384,7 @@ impl Context<'_, '_> {
                 // Section 4.5.3: an integer is a predicate constant, 0 false and any other
                 // value true (Triton writes `mov.pred %p, -1;`).
                 if ty.kind() == ScalarKind::Pred {
-                    return Some(Operand {
-                        value: Value::Integer(Immediate::new(i128::from(value != 0))),
-                        span: operand.span,
-                    });
+                    return Some(Operand { value: Value::integer(i128::from(value != 0)), span: operand.span });
                 }
                 if ty.is_float() {
                     // ptxas reads no integer as a float ("Arguments mismatch"): the literal must
@@ -400,7 +399,7 @@ impl Context<'_, '_> {
                     return None;
                 }
                 self.warn_if_truncated(value, ty, operand.span);
-                Value::Integer(Immediate::new(value))
+                Value::integer(value)
             }
             OperandKind::Float { bits, double } => {
                 if !ty.is_float() && ty.kind() != ScalarKind::Bit {
@@ -428,7 +427,7 @@ impl Context<'_, '_> {
                     );
                     return None;
                 }
-                Value::Offset { base: Box::new(base.value), offset: *offset }
+                Value::Offset(Box::new(OffsetValue { base: base.value, offset: *offset }))
             }
             _ => {
                 self.report(
@@ -494,8 +493,8 @@ impl Context<'_, '_> {
     /// (`cvta.shared.u64 %rd1, buffer;`, `buffer+4`).
     pub fn check_value_space(&mut self, value: &Operand, state_space: StateSpace, opcode: &str) -> Option<()> {
         let mut base = &value.value;
-        while let Value::Offset { base: inner, .. } = base {
-            base = inner;
+        while let Value::Offset(inner) = base {
+            base = &inner.base;
         }
         let Value::AddressOf(id) = *base else { return Some(()) };
         self.check_variable_space(id, value.span, state_space, opcode)

@@ -271,9 +271,11 @@ fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Ins
             );
             return None;
         }
+        let combine = combine.map(Box::new);
         return Some(Instruction::PackedSetPredicate { comparison, ty, flush_subnormals, low, high, a, b, combine });
     }
     let (destination, complement) = first_and_second;
+    let combine = combine.map(Box::new);
     Some(Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine })
 }
 

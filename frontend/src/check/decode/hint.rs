@@ -28,10 +28,7 @@ pub fn performance_event(
     let is_mask = modifiers.take_flag("mask").is_some();
     context.expect_operand_count(instruction, 1)?;
     let operand = context.source(&instruction.operands[0], ScalarType::U32, SizeRule::Exact)?;
-    let value = match operand.value {
-        Value::Integer(immediate) => Some(immediate.get()),
-        _ => None,
-    };
+    let value = operand.value.as_integer();
     let mask = match value {
         Some(mask) if is_mask && (0..=0xffff).contains(&mask) => mask as u16,
         Some(event) if !is_mask && (0..16).contains(&event) => 1 << event,

@@ -188,7 +188,14 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let b = context.source_list(&operands[2], fragment_register(operation.b), operation.b_registers(), SizeRule::Exact);
     let c = context.source_list(&operands[3], fragment_register(operation.c), operation.c_registers(), SizeRule::Exact);
     let destinations = destinations?.into_iter().collect::<Option<Vec<_>>>()?;
-    Some(Instruction::MatrixMultiplyAccumulate { operation, destinations, a: a?, b: b?, c: c?, sparse: None })
+    Some(Instruction::MatrixMultiplyAccumulate {
+        operation,
+        destinations: destinations.into_boxed_slice(),
+        a: a?.into_boxed_slice(),
+        b: b?.into_boxed_slice(),
+        c: c?.into_boxed_slice(),
+        sparse: None,
+    })
 }
 
 /// The modifiers that `ldmatrix` and `stmatrix` share: `.m8n8`, the number of matrices, `.trans`,

@@ -124,6 +124,13 @@ pub fn mma_sparse(
         return None;
     };
     let selector = u32::try_from(selector).ok()?;
-    let sparse = Some(SparseMatrixA { metadata, selector });
-    Some(Instruction::MatrixMultiplyAccumulate { operation, destinations, a, b, c, sparse })
+    let sparse = Some(Box::new(SparseMatrixA { metadata, selector }));
+    Some(Instruction::MatrixMultiplyAccumulate {
+        operation,
+        destinations: destinations.into_boxed_slice(),
+        a: a.into_boxed_slice(),
+        b: b.into_boxed_slice(),
+        c: c.into_boxed_slice(),
+        sparse,
+    })
 }

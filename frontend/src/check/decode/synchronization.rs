@@ -5,7 +5,7 @@ use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
     AtomicOperation, BarrierOperation, Destination, Instruction, MemoryOrdering, MemoryScope, Operand, ProxyKind,
-    ReduxOperation, ShuffleMode, Value, VoteMode,
+    ReduxOperation, ShuffleInstruction, ShuffleMode, VoteMode,
 };
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
@@ -121,7 +121,7 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         destination,
         address,
         value,
-        swap,
+        swap: swap.map(Box::new),
     })
 }
 
@@ -389,31 +389,31 @@ pub fn barrier(
         None => None,
     };
     check_barrier_immediates(context, &barrier, thread_count.as_ref())?;
-    Some(Instruction::Barrier { operation, barrier, thread_count, destination, predicate })
+    Some(Instruction::Barrier { operation, barrier, thread_count, destination, predicate: predicate.map(Box::new) })
 }
 
 /// Section 9.7.12.1: "operands a, b, and d have type .u32; ... the barrier number a is in the
 /// range 0 to 15", and "b ... must be a multiple of the warp size". Immediates are checked
 /// here (ptxas rejects them too); register values are the program's responsibility.
 fn check_barrier_immediates(context: &mut Context, barrier: &Operand, thread_count: Option<&Operand>) -> Option<()> {
-    if let Value::Integer(number) = barrier.value {
-        if !(0..=15).contains(&number.get()) {
+    if let Some(number) = barrier.value.as_integer() {
+        if !(0..=15).contains(&number) {
             context.report(
-                Diagnostic::error(Code::OperandType, format!("barrier number {} is out of range", number.get()))
+                Diagnostic::error(Code::OperandType, format!("barrier number {number} is out of range"))
                     .with_primary(barrier.span, "expected a barrier number from 0 to 15")
                     .with_note("section 9.7.12.1: each CTA has 16 barriers, numbered 0 to 15"),
             );
             return None;
         }
     }
-    if let Some(Operand { value: Value::Integer(count), span }) = thread_count {
-        if count.get() < 0 || count.get() % 32 != 0 {
+    if let Some((count, span)) = thread_count.and_then(|operand| Some((operand.value.as_integer()?, operand.span))) {
+        if count < 0 || count % 32 != 0 {
             context.report(
                 Diagnostic::error(
                     Code::OperandType,
-                    format!("a barrier's thread count must be a multiple of 32, not {}", count.get()),
+                    format!("a barrier's thread count must be a multiple of 32, not {count}"),
                 )
-                .with_primary(*span, "not a multiple of the warp size")
+                .with_primary(span, "not a multiple of the warp size")
                 .with_note("section 9.7.12.1: the thread count `b` is a multiple of the warp size"),
             );
             return None;
@@ -468,7 +468,15 @@ pub fn shuffle(
     let clamp = context.source(&operands[3], ScalarType::B32, SizeRule::Exact)?;
     let member_mask =
         if synchronizing { Some(context.source(&operands[4], ScalarType::B32, SizeRule::Exact)?) } else { None };
-    Some(Instruction::Shuffle { mode: mode.node, destination, in_range, value, lane, clamp, member_mask })
+    Some(Instruction::Shuffle(Box::new(ShuffleInstruction {
+        mode: mode.node,
+        destination,
+        in_range,
+        value,
+        lane,
+        clamp,
+        member_mask,
+    })))
 }
 
 /// `vote{.sync}.all|any|uni.pred d, {!}a{, m}` and `vote{.sync}.ballot.b32 d, {!}a{, m}`.

@@ -64,7 +64,7 @@ impl Context<'_, '_> {
             self.check_register(register, operand.span, ty, rule, "destination", true)?;
             return Some(
                 (0..count)
-                    .map(|index| Some(Destination { register, member: Some(index), span: operand.span }))
+                    .map(|index| Some(Destination { register, member: u8::try_from(index).ok(), span: operand.span }))
                     .collect(),
             );
         }

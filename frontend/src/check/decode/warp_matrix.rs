@@ -364,7 +364,7 @@ fn multiply(
     };
     Some(vec![Instruction::WarpMatrixMultiplyAccumulate {
         operation,
-        destinations,
+        destinations: destinations.into_boxed_slice(),
         a: a_list?,
         b: b_list?,
         c: c_list?,
