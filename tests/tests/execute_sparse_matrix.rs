@@ -467,9 +467,12 @@ fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64)
     let mut expected = Vec::new();
     // Sums beyond `.s32`, which D wraps or clamps: the data must have some.
     let mut overflows = 0;
+    // The index pairs the chunks keep: every one of the six must come up.
+    let mut seen = std::collections::HashSet::new();
     for _ in 0..warps {
         let pairs: Vec<Vec<(usize, usize)>> =
             (0..16).map(|_| (0..k / 4).map(|_| PAIRS[(random.next_u64() % 6) as usize]).collect()).collect();
+        seen.extend(pairs.iter().flatten().copied());
         let kept: Vec<Vec<i64>> =
             (0..16).map(|_| (0..k / 2).map(|_| random_byte(form.a_signed, &mut random)).collect()).collect();
         let mut a = vec![vec![0i64; k]; 16];
@@ -515,6 +518,7 @@ fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64)
         }
     }
     assert!(overflows > 0, "{}: no sum leaves `.s32`", form.spelling);
+    assert_eq!(seen.len(), PAIRS.len(), "{}: not every index pair", form.spelling);
     let ptx = kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]);
     let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
     let output = run_on(device, &ptx, &Launch::threads(32 * warps as u32), &buffers);
