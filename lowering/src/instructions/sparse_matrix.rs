@@ -257,8 +257,8 @@ fn dense_a<'ctx>(
             }
         };
         let shift = by_thread(warp, thread, first.map(|lane| lane.metadata_shift))?;
-        // Where the chunk's first non-zero element starts in `word`: on 8-bit and 4-bit forms
-        // the lanes of a group differ (two chunks share a register).
+        // Where the chunk's first non-zero element starts in `word`: on 8-bit forms the lanes
+        // of a group differ (a register of non-zero elements holds two chunks' pairs).
         let first_bit = by_thread(warp, thread, first.map(|lane| bits * lane.first))?;
         let field = warp.and(builder.build_right_shift(metadata_word, shift, false, "")?, 0xf)?;
         let mut value = warp.i32(0);
@@ -269,9 +269,9 @@ fn dense_a<'ctx>(
             let indices = if sparsity.index == IndexUnit::Half { 1 } else { 2 };
             for s in 0..indices {
                 let index = warp.and(warp.shift_right(field, u64::from(2 * s))?, 3)?;
-                let (index, place, kept) = match sparsity.index {
-                    IndexUnit::Element => (index, place, s),
-                    IndexUnit::Half => (warp.shift_right(index, 1)?, place, 0),
+                let (index, kept) = match sparsity.index {
+                    IndexUnit::Element => (index, s),
+                    IndexUnit::Half => (warp.shift_right(index, 1)?, 0),
                 };
                 let here = builder.build_int_compare(IntPredicate::EQ, index, place, "")?;
                 let at = builder.build_int_add(first_bit, warp.i32(u64::from(bits * kept)), "")?;
