@@ -188,6 +188,12 @@ fn pack(registers: &mut [u32], kind: Kind, i: usize, bits: u32) {
 }
 
 fn kernel(form: &Form, selector: u32, counts: [usize; 4]) -> String {
+    kernel_with_counts(form.spelling, selector, counts)
+}
+
+/// A kernel whose lanes load A's, B's and C's registers and `e` (`counts` A, B, C and D
+/// registers) from the input, run `spelling` with `selector`, and store D.
+fn kernel_with_counts(spelling: &str, selector: u32, counts: [usize; 4]) -> String {
     let [a, b, c, d] = counts;
     let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
     let mut body = String::new();
@@ -200,7 +206,7 @@ fn kernel(form: &Form, selector: u32, counts: [usize; 4]) -> String {
     }
     body += &format!(
         "    {} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %e0, {selector};\n",
-        form.spelling,
+        spelling,
         list("d", d),
         list("a", a),
         list("b", b),
@@ -415,6 +421,138 @@ fn spirv_mma_sp_tf32_with_every_selector() {
     }
 }
 
+/// An integer form (`.s32` accumulators): A and B are 8-bit, signed or not.
+struct IntegerForm {
+    spelling: &'static str,
+    k: usize,
+    a_signed: bool,
+    b_signed: bool,
+    saturate: bool,
+}
+
+/// A random element of an 8-bit type, as its value.
+fn random_byte(signed: bool, random: &mut Random) -> i64 {
+    let byte = random.next_u32() as u8;
+    if signed {
+        i64::from(byte as i8)
+    } else {
+        i64::from(byte)
+    }
+}
+
+/// A random accumulator: small, or within 2^16 of either end of `.s32`, so that adding the
+/// products (32 non-zero ones, each up to 2^16) often leaves the range.
+fn random_accumulator(random: &mut Random) -> i64 {
+    let raw = random.next_u64();
+    let offset = ((raw >> 2) % (1 << 16)) as i64;
+    match raw % 3 {
+        0 => offset - (1 << 15),
+        1 => i64::from(i32::MAX) - offset,
+        _ => i64::from(i32::MIN) + offset,
+    }
+}
+
+/// Runs an 8-bit `.m16n8k64` form (selector 0: every lane gives metadata) on `warps` warps
+/// and checks every lane's D against the exact sum, wrapped to 32 bits or, with `.satfinite`,
+/// clamped. A's non-zero half (16 × 32) is spread as the manual's text says: register `r`,
+/// byte `j` of lane `4g + t` is row `g + 8·(r mod 2)`, non-zero column `4t + j + 16·(r / 2)`.
+/// B (64 × 8): register `r`, byte `j` is row `4t + j + 16r`, column `g`. The metadata: lane
+/// `4g + t` gives the whole word of row `g + 8·(t mod 2)` for chunks `8·(t / 2)` to
+/// `8·(t / 2) + 7`, four bits a chunk, chunk 0 lowest (CUTLASS's sm_80 sparse GEMM and
+/// tilelang agree; see `lowering/src/instructions/sparse_matrix.rs`).
+fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64) {
+    let k = form.k;
+    let mut random = Random::new(seed);
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    // Sums beyond `.s32`, which D wraps or clamps: the data must have some.
+    let mut overflows = 0;
+    // The index pairs the chunks keep: every one of the six must come up.
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..warps {
+        let pairs: Vec<Vec<(usize, usize)>> =
+            (0..16).map(|_| (0..k / 4).map(|_| PAIRS[(random.next_u64() % 6) as usize]).collect()).collect();
+        seen.extend(pairs.iter().flatten().copied());
+        let kept: Vec<Vec<i64>> =
+            (0..16).map(|_| (0..k / 2).map(|_| random_byte(form.a_signed, &mut random)).collect()).collect();
+        let mut a = vec![vec![0i64; k]; 16];
+        for row in 0..16 {
+            for (index, &(first, second)) in pairs[row].iter().enumerate() {
+                a[row][4 * index + first] = kept[row][2 * index];
+                a[row][4 * index + second] = kept[row][2 * index + 1];
+            }
+        }
+        let b: Vec<Vec<i64>> =
+            (0..k).map(|_| (0..8).map(|_| random_byte(form.b_signed, &mut random)).collect()).collect();
+        let c: Vec<Vec<i64>> = (0..16).map(|_| (0..8).map(|_| random_accumulator(&mut random)).collect()).collect();
+        for lane in 0..32 {
+            let (group, thread) = (lane / 4, lane % 4);
+            let mut registers = vec![0u32; 4 + 4 + 4 + 1];
+            for r in 0..4 {
+                for j in 0..4 {
+                    let row = group + 8 * (r % 2);
+                    let a_byte = kept[row][4 * thread + j + 16 * (r / 2)] as u8;
+                    registers[r] |= u32::from(a_byte) << (8 * j);
+                    let b_byte = b[4 * thread + j + 16 * r][group] as u8;
+                    registers[4 + r] |= u32::from(b_byte) << (8 * j);
+                }
+            }
+            for i in 0..4 {
+                let (row, column) = accumulator_table(lane, i);
+                registers[8 + i] = c[row][column] as i32 as u32;
+            }
+            let row = group + 8 * (thread % 2);
+            registers[12] = (0..8).fold(0, |word, n| {
+                let (first, second) = pairs[row][8 * (thread / 2) + n];
+                word | ((first | second << 2) as u32) << (4 * n)
+            });
+            input.extend(registers);
+            for i in 0..4 {
+                let (row, column) = accumulator_table(lane, i);
+                let sum = (0..k).fold(c[row][column], |sum, x| sum + a[row][x] * b[x][column]);
+                overflows += usize::from(i32::try_from(sum).is_err());
+                let d =
+                    if form.saturate { sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32 } else { sum as i32 };
+                expected.push(d as u32);
+            }
+        }
+    }
+    assert!(overflows > 0, "{}: no sum leaves `.s32`", form.spelling);
+    assert_eq!(seen.len(), PAIRS.len(), "{}: not every index pair", form.spelling);
+    let ptx = kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]);
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
+    let output = run_on(device, &ptx, &Launch::threads(32 * warps as u32), &buffers);
+    for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
+        assert_eq!(got, u64::from(want), "{}: thread {} d{}", form.spelling, index / 4, index % 4);
+    }
+}
+
+fn integer_forms() -> Vec<IntegerForm> {
+    let form = |spelling, a_signed, b_signed, saturate| IntegerForm { spelling, k: 64, a_signed, b_signed, saturate };
+    vec![
+        form("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", true, true, false),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.s32.u8.s8.s32", false, true, false),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s8.u8.s32", true, false, true),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.u8.u8.s32", false, false, true),
+    ]
+}
+
+#[test]
+fn mma_sp_8_bit_integers() {
+    for (index, form) in integer_forms().iter().enumerate() {
+        check_integer_on(Device::Cpu, form, 2, 7000 + index as u64);
+    }
+}
+
+#[test]
+fn spirv_mma_sp_8_bit_integers() {
+    if opencl::available() {
+        for (index, form) in integer_forms().iter().enumerate() {
+            check_integer_on(Device::OpenCl, form, 2, 7000 + index as u64);
+        }
+    }
+}
+
 /// Every form compiles for every GPU target, each artefact passing its vendor's check (ptxas
 /// at sm_80, spirv-val, the AMDGPU code object's notes on gfx90a and gfx1100); below sm_80
 /// NVPTX says E0302.
@@ -423,57 +561,60 @@ fn mma_sp_forms_compile_for_the_gpus() {
     let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
     let scratch = std::env::temp_dir().join(format!("ptxr-mma-sp-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
-    for (index, form) in half_precision_forms().iter().chain(&tf32_forms()).enumerate() {
-        let source = kernel(form, selectors(form) - 1, counts(form));
+    let floats = half_precision_forms().into_iter().chain(tf32_forms());
+    let mut sources: Vec<(&str, String)> =
+        floats.map(|form| (form.spelling, kernel(&form, selectors(&form) - 1, counts(&form)))).collect();
+    sources
+        .extend(integer_forms().iter().map(|form| (form.spelling, kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]))));
+    for (index, (spelling, source)) in sources.iter().enumerate() {
         for target in ["nvptx", "spirv"] {
             let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
-                ptxr_tests::vendor_checks::compile(&source, target)
+                ptxr_tests::vendor_checks::compile(source, target)
             else {
-                panic!("{} does not compile for {target}", form.spelling)
+                panic!("{} does not compile for {target}", spelling)
             };
             if target == "nvptx" {
                 let text = String::from_utf8_lossy(&artefact);
-                assert!(text.contains("mma.sp.sync.aligned"), "{}:\n{text}", form.spelling);
+                assert!(text.contains("mma.sp.sync.aligned"), "{}:\n{text}", spelling);
             }
             let name = format!("mma-sp{index}");
-            if let Err(message) = validators.check(target, &name, &source, &artefact, &scratch) {
-                panic!("{} on {target}: {message}", form.spelling);
+            if let Err(message) = validators.check(target, &name, source, &artefact, &scratch) {
+                panic!("{} on {target}: {message}", spelling);
             }
         }
         // Wave64 and wave32 processors: the shuffles cross a 32-lane warp within either.
         for processor in ["gfx90a", "gfx1100"] {
             let target = describe("amdgpu", Some(processor), false).unwrap_or_else(|error| panic!("{error}"));
             let options = CompileOptions { target, emit: None, optimization: 2 };
-            let artefact = compile_source(&source, "kernel", &options)
-                .unwrap_or_else(|failure| panic!("{} on {processor}: {failure:?}", form.spelling));
+            let artefact = compile_source(source, "kernel", &options)
+                .unwrap_or_else(|failure| panic!("{} on {processor}: {failure:?}", spelling));
             let name = format!("mma-sp{index}-{processor}");
-            if let Err(message) = validators.check("amdgpu", &name, &source, &artefact.bytes, &scratch) {
-                panic!("{} on {processor}: {message}", form.spelling);
+            if let Err(message) = validators.check("amdgpu", &name, source, &artefact.bytes, &scratch) {
+                panic!("{} on {processor}: {message}", spelling);
             }
         }
         let sm75 = describe("nvptx", Some("sm_75"), false).unwrap_or_else(|error| panic!("{error}"));
-        match compile_source(&source, "kernel", &CompileOptions { target: sm75, emit: None, optimization: 2 }) {
+        match compile_source(source, "kernel", &CompileOptions { target: sm75, emit: None, optimization: 2 }) {
             Err(Failure::Diagnostics(diagnostics)) => assert!(
                 diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
                 "{} on sm_75: {diagnostics:?}",
-                form.spelling
+                spelling
             ),
-            other => panic!("{} on sm_75: {:?}", form.spelling, other.map(|_| ())),
+            other => panic!("{} on sm_75: {:?}", spelling, other.map(|_| ())),
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-/// The 8-bit and 4-bit integer forms: NVPTX has them (`llvm.nvvm.mma.sp.*`, which ptxas
-/// assembles at sm_80, `.satfinite` too); the targets that rebuild the dense A say E0901,
-/// naming the form, since two sources do not pin their metadata layout.
+/// The integer forms whose metadata layout two sources do not pin (8-bit `.m16n8k32`, 4-bit):
+/// NVPTX has them (`llvm.nvvm.mma.sp.*`, which ptxas assembles at sm_80, `.satfinite` too); the
+/// targets that rebuild the dense A say E0901, naming the form.
 #[test]
 fn mma_sp_integer_forms_compile_for_nvptx_and_are_named_elsewhere() {
     // (form, A's registers, B's registers, largest selector)
     let forms = [
         ("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 2, 2, 1),
         ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", 2, 2, 1),
-        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.u8.u8.s32", 4, 4, 0),
         ("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32", 2, 2, 1),
         ("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.u4.s32", 4, 4, 0),
     ];

@@ -19,30 +19,45 @@
 //!   `mma_sp_load_a_32x8_to_shared_16x32_layout` and an NVIDIA forum answer ("the layout of
 //!   fragment A should be the same with m16n8k16 without sparsity") agree.
 //!   On `.tf32` the manual's text says so too (`a0, a2` row `groupID`, `a1, a3` row
-//!   `groupID + 8`, `firstcol = threadID_in_group * 2`, `+ 8` for `a2, a3`).
-//! - `.f16`/`.bf16` (2:4): non-zero column `2c + s` of a row (s = 0, 1) lies in chunk `c`,
-//!   dense columns `4c` to `4c + 3`, at the place that the chunk's two-bit index `s` names (the
-//!   manual: "16 2-bit vectors" in a `.b32`). `.tf32` (1:2): non-zero column `c` lies in chunk
+//!   `groupID + 8`, `firstcol = threadID_in_group * 2`, `+ 8` for `a2, a3`), and on 8-bit
+//!   `.m16n8k64` (`a0` to `a3` and `a8` to `a11` row `groupID`, the others `groupID + 8`,
+//!   dense `firstcol = threadID_in_group * 8`, `+ 32` from `a8`).
+//! - `.f16`/`.bf16` and 8-bit integers (2:4): non-zero column `2c + s` of a row (s = 0, 1)
+//!   lies in chunk `c`, dense columns `4c` to `4c + 3`, at the place that the chunk's two-bit
+//!   index `s` names (the manual: "16 2-bit vectors" in a `.b32`, each pair "the indices of two
+//!   non-zero elements from a 4-wide chunk"). `.tf32` (1:2): non-zero column `c` lies in chunk
 //!   `c`, dense columns `2c` and `2c + 1`, and its chunk's four bits are two indices of 16-bit
 //!   halves: the manual's text calls 0b0100 (halves 0 and 1: the first element) and 0b1110
 //!   (halves 2 and 3: the second) "the only meaningful values"; here the first index's high
-//!   bit names the element.
+//!   bit names the element (CUTLASS's host `uncompress` reads them so too).
 //! - Metadata: four bits to a chunk (index 0 in the low two), the chunks of a row from bit 0
-//!   up in 16-bit halves: the low half of a lane's `e` describes row `g`, the high half row
-//!   `g + 8`. Where a row has four chunks (`.m16n8k16` on `.f16`/`.bf16`, `.m16n8k8` on
-//!   `.tf32`) lane `4g + f` alone gives the group's metadata (the manual: "In a group of four
-//!   consecutive threads, one or more threads store the metadata for the whole group"; four
-//!   selector values); where it has eight (`.m16n8k32`, and `.m16n8k16` on `.tf32`) lanes
-//!   `4g + 2f` and `4g + 2f + 1` give chunks 0 to 3 and 4 to 7. The eight-chunk layout is the
-//!   MLIR test's (lane `4q + p`: row `q` in the low 16 bits, row `q + 8` in the high, columns
-//!   `16p` to `16p + 15`, little-endian indices) and tilelang's (`ldmatrix_e` with
-//!   `metadata_16bit_load_32x2_to_shared_16x2_layout_16bit` and `..._32bit`: 16-bit word
-//!   `lane mod 2` of rows `lane / 4` and `lane / 4 + 8`, four bits a chunk on `.tf32` too);
-//!   four chunks a row have the same halves in one lane.
+//!   up. On `.f16`/`.bf16`/`.tf32` in 16-bit halves: the low half of a lane's `e` describes
+//!   row `g`, the high half row `g + 8`. Where a row has four chunks (`.m16n8k16` on
+//!   `.f16`/`.bf16`, `.m16n8k8` on `.tf32`) lane `4g + f` alone gives the group's metadata (the
+//!   manual: "In a group of four consecutive threads, one or more threads store the metadata
+//!   for the whole group"; four selector values); where it has eight (`.m16n8k32`, and
+//!   `.m16n8k16` on `.tf32`) lanes `4g + 2f` and `4g + 2f + 1` give chunks 0 to 3 and 4 to 7.
+//!   The eight-chunk layout is the MLIR test's (lane `4q + p`: row `q` in the low 16 bits, row
+//!   `q + 8` in the high, columns `16p` to `16p + 15`, little-endian indices) and tilelang's
+//!   (`ldmatrix_e` with `metadata_16bit_load_32x2_to_shared_16x2_layout_16bit` and
+//!   `..._32bit`: 16-bit word `lane mod 2` of rows `lane / 4` and `lane / 4 + 8`, four bits a
+//!   chunk on `.tf32` too); four chunks a row have the same halves in one lane.
+//! - 8-bit `.m16n8k64` (sixteen chunks a row, selector 0): every lane gives a whole word, lane
+//!   `4g + t` chunks `8·(t / 2)` to `8·(t / 2) + 7` of row `g + 8·(t mod 2)`. Two sources that
+//!   run on sm_80 agree. Tilelang's `metadata_32bit_load_32x1_to_shared_16x2_layout_8bit`
+//!   (32-bit word `(lane mod 4) / 2` of row `lane / 4 + 8·(lane mod 2)`). CUTLASS's sparse
+//!   int8 GEMM (`SparseMma<16,8,64>` with `kMaxID2 = 1`, so 32-bit metadata elements of eight
+//!   chunks, chunk 0 lowest as `host_uncompress.h` reads them): `reorder_meta` (rows in groups
+//!   of 16, row `m` to `(m mod 8)·2 + (m mod 16) / 8`, then 2×2 blocks transposed), the
+//!   `ColumnMajorInterleaved<2>` global layout copied as is to shared memory, and the warp's
+//!   `ldmatrix.x4` in `SparseMmaTensorOpMetaTileIterator` give lane `l` of the M-tile's `mma`
+//!   the element of row `l / 4 + 8·(l mod 2)`, column `(l mod 4) / 2`. (The same derivation
+//!   gives the `.f16` `.m16n8k32` layout above, with 16-bit elements.)
 //!
-//! Forms whose metadata layout two sources do not pin (the 8-bit and 4-bit integers, where
-//! tilelang's one mapping for `.m16n8k64` spreads a row's 64 bits over two lanes in whole
-//! words, unlike the 16-bit halves above) are E0901 on these targets, naming the form.
+//! Forms whose metadata layout two sources do not pin are E0901 on these targets, naming the
+//! form: 8-bit `.m16n8k32` and 4-bit `.m16n8k64` (which neither CUTLASS nor tilelang issues),
+//! and 4-bit `.m16n8k128`, where CUTLASS's derivation gives the 8-bit `.m16n8k64` layout (the
+//! same 32-bit elements, of eight 4:8 chunks) but no second source was found.
 //!
 //! Metadata values that PTX calls undefined (both indices of a chunk equal: 0b0000, 0b0101,
 //! 0b1010, 0b1111) give a defined result here: the place gets the chunk's second non-zero
@@ -71,30 +86,65 @@ struct Sparsity {
     chunk: u32,
     /// Non-zero elements kept of each chunk.
     kept: u32,
-    /// Lanes of a group that give the metadata of its two rows (one per four chunks of a row).
-    metadata_lanes: u32,
-    /// How many places a two-bit index counts per element: 1, or 2 on `.tf32`, whose indices
-    /// name 16-bit halves (0b0100, indices 0 and 1: the first element; 0b1110: the second).
-    halves: u32,
+    /// What a chunk's two-bit index names.
+    index: IndexUnit,
+    /// Which lanes of a group give which chunks' metadata.
+    metadata: MetadataLayout,
+}
+
+/// What a chunk's two-bit index names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IndexUnit {
+    /// A place of the chunk (2:4): index `s` places the chunk's kept element `s`.
+    Element,
+    /// A 16-bit half of a `.tf32` chunk of two (1:2): 0b0100 (indices 0 and 1) keeps the first
+    /// element, 0b1110 the second; the first index's high bit names the element.
+    Half,
+}
+
+/// Which lanes of a group give which chunks' metadata.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MetadataLayout {
+    /// Each selected lane gives 16-bit halves: the low half row `g`, the high half row `g + 8`,
+    /// four chunks each; `lanes` lanes of the group (one per four chunks of a row) are selected.
+    Halves { lanes: u32 },
+    /// Every lane `4g + t` gives a whole word, eight chunks of row `g + 8·(t mod 2)`: chunks 0
+    /// to 7 for `t < 2`, 8 to 15 for `t ≥ 2`.
+    Words,
+}
+
+impl MetadataLayout {
+    /// Lanes of a group that each selector value names.
+    fn lanes(self) -> u32 {
+        match self {
+            MetadataLayout::Halves { lanes } => lanes,
+            MetadataLayout::Words => 4,
+        }
+    }
+
+    /// The lane of the group (relative to the selected ones) whose `e` describes `chunk` of the
+    /// row in `half` (0: row `g`, 1: row `g + 8`), and the bit where the chunk's four bits start.
+    fn place(self, half: u32, chunk: u32) -> (u32, u32) {
+        match self {
+            MetadataLayout::Halves { .. } => (chunk / 4, 16 * half + 4 * (chunk % 4)),
+            MetadataLayout::Words => (half + 2 * (chunk / 8), 4 * (chunk % 8)),
+        }
+    }
 }
 
 impl Sparsity {
     fn of(operation: &MatrixMultiply) -> Option<Sparsity> {
-        match (operation.a, operation.shape) {
-            (MatrixElement::F16 | MatrixElement::Bf16, MatrixShape::M16n8k16) => {
-                Some(Sparsity { chunk: 4, kept: 2, metadata_lanes: 1, halves: 1 })
-            }
-            (MatrixElement::F16 | MatrixElement::Bf16, MatrixShape::M16n8k32) => {
-                Some(Sparsity { chunk: 4, kept: 2, metadata_lanes: 2, halves: 1 })
-            }
-            (MatrixElement::Tf32, MatrixShape::M16n8k8) => {
-                Some(Sparsity { chunk: 2, kept: 1, metadata_lanes: 1, halves: 2 })
-            }
-            (MatrixElement::Tf32, MatrixShape::M16n8k16) => {
-                Some(Sparsity { chunk: 2, kept: 1, metadata_lanes: 2, halves: 2 })
-            }
-            _ => None,
-        }
+        use MatrixElement::{Bf16, Tf32, F16, S8, U8};
+        let halves = |lanes| MetadataLayout::Halves { lanes };
+        let (chunk, kept, index, metadata) = match (operation.a, operation.shape) {
+            (F16 | Bf16, MatrixShape::M16n8k16) => (4, 2, IndexUnit::Element, halves(1)),
+            (F16 | Bf16, MatrixShape::M16n8k32) => (4, 2, IndexUnit::Element, halves(2)),
+            (Tf32, MatrixShape::M16n8k8) => (2, 1, IndexUnit::Half, halves(1)),
+            (Tf32, MatrixShape::M16n8k16) => (2, 1, IndexUnit::Half, halves(2)),
+            (S8 | U8, MatrixShape::M16n8k64) => (4, 2, IndexUnit::Element, MetadataLayout::Words),
+            _ => return None,
+        };
+        Some(Sparsity { chunk, kept, index, metadata })
     }
 }
 
@@ -148,12 +198,13 @@ fn source(operation: &MatrixMultiply, sparsity: Sparsity, register: u32, j: u32,
     let chunk = column / sparsity.chunk;
     // The chunk's first non-zero element, in the non-zero half's columns.
     let kept_column = chunk * sparsity.kept;
+    let (metadata_lane, metadata_shift) = sparsity.metadata.place(half, chunk);
     Source {
         register: half + 2 * (kept_column / (4 * per)),
         thread: (kept_column % (4 * per)) / per,
         first: kept_column % per,
-        metadata_lane: chunk / 4,
-        metadata_shift: 16 * half + 4 * (chunk % 4),
+        metadata_lane,
+        metadata_shift,
         place: column % sparsity.chunk,
     }
 }
@@ -198,25 +249,33 @@ fn dense_a<'ctx>(
         let metadata_word = match metadata_words.get(&metadata_lane) {
             Some(word) => *word,
             None => {
-                let giver = warp.or(group, warp.i32(u64::from(sparsity.metadata_lanes * selector + metadata_lane)))?;
+                let giver =
+                    warp.or(group, warp.i32(u64::from(sparsity.metadata.lanes() * selector + metadata_lane)))?;
                 let word = warp.shuffle(metadata, giver)?;
                 metadata_words.insert(metadata_lane, word);
                 word
             }
         };
         let shift = by_thread(warp, thread, first.map(|lane| lane.metadata_shift))?;
+        // Where the chunk's first non-zero element starts in `word`: on 8-bit forms the lanes
+        // of a group differ (a register of non-zero elements holds two chunks' pairs).
+        let first_bit = by_thread(warp, thread, first.map(|lane| bits * lane.first))?;
         let field = warp.and(builder.build_right_shift(metadata_word, shift, false, "")?, 0xf)?;
         let mut value = warp.i32(0);
         for (j, by_thread_sources) in sources.iter().enumerate() {
             let place = by_thread(warp, thread, by_thread_sources.map(|lane| lane.place))?;
             // The chunk's non-zero elements, later ones winning where indices repeat.
             let mut element = warp.i32(0);
-            for kept in 0..sparsity.kept {
-                let index = warp.and(warp.shift_right(field, u64::from(2 * kept))?, 3)?;
-                let index = if sparsity.halves == 2 { warp.shift_right(index, 1)? } else { index };
+            let indices = if sparsity.index == IndexUnit::Half { 1 } else { 2 };
+            for s in 0..indices {
+                let index = warp.and(warp.shift_right(field, u64::from(2 * s))?, 3)?;
+                let (index, kept) = match sparsity.index {
+                    IndexUnit::Element => (index, s),
+                    IndexUnit::Half => (warp.shift_right(index, 1)?, 0),
+                };
                 let here = builder.build_int_compare(IntPredicate::EQ, index, place, "")?;
-                let shift = u64::from(bits * (first[0].first + kept));
-                let nonzero = warp.and(warp.shift_right(word, shift)?, mask)?;
+                let at = builder.build_int_add(first_bit, warp.i32(u64::from(bits * kept)), "")?;
+                let nonzero = warp.and(builder.build_right_shift(word, at, false, "")?, mask)?;
                 element = builder.build_select(here, nonzero, element, "")?.into_int_value();
             }
             value = warp.or(value, warp.shift_left(element, u64::from(bits) * j as u64)?)?;
