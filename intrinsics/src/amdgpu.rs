@@ -239,10 +239,6 @@ impl Target for Amdgpu {
         false
     }
 
-    fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     fn wide_atomic<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -250,9 +246,13 @@ impl Target for Amdgpu {
         update: crate::atomics::WideUpdate<'ctx>,
         ordering: MemoryOrdering,
         scope: &str,
-    ) -> Result<IntValue<'ctx>, Unsupported> {
-        let global_space = self.address_space(StateSpace::Global);
-        crate::amdgpu_wide_atomic::update_under_lock(site, pointer, update, ordering, scope, global_space)
+    ) -> Result<inkwell::values::BasicValueEnum<'ctx>, Unsupported> {
+        let placement = crate::wide_atomic_lock::LockPlacement {
+            table_space: self.address_space(StateSpace::Global),
+            generic_space: self.address_space(StateSpace::Generic),
+            exit_test: crate::wide_atomic_lock::ExitTest::Assembly,
+        };
+        crate::wide_atomic_lock::update_under_lock(site, pointer, update, ordering, scope, placement)
     }
 
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {

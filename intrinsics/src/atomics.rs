@@ -4,7 +4,7 @@
 
 use std::ffi::CString;
 
-use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, IntValue, PointerValue};
+use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, PointerValue};
 use inkwell::IntPredicate;
 use llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildExtractValue, LLVMBuildFenceSyncScope,
@@ -195,13 +195,23 @@ pub fn compare_and_swap<'ctx>(
     checked(old, "compare-and-swap")
 }
 
-/// What `atom.cas.b128` or `atom.exch.b128` writes into its 16-byte word.
+/// What `atom.cas.b128` or `atom.exch.b128` writes into its 16-byte word; the values are of
+/// the target's [`crate::WideValues`] type (`i128` or `<2 x i64>`).
 #[derive(Clone, Copy, Debug)]
 pub enum WideUpdate<'ctx> {
     /// `atom.exch.b128`: the new value, whatever the memory held.
-    Exchange { replacement: IntValue<'ctx> },
+    Exchange { replacement: BasicValueEnum<'ctx> },
     /// `atom.cas.b128`: `replacement` where the memory held `expected`.
-    CompareAndSwap { expected: IntValue<'ctx>, replacement: IntValue<'ctx> },
+    CompareAndSwap { expected: BasicValueEnum<'ctx>, replacement: BasicValueEnum<'ctx> },
+}
+
+impl<'ctx> WideUpdate<'ctx> {
+    /// The value written where the update takes place.
+    pub fn replacement(&self) -> BasicValueEnum<'ctx> {
+        match *self {
+            WideUpdate::Exchange { replacement } | WideUpdate::CompareAndSwap { replacement, .. } => replacement,
+        }
+    }
 }
 
 /// `atom.cas.b128` and `atom.exch.b128` as LLVM's `i128` `cmpxchg` and `atomicrmw xchg`, for
@@ -214,16 +224,15 @@ pub fn wide_update<'ctx>(
     update: WideUpdate<'ctx>,
     ordering: MemoryOrdering,
     scope: &str,
-) -> Result<IntValue<'ctx>, Unsupported> {
-    let old = match update {
+) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+    match update {
         WideUpdate::Exchange { replacement } => {
-            read_modify_write(site, ReadModifyWrite::Exchange, pointer, replacement.into(), ordering, scope, 16)?
+            read_modify_write(site, ReadModifyWrite::Exchange, pointer, replacement, ordering, scope, 16)
         }
         WideUpdate::CompareAndSwap { expected, replacement } => {
-            compare_and_swap(site, pointer, expected.into(), replacement.into(), ordering, scope, 16)?
+            compare_and_swap(site, pointer, expected, replacement, ordering, scope, 16)
         }
-    };
-    Ok(old.into_int_value())
+    }
 }
 
 /// `fence` with the given ordering and scope.

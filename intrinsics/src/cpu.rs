@@ -555,10 +555,6 @@ impl Target for Cpu {
         true
     }
 
-    fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     fn sync_scope(&self, _scope: MemoryScope) -> &'static str {
         // Blocks run in parallel on the host's cores: every scope needs host-wide atomicity.
         ""

@@ -11,7 +11,6 @@ mod amdgpu_mbarrier;
 mod amdgpu_printf;
 mod amdgpu_sleep;
 mod amdgpu_warp;
-mod amdgpu_wide_atomic;
 pub mod atomics;
 mod cluster_of_one;
 mod collective;
@@ -50,6 +49,7 @@ mod spirv_state_spaces;
 mod spirv_subgroup;
 mod spirv_trap;
 mod warp_lanes;
+mod wide_atomic_lock;
 mod work_item_loops;
 
 use inkwell::context::Context;
@@ -141,6 +141,16 @@ pub enum StackBound {
     /// `.func`s reach beside the stop flag. For back ends that cannot move the stack pointer,
     /// or whose runtime says nothing of the stack's size.
     PrivateArray(u64),
+}
+
+/// How a target holds a 128-bit value (a `.b128` register, the operands of `atom.cas.b128`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WideValues {
+    /// An LLVM `i128`.
+    Integer,
+    /// An LLVM `<2 x i64>`, the low half in element 0 (the bytes' order in memory on the
+    /// little-endian targets), for targets without 128-bit integers; no `i128` is ever formed.
+    Halves,
 }
 
 /// Where ptxr placed the memory of some state spaces, for `isspacep` by address ranges
@@ -337,9 +347,12 @@ pub trait Target {
         placed: &PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
-    /// Whether `.b128` registers (LLVM `i128`) can be lowered: SPIR-V has no 128-bit integer
-    /// type without an extension that its backend reports as an internal error.
-    fn supports_128_bit_integers(&self) -> Result<(), Unsupported>;
+    /// How `.b128` registers and 128-bit values are held: an LLVM `i128` by default; two `i64`
+    /// halves on targets without 128-bit integers (SPIR-V: LLVM writes `i128` only with an
+    /// extension whose capability OpenCL's SPIR-V environment refuses).
+    fn wide_values(&self) -> WideValues {
+        WideValues::Integer
+    }
 
     /// Whether the `.global` and `.const` variables of an `.address_size 32` module lie below
     /// 4 GiB, so that their addresses truncate to 32 bits without loss.
@@ -380,7 +393,7 @@ pub trait Target {
         update: atomics::WideUpdate<'ctx>,
         ordering: MemoryOrdering,
         scope: &str,
-    ) -> Result<IntValue<'ctx>, Unsupported> {
+    ) -> Result<BasicValueEnum<'ctx>, Unsupported> {
         atomics::wide_update(site, pointer, update, ordering, scope)
     }
 

@@ -213,10 +213,6 @@ impl Target for Nvptx {
         false
     }
 
-    fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Ok(())
-    }
-
     fn proxy_fence<'ctx>(&self, site: &Site<'_, 'ctx>, proxy: ProxyKind) -> Result<(), Unsupported> {
         // PTX's own fence: the async proxy's is not an ordinary one on NVIDIA's hardware.
         let name = match proxy {

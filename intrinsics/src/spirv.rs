@@ -148,8 +148,10 @@ impl Target for Spirv {
         false
     }
 
-    fn supports_128_bit_integers(&self) -> Result<(), Unsupported> {
-        Err(Unsupported { what: "`.b128` registers (SPV_INTEL_arbitrary_precision_integers)".to_string() })
+    fn wide_values(&self) -> crate::WideValues {
+        // LLVM writes `i128` only with SPV_ALTERA_arbitrary_precision_integers, whose capability
+        // `spirv-val --target-env opencl2.2` refuses.
+        crate::WideValues::Halves
     }
 
     fn sync_scope(&self, scope: MemoryScope) -> &'static str {
@@ -222,6 +224,27 @@ impl Target for Spirv {
             ReadModifyWrite::FloatAdd => !matches!(ty, ScalarType::F32 | ScalarType::F64),
             _ => false,
         }
+    }
+
+    fn wide_atomic<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        pointer: inkwell::values::PointerValue<'ctx>,
+        update: crate::atomics::WideUpdate<'ctx>,
+        ordering: ptxr_frontend::ir::MemoryOrdering,
+        _scope: &str,
+    ) -> Result<inkwell::values::BasicValueEnum<'ctx>, Unsupported> {
+        // OpenCL has no 16-byte atomic: a lock word in global memory, which work-items of every
+        // work-group may share (the table is indexed by address), so it is taken and given back
+        // at device scope whatever the instruction's scope; no inline assembly in OpenCL's
+        // SPIR-V, so the loop's exit test goes through a volatile slot.
+        let placement = crate::wide_atomic_lock::LockPlacement {
+            table_space: self.address_space(StateSpace::Global),
+            generic_space: self.address_space(StateSpace::Generic),
+            exit_test: crate::wide_atomic_lock::ExitTest::VolatileSlot,
+        };
+        let device = self.sync_scope(MemoryScope::Gpu);
+        crate::wide_atomic_lock::update_under_lock(site, pointer, update, ordering, device, placement)
     }
 
     fn sixteen_bit_atomics_by_word(&self) -> bool {

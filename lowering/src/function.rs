@@ -15,7 +15,6 @@ use ptxr_intrinsics::{KernelParameters, Site};
 use crate::error::{LoweringError, LoweringResult};
 use crate::instructions;
 use crate::module::{global_pointer, parameter_type, ModuleContext};
-use crate::types::llvm_type;
 
 pub struct FunctionLowering<'a, 'ctx> {
     pub shared: &'a ModuleContext<'a, 'ctx>,
@@ -347,11 +346,6 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 .and_then(|(frame, _, offsets)| offsets.get(&(index as u32)).map(|&offset| (*frame, offset)));
             let pointer = match variable.state_space {
                 StateSpace::Param if in_parameter_frame.is_some() => {
-                    if variable.ty.bits() == 128 {
-                        self.shared.target.supports_128_bit_integers().map_err(|unsupported| {
-                            LoweringError::unsupported(&unsupported.what, target_name, variable.span)
-                        })?;
-                    }
                     let (frame, offset) = in_parameter_frame
                         .ok_or_else(|| LoweringError::internal("no kernel parameter frame", variable.span))?;
                     let offset = context.i64_type().const_int(offset, false);
@@ -367,12 +361,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                     unsafe { builder.build_in_bounds_gep(context.i8_type(), *frame, &[offset], "") }?
                 }
                 StateSpace::Reg | StateSpace::Param => {
-                    if variable.ty.bits() == 128 {
-                        self.shared.target.supports_128_bit_integers().map_err(|unsupported| {
-                            LoweringError::unsupported(&unsupported.what, target_name, variable.span)
-                        })?;
-                    }
-                    let storage_type = parameter_type(context, variable);
+                    let storage_type = parameter_type(self.shared, variable);
                     let pointer = builder.build_alloca(storage_type, value_name(&variable.name))?;
                     if let Some(align) = variable.align {
                         set_alignment(pointer, align);
@@ -499,11 +488,8 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
             self.build_return()?;
         }
         if self.function.kind == FunctionKind::Entry {
-            let types = self
-                .function
-                .parameter_variables()
-                .map(|variable| parameter_type(self.shared.context, variable))
-                .collect();
+            let types =
+                self.function.parameter_variables().map(|variable| parameter_type(self.shared, variable)).collect();
             let parameters = KernelParameters {
                 types,
                 cooperative: self.shared.cooperative,
@@ -578,7 +564,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
         let mut values: Vec<BasicValueEnum<'ctx>> = Vec::new();
         for &index in &self.function.return_parameters {
             let variable = self.function.variable(index);
-            let storage_type = parameter_type(self.shared.context, variable);
+            let storage_type = parameter_type(self.shared, variable);
             values.push(builder.build_load(storage_type, self.storage[&index], value_name(&variable.name))?);
         }
         match values.as_slice() {
@@ -618,7 +604,7 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
     /// Loads a register with its declared type.
     pub fn load_register(&self, id: VariableId, span: Span) -> LoweringResult<BasicValueEnum<'ctx>> {
         let variable = self.variable(id);
-        let value_type = llvm_type(self.shared.context, variable.ty);
+        let value_type = self.shared.value_type(variable.ty);
         let name = value_name(&variable.name);
         Ok(self.shared.builder.build_load(value_type.as_basic_type_enum(), self.storage(id, span)?, name)?)
     }

@@ -11,13 +11,12 @@ use inkwell::values::{FunctionValue, GlobalValue};
 use ptxr_frontend::diagnostic::has_errors;
 use ptxr_frontend::ir::{self, VariableId};
 use ptxr_frontend::syntax::ast::{FunctionKind, Linkage};
-use ptxr_frontend::vocabulary::StateSpace;
+use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 use ptxr_frontend::Diagnostic;
 use ptxr_intrinsics::Target;
 
 use crate::error::LoweringError;
 use crate::function::FunctionLowering;
-use crate::types::llvm_type;
 
 /// What the function lowerings share: the LLVM module and the module-level symbols.
 pub struct ModuleContext<'a, 'ctx> {
@@ -62,6 +61,18 @@ pub struct ModuleContext<'a, 'ctx> {
     pub counted_barriers: bool,
     /// Whether any function uses `bar.arrive`.
     pub barrier_arrivals: bool,
+}
+
+impl<'ctx> ModuleContext<'_, 'ctx> {
+    /// The LLVM type of a register or value of `ty` on this target (`types::value_type`).
+    pub fn value_type(&self, ty: ScalarType) -> inkwell::types::BasicTypeEnum<'ctx> {
+        crate::types::value_type(self.context, ty, self.target.wide_values())
+    }
+
+    /// Whether 128-bit values are held as two `i64` halves here.
+    pub fn wide_values_in_halves(&self) -> bool {
+        self.target.wide_values() == ptxr_intrinsics::WideValues::Halves
+    }
 }
 
 /// Lowers a checked module for one target: the LLVM module and the warnings about it on that
@@ -484,7 +495,7 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     let context = shared.context;
     let mut parameter_types: Vec<BasicMetadataTypeEnum<'ctx>> = shared.target.hidden_parameter_types(context);
     for variable in function.parameter_variables() {
-        parameter_types.push(parameter_type(context, variable).into());
+        parameter_types.push(parameter_type(shared, variable).into());
     }
     if function.kind == FunctionKind::Func {
         parameter_types.extend(shared.stop_flag_parameter);
@@ -492,7 +503,7 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     parameter_types.extend(shared.launch_arguments_parameter.map(BasicMetadataTypeEnum::from));
     parameter_types.extend(shared.shared_window_parameter);
     let return_types: Vec<_> =
-        function.return_parameters.iter().map(|&index| parameter_type(context, function.variable(index))).collect();
+        function.return_parameters.iter().map(|&index| parameter_type(shared, function.variable(index))).collect();
     let function_type = match return_types.as_slice() {
         [] => context.void_type().fn_type(&parameter_types, false),
         [single] => single.fn_type(&parameter_types, false),
@@ -616,8 +627,11 @@ pub fn kernels_take_launch_arguments(ptx: &ir::Module, kind: ptxr_intrinsics::Ta
 }
 
 /// Parameters are passed by value; byte arrays (aggregates) as LLVM arrays.
-pub fn parameter_type<'ctx>(context: &'ctx Context, variable: &ir::Variable) -> inkwell::types::BasicTypeEnum<'ctx> {
-    let element = llvm_type(context, variable.ty);
+pub fn parameter_type<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+) -> inkwell::types::BasicTypeEnum<'ctx> {
+    let element = shared.value_type(variable.ty);
     // A `.vN` register is an array of its elements, so that members are addressed by index.
     let lanes = variable.vector.map(u64::from);
     match (variable.array_length, lanes) {

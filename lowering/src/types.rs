@@ -3,6 +3,7 @@
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, IntType};
 use ptxr_frontend::vocabulary::ScalarType;
+use ptxr_intrinsics::WideValues;
 
 /// The LLVM type that holds a PTX value of `ty` in a register. Packed pairs (`.f16x2`) are
 /// kept as 32-bit integers and unpacked by the instructions that read them; `.f16` and `.bf16`
@@ -16,6 +17,16 @@ pub fn llvm_type(context: &Context, ty: ScalarType) -> BasicTypeEnum<'_> {
         ScalarType::F32 => context.f32_type().into(),
         ScalarType::F64 => context.f64_type().into(),
         _ => crate::types::integer_type(context, ty.bits()).into(),
+    }
+}
+
+/// The LLVM type of a register or value of `ty` on a target that holds 128-bit values as
+/// `wide` says: as [`llvm_type`], but `.b128` is `<2 x i64>` (low half first) on targets without
+/// 128-bit integers.
+pub fn value_type(context: &Context, ty: ScalarType, wide: WideValues) -> BasicTypeEnum<'_> {
+    match wide {
+        WideValues::Halves if ty.bits() == 128 => context.i64_type().vec_type(2).into(),
+        _ => llvm_type(context, ty),
     }
 }
 

@@ -17,7 +17,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     /// Reads an operand as a value of the instruction type `ty`.
     pub fn read(&self, operand: &Operand, ty: ScalarType) -> LoweringResult<BasicValueEnum<'ctx>> {
         let context = self.shared.context;
-        let wanted = llvm_type(context, ty);
+        let wanted = self.shared.value_type(ty);
         match &operand.value {
             Value::Register(id) => {
                 let register_type = self.variable(*id).ty;
@@ -65,7 +65,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             Value::Member { register, index } => {
                 let register_type = self.variable(*register).ty;
                 let pointer = self.register_pointer(*register, Some(*index), operand.span)?;
-                let value = self.shared.builder.build_load(llvm_type(context, register_type), pointer, "")?;
+                let value = self.shared.builder.build_load(self.shared.value_type(register_type), pointer, "")?;
                 self.resize(value, register_type, ty)
             }
             Value::Offset(offset) => {
@@ -178,7 +178,7 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         let storage = self.storage(register, span)?;
         let Some(index) = member else { return Ok(storage) };
         let context = self.shared.context;
-        let element_type = llvm_type(context, self.variable(register).ty);
+        let element_type = self.shared.value_type(self.variable(register).ty);
         let index = context.i64_type().const_int(u64::from(index), false);
         // SAFETY: the checker allowed only members below the vector's element count.
         Ok(unsafe { self.shared.builder.build_gep(element_type, storage, &[index], "") }?)
@@ -198,6 +198,9 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         }
         let context = self.shared.context;
         let builder = self.shared.builder;
+        if self.shared.wide_values_in_halves() && (from.bits() == 128 || to.bits() == 128) {
+            return self.resize_halves(value, from, to);
+        }
         let target_type = llvm_type(context, to);
         if from.bits() == to.bits() {
             return Ok(builder.build_bit_cast(value, target_type, "")?);
@@ -213,6 +216,38 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
             builder.build_int_z_extend(bits, to_int_type, "")?
         };
         Ok(builder.build_bit_cast(resized, target_type, "")?)
+    }
+
+    /// [`Self::resize`] where one side is 128 bits held as `<2 x i64>` (`WideValues::Halves`):
+    /// narrowing keeps the low half's bits, widening extends into the high half by `from`'s
+    /// kind, without an `i128`.
+    fn resize_halves(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        from: ScalarType,
+        to: ScalarType,
+    ) -> LoweringResult<BasicValueEnum<'ctx>> {
+        let builder = self.shared.builder;
+        let i32_type = self.shared.context.i32_type();
+        match (from.bits() == 128, to.bits() == 128) {
+            (true, true) => Ok(value),
+            (true, false) => {
+                let low = builder.build_extract_element(value.into_vector_value(), i32_type.const_zero(), "")?;
+                self.resize(low, ScalarType::B64, to)
+            }
+            (false, _) => {
+                let signed = from.kind() == ScalarKind::Signed;
+                let low = self.resize(value, from, if signed { ScalarType::S64 } else { ScalarType::B64 })?;
+                let low = low.into_int_value();
+                let i64_type = self.shared.context.i64_type();
+                let high = if signed {
+                    builder.build_right_shift(low, i64_type.const_int(63, false), true, "")?
+                } else {
+                    i64_type.const_zero()
+                };
+                Ok(halves(self, low, high)?.into())
+            }
+        }
     }
 
     /// The pointer that a memory operand designates in `state_space`.
@@ -341,6 +376,12 @@ fn integer_constant<'ctx>(
     Ok(match wanted {
         BasicTypeEnum::FloatType(float_type) => float_type.const_float(value as f64).into(),
         BasicTypeEnum::IntType(int_type) => const_int(int_type, value).into(),
+        // A 128-bit immediate held as two halves (`WideValues::Halves`), low half first.
+        BasicTypeEnum::VectorType(halves_type) if halves_type.get_size() == 2 => {
+            let i64_type = halves_type.get_element_type().into_int_type();
+            let halves = [i64_type.const_int(value as u64, false), i64_type.const_int((value >> 64) as u64, false)];
+            inkwell::types::VectorType::const_vector(&halves).into()
+        }
         _ => return Err(LoweringError::internal("immediate of a non-scalar type", span)),
     })
 }
@@ -353,4 +394,29 @@ pub fn const_int<'ctx>(int_type: inkwell::types::IntType<'ctx>, value: i128) -> 
         let words = [value as u64, (value >> 64) as u64];
         int_type.const_int_arbitrary_precision(&words)
     }
+}
+
+/// The `<2 x i64>` of a 128-bit value held as two halves (`WideValues::Halves`).
+pub fn halves<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    low: IntValue<'ctx>,
+    high: IntValue<'ctx>,
+) -> LoweringResult<inkwell::values::VectorValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let i32_type = lowering.shared.context.i32_type();
+    let poison = lowering.shared.context.i64_type().vec_type(2).get_poison();
+    let with_low = builder.build_insert_element(poison, low, i32_type.const_zero(), "")?;
+    Ok(builder.build_insert_element(with_low, high, i32_type.const_int(1, false), "")?)
+}
+
+/// The low and high halves of a 128-bit value held as `<2 x i64>`.
+pub fn split_halves<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: inkwell::values::VectorValue<'ctx>,
+) -> LoweringResult<[IntValue<'ctx>; 2]> {
+    let builder = lowering.shared.builder;
+    let i32_type = lowering.shared.context.i32_type();
+    let low = builder.build_extract_element(value, i32_type.const_zero(), "")?.into_int_value();
+    let high = builder.build_extract_element(value, i32_type.const_int(1, false), "")?.into_int_value();
+    Ok([low, high])
 }

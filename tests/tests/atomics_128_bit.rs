@@ -5,15 +5,25 @@
 //! thread that succeeds or fails (with the old value returned either way), a 128-bit counter that
 //! every thread of several blocks increments by a compare-and-swap loop (its halves change
 //! together, so a torn update would show as a missing or repeated count), and a chain of
-//! exchanges on one word. NVPTX writes PTX's own `atom.*.b128` at ISA 8.3, which ptxas accepts
-//! for sm_90; AMDGPU, which has no 16-byte atomic, builds its code objects with a lock loop whose
-//! shape a test checks in the IR; SPIR-V has no `.b128` registers.
+//! exchanges on one word. The same kernels run, with the same models, on SPIR-V through OpenCL
+//! where a platform is set up (`OCL_ICD_VENDORS`): there `.b128` registers are two `i64` halves
+//! and the atomics a lock loop (`intrinsics/src/wide_atomic_lock.rs`). NVPTX writes PTX's own
+//! `atom.*.b128` at ISA 8.3, which ptxas accepts for sm_90; AMDGPU, which has no 16-byte atomic,
+//! builds its code objects with a lock loop; tests check both lock loops' shape in the IR.
 
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, Artifact, CompileOptions, Failure};
 use ptxr_lowering::Emit;
 use ptxr_tests::vendor_checks::{self, code_object_notes};
-use ptxr_tests::{run_ok, Buffer, Launch, Random};
+use ptxr_tests::{opencl, Buffer, Launch, Random};
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
 
 const THREADS: usize = 64;
 const BLOCKS: usize = 4;
@@ -137,9 +147,13 @@ fn compare_and_swap_succeeds_where_the_word_matches_and_returns_the_old_value() 
         (0..THREADS).map(|slot| if values[slot] == expected[slot] { swaps[slot] } else { values[slot] }).collect();
     for instruction in ["atom.global.cas.b128", "atom.acquire.sys.cas.b128", "atom.release.cta.global.cas.b128"] {
         let buffers = [words(&values), words(&expected), words(&swaps), Buffer::zeroed("b64", 2 * THREADS)];
-        let result = run_ok(&compare_and_swap_kernel(instruction), &Launch::threads(THREADS as u32), &buffers);
-        assert_eq!(read_words(&result[0]), model, "{instruction}: the slots");
-        assert_eq!(read_words(&result[3]), values, "{instruction}: the old values");
+        let kernel = compare_and_swap_kernel(instruction);
+        for (device, result) in
+            opencl::run_everywhere(&kernel, &Launch::threads(THREADS as u32), &buffers, OPENCL_CHILD)
+        {
+            assert_eq!(read_words(&result[0]), model, "{device} {instruction}: the slots");
+            assert_eq!(read_words(&result[3]), values, "{device} {instruction}: the old values");
+        }
     }
 }
 
@@ -151,23 +165,30 @@ fn a_128_bit_counter_counts_every_thread_of_the_grid_without_tearing() {
     let step: u128 = (1 << 64) | 1;
     let buffers = [words(&[initial]), Buffer::zeroed("b64", 2 * threads)];
     let launch = Launch { grid: [BLOCKS as u32, 1, 1], block: [THREADS as u32, 1, 1], ..Launch::default() };
-    let result = run_ok(&counter_kernel(), &launch, &buffers);
-    assert_eq!(read_words(&result[0]), vec![initial.wrapping_add(step * threads as u128)], "the counter");
     // Each thread's swap replaced one count: together they are every count from the initial
     // value on, each once.
-    let mut olds = read_words(&result[1]);
-    olds.sort_unstable();
     let mut model: Vec<u128> = (0..threads as u128).map(|count| initial.wrapping_add(step * count)).collect();
     model.sort_unstable();
-    assert_eq!(olds, model, "the values the swaps replaced");
+    for (device, result) in opencl::run_everywhere(&counter_kernel(), &launch, &buffers, OPENCL_CHILD) {
+        let counted = vec![initial.wrapping_add(step * threads as u128)];
+        assert_eq!(read_words(&result[0]), counted, "{device}: the counter");
+        let mut olds = read_words(&result[1]);
+        olds.sort_unstable();
+        assert_eq!(olds, model, "{device}: the values the swaps replaced");
+    }
 }
 
 #[test]
 fn a_128_bit_counter_in_shared_memory_counts_every_thread_of_the_block() {
     let initial: u128 = (u128::from(u64::MAX) << 64) | u128::from(u64::MAX - 9);
     let step: u128 = (1 << 64) | 1;
-    let result = run_ok(&shared_counter_kernel(), &Launch::threads(THREADS as u32), &[words(&[initial])]);
-    assert_eq!(read_words(&result[0]), vec![initial.wrapping_add(step * THREADS as u128)], "the counter");
+    let launch = Launch::threads(THREADS as u32);
+    for (device, result) in
+        opencl::run_everywhere(&shared_counter_kernel(), &launch, &[words(&[initial])], OPENCL_CHILD)
+    {
+        let counted = vec![initial.wrapping_add(step * THREADS as u128)];
+        assert_eq!(read_words(&result[0]), counted, "{device}: the counter");
+    }
 }
 
 #[test]
@@ -178,26 +199,27 @@ fn exchanges_form_one_chain_from_the_initial_value_to_the_last_thread_s() {
     let values = random_words(&mut random, threads);
     let buffers = [words(&[initial]), words(&values), Buffer::zeroed("b64", 2 * threads)];
     let launch = Launch { grid: [BLOCKS as u32, 1, 1], block: [THREADS as u32, 1, 1], ..Launch::default() };
-    let result = run_ok(&exchange_kernel(), &launch, &buffers);
-    let last = read_words(&result[0])[0];
-    let olds = read_words(&result[2]);
-    // Every value but the last one written was handed back once, and so was the initial one.
-    let mut handed_back = olds.clone();
-    handed_back.push(last);
-    handed_back.sort_unstable();
-    let mut model = values.clone();
-    model.push(initial);
-    model.sort_unstable();
-    assert_eq!(handed_back, model, "the old values and the last value");
-    // Following the chain from the initial value visits every thread once.
-    let by_old: std::collections::HashMap<u128, usize> =
-        olds.iter().enumerate().map(|(thread, &old)| (old, thread)).collect();
-    let mut current = initial;
-    for _ in 0..threads {
-        let thread = by_old[&current];
-        current = values[thread];
+    for (device, result) in opencl::run_everywhere(&exchange_kernel(), &launch, &buffers, OPENCL_CHILD) {
+        let last = read_words(&result[0])[0];
+        let olds = read_words(&result[2]);
+        // Every value but the last one written was handed back once, and so was the initial one.
+        let mut handed_back = olds.clone();
+        handed_back.push(last);
+        handed_back.sort_unstable();
+        let mut model = values.clone();
+        model.push(initial);
+        model.sort_unstable();
+        assert_eq!(handed_back, model, "{device}: the old values and the last value");
+        // Following the chain from the initial value visits every thread once.
+        let by_old: std::collections::HashMap<u128, usize> =
+            olds.iter().enumerate().map(|(thread, &old)| (old, thread)).collect();
+        let mut current = initial;
+        for _ in 0..threads {
+            let thread = by_old[&current];
+            current = values[thread];
+        }
+        assert_eq!(current, last, "{device}: the chain ends at the word's last value");
     }
-    assert_eq!(current, last, "the chain ends at the word's last value");
 }
 
 fn compile(source: &str, target: &str, arch: Option<&str>, emit: Option<Emit>) -> Result<Artifact, Failure> {
@@ -286,16 +308,39 @@ fn amdgpu_takes_and_releases_the_lock_within_one_iteration() {
     );
 }
 
+/// SPIR-V's lock loop after optimisation: the lock taken by a `cmpxchg` at device scope with
+/// at least acquire ordering, the 16 bytes read and written as `<2 x i64>` and the lock given
+/// back with release ordering, all before the loop's exit test, which goes through the volatile
+/// slot, and its back edge; no `i128` anywhere; every module valid for OpenCL.
 #[test]
-fn spirv_reports_the_128_bit_registers_as_unsupported() {
-    match compile(&exchange_kernel(), "spirv", None, None) {
-        Err(Failure::Diagnostics(diagnostics)) => {
-            assert!(
-                diagnostics.iter().any(|diagnostic| diagnostic.message.contains("`.b128` registers")
-                    && diagnostic.message.contains("spirv")),
-                "{diagnostics:?}"
-            );
-        }
-        other => panic!("expected E0901, got {:?}", other.map(|artifact| artifact.bytes.len())),
+fn spirv_takes_and_releases_the_lock_within_one_iteration_without_128_bit_integers() {
+    let source = compare_and_swap_kernel("atom.relaxed.cta.global.cas.b128");
+    let ir = compile(&source, "spirv", None, Some(Emit::LlvmIr)).unwrap_or_else(|failure| panic!("{failure:?}"));
+    let text = String::from_utf8_lossy(&ir.bytes);
+    assert!(!text.contains("i128"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let position = |needle: &str| {
+        lines.iter().position(|line| line.contains(needle)).unwrap_or_else(|| panic!("no `{needle}` in\n{text}"))
+    };
+    let take = position("cmpxchg ptr addrspace(1) %wide.lock");
+    assert!(lines[take].contains("syncscope(\"device\") acquire"), "{}", lines[take]);
+    let load = position("%wide.old = load <2 x i64>");
+    let store = position("store <2 x i64> %wide.new");
+    let release = lines[store..]
+        .iter()
+        .position(|line| line.contains("%wide.lock") && line.contains("release"))
+        .map(|offset| store + offset)
+        .unwrap_or_else(|| panic!("no release after the store in\n{text}"));
+    assert!(lines[release].contains("syncscope(\"device\")"), "{}", lines[release]);
+    let leave = position("load volatile i8");
+    assert!(take < load && load < store && store < release && release < leave, "{text}");
+    let back_edge = lines[leave..].iter().any(|line| line.contains("br i1") && line.contains("%wide.try"));
+    assert!(back_edge, "{text}");
+    for (index, source) in every_kernel().iter().enumerate() {
+        let compiled = compile(source, "spirv", None, None).unwrap_or_else(|failure| panic!("{index}: {failure:?}"));
+        let environment = vendor_checks::spirv_environment(&compiled.bytes);
+        vendor_checks::spirv_val(&compiled.bytes, &environment, &format!("atomics128-{index}"))
+            .unwrap_or(Ok(()))
+            .unwrap_or_else(|message| panic!("{index}: spirv-val: {message}"));
     }
 }

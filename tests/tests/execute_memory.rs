@@ -2,8 +2,18 @@
 //! `ld`/`st` `.v2`/`.v4`/`.v8` with lists, sinks and immediates, vector registers and their
 //! members, `mov` packing and unpacking, unbracketed `base+offset` operands, `cp.async` with
 //! zero fill, and the cache hints. Expected values come from the byte-level models below.
+//! The `.b128` register tests also run on SPIR-V through OpenCL where a platform is set up
+//! (`OCL_ICD_VENDORS`), where those registers are two `i64` halves.
 
-use ptxr_tests::{run_ok, Buffer, Launch, Random};
+use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
 
 /// Per thread: 8 input words and 8 output words.
 const WORDS: usize = 8;
@@ -543,7 +553,17 @@ fn b128_registers_pack_and_unpack_64_bit_halves() {
 "#;
     let threads = 16;
     let input = inputs(12, threads);
-    let output = run_words(&kernel("", body), &input, threads);
+    let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", threads * WORDS)];
+    let launch = Launch::threads(threads as u32);
+    for (device, result) in opencl::run_everywhere(&kernel("", body), &launch, &buffers, OPENCL_CHILD) {
+        let output: Vec<u32> = result[1].iter().map(|&bits| bits as u32).collect();
+        check_packed_halves(&input, &output, threads, device);
+    }
+}
+
+/// The model of [`b128_registers_pack_and_unpack_64_bit_halves`]: the thread's 16 input bytes as
+/// one 128-bit value, its 64-bit halves stored swapped, then its 32-bit quarters reversed.
+fn check_packed_halves(input: &[u32], output: &[u32], threads: usize, device: &str) {
     for thread in 0..threads {
         let word = |index: usize| input[thread * WORDS + index];
         let value = u128::from(word(0))
@@ -552,6 +572,86 @@ fn b128_registers_pack_and_unpack_64_bit_halves() {
             | (u128::from(word(3)) << 96);
         let part = |index: u32| (value >> (32 * index)) as u32;
         let expected = [part(2), part(3), part(0), part(1), part(3), part(2), part(1), part(0)];
-        assert_eq!(&output[thread * WORDS..][..WORDS], &expected, "thread {thread}");
+        assert_eq!(&output[thread * WORDS..][..WORDS], &expected, "{device}: thread {thread}");
     }
 }
+
+/// `.b128` through every place a register's value can go (ISA 8.3): `ld`/`st` in `.global`,
+/// `.shared` (read back by the mirrored thread after `bar.sync`), `.local` and `.param`, `mov`
+/// between `.b128` registers, and a `.func` that takes and returns a `.param .b128` and swaps
+/// its halves with packing `mov`s.
+#[test]
+fn b128_registers_move_through_every_state_space_and_a_call() {
+    let source = format!(
+        "{PROLOGUE}\
+.func (.param .b128 result) swap_halves(.param .b128 value)
+{{
+    .reg .b128 %v;
+    .reg .b64 %low, %high;
+    ld.param.b128 %v, [value];
+    mov.b128 {{%low, %high}}, %v;
+    mov.b128 %v, {{%high, %low}};
+    st.param.b128 [result], %v;
+    ret;
+}}
+.visible .entry test(.param .u64 input, .param .u64 output)
+{{
+    .reg .u32 %r<2>;
+    .reg .u64 %rd<8>;
+    .reg .b128 %q<5>;
+    .shared .align 16 .b8 tile[{TILE}];
+    .local .align 16 .b8 scratch[16];
+    ld.param.u64 %rd1, [input];
+    ld.param.u64 %rd2, [output];
+    mov.u32 %r0, %tid.x;
+    mul.wide.u32 %rd3, %r0, 16;
+    add.u64 %rd4, %rd1, %rd3;
+    add.u64 %rd5, %rd2, %rd3;
+    ld.global.b128 %q0, [%rd4];
+    mov.u64 %rd6, tile;
+    add.u64 %rd6, %rd6, %rd3;
+    st.shared.b128 [%rd6], %q0;
+    bar.sync 0;
+    mov.u32 %r1, {LAST};
+    sub.u32 %r1, %r1, %r0;
+    mul.wide.u32 %rd7, %r1, 16;
+    mov.u64 %rd6, tile;
+    add.u64 %rd6, %rd6, %rd7;
+    ld.shared.b128 %q1, [%rd6];
+    st.local.b128 [scratch], %q1;
+    ld.local.b128 %q2, [scratch];
+    mov.b128 %q3, %q2;
+    {{
+    .param .b128 value;
+    .param .b128 result;
+    st.param.b128 [value], %q3;
+    call.uni (result), swap_halves, (value);
+    ld.param.b128 %q4, [result];
+    }}
+    st.global.b128 [%rd5], %q4;
+    ret;
+}}
+",
+        TILE = 16 * MIRRORED_THREADS,
+        LAST = MIRRORED_THREADS - 1,
+    );
+    let mut random = Random::new(1128);
+    let input: Vec<u64> = (0..2 * MIRRORED_THREADS).map(|_| random.next_u64()).collect();
+    let value = |thread: usize| u128::from(input[2 * thread]) | (u128::from(input[2 * thread + 1]) << 64);
+    // Thread t stores the value of thread LAST - t with its halves swapped.
+    let model: Vec<u64> = (0..MIRRORED_THREADS)
+        .flat_map(|thread| {
+            let mirrored = value(MIRRORED_THREADS - 1 - thread);
+            let swapped = mirrored.rotate_left(64);
+            [swapped as u64, (swapped >> 64) as u64]
+        })
+        .collect();
+    let buffers = [Buffer::u64s(&input), Buffer::zeroed("u64", 2 * MIRRORED_THREADS)];
+    let launch = Launch::threads(MIRRORED_THREADS as u32);
+    for (device, result) in opencl::run_everywhere(&source, &launch, &buffers, OPENCL_CHILD) {
+        assert_eq!(result[1], model, "{device}");
+    }
+}
+
+/// The threads of [`b128_registers_move_through_every_state_space_and_a_call`]'s one block.
+const MIRRORED_THREADS: usize = 64;

@@ -92,7 +92,7 @@ pub fn call_indirect<'ctx>(
         let CallOperand::Variable { variable, span } = argument else {
             return Err(unsupported(lowering, guarded, "an immediate argument of an indirect call"));
         };
-        let variable_type = parameter_type(context, lowering.variable(*variable));
+        let variable_type = parameter_type(lowering.shared, lowering.variable(*variable));
         parameter_types.push(variable_type.into());
         values.push(builder.build_load(variable_type, lowering.storage(*variable, *span)?, "")?.into());
     }
@@ -109,7 +109,7 @@ pub fn call_indirect<'ctx>(
         let CallOperand::Variable { variable, .. } = result else {
             return Err(LoweringError::internal("a call result that is not a variable", result.span()));
         };
-        result_types.push(parameter_type(context, lowering.variable(*variable)));
+        result_types.push(parameter_type(lowering.shared, lowering.variable(*variable)));
     }
     let function_type = match result_types.as_slice() {
         [] => context.void_type().fn_type(&parameter_types, false),
@@ -287,12 +287,11 @@ fn argument_values<'ctx>(
     callee: &ir::Function,
     arguments: &[CallOperand],
 ) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
-    let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let mut values = Vec::new();
     for (argument, &parameter) in arguments.iter().zip(&callee.parameters) {
         let parameter = callee.variable(parameter);
-        let parameter_type = parameter_type(context, parameter);
+        let parameter_type = parameter_type(lowering.shared, parameter);
         let value: BasicValueEnum<'ctx> = match argument {
             CallOperand::Variable { variable, span } => {
                 builder.build_load(parameter_type, lowering.storage(*variable, *span)?, "")?
@@ -384,7 +383,7 @@ fn device_call<'ctx>(
     let DeviceFunctionLowering::Lowered(returned) = lowered else { return Ok(false) };
     let returned = match (returned, callee.return_parameters.first()) {
         (Some(value), Some(&index)) => {
-            let return_type = parameter_type(lowering.shared.context, callee.variable(index));
+            let return_type = parameter_type(lowering.shared, callee.variable(index));
             let builder = lowering.shared.builder;
             let converted = if return_type.is_int_type() {
                 builder.build_int_cast_sign_flag(value, return_type.into_int_type(), false, "")?.into()

@@ -9,7 +9,6 @@ use ptxr_intrinsics::address_ranges::AddressRange;
 
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
-use crate::types::llvm_type;
 
 pub fn mov(
     lowering: &mut FunctionLowering<'_, '_>,
@@ -30,7 +29,7 @@ pub fn load(
     address: &Address,
 ) -> LoweringResult<()> {
     let pointer = lowering.address(address, state_space)?;
-    let value_type = llvm_type(lowering.shared.context, ty);
+    let value_type = lowering.shared.value_type(ty);
     let value = lowering.shared.builder.build_load(value_type.as_basic_type_enum(), pointer, "")?;
     if let Some(instruction) = value.as_instruction_value() {
         // PTX requires natural alignment of every access.

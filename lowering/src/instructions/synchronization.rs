@@ -67,9 +67,9 @@ pub fn atomic<'ctx>(
     if ty == ScalarType::B128 {
         // The PTX ISA manual, "atom" (ISA 8.3, sm_90): ".b128 type is supported only for .exch
         // and .cas operations", on a 16-byte aligned address.
-        let replacement = lowering.read(swap.unwrap_or(value), ty)?.into_int_value();
+        let replacement = lowering.read(swap.unwrap_or(value), ty)?;
         let update = if operation == AtomicOperation::CompareAndSwap {
-            WideUpdate::CompareAndSwap { expected: lowering.read(value, ty)?.into_int_value(), replacement }
+            WideUpdate::CompareAndSwap { expected: lowering.read(value, ty)?, replacement }
         } else if operation == AtomicOperation::Exchange {
             WideUpdate::Exchange { replacement }
         } else {
@@ -77,7 +77,7 @@ pub fn atomic<'ctx>(
         };
         let old = lowering.shared.target.wide_atomic(&site, pointer, update, ordering, scope_name).map_err(&failed)?;
         if let Some(destination) = destination {
-            lowering.write(destination, old.into(), ty)?;
+            lowering.write(destination, old, ty)?;
         }
         return Ok(());
     }

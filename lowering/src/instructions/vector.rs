@@ -126,6 +126,9 @@ pub fn pack(
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let element = element_type(ty, sources.len(), destination.span)?;
+    if ty.bits() == 128 && lowering.shared.wide_values_in_halves() {
+        return pack_halves(lowering, element, destination, sources);
+    }
     let packed_type = integer_type(context, ty.bits());
     let mut packed: IntValue = packed_type.const_zero();
     for (index, source) in sources.iter().enumerate() {
@@ -148,12 +151,67 @@ pub fn unpack(
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
     let element = element_type(ty, destinations.len(), source.span)?;
+    if ty.bits() == 128 && lowering.shared.wide_values_in_halves() {
+        return unpack_halves(lowering, element, destinations, source);
+    }
     let packed = lowering.read_int(source, ty)?;
     let mut parts: Vec<BasicValueEnum> = Vec::with_capacity(destinations.len());
     for index in 0..destinations.len() {
         let shift = packed.get_type().const_int(u64::from(element.bits()) * index as u64, false);
         let shifted = builder.build_right_shift(packed, shift, false, "")?;
         parts.push(builder.build_int_truncate(shifted, integer_type(context, element.bits()), "")?.into());
+    }
+    for (destination, part) in destinations.iter().zip(parts) {
+        if let Some(destination) = destination {
+            lowering.write(destination, part, element)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mov.b128 d, {..}` where 128-bit values are two `i64` halves (`WideValues::Halves`): each
+/// half packed from its share of the elements, the first element in the low half's lowest bits.
+fn pack_halves(
+    lowering: &mut FunctionLowering<'_, '_>,
+    element: ScalarType,
+    destination: &Destination,
+    sources: &[Operand],
+) -> LoweringResult<()> {
+    let builder = lowering.shared.builder;
+    let i64_type = lowering.shared.context.i64_type();
+    let per_half = sources.len() / 2;
+    let mut packed = [i64_type.const_zero(); 2];
+    for (index, source) in sources.iter().enumerate() {
+        let value = lowering.read_int(source, element)?;
+        let widened = builder.build_int_z_extend_or_bit_cast(value, i64_type, "")?;
+        let shift = i64_type.const_int(u64::from(element.bits()) * (index % per_half) as u64, false);
+        let shifted = builder.build_left_shift(widened, shift, "")?;
+        let half = &mut packed[index / per_half];
+        *half = builder.build_or(*half, shifted, "")?;
+    }
+    let value = crate::values::halves(lowering, packed[0], packed[1])?;
+    lowering.write(destination, value.into(), ScalarType::B128)
+}
+
+/// `mov.b128 {..}, a` where 128-bit values are two `i64` halves: the low half's lowest bits into
+/// the first destination.
+fn unpack_halves(
+    lowering: &mut FunctionLowering<'_, '_>,
+    element: ScalarType,
+    destinations: &[Option<Destination>],
+    source: &Operand,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let packed = lowering.read(source, ScalarType::B128)?.into_vector_value();
+    let halves = crate::values::split_halves(lowering, packed)?;
+    let per_half = destinations.len() / 2;
+    let mut parts: Vec<BasicValueEnum> = Vec::with_capacity(destinations.len());
+    for index in 0..destinations.len() {
+        let half = halves[index / per_half];
+        let shift = half.get_type().const_int(u64::from(element.bits()) * (index % per_half) as u64, false);
+        let shifted = builder.build_right_shift(half, shift, false, "")?;
+        parts.push(builder.build_int_truncate_or_bit_cast(shifted, integer_type(context, element.bits()), "")?.into());
     }
     for (destination, part) in destinations.iter().zip(parts) {
         if let Some(destination) = destination {
