@@ -153,19 +153,32 @@ pub fn update_under_lock<'ctx>(
     builder.position_at_end(critical);
     let old = builder.build_load(wide_type, pointer, "wide.old").map_err(failed)?;
     set_alignment(old, 16)?;
-    let new = match update {
-        WideUpdate::Exchange { replacement } => replacement,
+    let store_16_bytes = |value: BasicValueEnum<'ctx>| -> Result<(), Unsupported> {
+        let store = builder.build_store(pointer, value).map_err(failed)?;
+        store.set_alignment(16).map_err(|error| Unsupported { what: format!("a 16-byte store ({error})") })
+    };
+    match update {
+        WideUpdate::Exchange { replacement } => store_16_bytes(replacement)?,
+        WideUpdate::CompareAndSwap { expected, replacement } if wide_type.is_vector_type() => {
+            // Two halves: the swap is a store only where both match, rather than a `select` of
+            // vectors, which LLVM may give a scalar condition that SPIR-V before 1.4 refuses.
+            let matches = equal(site, old, expected)?;
+            let write = context.append_basic_block(site.function, "wide.write");
+            let release = context.append_basic_block(site.function, "wide.release");
+            builder.build_conditional_branch(matches, write, release).map_err(failed)?;
+            builder.position_at_end(write);
+            store_16_bytes(replacement)?;
+            builder.build_unconditional_branch(release).map_err(failed)?;
+            builder.position_at_end(release);
+        }
         WideUpdate::CompareAndSwap { expected, replacement } => {
             let matches = equal(site, old, expected)?;
-            match matches {
-                BasicValueEnum::VectorValue(matches) => builder.build_select(matches, replacement, old, "wide.new"),
-                _ => builder.build_select(matches.into_int_value(), replacement, old, "wide.new"),
-            }
-            .map_err(failed)?
+            store_16_bytes(builder.build_select(matches, replacement, old, "wide.new").map_err(failed)?)?;
         }
-    };
-    let store = builder.build_store(pointer, new).map_err(failed)?;
-    store.set_alignment(16).map_err(|error| Unsupported { what: format!("a 16-byte store ({error})") })?;
+    }
+    let critical_end = builder
+        .get_insert_block()
+        .ok_or_else(|| Unsupported { what: "a locked 128-bit atomic outside a block".to_string() })?;
     let release = builder.build_store(lock, i32_type.const_zero()).map_err(failed)?;
     release.set_alignment(4).map_err(|error| Unsupported { what: format!("a lock release ({error})") })?;
     order_access(site, release, releasing_ordering(ordering), scope);
@@ -175,10 +188,10 @@ pub fn update_under_lock<'ctx>(
     let finished = builder.build_phi(context.bool_type(), "wide.finished").map_err(failed)?;
     finished.add_incoming(&[
         (&context.bool_type().const_zero(), attempt),
-        (&context.bool_type().const_all_ones(), critical),
+        (&context.bool_type().const_all_ones(), critical_end),
     ]);
     let result = builder.build_phi(wide_type, "wide.result").map_err(failed)?;
-    result.add_incoming(&[(&poison(wide_type), attempt), (&old, critical)]);
+    result.add_incoming(&[(&poison(wide_type), attempt), (&old, critical_end)]);
     let finished = finished.as_basic_value().into_int_value();
     let finished = match placement.exit_test {
         ExitTest::Assembly => opaque_flag(site, finished)?,
@@ -190,31 +203,23 @@ pub fn update_under_lock<'ctx>(
     Ok(result.as_basic_value())
 }
 
-/// Whether two 128-bit values are equal, as a `select` on them takes it: an `i1` for `i128`s;
-/// for two halves a `<2 x i1>` holding the same bit twice, as SPIR-V before 1.4 selects vectors
-/// only by a vector condition.
+/// Whether two 128-bit values are equal: one comparison of `i128`s, or of both halves.
 fn equal<'ctx>(
     site: &Site<'_, 'ctx>,
     a: BasicValueEnum<'ctx>,
     b: BasicValueEnum<'ctx>,
-) -> Result<BasicValueEnum<'ctx>, Unsupported> {
+) -> Result<IntValue<'ctx>, Unsupported> {
     let builder = site.builder;
     match (a, b) {
         (BasicValueEnum::IntValue(a), BasicValueEnum::IntValue(b)) => {
-            Ok(builder.build_int_compare(IntPredicate::EQ, a, b, "").map_err(failed)?.into())
+            builder.build_int_compare(IntPredicate::EQ, a, b, "").map_err(failed)
         }
         (BasicValueEnum::VectorValue(a), BasicValueEnum::VectorValue(b)) => {
             let each = builder.build_int_compare(IntPredicate::EQ, a, b, "").map_err(failed)?;
             let i32_type = site.context.i32_type();
-            let (zero, one) = (i32_type.const_zero(), i32_type.const_int(1, false));
-            let low = builder.build_extract_element(each, zero, "").map_err(failed)?;
-            let high = builder.build_extract_element(each, one, "").map_err(failed)?;
-            let both = builder.build_and(low.into_int_value(), high.into_int_value(), "wide.equal").map_err(failed)?;
-            let mut splat = each.get_type().get_poison();
-            for index in [zero, one] {
-                splat = builder.build_insert_element(splat, both, index, "").map_err(failed)?;
-            }
-            Ok(splat.into())
+            let low = builder.build_extract_element(each, i32_type.const_zero(), "").map_err(failed)?;
+            let high = builder.build_extract_element(each, i32_type.const_int(1, false), "").map_err(failed)?;
+            builder.build_and(low.into_int_value(), high.into_int_value(), "wide.equal").map_err(failed)
         }
         _ => Err(Unsupported { what: "a locked 128-bit atomic on values of two types".to_string() }),
     }

@@ -154,6 +154,13 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
     pub fn read_int(&self, operand: &Operand, ty: ScalarType) -> LoweringResult<IntValue<'ctx>> {
         match self.read(operand, ty)? {
             BasicValueEnum::IntValue(value) => Ok(value),
+            // Two halves (`WideValues::Halves`) serve `ld`, `st`, `mov` and `atom`, the only
+            // instructions of ISA 8.3 on `.b128`; arithmetic on them would need an `i128`.
+            BasicValueEnum::VectorValue(_) if ty.bits() == 128 => Err(LoweringError::unsupported(
+                "128-bit integer operations (`.b128` outside `ld`, `st`, `mov` and `atom`)",
+                self.target_name(),
+                operand.span,
+            )),
             _ => Err(LoweringError::internal("expected an integer operand", operand.span)),
         }
     }
