@@ -9,7 +9,14 @@
 //! and generic accesses to one word take one lock). So the update is atomic against every other
 //! 128-bit atomic of the same module, which takes the same lock for the same address, but not
 //! against a plain 16-byte `st` (not atomic in PTX either), nor against the 128-bit atomics of
-//! another module, which has a table of its own.
+//! another module, which has a table of its own. One table in global memory serves `.shared`
+//! words too: a `.shared` table (OpenCL's `Workgroup` storage) could not start zeroed, as
+//! OpenCL's SPIR-V gives such variables no initialiser, and a word reached through a `.shared`
+//! and through a generic address must find the same lock.
+//!
+//! On `i128`s a compare-and-swap writes back a `select` of the new and the old value; on two
+//! `i64` halves it writes only where both halves match, as LLVM may fold a vector `select`'s
+//! condition to a scalar, which SPIR-V before 1.4 refuses.
 //!
 //! A wave or sub-group runs its lanes in lock step, so a lane that waits for a lock that another
 //! lane of its own wave holds must not keep that lane from running. The loop is therefore built
