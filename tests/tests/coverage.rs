@@ -560,6 +560,11 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s8.u8.s32 {%r3, %r4, %r5, %r6}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, %r2, 0; st.global.b32 [%rd2], %r6",
             ),
             form(
+                "mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32",
+                ".reg .b32 %r<7>",
+                "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32 {%r3, %r4, %r5, %r6}, {%r1, %r2}, {%r1, %r2}, {%r1, %r2, %r1, %r2}, %r2, 1; st.global.b32 [%rd2], %r6",
+            ),
+            form(
                 "mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32",
                 ".reg .b32 %r<7>",
                 "ld.global.b32 %r1, [%rd2]; ld.global.b32 %r2, [%rd2+4]; mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 {%r3, %r4, %r5, %r6}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, {%r1, %r2, %r1, %r2}, %r2, 0; st.global.b32 [%rd2], %r6",

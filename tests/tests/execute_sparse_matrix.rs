@@ -421,47 +421,61 @@ fn spirv_mma_sp_tf32_with_every_selector() {
     }
 }
 
-/// An integer form (`.s32` accumulators): A and B are 8-bit, signed or not.
+/// An integer form (`.s32` accumulators): A and B are 8-bit (`.m16n8k64`) or 4-bit
+/// (`.m16n8k128`), signed or not.
 struct IntegerForm {
     spelling: &'static str,
     k: usize,
+    bits: u32,
     a_signed: bool,
     b_signed: bool,
     saturate: bool,
 }
 
-/// A random element of an 8-bit type, as its value.
-fn random_byte(signed: bool, random: &mut Random) -> i64 {
-    let byte = random.next_u32() as u8;
-    if signed {
-        i64::from(byte as i8)
+/// A random element of a `bits`-bit integer type, as its value.
+fn random_element(bits: u32, signed: bool, random: &mut Random) -> i64 {
+    let raw = i64::from(random.next_u32() & ((1 << bits) - 1));
+    if signed && raw >= 1 << (bits - 1) {
+        raw - (1 << bits)
     } else {
-        i64::from(byte)
+        raw
     }
 }
 
-/// A random accumulator: small, or within 2^16 of either end of `.s32`, so that adding the
-/// products (32 non-zero ones, each up to 2^16) often leaves the range.
-fn random_accumulator(random: &mut Random) -> i64 {
+/// A random accumulator: small, or within `span` of either end of `.s32`, so that adding the
+/// products (of `bits`-bit elements, each up to 2^(2·bits)) often leaves the range.
+fn random_accumulator(bits: u32, random: &mut Random) -> i64 {
+    let span = 1i64 << (2 * bits);
     let raw = random.next_u64();
-    let offset = ((raw >> 2) % (1 << 16)) as i64;
+    let offset = ((raw >> 2) % span as u64) as i64;
     match raw % 3 {
-        0 => offset - (1 << 15),
+        0 => offset - span / 2,
         1 => i64::from(i32::MAX) - offset,
         _ => i64::from(i32::MIN) + offset,
     }
 }
 
-/// Runs an 8-bit `.m16n8k64` form (selector 0: every lane gives metadata) on `warps` warps
-/// and checks every lane's D against the exact sum, wrapped to 32 bits or, with `.satfinite`,
-/// clamped. A's non-zero half (16 × 32) is spread as the manual's text says: register `r`,
-/// byte `j` of lane `4g + t` is row `g + 8·(r mod 2)`, non-zero column `4t + j + 16·(r / 2)`.
-/// B (64 × 8): register `r`, byte `j` is row `4t + j + 16r`, column `g`. The metadata: lane
+/// Runs an integer form (selector 0: every lane gives metadata) on `warps` warps and checks
+/// every lane's D against the exact sum, wrapped to 32 bits or, with `.satfinite`, clamped.
+/// A row is sixteen chunks, each keeping two of its four units, a unit being an 8-bit element
+/// (2:4) or a pair of adjacent 4-bit ones (4:8 in pairs, the manual's "Sparse matrix storage").
+/// A's non-zero half (16 × k/2) is spread as the manual's text says, `per` = 32 / bits
+/// elements to a register: register `r`, element `j` of lane `4g + t` is row
+/// `g + 8·(r mod 2)`, non-zero column `per·t + j + 4·per·(r / 2)` (8-bit: dense columns from
+/// `threadID_in_group * 8`, `+ 32`; 4-bit: from `threadID_in_group * 16`, `+ 64`). B (k × 8):
+/// register `r`, element `j` is row `per·t + j + 4·per·r`, column `g`. The metadata: lane
 /// `4g + t` gives the whole word of row `g + 8·(t mod 2)` for chunks `8·(t / 2)` to
-/// `8·(t / 2) + 7`, four bits a chunk, chunk 0 lowest (CUTLASS's sm_80 sparse GEMM and
-/// tilelang agree; see `lowering/src/instructions/sparse_matrix.rs`).
+/// `8·(t / 2) + 7`, four bits a chunk, chunk 0 lowest, index `s` naming unit `s` (CUTLASS's
+/// sm_80 sparse GEMMs and, on 8 bits, tilelang agree; see
+/// `lowering/src/instructions/sparse_matrix.rs`).
 fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64) {
     let k = form.k;
+    let bits = form.bits;
+    let per = (32 / bits) as usize;
+    // Elements in a unit that one index names, in a chunk, and kept of a chunk.
+    let unit = (8 / bits) as usize;
+    let chunk = 4 * unit;
+    let kept_per_chunk = 2 * unit;
     let mut random = Random::new(seed);
     let mut input = Vec::new();
     let mut expected = Vec::new();
@@ -471,30 +485,35 @@ fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64)
     let mut seen = std::collections::HashSet::new();
     for _ in 0..warps {
         let pairs: Vec<Vec<(usize, usize)>> =
-            (0..16).map(|_| (0..k / 4).map(|_| PAIRS[(random.next_u64() % 6) as usize]).collect()).collect();
+            (0..16).map(|_| (0..k / chunk).map(|_| PAIRS[(random.next_u64() % 6) as usize]).collect()).collect();
         seen.extend(pairs.iter().flatten().copied());
         let kept: Vec<Vec<i64>> =
-            (0..16).map(|_| (0..k / 2).map(|_| random_byte(form.a_signed, &mut random)).collect()).collect();
+            (0..16).map(|_| (0..k / 2).map(|_| random_element(bits, form.a_signed, &mut random)).collect()).collect();
         let mut a = vec![vec![0i64; k]; 16];
         for row in 0..16 {
             for (index, &(first, second)) in pairs[row].iter().enumerate() {
-                a[row][4 * index + first] = kept[row][2 * index];
-                a[row][4 * index + second] = kept[row][2 * index + 1];
+                for p in 0..unit {
+                    a[row][chunk * index + unit * first + p] = kept[row][kept_per_chunk * index + p];
+                    a[row][chunk * index + unit * second + p] = kept[row][kept_per_chunk * index + unit + p];
+                }
             }
         }
         let b: Vec<Vec<i64>> =
-            (0..k).map(|_| (0..8).map(|_| random_byte(form.b_signed, &mut random)).collect()).collect();
-        let c: Vec<Vec<i64>> = (0..16).map(|_| (0..8).map(|_| random_accumulator(&mut random)).collect()).collect();
+            (0..k).map(|_| (0..8).map(|_| random_element(bits, form.b_signed, &mut random)).collect()).collect();
+        let c: Vec<Vec<i64>> =
+            (0..16).map(|_| (0..8).map(|_| random_accumulator(bits, &mut random)).collect()).collect();
+        let mask = (1u32 << bits) - 1;
         for lane in 0..32 {
             let (group, thread) = (lane / 4, lane % 4);
             let mut registers = vec![0u32; 4 + 4 + 4 + 1];
             for r in 0..4 {
-                for j in 0..4 {
+                for j in 0..per {
+                    let shift = bits * j as u32;
                     let row = group + 8 * (r % 2);
-                    let a_byte = kept[row][4 * thread + j + 16 * (r / 2)] as u8;
-                    registers[r] |= u32::from(a_byte) << (8 * j);
-                    let b_byte = b[4 * thread + j + 16 * r][group] as u8;
-                    registers[4 + r] |= u32::from(b_byte) << (8 * j);
+                    let a_element = kept[row][per * thread + j + 4 * per * (r / 2)] as u32 & mask;
+                    registers[r] |= a_element << shift;
+                    let b_element = b[per * thread + j + 4 * per * r][group] as u32 & mask;
+                    registers[4 + r] |= b_element << shift;
                 }
             }
             for i in 0..4 {
@@ -528,12 +547,32 @@ fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64)
 }
 
 fn integer_forms() -> Vec<IntegerForm> {
-    let form = |spelling, a_signed, b_signed, saturate| IntegerForm { spelling, k: 64, a_signed, b_signed, saturate };
+    let form =
+        |spelling, a_signed, b_signed, saturate| IntegerForm { spelling, k: 64, bits: 8, a_signed, b_signed, saturate };
     vec![
         form("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", true, true, false),
         form("mma.sp.sync.aligned.m16n8k64.row.col.s32.u8.s8.s32", false, true, false),
         form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s8.u8.s32", true, false, true),
         form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.u8.u8.s32", false, false, true),
+    ]
+}
+
+fn four_bit_forms() -> Vec<IntegerForm> {
+    let form = |spelling, a_signed, b_signed, saturate| IntegerForm {
+        spelling,
+        k: 128,
+        bits: 4,
+        a_signed,
+        b_signed,
+        saturate,
+    };
+    vec![
+        form("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32", true, true, false),
+        form("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.s4.s32", false, true, false),
+        form("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.u4.s32", false, false, false),
+        form("mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.s4.s4.s32", true, true, true),
+        form("mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.s4.u4.s32", true, false, true),
+        form("mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32", false, false, true),
     ]
 }
 
@@ -553,6 +592,22 @@ fn spirv_mma_sp_8_bit_integers() {
     }
 }
 
+#[test]
+fn mma_sp_4_bit_integers() {
+    for (index, form) in four_bit_forms().iter().enumerate() {
+        check_integer_on(Device::Cpu, form, 2, 7500 + index as u64);
+    }
+}
+
+#[test]
+fn spirv_mma_sp_4_bit_integers() {
+    if opencl::available() {
+        for (index, form) in four_bit_forms().iter().enumerate() {
+            check_integer_on(Device::OpenCl, form, 2, 7500 + index as u64);
+        }
+    }
+}
+
 /// Every form compiles for every GPU target, each artefact passing its vendor's check (ptxas
 /// at sm_80, spirv-val, the AMDGPU code object's notes on gfx90a and gfx1100); below sm_80
 /// NVPTX says E0302.
@@ -564,8 +619,8 @@ fn mma_sp_forms_compile_for_the_gpus() {
     let floats = half_precision_forms().into_iter().chain(tf32_forms());
     let mut sources: Vec<(&str, String)> =
         floats.map(|form| (form.spelling, kernel(&form, selectors(&form) - 1, counts(&form)))).collect();
-    sources
-        .extend(integer_forms().iter().map(|form| (form.spelling, kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]))));
+    let integers = integer_forms().into_iter().chain(four_bit_forms());
+    sources.extend(integers.map(|form| (form.spelling, kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]))));
     for (index, (spelling, source)) in sources.iter().enumerate() {
         for target in ["nvptx", "spirv"] {
             let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
@@ -606,7 +661,8 @@ fn mma_sp_forms_compile_for_the_gpus() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-/// The integer forms whose metadata layout two sources do not pin (8-bit `.m16n8k32`, 4-bit):
+/// The integer forms whose metadata layout two sources do not pin (8-bit `.m16n8k32`, 4-bit
+/// `.m16n8k64`):
 /// NVPTX has them (`llvm.nvvm.mma.sp.*`, which ptxas assembles at sm_80, `.satfinite` too); the
 /// targets that rebuild the dense A say E0901, naming the form.
 #[test]
@@ -616,7 +672,6 @@ fn mma_sp_integer_forms_compile_for_nvptx_and_are_named_elsewhere() {
         ("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 2, 2, 1),
         ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", 2, 2, 1),
         ("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32", 2, 2, 1),
-        ("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.u4.s32", 4, 4, 0),
     ];
     for (index, (spelling, a, b, selector)) in forms.into_iter().enumerate() {
         let list = |name: &str, from: usize, count: usize| {

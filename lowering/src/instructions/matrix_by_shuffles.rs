@@ -345,10 +345,13 @@ pub(super) fn multiply_accumulate_words<'ctx>(
     b: &[Operand],
     c: &[Operand],
 ) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
-    // `mma.sp` on 8-bit integers at `.m16n8k64` rebuilds a dense A of a shape that the dense
-    // `mma` lacks; the row-by-column product takes any K.
-    let rebuilt =
-        operation.shape == MatrixShape::M16n8k64 && matches!(operation.a, MatrixElement::S8 | MatrixElement::U8);
+    // `mma.sp` on 8-bit integers at `.m16n8k64` and 4-bit ones at `.m16n8k128` rebuilds a dense
+    // A of a shape that the dense `mma` lacks; the row-by-column product takes any K.
+    let rebuilt = match operation.shape {
+        MatrixShape::M16n8k64 => matches!(operation.a, MatrixElement::S8 | MatrixElement::U8),
+        MatrixShape::M16n8k128 => matches!(operation.a, MatrixElement::S4 | MatrixElement::U4),
+        _ => false,
+    };
     if !(computed(operation) || rebuilt) || operation.a == MatrixElement::F64 {
         return Err(unsupported(lowering, guarded)(Unsupported { what: "warp-level matrix instructions".into() }));
     }

@@ -54,14 +54,31 @@
 //!   the element of row `l / 4 + 8·(l mod 2)`, column `(l mod 4) / 2`. (The same derivation
 //!   gives the `.f16` `.m16n8k32` layout above, with 16-bit elements.)
 //!
+//! - 4-bit `.m16n8k128` (4:8 in pairs, sixteen chunks of eight a row, selector 0): the manual's
+//!   "Sparse matrix storage" text makes `.s4`/`.u4` sparse at 4:8 granularity in pairs of
+//!   adjacent elements: index `i` (0 or 1) of a chunk, of value `s`, names the pair at places
+//!   `2s` and `2s + 1`, which holds the chunk's kept elements `2i` and `2i + 1`.
+//!   Taken a pair (8 bits) at a time, a row is an 8-bit `.m16n8k64` row: the same sixteen chunks
+//!   of four units, the same metadata bits. The A fragments agree too: the manual's text puts
+//!   sparse `.m16n8k128` register `r` (`a0` to `a7`, ...) in row `groupID + 8·(r mod 2)` with 16
+//!   dense columns from `threadID_in_group * 16` (`+ 64` from `a16`), eight non-zero 4-bit
+//!   elements, which are the same bits as the 8-bit `.m16n8k64` register's four non-zero bytes
+//!   (dense columns from `threadID_in_group * 8`, `+ 32`). CUTLASS's sparse int4 GEMM takes the
+//!   metadata path of its int8 one unchanged: `SparseMma<16,8,128>` has the same `kMaxID2 = 1`
+//!   (32-bit metadata elements, `reorder_meta` and the iterator keyed on that size alone), and
+//!   `kElementsPerElementE = 128 / 4` non-zero 4-bit elements, one word per 64 dense columns
+//!   as the 8-bit 16 per 32, so the same `ColumnMajorInterleaved<2>` tile and `ldmatrix.x4`
+//!   load give lane `4g + t` the word of row `g + 8·(t mod 2)`, chunks `8·(t / 2)` on; its host
+//!   `uncompress` reads 4-bit chunk `i` from bits `4i` with each index naming a pair
+//!   (`ElementsPerE = 2`, steps of eight).
+//!
 //! Forms whose metadata layout two sources do not pin are E0901 on these targets, naming the
-//! form: 8-bit `.m16n8k32` and 4-bit `.m16n8k64` (which neither CUTLASS nor tilelang issues),
-//! and 4-bit `.m16n8k128`, where CUTLASS's derivation gives the 8-bit `.m16n8k64` layout (the
-//! same 32-bit elements, of eight 4:8 chunks) but no second source was found.
+//! form: 8-bit `.m16n8k32` and 4-bit `.m16n8k64`, which neither CUTLASS nor tilelang issues.
 //!
 //! Metadata values that PTX calls undefined (both indices of a chunk equal: 0b0000, 0b0101,
 //! 0b1010, 0b1111) give a defined result here: the place gets the chunk's second non-zero
-//! element, and the chunk's other places are zero. The rebuilt A multiplies B's rows at its
+//! element (on 4-bit forms the pair gets the second kept pair), and the chunk's other places
+//! are zero. The rebuilt A multiplies B's rows at its
 //! zeros too, so an infinite or NaN element of B in such a row makes D NaN here, where hardware
 //! that skips those rows may give a number (PTX does not say).
 
@@ -100,6 +117,20 @@ enum IndexUnit {
     /// A 16-bit half of a `.tf32` chunk of two (1:2): 0b0100 (indices 0 and 1) keeps the first
     /// element, 0b1110 the second; the first index's high bit names the element.
     Half,
+    /// A pair of adjacent 4-bit elements of a chunk of eight (4:8 in pairs): index `i` of value
+    /// `s` places the chunk's kept elements `2i` and `2i + 1` at places `2s` and `2s + 1`.
+    Pair,
+}
+
+impl IndexUnit {
+    /// Dense elements that one index places.
+    fn elements(self) -> u32 {
+        if self == IndexUnit::Pair {
+            2
+        } else {
+            1
+        }
+    }
 }
 
 /// Which lanes of a group give which chunks' metadata.
@@ -134,7 +165,7 @@ impl MetadataLayout {
 
 impl Sparsity {
     fn of(operation: &MatrixMultiply) -> Option<Sparsity> {
-        use MatrixElement::{Bf16, Tf32, F16, S8, U8};
+        use MatrixElement::{Bf16, Tf32, F16, S4, S8, U4, U8};
         let halves = |lanes| MetadataLayout::Halves { lanes };
         let (chunk, kept, index, metadata) = match (operation.a, operation.shape) {
             (F16 | Bf16, MatrixShape::M16n8k16) => (4, 2, IndexUnit::Element, halves(1)),
@@ -142,6 +173,7 @@ impl Sparsity {
             (Tf32, MatrixShape::M16n8k8) => (2, 1, IndexUnit::Half, halves(1)),
             (Tf32, MatrixShape::M16n8k16) => (2, 1, IndexUnit::Half, halves(2)),
             (S8 | U8, MatrixShape::M16n8k64) => (4, 2, IndexUnit::Element, MetadataLayout::Words),
+            (S4 | U4, MatrixShape::M16n8k128) => (8, 4, IndexUnit::Pair, MetadataLayout::Words),
             _ => return None,
         };
         Some(Sparsity { chunk, kept, index, metadata })
@@ -262,19 +294,23 @@ fn dense_a<'ctx>(
         let first_bit = by_thread(warp, thread, first.map(|lane| bits * lane.first))?;
         let field = warp.and(builder.build_right_shift(metadata_word, shift, false, "")?, 0xf)?;
         let mut value = warp.i32(0);
+        // Dense elements an index places: the place's unit, and where in the unit it lies.
+        let unit = sparsity.index.elements();
         for (j, by_thread_sources) in sources.iter().enumerate() {
-            let place = by_thread(warp, thread, by_thread_sources.map(|lane| lane.place))?;
+            let place = by_thread(warp, thread, by_thread_sources.map(|lane| lane.place / unit))?;
+            let within = by_thread(warp, thread, by_thread_sources.map(|lane| bits * (lane.place % unit)))?;
             // The chunk's non-zero elements, later ones winning where indices repeat.
             let mut element = warp.i32(0);
             let indices = if sparsity.index == IndexUnit::Half { 1 } else { 2 };
             for s in 0..indices {
                 let index = warp.and(warp.shift_right(field, u64::from(2 * s))?, 3)?;
                 let (index, kept) = match sparsity.index {
-                    IndexUnit::Element => (index, s),
+                    IndexUnit::Element | IndexUnit::Pair => (index, s),
                     IndexUnit::Half => (warp.shift_right(index, 1)?, 0),
                 };
                 let here = builder.build_int_compare(IntPredicate::EQ, index, place, "")?;
-                let at = builder.build_int_add(first_bit, warp.i32(u64::from(bits * kept)), "")?;
+                let unit_start = builder.build_int_add(first_bit, warp.i32(u64::from(bits * unit * kept)), "")?;
+                let at = builder.build_int_add(unit_start, within, "")?;
                 let nonzero = warp.and(builder.build_right_shift(word, at, false, "")?, mask)?;
                 element = builder.build_select(here, nonzero, element, "")?.into_int_value();
             }
