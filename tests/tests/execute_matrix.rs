@@ -1182,9 +1182,9 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
         ("mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;", true),
         ("mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;", true),
         ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;", false),
-        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;", false),
+        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;", true),
         ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;", false),
-        ("mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;", false),
+        ("mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;", true),
     ];
     for (sparse, layout_established) in sparse_forms {
         assert!(unsupported_messages(&format!("    {sparse}"), "nvptx").is_empty(), "{sparse} on nvptx");
