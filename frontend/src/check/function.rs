@@ -4,6 +4,7 @@
 use super::name_map::NameMap;
 use std::collections::HashMap;
 
+use super::calls::CallSite;
 use super::declarations::{variable_from_declaration, Globals};
 use super::decode::{self, Context};
 use super::directives::Header;
@@ -144,23 +145,27 @@ pub fn check_bodies(
     signatures: Signatures,
     bodies: Bodies,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<ir::Function> {
+) -> (Vec<ir::Function>, Vec<CallSite>) {
     let Bodies { module, gate, gating_diagnostics } = bodies;
     // Each signature is moved into its function's check, whose parameters become the
     // function's variables without a copy.
     let Signatures { list, names: function_names } = signatures;
     let mut functions = Vec::with_capacity(list.len());
+    let mut call_sites = Vec::new();
     let mut scopes = Scopes::new(&globals.names, 0);
     let mut labels = NameMap::default();
     for signature in list {
         gate.check_through(module, signature.directive + 1, gating_diagnostics);
         let Some(Directive::Function(syntax)) = module.directives.get_mut(signature.directive) else { continue };
         let names = FunctionNames { scopes: &mut scopes, labels: &mut labels, functions: &function_names };
-        functions.push(check_function(signature, syntax, header, globals, names, diagnostics));
+        let (function, call_statements) = check_function(signature, syntax, header, globals, names, diagnostics);
+        let caller = FunctionId(functions.len() as u32);
+        call_sites.extend(call_statements.into_iter().map(|statement| CallSite { caller, statement }));
+        functions.push(function);
         syntax.body = None;
     }
     gate.check_through(module, usize::MAX, gating_diagnostics);
-    functions
+    (functions, call_sites)
 }
 
 /// What a body's names resolve through: the scopes and the labels, shared by every function of
@@ -179,8 +184,9 @@ fn check_function<'module>(
     globals: &'module Globals,
     names: FunctionNames<'_, 'module>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> ir::Function {
-    let registers = syntax.body.as_ref().map_or(0, count_registers);
+) -> (ir::Function, Vec<u32>) {
+    let sizes = syntax.body.as_ref().map_or(BodySizes::default(), BodySizes::of);
+    let registers = sizes.registers;
     names.scopes.start_function(registers);
     names.labels.clear();
     // `clear` keeps the table's room: a huge function's is not kept for the small ones after it.
@@ -202,6 +208,7 @@ fn check_function<'module>(
         special_register_isa: None,
         special_registers: std::collections::BTreeSet::new(),
         stores_to_parameters: false,
+        call_statements: Vec::new(),
     };
     let declare_parameters = |context: &mut Context, parameters: Vec<Variable>| -> Vec<u32> {
         let mut indices = Vec::with_capacity(parameters.len());
@@ -245,7 +252,7 @@ fn check_function<'module>(
     let body = syntax.body.as_ref().map(|block| {
         // Sized once: the body is the largest part of the checked module, and a grown vector
         // is up to twice as large as it needs to be.
-        let mut statements = Vec::with_capacity(count_statements(block));
+        let mut statements = Vec::with_capacity(sizes.statements);
         check_block(block, &mut context, &mut statements, &mut labels, false);
         statements
     });
@@ -268,43 +275,44 @@ fn check_function<'module>(
     if context.stores_to_parameters || !function.return_parameters.is_empty() {
         super::parameters::check_parameter_access(&function, context.diagnostics);
     }
-    function
+    (function, context.call_statements)
 }
 
 /// The labels whose room the map of labels keeps from one function to the next.
 const KEPT_LABELS: usize = 256;
 
-/// The registers that the ranges (`%r<N>`) of a block and its nested blocks declare, each range
-/// counted up to 4096 (the `reserve` of `declare`), so that a huge declaration of unused
-/// registers costs nothing.
-fn count_registers(block: &ast::Block) -> usize {
-    block
-        .statements
-        .iter()
-        .map(|statement| match statement {
-            Statement::Declaration(declaration) => {
-                declaration.names.iter().filter_map(|name| name.range).map(|count| count.min(4096) as usize).sum()
-            }
-            Statement::Block(inner) => count_registers(inner),
-            _ => 0,
-        })
-        .sum()
+/// What a body's checked form needs room for, counted in one walk of its syntax tree.
+#[derive(Default)]
+struct BodySizes {
+    /// The registers that the ranges (`%r<N>`) of the block and its nested blocks declare, each
+    /// range counted up to 4096 (the `reserve` of `declare`), so that a huge declaration of
+    /// unused registers costs nothing.
+    registers: usize,
+    /// The labels and instructions of the block and its nested blocks: what the checked body
+    /// holds.
+    statements: usize,
 }
 
-/// The labels and instructions of a block and its nested blocks: what the checked body holds.
-fn count_statements(block: &ast::Block) -> usize {
-    block
-        .statements
-        .iter()
-        .map(|statement| match statement {
-            Statement::Label(_) | Statement::Instruction(_) => 1,
-            Statement::Block(inner) => count_statements(inner),
-            Statement::Declaration(_)
-            | Statement::Location { .. }
-            | Statement::Pragma { .. }
-            | Statement::BranchTargets { .. } => 0,
-        })
-        .sum()
+impl BodySizes {
+    fn of(block: &ast::Block) -> BodySizes {
+        let mut sizes = BodySizes::default();
+        sizes.add(block);
+        sizes
+    }
+
+    fn add(&mut self, block: &ast::Block) {
+        for statement in block.statements.iter() {
+            match statement {
+                Statement::Label(_) | Statement::Instruction(_) => self.statements += 1,
+                Statement::Declaration(declaration) => {
+                    let ranges = declaration.names.iter().filter_map(|name| name.range);
+                    self.registers += ranges.map(|count| count.min(4096) as usize).sum::<usize>();
+                }
+                Statement::Block(inner) => self.add(inner),
+                Statement::Location { .. } | Statement::Pragma { .. } | Statement::BranchTargets { .. } => {}
+            }
+        }
+    }
 }
 
 /// Declares the labels of `block` (not of the blocks nested in it), each visible in the whole
@@ -468,6 +476,9 @@ fn check_instruction(instruction: &ast::Instruction, context: &mut Context, stat
         return;
     }
     let Some(decoded) = decode::decode(context, instruction) else { return };
+    if matches!(decoded, ir::Instruction::Call { .. }) {
+        context.call_statements.push(statements.len() as u32);
+    }
     context.stores_to_parameters |= matches!(
         decoded,
         ir::Instruction::Store { state_space: StateSpace::Param, .. }

@@ -47,9 +47,9 @@ pub fn check_for(mut module: ast::Module, compile_sm: Option<u32>) -> (Option<ir
     let mut gating_diagnostics = Vec::new();
     let mut gate = gating::check_module(&module, &header, compile_sm, &mut gating_diagnostics);
     let bodies = function::Bodies { module: &mut module, gate: &mut gate, gating_diagnostics: &mut gating_diagnostics };
-    let functions = function::check_bodies(&header, &globals, signatures, bodies, &mut diagnostics);
+    let (functions, call_sites) = function::check_bodies(&header, &globals, signatures, bodies, &mut diagnostics);
     drop(module);
-    calls::check_calls(&functions, &globals.variables, &mut diagnostics);
+    calls::check_calls(&functions, &call_sites, &globals.variables, &mut diagnostics);
     diagnostics.extend(gating_diagnostics);
     if has_errors(&diagnostics) {
         return (None, diagnostics);

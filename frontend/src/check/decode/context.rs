@@ -49,6 +49,9 @@ pub struct Context<'a, 'module> {
     /// Whether a `st.param` was checked so far: only then does a function without return
     /// parameters need `check::parameters::check_parameter_access`'s walk over its body.
     pub stores_to_parameters: bool,
+    /// The indices in the body of the `call`s checked so far, so that `check::calls` reads
+    /// those statements alone rather than every statement of the module again.
+    pub call_statements: Vec<u32>,
 }
 
 impl Context<'_, '_> {
