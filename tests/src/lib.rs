@@ -14,6 +14,7 @@ use ptxr_driver::launch::{launch, LaunchFiles};
 use ptxr_runtime::device_library::PrintfOutput;
 use ptxr_runtime::LaunchSpec;
 
+pub mod lane_kernel;
 pub mod opencl;
 mod ptx_text;
 pub mod vendor_checks;

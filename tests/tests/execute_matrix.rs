@@ -11,6 +11,7 @@ use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
+use ptxr_tests::lane_kernel::{per_lane_kernel, register_list};
 use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
 
 /// Where a kernel runs.
@@ -222,53 +223,15 @@ fn pack(registers: &mut [u32], kind: Kind, i: usize, bits: u32) {
 /// A kernel in which each thread loads `a + b + c` words, runs `form`, and stores `d` words.
 fn kernel(form: &Form, counts: [usize; 4]) -> String {
     let [a, b, c, d] = counts;
-    let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
-    let mut body = String::new();
-    for (offset, (name, count)) in [("a", a), ("b", b), ("c", c)].iter().scan(0, |offset, &(name, count)| {
-        let start = *offset;
-        *offset += count;
-        Some((start, (name, count)))
-    }) {
-        for i in 0..count {
-            body += &format!("    ld.global.b32 %{name}{i}, [%rd4+{}];\n", 4 * (offset + i));
-        }
-    }
-    body += &format!(
-        "    {} {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+    let instruction = format!(
+        "{} {{{}}}, {{{}}}, {{{}}}, {{{}}};",
         form.spelling,
-        list("d", d),
-        list("a", a),
-        list("b", b),
-        list("c", c)
+        register_list("d", d),
+        register_list("a", a),
+        register_list("b", b),
+        register_list("c", c)
     );
-    for i in 0..d {
-        body += &format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i);
-    }
-    format!(
-        ".version 7.8
-.target sm_80
-.address_size 64
-.visible .entry test(.param .u64 input, .param .u64 output)
-{{
-    .reg .b32 %a<{a}>;
-    .reg .b32 %b<{b}>;
-    .reg .b32 %c<{c}>;
-    .reg .b32 %d<{d}>;
-    .reg .b32 %r<2>;
-    .reg .b64 %rd<7>;
-    ld.param.u64 %rd1, [input];
-    ld.param.u64 %rd2, [output];
-    mov.u32 %r1, %tid.x;
-    mul.wide.u32 %rd3, %r1, {in_stride};
-    add.u64 %rd4, %rd1, %rd3;
-    mul.wide.u32 %rd5, %r1, {out_stride};
-    add.u64 %rd6, %rd2, %rd5;
-{body}    ret;
-}}
-",
-        in_stride = 4 * (a + b + c),
-        out_stride = 4 * d,
-    )
+    per_lane_kernel(&[("a", a), ("b", b), ("c", c)], d, &instruction)
 }
 
 /// D's bits for one element: `c` plus the products in order, exactly for integers, in `f64`

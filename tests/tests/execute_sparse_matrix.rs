@@ -12,6 +12,7 @@ use half::{bf16, f16};
 use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
+use ptxr_tests::lane_kernel::{per_lane_kernel, register_list};
 use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
 
 #[derive(Clone, Copy, PartialEq)]
@@ -195,52 +196,14 @@ fn kernel(form: &Form, selector: u32, counts: [usize; 4]) -> String {
 /// registers) from the input, run `spelling` with `selector`, and store D.
 fn kernel_with_counts(spelling: &str, selector: u32, counts: [usize; 4]) -> String {
     let [a, b, c, d] = counts;
-    let list = |name: &str, count: usize| (0..count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ");
-    let mut body = String::new();
-    let mut offset = 0;
-    for (name, count) in [("a", a), ("b", b), ("c", c), ("e", 1)] {
-        for i in 0..count {
-            body += &format!("    ld.global.b32 %{name}{i}, [%rd4+{}];\n", 4 * (offset + i));
-        }
-        offset += count;
-    }
-    body += &format!(
-        "    {} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %e0, {selector};\n",
-        spelling,
-        list("d", d),
-        list("a", a),
-        list("b", b),
-        list("c", c)
+    let instruction = format!(
+        "{spelling} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %e0, {selector};",
+        register_list("d", d),
+        register_list("a", a),
+        register_list("b", b),
+        register_list("c", c)
     );
-    for i in 0..d {
-        body += &format!("    st.global.b32 [%rd6+{}], %d{i};\n", 4 * i);
-    }
-    format!(
-        ".version 7.8
-.target sm_80
-.address_size 64
-.visible .entry test(.param .u64 input, .param .u64 output)
-{{
-    .reg .b32 %a<{a}>;
-    .reg .b32 %b<{b}>;
-    .reg .b32 %c<{c}>;
-    .reg .b32 %d<{d}>;
-    .reg .b32 %e<1>;
-    .reg .b32 %r<2>;
-    .reg .b64 %rd<7>;
-    ld.param.u64 %rd1, [input];
-    ld.param.u64 %rd2, [output];
-    mov.u32 %r1, %tid.x;
-    mul.wide.u32 %rd3, %r1, {in_stride};
-    add.u64 %rd4, %rd1, %rd3;
-    mul.wide.u32 %rd5, %r1, {out_stride};
-    add.u64 %rd6, %rd2, %rd5;
-{body}    ret;
-}}
-",
-        in_stride = 4 * (a + b + c + 1),
-        out_stride = 4 * d,
-    )
+    per_lane_kernel(&[("a", a), ("b", b), ("c", c), ("e", 1)], d, &instruction)
 }
 
 fn counts(form: &Form) -> [usize; 4] {
