@@ -155,7 +155,8 @@ impl<'ctx> FunctionLowering<'_, 'ctx> {
         match self.read(operand, ty)? {
             BasicValueEnum::IntValue(value) => Ok(value),
             // Two halves (`WideValues::Halves`) serve `ld`, `st`, `mov` and `atom`, the only
-            // instructions of ISA 8.3 on `.b128`; arithmetic on them would need an `i128`.
+            // instructions of ISA 8.3 on `.b128`; the checker rejects `.b128` on any other
+            // (`check/decode/b128_type.rs`), so this guards IR built some other way.
             BasicValueEnum::VectorValue(_) if ty.bits() == 128 => Err(LoweringError::unsupported(
                 "128-bit integer operations (`.b128` outside `ld`, `st`, `mov` and `atom`)",
                 self.target_name(),

@@ -397,25 +397,30 @@ fn spirv_takes_and_releases_the_lock_within_one_iteration_without_128_bit_intege
     }
 }
 
-/// SPIR-V holds `.b128` as two halves for `ld`, `st`, `mov` and `atom`; an instruction that
-/// would compute on the 128 bits (which the checker lets through) is E0901 there, never an
-/// internal error.
+/// `.b128` is only for data movement and `atom.cas`/`atom.exch` (ISA 8.3): arithmetic on it, such
+/// as `and.b128`, is the checker's error on every target, before any lowering (where SPIR-V,
+/// which holds `.b128` as two halves, would have no 128-bit integer to compute with).
 #[test]
-fn spirv_reports_128_bit_arithmetic_as_unsupported() {
+fn arithmetic_on_b128_is_a_checker_error_on_every_target() {
     let source = format!(
         "{HEADER}.visible .entry and128(.param .u64 word)\n{{\n.reg .b128 %q<2>;\n.reg .b64 %rd1;\n\
          ld.param.u64 %rd1, [word];\n ld.global.b128 %q0, [%rd1];\n and.b128 %q1, %q0, %q0;\n\
          st.global.b128 [%rd1], %q1;\n ret;\n}}\n"
     );
-    match compile(&source, "spirv", None, None) {
-        Err(Failure::Diagnostics(diagnostics)) => {
-            assert!(
-                diagnostics.iter().any(|diagnostic| diagnostic.code == ptxr_frontend::Code::Unsupported
-                    && diagnostic.message.contains("128-bit integer operations")
-                    && diagnostic.message.contains("spirv")),
-                "{diagnostics:?}"
-            );
+    for (target, arch) in [("cpu", None), ("spirv", None), ("nvptx", Some("sm_90")), ("amdgpu", None)] {
+        match compile(&source, target, arch, None) {
+            Err(Failure::Diagnostics(diagnostics)) => {
+                assert!(
+                    diagnostics.iter().any(|diagnostic| diagnostic.code == ptxr_frontend::Code::InvalidModifier
+                        && diagnostic.message == "`and` does not take type `.b128`"),
+                    "{target}: {diagnostics:?}"
+                );
+                assert!(
+                    diagnostics.iter().all(|diagnostic| diagnostic.code != ptxr_frontend::Code::Unsupported),
+                    "{target}: {diagnostics:?}"
+                );
+            }
+            other => panic!("{target}: expected E0202, got {:?}", other.map(|artifact| artifact.bytes.len())),
         }
-        other => panic!("expected E0901, got {:?}", other.map(|artifact| artifact.bytes.len())),
     }
 }

@@ -3,6 +3,7 @@
 //! its operands through `Context`, which report every problem as a diagnostic.
 
 mod arithmetic;
+mod b128_type;
 mod bit_manipulation;
 mod cache;
 mod call;
@@ -41,6 +42,9 @@ use modifiers::Modifiers;
 pub fn decode(context: &mut Context, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = instruction.opcode.node.as_str();
     let mut modifiers = Modifiers::new(&instruction.modifiers, &instruction.opcode);
+    if b128_type::reports_misplaced(context, &modifiers, instruction) {
+        return None;
+    }
     if uses_operand_forms_not_decoded_yet(instruction) && !video::reads_selectors(opcode) {
         return accept_unlowered(context, &mut modifiers, instruction);
     }

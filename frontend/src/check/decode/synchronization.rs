@@ -76,13 +76,14 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         );
         return None;
     };
+    if reduction && matches!(operation.node, AtomicOperation::CompareAndSwap | AtomicOperation::Exchange) {
+        return reduction_without_result(context, operation);
+    }
     // `.noftz` keeps f16 subnormals, which is what ptxr does anyway.
     modifiers.flag("noftz");
     modifiers.drop_all(is_cache_hint);
     let ty = modifiers.required_type(context)?;
-    if !atomic_type_is_valid(operation.node, ty.node)
-        || (reduction && operation.node == AtomicOperation::CompareAndSwap)
-    {
+    if !atomic_type_is_valid(operation.node, ty.node) {
         let spelling = instruction
             .modifiers
             .iter()
@@ -123,6 +124,19 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         value,
         swap: swap.map(Box::new),
     })
+}
+
+/// `red.cas` and `red.exch`: the manual's `red` has only `.and`, `.or`, `.xor`, `.add`, `.inc`,
+/// `.dec`, `.min` and `.max`; a compare-and-swap or an exchange is an `atom`, whose old value
+/// may be left unread.
+fn reduction_without_result(context: &mut Context, operation: Spanned<AtomicOperation>) -> Option<Instruction> {
+    let name = if operation.node == AtomicOperation::Exchange { "exch" } else { "cas" };
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`red` has no `.{name}` operation"))
+            .with_primary(operation.span, "expected `.and`, `.or`, `.xor`, `.add`, `.inc`, `.dec`, `.min` or `.max`")
+            .with_help(format!("use `atom.{name}`, which also returns the old value")),
+    );
+    None
 }
 
 /// Whether a vector atomic of `lanes` elements of `ty` is one of the forms of the PTX ISA
