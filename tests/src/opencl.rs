@@ -44,6 +44,30 @@ pub fn run_ok(ptx: &str, launch_shape: &Launch<'_>, buffers: &[Buffer], child_te
     run(ptx, launch_shape, buffers, child_test).unwrap_or_else(|failure| panic!("{failure}\n{ptx}"))
 }
 
+/// Where an execution test runs a kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Device {
+    /// ptxr's CPU target ([`crate::run_ok`]).
+    Cpu,
+    /// SPIR-V on the first OpenCL device, one launch per child process ([`run_ok`]).
+    OpenCl,
+}
+
+/// Runs `ptx` on `device`, as [`crate::run_ok`] or [`run_ok`] does; `child_test` as for
+/// [`run_ok`].
+pub fn run_ok_on(
+    device: Device,
+    ptx: &str,
+    launch_shape: &Launch<'_>,
+    buffers: &[Buffer],
+    child_test: &str,
+) -> Vec<Vec<u64>> {
+    match device {
+        Device::Cpu => crate::run_ok(ptx, launch_shape, buffers),
+        Device::OpenCl => run_ok(ptx, launch_shape, buffers, child_test),
+    }
+}
+
 /// Runs `ptx` on the CPU and, where OpenCL is set up ([`available`]), compiled for SPIR-V
 /// through OpenCL, as [`crate::run_ok`] and [`run_ok`] do; returns each device's name (`cpu`,
 /// `spirv`) and buffers, for comparing both with one model.

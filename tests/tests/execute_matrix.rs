@@ -12,15 +12,8 @@ use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
 use ptxr_tests::lane_kernel::{per_lane_kernel, register_list};
-use ptxr_tests::{opencl, run_ok, Buffer, Launch, Random};
-
-/// Where a kernel runs.
-#[derive(Clone, Copy, PartialEq)]
-enum Device {
-    Cpu,
-    /// SPIR-V on the first OpenCL device, one launch per child process.
-    OpenCl,
-}
+use ptxr_tests::opencl::Device;
+use ptxr_tests::{opencl, Buffer, Launch, Random};
 
 /// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
 const OPENCL_CHILD: &str = "opencl_child_process";
@@ -31,10 +24,7 @@ fn opencl_child_process() {
 }
 
 fn run_on(device: Device, ptx: &str, launch: &Launch<'_>, buffers: &[Buffer]) -> Vec<Vec<u64>> {
-    match device {
-        Device::Cpu => run_ok(ptx, launch, buffers),
-        Device::OpenCl => opencl::run_ok(ptx, launch, buffers, OPENCL_CHILD),
-    }
+    opencl::run_ok_on(device, ptx, launch, buffers, OPENCL_CHILD)
 }
 
 #[derive(Clone, Copy, PartialEq)]
