@@ -13,6 +13,7 @@ mod operand;
 mod shared_layout;
 mod spelling;
 mod synchronization;
+mod video;
 
 pub use hint::Hint;
 pub use instruction::*;
@@ -25,3 +26,4 @@ pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
 pub use spelling::instruction_spelling;
 pub use synchronization::*;
+pub use video::*;
