@@ -120,6 +120,9 @@ mod tests {
             ("red.global.exch.b32 [%rd1], %r1;", "`red` has no `.exch` operation"),
             ("red.exch.b64 [%rd1], %rd2;", "`red` has no `.exch` operation"),
             ("red.shared.cas.b32 [tile], %r1, %r2;", "`red` has no `.cas` operation"),
+            // `.shared::cluster` forms are accepted before they are decoded: not these.
+            ("red.shared::cluster.exch.b32 [%rd1], %r1;", "`red` has no `.exch` operation"),
+            ("red.release.cluster.shared::cluster.cas.b64 [%rd1], %rd2, %rd3;", "`red` has no `.cas` operation"),
         ] {
             let found = diagnostics(body);
             assert_eq!(found.len(), 1, "{body}: {found:?}");

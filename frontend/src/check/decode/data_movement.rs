@@ -8,7 +8,7 @@ use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 
 use super::modifiers::sketch_of;
-use super::{accept_unlowered, vector, Context, Modifiers};
+use super::{accept_unlowered, vector, vector_width, Context, Modifiers};
 
 /// Cache and eviction hints of `ld`/`st`: they never change a result, so they are dropped.
 fn is_cache_hint(modifier: &str) -> bool {
@@ -24,7 +24,7 @@ pub fn mov(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let (destination, source) = (&instruction.operands[0], &instruction.operands[1]);
     if let Some(lanes) = lanes {
         // `mov.vN.type`: element by element.
-        check_vector_type(context, &ty, lanes.node, lanes.span)?;
+        vector_width::check(context, "mov", None, &ty, lanes.node, lanes.span)?;
         let destinations = context.destination_list(destination, ty.node, lanes.node, SizeRule::Exact, false)?;
         let sources = context.source_list(source, ty.node, lanes.node, SizeRule::AllowWider)?;
         let destinations = destinations.into_iter().flatten().collect();
@@ -111,25 +111,6 @@ fn bit_type(bits: u32) -> Option<ScalarType> {
         64 => ScalarType::B64,
         _ => return None,
     })
-}
-
-/// `.v2` any type, `.v4` up to 64-bit and `.v8` up to 32-bit elements; never `.pred`.
-fn check_vector_type(
-    context: &mut Context,
-    ty: &crate::span::Spanned<ScalarType>,
-    lanes: u32,
-    span: crate::span::Span,
-) -> Option<()> {
-    let fits = ty.node != ScalarType::Pred && ty.node.bits() * lanes <= 256 && ty.node.bits() <= 64;
-    if fits {
-        return Some(());
-    }
-    context.report(
-        Diagnostic::error(Code::InvalidModifier, format!("`.v{lanes}` does not take elements of type `{}`", ty.node))
-            .with_primary(span, "invalid vector width for this type")
-            .with_note("vectors hold 2, 4 or 8 elements of a non-predicate type, 256 bits at most"),
-    );
-    None
 }
 
 /// The state space of `ld`/`st`: `.param` in a kernel, `.global`..., or generic when absent.
@@ -282,7 +263,9 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let ty = modifiers.required_type(context)?;
     cache_policy(context, instruction, cache_hint)?;
     if let Some(lanes) = lanes {
-        check_vector_type(context, &ty, lanes.node, lanes.span)?;
+        // `ldu` has no 256-bit form.
+        let memory = (modifiers.opcode() == "ld").then_some(state_space);
+        vector_width::check(context, modifiers.opcode(), memory, &ty, lanes.node, lanes.span)?;
         let destinations =
             context.destination_list(&instruction.operands[0], ty.node, lanes.node, SizeRule::AllowWider, true)?;
         let address = context.address(&instruction.operands[1])?;
@@ -314,7 +297,7 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let address = context.address(&instruction.operands[0])?;
     context.check_address_space(&address, state_space, modifiers.opcode())?;
     if let Some(lanes) = lanes {
-        check_vector_type(context, &ty, lanes.node, lanes.span)?;
+        vector_width::check(context, "st", Some(state_space), &ty, lanes.node, lanes.span)?;
         let sources = context.source_list(&instruction.operands[1], ty.node, lanes.node, SizeRule::AllowWider)?;
         return Some(Instruction::StoreVector { state_space, ty: ty.node, volatile, ordered, address, sources });
     }

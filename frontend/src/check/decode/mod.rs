@@ -25,6 +25,7 @@ mod stack;
 mod synchronization;
 mod tf32;
 mod vector;
+mod vector_width;
 mod video;
 mod warp_matrix;
 

@@ -43,6 +43,13 @@ fn atomic_type_is_valid(operation: AtomicOperation, ty: ScalarType) -> bool {
 /// `atom` and `red`: `atom.sem.scope.space.op.type d, [a], b{, c}{, policy}`.
 pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let reduction = modifiers.opcode() == "red";
+    // Before anything that accepts a form without decoding it (`.shared::cluster`), so that no
+    // `red.cas`/`red.exch` slips through.
+    if reduction {
+        if let Some(operation) = compare_and_swap_or_exchange(instruction) {
+            return reduction_without_result(context, operation);
+        }
+    }
     if modifiers.flag("shared::cluster") {
         // Cluster shared memory is valid but not decoded yet.
         return accept_unlowered(context, modifiers, instruction);
@@ -76,9 +83,6 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         );
         return None;
     };
-    if reduction && matches!(operation.node, AtomicOperation::CompareAndSwap | AtomicOperation::Exchange) {
-        return reduction_without_result(context, operation);
-    }
     // `.noftz` keeps f16 subnormals, which is what ptxr does anyway.
     modifiers.flag("noftz");
     modifiers.drop_all(is_cache_hint);
@@ -123,6 +127,15 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         address,
         value,
         swap: swap.map(Box::new),
+    })
+}
+
+/// The `.cas` or `.exch` modifier of an instruction, if it has one.
+fn compare_and_swap_or_exchange(instruction: &ast::Instruction) -> Option<Spanned<AtomicOperation>> {
+    instruction.modifiers.iter().find_map(|modifier| match modifier.node.as_str() {
+        "cas" => Some(Spanned { node: AtomicOperation::CompareAndSwap, span: modifier.span }),
+        "exch" => Some(Spanned { node: AtomicOperation::Exchange, span: modifier.span }),
+        _ => None,
     })
 }
 
