@@ -261,6 +261,7 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
+    memory_access_type(context, modifiers.opcode(), &ty)?;
     cache_policy(context, instruction, cache_hint)?;
     if let Some(lanes) = lanes {
         // `ldu` has no 256-bit form.
@@ -286,6 +287,7 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
+    memory_access_type(context, "st", &ty)?;
     cache_policy(context, instruction, cache_hint)?;
     if state_space == StateSpace::Const {
         context.report(
@@ -303,6 +305,24 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     }
     let source = context.source(scalar_of(&instruction.operands[1]), ty.node, SizeRule::AllowWider)?;
     Some(Instruction::Store { state_space, ty: ty.node, volatile, ordered, address, source })
+}
+
+/// `ld`, `ldu` and `st` move bits and integers: their `.type` (ISA 7.8 sections 9.7.8.8 to
+/// 9.7.8.11) lists `.b`, `.u` and `.s` types and `.f32`/`.f64` only. ptxas 12.9 refuses the
+/// half-precision types there ("Unexpected instruction types specified for 'ld'"); their bits
+/// move as `.b16` (`.b32` for a pair).
+fn memory_access_type(context: &mut Context, opcode: &str, ty: &Spanned<ScalarType>) -> Option<()> {
+    let bits = match ty.node {
+        ScalarType::F16 | ScalarType::Bf16 => "b16",
+        ScalarType::F16x2 | ScalarType::Bf16x2 => "b32",
+        _ => return Some(()),
+    };
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` does not take type `{}`", ty.node))
+            .with_primary(ty.span, "expected a `.b`, `.u` or `.s` type, `.f32` or `.f64`")
+            .with_help(format!("move the value's bits as `.{bits}`")),
+    );
+    None
 }
 
 /// Triton writes scalar loads and stores with a one-element list, `ld.global.b32 { %r1 }, [a];`,
