@@ -196,10 +196,9 @@ pub(super) fn multiply_accumulate_values<'ctx>(
     if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
         return super::matrix_by_shuffles::multiply_accumulate_values(lowering, guarded, operation, a, b, c);
     }
-    let buffer = fragment_buffer(lowering, guarded, operation, a.len(), b, c)?;
-    store_fragment(lowering, buffer, slot::A, a, operation.a)?;
-    collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
-    read_fragment(lowering, buffer, slot::D, operation.d_registers() as usize, fragment_register(operation.d))
+    by_collective(lowering, guarded, operation, a.len(), b, c, |buffer| {
+        store_fragment(lowering, buffer, slot::A, a, operation.a)
+    })
 }
 
 /// D's registers of an `mma` whose A is given as its registers' 32 bits (`i32`s, not `.f64`):
@@ -215,10 +214,27 @@ pub(super) fn multiply_accumulate_words<'ctx>(
     if lowering.shared.target.matrix_lowering() == MatrixLowering::Shuffles {
         return super::matrix_by_shuffles::multiply_accumulate_words(lowering, guarded, operation, a, b, c);
     }
-    let buffer = fragment_buffer(lowering, guarded, operation, a.len(), b, c)?;
-    for (index, word) in a.iter().enumerate() {
-        lowering.shared.builder.build_store(self::word(lowering, buffer, slot::A + index)?, *word)?;
-    }
+    by_collective(lowering, guarded, operation, a.len(), b, c, |buffer| {
+        for (index, word) in a.iter().enumerate() {
+            lowering.shared.builder.build_store(self::word(lowering, buffer, slot::A + index)?, *word)?;
+        }
+        Ok(())
+    })
+}
+
+/// D's registers of a dense `mma` through `Target::matrix_collective`: B and C go into the
+/// fragment buffer, `store_a` writes A's `a_registers` words there.
+fn by_collective<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: &MatrixMultiply,
+    a_registers: usize,
+    b: &[Operand],
+    c: &[Operand],
+    store_a: impl FnOnce(PointerValue<'ctx>) -> LoweringResult<()>,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    let buffer = fragment_buffer(lowering, guarded, operation, a_registers, b, c)?;
+    store_a(buffer)?;
     collective(lowering, guarded, &MatrixCollective::MultiplyAccumulate { operation: *operation, fragments: buffer })?;
     read_fragment(lowering, buffer, slot::D, operation.d_registers() as usize, fragment_register(operation.d))
 }
