@@ -29,6 +29,7 @@ pub mod mbarrier;
 mod module_instructions;
 mod nvptx;
 mod nvptx_hint;
+mod nvptx_inline_ptx;
 mod nvptx_matrix;
 mod nvptx_mbarrier;
 mod nvptx_warp_matrix;
@@ -566,6 +567,20 @@ pub trait Target {
         _line: Option<PointerValue<'ctx>>,
     ) -> Result<(), Unsupported> {
         Ok(())
+    }
+
+    /// A bulk copy, tensor copy, bulk async-group or tensor-map instruction as the target's own
+    /// instruction: `text` is its PTX with `$0`, `$1`, ... for `arguments` (integers: values,
+    /// and addresses as integers of their state space). A target with the tensor memory
+    /// accelerator writes it and returns true (NVPTX, as inline PTX); the others return false,
+    /// and lowering performs the operation itself, synchronously.
+    fn native_bulk_copy<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _text: &str,
+        _arguments: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> Result<bool, Unsupported> {
+        Ok(false)
     }
 
     /// `nanosleep`: suspends the thread for up to `nanoseconds` (i32), at most a millisecond.

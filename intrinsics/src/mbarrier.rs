@@ -4,8 +4,10 @@
 //! The object's layout is `ptxr_runtime::abi::mbarrier_object`, which the CPU's runtime reads
 //! too when it decides whether a waiting thread may go on. An arrival is a compare-and-swap
 //! loop: it subtracts its count from the pending arrivals (and, for `arrive_drop`, from the
-//! expected ones), and the arrival that brings the pending count to zero completes the phase:
-//! it increments the phase number and resets the pending count to the expected count.
+//! expected ones) and adds its transactions (`expect_tx`) to the pending transactions, or
+//! subtracts them (`complete_tx`); the update that leaves no pending arrivals and no pending
+//! transactions completes the phase: it flips the phase bit and resets the pending count to
+//! the expected count.
 
 use inkwell::values::{BasicValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
@@ -37,6 +39,17 @@ pub enum Mbarrier<'ctx> {
         no_complete: bool,
         /// `None`: one arrival, the forms without a count.
         count: Option<IntValue<'ctx>>,
+        /// `.expect_tx`'s count (i32), added to the pending transactions before the arrival.
+        transaction_count: Option<IntValue<'ctx>>,
+    },
+    /// `mbarrier.expect_tx` (`complete` false: adds `count`, i32, to the pending
+    /// transactions) and `mbarrier.complete_tx` (subtracts it, which may complete the phase),
+    /// and the completion of a bulk copy's bytes. Returns nothing.
+    Transaction {
+        state_space: StateSpace,
+        object: PointerValue<'ctx>,
+        complete: bool,
+        count: IntValue<'ctx>,
     },
     /// Returns whether the phase has completed (i1). `phase` is a state (i64), or with `parity`
     /// the phase's parity (i32).
@@ -96,15 +109,27 @@ impl ObjectInMemory<'_> {
                 self.store(site, *object, i64_type.const_zero())?;
                 Ok(None)
             }
-            Mbarrier::Arrive { object, drop, count, .. } => {
+            Mbarrier::Arrive { object, drop, count, transaction_count, .. } => {
                 let count = match count {
                     Some(count) => self.count(site, *count)?,
                     None => i64_type.const_int(1, false),
                 };
-                self.arrive(site, *object, count, *drop).map(Some)
+                let transactions = match transaction_count {
+                    Some(transactions) => self.count(site, *transactions)?,
+                    None => i64_type.const_zero(),
+                };
+                self.arrive(site, *object, count, transactions, *drop).map(Some)
+            }
+            Mbarrier::Transaction { object, complete, count, .. } => {
+                let mut transactions = self.count(site, *count)?;
+                if *complete {
+                    transactions = builder.build_int_neg(transactions, "").map_err(failed)?;
+                }
+                self.arrive(site, *object, i64_type.const_zero(), transactions, false)?;
+                Ok(None)
             }
             Mbarrier::CopyAsyncArrive { object, increment: false, .. } => {
-                self.arrive(site, *object, i64_type.const_int(1, false), false)?;
+                self.arrive(site, *object, i64_type.const_int(1, false), i64_type.const_zero(), false)?;
                 Ok(None)
             }
             Mbarrier::CopyAsyncArrive { object, increment: true, .. } => {
@@ -166,13 +191,15 @@ impl ObjectInMemory<'_> {
         Ok(value.into_int_value())
     }
 
-    /// The arrive-on operation of `count` (i64), after lowering the expected count by `count`
-    /// when `drop`; returns the object before it.
+    /// The arrive-on operation of `count` (i64, zero for none) with `transactions` (i64, added
+    /// to the pending transactions modulo 2^21: negative for `complete_tx`), after lowering the
+    /// expected count by `count` when `drop`; returns the object before it.
     fn arrive<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
         object: PointerValue<'ctx>,
         count: IntValue<'ctx>,
+        transactions: IntValue<'ctx>,
         drop: bool,
     ) -> Result<IntValue<'ctx>, Unsupported> {
         let builder = site.builder;
@@ -192,14 +219,24 @@ impl ObjectInMemory<'_> {
             let lowered = builder.build_int_sub(expected, count, "").map_err(failed)?;
             expected = builder.build_and(lowered, mask, "mbarrier.expected").map_err(failed)?;
         }
+        let transaction_shift = constant(u64::from(mbarrier_object::TRANSACTION_SHIFT));
+        let transaction_field = builder.build_right_shift(old_value, transaction_shift, false, "").map_err(failed)?;
+        let pending_transactions = builder.build_and(transaction_field, mask, "").map_err(failed)?;
+        let added = builder.build_int_add(pending_transactions, transactions, "").map_err(failed)?;
+        let new_transactions = builder.build_and(added, mask, "mbarrier.transactions").map_err(failed)?;
         let phase_shift = constant(u64::from(mbarrier_object::PHASE_SHIFT));
         let phase = builder.build_right_shift(old_value, phase_shift, false, "").map_err(failed)?;
-        // The arrival that leaves no pending arrivals (or, undefined in PTX, more than there
-        // were) completes the phase.
-        let completes =
-            builder.build_int_compare(IntPredicate::ULE, pending, count, "mbarrier.completes").map_err(failed)?;
+        // The update that leaves no pending arrivals (or, undefined in PTX, fewer than none)
+        // and no pending transactions completes the phase.
+        let arrived =
+            builder.build_int_compare(IntPredicate::ULE, pending, count, "mbarrier.arrived").map_err(failed)?;
+        let transferred = builder
+            .build_int_compare(IntPredicate::EQ, new_transactions, constant(0), "mbarrier.transferred")
+            .map_err(failed)?;
+        let completes = builder.build_and(arrived, transferred, "mbarrier.completes").map_err(failed)?;
         let next_phase = builder.build_int_add(phase, constant(1), "").map_err(failed)?;
-        let remaining = builder.build_int_sub(pending, count, "").map_err(failed)?;
+        let subtracted = builder.build_int_sub(pending, count, "").map_err(failed)?;
+        let remaining = builder.build_and(subtracted, mask, "").map_err(failed)?;
         let new_phase = builder.build_select(completes, next_phase, phase, "").map_err(failed)?.into_int_value();
         let new_pending = builder.build_select(completes, expected, remaining, "").map_err(failed)?.into_int_value();
         let phase_bits = builder.build_left_shift(new_phase, phase_shift, "").map_err(failed)?;
@@ -207,6 +244,8 @@ impl ObjectInMemory<'_> {
             .build_left_shift(expected, constant(u64::from(mbarrier_object::EXPECTED_SHIFT)), "")
             .map_err(failed)?;
         let counts = builder.build_or(expected_bits, new_pending, "").map_err(failed)?;
+        let transaction_bits = builder.build_left_shift(new_transactions, transaction_shift, "").map_err(failed)?;
+        let counts = builder.build_or(transaction_bits, counts, "").map_err(failed)?;
         let replacement = builder.build_or(phase_bits, counts, "mbarrier.new").map_err(failed)?;
 
         retry_loop.finish(site, object, replacement, MemoryOrdering::AcquireRelease, self.scope, 8)

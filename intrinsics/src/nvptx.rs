@@ -331,6 +331,15 @@ impl Target for Nvptx {
         Ok(())
     }
 
+    fn native_bulk_copy<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        text: &str,
+        arguments: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> Result<bool, Unsupported> {
+        crate::nvptx_inline_ptx::statement(site, text, arguments).map(|()| true)
+    }
+
     fn hint<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

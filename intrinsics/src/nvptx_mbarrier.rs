@@ -41,7 +41,20 @@ pub fn lower<'ctx>(site: &Site<'_, 'ctx>, operation: &Mbarrier<'ctx>) -> Result<
             call_intrinsic_or_void(site, &intrinsic("llvm.nvvm.mbarrier.inval", *state_space), &[(*object).into()])?;
             Ok(None)
         }
-        Mbarrier::Arrive { state_space, object, drop, no_complete, count } => {
+        Mbarrier::Arrive { object, drop, transaction_count: Some(transactions), .. } => {
+            let opcode = if *drop { "arrive_drop" } else { "arrive" };
+            let address = generic_address(site, *object)?;
+            let text = format!("mbarrier.{opcode}.expect_tx.b64 $0, [$1], $2;");
+            inline_ptx(site, i64_type, &text, "=l,l,r,~{memory}", &[address.into(), (*transactions).into()])
+        }
+        Mbarrier::Transaction { object, complete, count, .. } => {
+            let opcode = if *complete { "complete_tx" } else { "expect_tx" };
+            let address = generic_address(site, *object)?;
+            let text = format!("mbarrier.{opcode}.b64 [$0], $1;");
+            crate::nvptx_inline_ptx::statement(site, &text, &[address.into(), (*count).into()])?;
+            Ok(None)
+        }
+        Mbarrier::Arrive { state_space, object, drop, no_complete, count, transaction_count: None } => {
             let base = if *drop { "llvm.nvvm.mbarrier.arrive.drop" } else { "llvm.nvvm.mbarrier.arrive" };
             match count {
                 None => call_intrinsic_or_void(site, &intrinsic(base, *state_space), &[(*object).into()]),

@@ -695,7 +695,9 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 /// 6.5 for `ldmatrix` and `mma` (7.0 for `mma` on `.b1` with `.xor.popc`, 7.1 with `.and.popc`
 /// and for `mma.sp`),
 /// 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`, `vote.sync`, `match.sync`,
-/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes; `None` without them.
+/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes; 8.0 for the bulk
+/// copies and `mbarrier` transaction counts, 8.3 for the tensor-map instructions; `None`
+/// without them.
 /// The checker gates each to its `sm_` (`nanosleep` sm_70,
 /// `ldmatrix` sm_75; the warp collectives from sm_30, `match` sm_70, `redux` sm_80), but LLVM
 /// writes the oldest PTX version that knows the architecture (5.0 for sm_60, 6.0 for sm_70,
@@ -723,6 +725,17 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             | ir::Instruction::Redux { .. }
             | ir::Instruction::WarpSync { .. }
             | ir::Instruction::Elect { .. } => Some((6, 0)),
+            // Inline PTX (`Target::native_bulk_copy`, `nvptx_mbarrier.rs`): the bulk copies
+            // and transaction counts are ISA 8.0, the tensor-map instructions 8.3.
+            ir::Instruction::BulkCopy { .. }
+            | ir::Instruction::BulkTensorCopy { .. }
+            | ir::Instruction::BulkCopyCommit
+            | ir::Instruction::BulkCopyWait { .. }
+            | ir::Instruction::MbarrierTransaction { .. }
+            | ir::Instruction::MbarrierArrive { transaction_count: Some(_), .. } => Some((8, 0)),
+            ir::Instruction::TensorMapReplace { .. }
+            | ir::Instruction::TensorMapCopyFenceProxy { .. }
+            | ir::Instruction::TensorMapFence { .. } => Some((8, 3)),
             _ => None,
         })
         .max()

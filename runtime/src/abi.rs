@@ -305,14 +305,20 @@ pub mod opencl {
 
 /// The 64-bit `mbarrier` object (ISA 7.8 section 9.7.12.13), which PTX leaves opaque: the
 /// pending arrivals of the current phase in bits 0..21, the expected arrivals of each phase in
-/// bits 21..42 and the phase number, modulo 2^22, in bits 42..64. Counts lie in [1, 2^20 - 1];
-/// 21 bits leave room for the count that an arrival subtracts. The state that `mbarrier.arrive`
+/// bits 21..42, the pending transactions of the current phase (ISA 8.0's tx-count, a signed
+/// 21-bit count: `complete_tx` may come before `expect_tx`) in bits 42..63, and the phase's
+/// parity in bit 63. Counts lie in [1, 2^20 - 1] and tx-counts in [-(2^20 - 1), 2^20 - 1]; 21
+/// bits leave room for the count that an arrival subtracts. A phase completes when both its
+/// pending arrivals and its pending transactions are zero. One bit of phase is enough: a state
+/// tested by `test_wait`/`try_wait` comes from the current phase or the one before it (section
+/// 9.7.12.13.11), and `.parity` names only the parity. The state that `mbarrier.arrive`
 /// returns is the object before the arrival.
 pub mod mbarrier_object {
     pub const COUNT_BITS: u32 = 21;
     pub const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
     pub const EXPECTED_SHIFT: u32 = COUNT_BITS;
-    pub const PHASE_SHIFT: u32 = 2 * COUNT_BITS;
+    pub const TRANSACTION_SHIFT: u32 = 2 * COUNT_BITS;
+    pub const PHASE_SHIFT: u32 = 3 * COUNT_BITS;
     /// The phase number's bits, after shifting right by [`PHASE_SHIFT`].
     pub const PHASE_MASK: u32 = (1 << (64 - PHASE_SHIFT)) - 1;
 

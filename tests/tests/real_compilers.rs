@@ -29,18 +29,10 @@ const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group
 const OPENCL_BUILTIN: &[&str] = &["_Z13get_global_idj"];
 const OPENCL_BUILTIN_REASON: &str = "clang's OpenCL C output without libclc declares `get_global_id` \
     without a body; a linked AMDGPU code object has nothing to resolve it against (E0902)";
-const TMA: &[&str] = &["tensormap", "cp.async.bulk", "mbarrier.arrive.expect_tx"];
-const TMA_REASON: &str = "Triton's tensor descriptors at sm_90 are built on the device (`tensormap.replace`, \
-    `tensormap.cp_fenceproxy`) and copied through by TMA (`cp.async.bulk.tensor` completing on an \
-    `mbarrier` with `expect_tx`); no target lowers the tensor memory accelerator yet";
 const PRINTF_STRING: &[&str] = &["vprintf"];
 const PRINTF_STRING_REASON: &str = "`printf(\"%s\", i % 2 ? \"odd\" : \"even\")` prints a string chosen at run \
     time, and OpenCL's printf (SPIR-V's, and the one LLVM's AMDGPU back end lowers) takes only constant strings";
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
-    Unsupported { file: "triton_tma_copy.sm90.ptx", target: "cpu", constructs: TMA, reason: TMA_REASON },
-    Unsupported { file: "triton_tma_copy.sm90.ptx", target: "nvptx", constructs: TMA, reason: TMA_REASON },
-    Unsupported { file: "triton_tma_copy.sm90.ptx", target: "amdgpu", constructs: TMA, reason: TMA_REASON },
-    Unsupported { file: "triton_tma_copy.sm90.ptx", target: "spirv", constructs: TMA, reason: TMA_REASON },
     Unsupported {
         file: "device_printf.nvcc.sm80.ptx",
         target: "spirv",

@@ -104,6 +104,14 @@ impl Instruction {
             | Instruction::StoreVector { .. }
             | Instruction::CopyAsync { .. }
             | Instruction::CopyAsyncGroup
+            | Instruction::BulkCopy { .. }
+            | Instruction::BulkTensorCopy { .. }
+            | Instruction::BulkCopyCommit
+            | Instruction::BulkCopyWait { .. }
+            | Instruction::TensorMapReplace { .. }
+            | Instruction::TensorMapCopyFenceProxy { .. }
+            | Instruction::TensorMapFence { .. }
+            | Instruction::MbarrierTransaction { .. }
             | Instruction::Prefetch { .. }
             | Instruction::Branch { .. }
             | Instruction::BranchIndexed { .. }

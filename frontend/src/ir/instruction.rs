@@ -7,9 +7,10 @@ use crate::span::Span;
 use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{
-    Address, AtomicOperation, BarrierOperation, Destination, FunctionId, Hint, LabelId, MatrixMultiply, MbarrierWait,
-    MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode, SparseMatrixA, VariableId,
-    VideoInstruction, VideoSimdInstruction, VoteMode, WarpMatrixMultiply, WarpMatrixShape,
+    Address, AtomicOperation, BarrierOperation, BulkCopyDirection, Destination, FunctionId, Hint, LabelId,
+    MatrixMultiply, MbarrierWait, MemoryOrdering, MemoryScope, Operand, ProxyKind, ReduxOperation, ShuffleMode,
+    SparseMatrixA, TensorMapField, VariableId, VideoInstruction, VideoSimdInstruction, VoteMode, WarpMatrixMultiply,
+    WarpMatrixShape,
 };
 
 /// An instruction with its optional `@p`/`@!p` guard.
@@ -108,6 +109,52 @@ pub enum Instruction {
     /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`: ptxr completes each
     /// `cp.async` before the next instruction, so every group is already complete.
     CopyAsyncGroup,
+    /// `cp.async.bulk.dst.src.completion [d], [a], size{, [mbar]}`: copies `size` bytes (a
+    /// multiple of 16). A copy into shared memory completes `size` bytes of transactions on the
+    /// mbarrier at `mbarrier`; one out of it joins the thread's current bulk async-group.
+    BulkCopy {
+        direction: BulkCopyDirection,
+        destination: Address,
+        source: Address,
+        size: Operand,
+        mbarrier: Option<Address>,
+    },
+    /// `cp.async.bulk.tensor.Nd.dst.src{.tile}.completion`: the box at `coordinates` (innermost
+    /// first, `dimensions` of them) of the tensor that the tensor map at `tensor_map` (a generic
+    /// address) describes, copied between the tensor and the box's dense, swizzled image at
+    /// `shared`. A load (`GlobalToShared`) completes the box's bytes on `mbarrier`; a store
+    /// (`SharedToGlobal`) joins the bulk async-group and writes only the elements inside the
+    /// tensor.
+    BulkTensorCopy {
+        direction: BulkCopyDirection,
+        dimensions: u32,
+        shared: Address,
+        tensor_map: Address,
+        coordinates: Vec<Operand>,
+        mbarrier: Option<Address>,
+    },
+    /// `cp.async.bulk.commit_group`: closes the thread's current bulk async-group.
+    BulkCopyCommit,
+    /// `cp.async.bulk.wait_group{.read} n`: waits until at most `pending` of the thread's bulk
+    /// async-groups are pending (with `read`, only their reads of the source).
+    BulkCopyWait { pending: u32, read: bool },
+    /// `tensormap.replace.tile.field.space.b1024.bN [a]{, ordinal}, value`: writes one field of
+    /// the 1024-bit tensor map at `address` in `state_space` (`Global` or `Shared`).
+    TensorMapReplace {
+        field: TensorMapField,
+        state_space: StateSpace,
+        address: Address,
+        ordinal: Option<u32>,
+        value: Operand,
+    },
+    /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+    /// [d], [a], 128`: copies the 128-byte tensor map from shared to global memory, then a
+    /// release fence between the generic and the tensor-map proxy at `scope`.
+    TensorMapCopyFenceProxy { scope: MemoryScope, destination: Address, source: Address },
+    /// `fence.proxy.tensormap::generic.release.scope` (`acquire` is `None`) and
+    /// `fence.proxy.tensormap::generic.acquire.scope [a], 128`: orders the generic proxy's
+    /// writes of a tensor map against the tensor-map proxy's reads of it.
+    TensorMapFence { scope: MemoryScope, acquire: Option<Address> },
     /// `createpolicy.fractional/.range/.cvt.L2::*.b64 d, ...`: an opaque cache policy for
     /// `.L2::cache_hint` accesses, which ptxr lowers without the hint.
     CreatePolicy { destination: Destination },
@@ -481,7 +528,14 @@ pub enum Instruction {
         destination: Option<Destination>,
         address: Address,
         count: Option<Operand>,
+        /// `.expect_tx`'s transaction count: added to the phase's pending transactions before
+        /// the arrival (section "mbarrier.arrive", ISA 8.0).
+        transaction_count: Option<Operand>,
     },
+    /// `mbarrier.expect_tx{.shared}.b64 [a], count` (adds `count` to the current phase's
+    /// pending transactions) and `mbarrier.complete_tx{.shared}.b64 [a], count` (`complete`:
+    /// subtracts it, which may complete the phase).
+    MbarrierTransaction { complete: bool, state_space: StateSpace, address: Address, count: Operand },
     /// `mbarrier.test_wait{.parity}` and `mbarrier.try_wait{.parity}` `{.shared}.b64 p, [a],
     /// phase{, suspendTimeHint}`: whether the phase that `phase` names (a state from
     /// `mbarrier.arrive`, or with `.parity` the phase's parity as a `.u32`) has completed

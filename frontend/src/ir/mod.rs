@@ -4,6 +4,7 @@
 //! flattened, and every instruction is decoded into a typed `Instruction` whose operands have been
 //! checked against the instruction type. Spans stay beside the nodes for later diagnostics.
 
+mod bulk_copy;
 mod destinations;
 mod hint;
 mod instruction;
@@ -15,6 +16,7 @@ mod spelling;
 mod synchronization;
 mod video;
 
+pub use bulk_copy::{BulkCopyDirection, TensorMapField};
 pub use hint::Hint;
 pub use instruction::*;
 pub use matrix::{

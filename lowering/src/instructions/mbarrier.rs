@@ -32,13 +32,22 @@ pub fn lower<'ctx>(
         Instruction::MbarrierInvalidate { state_space, address } => {
             (Mbarrier::Invalidate { state_space: *state_space, object: object(lowering, *state_space, address)? }, None)
         }
-        Instruction::MbarrierArrive { drop, no_complete, state_space, destination, address, count } => (
+        Instruction::MbarrierArrive {
+            drop,
+            no_complete,
+            state_space,
+            destination,
+            address,
+            count,
+            transaction_count,
+        } => (
             Mbarrier::Arrive {
                 state_space: *state_space,
                 object: object(lowering, *state_space, address)?,
                 drop: *drop,
                 no_complete: *no_complete,
                 count: read_optional(lowering, count.as_ref())?,
+                transaction_count: read_optional(lowering, transaction_count.as_ref())?,
             },
             destination.as_ref().map(|destination| (destination, ScalarType::B64)),
         ),
@@ -61,6 +70,15 @@ pub fn lower<'ctx>(
                 state_space: *state_space,
                 object: object(lowering, *state_space, address)?,
                 increment: *increment,
+            },
+            None,
+        ),
+        Instruction::MbarrierTransaction { complete, state_space, address, count } => (
+            Mbarrier::Transaction {
+                state_space: *state_space,
+                object: object(lowering, *state_space, address)?,
+                complete: *complete,
+                count: lowering.read_int(count, ScalarType::U32)?,
             },
             None,
         ),

@@ -1,6 +1,7 @@
 //! One file per instruction family; `lower` is the exhaustive dispatch over `Instruction`.
 
 mod bits;
+mod bulk_copy;
 mod call;
 mod carry;
 mod cluster;
@@ -21,10 +22,13 @@ mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
+mod shared_memory_swizzle;
 mod sparse_matrix;
 pub(crate) mod stack;
 mod support;
 mod synchronization;
+mod tensor_copy;
+mod tensor_map;
 mod tf32;
 mod vector;
 mod vector_atomic;
@@ -73,6 +77,32 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             ignore_source.as_deref(),
         ),
         Instruction::CopyAsyncGroup => Ok(()),
+        Instruction::BulkCopy { direction, destination, source, size, mbarrier } => {
+            bulk_copy::copy(lowering, guarded, *direction, destination, source, size, mbarrier.as_ref())
+        }
+        Instruction::BulkTensorCopy { direction, dimensions, shared, tensor_map, coordinates, mbarrier } => {
+            tensor_copy::copy(
+                lowering,
+                guarded,
+                *direction,
+                *dimensions,
+                shared,
+                tensor_map,
+                coordinates,
+                mbarrier.as_ref(),
+            )
+        }
+        Instruction::BulkCopyCommit => bulk_copy::group(lowering, guarded, None),
+        Instruction::BulkCopyWait { pending, read } => bulk_copy::group(lowering, guarded, Some((*pending, *read))),
+        Instruction::TensorMapReplace { field, state_space, address, ordinal, value } => {
+            tensor_map::replace(lowering, guarded, *field, *state_space, address, *ordinal, value)
+        }
+        Instruction::TensorMapCopyFenceProxy { scope, destination, source } => {
+            tensor_map::copy_fence_proxy(lowering, guarded, *scope, destination, source)
+        }
+        Instruction::TensorMapFence { scope, acquire } => {
+            tensor_map::fence(lowering, guarded, *scope, acquire.as_ref())
+        }
         Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
         Instruction::IsSpace { state_space, destination, address } => {
@@ -348,6 +378,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         | Instruction::MbarrierArrive { .. }
         | Instruction::MbarrierTestWait { .. }
         | Instruction::MbarrierPendingCount { .. }
+        | Instruction::MbarrierTransaction { .. }
         | Instruction::CopyAsyncMbarrierArrive { .. } => mbarrier::lower(lowering, guarded, &guarded.instruction),
         Instruction::Barrier { operation, barrier, thread_count, destination, predicate } => synchronization::barrier(
             lowering,

@@ -112,7 +112,7 @@ pub fn prefetch(
 
 /// `cp.async.ca/.cg.shared{::cta}.global{.L2::cache_hint}{.L2::64B/128B/256B} [d], [a], size{, src_size |
 /// , ignore_src}{, policy}`, the group instructions and `cp.async.mbarrier.arrive`. Bulk and tensor
-/// copies are not decoded.
+/// copies are `bulk_copy.rs`'s.
 pub fn copy(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let bulk = instruction.modifiers.iter().any(|modifier| {
         matches!(modifier.node.as_str(), "bulk" | "tensor" | "mbarrier") || modifier.node.starts_with("mbarrier")
@@ -120,6 +120,9 @@ pub fn copy(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let arrive = instruction.modifiers.iter().any(|modifier| modifier.node == "arrive");
     if arrive && !instruction.modifiers.iter().any(|modifier| matches!(modifier.node.as_str(), "bulk" | "tensor")) {
         return super::mbarrier::copy_async_arrive(context, modifiers, instruction);
+    }
+    if instruction.modifiers.iter().any(|modifier| modifier.node == "bulk") {
+        return super::bulk_copy::decode(context, modifiers, instruction);
     }
     if !modifiers.flag("async") || bulk {
         return accept_unlowered(context, modifiers, instruction);

@@ -3,9 +3,10 @@
 //!
 //! ISA 8.0 added the ordering and scope qualifiers `.release`/`.acquire` and `.cta`, which
 //! spell out what the 7.8 forms already do, and `.relaxed` (8.6), which asks for less: all are
-//! accepted as the 7.8 forms. `.cluster`, `.shared::cluster`, `.expect_tx` and
-//! `mbarrier.complete_tx` need clusters or the tensor memory accelerator's transaction counts:
-//! accepted and reported as unsupported by lowering.
+//! accepted as the 7.8 forms. The transaction counts of ISA 8.0 (`mbarrier.arrive.expect_tx`,
+//! `mbarrier.expect_tx`, `mbarrier.complete_tx`) are decoded for an object of the CTA;
+//! `.cluster` and `.shared::cluster` need clusters: accepted and reported as unsupported by
+//! lowering.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
@@ -15,9 +16,9 @@ use crate::vocabulary::{ScalarType, StateSpace};
 
 use super::{accept_unlowered, Context, Modifiers};
 
-/// Forms that need clusters or transaction counts (ISA 8.0 and later).
-fn is_cluster_or_transaction_form(name: &str) -> bool {
-    matches!(name, "cluster" | "shared::cluster" | "expect_tx" | "complete_tx" | "complete_tx::bytes")
+/// Forms that need clusters (ISA 8.0 and later).
+fn is_cluster_form(name: &str) -> bool {
+    matches!(name, "cluster" | "shared::cluster")
 }
 
 pub fn mbarrier(
@@ -25,12 +26,23 @@ pub fn mbarrier(
     modifiers: &mut Modifiers,
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
-    if instruction.modifiers.iter().any(|modifier| is_cluster_or_transaction_form(&modifier.node)) {
+    if instruction.modifiers.iter().any(|modifier| is_cluster_form(&modifier.node)) {
         return accept_unlowered(context, modifiers, instruction);
     }
     let Some(operation) = modifiers.take(|name| {
-        matches!(name, "init" | "inval" | "arrive" | "arrive_drop" | "test_wait" | "try_wait" | "pending_count")
-            .then(|| name.to_string())
+        matches!(
+            name,
+            "init"
+                | "inval"
+                | "arrive"
+                | "arrive_drop"
+                | "test_wait"
+                | "try_wait"
+                | "pending_count"
+                | "expect_tx"
+                | "complete_tx"
+        )
+        .then(|| name.to_string())
     }) else {
         context.report(Diagnostic::error(Code::InvalidModifier, "`mbarrier` needs an operation").with_primary(
             modifiers.end_span(),
@@ -56,6 +68,8 @@ pub fn mbarrier(
         return None;
     }
     let state_space = object_state_space(context, modifiers)?;
+    // `.expect_tx` after `arrive` or `arrive_drop`: the arrival carries a transaction count.
+    let expect_transactions = modifiers.take_flag("expect_tx");
     let no_complete = modifiers.flag("noComplete");
     let parity = modifiers.flag("parity");
     let ty = modifiers.required_type(context)?;
@@ -87,7 +101,42 @@ pub fn mbarrier(
         misplaced(context, "parity");
         return None;
     }
+    if expect_transactions.is_some() && (!arrives || no_complete) {
+        misplaced(context, "expect_tx");
+        return None;
+    }
     match operation.node.as_str() {
+        "expect_tx" | "complete_tx" => {
+            context.expect_operand_count(instruction, 2)?;
+            let address = object_address(context, &operands[0], state_space)?;
+            let count = context.source(&operands[1], ScalarType::U32, SizeRule::Exact)?;
+            Some(Instruction::MbarrierTransaction {
+                complete: operation.node == "complete_tx",
+                state_space,
+                address,
+                count,
+            })
+        }
+        "arrive" | "arrive_drop" if expect_transactions.is_some() => {
+            // `state, [a], txCount`: one arrival, after `txCount` more pending transactions.
+            context.expect_operand_count(instruction, 3)?;
+            let destination = if matches!(operands[0].kind, OperandKind::Sink) {
+                None
+            } else {
+                Some(context.destination(&operands[0], ScalarType::B64, SizeRule::Exact)?)
+            };
+            let address = object_address(context, &operands[1], state_space)?;
+            let transaction_count = Some(context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?);
+            Some(Instruction::MbarrierArrive {
+                drop: operation.node == "arrive_drop",
+                no_complete,
+                state_space,
+                destination,
+                address,
+                count: None,
+                transaction_count,
+            })
+        }
         "init" => {
             context.expect_operand_count(instruction, 2)?;
             let address = object_address(context, &operands[0], state_space)?;
@@ -122,6 +171,7 @@ pub fn mbarrier(
                 destination,
                 address,
                 count,
+                transaction_count: None,
             })
         }
         "test_wait" | "try_wait" => {

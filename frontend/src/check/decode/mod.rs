@@ -5,6 +5,7 @@
 mod arithmetic;
 mod b128_type;
 mod bit_manipulation;
+mod bulk_copy;
 mod cache;
 mod call;
 mod cluster;
@@ -23,6 +24,7 @@ pub(in crate::check) mod opcodes;
 mod sparse_matrix;
 mod stack;
 mod synchronization;
+mod tensor_map;
 mod tf32;
 mod vector;
 mod vector_width;
@@ -110,6 +112,7 @@ fn decode_rare(
         "activemask" => synchronization::active_mask(context, modifiers, instruction),
         "elect" => synchronization::elect(context, modifiers, instruction),
         "mbarrier" => mbarrier::mbarrier(context, modifiers, instruction),
+        "tensormap" => tensor_map::tensor_map(context, modifiers, instruction),
         "mma" => matrix::mma(context, modifiers, instruction),
         "ldmatrix" => matrix::ldmatrix(context, modifiers, instruction),
         "stmatrix" => matrix::stmatrix(context, modifiers, instruction),
@@ -144,9 +147,14 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded(),
         OperandKind::List(_) => !lists_decoded(),
-        OperandKind::Bracketed(_) => true,
+        OperandKind::Bracketed(_) => !is_bulk_tensor_copy(instruction),
         _ => false,
     })
+}
+
+/// `cp.async.bulk.tensor`, whose `[tensorMap, {coordinates}]` operand `bulk_copy.rs` reads.
+fn is_bulk_tensor_copy(instruction: &ast::Instruction) -> bool {
+    instruction.opcode.node == "cp" && instruction.modifiers.iter().any(|modifier| modifier.node == "tensor")
 }
 
 /// The opcode as a [`short_key`]: a `match` on these is one integer switch, where a `match` on

@@ -254,13 +254,18 @@ fn vector_atomic(
 
 /// `membar.cta/.gl/.sys`, `fence.sc/.acq_rel.scope`, and the bidirectional proxy fences
 /// `fence.proxy.alias`, `membar.proxy.alias` and `fence.proxy.async{.global, .shared::cta,
-/// .shared::cluster}`; the other proxy fences (`.tensormap`, the unidirectional
-/// `.acquire`/`.release` forms) and `fence.mbarrier_init` are not decoded yet.
+/// .shared::cluster}`; `fence.proxy.tensormap::generic` is `tensor_map.rs`'s; the other
+/// unidirectional proxy fences and `fence.mbarrier_init` are not decoded yet.
 pub fn fence(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if let Some(proxy) = bidirectional_proxy(instruction) {
         modifiers.drop_all(|_| true);
         context.expect_operand_count(instruction, 0)?;
         return Some(Instruction::ProxyFence { proxy });
+    }
+    if modifiers.opcode() == "fence"
+        && instruction.modifiers.iter().any(|modifier| modifier.node == "tensormap::generic")
+    {
+        return super::tensor_map::fence(context, modifiers, instruction);
     }
     if modifiers.opcode() == "fence"
         && instruction

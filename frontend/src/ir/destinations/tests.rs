@@ -224,7 +224,15 @@ fn mbarrier_decodes_its_operation_and_operands() {
         decoded("mbarrier.test_wait.b64 %p1, [%rd1], %rd2;"),
         Instruction::MbarrierTestWait { wait: MbarrierWait::Test, parity: false, suspend_time_hint: None, .. }
     ));
-    // Cluster forms and transaction counts stay undecoded, for lowering to report.
+    // Cluster forms stay undecoded, for lowering to report; transaction counts of the CTA's
+    // objects are decoded.
     assert_eq!(decoded("mbarrier.expect_tx.release.cluster.shared::cluster.b64 [%rd1], %r1;"), Instruction::Unlowered);
-    assert_eq!(decoded("mbarrier.arrive.expect_tx.shared.b64 %rd1, [tile], %r1;"), Instruction::Unlowered);
+    assert!(matches!(
+        decoded("mbarrier.arrive.expect_tx.shared.b64 %rd1, [tile], %r1;"),
+        Instruction::MbarrierArrive { destination: Some(_), count: None, transaction_count: Some(_), .. }
+    ));
+    assert!(matches!(
+        decoded("mbarrier.complete_tx.shared::cta.b64 [tile], %r1;"),
+        Instruction::MbarrierTransaction { complete: true, .. }
+    ));
 }

@@ -1,0 +1,162 @@
+//! `cp.async.bulk` and its bulk async-groups (PTX ISA 8.0, "cp.async.bulk"), and what the bulk
+//! copies, the tensor copies (`tensor_copy.rs`) and the tensor-map instructions
+//! (`tensor_map.rs`) share.
+//!
+//! NVPTX keeps each instruction as inline PTX (`Target::native_bulk_copy`). The other targets
+//! complete the copy before the next instruction, which is a valid execution of an
+//! asynchronous copy: PTX promises nothing about when it happens between its issue and its
+//! completion mechanism, so completing at issue is one schedule the program must already
+//! accept. A copy into shared memory then completes its bytes on the mbarrier (`complete_tx`)
+//! at once, and `cp.async.bulk.wait_group` finds every group complete: it is only the ordering
+//! that its waiting gives, which the copies' plain loads and stores in program order already
+//! have on the issuing thread.
+
+use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
+use inkwell::IntPredicate;
+use ptxr_frontend::ir::{Address, BulkCopyDirection, GuardedInstruction, Operand};
+use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
+use ptxr_intrinsics::mbarrier::Mbarrier;
+use ptxr_intrinsics::Unsupported;
+
+use crate::error::{LoweringError, LoweringResult};
+use crate::function::FunctionLowering;
+
+/// Hands `text` to the target as its own instruction; false when lowering must perform it.
+pub fn native<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    text: &str,
+    arguments: &[BasicMetadataValueEnum<'ctx>],
+) -> LoweringResult<bool> {
+    let target = lowering.target_name();
+    let span = guarded.span;
+    let spelling = lowering.spelling(guarded);
+    lowering.shared.target.native_bulk_copy(&lowering.site(), text, arguments).map_err(|unsupported: Unsupported| {
+        LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
+    })
+}
+
+/// A pointer as the integer that inline PTX takes for an address in the pointer's state space.
+pub fn as_integer<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    pointer: PointerValue<'ctx>,
+) -> LoweringResult<IntValue<'ctx>> {
+    Ok(lowering.shared.builder.build_ptr_to_int(pointer, lowering.shared.context.i64_type(), "")?)
+}
+
+/// Copies `size` (i64) bytes from `from` to `to`, a byte at a time (the pointers may be in any
+/// state spaces, and need no alignment).
+pub fn copy_bytes<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    to: PointerValue<'ctx>,
+    from: PointerValue<'ctx>,
+    size: IntValue<'ctx>,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let i64_type = context.i64_type();
+    let entry =
+        builder.get_insert_block().ok_or_else(|| LoweringError::internal("no insertion block", Default::default()))?;
+    let header = context.append_basic_block(lowering.llvm_function, "bulk.copy");
+    let body = context.append_basic_block(lowering.llvm_function, "bulk.copy.byte");
+    let done = context.append_basic_block(lowering.llvm_function, "bulk.copied");
+    builder.build_unconditional_branch(header)?;
+    builder.position_at_end(header);
+    let index = builder.build_phi(i64_type, "bulk.index")?;
+    let current = index.as_basic_value().into_int_value();
+    let more = builder.build_int_compare(IntPredicate::ULT, current, size, "")?;
+    builder.build_conditional_branch(more, body, done)?;
+    builder.position_at_end(body);
+    // SAFETY: offsets below the copy's size, which the program promises are inside both.
+    let (source, destination) = unsafe {
+        (
+            builder.build_gep(context.i8_type(), from, &[current], "")?,
+            builder.build_gep(context.i8_type(), to, &[current], "")?,
+        )
+    };
+    let byte = builder.build_load(context.i8_type(), source, "")?;
+    builder.build_store(destination, byte)?;
+    let next = builder.build_int_add(current, i64_type.const_int(1, false), "")?;
+    builder.build_unconditional_branch(header)?;
+    index.add_incoming(&[(&i64_type.const_zero(), entry), (&next, body)]);
+    builder.position_at_end(done);
+    Ok(())
+}
+
+/// Completes `bytes` (i32) of transactions on the mbarrier at `mbarrier` (in shared memory).
+pub fn complete_transactions<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    mbarrier: PointerValue<'ctx>,
+    bytes: IntValue<'ctx>,
+) -> LoweringResult<()> {
+    let operation =
+        Mbarrier::Transaction { state_space: StateSpace::Shared, object: mbarrier, complete: true, count: bytes };
+    let target = lowering.target_name();
+    let span = guarded.span;
+    let spelling = lowering.spelling(guarded);
+    lowering.shared.target.mbarrier(&lowering.site(), &operation).map_err(|unsupported: Unsupported| {
+        LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
+    })?;
+    Ok(())
+}
+
+/// `cp.async.bulk.dst.src.completion [d], [a], size{, [mbar]}`.
+pub fn copy<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    direction: BulkCopyDirection,
+    destination: &Address,
+    source: &Address,
+    size: &Operand,
+    mbarrier: Option<&Address>,
+) -> LoweringResult<()> {
+    let (destination_space, source_space, text) = match direction {
+        BulkCopyDirection::GlobalToShared => (
+            StateSpace::Shared,
+            StateSpace::Global,
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
+        ),
+        BulkCopyDirection::SharedToShared => (
+            StateSpace::Shared,
+            StateSpace::Shared,
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
+        ),
+        BulkCopyDirection::SharedToGlobal => {
+            (StateSpace::Global, StateSpace::Shared, "cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], $2;")
+        }
+    };
+    let to = lowering.address(destination, destination_space)?;
+    let from = lowering.address(source, source_space)?;
+    let bytes = lowering.read_int(size, ScalarType::U32)?;
+    let barrier = mbarrier.map(|address| lowering.address(address, StateSpace::Shared)).transpose()?;
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> =
+        vec![as_integer(lowering, to)?.into(), as_integer(lowering, from)?.into(), bytes.into()];
+    if let Some(barrier) = barrier {
+        arguments.push(as_integer(lowering, barrier)?.into());
+    }
+    if native(lowering, guarded, text, &arguments)? {
+        return Ok(());
+    }
+    let size = lowering.shared.builder.build_int_z_extend(bytes, lowering.shared.context.i64_type(), "")?;
+    copy_bytes(lowering, to, from, size)?;
+    if let Some(barrier) = barrier {
+        complete_transactions(lowering, guarded, barrier, bytes)?;
+    }
+    Ok(())
+}
+
+/// `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group{.read} n`: every copy is
+/// complete already (see the module's comment).
+pub fn group<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    wait: Option<(u32, bool)>,
+) -> LoweringResult<()> {
+    let text = match wait {
+        None => "cp.async.bulk.commit_group;".to_string(),
+        Some((pending, read)) => format!("cp.async.bulk.wait_group{} {pending};", if read { ".read" } else { "" }),
+    };
+    native(lowering, guarded, &text, &[])?;
+    Ok(())
+}
