@@ -82,14 +82,12 @@ fn the_alias_fence_on_sm_80_is_written_at_ptx_7_5() {
 
 #[test]
 fn other_proxy_fences_are_reported_by_name() {
-    // The tensormap fence came with PTX ISA 8.3 (ptxas: "requires PTX ISA .version 8.3").
-    let source = FENCES
-        .replace(".version 8.0", ".version 8.3")
-        .replace("fence.proxy.alias;", "fence.proxy.tensormap::generic.release.gpu;");
+    // `fence.mbarrier_init` (ISA 8.0) orders `mbarrier.init` for the cluster's other CTAs.
+    let source = FENCES.replace("fence.proxy.alias;", "fence.mbarrier_init.release.cluster;");
     for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
         match compile(&source, target) {
             Err(Failure::Diagnostics(diagnostics)) => assert!(
-                diagnostics.iter().any(|diagnostic| diagnostic.message.contains("fence.proxy.tensormap")
+                diagnostics.iter().any(|diagnostic| diagnostic.message.contains("fence.mbarrier_init")
                     && diagnostic.message.ends_with(&format!("on {target}"))),
                 "{target}: {diagnostics:?}"
             ),
