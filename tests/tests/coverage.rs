@@ -47,6 +47,8 @@ struct Form {
 const ISA_7_8_SM_80: &str = ".version 7.8\n.target sm_80";
 /// `elect.sync` needs ISA 8.0 and sm_90.
 const ISA_8_0_SM_90: &str = ".version 8.0\n.target sm_90";
+/// `tensormap.replace` needs ISA 8.3 and sm_90a (ptxas: "not supported on .target 'sm_90'").
+const ISA_8_3_SM_90A: &str = ".version 8.3\n.target sm_90a";
 /// 128-bit `atom.cas`/`atom.exch` need ISA 8.3 and sm_90.
 const ISA_8_3_SM_90: &str = ".version 8.3\n.target sm_90";
 /// Vector `atom`/`red` need ISA 8.1 and sm_90.
@@ -476,6 +478,34 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rl<2>",
                 "mbarrier.init.shared.b64 [barrier_object], 2; cp.async.mbarrier.arrive.shared.b64 [barrier_object]; cp.async.mbarrier.arrive.noinc.shared.b64 [barrier_object]; mbarrier.arrive.shared.b64 %rl1, [barrier_object]; mbarrier.test_wait.shared.b64 %p1, [barrier_object], %rl1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1",
             ),
+            form_with(
+                "mbarrier.arrive.expect_tx/complete_tx",
+                ".shared .align 8 .b64 barrier_object;",
+                ".reg .pred %p<2>; .reg .b32 %r<2>",
+                "mbarrier.init.shared::cta.b64 [barrier_object], 1; mbarrier.arrive.expect_tx.shared::cta.b64 _, [barrier_object], 16; mbarrier.complete_tx.shared::cta.b64 [barrier_object], 16; mbarrier.test_wait.parity.shared::cta.b64 %p1, [barrier_object], 0; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1",
+            )
+            .with_header(ISA_8_0_SM_90),
+            form_with(
+                "cp.async.bulk (global, shared, mbarrier, bulk_group)",
+                ".shared .align 128 .b8 bulk_tile[64];\n.shared .align 8 .b64 barrier_object;",
+                ".reg .pred %p<2>",
+                "mbarrier.init.shared::cta.b64 [barrier_object], 1; mbarrier.arrive.expect_tx.shared::cta.b64 _, [barrier_object], 32; cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [bulk_tile], [%rd2], 32, [barrier_object]; WAIT: mbarrier.try_wait.parity.shared::cta.b64 %p1, [barrier_object], 0; @!%p1 bra WAIT; cp.async.bulk.global.shared::cta.bulk_group [%rd2+32], [bulk_tile], 32; cp.async.bulk.commit_group; cp.async.bulk.wait_group 0",
+            )
+            .with_header(ISA_8_0_SM_90),
+            form_with(
+                "tensormap.replace/cp_fenceproxy, cp.async.bulk.tensor.2d",
+                ".shared .align 128 .b8 map[128];\n.shared .align 1024 .b8 bulk_tile[1024];\n.shared .align 8 .b64 barrier_object;",
+                ".reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rl<2>",
+                "cvta.global.u64 %rl1, %rd2; tensormap.replace.tile.global_address.shared::cta.b1024.b64 [map], %rl1; tensormap.replace.tile.rank.shared::cta.b1024.b32 [map], 1; tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [map], 0, 8; tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [map], 1, 4; tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [map], 0, 8; tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [map], 1, 4; tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [map], 0, 32; tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [map], 0, 1; tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [map], 1, 1; tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [map], 2; tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [map], 1; tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd2+128], [map], 128; fence.proxy.tensormap::generic.acquire.gpu [%rl1+128], 128; add.u64 %rl1, %rl1, 128; mov.u32 %r1, 0; mbarrier.init.shared::cta.b64 [barrier_object], 1; mbarrier.arrive.expect_tx.shared::cta.b64 _, [barrier_object], 128; cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [bulk_tile], [%rl1, {%r1, %r1}], [barrier_object]; WAIT: mbarrier.try_wait.parity.shared::cta.b64 %p1, [barrier_object], 0; @!%p1 bra WAIT; cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rl1, {%r1, %r1}], [bulk_tile]; cp.async.bulk.commit_group; cp.async.bulk.wait_group.read 0",
+            )
+            .with_header(ISA_8_3_SM_90A),
+            form_with(
+                "cp.reduce.async.bulk.add.u32",
+                SHARED_TILE,
+                "",
+                "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 64",
+            )
+            .with_header(ISA_8_0_SM_90),
         ],
     ),
     (
