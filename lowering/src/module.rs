@@ -728,6 +728,7 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             // Inline PTX (`Target::native_bulk_copy`, `nvptx_mbarrier.rs`): the bulk copies
             // and transaction counts are ISA 8.0, the tensor-map instructions 8.3.
             ir::Instruction::BulkCopy { .. }
+            | ir::Instruction::BulkReduce { .. }
             | ir::Instruction::BulkTensorCopy { .. }
             | ir::Instruction::BulkCopyCommit
             | ir::Instruction::BulkCopyWait { .. }

@@ -503,7 +503,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 "cp.reduce.async.bulk.add.u32",
                 SHARED_TILE,
                 "",
-                "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 64",
+                "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [tile], 64; cp.async.bulk.commit_group; cp.async.bulk.wait_group 0",
             )
             .with_header(ISA_8_0_SM_90),
         ],

@@ -1,5 +1,5 @@
 //! The bulk copies and the tensor memory accelerator of PTX ISA 8.0 to 8.3 (sm_90):
-//! `cp.async.bulk`, `cp.async.bulk.tensor` in tile mode from 1 to 5 dimensions, tensor maps
+//! `cp.async.bulk`, `cp.reduce.async.bulk`, `cp.async.bulk.tensor` in tile mode from 1 to 5 dimensions, tensor maps
 //! built on the device (`tensormap.replace`, `tensormap.cp_fenceproxy`,
 //! `fence.proxy.tensormap`), and `mbarrier` transaction counts, on the CPU and, when an OpenCL
 //! platform is set up (`OCL_ICD_VENDORS`), on SPIR-V through OpenCL.
@@ -11,7 +11,7 @@
 //! `k` = 1, 2, 3 for the 32-, 64- and 128-byte modes); a load fills elements outside the tensor
 //! with zeros or (`fill_mode` NaN, floating-point types) NaNs; a store writes only elements
 //! inside. The GPU artefacts pass the vendors' checks (ptxas at sm_90, spirv-val, the AMDGPU
-//! code object's metadata); `cp.reduce.async.bulk` is reported as unsupported on every target.
+//! code object's metadata); `cp.async.bulk.prefetch` is reported as unsupported on every target.
 
 use ptxr_tests::opencl::{self, Device};
 use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
@@ -471,6 +471,120 @@ fn bulk_copies_complete_their_bytes_on_the_mbarrier() {
     }
 }
 
+/// `cp.reduce.async.bulk` into global memory (each reduction of the 32- and 64-bit types)
+/// and into shared memory on an mbarrier: each destination element becomes `op(destination,
+/// source)`, `.inc`/`.dec` wrapping as `atom.inc`/`atom.dec` do.
+const REDUCTIONS: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry reduce(.param .u64 target, .param .u64 source, .param .u64 target64, .param .u64 source64)
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<8>;
+    .reg .pred %p<2>;
+    .shared .align 128 .b8 tile[128];
+    .shared .align 128 .b8 tile64[64];
+    .shared .align 128 .b8 local_target[32];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [target];
+    ld.param.u64 %rd2, [source];
+    ld.param.u64 %rd3, [target64];
+    ld.param.u64 %rd4, [source64];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    cvta.to.global.u64 %rd3, %rd3;
+    cvta.to.global.u64 %rd4, %rd4;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 192;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2], 128, [bar];
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile64], [%rd4], 64, [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [tile], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s32 [%rd1+16], [tile+16], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.max.u32 [%rd1+32], [tile+32], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.and.b32 [%rd1+48], [tile+48], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.or.b32 [%rd1+64], [tile+64], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.b32 [%rd1+80], [tile+80], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.u32 [%rd1+96], [tile+96], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.dec.u32 [%rd1+112], [tile+112], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd1+128], [tile], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u64 [%rd3], [tile64], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s64 [%rd3+16], [tile64+16], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.max.u64 [%rd3+32], [tile64+32], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%rd3+48], [tile64+48], 16;
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [local_target], [%rd1+144], 32, [bar];
+    cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [local_target], [tile], 32, [bar];
+WAIT2:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 1;
+    @!%p1 bra WAIT2;
+    ld.shared.u32 %r1, [local_target];
+    st.global.u32 [%rd1+144], %r1;
+    ret;
+}
+"#;
+
+#[test]
+fn bulk_reductions_update_each_element() {
+    let mut random = Random::new(0x4ed0);
+    let small = |random: &mut Random| random.next_u32() % 10;
+    let float_bits = |random: &mut Random| (random.next_u32() % 2000) as f32 - 1000.0;
+    let mut source: Vec<u32> = (0..32).map(|_| random.next_u32()).collect();
+    let mut target: Vec<u32> = (0..44).map(|_| random.next_u32()).collect();
+    for index in 0..4 {
+        // `.add.f32` reads words 0..4 of the source as floats: integers, so every sum is exact.
+        source[index] = float_bits(&mut random).to_bits();
+        target[32 + index] = float_bits(&mut random).to_bits();
+    }
+    for index in 24..32 {
+        source[index] = small(&mut random);
+        target[index] = small(&mut random);
+    }
+    let mut source64: Vec<u64> = (0..8).map(|_| random.next_u64()).collect();
+    let mut target64: Vec<u64> = (0..8).map(|_| random.next_u64()).collect();
+    for index in 6..8 {
+        source64[index] = f64::from(float_bits(&mut random)).to_bits();
+        target64[index] = f64::from(float_bits(&mut random)).to_bits();
+    }
+    let mut expected = target.clone();
+    for index in 0..4 {
+        let (word, min, max) = (index, 4 + index, 8 + index);
+        expected[word] = target[word].wrapping_add(source[word]);
+        expected[min] = (target[min] as i32).min(source[min] as i32) as u32;
+        expected[max] = target[max].max(source[max]);
+        expected[12 + index] = target[12 + index] & source[12 + index];
+        expected[16 + index] = target[16 + index] | source[16 + index];
+        expected[20 + index] = target[20 + index] ^ source[20 + index];
+        let (old, bound) = (target[24 + index], source[24 + index]);
+        expected[24 + index] = if old >= bound { 0 } else { old + 1 };
+        let (old, bound) = (target[28 + index], source[28 + index]);
+        expected[28 + index] = if old == 0 || old > bound { bound } else { old - 1 };
+        let sum = f32::from_bits(target[32 + index]) + f32::from_bits(source[index]);
+        expected[32 + index] = sum.to_bits();
+    }
+    // Into shared memory: word 0 of the copy of words 36.. plus source word 0, stored back.
+    expected[36] = target[36].wrapping_add(source[0]);
+    let mut expected64 = target64.clone();
+    for index in 0..2 {
+        expected64[index] = target64[index].wrapping_add(source64[index]);
+        expected64[2 + index] = (target64[2 + index] as i64).min(source64[2 + index] as i64) as u64;
+        expected64[4 + index] = target64[4 + index].max(source64[4 + index]);
+        let sum = f64::from_bits(target64[6 + index]) + f64::from_bits(source64[6 + index]);
+        expected64[6 + index] = sum.to_bits();
+    }
+    for device in devices() {
+        let buffers = [Buffer::u32s(&target), Buffer::u32s(&source), Buffer::u64s(&target64), Buffer::u64s(&source64)];
+        let results = opencl::run_ok_on(device, REDUCTIONS, &Launch::threads(1), &buffers, OPENCL_CHILD);
+        let words: Vec<u64> = expected.iter().map(|&word| u64::from(word)).collect();
+        assert_eq!(results[0], words, "{device:?}: the 32-bit reductions");
+        assert_eq!(results[2], expected64, "{device:?}: the 64-bit reductions");
+    }
+}
+
 /// The forms compile for every GPU target and pass the vendors' checks; the unsupported ones
 /// are named.
 #[test]
@@ -490,25 +604,29 @@ fn the_copies_compile_for_the_gpus_and_pass_the_vendor_checks() {
             }
         }
     }
-    let reduction = r#".version 8.0
+    let Compiled::Artefact(artefact) = compile(REDUCTIONS, "nvptx") else { panic!("the reductions do not compile") };
+    if let Err(message) = validators.check("nvptx", "reductions", REDUCTIONS, &artefact, &scratch) {
+        panic!("reductions on nvptx: {message}");
+    }
+    let prefetch = r#".version 8.0
 .target sm_90
 .address_size 64
-.visible .entry reduce(.param .u64 output)
+.visible .entry prefetch(.param .u64 input)
 {
     .reg .u64 %rd<4>;
-    .shared .align 16 .b8 tile[64];
-    ld.param.u64 %rd1, [output];
-    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [tile], 64;
+    ld.param.u64 %rd1, [input];
+    cvta.to.global.u64 %rd2, %rd1;
+    cp.async.bulk.prefetch.L2.global [%rd2], 64;
     ret;
 }
 "#;
     for target in ["cpu", "nvptx", "spirv", "amdgpu"] {
-        match compile(reduction, target) {
+        match compile(prefetch, target) {
             Compiled::Unsupported(messages) => assert!(
-                messages.iter().any(|message| message.contains("cp.reduce.async.bulk") && message.ends_with(target)),
+                messages.iter().any(|message| message.contains("cp.async.bulk.prefetch") && message.ends_with(target)),
                 "{target}: {messages:?}"
             ),
-            _ => panic!("{target}: `cp.reduce.async.bulk` should be E0901"),
+            _ => panic!("{target}: `cp.async.bulk.prefetch` should be E0901"),
         }
     }
 }

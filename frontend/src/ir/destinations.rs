@@ -105,6 +105,7 @@ impl Instruction {
             | Instruction::CopyAsync { .. }
             | Instruction::CopyAsyncGroup
             | Instruction::BulkCopy { .. }
+            | Instruction::BulkReduce { .. }
             | Instruction::BulkTensorCopy { .. }
             | Instruction::BulkCopyCommit
             | Instruction::BulkCopyWait { .. }

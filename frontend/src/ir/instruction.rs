@@ -119,6 +119,19 @@ pub enum Instruction {
         size: Operand,
         mbarrier: Option<Address>,
     },
+    /// `cp.reduce.async.bulk.dst.src.completion.op.type [d], [a], size{, [mbar]}`: each
+    /// `ty` element of the destination becomes `op(destination, source)`, an atomic update per
+    /// element, as for `red`. `direction` is `SharedToGlobal` (a bulk async-group) or
+    /// `SharedToShared` (completes `size` bytes on `mbarrier`).
+    BulkReduce {
+        direction: BulkCopyDirection,
+        operation: AtomicOperation,
+        ty: ScalarType,
+        destination: Address,
+        source: Address,
+        size: Operand,
+        mbarrier: Option<Address>,
+    },
     /// `cp.async.bulk.tensor.Nd.dst.src{.tile}.completion`: the box at `coordinates` (innermost
     /// first, `dimensions` of them) of the tensor that the tensor map at `tensor_map` (a generic
     /// address) describes, copied between the tensor and the box's dense, swizzled image at

@@ -1,4 +1,5 @@
-//! `cp.async.bulk` and its bulk async-groups (PTX ISA 8.0, "cp.async.bulk"), and what the bulk
+//! `cp.async.bulk`, `cp.reduce.async.bulk` and their bulk async-groups (PTX ISA 8.0,
+//! "cp.async.bulk", "cp.reduce.async.bulk"), and what the bulk
 //! copies, the tensor copies (`tensor_copy.rs`) and the tensor-map instructions
 //! (`tensor_map.rs`) share.
 //!
@@ -13,8 +14,11 @@
 
 use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{Address, BulkCopyDirection, GuardedInstruction, Operand};
-use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
+use ptxr_frontend::ir::{
+    Address, AtomicOperation, BulkCopyDirection, GuardedInstruction, MemoryOrdering, MemoryScope, Operand,
+};
+use ptxr_frontend::vocabulary::{ScalarKind, ScalarType, StateSpace};
+use ptxr_intrinsics::atomics::ReadModifyWrite;
 use ptxr_intrinsics::mbarrier::Mbarrier;
 use ptxr_intrinsics::Unsupported;
 
@@ -158,5 +162,148 @@ pub fn group<'ctx>(
         Some((pending, read)) => format!("cp.async.bulk.wait_group{} {pending};", if read { ".read" } else { "" }),
     };
     native(lowering, guarded, &text, &[])?;
+    Ok(())
+}
+
+/// PTX's name of a reduction.
+fn reduction_name(operation: AtomicOperation) -> &'static str {
+    match operation {
+        AtomicOperation::And => "and",
+        AtomicOperation::Or => "or",
+        AtomicOperation::Xor => "xor",
+        AtomicOperation::CompareAndSwap => "cas",
+        AtomicOperation::Exchange => "exch",
+        AtomicOperation::Add => "add",
+        AtomicOperation::Increment => "inc",
+        AtomicOperation::Decrement => "dec",
+        AtomicOperation::Minimum => "min",
+        AtomicOperation::Maximum => "max",
+    }
+}
+
+/// `cp.reduce.async.bulk.dst.src.completion.op.type [d], [a], size{, [mbar]}`: an atomic
+/// read-modify-write of each destination element with the source's (relaxed, at the scope of
+/// the destination's state space), as `red` would make it, then the bytes on the mbarrier.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    direction: BulkCopyDirection,
+    operation: AtomicOperation,
+    ty: ScalarType,
+    destination: &Address,
+    source: &Address,
+    size: &Operand,
+    mbarrier: Option<&Address>,
+) -> LoweringResult<()> {
+    let (destination_space, form, scope) = match direction {
+        BulkCopyDirection::SharedToShared => {
+            (StateSpace::Shared, "shared::cluster.shared::cta.mbarrier::complete_tx::bytes", MemoryScope::Cta)
+        }
+        _ => (StateSpace::Global, "global.shared::cta.bulk_group", MemoryScope::Gpu),
+    };
+    let to = lowering.address(destination, destination_space)?;
+    let from = lowering.address(source, StateSpace::Shared)?;
+    let bytes = lowering.read_int(size, ScalarType::U32)?;
+    let barrier = mbarrier.map(|address| lowering.address(address, StateSpace::Shared)).transpose()?;
+    let name = reduction_name(operation);
+    let text = if barrier.is_some() {
+        format!("cp.reduce.async.bulk.{form}.{name}{ty} [$0], [$1], $2, [$3];")
+    } else {
+        format!("cp.reduce.async.bulk.{form}.{name}{ty} [$0], [$1], $2;")
+    };
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> =
+        vec![as_integer(lowering, to)?.into(), as_integer(lowering, from)?.into(), bytes.into()];
+    if let Some(barrier) = barrier {
+        arguments.push(as_integer(lowering, barrier)?.into());
+    }
+    if native(lowering, guarded, &text, &arguments)? {
+        return Ok(());
+    }
+    let signed = ty.kind() == ScalarKind::Signed;
+    let read_modify_write = match operation {
+        AtomicOperation::And => ReadModifyWrite::And,
+        AtomicOperation::Or => ReadModifyWrite::Or,
+        AtomicOperation::Xor => ReadModifyWrite::Xor,
+        AtomicOperation::Add if ty.is_float() => ReadModifyWrite::FloatAdd,
+        AtomicOperation::Add => ReadModifyWrite::Add,
+        AtomicOperation::Increment => ReadModifyWrite::IncrementWrap,
+        AtomicOperation::Decrement => ReadModifyWrite::DecrementWrap,
+        AtomicOperation::Minimum if signed => ReadModifyWrite::SignedMinimum,
+        AtomicOperation::Minimum => ReadModifyWrite::UnsignedMinimum,
+        AtomicOperation::Maximum if signed => ReadModifyWrite::SignedMaximum,
+        AtomicOperation::Maximum => ReadModifyWrite::UnsignedMaximum,
+        AtomicOperation::CompareAndSwap | AtomicOperation::Exchange => {
+            return Err(LoweringError::internal("a bulk reduction that the checker refuses", guarded.span));
+        }
+    };
+    let target = lowering.target_name();
+    let spelling = lowering.spelling(guarded);
+    let span = guarded.span;
+    let failed = |unsupported: Unsupported| {
+        LoweringError::unsupported(&format!("`{spelling}` ({})", unsupported.what), target, span)
+    };
+    lowering.shared.target.supports_atomic(read_modify_write, ty).map_err(&failed)?;
+    let by_compare_and_swap = lowering.shared.target.atomic_by_compare_and_swap(read_modify_write, ty);
+    let scope_name = lowering.shared.target.sync_scope(scope);
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let i64_type = context.i64_type();
+    let element_bytes = u64::from(ty.bytes());
+    let value_type = crate::types::llvm_type(context, ty);
+    let count = builder.build_int_unsigned_div(
+        builder.build_int_z_extend(bytes, i64_type, "")?,
+        i64_type.const_int(element_bytes, false),
+        "bulk.elements",
+    )?;
+    let entry = builder.get_insert_block().ok_or_else(|| LoweringError::internal("no insertion block", span))?;
+    let header = context.append_basic_block(lowering.llvm_function, "bulk.reduce");
+    let body = context.append_basic_block(lowering.llvm_function, "bulk.reduce.element");
+    let done = context.append_basic_block(lowering.llvm_function, "bulk.reduced");
+    builder.build_unconditional_branch(header)?;
+    builder.position_at_end(header);
+    let index = builder.build_phi(i64_type, "bulk.index")?;
+    let current = index.as_basic_value().into_int_value();
+    let more = builder.build_int_compare(IntPredicate::ULT, current, count, "")?;
+    builder.build_conditional_branch(more, body, done)?;
+    builder.position_at_end(body);
+    // SAFETY: elements below the copy's size, which the program promises are inside both.
+    let (source_element, destination_element) = unsafe {
+        (builder.build_gep(value_type, from, &[current], "")?, builder.build_gep(value_type, to, &[current], "")?)
+    };
+    let value = builder.build_load(value_type, source_element, "bulk.source")?;
+    let site = lowering.site();
+    let alignment = ty.bytes();
+    if by_compare_and_swap {
+        ptxr_intrinsics::atomics::read_modify_write_by_compare_and_swap(
+            &site,
+            read_modify_write,
+            destination_element,
+            value,
+            MemoryOrdering::Relaxed,
+            scope_name,
+            alignment,
+        )
+        .map_err(&failed)?;
+    } else {
+        ptxr_intrinsics::atomics::read_modify_write(
+            &site,
+            read_modify_write,
+            destination_element,
+            value,
+            MemoryOrdering::Relaxed,
+            scope_name,
+            alignment,
+        )
+        .map_err(&failed)?;
+    }
+    let next = builder.build_int_add(current, i64_type.const_int(1, false), "")?;
+    let body_end = builder.get_insert_block().unwrap_or(body);
+    builder.build_unconditional_branch(header)?;
+    index.add_incoming(&[(&i64_type.const_zero(), entry), (&next, body_end)]);
+    builder.position_at_end(done);
+    if let Some(barrier) = barrier {
+        complete_transactions(lowering, guarded, barrier, bytes)?;
+    }
     Ok(())
 }

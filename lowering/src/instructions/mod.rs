@@ -92,6 +92,17 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 mbarrier.as_ref(),
             )
         }
+        Instruction::BulkReduce { direction, operation, ty, destination, source, size, mbarrier } => bulk_copy::reduce(
+            lowering,
+            guarded,
+            *direction,
+            *operation,
+            *ty,
+            destination,
+            source,
+            size,
+            mbarrier.as_ref(),
+        ),
         Instruction::BulkCopyCommit => bulk_copy::group(lowering, guarded, None),
         Instruction::BulkCopyWait { pending, read } => bulk_copy::group(lowering, guarded, Some((*pending, *read))),
         Instruction::TensorMapReplace { field, state_space, address, ordinal, value } => {

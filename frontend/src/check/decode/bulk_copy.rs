@@ -8,7 +8,7 @@
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{Address, BulkCopyDirection, Instruction};
+use crate::ir::{Address, AtomicOperation, BulkCopyDirection, Instruction};
 use crate::span::Spanned;
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarType, StateSpace};
@@ -18,10 +18,23 @@ use super::{accept_unlowered, Context, Modifiers};
 /// `cp.async.bulk...`: `instruction`'s opcode is `cp` and its modifiers include `bulk`.
 pub fn decode(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let names: Vec<&str> = instruction.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
+    let reduction = names.first() == Some(&"reduce");
     let unlowered = names.iter().any(|name| {
-        matches!(*name, "reduce" | "prefetch" | "im2col" | "multicast::cluster") || name.starts_with("im2col")
+        matches!(*name, "prefetch" | "multicast::cluster")
+            || name.starts_with("im2col")
+            || (reduction && matches!(*name, "tensor" | "noftz" | "f16" | "bf16"))
     });
-    if unlowered || names.first() != Some(&"async") || names.get(1) != Some(&"bulk") {
+    if unlowered {
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    if let ["reduce", "async", "bulk", rest @ ..] = names.as_slice() {
+        let result = reduce(context, instruction, rest);
+        if result.is_some() {
+            modifiers.drop_all(|_| true);
+        }
+        return result;
+    }
+    if names.first() != Some(&"async") || names.get(1) != Some(&"bulk") {
         return accept_unlowered(context, modifiers, instruction);
     }
     let operands = &instruction.operands;
@@ -216,4 +229,52 @@ fn tensor_coordinates(
         .map(|coordinate| context.source(coordinate, ScalarType::S32, SizeRule::Exact))
         .collect::<Option<Vec<_>>>()?;
     Some((tensor_map, coordinates))
+}
+
+/// `cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.op.type [d], [a], size{, [mbar]}`:
+/// `.global.shared::cta.bulk_group` or `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`,
+/// with `.and`/`.or`/`.xor` on `.b32`/`.b64`, `.add` on `.u32`/`.s32`/`.u64`/`.f32`/`.f64`,
+/// `.inc`/`.dec` on `.u32`, `.min`/`.max` on `.u32`/`.s32`/`.u64`/`.s64`.
+fn reduce(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) -> Option<Instruction> {
+    let Some((type_name, rest)) = rest.split_last() else { return unexpected_form(context, instruction) };
+    let Some((operation_name, rest)) = rest.split_last() else { return unexpected_form(context, instruction) };
+    let (rest, hint) = split_cache_hint(context, instruction, rest)?;
+    let Some(direction) = direction(rest).filter(|direction| *direction != BulkCopyDirection::GlobalToShared) else {
+        return unexpected_form(context, instruction);
+    };
+    let (Some(operation), Some(ty)) = (AtomicOperation::from_ptx(operation_name), ScalarType::from_ptx(type_name))
+    else {
+        return unexpected_form(context, instruction);
+    };
+    use AtomicOperation as Op;
+    use ScalarType as T;
+    let valid = match operation {
+        Op::And | Op::Or | Op::Xor => matches!(ty, T::B32 | T::B64),
+        Op::Add => matches!(ty, T::U32 | T::S32 | T::U64 | T::F32 | T::F64),
+        Op::Increment | Op::Decrement => ty == T::U32,
+        Op::Minimum | Op::Maximum => matches!(ty, T::U32 | T::S32 | T::U64 | T::S64),
+        Op::CompareAndSwap | Op::Exchange => false,
+    };
+    if !valid {
+        let span = instruction.modifiers[instruction.modifiers.len() - 1].span;
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`cp.reduce.async.bulk` has no `.{operation_name}` on `.{type_name}`"),
+            )
+            .with_primary(span, "not a reduction of the bulk copy"),
+        );
+        return None;
+    }
+    let operands = &instruction.operands;
+    let with_mbarrier = direction == BulkCopyDirection::SharedToShared;
+    context.expect_operand_count(instruction, 3 + usize::from(with_mbarrier) + hint)?;
+    let (destination_space, source_space) = spaces(direction);
+    let destination = context.address(&operands[0])?;
+    context.check_address_space(&destination, destination_space, "cp.reduce.async.bulk")?;
+    let source = context.address(&operands[1])?;
+    context.check_address_space(&source, source_space, "cp.reduce.async.bulk")?;
+    let size = context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?;
+    let mbarrier = if with_mbarrier { Some(mbarrier_address(context, &operands[3])?) } else { None };
+    Some(Instruction::BulkReduce { direction, operation, ty, destination, source, size, mbarrier })
 }
