@@ -117,7 +117,7 @@ pub enum Instruction {
         destination: Address,
         source: Address,
         size: Operand,
-        mbarrier: Option<Address>,
+        mbarrier: Option<Box<Address>>,
     },
     /// `cp.reduce.async.bulk.dst.src.completion.op.type [d], [a], size{, [mbar]}`: each
     /// `ty` element of the destination becomes `op(destination, source)`, an atomic update per
@@ -130,7 +130,7 @@ pub enum Instruction {
         destination: Address,
         source: Address,
         size: Operand,
-        mbarrier: Option<Address>,
+        mbarrier: Option<Box<Address>>,
     },
     /// `cp.async.bulk.tensor.Nd.dst.src{.tile}.completion`: the box at `coordinates` (innermost
     /// first, `dimensions` of them) of the tensor that the tensor map at `tensor_map` (a generic
@@ -144,7 +144,7 @@ pub enum Instruction {
         shared: Address,
         tensor_map: Address,
         coordinates: Vec<Operand>,
-        mbarrier: Option<Address>,
+        mbarrier: Option<Box<Address>>,
     },
     /// `cp.async.bulk.commit_group`: closes the thread's current bulk async-group.
     BulkCopyCommit,
@@ -543,7 +543,7 @@ pub enum Instruction {
         count: Option<Operand>,
         /// `.expect_tx`'s transaction count: added to the phase's pending transactions before
         /// the arrival (section "mbarrier.arrive", ISA 8.0).
-        transaction_count: Option<Operand>,
+        transaction_count: Option<Box<Operand>>,
     },
     /// `mbarrier.expect_tx{.shared}.b64 [a], count` (adds `count` to the current phase's
     /// pending transactions) and `mbarrier.complete_tx{.shared}.b64 [a], count` (`complete`:

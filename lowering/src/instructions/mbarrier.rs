@@ -47,7 +47,7 @@ pub fn lower<'ctx>(
                 drop: *drop,
                 no_complete: *no_complete,
                 count: read_optional(lowering, count.as_ref())?,
-                transaction_count: read_optional(lowering, transaction_count.as_ref())?,
+                transaction_count: read_optional(lowering, transaction_count.as_deref())?,
             },
             destination.as_ref().map(|destination| (destination, ScalarType::B64)),
         ),

@@ -78,7 +78,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         ),
         Instruction::CopyAsyncGroup => Ok(()),
         Instruction::BulkCopy { direction, destination, source, size, mbarrier } => {
-            bulk_copy::copy(lowering, guarded, *direction, destination, source, size, mbarrier.as_ref())
+            bulk_copy::copy(lowering, guarded, *direction, destination, source, size, mbarrier.as_deref())
         }
         Instruction::BulkTensorCopy { direction, dimensions, shared, tensor_map, coordinates, mbarrier } => {
             tensor_copy::copy(
@@ -89,7 +89,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 shared,
                 tensor_map,
                 coordinates,
-                mbarrier.as_ref(),
+                mbarrier.as_deref(),
             )
         }
         Instruction::BulkReduce { direction, operation, ty, destination, source, size, mbarrier } => bulk_copy::reduce(
@@ -101,7 +101,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             destination,
             source,
             size,
-            mbarrier.as_ref(),
+            mbarrier.as_deref(),
         ),
         Instruction::BulkCopyCommit => bulk_copy::group(lowering, guarded, None),
         Instruction::BulkCopyWait { pending, read } => bulk_copy::group(lowering, guarded, Some((*pending, *read))),

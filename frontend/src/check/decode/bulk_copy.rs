@@ -131,7 +131,7 @@ fn plain(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) -
     let source = context.address(&operands[1])?;
     context.check_address_space(&source, source_space, "cp.async.bulk")?;
     let size = context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?;
-    let mbarrier = if with_mbarrier { Some(mbarrier_address(context, &operands[3])?) } else { None };
+    let mbarrier = if with_mbarrier { Some(Box::new(mbarrier_address(context, &operands[3])?)) } else { None };
     Some(Instruction::BulkCopy { direction, destination, source, size, mbarrier })
 }
 
@@ -180,7 +180,7 @@ fn tensor(
     let (tensor_map, coordinates) = tensor_coordinates(context, map_operand, dimensions)?;
     let shared = context.address(shared_operand)?;
     context.check_address_space(&shared, StateSpace::Shared, "cp.async.bulk.tensor")?;
-    let mbarrier = if load { Some(mbarrier_address(context, &operands[2])?) } else { None };
+    let mbarrier = if load { Some(Box::new(mbarrier_address(context, &operands[2])?)) } else { None };
     Some(Instruction::BulkTensorCopy { direction, dimensions, shared, tensor_map, coordinates, mbarrier })
 }
 
@@ -275,6 +275,6 @@ fn reduce(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) 
     let source = context.address(&operands[1])?;
     context.check_address_space(&source, source_space, "cp.reduce.async.bulk")?;
     let size = context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?;
-    let mbarrier = if with_mbarrier { Some(mbarrier_address(context, &operands[3])?) } else { None };
+    let mbarrier = if with_mbarrier { Some(Box::new(mbarrier_address(context, &operands[3])?)) } else { None };
     Some(Instruction::BulkReduce { direction, operation, ty, destination, source, size, mbarrier })
 }

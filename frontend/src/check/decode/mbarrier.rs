@@ -126,7 +126,7 @@ pub fn mbarrier(
                 Some(context.destination(&operands[0], ScalarType::B64, SizeRule::Exact)?)
             };
             let address = object_address(context, &operands[1], state_space)?;
-            let transaction_count = Some(context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?);
+            let transaction_count = Some(Box::new(context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?));
             Some(Instruction::MbarrierArrive {
                 drop: operation.node == "arrive_drop",
                 no_complete,
