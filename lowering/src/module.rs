@@ -729,6 +729,8 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             // and transaction counts are ISA 8.0, the tensor-map instructions 8.3.
             ir::Instruction::BulkCopy { .. }
             | ir::Instruction::BulkReduce { .. }
+            | ir::Instruction::BulkPrefetch { .. }
+            | ir::Instruction::BulkTensorPrefetch { .. }
             | ir::Instruction::BulkTensorCopy { .. }
             | ir::Instruction::BulkCopyCommit
             | ir::Instruction::BulkCopyWait { .. }

@@ -11,7 +11,8 @@
 //! `k` = 1, 2, 3 for the 32-, 64- and 128-byte modes); a load fills elements outside the tensor
 //! with zeros or (`fill_mode` NaN, floating-point types) NaNs; a store writes only elements
 //! inside. The GPU artefacts pass the vendors' checks (ptxas at sm_90, spirv-val, the AMDGPU
-//! code object's metadata); `cp.async.bulk.prefetch` is reported as unsupported on every target.
+//! code object's metadata), with the prefetches (hints); `.im2col` is reported as unsupported on
+//! every target.
 
 use ptxr_tests::opencl::{self, Device};
 use ptxr_tests::vendor_checks::{compile, Compiled, Validators};
@@ -608,25 +609,44 @@ fn the_copies_compile_for_the_gpus_and_pass_the_vendor_checks() {
     if let Err(message) = validators.check("nvptx", "reductions", REDUCTIONS, &artefact, &scratch) {
         panic!("reductions on nvptx: {message}");
     }
+    // The prefetches are hints: NVPTX keeps them, the other targets read their operands only.
     let prefetch = r#".version 8.0
 .target sm_90
 .address_size 64
-.visible .entry prefetch(.param .u64 input)
+.visible .entry prefetch(.param .u64 input, .param .u64 map)
 {
+    .reg .u32 %r<4>;
     .reg .u64 %rd<4>;
     ld.param.u64 %rd1, [input];
     cvta.to.global.u64 %rd2, %rd1;
+    ld.param.u64 %rd3, [map];
+    mov.u32 %r1, 3;
     cp.async.bulk.prefetch.L2.global [%rd2], 64;
+    cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd3, {%r1, %r1}];
+    cp.async.bulk.prefetch.tensor.1d.L2.global [%rd3, {%r1}];
     ret;
 }
 "#;
+    for target in ["nvptx", "spirv", "amdgpu"] {
+        let Compiled::Artefact(artefact) = compile(prefetch, target) else { panic!("the prefetches on {target}") };
+        if let Err(message) = validators.check(target, "prefetch", prefetch, &artefact, &scratch) {
+            panic!("prefetch on {target}: {message}");
+        }
+    }
+    // A tensor copy in `.im2col` mode is reported by name.
+    let im2col = prefetch
+        .replace(
+            "cp.async.bulk.prefetch.tensor.1d.L2.global [%rd3, {%r1}];",
+            "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%rd3, {%r1, %r1, %r1}], {%rs1};",
+        )
+        .replace(".reg .u64 %rd<4>;", ".reg .u64 %rd<4>;\n    .reg .u16 %rs<2>;");
     for target in ["cpu", "nvptx", "spirv", "amdgpu"] {
-        match compile(prefetch, target) {
+        match compile(&im2col, target) {
             Compiled::Unsupported(messages) => assert!(
-                messages.iter().any(|message| message.contains("cp.async.bulk.prefetch") && message.ends_with(target)),
+                messages.iter().any(|message| message.contains("im2col") && message.ends_with(target)),
                 "{target}: {messages:?}"
             ),
-            _ => panic!("{target}: `cp.async.bulk.prefetch` should be E0901"),
+            _ => panic!("{target}: `.im2col` should be E0901"),
         }
     }
 }

@@ -106,6 +106,8 @@ impl Instruction {
             | Instruction::CopyAsyncGroup
             | Instruction::BulkCopy { .. }
             | Instruction::BulkReduce { .. }
+            | Instruction::BulkPrefetch { .. }
+            | Instruction::BulkTensorPrefetch { .. }
             | Instruction::BulkTensorCopy { .. }
             | Instruction::BulkCopyCommit
             | Instruction::BulkCopyWait { .. }

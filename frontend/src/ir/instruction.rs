@@ -146,6 +146,11 @@ pub enum Instruction {
         coordinates: Vec<Operand>,
         mbarrier: Option<Box<Address>>,
     },
+    /// `cp.async.bulk.prefetch.L2.global [a], size`: a hint that `size` bytes at `address`
+    /// will be read; changes no value.
+    BulkPrefetch { address: Address, size: Operand },
+    /// `cp.async.bulk.prefetch.tensor.Nd.L2.global [map, {c...}]`: the same for a box.
+    BulkTensorPrefetch { dimensions: u32, tensor_map: Address, coordinates: Vec<Operand> },
     /// `cp.async.bulk.commit_group`: closes the thread's current bulk async-group.
     BulkCopyCommit,
     /// `cp.async.bulk.wait_group{.read} n`: waits until at most `pending` of the thread's bulk

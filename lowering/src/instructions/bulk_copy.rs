@@ -307,3 +307,18 @@ pub fn reduce<'ctx>(
     }
     Ok(())
 }
+
+/// `cp.async.bulk.prefetch.L2.global [a], size`: NVPTX's own; a hint that changes no value,
+/// so nothing elsewhere (the operands are still read).
+pub fn prefetch<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    address: &Address,
+    size: &Operand,
+) -> LoweringResult<()> {
+    let pointer = lowering.address(address, StateSpace::Global)?;
+    let bytes = lowering.read_int(size, ScalarType::U32)?;
+    let arguments = [as_integer(lowering, pointer)?.into(), bytes.into()];
+    native(lowering, guarded, "cp.async.bulk.prefetch.L2.global [$0], $1;", &arguments)?;
+    Ok(())
+}

@@ -103,6 +103,10 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             size,
             mbarrier.as_deref(),
         ),
+        Instruction::BulkPrefetch { address, size } => bulk_copy::prefetch(lowering, guarded, address, size),
+        Instruction::BulkTensorPrefetch { dimensions, tensor_map, coordinates } => {
+            tensor_copy::prefetch(lowering, guarded, *dimensions, tensor_map, coordinates)
+        }
         Instruction::BulkCopyCommit => bulk_copy::group(lowering, guarded, None),
         Instruction::BulkCopyWait { pending, read } => bulk_copy::group(lowering, guarded, Some((*pending, *read))),
         Instruction::TensorMapReplace { field, state_space, address, ordinal, value } => {

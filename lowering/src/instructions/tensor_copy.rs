@@ -240,3 +240,23 @@ fn box_loop<'ctx>(
     builder.position_at_end(done);
     Ok(total_bytes)
 }
+
+/// `cp.async.bulk.prefetch.tensor.Nd.L2.global [map, {c...}]`: NVPTX's own; a hint that
+/// changes no value, so nothing elsewhere.
+pub fn prefetch<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    dimensions: u32,
+    tensor_map: &Address,
+    coordinates: &[Operand],
+) -> LoweringResult<()> {
+    let map = lowering.address(tensor_map, StateSpace::Generic)?;
+    let mut arguments: Vec<BasicMetadataValueEnum<'ctx>> = vec![as_integer(lowering, map)?.into()];
+    for coordinate in coordinates {
+        arguments.push(lowering.read_int(coordinate, ScalarType::S32)?.into());
+    }
+    let list: Vec<String> = (1..=dimensions).map(|index| format!("${index}")).collect();
+    let text = format!("cp.async.bulk.prefetch.tensor.{dimensions}d.L2.global.tile [$0, {{{}}}];", list.join(", "));
+    native(lowering, guarded, &text, &arguments)?;
+    Ok(())
+}

@@ -20,7 +20,7 @@ pub fn decode(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let names: Vec<&str> = instruction.modifiers.iter().map(|modifier| modifier.node.as_str()).collect();
     let reduction = names.first() == Some(&"reduce");
     let unlowered = names.iter().any(|name| {
-        matches!(*name, "prefetch" | "multicast::cluster")
+        matches!(*name, "multicast::cluster")
             || name.starts_with("im2col")
             || (reduction && matches!(*name, "tensor" | "noftz" | "f16" | "bf16"))
     });
@@ -65,6 +65,8 @@ pub fn decode(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
             };
             Some(Instruction::BulkCopyWait { pending, read: rest.len() == 2 })
         }
+        ["prefetch", "tensor", dimensions, ..] => tensor_prefetch(context, instruction, dimensions, &rest[3..]),
+        ["prefetch", ..] => prefetch(context, instruction, &rest[1..]),
         ["tensor", dimensions, ..] => tensor(context, instruction, dimensions, &rest[2..]),
         _ => plain(context, instruction, rest),
     };
@@ -158,14 +160,7 @@ fn tensor(
     dimensions: &str,
     rest: &[&str],
 ) -> Option<Instruction> {
-    let dimensions = match dimensions {
-        "1d" => 1,
-        "2d" => 2,
-        "3d" => 3,
-        "4d" => 4,
-        "5d" => 5,
-        _ => return unexpected_form(context, instruction),
-    };
+    let Some(dimensions) = dimension_count(dimensions) else { return unexpected_form(context, instruction) };
     let (rest, hint) = split_cache_hint(context, instruction, rest)?;
     // `.tile` is the default load mode; it sits between the spaces and the completion.
     let spaces_and_completion: Vec<&str> = rest.iter().copied().filter(|name| *name != "tile").collect();
@@ -277,4 +272,46 @@ fn reduce(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) 
     let size = context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?;
     let mbarrier = if with_mbarrier { Some(Box::new(mbarrier_address(context, &operands[3])?)) } else { None };
     Some(Instruction::BulkReduce { direction, operation, ty, destination, source, size, mbarrier })
+}
+
+/// The dimension count of `1d` to `5d`.
+fn dimension_count(name: &str) -> Option<u32> {
+    Some(match name {
+        "1d" => 1,
+        "2d" => 2,
+        "3d" => 3,
+        "4d" => 4,
+        "5d" => 5,
+        _ => return None,
+    })
+}
+
+/// `cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [a], size{, policy}`.
+fn prefetch(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) -> Option<Instruction> {
+    let (rest, hint) = split_cache_hint(context, instruction, rest)?;
+    if rest != ["L2", "global"] {
+        return unexpected_form(context, instruction);
+    }
+    context.expect_operand_count(instruction, 2 + hint)?;
+    let address = context.address(&instruction.operands[0])?;
+    context.check_address_space(&address, StateSpace::Global, "cp.async.bulk.prefetch")?;
+    let size = context.source(&instruction.operands[1], ScalarType::U32, SizeRule::Exact)?;
+    Some(Instruction::BulkPrefetch { address, size })
+}
+
+/// `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}{.L2::cache_hint} [map, {c...}]{, policy}`.
+fn tensor_prefetch(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    dimensions: &str,
+    rest: &[&str],
+) -> Option<Instruction> {
+    let Some(dimensions) = dimension_count(dimensions) else { return unexpected_form(context, instruction) };
+    let (rest, hint) = split_cache_hint(context, instruction, rest)?;
+    if !matches!(rest, ["L2", "global"] | ["L2", "global", "tile"]) {
+        return unexpected_form(context, instruction);
+    }
+    context.expect_operand_count(instruction, 1 + hint)?;
+    let (tensor_map, coordinates) = tensor_coordinates(context, &instruction.operands[0], dimensions)?;
+    Some(Instruction::BulkTensorPrefetch { dimensions, tensor_map, coordinates })
 }
