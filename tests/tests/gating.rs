@@ -405,6 +405,28 @@ const PROBES: &[Probe] = &[
         older_version: "7.8",
         older_sm: 89,
     },
+    Probe { instruction: "cp.async.bulk.commit_group;", version: "8.0", sm: 90, older_version: "7.8", older_sm: 89 },
+    Probe {
+        instruction: "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%rd2], 16;",
+        version: "8.0",
+        sm: 90,
+        older_version: "7.8",
+        older_sm: 89,
+    },
+    Probe {
+        instruction: "mbarrier.complete_tx.shared::cta.b64 [%rd1], %r1;",
+        version: "8.0",
+        sm: 90,
+        older_version: "7.8",
+        older_sm: 89,
+    },
+    Probe {
+        instruction: "mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%rd1], %r1;",
+        version: "8.0",
+        sm: 90,
+        older_version: "7.8",
+        older_sm: 89,
+    },
     Probe {
         instruction: "fence.proxy.tensormap::generic.release.gpu;",
         version: "8.3",

@@ -231,4 +231,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: MBARRIER, modifiers: &[&["arrive", "arrive_drop"]], version: isa(7, 8), sm: Some(90), form: "a count on `mbarrier.arrive` without `.noComplete`", section: "9.7.12.13.8", operands: Operands::CompletingCount },
     Requirement { opcodes: MBARRIER, modifiers: &[&["release", "acquire"]], version: isa(8, 0), sm: None, form: "`mbarrier` with `.release`/`.acquire`", section: "9.7.12.15 (ISA 8.0)", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["relaxed"]], version: isa(8, 6), sm: Some(90), form: "`mbarrier` with `.relaxed`", section: "9.7.12.15 (ISA 8.6)", operands: ANY },
+    Requirement { opcodes: MBARRIER, modifiers: &[&["expect_tx", "complete_tx"]], version: isa(8, 0), sm: Some(90), form: "`mbarrier` transaction counts", section: "mbarrier.expect_tx (ISA 8.0)", operands: ANY },
+    Requirement { opcodes: &["cp"], modifiers: &[&["bulk"]], version: isa(8, 0), sm: Some(90), form: "`cp.async.bulk`", section: "cp.async.bulk (ISA 8.0)", operands: ANY },
+    // ptxas wants sm_90a ("not supported on .target 'sm_90'"); the table has no arch-specific targets.
+    Requirement { opcodes: &["tensormap"], modifiers: NONE, version: isa(8, 3), sm: Some(90), form: "`tensormap`", section: "tensormap.replace (ISA 8.3)", operands: ANY },
 ];
