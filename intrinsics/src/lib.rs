@@ -33,6 +33,7 @@ mod nvptx_matrix;
 mod nvptx_mbarrier;
 mod nvptx_warp_matrix;
 mod printf_arguments;
+mod printf_strings;
 mod resumable;
 mod site;
 mod software_barrier;
@@ -66,7 +67,7 @@ pub use collective::{
     Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpMatrixCollective,
 };
 pub use declare::mark_convergent;
-pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
+pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, StringConstant};
 pub use site::{LaunchArguments, Site};
 
 /// The four families of machines that ptxr compiles for.

@@ -33,50 +33,11 @@ const TMA: &[&str] = &["tensormap", "cp.async.bulk", "mbarrier.arrive.expect_tx"
 const TMA_REASON: &str = "Triton's tensor descriptors at sm_90 are built on the device (`tensormap.replace`, \
     `tensormap.cp_fenceproxy`) and copied through by TMA (`cp.async.bulk.tensor` completing on an \
     `mbarrier` with `expect_tx`); no target lowers the tensor memory accelerator yet";
-const PRINTF_STRING: &[&str] = &["vprintf"];
-const PRINTF_STRING_REASON: &str = "`printf(\"%s\", i % 2 ? \"odd\" : \"even\")` prints a string chosen at run \
-    time, and OpenCL's printf (SPIR-V's, and the one LLVM's AMDGPU back end lowers) takes only constant strings";
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
     Unsupported { file: "triton_tma_copy.sm90.ptx", target: "cpu", constructs: TMA, reason: TMA_REASON },
     Unsupported { file: "triton_tma_copy.sm90.ptx", target: "nvptx", constructs: TMA, reason: TMA_REASON },
     Unsupported { file: "triton_tma_copy.sm90.ptx", target: "amdgpu", constructs: TMA, reason: TMA_REASON },
     Unsupported { file: "triton_tma_copy.sm90.ptx", target: "spirv", constructs: TMA, reason: TMA_REASON },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.ptx",
-        target: "spirv",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.ptx",
-        target: "amdgpu",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.debug.ptx",
-        target: "spirv",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.debug.ptx",
-        target: "amdgpu",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.clang.sm80.ptx",
-        target: "spirv",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.clang.sm80.ptx",
-        target: "amdgpu",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
     Unsupported {
         file: "corpus/clang/vecadd_cl.sm80.ptx",
         target: "amdgpu",
