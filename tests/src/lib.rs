@@ -19,7 +19,7 @@ pub mod opencl;
 mod ptx_text;
 pub mod vendor_checks;
 
-pub use ptx_text::{assertfail_call, string_global, ASSERTFAIL_DECLARATION};
+pub use ptx_text::{assertfail_call, printf_kernel, string_global, ASSERTFAIL_DECLARATION};
 
 /// The repository root.
 pub fn repository_root() -> PathBuf {
