@@ -402,6 +402,19 @@ mod tests {
     }
 
     #[test]
+    fn string_fields_read_flags_width_and_precision() {
+        for (conversion, left, width, precision) in [
+            ("%s", false, 0, None),
+            ("%-12s", true, 12, None),
+            ("%0-3.7s", true, 3, Some(7)),
+            ("%.s", false, 0, Some(0)),
+            ("%8.0s", false, 8, Some(0)),
+        ] {
+            assert_eq!(StringField::of(conversion.as_bytes()), StringField { left, width, precision }, "{conversion}");
+        }
+    }
+
+    #[test]
     fn conversions_opencl_lacks_are_named() {
         for (format, named) in [
             ("%*d", "`*` field width"),

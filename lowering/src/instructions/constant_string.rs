@@ -135,15 +135,19 @@ fn string_choices(
 }
 
 /// The generic address of byte `offset` of `variable` (a `.global` or `.const` variable), as an
-/// integer of the module's address size: a constant, so that it costs nothing where unused.
+/// integer of the module's address size: a constant, so that it costs nothing where unused;
+/// `None` where the target places the variable at an address that is not a constant.
 fn generic_address<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     variable: VariableId,
     offset: i64,
     span: ptxr_frontend::Span,
-) -> LoweringResult<IntValue<'ctx>> {
+) -> LoweringResult<Option<IntValue<'ctx>>> {
     let context = lowering.shared.context;
     let mut pointer = lowering.taken_address(variable, span)?;
+    if !pointer.is_const() {
+        return Ok(None);
+    }
     let generic = lowering.address_space(StateSpace::Generic);
     if pointer.get_type().get_address_space() != generic {
         pointer = pointer.const_address_space_cast(context.ptr_type(generic));
@@ -151,7 +155,7 @@ fn generic_address<'ctx>(
     let index = context.i64_type().const_int(offset as u64, true);
     // SAFETY: a byte inside the variable, where its initializer has a string.
     let pointer = unsafe { pointer.const_in_bounds_gep(context.i8_type(), &[index]) };
-    Ok(pointer.const_to_int(crate::types::integer_type(context, lowering.shared.ptx.address_size)))
+    Ok(Some(pointer.const_to_int(crate::types::integer_type(context, lowering.shared.ptx.address_size))))
 }
 
 /// `locations` as string constants with their generic addresses.
@@ -163,7 +167,8 @@ fn string_constants<'ctx>(
     let mut constants = Vec::new();
     for &(variable, offset) in locations {
         let Some(text) = text_at(lowering, variable, offset) else { continue };
-        constants.push(StringConstant { address: generic_address(lowering, variable, offset, span)?, text });
+        let Some(address) = generic_address(lowering, variable, offset, span)? else { continue };
+        constants.push(StringConstant { address, text });
     }
     Ok(constants)
 }
@@ -215,7 +220,11 @@ pub fn traced_buffer_strings<'ctx>(
     let locations = traced_buffer_locations(lowering, writers, buffer);
     let mut strings = Vec::new();
     for (offset, choices) in locations {
-        strings.push((offset, string_constants(lowering, &choices, span)?));
+        let constants = string_constants(lowering, &choices, span)?;
+        // Every choice, or the slot is not traced: its address is compared with each choice's.
+        if constants.len() == choices.len() {
+            strings.push((offset, constants));
+        }
     }
     Ok(strings)
 }
