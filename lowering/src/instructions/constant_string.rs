@@ -175,7 +175,7 @@ fn string_constants<'ctx>(
 
 /// How many of the module's string constants a `%s` whose argument lowering could not trace
 /// is compared with at run time (each a `printf` call of its own).
-const MODULE_STRING_LIMIT: usize = 16;
+const MODULE_STRING_LIMIT: usize = 15;
 
 /// The module's string constants, for `%s` arguments that lowering could not trace: every
 /// string (from the start or after a NUL) in the initializers of module-scope `.global` and
