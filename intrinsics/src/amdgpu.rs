@@ -94,6 +94,11 @@ fn kernel_argument_offset(site: &Site<'_, '_>, position: u32) -> Result<u64, Uns
 }
 
 impl Target for Amdgpu {
+    /// Texture descriptors in global memory, read by lowering's generated code.
+    fn software_textures(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn functions_visible_outside_the_module(&self) -> bool {
         // A code object is linked alone (`driver/src/link.rs`). An external `.func` that uses
         // a `.shared` variable (clang's OpenCL C output: each kernel calls its body as

@@ -336,6 +336,11 @@ fn cooperative_entries<'ctx>(
 }
 
 impl Target for Cpu {
+    /// Texture descriptors in global memory, read by lowering's generated code.
+    fn software_textures(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn functions_are_convergent(&self) -> bool {
         false
     }

@@ -258,6 +258,11 @@ pub trait Target {
         query: ClusterQuery<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
+    /// Whether textures and surfaces are ptxr texture descriptors in global memory, sampled
+    /// in software by code that lowering generates (`ptxr_runtime::texture`); a target with
+    /// texture units of its own that ptxr does not drive yet says so.
+    fn software_textures(&self) -> Result<(), Unsupported>;
+
     /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {
         Ok(())

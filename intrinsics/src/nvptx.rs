@@ -117,6 +117,14 @@ fn is_in_parameter_space<'ctx>(
 }
 
 impl Target for Nvptx {
+    /// PTX's texture instructions need the texture units, which ptxr does not drive yet.
+    fn software_textures(&self) -> Result<(), Unsupported> {
+        Err(Unsupported {
+            what: "texture and surface instructions (ptxr does not emit NVPTX's own `tex`, `suld`, `sust` yet)"
+                .to_string(),
+        })
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Nvptx
     }

@@ -93,6 +93,11 @@ impl Spirv {
 }
 
 impl Target for Spirv {
+    /// Texture descriptors in global memory, read by lowering's generated code.
+    fn software_textures(&self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Spirv
     }

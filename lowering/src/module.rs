@@ -222,6 +222,7 @@ pub fn declare_global<'ctx>(
     let target_name = shared.target.kind().name();
     match variable.state_space {
         StateSpace::Global | StateSpace::Const => {}
+        StateSpace::Tex => return declare_texture_reference(shared, variable, name),
         StateSpace::Shared => shared
             .target
             .supports_shared_variables()
@@ -281,6 +282,34 @@ pub fn declare_global<'ctx>(
     }
     if variable.state_space == StateSpace::Const {
         global.set_constant(true);
+    }
+    Ok(global)
+}
+
+/// A `.texref`, `.samplerref` or `.surfref` variable: a ptxr texture descriptor in global
+/// memory (`ptxr_runtime::texture`), zeroed until the host binds a texture to it by name; the
+/// variable's address is the handle that `tex`, `txq`, `suld`... read.
+fn declare_texture_reference<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+    name: &str,
+) -> Result<GlobalValue<'ctx>, LoweringError> {
+    shared.target.software_textures().map_err(|unsupported| {
+        LoweringError::unsupported(&unsupported.what, shared.target.kind().name(), variable.span)
+    })?;
+    let count = variable.array_length.unwrap_or(1).max(1) as u32;
+    let storage_type = shared.context.i8_type().array_type(ptxr_runtime::texture::TEXTURE_DESCRIPTOR_BYTES * count);
+    let global = shared.module.add_global(storage_type, Some(shared.target.address_space(StateSpace::Global)), name);
+    global.set_alignment(8);
+    match variable.linkage {
+        Some(Linkage::Extern) => global.set_linkage(LlvmLinkage::External),
+        linkage => {
+            global.set_initializer(&storage_type.const_zero());
+            // Kept visible, so that the host can find the variable by its PTX name and bind a
+            // texture to it.
+            let weak = linkage == Some(Linkage::Weak);
+            global.set_linkage(if weak { LlvmLinkage::WeakAny } else { LlvmLinkage::External });
+        }
     }
     Ok(global)
 }

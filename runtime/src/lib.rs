@@ -25,6 +25,7 @@ pub mod opencl;
 pub mod report;
 pub mod spec;
 pub mod stack_floor;
+pub mod texture;
 
 pub use abi::{block_context_field, BlockContext, BlockEntry};
 pub use element::{ElementKind, ElementType, ValueError};
