@@ -1,0 +1,351 @@
+//! Textures and surfaces (ISA 7.8 sections 9.7.9 and 9.7.10) on the CPU and on SPIR-V through
+//! OpenCL, against a model written here from the CUDA C++ Programming Guide's appendix "Texture
+//! Fetching": nearest-point sampling reads texel `floor(x)`; linear filtering blends texels
+//! `floor(x - 0.5)` and the next with the fraction of `x - 0.5` kept in 9-bit fixed point
+//! (8 fractional bits); normalized coordinates are scaled by the size; wrap, clamp, mirror and
+//! border address modes (wrap and mirror only with normalized coordinates, clamp otherwise);
+//! `cudaReadModeNormalizedFloat` divides 8- and 16-bit integers by their largest value.
+//!
+//! A texture handle is the address of a ptxr texture descriptor (`ptxr_runtime::texture`). The
+//! tests build descriptors on the host; the kernel stores the texel buffer's address into
+//! its descriptor (every thread the same value) before sampling, since the host does not know
+//! the buffer's device address.
+
+use ptxr_runtime::texture::{AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES};
+use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
+use ptxr_tests::{opencl, Buffer, Launch};
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    opencl::serve_child();
+}
+
+const DESCRIPTOR_WORDS: usize = TEXTURE_DESCRIPTOR_BYTES as usize / 4;
+
+fn descriptor_words(descriptor: &TextureDescriptor) -> Vec<u64> {
+    let fields = [
+        descriptor.data as u32,
+        (descriptor.data >> 32) as u32,
+        descriptor.width,
+        descriptor.height,
+        descriptor.depth,
+        descriptor.layers,
+        descriptor.row_pitch as u32,
+        (descriptor.row_pitch >> 32) as u32,
+        descriptor.slice_pitch as u32,
+        (descriptor.slice_pitch >> 32) as u32,
+        descriptor.channels,
+        descriptor.channel_type,
+        descriptor.read_mode,
+        descriptor.filter_mode,
+        descriptor.address_modes[0],
+        descriptor.address_modes[1],
+        descriptor.address_modes[2],
+        descriptor.normalized_coordinates,
+        descriptor.border[0],
+        descriptor.border[1],
+        descriptor.border[2],
+        descriptor.border[3],
+    ];
+    assert_eq!(fields.len(), DESCRIPTOR_WORDS);
+    fields.iter().map(|&word| u64::from(word)).collect()
+}
+
+/// A 2D texture's texels and format, for the model.
+struct Image {
+    width: usize,
+    height: usize,
+    channels: usize,
+    channel_type: ChannelType,
+    /// Each channel's stored value as an integer (float channels: their bits).
+    texels: Vec<i64>,
+}
+
+impl Image {
+    fn bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for &value in &self.texels {
+            let size = self.channel_type.bytes() as usize;
+            bytes.extend_from_slice(&value.to_le_bytes()[..size]);
+        }
+        bytes
+    }
+
+    fn row_pitch(&self) -> u64 {
+        (self.width * self.channels * self.channel_type.bytes() as usize) as u64
+    }
+
+    /// Channel `channel` of texel (x, y) as a float under `read_mode`.
+    fn channel_float(&self, x: usize, y: usize, channel: usize, read_mode: ReadMode) -> f32 {
+        if channel >= self.channels {
+            return if channel == 3 { 1.0 } else { 0.0 };
+        }
+        let value = self.texels[(y * self.width + x) * self.channels + channel];
+        let normalized = read_mode == ReadMode::NormalizedFloat;
+        match self.channel_type {
+            ChannelType::F32 => f32::from_bits(value as u32),
+            ChannelType::F16 => half::f16::from_bits(value as u16).to_f32(),
+            ChannelType::U8 if normalized => value as f32 / 255.0,
+            ChannelType::U16 if normalized => value as f32 / 65535.0,
+            ChannelType::S8 if normalized => (value as f32 / 127.0).max(-1.0),
+            ChannelType::S16 if normalized => (value as f32 / 32767.0).max(-1.0),
+            _ => value as f32,
+        }
+    }
+}
+
+/// Texel index `index` of a dimension of `size` texels under `mode` (already clamp for
+/// unnormalized wrap and mirror); `None` outside in border mode.
+fn address(index: i64, size: i64, mode: AddressMode) -> Option<usize> {
+    let index = match mode {
+        AddressMode::Wrap => index.rem_euclid(size),
+        AddressMode::Mirror => {
+            let folded = index.rem_euclid(2 * size);
+            if folded < size {
+                folded
+            } else {
+                2 * size - 1 - folded
+            }
+        }
+        AddressMode::Clamp => index.clamp(0, size - 1),
+        AddressMode::Border => {
+            if !(0..size).contains(&index) {
+                return None;
+            }
+            index
+        }
+    };
+    Some(index as usize)
+}
+
+/// A sampler's settings for the model and the descriptor.
+#[derive(Clone, Copy, Debug)]
+struct Sampler {
+    filter: FilterMode,
+    mode: AddressMode,
+    normalized: bool,
+    read_mode: ReadMode,
+}
+
+const BORDER: [f32; 4] = [0.25, -2.0, 7.5, 0.125];
+
+/// The lower texel and the quantized weight of the upper one for coordinate `x`.
+fn axis(x: f32, size: usize, sampler: &Sampler) -> (i64, f32) {
+    let mut x = if sampler.normalized { x * size as f32 } else { x };
+    let linear = sampler.filter == FilterMode::Linear;
+    if linear {
+        x -= 0.5;
+    }
+    let floor = x.floor();
+    // Rust's `as` saturates like `llvm.fptosi.sat`: NaN is 0.
+    let lower = i64::from(floor as i32);
+    let fraction = x - floor;
+    let weight = (fraction * 256.0).round_ties_even() / 256.0;
+    let weight = if linear && !weight.is_nan() { weight } else { 0.0 };
+    (lower, weight)
+}
+
+/// `tex.2d.v4.f32.f32` of `image` at (x, y), by the Programming Guide's formulas.
+fn model_2d(image: &Image, sampler: &Sampler, x: f32, y: f32) -> [f32; 4] {
+    let mode = match sampler.mode {
+        AddressMode::Wrap | AddressMode::Mirror if !sampler.normalized => AddressMode::Clamp,
+        mode => mode,
+    };
+    let (i, alpha) = axis(x, image.width, sampler);
+    let (j, beta) = axis(y, image.height, sampler);
+    let texel = |di: i64, dj: i64, channel: usize| -> f32 {
+        match (address(i + di, image.width as i64, mode), address(j + dj, image.height as i64, mode)) {
+            (Some(x), Some(y)) => image.channel_float(x, y, channel, sampler.read_mode),
+            _ => BORDER[channel],
+        }
+    };
+    let mut result = [0.0; 4];
+    for (channel, value) in result.iter_mut().enumerate() {
+        *value = if sampler.filter == FilterMode::Linear {
+            // Summed in the lowering's order: corner 0 (lower, lower), then x first.
+            let corners = [((0, 0), (1.0 - alpha) * (1.0 - beta)), ((1, 0), alpha * (1.0 - beta)), ((0, 1), (1.0 - alpha) * beta), ((1, 1), alpha * beta)];
+            let mut sum = 0.0f32;
+            for (index, ((di, dj), weight)) in corners.iter().enumerate() {
+                let weighted = texel(*di, *dj, channel) * weight;
+                sum = if index == 0 { weighted } else { sum + weighted };
+            }
+            sum
+        } else {
+            texel(0, 0, channel)
+        };
+    }
+    result
+}
+
+fn images() -> Vec<Image> {
+    vec![
+        Image {
+            width: 4,
+            height: 3,
+            channels: 1,
+            channel_type: ChannelType::F32,
+            texels: (0..12).map(|index| i64::from((index as f32 * 1.5 - 4.0).to_bits())).collect(),
+        },
+        Image {
+            width: 3,
+            height: 2,
+            channels: 4,
+            channel_type: ChannelType::U8,
+            texels: (0..24).map(|index| (index * 37 + 11) % 256).collect(),
+        },
+        Image {
+            width: 2,
+            height: 2,
+            channels: 2,
+            channel_type: ChannelType::S16,
+            texels: vec![-32768, 32767, 100, -100, 0, 5000, -20000, 1],
+        },
+        Image {
+            width: 3,
+            height: 1,
+            channels: 1,
+            channel_type: ChannelType::F16,
+            texels: [1.0f32, -2.5, 65504.0].iter().map(|value| i64::from(half::f16::from_f32(*value).to_bits())).collect(),
+        },
+    ]
+}
+
+/// Coordinates: texel centres and edges, between texels, far outside, -0.0, NaN and
+/// infinities (each read as unnormalized and as normalized coordinates).
+fn coordinates() -> Vec<(f32, f32)> {
+    vec![
+        (0.5, 0.5),
+        (1.5, 2.5),
+        (0.0, 0.0),
+        (-0.0, -0.0),
+        (1.0, 1.0),
+        (2.25, 0.75),
+        (3.9, 2.1),
+        (4.0, 3.0),
+        (-0.3, 1.7),
+        (-5.2, 9.6),
+        (0.1, 0.9),
+        (0.37, 0.51),
+        (1.25, -0.75),
+        (f32::NAN, 0.5),
+        (f32::INFINITY, f32::NEG_INFINITY),
+        (0.998, 0.002),
+    ]
+}
+
+const SAMPLE_KERNEL: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry sample(.param .u64 descriptors, .param .u64 texels, .param .u64 coordinates, .param .u64 out)
+{
+    .reg .u32 %r<6>;
+    .reg .u64 %rd<12>;
+    .reg .f32 %f<8>;
+    ld.param.u64 %rd1, [descriptors];
+    ld.param.u64 %rd2, [texels];
+    ld.param.u64 %rd3, [coordinates];
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r1, %r2, %r3, %r1;
+    div.u32 %r4, %r1, COORDINATES;
+    rem.u32 %r5, %r1, COORDINATES;
+    mul.wide.u32 %rd5, %r4, DESCRIPTOR_BYTES;
+    add.u64 %rd5, %rd1, %rd5;
+    st.global.u64 [%rd5], %rd2;
+    mul.wide.u32 %rd6, %r5, 8;
+    add.u64 %rd6, %rd3, %rd6;
+    ld.global.f32 %f5, [%rd6];
+    ld.global.f32 %f6, [%rd6+4];
+    tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd5, {%f5, %f6}];
+    mul.wide.u32 %rd7, %r1, 16;
+    add.u64 %rd7, %rd4, %rd7;
+    st.global.v4.f32 [%rd7], {%f1, %f2, %f3, %f4};
+    ret;
+}
+"#;
+
+fn samplers() -> Vec<Sampler> {
+    let mut samplers = Vec::new();
+    for filter in [FilterMode::Point, FilterMode::Linear] {
+        for mode in [AddressMode::Wrap, AddressMode::Clamp, AddressMode::Mirror, AddressMode::Border] {
+            for normalized in [false, true] {
+                for read_mode in [ReadMode::ElementType, ReadMode::NormalizedFloat] {
+                    samplers.push(Sampler { filter, mode, normalized, read_mode });
+                }
+            }
+        }
+    }
+    samplers
+}
+
+/// Every sampler over one image: one thread per (sampler, coordinate).
+fn check_image(image: &Image) {
+    let samplers = samplers();
+    let coordinates = coordinates();
+    let descriptors: Vec<u64> = samplers
+        .iter()
+        .flat_map(|sampler| {
+            descriptor_words(&TextureDescriptor {
+                data: 0,
+                width: image.width as u32,
+                height: image.height as u32,
+                depth: 1,
+                layers: 0,
+                row_pitch: image.row_pitch(),
+                slice_pitch: image.row_pitch() * image.height as u64,
+                channels: image.channels as u32,
+                channel_type: image.channel_type as u32,
+                read_mode: sampler.read_mode as u32,
+                filter_mode: sampler.filter as u32,
+                address_modes: [sampler.mode as u32; 3],
+                normalized_coordinates: u32::from(sampler.normalized),
+                border: BORDER.map(f32::to_bits),
+            })
+        })
+        .collect();
+    let threads = samplers.len() * coordinates.len();
+    let points: Vec<u64> = coordinates
+        .iter()
+        .flat_map(|(x, y)| [u64::from(x.to_bits()), u64::from(y.to_bits())])
+        .collect();
+    let ptx = SAMPLE_KERNEL
+        .replace("COORDINATES", &coordinates.len().to_string())
+        .replace("DESCRIPTOR_BYTES", &TEXTURE_DESCRIPTOR_BYTES.to_string());
+    let buffers = [
+        Buffer::new("u32", descriptors),
+        Buffer::new("u8", image.bytes().iter().map(|&byte| u64::from(byte)).collect()),
+        Buffer::new("f32", points),
+        Buffer::zeroed("f32", 4 * threads),
+    ];
+    let launch = Launch { grid: [samplers.len() as u32, 1, 1], block: [coordinates.len() as u32, 1, 1], ..Launch::default() };
+    for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+        for (index, sampler) in samplers.iter().enumerate() {
+            for (point, (x, y)) in coordinates.iter().enumerate() {
+                let thread = index * coordinates.len() + point;
+                let expected = model_2d(image, sampler, *x, *y);
+                for channel in 0..4 {
+                    let got = f32::from_bits(result[3][4 * thread + channel] as u32);
+                    let want = expected[channel];
+                    let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+                    assert!(
+                        same,
+                        "{device}: {:?} {}x{} at ({x}, {y}) with {sampler:?}: channel {channel} is {got}, the model says {want}",
+                        image.channel_type, image.width, image.height
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tex_2d_matches_the_programming_guides_filtering_for_every_sampler() {
+    for image in images() {
+        check_image(&image);
+    }
+}
