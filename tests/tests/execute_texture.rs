@@ -11,7 +11,9 @@
 //! its descriptor (every thread the same value) before sampling, since the host does not know
 //! the buffer's device address.
 
-use ptxr_runtime::texture::{AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES};
+use ptxr_runtime::texture::{
+    AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
+};
 use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
 use ptxr_tests::{opencl, Buffer, Launch};
 
@@ -166,7 +168,12 @@ fn model_2d(image: &Image, sampler: &Sampler, x: f32, y: f32) -> [f32; 4] {
     for (channel, value) in result.iter_mut().enumerate() {
         *value = if sampler.filter == FilterMode::Linear {
             // Summed in the lowering's order: corner 0 (lower, lower), then x first.
-            let corners = [((0, 0), (1.0 - alpha) * (1.0 - beta)), ((1, 0), alpha * (1.0 - beta)), ((0, 1), (1.0 - alpha) * beta), ((1, 1), alpha * beta)];
+            let corners = [
+                ((0, 0), (1.0 - alpha) * (1.0 - beta)),
+                ((1, 0), alpha * (1.0 - beta)),
+                ((0, 1), (1.0 - alpha) * beta),
+                ((1, 1), alpha * beta),
+            ];
             let mut sum = 0.0f32;
             for (index, ((di, dj), weight)) in corners.iter().enumerate() {
                 let weighted = texel(*di, *dj, channel) * weight;
@@ -208,7 +215,10 @@ fn images() -> Vec<Image> {
             height: 1,
             channels: 1,
             channel_type: ChannelType::F16,
-            texels: [1.0f32, -2.5, 65504.0].iter().map(|value| i64::from(half::f16::from_f32(*value).to_bits())).collect(),
+            texels: [1.0f32, -2.5, 65504.0]
+                .iter()
+                .map(|value| i64::from(half::f16::from_f32(*value).to_bits()))
+                .collect(),
         },
     ]
 }
@@ -309,10 +319,8 @@ fn check_image(image: &Image) {
         })
         .collect();
     let threads = samplers.len() * coordinates.len();
-    let points: Vec<u64> = coordinates
-        .iter()
-        .flat_map(|(x, y)| [u64::from(x.to_bits()), u64::from(y.to_bits())])
-        .collect();
+    let points: Vec<u64> =
+        coordinates.iter().flat_map(|(x, y)| [u64::from(x.to_bits()), u64::from(y.to_bits())]).collect();
     let ptx = SAMPLE_KERNEL
         .replace("COORDINATES", &coordinates.len().to_string())
         .replace("DESCRIPTOR_BYTES", &TEXTURE_DESCRIPTOR_BYTES.to_string());
@@ -322,7 +330,8 @@ fn check_image(image: &Image) {
         Buffer::new("f32", points),
         Buffer::zeroed("f32", 4 * threads),
     ];
-    let launch = Launch { grid: [samplers.len() as u32, 1, 1], block: [coordinates.len() as u32, 1, 1], ..Launch::default() };
+    let launch =
+        Launch { grid: [samplers.len() as u32, 1, 1], block: [coordinates.len() as u32, 1, 1], ..Launch::default() };
     for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
         for (index, sampler) in samplers.iter().enumerate() {
             for (point, (x, y)) in coordinates.iter().enumerate() {
@@ -347,5 +356,252 @@ fn check_image(image: &Image) {
 fn tex_2d_matches_the_programming_guides_filtering_for_every_sampler() {
     for image in images() {
         check_image(&image);
+    }
+}
+
+/// A kernel whose thread `%r1` (of the grid) runs `body` with `%rd1` the descriptor (whose
+/// data pointer it has just set to `%rd2`, the texels), `%rd3` the inputs and `%rd4` the
+/// outputs.
+fn kernel(body: &str) -> String {
+    format!(
+        r#".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry textured(.param .u64 descriptor, .param .u64 texels, .param .u64 inputs, .param .u64 out)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .f32 %f<16>;
+    ld.param.u64 %rd1, [descriptor];
+    ld.param.u64 %rd2, [texels];
+    ld.param.u64 %rd3, [inputs];
+    ld.param.u64 %rd4, [out];
+    st.global.u64 [%rd1], %rd2;
+    mov.u32 %r1, %tid.x;
+{body}
+    ret;
+}}
+"#
+    )
+}
+
+fn bytes_of(values: &[i64], bytes: usize) -> Vec<u64> {
+    values.iter().flat_map(|value| value.to_le_bytes()[..bytes].to_vec()).map(u64::from).collect()
+}
+
+fn plain_descriptor(
+    width: u32,
+    height: u32,
+    depth: u32,
+    channels: u32,
+    channel_type: ChannelType,
+) -> TextureDescriptor {
+    let row_pitch = u64::from(width * channels * channel_type.bytes());
+    TextureDescriptor {
+        data: 0,
+        width,
+        height,
+        depth,
+        layers: 0,
+        row_pitch,
+        slice_pitch: row_pitch * u64::from(height),
+        channels,
+        channel_type: channel_type as u32,
+        read_mode: ReadMode::ElementType as u32,
+        filter_mode: FilterMode::Point as u32,
+        address_modes: [AddressMode::Clamp as u32; 3],
+        normalized_coordinates: 0,
+        border: [0; 4],
+    }
+}
+
+/// Runs `body` for `threads` threads on every device; gives each device's output words.
+fn run_body(
+    body: &str,
+    descriptor: &TextureDescriptor,
+    texels: Vec<u64>,
+    inputs: Vec<u64>,
+    outputs: usize,
+    threads: u32,
+) -> Vec<(&'static str, Vec<u64>)> {
+    let buffers = [
+        Buffer::new("u32", descriptor_words(descriptor)),
+        Buffer::new("u8", texels),
+        Buffer::new("u32", inputs),
+        Buffer::zeroed("u32", outputs),
+    ];
+    opencl::run_everywhere(&kernel(body), &Launch::threads(threads), &buffers, OPENCL_CHILD)
+        .into_iter()
+        .map(|(device, mut result)| (device, result.swap_remove(3)))
+        .collect()
+}
+
+const INTEGER_FETCH: &str = r#"    mul.wide.u32 %rd5, %r1, 4;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.s32 %r2, [%rd5];
+    tex.1d.v4.s32.s32 {%r3, %r4, %r5, %r6}|%p1, [%rd1, {%r2}];
+    selp.u32 %r7, 1, 0, %p1;
+    mul.wide.u32 %rd6, %r1, 20;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.v4.u32 [%rd6], {%r3, %r4, %r5, %r6};
+    st.global.u32 [%rd6+16], %r7;"#;
+
+#[test]
+fn tex_1d_with_integer_coordinates_reads_texels_as_integers_with_clamp_and_border() {
+    let values: Vec<i64> = vec![-128, -1, 0, 77, 127];
+    let indices: Vec<i32> = vec![-3, -1, 0, 1, 2, 3, 4, 5, 9, i32::MIN, i32::MAX];
+    for mode in [AddressMode::Clamp, AddressMode::Border, AddressMode::Wrap] {
+        let mut descriptor = plain_descriptor(5, 1, 1, 1, ChannelType::S8);
+        descriptor.address_modes = [mode as u32; 3];
+        descriptor.border = [11, 22, 33, 44];
+        let inputs = indices.iter().map(|&index| u64::from(index as u32)).collect();
+        let threads = indices.len() as u32;
+        for (device, out) in
+            run_body(INTEGER_FETCH, &descriptor, bytes_of(&values, 1), inputs, 5 * indices.len(), threads)
+        {
+            for (thread, &index) in indices.iter().enumerate() {
+                // Integer coordinates are unnormalized: wrap reads as clamp.
+                let effective = if mode == AddressMode::Wrap { AddressMode::Clamp } else { mode };
+                let expected: [u32; 4] = match address(i64::from(index), 5, effective) {
+                    Some(x) => [values[x] as i32 as u32, 0, 0, 1],
+                    None => [11, 22, 33, 44],
+                };
+                let got: Vec<u32> = out[5 * thread..5 * thread + 4].iter().map(|&word| word as u32).collect();
+                assert_eq!(got, expected, "{device}: {mode:?} at {index}");
+                assert_eq!(out[5 * thread + 4], 1, "{device}: the residency predicate");
+            }
+        }
+    }
+}
+
+const LAYERED_FETCH: &str = r#"    mul.wide.u32 %rd5, %r1, 12;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.u32 %r2, [%rd5];
+    ld.global.f32 %f1, [%rd5+4];
+    ld.global.f32 %f2, [%rd5+8];
+    tex.a2d.v4.u32.f32 {%r3, %r4, %r5, %r6}, [%rd1, {%r2, %f1, %f2, %f2}];
+    mul.wide.u32 %rd6, %r1, 4;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.u32 [%rd6], %r3;"#;
+
+#[test]
+fn tex_a2d_selects_the_layer_clamped_to_the_last() {
+    // 3 layers of 2x2 u16 texels: layer l, texel (x, y) holds 1000 l + 10 y + x + 60000.
+    let texel = |layer: i64, x: i64, y: i64| 60000 + 1000 * layer + 10 * y + x;
+    let values: Vec<i64> =
+        (0..3).flat_map(|layer| (0..2).flat_map(move |y| (0..2).map(move |x| texel(layer, x, y)))).collect();
+    let mut descriptor = plain_descriptor(2, 2, 1, 1, ChannelType::U16);
+    descriptor.layers = 3;
+    let cases: Vec<(u32, f32, f32)> =
+        vec![(0, 0.5, 0.5), (1, 1.5, 0.2), (2, 0.9, 1.9), (3, 1.0, 1.0), (u32::MAX, 5.0, -1.0)];
+    let inputs = cases
+        .iter()
+        .flat_map(|(layer, x, y)| [u64::from(*layer), u64::from(x.to_bits()), u64::from(y.to_bits())])
+        .collect();
+    for (device, out) in
+        run_body(LAYERED_FETCH, &descriptor, bytes_of(&values, 2), inputs, cases.len(), cases.len() as u32)
+    {
+        for (thread, (layer, x, y)) in cases.iter().enumerate() {
+            let layer = i64::from((*layer).min(2));
+            let x = (x.floor() as i64).clamp(0, 1);
+            let y = (y.floor() as i64).clamp(0, 1);
+            assert_eq!(out[thread] as i64, texel(layer, x, y), "{device}: case {thread}");
+        }
+    }
+}
+
+const TRILINEAR_FETCH: &str = r#"    mul.wide.u32 %rd5, %r1, 12;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.f32 %f1, [%rd5];
+    ld.global.f32 %f2, [%rd5+4];
+    ld.global.f32 %f3, [%rd5+8];
+    tex.3d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2, %f3, %f3}];
+    mul.wide.u32 %rd6, %r1, 4;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.f32 [%rd6], %f4;"#;
+
+#[test]
+fn tex_3d_filters_trilinearly() {
+    let value = |x: i64, y: i64, z: i64| (x * 3 + y * 5 + z * 11) as f32 * 0.75 - 2.0;
+    let values: Vec<i64> = (0..2)
+        .flat_map(|z| (0..2).flat_map(move |y| (0..2).map(move |x| i64::from(value(x, y, z).to_bits()))))
+        .collect();
+    let mut descriptor = plain_descriptor(2, 2, 2, 1, ChannelType::F32);
+    descriptor.filter_mode = FilterMode::Linear as u32;
+    let cases: Vec<[f32; 3]> =
+        vec![[0.5, 0.5, 0.5], [1.0, 1.0, 1.0], [0.7, 1.3, 0.9], [1.9, 0.1, 1.6], [-1.0, 3.0, 0.75]];
+    let inputs = cases.iter().flat_map(|point| point.map(|coordinate| u64::from(coordinate.to_bits()))).collect();
+    for (device, out) in
+        run_body(TRILINEAR_FETCH, &descriptor, bytes_of(&values, 4), inputs, cases.len(), cases.len() as u32)
+    {
+        for (thread, point) in cases.iter().enumerate() {
+            let axes: Vec<(i64, f32)> = point
+                .iter()
+                .map(|&coordinate| {
+                    let x = coordinate - 0.5;
+                    let floor = x.floor();
+                    (floor as i64, ((x - floor) * 256.0).round_ties_even() / 256.0)
+                })
+                .collect();
+            let mut sum = 0.0f32;
+            for corner in 0..8 {
+                let mut weight = 1.0f32;
+                let mut index = [0i64; 3];
+                for (dimension, (lower, alpha)) in axes.iter().enumerate() {
+                    let upper = corner >> dimension & 1 == 1;
+                    index[dimension] = (lower + i64::from(upper)).clamp(0, 1);
+                    weight *= if upper { *alpha } else { 1.0 - alpha };
+                }
+                let weighted = value(index[0], index[1], index[2]) * weight;
+                sum = if corner == 0 { weighted } else { sum + weighted };
+            }
+            assert_eq!(f32::from_bits(out[thread] as u32).to_bits(), sum.to_bits(), "{device}: at {point:?}");
+        }
+    }
+}
+
+const GATHER_AND_QUERY: &str = r#"    ld.global.f32 %f1, [%rd3];
+    ld.global.f32 %f2, [%rd3+4];
+    tld4.g.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}];
+    st.global.v4.f32 [%rd4], {%f4, %f5, %f6, %f7};
+    txq.width.b32 %r2, [%rd1];
+    txq.height.b32 %r3, [%rd1];
+    txq.depth.b32 %r4, [%rd1];
+    txq.channel_data_type.b32 %r5, [%rd1];
+    st.global.v4.u32 [%rd4+16], {%r2, %r3, %r4, %r5};
+    txq.channel_order.b32 %r2, [%rd1];
+    txq.normalized_coords.b32 %r3, [%rd1];
+    txq.filter_mode.b32 %r4, [%rd1];
+    txq.addr_mode_1.b32 %r5, [%rd1];
+    st.global.v4.u32 [%rd4+32], {%r2, %r3, %r4, %r5};
+    txq.array_size.b32 %r2, [%rd1];
+    txq.num_mipmap_levels.b32 %r3, [%rd1];
+    txq.force_unnormalized_coords.b32 %r4, [%rd1];
+    suq.width.b32 %r5, [%rd1];
+    st.global.v4.u32 [%rd4+48], {%r2, %r3, %r4, %r5};"#;
+
+#[test]
+fn tld4_gathers_the_bilinear_footprint_and_txq_reads_the_descriptor() {
+    // 3x2 RGBA u8, read as normalized floats; the green channel of texel (x, y) is 40 y + 10 x.
+    let values: Vec<i64> = (0..2).flat_map(|y| (0..3).flat_map(move |x| [x, 40 * y + 10 * x, 200, 255])).collect();
+    let mut descriptor = plain_descriptor(3, 2, 1, 4, ChannelType::U8);
+    descriptor.read_mode = ReadMode::NormalizedFloat as u32;
+    descriptor.filter_mode = FilterMode::Linear as u32;
+    descriptor.address_modes = [AddressMode::Clamp as u32, AddressMode::Border as u32, AddressMode::Wrap as u32];
+    descriptor.normalized_coordinates = 1;
+    descriptor.layers = 7;
+    let (x, y) = (0.5f32, 0.5f32);
+    let inputs = vec![u64::from(x.to_bits()), u64::from(y.to_bits())];
+    for (device, out) in run_body(GATHER_AND_QUERY, &descriptor, bytes_of(&values, 1), inputs, 16, 1) {
+        // x = 0.5 * 3 - 0.5 = 1.0: i = 1; y = 0.5 * 2 - 0.5 = 0.5: j = 0.
+        let green = |x: i64, y: i64| (40 * y + 10 * x) as f32 / 255.0;
+        let expected = [green(1, 1), green(2, 1), green(2, 0), green(1, 0)];
+        let got: Vec<f32> = out[..4].iter().map(|&word| f32::from_bits(word as u32)).collect();
+        assert_eq!(got, expected, "{device}: tld4.g");
+        let queries: Vec<u32> = out[4..16].iter().map(|&word| word as u32).collect();
+        let expected_queries =
+            [3, 2, 1, ChannelType::U8 as u32, 4, 1, FilterMode::Linear as u32, AddressMode::Border as u32, 7, 1, 0, 3];
+        assert_eq!(queries, expected_queries, "{device}: txq");
     }
 }
