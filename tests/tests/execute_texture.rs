@@ -605,3 +605,128 @@ fn tld4_gathers_the_bilinear_footprint_and_txq_reads_the_descriptor() {
         assert_eq!(queries, expected_queries, "{device}: txq");
     }
 }
+
+/// Thread `%r1` reads its case's byte offset `x` and row `y`, loads with each boundary mode,
+/// stores its index + 100 with `.zero` and with `.clamp` to (x, y) + 0x1000 and (x, y) after
+/// that; the surface is 4x3 `u32` texels.
+const SURFACE_ACCESS: &str = r#"    mul.wide.u32 %rd5, %r1, 8;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.s32 %r2, [%rd5];
+    ld.global.s32 %r3, [%rd5+4];
+    suld.b.2d.b32.clamp %r4, [%rd1, {%r2, %r3}];
+    suld.b.2d.b32.zero %r5, [%rd1, {%r2, %r3}];
+    suld.b.2d.v2.b16.zero {%r6, %r7}, [%rd1, {%r2, %r3}];
+    mul.wide.u32 %rd6, %r1, 16;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.v4.u32 [%rd6], {%r4, %r5, %r6, %r7};"#;
+
+#[test]
+fn suld_clamps_or_reads_zero_outside_the_surface() {
+    let texel = |x: i64, y: i64| 0x0101_0000 * (y + 1) + 0x0000_0100 * x + 0x0000_0011;
+    let values: Vec<i64> = (0..3).flat_map(|y| (0..4).map(move |x| texel(x, y))).collect();
+    let descriptor = plain_descriptor(4, 3, 1, 1, ChannelType::U32);
+    let cases: Vec<(i32, i32)> = vec![(0, 0), (4, 1), (12, 2), (13, 0), (16, 0), (-4, 1), (8, 3), (8, -1), (2, 1)];
+    let inputs = cases.iter().flat_map(|(x, y)| [u64::from(*x as u32), u64::from(*y as u32)]).collect();
+    let bytes: Vec<u8> = values.iter().flat_map(|value| (*value as u32).to_le_bytes()).collect();
+    let texels = bytes.iter().map(|&byte| u64::from(byte)).collect();
+    for (device, out) in run_body(SURFACE_ACCESS, &descriptor, texels, inputs, 4 * cases.len(), cases.len() as u32) {
+        for (thread, &(x, y)) in cases.iter().enumerate() {
+            let read = |x: i64, y: i64, size: i64| -> u64 {
+                let start = (y * 16 + x) as usize;
+                bytes[start..start + size as usize].iter().rev().fold(0u64, |value, &byte| value << 8 | u64::from(byte))
+            };
+            let (x, y) = (i64::from(x), i64::from(y));
+            let inside = (0..=12).contains(&x) && (0..3).contains(&y);
+            let clamped = read(x.clamp(0, 12), y.clamp(0, 2), 4);
+            let zero = if inside { read(x, y, 4) } else { 0 };
+            let halves = if inside { [read(x, y, 2), read(x + 2, y, 2)] } else { [0, 0] };
+            let got = &out[4 * thread..4 * thread + 4];
+            assert_eq!(got, [clamped, zero, halves[0], halves[1]], "{device}: suld at ({x}, {y})");
+        }
+    }
+}
+
+const SURFACE_STORES: &str = r#"    mul.wide.u32 %rd5, %r1, 8;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.s32 %r2, [%rd5];
+    ld.global.s32 %r3, [%rd5+4];
+    add.u32 %r4, %r1, 100;
+    sust.b.2d.b32.zero [%rd1, {%r2, %r3}], %r4;"#;
+
+#[test]
+fn sust_zero_drops_stores_outside_the_surface() {
+    let descriptor = plain_descriptor(4, 3, 1, 1, ChannelType::U32);
+    let cases: Vec<(i32, i32)> = vec![(0, 0), (4, 1), (12, 2), (13, 0), (16, 0), (-4, 1), (8, 3)];
+    let inputs = cases.iter().flat_map(|(x, y)| [u64::from(*x as u32), u64::from(*y as u32)]).collect();
+    let buffers = [
+        Buffer::new("u32", descriptor_words(&descriptor)),
+        Buffer::zeroed("u32", 12),
+        Buffer::new("u32", inputs),
+        Buffer::zeroed("u32", 1),
+    ];
+    let launch = Launch::threads(cases.len() as u32);
+    for (device, result) in opencl::run_everywhere(&kernel(SURFACE_STORES), &launch, &buffers, OPENCL_CHILD) {
+        let mut expected = [0u64; 12];
+        for (thread, &(x, y)) in cases.iter().enumerate() {
+            if (0..=12).contains(&x) && x % 4 == 0 && (0..3).contains(&y) {
+                expected[(y * 4 + x / 4) as usize] = 100 + thread as u64;
+            }
+        }
+        assert_eq!(result[1], expected, "{device}: the surface after the stores");
+    }
+}
+
+#[test]
+fn sust_p_converts_channels_to_the_surface_format() {
+    // A 2x1 RGBA u8 surface in normalized-float mode and a 2x1 f16 one (one channel).
+    let body = r#"    mov.f32 %f1, 0f3F000000;
+    mov.f32 %f2, 0fBF800000;
+    mov.f32 %f3, 0f40000000;
+    mov.f32 %f4, 0f3E800000;
+    mov.u32 %r2, 1;
+    sust.p.1d.v4.b32.trap [%rd1, {%r2}], {%f1, %f2, %f3, %f4};"#;
+    let mut descriptor = plain_descriptor(2, 1, 1, 4, ChannelType::U8);
+    descriptor.read_mode = ReadMode::NormalizedFloat as u32;
+    for (device, out) in run_body_texels(body, &descriptor, 8) {
+        // 0.5 -> 128 (127.5 rounded to even), -1.0 -> 0, 2.0 -> 255, 0.25 -> 64 (63.75).
+        assert_eq!(out, [0, 0, 0, 0, 128, 0, 255, 64], "{device}: u8 normalized");
+    }
+    let half_surface = plain_descriptor(2, 1, 1, 1, ChannelType::F16);
+    for (device, out) in run_body_texels(body, &half_surface, 4) {
+        let half = half::f16::from_f32(0.5).to_bits();
+        assert_eq!(out, [0, 0, u64::from(half & 0xff), u64::from(half >> 8)], "{device}: f16");
+    }
+}
+
+/// Runs `body` in one thread over zeroed texels; gives each device's texel bytes.
+fn run_body_texels(body: &str, descriptor: &TextureDescriptor, texel_bytes: usize) -> Vec<(&'static str, Vec<u64>)> {
+    let buffers = [
+        Buffer::new("u32", descriptor_words(descriptor)),
+        Buffer::zeroed("u8", texel_bytes),
+        Buffer::zeroed("u32", 1),
+        Buffer::zeroed("u32", 1),
+    ];
+    opencl::run_everywhere(&kernel(body), &Launch::threads(1), &buffers, OPENCL_CHILD)
+        .into_iter()
+        .map(|(device, mut result)| (device, result.swap_remove(1)))
+        .collect()
+}
+
+#[test]
+fn suld_trap_stops_the_kernel_outside_the_surface() {
+    let body = r#"    mov.u32 %r2, 16;
+    suld.b.1d.b32.trap %r3, [%rd1, {%r2}];
+    st.global.u32 [%rd4], %r3;"#;
+    let descriptor = plain_descriptor(4, 1, 1, 1, ChannelType::U32);
+    let buffers = [
+        Buffer::new("u32", descriptor_words(&descriptor)),
+        Buffer::zeroed("u8", 16),
+        Buffer::zeroed("u32", 1),
+        Buffer::zeroed("u32", 1),
+    ];
+    let failure = ptxr_tests::run(&kernel(body), &Launch::threads(1), &buffers).expect_err("the kernel must trap");
+    assert!(failure.contains("trap"), "{failure}");
+    let inside = body.replace("mov.u32 %r2, 16", "mov.u32 %r2, 12");
+    let result = ptxr_tests::run_ok(&kernel(&inside), &Launch::threads(1), &buffers);
+    assert_eq!(result[3], [0], "the load inside the surface");
+}
