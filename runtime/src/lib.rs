@@ -26,6 +26,7 @@ pub mod report;
 pub mod spec;
 pub mod stack_floor;
 pub mod texture;
+pub mod texture_spec;
 
 pub use abi::{block_context_field, BlockContext, BlockEntry};
 pub use element::{ElementKind, ElementType, ValueError};

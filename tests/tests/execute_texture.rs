@@ -730,3 +730,69 @@ fn suld_trap_stops_the_kernel_outside_the_surface() {
     let result = ptxr_tests::run_ok(&kernel(&inside), &Launch::threads(1), &buffers);
     assert_eq!(result[3], [0], "the load inside the surface");
 }
+
+/// nvcc 13.5's PTX for a CUDA kernel that reads a `cudaTextureObject_t` with `tex2D<float>`
+/// (linear filtering, normalized coordinates) and writes a `cudaSurfaceObject_t` with
+/// `surf2Dwrite`, run from a launch spec whose `textures` bind the objects (LAUNCH_SPEC.md).
+#[test]
+fn nvcc_texture_and_surface_objects_run_from_a_launch_spec() {
+    let ptx = ptxr_tests::read_repository_file("tests/fixtures/kernels/texture_blur_nvcc.ptx");
+    let (width, height) = (6usize, 3usize);
+    let pixels: Vec<f32> = (0..width * height).map(|index| (index * index % 7) as f32 * 0.5 - 1.0).collect();
+    let spec = serde_json::json!({
+        "grid": [2, 2],
+        "block": [4, 2],
+        "buffers": {
+            "b0": { "type": "f32", "data": pixels },
+            "b1": { "type": "f32", "len": width * height },
+            "b2": { "type": "f32", "len": width * height },
+        },
+        "textures": {
+            "image": { "buffer": "b0", "width": width, "height": height, "format": "f32",
+                       "filter": "linear", "normalized": true, "address": "clamp" },
+            "canvas": { "buffer": "b1", "width": width, "height": height, "format": "f32" },
+        },
+        "args": [
+            { "texture": "image" }, { "texture": "canvas" },
+            { "type": "s32", "value": width }, { "type": "s32", "value": height },
+            { "buffer": "b2" },
+        ],
+    })
+    .to_string();
+    let image = Image {
+        width,
+        height,
+        channels: 1,
+        channel_type: ChannelType::F32,
+        texels: pixels.iter().map(|value| i64::from(value.to_bits())).collect(),
+    };
+    let sampler = Sampler {
+        filter: FilterMode::Linear,
+        mode: AddressMode::Clamp,
+        normalized: true,
+        read_mode: ReadMode::ElementType,
+    };
+    let mut expected = vec![0u64; width * height];
+    for y in 0..height {
+        for x in 0..width {
+            let u = (x as f32 + 0.5) / width as f32;
+            let v = (y as f32 + 0.5) / height as f32;
+            let centre = model_2d(&image, &sampler, u, v)[0];
+            let right = model_2d(&image, &sampler, u + 0.5 / width as f32, v)[0];
+            expected[y * width + x] = u64::from((0.5 * (centre + right)).to_bits());
+        }
+    }
+    let parsed = ptxr_runtime::LaunchSpec::from_json(&spec).expect("the spec is valid");
+    let root = ptxr_tests::repository_root();
+    let files = ptxr_driver::launch::LaunchFiles { spec_directory: &root, dump_directory: None, printf_output: None };
+    let (json, _) = ptxr_driver::launch::launch(&ptx, "blur.ptx", &parsed, &files, 2).expect("the launch runs");
+    let mut results = vec![("cpu", ptxr_tests::buffers_from_json(&json, 3).expect("result JSON"))];
+    if opencl::available() {
+        let mut launches = opencl::run_spec_in_one_process(&ptx, &spec, 3, OPENCL_CHILD, 1).expect("the OpenCL launch");
+        results.push(("spirv", launches.remove(0)));
+    }
+    for (device, buffers) in results {
+        assert_eq!(buffers[2], expected, "{device}: the sums");
+        assert_eq!(buffers[1], expected, "{device}: the surface");
+    }
+}

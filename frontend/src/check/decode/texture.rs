@@ -385,7 +385,8 @@ pub fn suld(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     }
     context.expect_operand_count(instruction, 2)?;
     let ty = element_type(bits);
-    let destinations = if lanes == 1 {
+    // A single element may be written as a one-element vector (`{%r1}`, as nvcc does).
+    let destinations = if lanes == 1 && !matches!(instruction.operands[0].kind, OperandKind::Vector(_)) {
         vec![context.destination(&instruction.operands[0], ty, SizeRule::AllowWider)?]
     } else {
         let list = context.destination_list(&instruction.operands[0], ty, lanes, SizeRule::AllowWider, false)?;
@@ -421,7 +422,7 @@ pub fn sust(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let handle = handle(context, lookup.handle)?;
     let coordinates = coordinates(context, lookup.coordinates, geometry, ScalarType::B32)?;
     let ty = element_type(bits);
-    let sources = if lanes == 1 {
+    let sources = if lanes == 1 && !matches!(instruction.operands[1].kind, OperandKind::Vector(_)) {
         vec![context.source(&instruction.operands[1], ty, SizeRule::AllowWider)?]
     } else {
         context.source_list(&instruction.operands[1], ty, lanes, SizeRule::AllowWider)?
