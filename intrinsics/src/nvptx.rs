@@ -12,8 +12,8 @@ use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ProxyKind, ReduxOperation
 
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
 use crate::{
-    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
-    WarpCollective,
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, TextureLowering,
+    Unsupported, WarpCollective,
 };
 
 /// LLVM's `ptx_kernel` calling convention.
@@ -117,12 +117,9 @@ fn is_in_parameter_space<'ctx>(
 }
 
 impl Target for Nvptx {
-    /// PTX's texture instructions need the texture units, which ptxr does not drive yet.
-    fn software_textures(&self) -> Result<(), Unsupported> {
-        Err(Unsupported {
-            what: "texture and surface instructions (ptxr does not emit NVPTX's own `tex`, `suld`, `sust` yet)"
-                .to_string(),
-        })
+    /// PTX's own texture and surface instructions, which ptxas assembles for the texture units.
+    fn textures(&self) -> TextureLowering {
+        TextureLowering::InlinePtx
     }
 
     fn kind(&self) -> TargetKind {

@@ -294,9 +294,15 @@ fn declare_texture_reference<'ctx>(
     variable: &ir::Variable,
     name: &str,
 ) -> Result<GlobalValue<'ctx>, LoweringError> {
-    shared.target.software_textures().map_err(|unsupported| {
-        LoweringError::unsupported(&unsupported.what, shared.target.kind().name(), variable.span)
-    })?;
+    if shared.target.textures() != ptxr_intrinsics::TextureLowering::Software {
+        // PTX's own `.texref` variables would have to be written back into the output module
+        // as such; texture and surface objects need nothing of the kind.
+        return Err(LoweringError::unsupported(
+            "module-scope `.texref`, `.samplerref` and `.surfref` variables (texture and surface objects are supported)",
+            shared.target.kind().name(),
+            variable.span,
+        ));
+    }
     let count = variable.array_length.unwrap_or(1).max(1) as u32;
     let storage_type = shared.context.i8_type().array_type(ptxr_runtime::texture::TEXTURE_DESCRIPTOR_BYTES * count);
     let global = shared.module.add_global(storage_type, Some(shared.target.address_space(StateSpace::Global)), name);
@@ -724,7 +730,8 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 /// 6.5 for `ldmatrix` and `mma` (7.0 for `mma` on `.b1` with `.xor.popc`, 7.1 with `.and.popc`
 /// and for `mma.sp`),
 /// 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`, `vote.sync`, `match.sync`,
-/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes; `None` without them.
+/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes, 7.1 for `tex` and
+/// `tld4` with a residency predicate; `None` without them.
 /// The checker gates each to its `sm_` (`nanosleep` sm_70,
 /// `ldmatrix` sm_75; the warp collectives from sm_30, `match` sm_70, `redux` sm_80), but LLVM
 /// writes the oldest PTX version that knows the architecture (5.0 for sm_60, 6.0 for sm_70,
@@ -752,6 +759,12 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             | ir::Instruction::Redux { .. }
             | ir::Instruction::WarpSync { .. }
             | ir::Instruction::Elect { .. } => Some((6, 0)),
+            // `tex` and `tld4` with a residency predicate (`d|p`): 7.1, as ptxas says.
+            ir::Instruction::Texture(ref texture) => match **texture {
+                ir::TextureInstruction::Sample { predicate: Some(_), .. }
+                | ir::TextureInstruction::Gather { predicate: Some(_), .. } => Some((7, 1)),
+                _ => None,
+            },
             _ => None,
         })
         .max()

@@ -796,3 +796,50 @@ fn nvcc_texture_and_surface_objects_run_from_a_launch_spec() {
         assert_eq!(buffers[1], expected, "{device}: the surface");
     }
 }
+
+fn artefact(source: &str, target: &str) -> Vec<u8> {
+    match compile(source, target) {
+        Compiled::Artefact(bytes) => bytes,
+        Compiled::Unsupported(messages) => panic!("{target}: unsupported: {messages:?}"),
+        Compiled::Rejected(message) => panic!("{target}: rejected: {message}"),
+    }
+}
+
+/// NVPTX keeps PTX's texture and surface instructions (ptxas assembles them), AMDGPU compiles
+/// the software sampling, and its SPIR-V passes `spirv-val`; `.texref` variables are reported
+/// on NVPTX, which would have to declare them in its output.
+#[test]
+fn every_target_compiles_textures_and_surfaces() {
+    let objects = ptxr_tests::read_repository_file("tests/fixtures/kernels/texture_objects.ptx");
+    let ptx = String::from_utf8(artefact(&objects, "nvptx")).expect("NVPTX output is PTX text");
+    for instruction in [
+        "tex.a2d.v4.f32.f32",
+        "tld4.b.2d",
+        "txq.addr_mode_2.b32",
+        "suq.memory_layout.b32",
+        "suld.b.3d.b8.zero",
+        "sust.p.2d.v4.b32.trap",
+    ] {
+        assert!(ptx.contains(instruction), "no `{instruction}` in\n{ptx}");
+    }
+    if let Some(verdict) = ptxr_tests::vendor_checks::ptxas_accepts(ptx.as_bytes(), "sm_80", "texture_objects") {
+        verdict.unwrap_or_else(|error| panic!("ptxas: {error}\n{ptx}"));
+    }
+    let references = ptxr_tests::read_repository_file("tests/fixtures/kernels/textures_and_surfaces.ptx");
+    for source in [&objects, &references] {
+        assert!(!artefact(source, "amdgpu").is_empty());
+        let binary = artefact(source, "spirv");
+        if let Some(Err(message)) = spirv_val(&binary, &spirv_environment(&binary), "textures") {
+            panic!("spirv-val: {message}\n{source}");
+        }
+    }
+    match compile(&references, "nvptx") {
+        Compiled::Unsupported(messages) => {
+            assert!(
+                messages.iter().any(|message| message.contains(".texref") && message.contains("nvptx")),
+                "{messages:?}"
+            )
+        }
+        _ => panic!("`.texref` variables must be reported on NVPTX"),
+    }
+}

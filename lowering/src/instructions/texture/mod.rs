@@ -1,8 +1,9 @@
 //! Textures and surfaces in software (ISA 7.8 sections 9.7.9 and 9.7.10): a handle is the
 //! global address of a ptxr texture descriptor (`ptxr_runtime::texture`), and `tex`, `tld4`,
 //! `txq`, `suld`, `sust` and `suq` become loads, stores and arithmetic on its fields, the same
-//! code on every target that samples in software (`Target::software_textures`). The filtering
-//! arithmetic is that of the CUDA C++ Programming Guide, appendix "Texture Fetching".
+//! code on every target that samples in software (`Target::textures`); NVPTX keeps PTX's own
+//! instructions, as inline PTX (`native.rs`). The filtering arithmetic is that of the CUDA C++
+//! Programming Guide, appendix "Texture Fetching".
 //!
 //! One file per concept: `descriptor` (the handle and its fields), `addressing` (coordinates
 //! to texel indices and weights, address modes), `texels` (reading and writing one channel in
@@ -10,12 +11,14 @@
 
 mod addressing;
 mod descriptor;
+mod native;
 mod query;
 mod sampling;
 mod surface;
 mod texels;
 
 use ptxr_frontend::ir::{GuardedInstruction, TextureInstruction};
+use ptxr_intrinsics::TextureLowering;
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -25,13 +28,9 @@ pub fn lower<'ctx>(
     guarded: &GuardedInstruction,
     instruction: &TextureInstruction,
 ) -> LoweringResult<()> {
-    lowering.shared.target.software_textures().map_err(|unsupported| {
-        LoweringError::unsupported(
-            &format!("`{}`: {}", lowering.spelling(guarded), unsupported.what),
-            lowering.target_name(),
-            guarded.span,
-        )
-    })?;
+    if lowering.shared.target.textures() == TextureLowering::InlinePtx {
+        return native::lower(lowering, guarded, instruction);
+    }
     match instruction {
         TextureInstruction::Sample {
             geometry,

@@ -174,8 +174,11 @@ impl<'ctx> Format<'ctx> {
         let signed = self.is_signed(lowering)?;
         let as_f32 = builder.build_bit_cast(raw, f32_type, "")?.into_float_value();
         let half_bits = builder.build_int_truncate(raw, context.i16_type(), "")?;
-        let half = builder.build_bit_cast(half_bits, context.f16_type(), "")?.into_float_value();
-        let from_half = builder.build_float_ext(half, f32_type, "")?;
+        // Widened with integer operations, as `half/` does: LLVM's `half` would need SPIR-V's
+        // Float16 capability, which OpenCL has only with `cl_khr_fp16`.
+        let span = ptxr_frontend::Span { start: 0, end: 0 };
+        let half = crate::instructions::half::widen_to_double(lowering, half_bits, false, span)?;
+        let from_half = builder.build_float_trunc(half, f32_type, "")?;
         let from_signed = builder.build_signed_int_to_float(raw, f32_type, "")?;
         let from_unsigned = builder.build_unsigned_int_to_float(raw, f32_type, "")?;
         let integer = builder.build_select(signed, from_signed, from_unsigned, "")?.into_float_value();
@@ -260,8 +263,9 @@ impl<'ctx> Format<'ctx> {
         .into_float_value();
         let normalized = builder.build_float_to_signed_int(rounded, i32_type, "")?;
         let integer = builder.build_select(self.normalized_read, normalized, value, "")?.into_int_value();
-        let half = builder.build_float_trunc(as_float, context.f16_type(), "")?;
-        let half_bits = builder.build_bit_cast(half, context.i16_type(), "")?.into_int_value();
+        let wide = builder.build_float_ext(as_float, context.f64_type(), "")?;
+        let span = ptxr_frontend::Span { start: 0, end: 0 };
+        let half_bits = crate::instructions::half::round_to_half(lowering, wide, span)?;
         let half_bits = builder.build_int_z_extend(half_bits, i32_type, "")?;
         let is_half = self.is(lowering, ChannelType::F16)?;
         let bits = builder.build_select(is_half, half_bits, integer, "")?.into_int_value();
