@@ -96,7 +96,7 @@ fn channels<'ctx>(
             builder.build_select(texel.inside, value.into(), border, "")?
         } else {
             let value = format.read_integer(lowering, texel.pointer, channel)?;
-            builder.build_select(texel.inside, value, border, "")?.into()
+            builder.build_select(texel.inside, value, border, "")?
         };
         values.push(value);
     }
