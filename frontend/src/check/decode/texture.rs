@@ -84,7 +84,11 @@ fn coordinates(
         return operand_error(
             context,
             operand.span,
-            format!("`{geometry}` coordinates are a vector of {count} elements, but {} were given", items.len()),
+            format!(
+                "`{geometry}` coordinates are a vector of {count} elements, but {} {} given",
+                items.len(),
+                if items.len() == 1 { "was" } else { "were" }
+            ),
             "wrong number of coordinates",
         );
     }
@@ -276,7 +280,13 @@ pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     };
     let allowed = if surface { query.node.is_surface_query() } else { query.node != TextureQuery::MemoryLayout };
     if !allowed {
-        return invalid(context, query.span, format!("`{opcode}` cannot ask this"), "not a query of this instruction");
+        let (name, other) = if surface { ("surface", "txq") } else { ("texture", "suq") };
+        return invalid(
+            context,
+            query.span,
+            format!("`{opcode}` has no such {name} query"),
+            format!("a query of `{other}`, not of `{opcode}`"),
+        );
     }
     let ty = modifiers.required_type(context)?;
     if ty.node != ScalarType::B32 {
