@@ -215,3 +215,55 @@ impl TextureDescriptor {
         bytes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{ArgumentSpec, LaunchSpec};
+    use crate::texture::{AddressMode, ChannelType, FilterMode, ReadMode};
+
+    fn error(text: &str) -> String {
+        LaunchSpec::from_json(text).expect_err("the spec is refused").to_string()
+    }
+
+    #[test]
+    fn a_texture_is_read_with_its_defaults_and_bound_to_an_argument() {
+        let spec = LaunchSpec::from_json(
+            r#"{ "buffers": { "pixels": { "type": "u8", "len": 96 } },
+                 "textures": { "image": { "buffer": "pixels", "width": 4, "height": 3, "channels": 4,
+                                          "format": "u16", "read": "normalized_float", "filter": "linear",
+                                          "address": ["wrap", "border"], "normalized": true,
+                                          "border": [0.5, 1] } },
+                 "args": [ { "texture": "image" } ] }"#,
+        )
+        .expect("the spec is valid");
+        assert_eq!(spec.args, [ArgumentSpec::Texture("image".into())]);
+        let descriptor = spec.textures[0].descriptor;
+        assert_eq!((descriptor.width, descriptor.height, descriptor.depth, descriptor.layers), (4, 3, 1, 0));
+        assert_eq!((descriptor.row_pitch, descriptor.slice_pitch), (32, 96));
+        assert_eq!(descriptor.channel_type, ChannelType::U16 as u32);
+        assert_eq!(descriptor.read_mode, ReadMode::NormalizedFloat as u32);
+        assert_eq!(descriptor.filter_mode, FilterMode::Linear as u32);
+        // The last mode given applies to the dimensions after it.
+        let modes = [AddressMode::Wrap as u32, AddressMode::Border as u32, AddressMode::Border as u32];
+        assert_eq!(descriptor.address_modes, modes);
+        assert_eq!(descriptor.border, [0.5f32.to_bits(), 1.0f32.to_bits(), 0, 0]);
+        assert_eq!(descriptor.normalized_coordinates, 1);
+    }
+
+    #[test]
+    fn texture_mistakes_are_reported() {
+        let with = |texture: &str, argument: &str| {
+            error(&format!(
+                r#"{{ "buffers": {{ "pixels": {{ "type": "f32", "len": 4 }} }},
+                     "textures": {{ "image": {texture} }}, "args": [ {argument} ] }}"#
+            ))
+        };
+        let image = r#"{ "buffer": "pixels", "width": 4 }"#;
+        assert!(with(r#"{ "buffer": "nothing", "width": 4 }"#, "").contains("no buffer named `nothing`"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "format": "f64" }"#, "").contains("`format` is `f64`"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "channels": 3 }"#, "").contains("not 1, 2 or 4"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "address": "repeat" }"#, "").contains("`repeat`"));
+        assert!(with(image, r#"{ "texture": "other" }"#).contains("no texture named `other`"));
+        assert!(with(image, r#"{ "texture": "image", "buffer": "pixels" }"#).contains("only { \"texture\": NAME }"));
+    }
+}
