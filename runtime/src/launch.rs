@@ -98,6 +98,7 @@ unsafe impl Sync for PreparedLaunch {}
 /// that holds its texels.
 pub(crate) struct PreparedTexture {
     pub(crate) buffer: usize,
+    pub(crate) reference: Option<String>,
     pub(crate) descriptor: Box<crate::texture::TextureDescriptor>,
 }
 
@@ -213,7 +214,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         }
         let mut descriptor = Box::new(texture.descriptor);
         descriptor.data = buffers[position].memory.address();
-        textures.push(PreparedTexture { buffer: position, descriptor });
+        textures.push(PreparedTexture { buffer: position, reference: texture.reference.clone(), descriptor });
     }
     let mut launch = PreparedLaunch {
         kernel: kernel.name.clone(),
@@ -534,6 +535,15 @@ impl PreparedLaunch {
     }
 
     /// The current contents of the named buffer (little-endian elements).
+    /// The textures the spec binds to `.texref`/`.surfref` variables: each variable's name and
+    /// the descriptor bytes to copy into it (pointing at the host buffer) before the grid.
+    pub fn texture_references(&self) -> Vec<(&str, Vec<u8>)> {
+        self.textures
+            .iter()
+            .filter_map(|texture| Some((texture.reference.as_deref()?, texture.descriptor.to_bytes())))
+            .collect()
+    }
+
     pub fn buffer_bytes(&self, name: &str) -> Option<&[u8]> {
         self.find_buffer(name).map(|buffer| buffer.memory.as_slice())
     }

@@ -11,6 +11,9 @@
 //! }
 //! ```
 //!
+//! With `"texref": NAME`, the launch also copies the descriptor into the module's `.texref` or
+//! `.surfref` variable NAME before the grid (on the CPU).
+//!
 //! `format` is one of `u8 s8 u16 s16 u32 s32 f16 f32`; `read` is `element` or
 //! `normalized_float`; `filter` is `point` or `linear`; each `address` mode is `wrap`, `clamp`,
 //! `mirror` or `border` (one name applies to every dimension); `border` gives each result
@@ -29,6 +32,9 @@ pub struct TextureSpec {
     pub name: String,
     pub buffer: String,
     pub descriptor: TextureDescriptor,
+    /// The module's `.texref` or `.surfref` variable that the launch binds the texture to
+    /// (`"texref": NAME`), besides passing it to `{ "texture": NAME }` arguments.
+    pub reference: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -67,6 +73,8 @@ pub(crate) struct RawTexture {
     row_pitch: Option<u64>,
     #[serde(default)]
     slice_pitch: Option<u64>,
+    #[serde(default)]
+    texref: Option<String>,
 }
 
 fn channel_type(name: &str) -> Option<ChannelType> {
@@ -163,7 +171,7 @@ impl RawTexture {
             normalized_coordinates: u32::from(self.normalized.unwrap_or(false)),
             border,
         };
-        Ok(TextureSpec { name, buffer: self.buffer, descriptor })
+        Ok(TextureSpec { name, buffer: self.buffer, descriptor, reference: self.texref })
     }
 
     /// The bytes the texture's addressing can reach, for checking against its buffer.

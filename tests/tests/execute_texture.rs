@@ -843,3 +843,43 @@ fn every_target_compiles_textures_and_surfaces() {
         _ => panic!("`.texref` variables must be reported on NVPTX"),
     }
 }
+
+/// A `.texref` bound by name from the launch spec (`"texref"`, on the CPU): the kernel reads it
+/// with `tex` and `txq` in unified mode.
+#[test]
+fn a_texref_is_bound_by_name_from_the_launch_spec() {
+    let ptx = r#".version 7.8
+.target sm_80
+.address_size 64
+.global .texref image;
+.visible .entry sample(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    .reg .f32 %f<8>;
+    ld.param.u64 %rd1, [out];
+    mov.f32 %f5, 0f3FC00000;
+    mov.f32 %f6, 0f3F000000;
+    tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [image, {%f5, %f6}];
+    st.global.f32 [%rd1], %f1;
+    txq.width.b32 %r1, [image];
+    st.global.u32 [%rd1+4], %r1;
+    ret;
+}
+"#;
+    let spec = serde_json::json!({
+        "buffers": { "pixels": { "type": "f32", "data": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] }, "out": { "type": "u32", "len": 2 } },
+        "textures": { "image": { "buffer": "pixels", "width": 3, "height": 2, "filter": "linear", "texref": "image" } },
+        "args": [ { "buffer": "out" } ],
+    })
+    .to_string();
+    let parsed = ptxr_runtime::LaunchSpec::from_json(&spec).expect("the spec is valid");
+    let root = ptxr_tests::repository_root();
+    let files = ptxr_driver::launch::LaunchFiles { spec_directory: &root, dump_directory: None, printf_output: None };
+    let (json, _) = ptxr_driver::launch::launch(ptx, "texref.ptx", &parsed, &files, 2).expect("the launch runs");
+    let output: serde_json::Value = serde_json::from_str(&json).expect("result JSON");
+    let bits = &output["buffers"]["out"]["bits"];
+    // (1.5, 0.5) is the centre of texel (1, 0) under linear filtering: exactly 2.0.
+    assert_eq!(bits[0], format!("0x{:08x}", 2.0f32.to_bits()), "{json}");
+    assert_eq!(bits[1], "0x00000003", "{json}");
+}
