@@ -28,6 +28,11 @@ pub fn lower<'ctx>(
     guarded: &GuardedInstruction,
     instruction: &TextureInstruction,
 ) -> LoweringResult<()> {
+    // In independent mode, samplers come from `.samplerref` variables whose initializers
+    // (`filter_mode = linear`, ...) the parser does not keep, so they cannot be honoured.
+    if lowering.shared.ptx.target_names.iter().any(|name| name == "texmode_independent") {
+        return Err(unsupported(lowering, guarded, "the independent texturing mode (`.target texmode_independent`)"));
+    }
     if lowering.shared.target.textures() == TextureLowering::InlinePtx {
         return native::lower(lowering, guarded, instruction);
     }
