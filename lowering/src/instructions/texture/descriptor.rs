@@ -13,6 +13,8 @@ use crate::function::FunctionLowering;
 #[derive(Clone, Copy)]
 pub struct Descriptor<'ctx> {
     pointer: PointerValue<'ctx>,
+    /// Where the instruction names the handle, for diagnostics about its lowering.
+    pub span: ptxr_frontend::Span,
 }
 
 impl<'ctx> Descriptor<'ctx> {
@@ -33,7 +35,7 @@ impl<'ctx> Descriptor<'ctx> {
         let address = lowering.read_int(handle, ScalarType::U64)?;
         let global = lowering.shared.context.ptr_type(lowering.shared.target.address_space(StateSpace::Global));
         let pointer = lowering.shared.builder.build_int_to_ptr(address, global, "texture")?;
-        Ok(Descriptor { pointer })
+        Ok(Descriptor { pointer, span: handle.span })
     }
 
     /// A field, as an `i32` or (pointers and pitches) an `i64`.

@@ -22,6 +22,8 @@ pub struct Format<'ctx> {
     /// Bytes per texel, `i64`.
     pub texel_bytes: IntValue<'ctx>,
     pub normalized_read: IntValue<'ctx>,
+    /// The handle's span, for internal errors.
+    span: ptxr_frontend::Span,
 }
 
 impl<'ctx> Format<'ctx> {
@@ -61,7 +63,7 @@ impl<'ctx> Format<'ctx> {
             .into_int_value();
         let texel_bytes = builder.build_int_mul(channel_bytes, channels, "")?;
         let texel_bytes = builder.build_int_z_extend(texel_bytes, context.i64_type(), "")?;
-        Ok(Format { channels, channel_type, channel_bytes, texel_bytes, normalized_read })
+        Ok(Format { channels, channel_type, channel_bytes, texel_bytes, normalized_read, span: descriptor.span })
     }
 
     fn is(&self, lowering: &FunctionLowering<'_, 'ctx>, channel_type: ChannelType) -> LoweringResult<IntValue<'ctx>> {
@@ -176,7 +178,7 @@ impl<'ctx> Format<'ctx> {
         let half_bits = builder.build_int_truncate(raw, context.i16_type(), "")?;
         // Widened with integer operations, as `half/` does: LLVM's `half` would need SPIR-V's
         // Float16 capability, which OpenCL has only with `cl_khr_fp16`.
-        let span = ptxr_frontend::Span { start: 0, end: 0 };
+        let span = self.span;
         let half = crate::instructions::half::widen_to_double(lowering, half_bits, false, span)?;
         let from_half = builder.build_float_trunc(half, f32_type, "")?;
         let from_signed = builder.build_signed_int_to_float(raw, f32_type, "")?;
@@ -230,7 +232,7 @@ impl<'ctx> Format<'ctx> {
             "llvm.maxnum",
             &[f32_type.into()],
             &[as_float.into(), low.into()],
-            ptxr_frontend::Span { start: 0, end: 0 },
+            self.span,
         )?
         .into_float_value();
         let clamped = crate::instructions::support::intrinsic(
@@ -238,7 +240,7 @@ impl<'ctx> Format<'ctx> {
             "llvm.minnum",
             &[f32_type.into()],
             &[clamped.into(), f32_type.const_float(1.0).into()],
-            ptxr_frontend::Span { start: 0, end: 0 },
+            self.span,
         )?
         .into_float_value();
         let mut largest = f32_type.const_float(1.0);
@@ -258,13 +260,13 @@ impl<'ctx> Format<'ctx> {
             "llvm.rint",
             &[f32_type.into()],
             &[scaled.into()],
-            ptxr_frontend::Span { start: 0, end: 0 },
+            self.span,
         )?
         .into_float_value();
         let normalized = builder.build_float_to_signed_int(rounded, i32_type, "")?;
         let integer = builder.build_select(self.normalized_read, normalized, value, "")?.into_int_value();
         let wide = builder.build_float_ext(as_float, context.f64_type(), "")?;
-        let span = ptxr_frontend::Span { start: 0, end: 0 };
+        let span = self.span;
         let half_bits = crate::instructions::half::round_to_half(lowering, wide, span)?;
         let half_bits = builder.build_int_z_extend(half_bits, i32_type, "")?;
         let is_half = self.is(lowering, ChannelType::F16)?;
