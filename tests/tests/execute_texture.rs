@@ -883,3 +883,43 @@ fn a_texref_is_bound_by_name_from_the_launch_spec() {
     assert_eq!(bits[0], format!("0x{:08x}", 2.0f32.to_bits()), "{json}");
     assert_eq!(bits[1], "0x00000003", "{json}");
 }
+
+const LAYERED_SURFACE: &str = r#"    mul.wide.u32 %rd5, %r1, 12;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.u32 %r2, [%rd5];
+    ld.global.s32 %r3, [%rd5+4];
+    ld.global.s32 %r4, [%rd5+8];
+    suld.b.a2d.b16.clamp %h1, [%rd1, {%r2, %r3, %r4, %r4}];
+    suld.b.a2d.b16.zero %h2, [%rd1, {%r2, %r3, %r4, %r4}];
+    cvt.u32.u16 %r5, %h1;
+    cvt.u32.u16 %r6, %h2;
+    mul.wide.u32 %rd6, %r1, 8;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.v2.u32 [%rd6], {%r5, %r6};"#;
+
+#[test]
+fn suld_on_a_layered_surface_checks_the_layer() {
+    // 3 layers of 2x2 u16 texels: layer l, texel (x, y) holds 100 l + 10 y + x.
+    let texel = |layer: i64, x: i64, y: i64| 100 * layer + 10 * y + x;
+    let values: Vec<i64> =
+        (0..3).flat_map(|layer| (0..2).flat_map(move |y| (0..2).map(move |x| texel(layer, x, y)))).collect();
+    let mut descriptor = plain_descriptor(2, 2, 1, 1, ChannelType::U16);
+    descriptor.layers = 3;
+    // (layer, byte x, y)
+    let cases: Vec<(u32, i32, i32)> =
+        vec![(0, 0, 0), (1, 2, 1), (2, 2, 0), (3, 0, 1), (7, 2, 1), (1, 4, 0), (2, -2, 5)];
+    let inputs =
+        cases.iter().flat_map(|&(layer, x, y)| [u64::from(layer), u64::from(x as u32), u64::from(y as u32)]).collect();
+    let body = LAYERED_SURFACE.replace("%h1", "%rs1").replace("%h2", "%rs2");
+    let body = format!("    .reg .b16 %rs<3>;\n{body}");
+    for (device, out) in run_body(&body, &descriptor, bytes_of(&values, 2), inputs, 2 * cases.len(), cases.len() as u32)
+    {
+        for (thread, &(layer, x, y)) in cases.iter().enumerate() {
+            let (layer, x, y) = (i64::from(layer), i64::from(x), i64::from(y));
+            let inside = layer < 3 && (0..=2).contains(&x) && (0..2).contains(&y);
+            let clamped = texel(layer.min(2), x.clamp(0, 2) / 2, y.clamp(0, 1)) as u64;
+            let zero = if inside { texel(layer, x / 2, y) as u64 } else { 0 };
+            assert_eq!(out[2 * thread..2 * thread + 2], [clamped, zero], "{device}: layer {layer} at ({x}, {y})");
+        }
+    }
+}
