@@ -386,6 +386,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form_with("suq.width.b32", SURFACE, ".reg .b32 %r<2>", "suq.width.b32 %r1, [surf]; st.global.u32 [%rd2], %r1"),
             form_with("suld.b.a1d.v2.b64.clamp", SURFACE, ".reg .b32 %r<2>; .reg .b64 %rl<3>", "ld.global.u32 %r1, [%rd2]; suld.b.a1d.v2.b64.clamp {%rl1, %rl2}, [surf, {%r1, %r1}]; st.global.u64 [%rd2], %rl1"),
             form_with("sust.p.2d.v4.b32.zero", SURFACE, R4, "ld.global.u32 %r1, [%rd2]; sust.p.2d.v4.b32.zero [surf, {%r1, %r1}], {%r1, %r1, %r1, %r1}"),
+            form("suld.b.2d.v4.b32.zero, sust.b.2d.b32.clamp (surface object)", ".reg .b32 %r<6>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; ld.global.u32 %r5, [%rd2+8]; suld.b.2d.v4.b32.zero {%r1, %r2, %r3, %r4}, [%rl1, {%r5, %r5}]; sust.b.2d.b32.clamp [%rl1, {%r5, %r5}], %r2; st.global.u32 [%rd2], %r1"),
             form_with("sured.b.add.1d.u32.trap", SURFACE, R4, "ld.global.u32 %r1, [%rd2]; sured.b.add.1d.u32.trap [surf, {%r1}], %r1"),
         ],
     ),
