@@ -99,6 +99,15 @@ pub struct Unsupported {
     pub what: String,
 }
 
+/// How a target expresses `tex`, `tld4`, `txq`, `suld`, `sust` and `suq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureLowering {
+    /// Code that lowering generates reads and writes ptxr texture descriptors in global memory.
+    Software,
+    /// The instruction itself, as inline PTX, on texture and surface objects.
+    InlinePtx,
+}
+
 /// A kernel's PTX parameters as lowering sees them: one LLVM value type per parameter.
 pub struct KernelParameters<'ctx> {
     pub types: Vec<inkwell::types::BasicTypeEnum<'ctx>>,
@@ -258,6 +267,10 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         query: ClusterQuery<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
+
+    /// How texture and surface instructions are expressed: in software over ptxr texture
+    /// descriptors in global memory (`ptxr_runtime::texture`), or as PTX's own instructions.
+    fn textures(&self) -> TextureLowering;
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {

@@ -233,7 +233,7 @@ fn launch_spec_json(launch_shape: &Launch<'_>, buffers: &[Buffer], scalars: &[Sc
 }
 
 /// The bits of buffers `b0` to `b{count - 1}` in a launch's result JSON.
-fn buffers_from_json(json: &str, count: usize) -> Result<Vec<Vec<u64>>, String> {
+pub fn buffers_from_json(json: &str, count: usize) -> Result<Vec<Vec<u64>>, String> {
     let output: serde_json::Value = serde_json::from_str(json).map_err(|error| format!("{error}: {json}"))?;
     (0..count)
         .map(|index| {

@@ -270,7 +270,7 @@ fn stop_flag_argument<'ctx>(
 
 /// In a `.func` of a module that keeps a stop flag: sets it, so that every caller leaves after
 /// the call (`leave_if_stopped`). A kernel body needs no mark: its return ends the thread.
-fn mark_stopped(lowering: &FunctionLowering<'_, '_>) -> LoweringResult<()> {
+pub(crate) fn mark_stopped(lowering: &FunctionLowering<'_, '_>) -> LoweringResult<()> {
     if lowering.function.kind == FunctionKind::Entry {
         return Ok(());
     }

@@ -25,6 +25,7 @@ mod sparse_matrix;
 pub(crate) mod stack;
 mod support;
 mod synchronization;
+mod texture;
 mod tf32;
 mod vector;
 mod vector_atomic;
@@ -404,6 +405,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::WarpMatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
             warp_matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }
+        Instruction::Texture(texture) => texture::lower(lowering, guarded, texture),
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }
