@@ -180,6 +180,17 @@ fn run_on_cpu(
             // signature (see ptxr_intrinsics' cpu module and ptxr_runtime::abi).
             let entry: BlockEntry = unsafe { std::mem::transmute::<usize, BlockEntry>(address) };
             let mut prepared = prepare(spec, files.spec_directory, signature).map_err(|error| error.to_string())?;
+            for (name, descriptor) in prepared.texture_references() {
+                let address =
+                    lookup(name).map_err(|_| format!("the module has no `.texref` or `.surfref` `{name}`"))?;
+                if address == 0 {
+                    return Err(format!("the module's `.texref` or `.surfref` `{name}` has no address"));
+                }
+                // SAFETY: a `.texref`/`.surfref` variable is a writable global of exactly a
+                // descriptor's size (lowering's `declare_texture_reference`), and the grid has
+                // not started.
+                unsafe { std::ptr::copy_nonoverlapping(descriptor.as_ptr(), address as *mut u8, descriptor.len()) };
+            }
             ignored_arguments = prepared.ignored_arguments();
             if let Some(output) = &files.printf_output {
                 prepared.set_printf_output(output.clone());
@@ -220,6 +231,11 @@ fn run_on_opencl(
     // mistakes are reported the same way on every target.
     let mut prepared =
         prepare(spec, files.spec_directory, signature).map_err(|error| Failure::Message(error.to_string()))?;
+    if let Some((name, _)) = prepared.texture_references().first() {
+        return Err(Failure::Message(format!(
+            "binding a texture to the `.texref` `{name}` by name is done only with --target cpu; pass a texture object (`{{ \"texture\": NAME }}`) instead"
+        )));
+    }
     let device = select_device(device).map_err(|error| Failure::Message(error.to_string()))?;
     let takes_launch_arguments = ptxr_lowering::kernels_take_launch_arguments(module, spirv_target.kind);
     let report = prepared

@@ -13,7 +13,9 @@ use ptxr_frontend::ir::{MemoryOrdering, MemoryScope};
 use ptxr_frontend::vocabulary::{Dimension, SpecialRegister, StateSpace};
 
 use crate::declare::{call_intrinsic, to_i32};
-use crate::{Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported, WarpCollective};
+use crate::{
+    Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, TextureLowering, Unsupported, WarpCollective,
+};
 
 /// LLVM's `amdgpu_kernel` calling convention.
 const AMDGPU_KERNEL: u32 = 91;
@@ -94,6 +96,11 @@ fn kernel_argument_offset(site: &Site<'_, '_>, position: u32) -> Result<u64, Uns
 }
 
 impl Target for Amdgpu {
+    /// Texture descriptors in global memory, read by lowering's generated code.
+    fn textures(&self) -> TextureLowering {
+        TextureLowering::Software
+    }
+
     fn functions_visible_outside_the_module(&self) -> bool {
         // A code object is linked alone (`driver/src/link.rs`). An external `.func` that uses
         // a `.shared` variable (clang's OpenCL C output: each kernel calls its body as

@@ -20,7 +20,7 @@ use ptxr_frontend::ir::MemoryOrdering;
 
 use crate::atomics::{compare_and_swap, order_access};
 use crate::declare::call_intrinsic;
-use crate::printf_arguments::{self, constant_global, escape_percent, llvm_error, prepare, vprintf_result, Strings};
+use crate::printf_arguments::{self, constant_global, escape_percent, llvm_error, prepare};
 use crate::{DeviceFunctionCall, Site, Unsupported};
 
 /// AMDGPU's address spaces: flat (generic), global, constant.
@@ -55,11 +55,11 @@ pub fn call<'ctx>(site: &Site<'_, 'ctx>, call: &DeviceFunctionCall<'ctx>) -> Res
     let flat = AddressSpace::from(FLAT);
     // LLVM 22's printf pass sizes a `%s` constant with its NUL in the metadata but stores it
     // without, so the runtime misreads every later argument of a string whose length is a
-    // multiple of 4; the strings are written into the format instead.
-    let prepared = prepare(site, call, flat, Strings::InFormat)?;
-    let count = prepared.count;
-    let status = call_printf(site, &prepared.text, prepared.arguments)?;
-    vprintf_result(site, status, count)
+    // multiple of 4; the strings are written into the format instead (`printf_strings.rs`),
+    // and one read at run time goes through a variant per string or `%c`.
+    let prepared = prepare(site, call, flat)?;
+    let print = |text: &[u8], arguments| call_printf(site, text, arguments);
+    crate::printf_strings::lower(site, &prepared, flat, &print)
 }
 
 /// `__assertfail(message, file, line, function, char_size)`: prints CUDA's assertion message

@@ -22,8 +22,8 @@ use crate::declare::{call_function, call_intrinsic, to_i32};
 use crate::resumable::{make_resumable, resume_helper, ThreadForm};
 use crate::work_item_loops::{self, WorkItemForm};
 use crate::{
-    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
-    WarpCollective,
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, TextureLowering,
+    Unsupported, WarpCollective,
 };
 
 /// Index of the context pointer among the hidden parameters; `%tid.x/y/z` follow it.
@@ -336,6 +336,11 @@ fn cooperative_entries<'ctx>(
 }
 
 impl Target for Cpu {
+    /// Texture descriptors in global memory, read by lowering's generated code.
+    fn textures(&self) -> TextureLowering {
+        TextureLowering::Software
+    }
+
     fn functions_are_convergent(&self) -> bool {
         false
     }

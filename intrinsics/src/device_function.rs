@@ -55,13 +55,26 @@ pub struct DeviceFunctionCall<'ctx> {
     /// format argument to a `.global` array's initializer, for targets whose printf needs the
     /// format at compile time.
     pub format: Option<Vec<u8>>,
-    /// For `vprintf`: the string constants (without their NULs) that the function stores into
-    /// the argument buffer, by byte offset, where lowering could trace them (for `%s`).
-    pub argument_strings: Vec<(u64, Vec<u8>)>,
+    /// For `vprintf`: the string constants that the function stores into the argument buffer,
+    /// by byte offset, where lowering could trace that slot's one store to them (for `%s`): one
+    /// string, or several where the address stored is chosen at run time among constants
+    /// (`selp`).
+    pub argument_strings: Vec<(u64, Vec<StringConstant<'ctx>>)>,
+    /// For `vprintf`: string constants of the module that a `%s` argument lowering could not
+    /// trace may address (a bounded number, `%s` of any other address being printed from memory).
+    pub module_strings: Vec<StringConstant<'ctx>>,
     /// For `__assertfail`: the string constant (without its NUL) that each argument addresses,
     /// by argument index, where lowering could trace it, for targets that print the message
     /// with a printf that needs its strings at compile time.
     pub strings: Vec<Option<Vec<u8>>>,
+}
+
+/// A string constant of the module: its generic address, as an integer of the module's address
+/// size, and its bytes without the NUL.
+#[derive(Clone, Debug)]
+pub struct StringConstant<'ctx> {
+    pub address: IntValue<'ctx>,
+    pub text: Vec<u8>,
 }
 
 /// How the target lowered a call.

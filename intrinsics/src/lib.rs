@@ -34,6 +34,7 @@ mod nvptx_matrix;
 mod nvptx_mbarrier;
 mod nvptx_warp_matrix;
 mod printf_arguments;
+mod printf_strings;
 mod resumable;
 mod site;
 mod software_barrier;
@@ -67,7 +68,7 @@ pub use collective::{
     Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpMatrixCollective,
 };
 pub use declare::mark_convergent;
-pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering};
+pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, StringConstant};
 pub use site::{LaunchArguments, Site};
 
 /// The four families of machines that ptxr compiles for.
@@ -97,6 +98,15 @@ impl TargetKind {
 pub struct Unsupported {
     /// What is unsupported, in PTX terms (`%laneid`, `.shared variables`).
     pub what: String,
+}
+
+/// How a target expresses `tex`, `tld4`, `txq`, `suld`, `sust` and `suq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureLowering {
+    /// Code that lowering generates reads and writes ptxr texture descriptors in global memory.
+    Software,
+    /// The instruction itself, as inline PTX, on texture and surface objects.
+    InlinePtx,
 }
 
 /// A kernel's PTX parameters as lowering sees them: one LLVM value type per parameter.
@@ -258,6 +268,10 @@ pub trait Target {
         site: &Site<'_, 'ctx>,
         query: ClusterQuery<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
+
+    /// How texture and surface instructions are expressed: in software over ptxr texture
+    /// descriptors in global memory (`ptxr_runtime::texture`), or as PTX's own instructions.
+    fn textures(&self) -> TextureLowering;
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {

@@ -12,8 +12,8 @@ use ptxr_frontend::ir::{BarrierOperation, MemoryScope, ProxyKind, ReduxOperation
 
 use crate::declare::{call_intrinsic, call_intrinsic_or_void};
 use crate::{
-    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, Unsupported,
-    WarpCollective,
+    Barrier, CollectiveResult, KernelParameters, MatrixCollective, Site, Target, TargetKind, TextureLowering,
+    Unsupported, WarpCollective,
 };
 
 /// LLVM's `ptx_kernel` calling convention.
@@ -117,6 +117,11 @@ fn is_in_parameter_space<'ctx>(
 }
 
 impl Target for Nvptx {
+    /// PTX's own texture and surface instructions, which ptxas assembles for the texture units.
+    fn textures(&self) -> TextureLowering {
+        TextureLowering::InlinePtx
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Nvptx
     }

@@ -10,19 +10,20 @@
 //! only one OpenCL C has.
 //!
 //! OpenCL's `%s` takes only a string constant, where CUDA's buffer holds a run-time address: a
-//! `%s` works when lowering traced the one store of that buffer slot to a `.global` or `.const` string
-//! (`DeviceFunctionCall::argument_strings`), which the target copies into its constant address
-//! space. Other `%s` arguments, `*` widths and precisions, `%n` and `L` are reported.
+//! `%s` whose buffer slot lowering traced to one `.global` or `.const` string
+//! (`DeviceFunctionCall::argument_strings`) is written into the format; any other is read from
+//! the buffer and printed by `printf_strings.rs`. `*` widths and precisions, `%n` and `L` are
+//! reported.
 //!
 //! The result: CUDA's `vprintf` returns the number of arguments read; OpenCL's `printf` returns
 //! 0 on success and -1 on failure (Intel's CPU runtime returns the count of characters printed,
 //! as C's does), so a negative status stays -1 and any other becomes the argument count.
 
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicMetadataValueEnum, BasicValue, IntValue, PointerValue};
+use inkwell::values::{BasicMetadataValueEnum, BasicValue, IntValue};
 use inkwell::{AddressSpace, IntPredicate};
 
-use crate::{DeviceFunctionCall, Site, Unsupported};
+use crate::{DeviceFunctionCall, Site, StringConstant, Unsupported};
 
 /// What one conversion reads from the argument buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,20 +155,14 @@ fn offset_of(arguments: &[Argument], position: usize, pointer_bits: u32) -> u64 
     offset
 }
 
-/// The traced string constant that `%s` argument `position` reads.
-fn string_argument<'a>(call: &'a DeviceFunctionCall<'_>, arguments: &[Argument], position: usize) -> Option<&'a [u8]> {
+/// The traced string constants that `%s` argument `position` may read.
+fn string_argument<'a, 'ctx>(
+    call: &'a DeviceFunctionCall<'ctx>,
+    arguments: &[Argument],
+    position: usize,
+) -> Option<&'a [StringConstant<'ctx>]> {
     let offset = offset_of(arguments, position, call.pointer_bits);
-    call.argument_strings.iter().find(|(at, _)| *at == offset).map(|(_, text)| text.as_slice())
-}
-
-/// Where the traced `%s` strings go.
-#[derive(Clone, Copy)]
-pub enum Strings<'a, 'ctx> {
-    /// Passed as arguments, each a target constant made by the function.
-    Constants(&'a dyn Fn(&[u8]) -> PointerValue<'ctx>),
-    /// Written into the format text, formatted by their conversion's flags, width and precision
-    /// (and with `%` doubled), for printf implementations whose `%s` cannot be trusted.
-    InFormat,
+    call.argument_strings.iter().find(|(at, _)| *at == offset).map(|(_, strings)| strings.as_slice())
 }
 
 /// `text` with every `%` doubled, to stand in a format as itself.
@@ -175,86 +170,103 @@ pub fn escape_percent(text: &[u8]) -> Vec<u8> {
     text.iter().flat_map(|&byte| if byte == b'%' { vec![b'%', b'%'] } else { vec![byte] }).collect()
 }
 
+/// The flags, width and precision of a `%s` conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StringField {
+    /// `-`: padded on the right.
+    pub left: bool,
+    pub width: usize,
+    pub precision: Option<usize>,
+}
+
+impl StringField {
+    /// Reads `conversion` (`%`, flags, width, precision, `s`).
+    pub fn of(conversion: &[u8]) -> StringField {
+        let inner = &conversion[1..conversion.len() - 1];
+        let flags_end =
+            inner.iter().position(|byte| !matches!(byte, b'-' | b'+' | b' ' | b'#' | b'0')).unwrap_or(inner.len());
+        let left = inner[..flags_end].contains(&b'-');
+        let number = |digits: &[u8]| {
+            digits
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .fold(0usize, |value, digit| value.saturating_mul(10).saturating_add(usize::from(digit - b'0')))
+        };
+        let width = number(&inner[flags_end..]);
+        let precision = inner.iter().position(|&byte| byte == b'.').map(|dot| number(&inner[dot + 1..]));
+        StringField { left, width, precision }
+    }
+}
+
 /// `string` as the `%s` conversion `conversion` (`%`, flags, width, precision, `s`) prints it,
 /// ready to stand in the format in its place.
-fn format_string(conversion: &[u8], string: &[u8]) -> Vec<u8> {
-    let inner = &conversion[1..conversion.len() - 1];
-    let left = inner.iter().take_while(|byte| !byte.is_ascii_digit() && **byte != b'.').any(|&byte| byte == b'-');
-    let number = |digits: &[u8]| {
-        digits
-            .iter()
-            .take_while(|byte| byte.is_ascii_digit())
-            .fold(0usize, |value, digit| value.saturating_mul(10).saturating_add(usize::from(digit - b'0')))
-    };
-    let flags_end =
-        inner.iter().position(|byte| !matches!(byte, b'-' | b'+' | b' ' | b'#' | b'0')).unwrap_or(inner.len());
-    let width = number(&inner[flags_end..]);
-    let precision = inner.iter().position(|&byte| byte == b'.').map(|dot| number(&inner[dot + 1..]));
+pub fn format_string(conversion: &[u8], string: &[u8]) -> Vec<u8> {
+    let StringField { left, width, precision } = StringField::of(conversion);
     let shown = &string[..precision.map_or(string.len(), |precision| precision.min(string.len()))];
     let padding = vec![b' '; width.saturating_sub(shown.len())];
     let text: Vec<u8> = if left { [shown, &padding].concat() } else { [&padding[..], shown].concat() };
     escape_percent(&text)
 }
 
-/// A `vprintf` call made ready for a target's OpenCL-style `printf`: the format's text and the
-/// argument values, read from CUDA's buffer (`%s` strings as the target's constants).
+/// What a `%s` conversion prints.
+pub enum StringArgument<'ctx> {
+    /// The one string constant lowering traced.
+    Constant(Vec<u8>),
+    /// The address read from the buffer at run time, and the string constants it is compared
+    /// with; `exact` when lowering traced it to one of them, otherwise it may be null or any
+    /// other string in memory.
+    RunTime { address: IntValue<'ctx>, choices: Vec<StringConstant<'ctx>>, exact: bool },
+}
+
+/// A `vprintf` call made ready for a target's OpenCL-style `printf`: the format's text, the
+/// argument values read from CUDA's buffer, and what each `%s` prints.
 pub struct PrintfCall<'ctx> {
     pub text: Vec<u8>,
-    pub arguments: Vec<BasicMetadataValueEnum<'ctx>>,
+    /// Where each argument's conversion (from `%` to its letter) is in `text`.
+    pub conversions: Vec<std::ops::Range<usize>>,
+    /// Each argument's value, or `None` for a `%s`.
+    pub values: Vec<Option<BasicMetadataValueEnum<'ctx>>>,
+    /// What each `%s` argument prints (`None` for the others).
+    pub strings: Vec<Option<StringArgument<'ctx>>>,
+}
+
+impl PrintfCall<'_> {
     /// How many arguments the format reads from CUDA's buffer (what `vprintf` returns).
-    pub count: usize,
+    pub fn count(&self) -> usize {
+        self.values.len()
+    }
 }
 
 /// Parses the traced format and reads every argument from the packed buffer. `generic` is the
-/// address space that `%p` pointers are in; `strings` says where `%s` strings go. Nothing is
-/// built when the call is unsupported.
+/// address space of `%p` pointers and of the strings `%s` reads at run time. Nothing is built
+/// when the call is unsupported.
 pub fn prepare<'ctx>(
     site: &Site<'_, 'ctx>,
     call: &DeviceFunctionCall<'ctx>,
     generic: AddressSpace,
-    strings: Strings<'_, 'ctx>,
 ) -> Result<PrintfCall<'ctx>, Unsupported> {
     let format = call
         .format
         .as_deref()
         .ok_or_else(|| unsupported("a format string that is not a constant .global or .const array"))?;
-    let OpenClFormat { mut text, arguments, conversions } = parse(format)?;
+    let OpenClFormat { text, arguments, conversions } = parse(format)?;
     let [_, buffer] = call.arguments[..] else {
         return Err(unsupported("other than a format and an argument buffer"));
     };
-    // Checked before any code is built, so that an unsupported call leaves nothing behind.
-    for (position, _) in arguments.iter().enumerate().filter(|(_, argument)| **argument == Argument::String) {
-        if string_argument(call, &arguments, position).is_none() {
-            return Err(unsupported(
-                "`%s` of an argument that is not a string constant stored once (OpenCL's printf takes only constants)",
-            ));
-        }
-    }
-    if let Strings::InFormat = strings {
-        // From the last conversion back, so that earlier ranges stay where they are.
-        for (position, range) in conversions.iter().enumerate().rev() {
-            if arguments[position] == Argument::String {
-                let string = string_argument(call, &arguments, position).unwrap_or_default();
-                let formatted = format_string(&text[range.clone()], string);
-                text.splice(range.clone(), formatted);
-            }
-        }
-    }
     let context = site.context;
     let builder = site.builder;
     let pointer = context.ptr_type(generic);
     let buffer = builder.build_int_to_ptr(buffer, pointer, "printf_arguments").map_err(llvm_error)?;
-    let mut values: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
+    let mut values = Vec::new();
+    let mut strings = Vec::new();
     let mut offset = 0u64;
     for (position, argument) in arguments.iter().enumerate() {
         let bytes = argument.bytes(call.pointer_bits);
         offset = offset.next_multiple_of(bytes);
-        if *argument == Argument::String {
-            if let Strings::Constants(constant_string) = strings {
-                let text = string_argument(call, &arguments, position)
-                    .ok_or_else(|| unsupported("`%s` of an argument that is not a string constant"))?;
-                values.push(constant_string(text).into());
-            }
+        let traced = string_argument(call, &arguments, position);
+        if let (Argument::String, Some([constant])) = (argument, traced) {
+            values.push(None);
+            strings.push(Some(StringArgument::Constant(constant.text.clone())));
             offset += bytes;
             continue;
         }
@@ -274,16 +286,28 @@ pub fn prepare<'ctx>(
         if let Some(instruction) = load.as_instruction_value() {
             instruction.set_alignment(bytes as u32).map_err(llvm_error)?;
         }
-        let value = match argument {
+        match argument {
             Argument::Pointer => {
-                builder.build_int_to_ptr(load.into_int_value(), pointer, "").map_err(llvm_error)?.into()
+                let value = builder.build_int_to_ptr(load.into_int_value(), pointer, "").map_err(llvm_error)?;
+                values.push(Some(value.into()));
+                strings.push(None);
             }
-            _ => load.into(),
-        };
-        values.push(value);
+            Argument::String => {
+                let (choices, exact) = match traced {
+                    Some(choices) => (choices.to_vec(), true),
+                    None => (call.module_strings.clone(), false),
+                };
+                values.push(None);
+                strings.push(Some(StringArgument::RunTime { address: load.into_int_value(), choices, exact }));
+            }
+            _ => {
+                values.push(Some(load.into()));
+                strings.push(None);
+            }
+        }
         offset += bytes;
     }
-    Ok(PrintfCall { text, arguments: values, count: arguments.len() })
+    Ok(PrintfCall { text, conversions, values, strings })
 }
 
 /// `bytes` as a private, unnamed-address constant global in `address_space`.
@@ -374,6 +398,19 @@ mod tests {
         ] {
             let formatted = format_string(conversion.as_bytes(), string.as_bytes());
             assert_eq!(String::from_utf8_lossy(&formatted), expected, "{conversion} of {string:?}");
+        }
+    }
+
+    #[test]
+    fn string_fields_read_flags_width_and_precision() {
+        for (conversion, left, width, precision) in [
+            ("%s", false, 0, None),
+            ("%-12s", true, 12, None),
+            ("%0-3.7s", true, 3, Some(7)),
+            ("%.s", false, 0, Some(0)),
+            ("%8.0s", false, 8, Some(0)),
+        ] {
+            assert_eq!(StringField::of(conversion.as_bytes()), StringField { left, width, precision }, "{conversion}");
         }
     }
 

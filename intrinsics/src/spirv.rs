@@ -15,8 +15,8 @@ use ptxr_frontend::ir::{BarrierOperation, MemoryScope};
 
 use crate::atomics::ReadModifyWrite;
 use crate::{
-    function_or_declare, Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, Unsupported,
-    WarpCollective,
+    function_or_declare, Barrier, CollectiveResult, KernelParameters, Site, Target, TargetKind, TextureLowering,
+    Unsupported, WarpCollective,
 };
 
 /// `CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE` of OpenCL C.
@@ -93,6 +93,11 @@ impl Spirv {
 }
 
 impl Target for Spirv {
+    /// Texture descriptors in global memory, read by lowering's generated code.
+    fn textures(&self) -> TextureLowering {
+        TextureLowering::Software
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Spirv
     }

@@ -1,12 +1,13 @@
 //! CUDA's `vprintf` on SPIR-V: OpenCL's `printf` (the OpenCL.std extended instruction, which
 //! LLVM's SPIR-V backend emits for a variadic call of `printf` whose format is in the constant
-//! address space). The format and the arguments come from `printf_arguments.rs`, shared with
-//! AMDGPU; this module places the strings and makes the call.
+//! address space). The format and the arguments come from `printf_arguments.rs`, and `%s`
+//! strings are written into the format (`printf_strings.rs`), both shared with AMDGPU; this
+//! module places the format and makes the call.
 
-use inkwell::values::{IntValue, PointerValue};
+use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue};
 use inkwell::AddressSpace;
 
-use crate::printf_arguments::{call_printf, constant_global, prepare, vprintf_result, Strings};
+use crate::printf_arguments::{call_printf, constant_global, prepare};
 use crate::{DeviceFunctionCall, Site, Unsupported};
 
 /// LLVM's `spir_func` calling convention.
@@ -32,13 +33,13 @@ fn constant_string<'ctx>(site: &Site<'_, 'ctx>, text: &[u8], name: &str) -> Poin
 /// Lowers one `vprintf` call to OpenCL's `printf`; the result is CUDA's, an `i32`.
 pub fn call<'ctx>(site: &Site<'_, 'ctx>, call: &DeviceFunctionCall<'ctx>) -> Result<IntValue<'ctx>, Unsupported> {
     let generic = AddressSpace::from(GENERIC_ADDRESS_SPACE);
-    let string = |text: &[u8]| constant_string(site, text, "printf_string");
-    let prepared = prepare(site, call, generic, Strings::Constants(&string))?;
-    let count = prepared.count;
-    let mut values = vec![constant_string(site, &prepared.text, "printf_format").into()];
-    values.extend(prepared.arguments);
-    let status = call_printf(site, AddressSpace::from(CONSTANT_ADDRESS_SPACE), &values, SPIR_FUNC)?;
+    let prepared = prepare(site, call, generic)?;
     // OpenCL says 0 on success; Intel's CPU runtime returns the number of characters printed,
-    // as C does. Either way only a negative status is a failure.
-    vprintf_result(site, status, count)
+    // as C does. Either way only a negative status is a failure (`vprintf_result`).
+    let print = |text: &[u8], arguments: Vec<BasicMetadataValueEnum<'ctx>>| {
+        let mut values = vec![constant_string(site, text, "printf_format").into()];
+        values.extend(arguments);
+        call_printf(site, AddressSpace::from(CONSTANT_ADDRESS_SPACE), &values, SPIR_FUNC)
+    };
+    crate::printf_strings::lower(site, &prepared, generic, &print)
 }

@@ -222,6 +222,7 @@ pub fn declare_global<'ctx>(
     let target_name = shared.target.kind().name();
     match variable.state_space {
         StateSpace::Global | StateSpace::Const => {}
+        StateSpace::Tex => return declare_texture_reference(shared, variable, name),
         StateSpace::Shared => shared
             .target
             .supports_shared_variables()
@@ -281,6 +282,40 @@ pub fn declare_global<'ctx>(
     }
     if variable.state_space == StateSpace::Const {
         global.set_constant(true);
+    }
+    Ok(global)
+}
+
+/// A `.texref`, `.samplerref` or `.surfref` variable: a ptxr texture descriptor in global
+/// memory (`ptxr_runtime::texture`), zeroed until the host binds a texture to it by name; the
+/// variable's address is the handle that `tex`, `txq`, `suld`... read.
+fn declare_texture_reference<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+    name: &str,
+) -> Result<GlobalValue<'ctx>, LoweringError> {
+    if shared.target.textures() != ptxr_intrinsics::TextureLowering::Software {
+        // PTX's own `.texref` variables would have to be written back into the output module
+        // as such; texture and surface objects need nothing of the kind.
+        return Err(LoweringError::unsupported(
+            "module-scope `.texref`, `.samplerref` and `.surfref` variables (texture and surface objects are supported)",
+            shared.target.kind().name(),
+            variable.span,
+        ));
+    }
+    let count = variable.array_length.unwrap_or(1).max(1) as u32;
+    let storage_type = shared.context.i8_type().array_type(ptxr_runtime::texture::TEXTURE_DESCRIPTOR_BYTES * count);
+    let global = shared.module.add_global(storage_type, Some(shared.target.address_space(StateSpace::Global)), name);
+    global.set_alignment(8);
+    match variable.linkage {
+        Some(Linkage::Extern) => global.set_linkage(LlvmLinkage::External),
+        linkage => {
+            global.set_initializer(&storage_type.const_zero());
+            // Kept visible, so that the host can find the variable by its PTX name and bind a
+            // texture to it.
+            let weak = linkage == Some(Linkage::Weak);
+            global.set_linkage(if weak { LlvmLinkage::WeakAny } else { LlvmLinkage::External });
+        }
     }
     Ok(global)
 }
@@ -695,9 +730,9 @@ pub fn proxy_fence_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 /// 6.5 for `ldmatrix` and `mma` (7.0 for `mma` on `.b1` with `.xor.popc`, 7.1 with `.and.popc`
 /// and for `mma.sp`),
 /// 6.3 for `nanosleep`, 6.2 for `activemask`, 6.0 for `shfl.sync`, `vote.sync`, `match.sync`,
-/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes; 8.0 for the bulk
-/// copies and `mbarrier` transaction counts, 8.3 for the tensor-map instructions; `None`
-/// without them.
+/// `redux.sync`, `bar.warp.sync` and the ballot that `elect.sync` becomes, 7.1 for `tex` and
+/// `tld4` with a residency predicate, 8.0 for the bulk copies and `mbarrier` transaction counts,
+/// 8.3 for the tensor-map instructions; `None` without them.
 /// The checker gates each to its `sm_` (`nanosleep` sm_70,
 /// `ldmatrix` sm_75; the warp collectives from sm_30, `match` sm_70, `redux` sm_80), but LLVM
 /// writes the oldest PTX version that knows the architecture (5.0 for sm_60, 6.0 for sm_70,
@@ -739,6 +774,12 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             ir::Instruction::TensorMapReplace { .. }
             | ir::Instruction::TensorMapCopyFenceProxy { .. }
             | ir::Instruction::TensorMapFence { .. } => Some((8, 3)),
+            // `tex` and `tld4` with a residency predicate (`d|p`): 7.1, as ptxas says.
+            ir::Instruction::Texture(ref texture) => match **texture {
+                ir::TextureInstruction::Sample { predicate: Some(_), .. }
+                | ir::TextureInstruction::Gather { predicate: Some(_), .. } => Some((7, 1)),
+                _ => None,
+            },
             _ => None,
         })
         .max()

@@ -69,6 +69,10 @@ pub struct PreparedLaunch {
     /// For each parameter, the buffer whose address it carries (other runtimes, such as
     /// OpenCL's, put their own address there).
     pub(crate) parameter_buffers: Vec<Option<usize>>,
+    /// The spec's textures, their descriptors pointing at their buffers.
+    pub(crate) textures: Vec<PreparedTexture>,
+    /// For each parameter, the texture whose descriptor's address it carries.
+    pub(crate) parameter_textures: Vec<Option<usize>>,
     /// Every parameter's bytes in one block, the launch's `.param` window (`isspacep.param`
     /// tests an address against it, [`BlockContext::parameter_window`]): parameter `i`'s are
     /// the first `parameter_sizes[i]` bytes from chunk `parameter_chunks[i]`, and
@@ -89,6 +93,14 @@ unsafe impl Send for PreparedLaunch {}
 // SAFETY: through `&PreparedLaunch` the pointers are only read, never written through; kernels
 // run only from `run`, which takes `&mut self`.
 unsafe impl Sync for PreparedLaunch {}
+
+/// A texture of the launch: its descriptor (boxed, so that its address stays) and the buffer
+/// that holds its texels.
+pub(crate) struct PreparedTexture {
+    pub(crate) buffer: usize,
+    pub(crate) reference: Option<String>,
+    pub(crate) descriptor: Box<crate::texture::TextureDescriptor>,
+}
 
 /// Checks `spec` against `kernel`, then allocates and fills the buffers (files relative to
 /// `spec_dir`) and packs the parameters. Every error is found here, before anything runs: a
@@ -124,6 +136,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
     // read, and so that buffers behind 32-bit pointer parameters are known before allocating.
     let mut low_buffers: Vec<Option<&str>> = vec![None; spec.buffers.len()];
     let mut buffer_of_argument = Vec::with_capacity(spec.args.len());
+    let mut texture_of_argument = vec![None; spec.args.len()];
     for (index, (argument, parameter)) in spec.args.iter().zip(&kernel.params).enumerate() {
         let size = parameter.size_bytes;
         let name = &parameter.name;
@@ -149,6 +162,16 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
                     }
                 }
                 buffer_of_argument.push(Some(position));
+            }
+            ArgumentSpec::Texture(texture_name) => {
+                if size != 8 {
+                    return Err(RuntimeError::argument(
+                        index,
+                        format!("kernel parameter `{name}` is {size} bytes but texture `{texture_name}` passes a 64-bit texture object"),
+                    ));
+                }
+                texture_of_argument[index] = spec.textures.iter().position(|texture| &texture.name == texture_name);
+                buffer_of_argument.push(None);
             }
             ArgumentSpec::Scalar { element, bits } => {
                 if element.size_bytes() != size as usize {
@@ -176,6 +199,23 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         .map(|(buffer, low)| allocate(buffer, spec_dir, *low))
         .collect::<Result<Vec<_>, _>>()?;
 
+    let mut textures = Vec::with_capacity(spec.textures.len());
+    for texture in &spec.textures {
+        let position = spec.buffers.iter().position(|buffer| buffer.name == texture.buffer).ok_or_else(|| {
+            RuntimeError::field("textures", format!("texture `{}`: no buffer named `{}`", texture.name, texture.buffer))
+        })?;
+        let reach = crate::texture_spec::RawTexture::reach(&texture.descriptor);
+        let bytes = buffers[position].memory.len() as u64;
+        if reach > bytes {
+            return Err(RuntimeError::field(
+                "textures",
+                format!("texture `{}` reaches {reach} bytes but buffer `{}` has {bytes}", texture.name, texture.buffer),
+            ));
+        }
+        let mut descriptor = Box::new(texture.descriptor);
+        descriptor.data = buffers[position].memory.address();
+        textures.push(PreparedTexture { buffer: position, reference: texture.reference.clone(), descriptor });
+    }
     let mut launch = PreparedLaunch {
         kernel: kernel.name.clone(),
         grid: spec.grid,
@@ -189,6 +229,8 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         parameter_sizes: Vec::with_capacity(spec.args.len()),
         parameter_pointers: Vec::with_capacity(spec.args.len()),
         parameter_buffers: buffer_of_argument.clone(),
+        textures,
+        parameter_textures: texture_of_argument.clone(),
         worker_threads: None,
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
         services: LaunchServices::default(),
@@ -199,11 +241,16 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         .map(|buffer| (buffer.memory.address(), buffer.memory.address() + buffer.memory.len() as u64))
         .collect();
     let mut storage = Vec::new();
-    for ((argument, parameter), buffer) in spec.args.iter().zip(&kernel.params).zip(buffer_of_argument) {
+    for (index, ((argument, parameter), buffer)) in
+        spec.args.iter().zip(&kernel.params).zip(buffer_of_argument).enumerate()
+    {
         let size = parameter.size_bytes as usize;
         let value = match (argument, buffer) {
             (_, Some(position)) => launch.buffers[position].memory.address(),
             (ArgumentSpec::Scalar { bits, .. }, None) => *bits,
+            (ArgumentSpec::Texture(_), None) => texture_of_argument[index].map_or(0, |texture| {
+                std::ptr::from_ref::<crate::texture::TextureDescriptor>(&launch.textures[texture].descriptor) as u64
+            }),
             // A buffer argument always has its position from the loop above.
             (ArgumentSpec::Buffer(_), None) => 0,
         };
@@ -488,6 +535,15 @@ impl PreparedLaunch {
     }
 
     /// The current contents of the named buffer (little-endian elements).
+    /// The textures the spec binds to `.texref`/`.surfref` variables: each variable's name and
+    /// the descriptor bytes to copy into it (pointing at the host buffer) before the grid.
+    pub fn texture_references(&self) -> Vec<(&str, Vec<u8>)> {
+        self.textures
+            .iter()
+            .filter_map(|texture| Some((texture.reference.as_deref()?, texture.descriptor.to_bytes())))
+            .collect()
+    }
+
     pub fn buffer_bytes(&self, name: &str) -> Option<&[u8]> {
         self.find_buffer(name).map(|buffer| buffer.memory.as_slice())
     }

@@ -25,6 +25,8 @@ pub mod opencl;
 pub mod report;
 pub mod spec;
 pub mod stack_floor;
+pub mod texture;
+pub mod texture_spec;
 
 pub use abi::{block_context_field, BlockContext, BlockEntry};
 pub use element::{ElementKind, ElementType, ValueError};

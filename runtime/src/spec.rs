@@ -46,6 +46,8 @@ pub struct LaunchSpec {
     pub buffers: Vec<BufferSpec>,
     /// One per kernel parameter, in order.
     pub args: Vec<ArgumentSpec>,
+    /// Textures and surfaces over the buffers (`crate::texture_spec`), by name.
+    pub textures: Vec<crate::texture_spec::TextureSpec>,
 }
 
 /// A named buffer of the spec.
@@ -75,6 +77,8 @@ pub enum ArgumentSpec {
     Buffer(String),
     /// A scalar value of `element` type, as a bit pattern zero-extended to 64 bits.
     Scalar { element: ElementType, bits: u64 },
+    /// The address of the named texture's descriptor: a texture or surface object.
+    Texture(String),
 }
 
 impl LaunchSpec {
@@ -164,6 +168,8 @@ struct RawSpec<'a> {
     buffers: Vec<(String, RawBuffer<'a>)>,
     #[serde(default, borrow)]
     args: Vec<RawArgument<'a>>,
+    #[serde(default)]
+    textures: std::collections::BTreeMap<String, crate::texture_spec::RawTexture>,
 }
 
 #[derive(Deserialize)]
@@ -190,6 +196,8 @@ struct RawArgument<'a> {
     element: Option<String>,
     #[serde(default, borrow)]
     value: Option<&'a RawValue>,
+    #[serde(default)]
+    texture: Option<String>,
 }
 
 /// Reads the `buffers` object into a list in the order of the text (a map would lose it, and the
@@ -236,13 +244,18 @@ impl RawSpec<'_> {
         };
         let buffers =
             self.buffers.into_iter().map(|(name, buffer)| buffer.validate(name)).collect::<Result<Vec<_>, _>>()?;
+        let textures = self
+            .textures
+            .into_iter()
+            .map(|(name, texture)| texture.validate(name, &buffers))
+            .collect::<Result<Vec<_>, _>>()?;
         let args = self
             .args
             .into_iter()
             .enumerate()
-            .map(|(index, argument)| argument.validate(index, &buffers))
+            .map(|(index, argument)| argument.validate(index, &buffers, &textures))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(LaunchSpec { kernel: self.kernel, grid, block, shared_bytes, buffers, args })
+        Ok(LaunchSpec { kernel: self.kernel, grid, block, shared_bytes, buffers, args, textures })
     }
 }
 
@@ -319,8 +332,22 @@ impl RawBuffer<'_> {
 }
 
 impl RawArgument<'_> {
-    fn validate(self, index: usize, buffers: &[BufferSpec]) -> Result<ArgumentSpec, RuntimeError> {
+    fn validate(
+        self,
+        index: usize,
+        buffers: &[BufferSpec],
+        textures: &[crate::texture_spec::TextureSpec],
+    ) -> Result<ArgumentSpec, RuntimeError> {
         let fail = |message: String| RuntimeError::argument(index, message);
+        if let Some(name) = self.texture {
+            if self.buffer.is_some() || self.element.is_some() || self.value.is_some() {
+                return Err(fail("a texture argument is only { \"texture\": NAME }".into()));
+            }
+            if !textures.iter().any(|texture| texture.name == name) {
+                return Err(fail(format!("no texture named `{name}`")));
+            }
+            return Ok(ArgumentSpec::Texture(name));
+        }
         match (self.buffer, self.element, self.value) {
             (Some(name), None, None) => {
                 if buffers.iter().any(|buffer| buffer.name == name) {

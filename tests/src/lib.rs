@@ -19,7 +19,7 @@ pub mod opencl;
 mod ptx_text;
 pub mod vendor_checks;
 
-pub use ptx_text::{assertfail_call, string_global, ASSERTFAIL_DECLARATION};
+pub use ptx_text::{assertfail_call, printf_kernel, string_global, ASSERTFAIL_DECLARATION};
 
 /// The repository root.
 pub fn repository_root() -> PathBuf {
@@ -233,7 +233,7 @@ fn launch_spec_json(launch_shape: &Launch<'_>, buffers: &[Buffer], scalars: &[Sc
 }
 
 /// The bits of buffers `b0` to `b{count - 1}` in a launch's result JSON.
-fn buffers_from_json(json: &str, count: usize) -> Result<Vec<Vec<u64>>, String> {
+pub fn buffers_from_json(json: &str, count: usize) -> Result<Vec<Vec<u64>>, String> {
     let output: serde_json::Value = serde_json::from_str(json).map_err(|error| format!("{error}: {json}"))?;
     (0..count)
         .map(|index| {

@@ -106,6 +106,20 @@ pub fn run_in_one_process(
     child_test: &str,
     launches: usize,
 ) -> Result<Vec<Vec<Vec<u64>>>, String> {
+    let spec = launch_spec_json(launch_shape, buffers, &[]).to_string();
+    run_spec_in_one_process(ptx, &spec, buffers.len(), child_test, launches)
+}
+
+/// Runs `ptx` with the launch spec `spec` (JSON text, which may use every field of
+/// LAUNCH_SPEC.md, `textures` included) in a child process, as [`run_in_one_process`] does;
+/// gives buffers `b0` to `b{buffer_count - 1}` of each launch.
+pub fn run_spec_in_one_process(
+    ptx: &str,
+    spec: &str,
+    buffer_count: usize,
+    child_test: &str,
+    launches: usize,
+) -> Result<Vec<Vec<Vec<u64>>>, String> {
     static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
     let folder = std::env::temp_dir().join(format!(
         "ptxr-tests-opencl-{}-{}",
@@ -114,7 +128,6 @@ pub fn run_in_one_process(
     ));
     std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{}: {error}", folder.display()));
     std::fs::write(folder.join("kernel.ptx"), ptx).unwrap_or_else(|error| panic!("{error}"));
-    let spec = launch_spec_json(launch_shape, buffers, &[]).to_string();
     std::fs::write(folder.join("spec.json"), spec).unwrap_or_else(|error| panic!("{error}"));
     std::fs::write(folder.join(LAUNCH_COUNT), launches.to_string()).unwrap_or_else(|error| panic!("{error}"));
     let executable = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
@@ -136,7 +149,7 @@ pub fn run_in_one_process(
     }
     Ok(results
         .into_iter()
-        .map(|json| buffers_from_json(json, buffers.len()).unwrap_or_else(|failure| panic!("{failure}\n{ptx}")))
+        .map(|json| buffers_from_json(json, buffer_count).unwrap_or_else(|failure| panic!("{failure}\n{ptx}")))
         .collect())
 }
 

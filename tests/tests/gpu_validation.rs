@@ -17,7 +17,9 @@ use ptxr_driver::target::describe;
 use ptxr_driver::{compile_source, CompileOptions, Failure};
 use ptxr_frontend::Code;
 use ptxr_tests::vendor_checks::{code_object_notes, compile, run, spirv_environment, Compiled, Validators};
-use ptxr_tests::{assertfail_call, llvm_readelf, repository_root, string_global, validator, ASSERTFAIL_DECLARATION};
+use ptxr_tests::{
+    assertfail_call, llvm_readelf, printf_kernel, repository_root, string_global, validator, ASSERTFAIL_DECLARATION,
+};
 
 /// The PTX files to compile: the repository's, then the shared conformance kernels if present.
 fn kernels() -> Vec<PathBuf> {
@@ -595,6 +597,84 @@ fn printf_formats_in_const_space_reach_the_code_object_metadata_on_amdgpu() {
     let code_object = compile_with(&kernel, "amdgpu", None, 2);
     let Some(notes) = code_object_notes(&code_object, "printf-const") else { return };
     assert!(notes.contains(r"i=%d x=%f w=word\72%lx\n"), "{notes}");
+}
+
+/// The `amdhsa.printf` formats of a code object, each without its number, sorted.
+fn printf_formats(notes: &str) -> Vec<String> {
+    let mut formats: Vec<String> = notes
+        .lines()
+        .skip_while(|line| !line.starts_with("amdhsa.printf:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  - '"))
+        .filter_map(|line| line.trim().trim_start_matches("- '").trim_end_matches('\'').split_once(':'))
+        .map(|(_, rest)| rest.to_string())
+        .collect();
+    formats.sort();
+    formats
+}
+
+/// `%s` of an address chosen at run time on AMDGPU (`intrinsics/src/printf_strings.rs`): a
+/// `selp` among three string constants is three `printf` variants, each listed in
+/// `amdhsa.printf` with its string written into the format and the `%d` its only argument
+/// (`1:4:`); an address that lowering cannot trace is compared with the module's strings and
+/// null (a variant each: the format itself, `(null)`), and otherwise printed in pieces: the
+/// text before the `%s` with its argument, the string by `%c` one to eight at a time, `(null)`
+/// for null, then the rest. Each code object builds for wave64 and wave32 processors, and the
+/// IR branches over the variants.
+#[test]
+fn printf_strings_chosen_at_run_time_reach_the_code_object_metadata_on_amdgpu() {
+    let words: String = ["zero", "one", "two"].iter().map(|word| string_global(word, word)).collect();
+    let chosen = printf_kernel(
+        &words,
+        "%d is %s\n",
+        "rem.u32 %r2, %r1, 3;\nsetp.eq.u32 %p1, %r2, 0;\nsetp.eq.u32 %p2, %r2, 1;\n\
+         cvta.global.u64 %rd1, zero;\ncvta.global.u64 %rd2, one;\ncvta.global.u64 %rd3, two;\n\
+         selp.b64 %rd5, %rd2, %rd3, %p2;\nselp.b64 %rd4, %rd1, %rd5, %p1;\n\
+         st.local.u32 [%depot], %r1;\nst.local.u64 [%depot+8], %rd4;",
+    );
+    let from_memory = printf_kernel(
+        "",
+        "%d=%s|\n",
+        "cvta.to.global.u64 %rd1, %text;\ncvta.global.u64 %rd2, %rd1;\n\
+         st.local.u32 [%depot], %r1;\nst.local.u64 [%depot+8], %rd2;",
+    );
+    let characters: Vec<String> =
+        (1..=8).map(|count| format!("{count}:{}{}", "4:".repeat(count), "%c".repeat(count))).collect();
+    let mut expected_from_memory: Vec<String> = [
+        // The format itself and null, as variants; the pieces; null in pieces.
+        r"1:4:%d=%%d=%%s|\n|\n",
+        r"1:4:%d=(null)|\n",
+        r"1:4:%d=",
+        r"0:|\n",
+        r"0:(null)",
+    ]
+    .iter()
+    .map(|format| format.to_string())
+    .chain(characters)
+    .collect();
+    expected_from_memory.sort();
+    for (kernel, expected, name) in [
+        (&chosen, vec![r"1:4:%d is one\n", r"1:4:%d is two\n", r"1:4:%d is zero\n"], "chosen"),
+        (&from_memory, expected_from_memory.iter().map(String::as_str).collect(), "from-memory"),
+    ] {
+        let ir = String::from_utf8(compile_with(kernel, "amdgpu", Some(ptxr_lowering::Emit::LlvmIr), 0))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(ir.contains("switch i32 %printf.variant"), "{name}: the variants' switch: {ir}");
+        assert_eq!(ir.contains("printf.from_memory:"), name == "from-memory", "{name}: {ir}");
+        for arch in ["gfx90a", "gfx1100"] {
+            for level in [0, 2] {
+                let description = describe("amdgpu", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+                let options = CompileOptions { target: description, emit: None, optimization: level };
+                let code_object =
+                    compile_source(kernel, "kernel", &options).unwrap_or_else(|error| panic!("{arch}: {error:?}"));
+                let Some(notes) = code_object_notes(&code_object.bytes, &format!("printf-{name}-{arch}-{level}"))
+                else {
+                    return;
+                };
+                assert_eq!(printf_formats(&notes), expected, "{name} on {arch} -O{level}: {notes}");
+            }
+        }
+    }
 }
 
 /// `isspacep.const` and `isspacep.global` on AMDGPU, where constant memory is global memory:

@@ -29,46 +29,7 @@ const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group
 const OPENCL_BUILTIN: &[&str] = &["_Z13get_global_idj"];
 const OPENCL_BUILTIN_REASON: &str = "clang's OpenCL C output without libclc declares `get_global_id` \
     without a body; a linked AMDGPU code object has nothing to resolve it against (E0902)";
-const PRINTF_STRING: &[&str] = &["vprintf"];
-const PRINTF_STRING_REASON: &str = "`printf(\"%s\", i % 2 ? \"odd\" : \"even\")` prints a string chosen at run \
-    time, and OpenCL's printf (SPIR-V's, and the one LLVM's AMDGPU back end lowers) takes only constant strings";
 const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
-    Unsupported {
-        file: "device_printf.nvcc.sm80.ptx",
-        target: "spirv",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.ptx",
-        target: "amdgpu",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.debug.ptx",
-        target: "spirv",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.nvcc.sm80.debug.ptx",
-        target: "amdgpu",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.clang.sm80.ptx",
-        target: "spirv",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
-    Unsupported {
-        file: "device_printf.clang.sm80.ptx",
-        target: "amdgpu",
-        constructs: PRINTF_STRING,
-        reason: PRINTF_STRING_REASON,
-    },
     Unsupported {
         file: "corpus/clang/vecadd_cl.sm80.ptx",
         target: "amdgpu",

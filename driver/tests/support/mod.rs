@@ -31,7 +31,7 @@ pub fn repository_file(relative: &str) -> PathBuf {
 mod ptx_text;
 // Each test file uses part of the support module.
 #[allow(unused_imports)]
-pub use ptx_text::{assertfail_call, string_global, ASSERTFAIL_DECLARATION};
+pub use ptx_text::{assertfail_call, printf_kernel, string_global, ASSERTFAIL_DECLARATION};
 
 /// Whether an OpenCL device is there. Without one the OpenCL runs are skipped, unless every
 /// validator is required (`PTXR_REQUIRE_VALIDATORS=1`, as scripts/test.sh sets after installing

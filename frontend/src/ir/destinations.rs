@@ -63,6 +63,7 @@ impl Instruction {
                 std::iter::once(*destination).chain(predicate.as_ref().map(|predicate| predicate.destination)).collect()
             }
             Instruction::BitFieldInsert(insert) => vec![insert.destination],
+            Instruction::Texture(texture) => texture.destinations(),
             Instruction::Video(video) => vec![video.destination],
             Instruction::VideoSimd(video) => vec![video.destination],
             Instruction::SetPredicate { destination: first, complement: second, .. }

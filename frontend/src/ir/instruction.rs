@@ -657,6 +657,8 @@ pub enum Instruction {
         b: Vec<Operand>,
         c: Vec<Operand>,
     },
+    /// `tex`, `tld4`, `txq`, `suld`, `sust`, `suq` (ISA 7.8 sections 9.7.9 and 9.7.10).
+    Texture(Box<super::TextureInstruction>),
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming the instruction as written (`GuardedInstruction::spelling`).
     Unlowered,

@@ -14,6 +14,7 @@ mod operand;
 mod shared_layout;
 mod spelling;
 mod synchronization;
+mod texture;
 mod video;
 
 pub use bulk_copy::{BulkCopyDirection, TensorMapField};
@@ -28,4 +29,5 @@ pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
 pub use spelling::instruction_spelling;
 pub use synchronization::*;
+pub use texture::{SurfaceBoundary, TextureGeometry, TextureInstruction, TextureQuery};
 pub use video::*;

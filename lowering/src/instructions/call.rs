@@ -270,7 +270,7 @@ fn stop_flag_argument<'ctx>(
 
 /// In a `.func` of a module that keeps a stop flag: sets it, so that every caller leaves after
 /// the call (`leave_if_stopped`). A kernel body needs no mark: its return ends the thread.
-fn mark_stopped(lowering: &FunctionLowering<'_, '_>) -> LoweringResult<()> {
+pub(crate) fn mark_stopped(lowering: &FunctionLowering<'_, '_>) -> LoweringResult<()> {
     if lowering.function.kind == FunctionKind::Entry {
         return Ok(());
     }
@@ -349,12 +349,13 @@ fn device_call<'ctx>(
         };
         integers.push(value);
     }
-    let (format, argument_strings, strings) = match (function, arguments) {
+    let (format, argument_strings, module_strings, strings) = match (function, arguments) {
         (DeviceFunction::Printf, [format, buffer]) => {
             let writers = lowering.string_writers();
             (
                 super::constant_string::traced_string(lowering, writers, format),
-                super::constant_string::traced_buffer_strings(lowering, writers, buffer),
+                super::constant_string::traced_buffer_strings(lowering, writers, buffer, guarded.span)?,
+                super::constant_string::module_strings(lowering, guarded.span)?,
                 Vec::new(),
             )
         }
@@ -364,9 +365,9 @@ fn device_call<'ctx>(
                 .iter()
                 .map(|argument| super::constant_string::traced_string(lowering, writers, argument))
                 .collect();
-            (None, Vec::new(), strings)
+            (None, Vec::new(), Vec::new(), strings)
         }
-        _ => (None, Vec::new(), Vec::new()),
+        _ => (None, Vec::new(), Vec::new(), Vec::new()),
     };
     let call = DeviceFunctionCall {
         function,
@@ -374,6 +375,7 @@ fn device_call<'ctx>(
         pointer_bits: lowering.shared.ptx.address_size,
         format,
         argument_strings,
+        module_strings,
         strings,
     };
     let lowered =

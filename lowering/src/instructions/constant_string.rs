@@ -15,6 +15,10 @@ use ptxr_frontend::ir::{
 use ptxr_frontend::syntax::ast::FunctionKind;
 use ptxr_frontend::vocabulary::StateSpace;
 
+use inkwell::values::IntValue;
+use ptxr_intrinsics::StringConstant;
+
+use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 
 /// How many definitions deep a trace goes before giving up (a chain of copies, not a loop).
@@ -57,10 +61,26 @@ pub fn traced_string(
 }
 
 fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: &Value) -> Option<Vec<u8>> {
+    let (variable, offset) = string_location(lowering, writers, value)?;
+    text_at(lowering, variable, offset)
+}
+
+/// The variable and byte offset of the string constant that `value` addresses.
+fn string_location(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    value: &Value,
+) -> Option<(VariableId, i64)> {
     // nvcc and clang keep string literals in `.global`, numba (NVVM) in `.const`.
-    let (variable, offset) = [StateSpace::Global, StateSpace::Const]
+    let location = [StateSpace::Global, StateSpace::Const]
         .into_iter()
         .find_map(|space| traced_address(lowering, writers, value, space, MAXIMUM_DEPTH))?;
+    text_at(lowering, location.0, location.1).map(|_| location)
+}
+
+/// The bytes up to the first NUL from byte `offset` of `variable`'s initializer, when it is
+/// an initialized array without addresses in it and has that NUL.
+fn text_at(lowering: &FunctionLowering<'_, '_>, variable: VariableId, offset: i64) -> Option<Vec<u8>> {
     let global = lowering.variable(variable);
     if !global.addresses().is_empty() {
         return None;
@@ -70,16 +90,152 @@ fn string_at(lowering: &FunctionLowering<'_, '_>, writers: &Writers<'_>, value: 
     Some(bytes[..length].to_vec())
 }
 
+/// The string constants that `value` may address: one where its address traces to one, several
+/// where the register holding it is written (through copies and `cvta`) by `selp`s choosing
+/// among such addresses or by several `mov`s of them (nvcc's `-G` code after a `?:`, whose arms
+/// each move their string into one register); `None` when some write is of anything else.
+fn string_choices(
+    lowering: &FunctionLowering<'_, '_>,
+    writers: &Writers<'_>,
+    value: &Value,
+    depth: usize,
+) -> Option<Vec<(VariableId, i64)>> {
+    if let Some(location) = string_location(lowering, writers, value) {
+        return Some(vec![location]);
+    }
+    let depth = depth.checked_sub(1)?;
+    let Value::Register(register @ VariableId::Local(_)) = value else { return None };
+    if lowering.variable(*register).state_space != StateSpace::Reg {
+        return None;
+    }
+    let mut choices = Vec::new();
+    // Each write, guarded or not: the register holds what one of them wrote.
+    for definition in writers.by_variable.get(register)? {
+        let sources: Vec<&Value> = match &definition.instruction {
+            Instruction::Select { a, b, destination, .. } if destination.member.is_none() => vec![&a.value, &b.value],
+            Instruction::Move { destination, source, .. } if destination.member.is_none() => vec![&source.value],
+            Instruction::ConvertAddress {
+                direction: AddressConversion::ToGeneric,
+                state_space: StateSpace::Global | StateSpace::Const,
+                destination,
+                source,
+                ..
+            } if destination.member.is_none() => vec![&source.value],
+            _ => return None,
+        };
+        for source in sources {
+            for choice in string_choices(lowering, writers, source, depth)? {
+                if !choices.contains(&choice) {
+                    choices.push(choice);
+                }
+            }
+        }
+    }
+    Some(choices).filter(|choices| !choices.is_empty())
+}
+
+/// The generic address of byte `offset` of `variable` (a `.global` or `.const` variable), as an
+/// integer of the module's address size: a constant, so that it costs nothing where unused;
+/// `None` where the target places the variable at an address that is not a constant.
+fn generic_address<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    variable: VariableId,
+    offset: i64,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<Option<IntValue<'ctx>>> {
+    let context = lowering.shared.context;
+    let mut pointer = lowering.taken_address(variable, span)?;
+    if !pointer.is_const() {
+        return Ok(None);
+    }
+    let generic = lowering.address_space(StateSpace::Generic);
+    if pointer.get_type().get_address_space() != generic {
+        pointer = pointer.const_address_space_cast(context.ptr_type(generic));
+    }
+    let index = context.i64_type().const_int(offset as u64, true);
+    // SAFETY: a byte inside the variable, where its initializer has a string.
+    let pointer = unsafe { pointer.const_in_bounds_gep(context.i8_type(), &[index]) };
+    Ok(Some(pointer.const_to_int(crate::types::integer_type(context, lowering.shared.ptx.address_size))))
+}
+
+/// `locations` as string constants with their generic addresses.
+fn string_constants<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    locations: &[(VariableId, i64)],
+    span: ptxr_frontend::Span,
+) -> LoweringResult<Vec<StringConstant<'ctx>>> {
+    let mut constants = Vec::new();
+    for &(variable, offset) in locations {
+        let Some(text) = text_at(lowering, variable, offset) else { continue };
+        let Some(address) = generic_address(lowering, variable, offset, span)? else { continue };
+        constants.push(StringConstant { address, text });
+    }
+    Ok(constants)
+}
+
+/// How many of the module's string constants a `%s` whose argument lowering could not trace
+/// is compared with at run time (each a `printf` call of its own).
+const MODULE_STRING_LIMIT: usize = 15;
+
+/// The module's string constants, for `%s` arguments that lowering could not trace: every
+/// string (from the start or after a NUL) in the initializers of module-scope `.global` and
+/// `.const` arrays, at most `MODULE_STRING_LIMIT` of them, in declaration order.
+pub fn module_strings<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<Vec<StringConstant<'ctx>>> {
+    let mut locations = Vec::new();
+    'variables: for (index, variable) in lowering.shared.ptx.globals.iter().enumerate() {
+        if !matches!(variable.state_space, StateSpace::Global | StateSpace::Const) || !variable.addresses().is_empty() {
+            continue;
+        }
+        let Some(bytes) = variable.initializer_bytes() else { continue };
+        let mut start = 0;
+        while let Some(length) = bytes[start..].iter().position(|&byte| byte == 0) {
+            if locations.len() == MODULE_STRING_LIMIT {
+                break 'variables;
+            }
+            locations.push((VariableId::Global(index as u32), start as i64));
+            start += length + 1;
+            if start >= bytes.len() || bytes[start] == 0 {
+                // Trailing zeros fill the array; they are not strings of their own.
+                break;
+            }
+        }
+    }
+    string_constants(lowering, &locations, span)
+}
+
 /// The string constants stored into the `.local` buffer that `buffer` addresses, by byte
 /// offset from that address: each offset that exactly one unguarded store in the function writes, with an address
 /// traced to a string constant. Empty when some store to `.local` or generic memory has an
 /// address that cannot be traced (it might write into the buffer), unless it is a generic store
 /// at an address computed from the launch alone (`launch_derived`).
-pub fn traced_buffer_strings(
+pub fn traced_buffer_strings<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    writers: &Writers<'_>,
+    buffer: &CallOperand,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<Vec<(u64, Vec<StringConstant<'ctx>>)>> {
+    let locations = traced_buffer_locations(lowering, writers, buffer);
+    let mut strings = Vec::new();
+    for (offset, choices) in locations {
+        let constants = string_constants(lowering, &choices, span)?;
+        // Every choice, or the slot is not traced: its address is compared with each choice's.
+        if constants.len() == choices.len() {
+            strings.push((offset, constants));
+        }
+    }
+    Ok(strings)
+}
+
+/// Where `traced_buffer_strings`' strings are: by buffer offset, the locations of the strings
+/// the slot's one store may write.
+fn traced_buffer_locations(
     lowering: &FunctionLowering<'_, '_>,
     writers: &Writers<'_>,
     buffer: &CallOperand,
-) -> Vec<(u64, Vec<u8>)> {
+) -> Vec<(u64, Vec<(VariableId, i64)>)> {
     let Some((buffer, buffer_offset)) =
         traced_address(lowering, writers, &operand_value(buffer), StateSpace::Local, MAXIMUM_DEPTH)
     else {
@@ -151,10 +307,10 @@ pub fn traced_buffer_strings(
         if stores.iter().filter(|(other, _)| *other == offset).count() != 1 {
             continue;
         }
-        if let (Ok(offset), Some(text)) =
-            (u64::try_from(offset), source.and_then(|value| string_at(lowering, writers, value)))
+        if let (Ok(offset), Some(choices)) =
+            (u64::try_from(offset), source.and_then(|value| string_choices(lowering, writers, value, MAXIMUM_DEPTH)))
         {
-            strings.push((offset, text));
+            strings.push((offset, choices));
         }
     }
     strings

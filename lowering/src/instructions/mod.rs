@@ -29,6 +29,7 @@ mod support;
 mod synchronization;
 mod tensor_copy;
 mod tensor_map;
+mod texture;
 mod tf32;
 mod vector;
 mod vector_atomic;
@@ -450,6 +451,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::WarpMatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
             warp_matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }
+        Instruction::Texture(texture) => texture::lower(lowering, guarded, texture),
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }

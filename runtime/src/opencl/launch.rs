@@ -226,9 +226,23 @@ impl PreparedLaunch {
                 .map(|buffer| SvmBuffer::with_contents(context, &buffer.name, buffer.memory.as_slice()))
                 .collect::<Result<Vec<_>, _>>()?
         };
+        // Each texture's descriptor, pointing at its buffer's SVM copy (or, in place, at the
+        // host buffer that the CPU's descriptor already points at).
+        let descriptors = self
+            .textures
+            .iter()
+            .map(|texture| {
+                let mut descriptor = *texture.descriptor;
+                if let Some(allocation) = allocations.get(texture.buffer) {
+                    descriptor.data = allocation.address();
+                }
+                SvmBuffer::with_contents(context, "a texture descriptor", &descriptor.to_bytes())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         for index in 0..self.parameter_buffers.len() {
-            let bytes = match self.parameter_buffers[index] {
-                Some(buffer) if !in_place => allocations[buffer].address().to_le_bytes().to_vec(),
+            let bytes = match (self.parameter_buffers[index], self.parameter_textures.get(index).copied().flatten()) {
+                (Some(buffer), _) if !in_place => allocations[buffer].address().to_le_bytes().to_vec(),
+                (_, Some(texture)) => descriptors[texture].address().to_le_bytes().to_vec(),
                 _ => self.parameter_bytes(index).unwrap_or_default().to_vec(),
             };
             // SAFETY: `bytes` is exactly the parameter's size, as the kernel declares it.
@@ -271,7 +285,8 @@ impl PreparedLaunch {
         self.set_shared_window(&kernel, launch_arguments)?;
         // The kernel reaches the buffers through addresses in integer parameters, which OpenCL
         // must be told about.
-        let pointers: Vec<*mut c_void> = allocations.iter().chain(&launch_buffers).map(SvmBuffer::pointer).collect();
+        let pointers: Vec<*mut c_void> =
+            allocations.iter().chain(&launch_buffers).chain(&descriptors).map(SvmBuffer::pointer).collect();
         if !pointers.is_empty() {
             // SAFETY: the array lists live SVM allocations of this context.
             unsafe {

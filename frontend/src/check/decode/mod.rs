@@ -25,6 +25,7 @@ mod sparse_matrix;
 mod stack;
 mod synchronization;
 mod tensor_map;
+mod texture;
 mod tf32;
 mod vector;
 mod vector_width;
@@ -116,6 +117,11 @@ fn decode_rare(
         "mma" => matrix::mma(context, modifiers, instruction),
         "ldmatrix" => matrix::ldmatrix(context, modifiers, instruction),
         "stmatrix" => matrix::stmatrix(context, modifiers, instruction),
+        "tex" => texture::tex(context, modifiers, instruction),
+        "tld4" => texture::tld4(context, modifiers, instruction),
+        "txq" | "suq" => texture::query(context, modifiers, instruction),
+        "suld" => texture::suld(context, modifiers, instruction),
+        "sust" => texture::sust(context, modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => accept_unlowered(context, modifiers, instruction),
         _ => {
@@ -140,14 +146,29 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     let vectors_decoded = || {
         matches!(
             instruction.opcode.node.as_str(),
-            "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma" | "atom" | "red"
+            "mov"
+                | "ld"
+                | "ldu"
+                | "st"
+                | "mma"
+                | "ldmatrix"
+                | "stmatrix"
+                | "wmma"
+                | "atom"
+                | "red"
+                | "tex"
+                | "tld4"
+                | "suld"
+                | "sust"
         )
     };
+    let lookups_decoded = || matches!(instruction.opcode.node.as_str(), "tex" | "tld4" | "suld" | "sust");
     let lists_decoded = || instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded(),
         OperandKind::List(_) => !lists_decoded(),
-        OperandKind::Bracketed(_) => !is_bulk_tensor_copy(instruction),
+        OperandKind::Bracketed(_) => !lookups_decoded() && !is_bulk_tensor_copy(instruction),
+        OperandKind::PredicatePair(first, _) if matches!(first.kind, OperandKind::Vector(_)) => !vectors_decoded(),
         _ => false,
     })
 }

@@ -236,3 +236,18 @@ fn mbarrier_decodes_its_operation_and_operands() {
         Instruction::MbarrierTransaction { complete: true, .. }
     ));
 }
+
+#[test]
+fn texture_and_surface_instructions_write_their_destinations() {
+    assert_eq!(
+        written("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f5, %f6}];"),
+        ["%f1", "%f2", "%f3", "%f4", "%p1"]
+    );
+    assert_eq!(written("tld4.r.2d.v4.s32.f32 %v, [%rd1, {%f5, %f6}];"), ["%v.x", "%v.y", "%v.z", "%v.w"]);
+    assert_eq!(written("txq.width.b32 %r1, [%rd1];"), ["%r1"]);
+    assert_eq!(written("suq.depth.b32 %r2, [%rd1];"), ["%r2"]);
+    assert_eq!(written("suld.b.2d.v2.b32.clamp {%r3, %r4}, [%rd1, {%r1, %r2}];"), ["%r3", "%r4"]);
+    assert_eq!(written("suld.b.1d.b16.zero %h1, [%rd1, {%r1}];"), ["%h1"]);
+    assert!(written("sust.b.1d.b32.trap [%rd1, {%r1}], %r2;").is_empty());
+    assert!(written("sust.p.2d.v4.b32.trap [%rd1, {%r1, %r2}], {%r3, %r4, %r5, %r6};").is_empty());
+}

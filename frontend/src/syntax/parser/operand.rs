@@ -223,12 +223,21 @@ pub(super) fn operand<'t, 's: 't>() -> impl PtxParser<'t, 's, Operand> {
     let negative = punct(TokenKind::Minus)
         .ignore_then(name())
         .map_with(|operand, extra| Operand { kind: OperandKind::Negate(Box::new(operand)), span: extra.span() });
+    // `{r1, r2, r3, r4}|p`: `tex` and `tld4` results with the predicate that says whether the
+    // texels were resident.
+    let vector_or_pair =
+        vector.clone().then(second_predicate.clone().or_not()).map_with(|(first, second), extra| match second {
+            None => first,
+            Some(second) => {
+                Operand { kind: OperandKind::PredicatePair(Box::new(first), Box::new(second)), span: extra.span() }
+            }
+        });
     choice((
         name_or_pair,
         address(expression.clone(), element.clone(), vector.clone()),
         list(element),
         constant(expression),
-        vector,
+        vector_or_pair,
         negated,
         negative,
         sink().then(second_predicate.or_not()).map_with(|(sink, second), extra| match second {

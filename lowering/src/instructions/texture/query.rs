@@ -1,0 +1,44 @@
+//! `txq` and `suq`: fields of the descriptor. Channel data type is the descriptor's
+//! `ChannelType` code and channel order its channel count (ptxr's codes, not CUDA's driver
+//! enumerations); there are no mipmaps or multisampling, so those counts are 1, and the
+//! memory layout is 1 (linear).
+
+use ptxr_frontend::ir::{Destination, Operand, TextureQuery};
+use ptxr_frontend::vocabulary::ScalarType;
+use ptxr_runtime::texture::TextureField;
+
+use crate::error::LoweringResult;
+use crate::function::FunctionLowering;
+
+use super::descriptor::Descriptor;
+
+pub fn query<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    query: TextureQuery,
+    destination: &Destination,
+    handle: &Operand,
+) -> LoweringResult<()> {
+    let descriptor = Descriptor::of(lowering, handle)?;
+    let builder = lowering.shared.builder;
+    let i32_type = lowering.shared.context.i32_type();
+    let field = |field| descriptor.field(lowering, field);
+    let value = match query {
+        TextureQuery::Width => field(TextureField::Width)?,
+        TextureQuery::Height => field(TextureField::Height)?,
+        TextureQuery::Depth => field(TextureField::Depth)?,
+        TextureQuery::ChannelDataType => field(TextureField::ChannelType)?,
+        TextureQuery::ChannelOrder => field(TextureField::Channels)?,
+        TextureQuery::NormalizedCoordinates => field(TextureField::NormalizedCoordinates)?,
+        TextureQuery::ArraySize => field(TextureField::Layers)?,
+        TextureQuery::MipmapLevels | TextureQuery::Samples | TextureQuery::MemoryLayout => i32_type.const_int(1, false),
+        TextureQuery::ForceUnnormalizedCoordinates => {
+            let normalized = field(TextureField::NormalizedCoordinates)?;
+            let unnormalized =
+                builder.build_int_compare(inkwell::IntPredicate::EQ, normalized, i32_type.const_zero(), "")?;
+            builder.build_int_z_extend(unnormalized, i32_type, "")?
+        }
+        TextureQuery::FilterMode => field(TextureField::FilterMode)?,
+        TextureQuery::AddressMode(dimension) => field(TextureField::AddressMode(dimension))?,
+    };
+    lowering.write(destination, value.into(), ScalarType::B32)
+}

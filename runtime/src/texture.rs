@@ -1,0 +1,161 @@
+//! The ptxr texture descriptor: what a texture or surface handle points to on the software
+//! targets (CPU, AMDGPU, SPIR-V). A PTX texture object (`.u64`), surface object, `.texref` or
+//! `.surfref` is the global address of one of these; lowering reads its fields at the offsets
+//! below (`TextureField::offset`), and the runtime and tests build it as this `#[repr(C)]`
+//! struct, so the two never disagree. docs/TARGETS.md "Textures and surfaces" documents it.
+
+use std::mem::offset_of;
+
+/// One texture or surface: its texels and how `tex` samples them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextureDescriptor {
+    /// Global address of texel (0, 0, 0) of layer 0.
+    pub data: u64,
+    /// Texels per row; rows per slice (1 for 1D); slices (1 below 3D).
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    /// Layers of an array texture (`.a1d`, `.a2d`); 0 or 1 otherwise.
+    pub layers: u32,
+    /// Bytes from one row to the next.
+    pub row_pitch: u64,
+    /// Bytes from one 3D slice, or one array layer, to the next.
+    pub slice_pitch: u64,
+    /// Channels per texel: 1, 2 or 4 (R, RG, RGBA).
+    pub channels: u32,
+    /// A [`ChannelType`] code.
+    pub channel_type: u32,
+    /// A [`ReadMode`] code.
+    pub read_mode: u32,
+    /// A [`FilterMode`] code.
+    pub filter_mode: u32,
+    /// An [`AddressMode`] code per dimension (x, y, z).
+    pub address_modes: [u32; 3],
+    /// Non-zero: coordinates are normalized to [0, 1).
+    pub normalized_coordinates: u32,
+    /// The bits each result channel has outside the texture in [`AddressMode::Border`]: `f32`
+    /// bits for float results, integers for `.s32`/`.u32` results.
+    pub border: [u32; 4],
+}
+
+/// The size of a descriptor, which a `.texref` or `.surfref` variable reserves.
+pub const TEXTURE_DESCRIPTOR_BYTES: u32 = std::mem::size_of::<TextureDescriptor>() as u32;
+
+/// The fields lowering reads, by offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureField {
+    Data,
+    Width,
+    Height,
+    Depth,
+    Layers,
+    RowPitch,
+    SlicePitch,
+    Channels,
+    ChannelType,
+    ReadMode,
+    FilterMode,
+    AddressMode(u8),
+    NormalizedCoordinates,
+    Border(u8),
+}
+
+impl TextureField {
+    /// The field's byte offset in [`TextureDescriptor`].
+    pub fn offset(self) -> u32 {
+        (match self {
+            TextureField::Data => offset_of!(TextureDescriptor, data),
+            TextureField::Width => offset_of!(TextureDescriptor, width),
+            TextureField::Height => offset_of!(TextureDescriptor, height),
+            TextureField::Depth => offset_of!(TextureDescriptor, depth),
+            TextureField::Layers => offset_of!(TextureDescriptor, layers),
+            TextureField::RowPitch => offset_of!(TextureDescriptor, row_pitch),
+            TextureField::SlicePitch => offset_of!(TextureDescriptor, slice_pitch),
+            TextureField::Channels => offset_of!(TextureDescriptor, channels),
+            TextureField::ChannelType => offset_of!(TextureDescriptor, channel_type),
+            TextureField::ReadMode => offset_of!(TextureDescriptor, read_mode),
+            TextureField::FilterMode => offset_of!(TextureDescriptor, filter_mode),
+            TextureField::AddressMode(dimension) => {
+                offset_of!(TextureDescriptor, address_modes) + 4 * usize::from(dimension)
+            }
+            TextureField::NormalizedCoordinates => offset_of!(TextureDescriptor, normalized_coordinates),
+            TextureField::Border(channel) => offset_of!(TextureDescriptor, border) + 4 * usize::from(channel),
+        }) as u32
+    }
+
+    /// Whether the field is 64 bits wide (the others are 32).
+    pub fn is_wide(self) -> bool {
+        matches!(self, TextureField::Data | TextureField::RowPitch | TextureField::SlicePitch)
+    }
+}
+
+/// How each channel is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ChannelType {
+    U8 = 0,
+    S8 = 1,
+    U16 = 2,
+    S16 = 3,
+    U32 = 4,
+    S32 = 5,
+    F16 = 6,
+    F32 = 7,
+}
+
+impl ChannelType {
+    pub fn bytes(self) -> u32 {
+        match self {
+            ChannelType::U8 | ChannelType::S8 => 1,
+            ChannelType::U16 | ChannelType::S16 | ChannelType::F16 => 2,
+            ChannelType::U32 | ChannelType::S32 | ChannelType::F32 => 4,
+        }
+    }
+}
+
+/// `cudaReadModeElementType` (0) returns channels as stored; `cudaReadModeNormalizedFloat` (1)
+/// returns 8- and 16-bit integer channels as floats in [0, 1] (unsigned) or [-1, 1] (signed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ReadMode {
+    ElementType = 0,
+    NormalizedFloat = 1,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum FilterMode {
+    /// The texel the coordinate falls in.
+    Point = 0,
+    /// Linear interpolation of the 2, 4 or 8 nearest texels, with 8-bit fractional weights.
+    Linear = 1,
+}
+
+/// What a coordinate outside the texture reads (CUDA's `cudaTextureAddressMode` codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum AddressMode {
+    Wrap = 0,
+    Clamp = 1,
+    Mirror = 2,
+    Border = 3,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layout_is_the_documented_one() {
+        assert_eq!(TEXTURE_DESCRIPTOR_BYTES, 88);
+        assert_eq!(TextureField::Data.offset(), 0);
+        assert_eq!(TextureField::Width.offset(), 8);
+        assert_eq!(TextureField::RowPitch.offset(), 24);
+        assert_eq!(TextureField::SlicePitch.offset(), 32);
+        assert_eq!(TextureField::Channels.offset(), 40);
+        assert_eq!(TextureField::AddressMode(2).offset(), 64);
+        assert_eq!(TextureField::NormalizedCoordinates.offset(), 68);
+        assert_eq!(TextureField::Border(3).offset(), 84);
+    }
+}

@@ -1,0 +1,277 @@
+//! The launch spec's `textures`: each a texture or surface over one of the spec's buffers,
+//! passed to a kernel parameter as the address of its ptxr texture descriptor
+//! (`{ "texture": NAME }`, a PTX texture or surface object). The fields and their defaults:
+//!
+//! ```json
+//! "textures": {
+//!   "image": { "buffer": "pixels", "width": 4, "height": 3, "depth": 1, "layers": 0,
+//!              "channels": 1, "format": "f32", "read": "element", "filter": "point",
+//!              "address": ["clamp", "clamp", "clamp"], "normalized": false,
+//!              "border": [0, 0, 0, 0], "row_pitch": 16, "slice_pitch": 48 }
+//! }
+//! ```
+//!
+//! With `"texref": NAME`, the launch also copies the descriptor into the module's `.texref` or
+//! `.surfref` variable NAME before the grid (on the CPU).
+//!
+//! `format` is one of `u8 s8 u16 s16 u32 s32 f16 f32`; `read` is `element` or
+//! `normalized_float`; `filter` is `point` or `linear`; each `address` mode is `wrap`, `clamp`,
+//! `mirror` or `border` (one name applies to every dimension); `border` gives each result
+//! channel's value outside the texture in border mode (floats for float results); the pitches
+//! default to tightly packed rows and slices (or layers).
+
+use serde::Deserialize;
+
+use crate::error::RuntimeError;
+use crate::texture::{AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor};
+
+/// A checked texture of the spec: its descriptor (without its data address, which the launch
+/// fills in) and the buffer holding its texels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureSpec {
+    pub name: String,
+    pub buffer: String,
+    pub descriptor: TextureDescriptor,
+    /// The module's `.texref` or `.surfref` variable that the launch binds the texture to
+    /// (`"texref": NAME`), besides passing it to `{ "texture": NAME }` arguments.
+    pub reference: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum RawAddressModes {
+    One(String),
+    Each(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTexture {
+    buffer: String,
+    width: u32,
+    #[serde(default)]
+    height: Option<u32>,
+    #[serde(default)]
+    depth: Option<u32>,
+    #[serde(default)]
+    layers: Option<u32>,
+    #[serde(default)]
+    channels: Option<u32>,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    read: Option<String>,
+    #[serde(default)]
+    filter: Option<String>,
+    #[serde(default)]
+    address: Option<RawAddressModes>,
+    #[serde(default)]
+    normalized: Option<bool>,
+    #[serde(default)]
+    border: Option<Vec<f64>>,
+    #[serde(default)]
+    row_pitch: Option<u64>,
+    #[serde(default)]
+    slice_pitch: Option<u64>,
+    #[serde(default)]
+    texref: Option<String>,
+}
+
+fn channel_type(name: &str) -> Option<ChannelType> {
+    Some(match name {
+        "u8" => ChannelType::U8,
+        "s8" => ChannelType::S8,
+        "u16" => ChannelType::U16,
+        "s16" => ChannelType::S16,
+        "u32" => ChannelType::U32,
+        "s32" => ChannelType::S32,
+        "f16" => ChannelType::F16,
+        "f32" => ChannelType::F32,
+        _ => return None,
+    })
+}
+
+fn address_mode(name: &str) -> Option<AddressMode> {
+    Some(match name {
+        "wrap" => AddressMode::Wrap,
+        "clamp" => AddressMode::Clamp,
+        "mirror" => AddressMode::Mirror,
+        "border" => AddressMode::Border,
+        _ => return None,
+    })
+}
+
+impl RawTexture {
+    pub(crate) fn validate(
+        self,
+        name: String,
+        buffers: &[crate::spec::BufferSpec],
+    ) -> Result<TextureSpec, RuntimeError> {
+        let fail = |message: String| RuntimeError::field("textures", format!("texture `{name}`: {message}"));
+        if !buffers.iter().any(|buffer| buffer.name == self.buffer) {
+            return Err(fail(format!("no buffer named `{}`", self.buffer)));
+        }
+        let format = self.format.as_deref().unwrap_or("f32");
+        let channel_type = channel_type(format)
+            .ok_or_else(|| fail(format!("`format` is `{format}`, not one of u8 s8 u16 s16 u32 s32 f16 f32")))?;
+        let channels = self.channels.unwrap_or(1);
+        if !matches!(channels, 1 | 2 | 4) {
+            return Err(fail(format!("`channels` is {channels}, not 1, 2 or 4")));
+        }
+        let read_mode = match self.read.as_deref().unwrap_or("element") {
+            "element" => ReadMode::ElementType,
+            "normalized_float" => ReadMode::NormalizedFloat,
+            other => return Err(fail(format!("`read` is `{other}`, not `element` or `normalized_float`"))),
+        };
+        let filter_mode = match self.filter.as_deref().unwrap_or("point") {
+            "point" => FilterMode::Point,
+            "linear" => FilterMode::Linear,
+            other => return Err(fail(format!("`filter` is `{other}`, not `point` or `linear`"))),
+        };
+        let names = match self.address {
+            None => vec!["clamp".to_string()],
+            Some(RawAddressModes::One(name)) => vec![name],
+            Some(RawAddressModes::Each(names)) if (1..=3).contains(&names.len()) => names,
+            Some(RawAddressModes::Each(_)) => return Err(fail("`address` has 1 to 3 modes".into())),
+        };
+        let mut address_modes = [AddressMode::Clamp as u32; 3];
+        for (dimension, mode) in address_modes.iter_mut().enumerate() {
+            let name = names.get(dimension).or(names.last()).map_or("clamp", String::as_str);
+            *mode = address_mode(name)
+                .ok_or_else(|| fail(format!("address mode `{name}` is not wrap, clamp, mirror or border")))?
+                as u32;
+        }
+        let border_values = self.border.unwrap_or_default();
+        if border_values.len() > 4 {
+            return Err(fail("`border` has at most 4 channels".into()));
+        }
+        let float_results =
+            matches!(channel_type, ChannelType::F16 | ChannelType::F32) || read_mode == ReadMode::NormalizedFloat;
+        let mut border = [0u32; 4];
+        for (channel, value) in border_values.iter().enumerate() {
+            border[channel] = if float_results { (*value as f32).to_bits() } else { *value as i64 as u32 };
+        }
+        let height = self.height.unwrap_or(1);
+        let depth = self.depth.unwrap_or(1);
+        let row_pitch = self.row_pitch.unwrap_or(u64::from(self.width) * u64::from(channels * channel_type.bytes()));
+        let slice_pitch = self.slice_pitch.unwrap_or(row_pitch * u64::from(height));
+        let descriptor = TextureDescriptor {
+            data: 0,
+            width: self.width,
+            height,
+            depth,
+            layers: self.layers.unwrap_or(0),
+            row_pitch,
+            slice_pitch,
+            channels,
+            channel_type: channel_type as u32,
+            read_mode: read_mode as u32,
+            filter_mode: filter_mode as u32,
+            address_modes,
+            normalized_coordinates: u32::from(self.normalized.unwrap_or(false)),
+            border,
+        };
+        Ok(TextureSpec { name, buffer: self.buffer, descriptor, reference: self.texref })
+    }
+
+    /// The bytes the texture's addressing can reach, for checking against its buffer.
+    pub(crate) fn reach(descriptor: &TextureDescriptor) -> u64 {
+        let texel = u64::from(descriptor.channels) * u64::from(ChannelType::bytes(channel_type_of(descriptor)));
+        let planes = u64::from(descriptor.depth.max(1)).max(u64::from(descriptor.layers.max(1)));
+        (planes - 1) * descriptor.slice_pitch
+            + u64::from(descriptor.height.max(1) - 1) * descriptor.row_pitch
+            + u64::from(descriptor.width) * texel
+    }
+}
+
+fn channel_type_of(descriptor: &TextureDescriptor) -> ChannelType {
+    [
+        ChannelType::U8,
+        ChannelType::S8,
+        ChannelType::U16,
+        ChannelType::S16,
+        ChannelType::U32,
+        ChannelType::S32,
+        ChannelType::F16,
+        ChannelType::F32,
+    ]
+    .get(descriptor.channel_type as usize)
+    .copied()
+    .unwrap_or(ChannelType::F32)
+}
+
+impl TextureDescriptor {
+    /// The descriptor's bytes, as the kernel reads them.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(crate::texture::TEXTURE_DESCRIPTOR_BYTES as usize);
+        bytes.extend(self.data.to_le_bytes());
+        for word in [self.width, self.height, self.depth, self.layers] {
+            bytes.extend(word.to_le_bytes());
+        }
+        bytes.extend(self.row_pitch.to_le_bytes());
+        bytes.extend(self.slice_pitch.to_le_bytes());
+        for word in [self.channels, self.channel_type, self.read_mode, self.filter_mode] {
+            bytes.extend(word.to_le_bytes());
+        }
+        for word in self.address_modes {
+            bytes.extend(word.to_le_bytes());
+        }
+        bytes.extend(self.normalized_coordinates.to_le_bytes());
+        for word in self.border {
+            bytes.extend(word.to_le_bytes());
+        }
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{ArgumentSpec, LaunchSpec};
+    use crate::texture::{AddressMode, ChannelType, FilterMode, ReadMode};
+
+    fn error(text: &str) -> String {
+        LaunchSpec::from_json(text).expect_err("the spec is refused").to_string()
+    }
+
+    #[test]
+    fn a_texture_is_read_with_its_defaults_and_bound_to_an_argument() {
+        let spec = LaunchSpec::from_json(
+            r#"{ "buffers": { "pixels": { "type": "u8", "len": 96 } },
+                 "textures": { "image": { "buffer": "pixels", "width": 4, "height": 3, "channels": 4,
+                                          "format": "u16", "read": "normalized_float", "filter": "linear",
+                                          "address": ["wrap", "border"], "normalized": true,
+                                          "border": [0.5, 1] } },
+                 "args": [ { "texture": "image" } ] }"#,
+        )
+        .expect("the spec is valid");
+        assert_eq!(spec.args, [ArgumentSpec::Texture("image".into())]);
+        let descriptor = spec.textures[0].descriptor;
+        assert_eq!((descriptor.width, descriptor.height, descriptor.depth, descriptor.layers), (4, 3, 1, 0));
+        assert_eq!((descriptor.row_pitch, descriptor.slice_pitch), (32, 96));
+        assert_eq!(descriptor.channel_type, ChannelType::U16 as u32);
+        assert_eq!(descriptor.read_mode, ReadMode::NormalizedFloat as u32);
+        assert_eq!(descriptor.filter_mode, FilterMode::Linear as u32);
+        // The last mode given applies to the dimensions after it.
+        let modes = [AddressMode::Wrap as u32, AddressMode::Border as u32, AddressMode::Border as u32];
+        assert_eq!(descriptor.address_modes, modes);
+        assert_eq!(descriptor.border, [0.5f32.to_bits(), 1.0f32.to_bits(), 0, 0]);
+        assert_eq!(descriptor.normalized_coordinates, 1);
+    }
+
+    #[test]
+    fn texture_mistakes_are_reported() {
+        let with = |texture: &str, argument: &str| {
+            error(&format!(
+                r#"{{ "buffers": {{ "pixels": {{ "type": "f32", "len": 4 }} }},
+                     "textures": {{ "image": {texture} }}, "args": [ {argument} ] }}"#
+            ))
+        };
+        let image = r#"{ "buffer": "pixels", "width": 4 }"#;
+        assert!(with(r#"{ "buffer": "nothing", "width": 4 }"#, "").contains("no buffer named `nothing`"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "format": "f64" }"#, "").contains("`format` is `f64`"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "channels": 3 }"#, "").contains("not 1, 2 or 4"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "address": "repeat" }"#, "").contains("`repeat`"));
+        assert!(with(image, r#"{ "texture": "other" }"#).contains("no texture named `other`"));
+        assert!(with(image, r#"{ "texture": "image", "buffer": "pixels" }"#).contains("only { \"texture\": NAME }"));
+    }
+}
