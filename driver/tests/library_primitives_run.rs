@@ -664,6 +664,31 @@ fn triton_fp8_dot(random: &mut Random) -> Case {
     }
 }
 
+/// Triton's `mixed_dot_kernel` (sm_120a, PTX 9.4): A as E5M2 times B as E4M3
+/// (`mma.m16n8k32.f32.e5m2.e4m3.f32`) plus the same product in bf16, so twice A·B; A's
+/// integers up to 8 and B's quarters up to 4 are exact in both formats and every sum is exact.
+fn triton_fp8_mixed_dot(random: &mut Random) -> Case {
+    let size = 32usize;
+    let a: Vec<f64> = (0..size * size).map(|_| random.integer(-8, 8) as f64).collect();
+    let b: Vec<f64> = (0..size * size).map(|_| random.integer(-16, 16) as f64 / 4.0).collect();
+    let c: Vec<f32> = (0..size * size)
+        .map(|i| 2.0 * (0..size).map(|k| a[i / size * size + k] * b[k * size + i % size]).sum::<f64>() as f32)
+        .collect();
+    let halves = |values: &[f64]| values.iter().map(|&value| half::f16::from_f64(value).to_bits()).collect::<Vec<_>>();
+    Case {
+        files: &["triton_fp8_mixed_dot.sm120.ptx"],
+        spec: json!({
+            "grid": [1], "block": [128], "shared_bytes": 4096,
+            "buffers": {
+                "a": { "type": "u16", "data": halves(&a) }, "b": { "type": "u16", "data": halves(&b) },
+                "c": { "type": "f32", "len": size * size },
+            },
+            "args": with_scratch(buffers(&["a", "b", "c"])),
+        }),
+        expected: vec![("c", Expected::Bits(f32_bits(&c)))],
+    }
+}
+
 /// Triton's `join_split_kernel`: pairs swapped by `tl.split`/`tl.join`, and `tl.interleave` of
 /// the halves back into the input.
 fn triton_join_split(random: &mut Random) -> Case {
@@ -800,6 +825,7 @@ fn cases() -> Vec<Case> {
         triton_sort_reduce(&mut random),
         triton_atomic_ops(&mut random),
         triton_fp8_dot(&mut random),
+        triton_fp8_mixed_dot(&mut random),
         triton_join_split(&mut random),
         numba_atomics_local(&mut random),
         numba_shared_scan(&mut random),
@@ -815,7 +841,7 @@ const NOT_ON_SPIRV: &[&str] = PIPELINES;
 #[test]
 fn library_primitives_match_their_models_on_the_cpu() {
     let (runs, problems) = run_cases(cases(), "cpu", &[]);
-    assert!(runs >= 61, "expected every fixture of every case, ran {runs}");
+    assert!(runs >= 62, "expected every fixture of every case, ran {runs}");
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 
