@@ -107,7 +107,8 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 /// `atom.cas.b128`/`atom.exch.b128` (8.3) on sm_90 and sm_90a, whose defaults are 7.8 and 8.0;
 /// `wmma` on `.m32n8k16`/`.m8n32k16` (6.1) on sm_70 (default 6.0), on integers (6.3) below
 /// sm_75 (default 6.3), on `.bf16`/`.tf32`/`.f64` (7.0) below sm_80, which gating refuses
-/// anyway. Never an older version than the architecture's own, which LLVM refuses.
+/// anyway; `mma` on 8-bit floats (8.4 or 8.7) below sm_100 or sm_120, whose defaults are 8.6
+/// and 8.7. Never an older version than the architecture's own, which LLVM refuses.
 fn proxy_fence_feature(arch: &str, isa: (u32, u32)) -> Option<String> {
     let number = sm_number(arch)?;
     let needed = match isa {
@@ -125,6 +126,8 @@ fn proxy_fence_feature(arch: &str, isa: (u32, u32)) -> Option<String> {
         (7, 7) if number < 89 => "+ptx77",
         (8, 0) if arch == "sm_90" => "+ptx80",
         (8, 3) if number < 100 => "+ptx83",
+        (8, 4) if number < 100 => "+ptx84",
+        (8, 7) if number < 120 => "+ptx87",
         _ => return None,
     };
     Some(needed.to_string())

@@ -983,6 +983,8 @@ fn matrix_operation_code(operation: &MatrixMultiply) -> Result<u32, Unsupported>
         MatrixElement::S4 => Ok(matrix_operation::ELEMENT_S4),
         MatrixElement::U4 => Ok(matrix_operation::ELEMENT_U4),
         MatrixElement::B1 => Ok(matrix_operation::ELEMENT_B1),
+        MatrixElement::E4m3 => Ok(matrix_operation::ELEMENT_E4M3),
+        MatrixElement::E5m2 => Ok(matrix_operation::ELEMENT_E5M2),
     };
     let code = matrix_operation::encode(
         shape,

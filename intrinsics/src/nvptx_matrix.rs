@@ -6,7 +6,8 @@
 //!
 //! Intrinsic names: `.f16` inputs name D's and C's types (`llvm.nvvm.mma.m16n8k16.row.col.f32.f16`),
 //! `.bf16` and `.tf32` their input type, 8-bit integers `.satfinite` and A's type, then B's when
-//! it differs (`llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8.u8`, and so on `.s4`/`.u4`), `.b1`
+//! it differs (`llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8.u8`, and so on `.s4`/`.u4`), the
+//! 8-bit floats all four (`llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e5m2.f32`), `.b1`
 //! its operation before the shape (`llvm.nvvm.mma.xor.popc.m8n8k128.row.col.b1`).
 
 use inkwell::types::{BasicType, BasicTypeEnum};
@@ -29,6 +30,9 @@ fn intrinsic_name(operation: &MatrixMultiply, sparse: bool) -> String {
     let mut name = format!("llvm.nvvm.mma{sparse}{bit_operation}{shape}{}{}", operation.a_layout, operation.b_layout);
     match operation.a {
         MatrixElement::F16 => name += &format!("{}{}", operation.d, operation.c),
+        MatrixElement::E4m3 | MatrixElement::E5m2 => {
+            name += &format!("{}{}{}{}", operation.d, operation.a, operation.b, operation.c);
+        }
         MatrixElement::S8 | MatrixElement::U8 | MatrixElement::S4 | MatrixElement::U4 => {
             if operation.saturate {
                 name += ".satfinite";

@@ -851,8 +851,9 @@ pub fn wide_atomic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 
 /// The PTX ISA that NVPTX output needs for the module's `wmma` forms (section 9.7.13.3's PTX
 /// ISA notes): 6.1 for `.m32n8k16` and `.m8n32k16`, 6.3 for the integer forms, 7.0 for
-/// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; the driver raises LLVM's default version
-/// to it.
+/// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; and for `mma` on 8-bit floats (section
+/// 9.7.13.4.14's notes), 8.4 for `.m16n8k32` into `.f32`, 8.7 for the other forms; the driver
+/// raises LLVM's default version to it.
 pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     use ir::{MatrixElement, WarpMatrixGeometry};
     let needed = |geometry: WarpMatrixGeometry, element: MatrixElement| match element {
@@ -866,6 +867,18 @@ pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
         MatrixElement::F16 | MatrixElement::F32 => {
             matches!(geometry, WarpMatrixGeometry::M32n8k16 | WarpMatrixGeometry::M8n32k16).then_some((6, 1))
         }
+        // `wmma` has no 8-bit floats; `mma`'s are below.
+        MatrixElement::E4m3 | MatrixElement::E5m2 => None,
+    };
+    let float8 = |operation: &ir::MatrixMultiply| {
+        matches!(operation.a, MatrixElement::E4m3 | MatrixElement::E5m2).then_some(
+            // ISA 8.4 has `.m16n8k32` into `.f32`; 8.7 added `.m16n8k16` and `.f16` C and D.
+            if operation.shape == ir::MatrixShape::M16n8k32 && operation.d == MatrixElement::F32 {
+                (8, 4)
+            } else {
+                (8, 7)
+            },
+        )
     };
     instructions(ptx.functions.iter())
         .filter_map(|instruction| match &instruction.instruction {
@@ -876,6 +889,7 @@ pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
                 let and = (operation.bit_operation == Some(ir::BitOperation::And)).then_some((7, 1));
                 needed(operation.geometry, operation.a).max(needed(operation.geometry, operation.c)).max(and)
             }
+            ir::Instruction::MatrixMultiplyAccumulate { operation, .. } => float8(operation),
             _ => None,
         })
         .max()

@@ -427,6 +427,10 @@ pub mod matrix_operation {
     pub const ELEMENT_S4: u32 = 8;
     pub const ELEMENT_U4: u32 = 9;
     pub const ELEMENT_B1: u32 = 10;
+    /// The 8-bit floats of ISA 8.4 (four exponent bits, three mantissa bits, no infinity).
+    pub const ELEMENT_E4M3: u32 = 11;
+    /// The 8-bit floats with five exponent bits and two mantissa bits.
+    pub const ELEMENT_E5M2: u32 = 12;
 
     pub const SATURATE: u32 = 1 << 20;
     /// A is `.col` (column-major).

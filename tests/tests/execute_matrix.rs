@@ -40,13 +40,38 @@ enum Kind {
     U4,
     /// One bit: a product is the XOR (`.xor.popc`) or AND (`.and.popc`) of two bits.
     B1,
+    /// The 8-bit floats (ISA 8.4, sm_89): four exponent bits (bias 7) and three mantissa bits,
+    /// no infinities; five exponent bits (bias 15) and two mantissa bits.
+    E4m3,
+    E5m2,
+}
+
+/// The value of an 8-bit float with `exponent_bits` and `mantissa_bits` (bias 2^(e-1) - 1),
+/// subnormals included; `None` for the encodings that are not finite numbers (E4M3's
+/// S.1111.111, E5M2's whole top exponent).
+fn float8_value(byte: u8, exponent_bits: u32, mantissa_bits: u32) -> Option<f64> {
+    let top = (1u32 << exponent_bits) - 1;
+    let exponent = (u32::from(byte) >> mantissa_bits) & top;
+    let mantissa = u32::from(byte) & ((1 << mantissa_bits) - 1);
+    let not_finite = if mantissa_bits == 3 { exponent == top && mantissa == 7 } else { exponent == top };
+    if not_finite {
+        return None;
+    }
+    let bias = (1i32 << (exponent_bits - 1)) - 1;
+    let fraction = f64::from(mantissa) / f64::from(1u32 << mantissa_bits);
+    let magnitude = if exponent == 0 {
+        fraction * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + fraction) * 2f64.powi(exponent as i32 - bias)
+    };
+    Some(if byte & 0x80 != 0 { -magnitude } else { magnitude })
 }
 
 impl Kind {
     fn per_register(self) -> usize {
         match self {
             Kind::F16 | Kind::Bf16 => 2,
-            Kind::S8 | Kind::U8 => 4,
+            Kind::S8 | Kind::U8 | Kind::E4m3 | Kind::E5m2 => 4,
             Kind::S4 | Kind::U4 => 8,
             Kind::B1 => 32,
             Kind::Tf32 | Kind::F32 | Kind::S32 => 1,
@@ -69,13 +94,23 @@ impl Kind {
             // `pack` keeps the low 4 bits (two's complement for `.s4`) or the one bit.
             Kind::S4 | Kind::U4 | Kind::B1 => value as i64 as u32,
             Kind::S32 => value as i64 as i32 as u32,
+            // The one encoding of the value (zero's positive one), found among all 256.
+            Kind::E4m3 | Kind::E5m2 => {
+                let (exponent_bits, mantissa_bits) = if self == Kind::E4m3 { (4, 3) } else { (5, 2) };
+                (0..=255u8)
+                    .find(|&byte| float8_value(byte, exponent_bits, mantissa_bits) == Some(value))
+                    .map(u32::from)
+                    .unwrap_or_else(|| panic!("{value} is not an 8-bit float"))
+            }
         }
     }
 
     fn random(self, random: &mut Random) -> f64 {
         let raw = random.next_u64();
         (match self {
-            Kind::F16 | Kind::Bf16 | Kind::Tf32 | Kind::F32 => (raw % 21) as i64 - 10,
+            Kind::F16 | Kind::Bf16 | Kind::Tf32 | Kind::F32 | Kind::E4m3 => (raw % 21) as i64 - 10,
+            // Every integer up to 8, and the even ones to 16, are E5M2 values.
+            Kind::E5m2 => 2 * ((raw % 17) as i64 - 8),
             Kind::S8 => (raw % 256) as i64 - 128,
             Kind::U8 => (raw % 256) as i64,
             Kind::S32 => (raw % 200_001) as i64 - 100_000,
@@ -102,6 +137,11 @@ impl Kind {
             Kind::Bf16 => sign * (1.0 + ((raw >> 8) % 128) as f64 / 128.0) * 2f64.powi(exponent),
             Kind::Tf32 => sign * (1.0 + ((raw >> 8) % 1024) as f64 / 1024.0) * 2f64.powi(exponent),
             Kind::F32 => sign * (1.0 + ((raw >> 8) % (1 << 23)) as f64 / f64::from(1 << 23)) * 2f64.powi(exponent),
+            // Any finite encoding, subnormals and the largest values included.
+            Kind::E4m3 | Kind::E5m2 => {
+                let (exponent_bits, mantissa_bits) = if self == Kind::E4m3 { (4, 3) } else { (5, 2) };
+                float8_value(raw as u8, exponent_bits, mantissa_bits).unwrap_or(0.0)
+            }
             _ => self.random(random),
         }
     }
@@ -159,8 +199,10 @@ fn a_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
         ((16, 8, 8), Kind::F16 | Kind::Bf16) => (if i < 2 { group } else { group + 8 }, thread * 2 + (i & 1)),
         ((16, 8, 4), Kind::Tf32) => (if i == 0 { group } else { group + 8 }, thread),
         ((8, 8, 16), Kind::S8 | Kind::U8) => (group, thread * 4 + i),
-        ((16, 8, 16), Kind::S8 | Kind::U8) => (if i < 4 { group } else { group + 8 }, thread * 4 + (i & 3)),
-        ((16, 8, 32), Kind::S8 | Kind::U8) => {
+        ((16, 8, 16), Kind::S8 | Kind::U8 | Kind::E4m3 | Kind::E5m2) => {
+            (if i < 4 { group } else { group + 8 }, thread * 4 + (i & 3))
+        }
+        ((16, 8, 32), Kind::S8 | Kind::U8 | Kind::E4m3 | Kind::E5m2) => {
             let row = if i < 4 || (8..12).contains(&i) { group } else { group + 8 };
             (row, thread * 4 + (i & 3) + if i < 8 { 0 } else { 16 })
         }
@@ -187,10 +229,12 @@ fn b_table(form: &Form, lane: usize, i: usize) -> (usize, usize) {
     let row = match (form.shape, form.b) {
         ((16, 8, 16), Kind::F16 | Kind::Bf16) => thread * 2 + (i & 1) + if i < 2 { 0 } else { 8 },
         ((16, 8, 8), Kind::Tf32) => thread + 4 * i,
-        ((16, 8, 32), Kind::S8 | Kind::U8) => thread * 4 + (i & 3) + if i < 4 { 0 } else { 16 },
+        ((16, 8, 32), Kind::S8 | Kind::U8 | Kind::E4m3 | Kind::E5m2) => {
+            thread * 4 + (i & 3) + if i < 4 { 0 } else { 16 }
+        }
         ((16, 8, 8), Kind::F16 | Kind::Bf16) => thread * 2 + i,
         ((16, 8, 4), Kind::Tf32) => thread,
-        ((8, 8, 16) | (16, 8, 16), Kind::S8 | Kind::U8) => thread * 4 + i,
+        ((8, 8, 16) | (16, 8, 16), Kind::S8 | Kind::U8 | Kind::E4m3 | Kind::E5m2) => thread * 4 + i,
         ((8, 8, 32) | (16, 8, 32), Kind::S4 | Kind::U4) => thread * 8 + i,
         ((16, 8, 64), Kind::S4 | Kind::U4) => thread * 8 + (i & 7) + if i < 8 { 0 } else { 32 },
         ((8, 8, 128) | (16, 8, 128), Kind::B1) => thread * 32 + i,
@@ -221,7 +265,13 @@ fn kernel(form: &Form, counts: [usize; 4]) -> String {
         register_list("b", b),
         register_list("c", c)
     );
-    per_lane_kernel(&[("a", a), ("b", b), ("c", c)], d, &instruction)
+    let ptx = per_lane_kernel(&[("a", a), ("b", b), ("c", c)], d, &instruction);
+    if matches!(form.a, Kind::E4m3 | Kind::E5m2) {
+        // The 8-bit float forms are ISA 8.4 and 8.7, for sm_89.
+        ptx.replacen(".version 7.8\n.target sm_80", ".version 8.7\n.target sm_89", 1)
+    } else {
+        ptx
+    }
 }
 
 /// D's bits for one element: `c` plus the products in order, exactly for integers, in `f64`
@@ -526,6 +576,53 @@ fn mma_sub_byte_forms_compile_for_the_gpus() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// The 8-bit float forms compile for every GPU target, each artefact passing its vendor's
+/// check; NVPTX's for sm_89 names the form and ptxas assembles it, and on sm_86 it is E0302.
+#[test]
+fn mma_float8_forms_compile_for_the_gpus() {
+    let Some(validators) = ptxr_tests::vendor_checks::Validators::find() else { return };
+    let scratch = std::env::temp_dir().join(format!("ptxr-mma-float8-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{error}"));
+    let float8 = every_family().into_iter().filter(|(form, _, _)| matches!(form.a, Kind::E4m3 | Kind::E5m2));
+    for (index, (form, _, _)) in float8.enumerate() {
+        let (m, n, k) = form.shape;
+        let counts = [
+            m * k / 32 / form.a.per_register(),
+            k * n / 32 / form.b.per_register(),
+            m * n / 32 / form.c.per_register(),
+            m * n / 32 / form.d.per_register(),
+        ];
+        let source = kernel(&form, counts);
+        for target in ["nvptx", "spirv", "amdgpu"] {
+            let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
+                ptxr_tests::vendor_checks::compile(&source, target)
+            else {
+                panic!("{} does not compile for {target}", form.spelling)
+            };
+            if let Err(message) = validators.check(target, &format!("mma-float8-{index}"), &source, &artefact, &scratch)
+            {
+                panic!("{} on {target}: {message}", form.spelling);
+            }
+        }
+        let for_arch = |arch: &str| {
+            let target = describe("nvptx", Some(arch), false).unwrap_or_else(|error| panic!("{error}"));
+            compile_source(&source, "kernel", &CompileOptions { target, emit: None, optimization: 2 })
+        };
+        let ptx = for_arch("sm_89").unwrap_or_else(|failure| panic!("{} on sm_89: {failure:?}", form.spelling));
+        let text = String::from_utf8_lossy(&ptx.bytes);
+        assert!(text.contains(form.spelling), "{} on sm_89:\n{text}", form.spelling);
+        match for_arch("sm_86") {
+            Err(Failure::Diagnostics(diagnostics)) => assert!(
+                diagnostics.iter().any(|diagnostic| diagnostic.code == Code::NeedsNewerTarget),
+                "{} on sm_86: {diagnostics:?}",
+                form.spelling
+            ),
+            other => panic!("{} on sm_86: {:?}", form.spelling, other.map(|_| ())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 fn family(spelling: &'static str, shape: (usize, usize, usize), d: Kind, a: Kind, b: Kind, c: Kind) -> Form {
     Form { spelling, shape, d, a, b, c, saturate: false, c_near_limits: false, values: Values::SmallIntegers }
 }
@@ -534,7 +631,7 @@ fn family(spelling: &'static str, shape: (usize, usize, usize), d: Kind, a: Kind
 /// the seed to run it with: small integer values (exact sums), random float bits (rounded
 /// sums, whose order shows), and 32-bit wrapping and saturation.
 fn every_family() -> Vec<(Form, usize, u64)> {
-    use Kind::{Bf16, Tf32, F16, F32, S32, S8, U8};
+    use Kind::{Bf16, E4m3, E5m2, Tf32, F16, F32, S32, S8, U8};
     let rounding = |form: Form| Form { values: Values::RandomBits, ..form };
     let near_limits = |form: Form, saturate: bool| Form { c_near_limits: true, saturate, ..form };
     vec![
@@ -597,6 +694,26 @@ fn every_family() -> Vec<(Form, usize, u64)> {
             ),
             1,
             34,
+        ),
+        // The 8-bit floats: exact sums, and any finite encodings (subnormals, the largest) summed
+        // into `.f32`; mixed formats; ISA 8.7's `.m16n8k16` and `.f16` accumulators.
+        (family("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", (16, 8, 32), F32, E4m3, E4m3, F32), 1, 35),
+        (
+            rounding(family("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", (16, 8, 32), F32, E4m3, E5m2, F32)),
+            2,
+            36,
+        ),
+        (
+            rounding(family("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", (16, 8, 32), F32, E5m2, E5m2, F32)),
+            1,
+            37,
+        ),
+        (family("mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f16", (16, 8, 16), F16, E4m3, E4m3, F16), 1, 38),
+        (family("mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e4m3.f16", (16, 8, 32), F16, E5m2, E4m3, F16), 1, 39),
+        (
+            rounding(family("mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e4m3.f32", (16, 8, 16), F32, E5m2, E4m3, F32)),
+            1,
+            40,
         ),
     ]
 }

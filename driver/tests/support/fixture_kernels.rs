@@ -1,5 +1,6 @@
 //! Running a fixture of `tests/fixtures/ptx/` through `ptxr run` and comparing its buffers with
-//! a Rust model: the cases of `real_compilers_run.rs` and `library_kernels_run.rs`.
+//! a Rust model: the cases of `real_compilers_run.rs`, `library_kernels_run.rs` and
+//! `library_primitives_run.rs`.
 
 use std::path::PathBuf;
 

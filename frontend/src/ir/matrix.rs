@@ -78,6 +78,11 @@ pub enum MatrixElement {
     U4,
     B1,
     S32,
+    /// The 8-bit floats of ISA 8.4's `mma` on sm_89 (one sign, four exponent and three mantissa
+    /// bits, no infinity) and
+    E4m3,
+    /// (five exponent and two mantissa bits, IEEE's infinities and NaNs).
+    E5m2,
 }
 
 impl MatrixElement {
@@ -94,6 +99,8 @@ impl MatrixElement {
             "u4" => MatrixElement::U4,
             "b1" => MatrixElement::B1,
             "s32" => MatrixElement::S32,
+            "e4m3" => MatrixElement::E4m3,
+            "e5m2" => MatrixElement::E5m2,
             _ => return None,
         })
     }
@@ -103,7 +110,7 @@ impl MatrixElement {
             MatrixElement::F16 | MatrixElement::Bf16 => 16,
             MatrixElement::Tf32 | MatrixElement::F32 | MatrixElement::S32 => 32,
             MatrixElement::F64 => 64,
-            MatrixElement::S8 | MatrixElement::U8 => 8,
+            MatrixElement::S8 | MatrixElement::U8 | MatrixElement::E4m3 | MatrixElement::E5m2 => 8,
             MatrixElement::S4 | MatrixElement::U4 => 4,
             MatrixElement::B1 => 1,
         }
@@ -124,6 +131,8 @@ impl fmt::Display for MatrixElement {
             MatrixElement::U4 => ".u4",
             MatrixElement::B1 => ".b1",
             MatrixElement::S32 => ".s32",
+            MatrixElement::E4m3 => ".e4m3",
+            MatrixElement::E5m2 => ".e5m2",
         })
     }
 }

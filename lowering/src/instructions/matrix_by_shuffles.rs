@@ -60,7 +60,7 @@ use ptxr_frontend::ir::{
 use ptxr_frontend::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 use ptxr_intrinsics::{Unsupported, WarpCollective};
 
-use super::half::{round_to_half, widen_to_double};
+use super::half::{float8_to_double, round_to_half, widen_to_double};
 use super::matrix::{fragment_register, fragment_words, unsupported, write_words};
 use super::support::intrinsic;
 use crate::error::{LoweringError, LoweringResult};
@@ -201,6 +201,10 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
                 } else {
                     builder.build_int_z_extend(byte, context.i64_type(), "")?
                 })
+            }
+            MatrixElement::E4m3 | MatrixElement::E5m2 => {
+                let byte = builder.build_int_truncate(bits, context.i8_type(), "")?;
+                Number::Float(float8_to_double(self.lowering, byte, element == MatrixElement::E5m2, span)?)
             }
             MatrixElement::S32 => Number::Integer(builder.build_int_s_extend(bits, context.i64_type(), "")?),
             // The low nibble, sign-extended from its bit 3 by shifting it to the top and back.

@@ -49,6 +49,9 @@ enum Element {
     /// Only in the `.f64` forms, computed by [`multiply_accumulate_double`]: a register is two
     /// buffer words.
     F64,
+    /// 8-bit floats, four to a register like `.s8`: [`float8_value`].
+    E4m3,
+    E5m2,
 }
 
 impl Element {
@@ -65,6 +68,8 @@ impl Element {
             code::ELEMENT_S4 => Element::S4,
             code::ELEMENT_U4 => Element::U4,
             code::ELEMENT_B1 => Element::B1,
+            code::ELEMENT_E4M3 => Element::E4m3,
+            code::ELEMENT_E5M2 => Element::E5m2,
             _ => return None,
         })
     }
@@ -73,7 +78,7 @@ impl Element {
         match self {
             Element::F16 | Element::Bf16 => 16,
             Element::Tf32 | Element::F32 | Element::S32 => 32,
-            Element::S8 | Element::U8 => 8,
+            Element::S8 | Element::U8 | Element::E4m3 | Element::E5m2 => 8,
             Element::S4 | Element::U4 => 4,
             Element::B1 => 1,
             Element::F64 => 64,
@@ -100,9 +105,41 @@ impl Element {
             Element::S4 => f64::from(((bits as u8) << 4) as i8 >> 4),
             Element::U4 => f64::from(bits & 0xf),
             Element::B1 => f64::from(bits & 1),
+            Element::E4m3 => float8_value(bits as u8, 3),
+            Element::E5m2 => float8_value(bits as u8, 2),
             // Two words make one `.f64`: `multiply_accumulate_double` reads them itself.
             Element::F64 => f64::NAN,
         }
+    }
+}
+
+/// The value of an 8-bit float with `mantissa_bits` (3: E4M3, bias 7; 2: E5M2, bias 15),
+/// exactly. E5M2 keeps IEEE's top exponent for infinities and NaNs; E4M3 has no infinity, and
+/// only its all-ones exponent and mantissa are NaN (the OCP 8-bit float formats that PTX's
+/// `.e4m3` and `.e5m2` name).
+fn float8_value(byte: u8, mantissa_bits: u32) -> f64 {
+    let exponent_bits = 7 - mantissa_bits;
+    let bias = (1i32 << (exponent_bits - 1)) - 1;
+    let exponent_field = i32::from(byte >> mantissa_bits) & ((1 << exponent_bits) - 1);
+    let mantissa = u32::from(byte) & ((1 << mantissa_bits) - 1);
+    let top = exponent_field == (1 << exponent_bits) - 1;
+    let magnitude = if mantissa_bits == 2 && top {
+        if mantissa == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else if mantissa_bits == 3 && top && mantissa == 7 {
+        f64::NAN
+    } else if exponent_field == 0 {
+        f64::from(mantissa) * 2f64.powi(1 - bias - mantissa_bits as i32)
+    } else {
+        f64::from(mantissa | 1 << mantissa_bits) * 2f64.powi(exponent_field - bias - mantissa_bits as i32)
+    };
+    if byte & 0x80 != 0 {
+        -magnitude
+    } else {
+        magnitude
     }
 }
 

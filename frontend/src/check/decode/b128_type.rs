@@ -1,6 +1,8 @@
 //! Where `.b128` may be written. The PTX ISA manual (ISA 8.3, sm_90 for `atom`) gives `.b128` to
 //! the data movement instructions `ld` (with `.nc`), `ldu`, `st` and `mov` (also packing and
-//! unpacking `.b64`x2 or `.b32`x4), and to `atom.cas`/`atom.exch`; no other instruction's
+//! unpacking `.b64`x2 or `.b32`x4), and to `atom.cas`/`atom.exch`; ISA 8.6 (sm_100) adds
+//! `clusterlaunchcontrol`, whose `try_cancel` response is a 128-bit value (CUB's device-wide
+//! scans and reductions for sm_100 and sm_120 read it with `query_cancel`); no other instruction's
 //! syntax lists it (`red`, `st.async`, `shfl`, `cvt`, arithmetic and comparisons have none). The
 //! family decoders read a type as any [`ScalarType`](crate::vocabulary::ScalarType) and check the
 //! kinds and widths they compute on, which a 128-bit bit type slips through, so the opcodes are
@@ -29,14 +31,14 @@ fn report_if_misplaced(context: &mut Context, instruction: &ast::Instruction) ->
     let opcode = instruction.opcode.node.as_str();
     let is_async_store =
         opcode == "st" && instruction.modifiers.iter().any(|modifier| modifier.node.as_str() == "async");
-    if matches!(opcode, "ld" | "ldu" | "mov" | "atom") || (opcode == "st" && !is_async_store) {
+    if matches!(opcode, "ld" | "ldu" | "mov" | "atom" | "clusterlaunchcontrol") || (opcode == "st" && !is_async_store) {
         return false;
     }
     let spelling = if is_async_store { "st.async".to_string() } else { opcode.to_string() };
     let mut diagnostic = Diagnostic::error(Code::InvalidModifier, format!("`{spelling}` does not take type `.b128`"))
         .with_primary(ty.span, "expected a type of at most 64 bits")
         .with_note(
-            "the PTX ISA manual (ISA 8.3) gives `.b128` only to `ld`, `ldu`, `st`, `mov`, `atom.cas` and `atom.exch`",
+            "the PTX ISA manual gives `.b128` only to `ld`, `ldu`, `st`, `mov`, `atom.cas`, `atom.exch` and (ISA 8.6) `clusterlaunchcontrol`",
         );
     diagnostic = match opcode {
         "red" => diagnostic.with_help("use `atom.cas.b128` or `atom.exch.b128`, which return the old value"),
@@ -78,6 +80,10 @@ mod tests {
             "atom.global.cas.b128 %q0, [%rd1], %q1, %q2;",
             "atom.exch.b128 %q0, [%rd1], %q1;",
             "atom.shared.b128.cas %q0, [tile], %q1, %q2;",
+            // ISA 8.6: the cancellation response of a cluster launch, as CUB's sm_100 scans write it.
+            "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [tile], [tile+16];",
+            "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p1, %q0;",
+            "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r1, %q0;",
         ] {
             let found = diagnostics(body);
             assert!(found.is_empty(), "{body}: {found:?}");

@@ -1,5 +1,6 @@
 //! The warp-level matrix instructions `mma` and `ldmatrix` (ISA 7.8 sections 9.7.13.4.14 and
-//! 9.7.13.4.15). Every form of the spec's tables decodes; every dense `mma` form becomes a typed
+//! 9.7.13.4.15). Every form of the spec's tables decodes, and the 8-bit float forms of ISA 8.4
+//! and 8.7 (`.e4m3`/`.e5m2` A and B on sm_89, which Triton's `tl.dot` on float8 writes); every dense `mma` form becomes a typed
 //! instruction; `mma.sp` is accepted and reported as unsupported by lowering.
 
 use crate::check::types::SizeRule;
@@ -72,7 +73,7 @@ enum Form {
 
 /// The spec's `mma` forms (ISA 7.8 section 9.7.13.4.14), `.row.col` aside.
 fn form(operation: &MatrixMultiply) -> Form {
-    use MatrixElement::{Bf16, Tf32, B1, F16, F32, F64, S32, S4, S8, U4, U8};
+    use MatrixElement::{Bf16, E4m3, E5m2, Tf32, B1, F16, F32, F64, S32, S4, S8, U4, U8};
     use MatrixShape::*;
     let MatrixMultiply { shape, d, a, b, c, saturate, .. } = *operation;
     // `.m16n8k8` and `.m16n8k16` keep C's type in D; `.m8n8k4` may also widen `.f16` C to `.f32` D.
@@ -84,6 +85,8 @@ fn form(operation: &MatrixMultiply) -> Form {
     match (shape, a, b) {
         (M16n8k8 | M16n8k16, F16, F16) if same_accumulator && float_only => Form::Lowered,
         (M16n8k8 | M16n8k16, Bf16, Bf16) if d == F32 && c == F32 && float_only => Form::Lowered,
+        // ISA 8.4 (sm_89): `.m16n8k32` into `.f32`; ISA 8.7 adds `.m16n8k16` and `.f16` C and D.
+        (M16n8k16 | M16n8k32, E4m3 | E5m2, E4m3 | E5m2) if same_accumulator && float_only => Form::Lowered,
         (M16n8k4 | M16n8k8, Tf32, Tf32) if d == F32 && c == F32 && float_only => Form::Lowered,
         (M8n8k16 | M16n8k16 | M16n8k32, _, _) if integer => Form::Lowered,
         (M8n8k4, F16, F16) if widening_accumulator && float_only => Form::Lowered,

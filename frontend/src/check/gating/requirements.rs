@@ -217,6 +217,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["mma"], modifiers: &[&["m8n8k128"]], version: None, sm: Some(75), form: "`mma.m8n8k128`", section: "9.7.13.4", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["m16n8k4", "m16n8k8", "m16n8k16"], &["f64"]], version: isa(7, 8), sm: Some(90), form: "`mma.m16n8k4`, `.m16n8k8`, `.m16n8k16` on `.f64`", section: "9.7.13.4", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["and"]], version: isa(7, 1), sm: Some(80), form: "`mma.and.popc`", section: "9.7.13.4", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["e4m3", "e5m2"]], version: isa(8, 4), sm: Some(89), form: "`mma` on `.e4m3`/`.e5m2`", section: "9.7.13.4 (ISA 8.4)", operands: ANY },
+    Requirement { opcodes: &["mma"], modifiers: &[&["e4m3", "e5m2"], &["m16n8k16", "f16"]], version: isa(8, 7), sm: Some(89), form: "`mma.m16n8k16` and `.f16` accumulators on `.e4m3`/`.e5m2`", section: "9.7.13.4 (ISA 8.7)", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["sp"]], version: isa(7, 1), sm: Some(80), form: "`mma.sp`", section: "9.7.13.5", operands: ANY },
     Requirement { opcodes: &["mma"], modifiers: &[&["sp::ordered_metadata"]], version: isa(8, 5), sm: Some(80), form: "`mma.sp::ordered_metadata`", section: "9.7.13.5 (ISA 8.5)", operands: ANY },
     Requirement { opcodes: &["ldmatrix"], modifiers: NONE, version: None, sm: Some(75), form: "`ldmatrix`", section: "9.7.13.4.15", operands: ANY },

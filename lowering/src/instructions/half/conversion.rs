@@ -180,14 +180,15 @@ fn encode_float8<'ctx>(
     let quantum = emit.power_of_two(builder.build_int_sub(exponent, emit.i64(mantissa_bits), "")?)?;
     let units = emit.unary_intrinsic("llvm.roundeven", builder.build_float_div(magnitude, quantum, "")?)?;
     let rounded = builder.build_float_mul(units, quantum, "")?;
-    let units = intrinsic(
-        emit.lowering,
-        "llvm.fptoui.sat",
-        &[context.i64_type().into(), context.f64_type().into()],
-        &[units.into()],
-        emit.span,
-    )?
-    .into_int_value();
+    // Below the overflow (selected away after) there are at most 2^(mantissa_bits + 1) units,
+    // so units clamped to that and converted plainly are exact; NaN (selected away too) fails
+    // the comparison and becomes the bound. Not `llvm.fptoui.sat`: Intel's OpenCL CPU runtime
+    // vectorizes it 32 lanes wide into a call of `convert_ulong32_sat`, which its library lacks
+    // (Triton's `tl.dot` on float8 then fails to build).
+    let bound = emit.f64((1u64 << (mantissa_bits + 1)) as f64);
+    let within = emit.compare_float(FloatPredicate::OLT, units, bound)?;
+    let units = emit.select_float(within, units, bound)?;
+    let units = builder.build_float_to_unsigned_int(units, context.i64_type(), "")?;
     // (exponent + bias - 1) << mantissa_bits + units: a carry out of the mantissa bumps the
     // exponent, and subnormals (exponent at its minimum, units below 2^mantissa_bits) come out
     // with a zero exponent field.
@@ -206,7 +207,7 @@ fn encode_float8<'ctx>(
 }
 
 /// An 8-bit float's value as a `double` (exact; NaN for the NaN encodings).
-fn decode_float8<'ctx>(
+pub(super) fn decode_float8<'ctx>(
     emit: &Emit<'_, '_, 'ctx>,
     byte: IntValue<'ctx>,
     format: PackedFormat,

@@ -497,6 +497,20 @@ pub fn widen_to_double<'ctx>(
     emit.widen(bits, if brain { Format::Brain } else { Format::Half })
 }
 
+/// An 8-bit float's 8 bits (an `i8`; `.e5m2` when `five_exponent_bits`, else `.e4m3`),
+/// exactly, as a `double`: the elements of `mma`'s 8-bit float operands.
+pub fn float8_to_double<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    byte: IntValue<'ctx>,
+    five_exponent_bits: bool,
+    span: Span,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let emit = Emit { lowering, span };
+    use ptxr_frontend::ir::PackedFormat;
+    let format = if five_exponent_bits { PackedFormat::E5m2x2 } else { PackedFormat::E4m3x2 };
+    conversion::decode_float8(&emit, byte, format)
+}
+
 /// A `double` rounded to the nearest `.f16`, ties to even, as 16 bits (an `i16`); NaN becomes
 /// the canonical NaN. `mma`'s `.f16` accumulators are rounded this way, once, from their sums.
 pub fn round_to_half<'ctx>(
