@@ -90,6 +90,15 @@ const CASES: &[Case] = &[
     case("min.sat.f32", "min.sat.f32 %f1, %f2, %f3;", false),
     case("div.rn.sat.f32", "div.rn.sat.f32 %f1, %f2, %f3;", false),
     case("add.relu.s32", "add.relu.s32 %r1, %r2, %r3;", false),
+    // fma/mad forms against the type (sections 9.7.3.6, 9.7.3.7, 9.7.4.4).
+    case("mad.rn.f16", "mad.rn.f16 %h1, %h2, %h3, %h1;", false),
+    case("mad.rn.f16x2", "mad.rn.f16x2 %r1, %r2, %r3, %r1;", false),
+    case("fma.rn.f16x2", "fma.rn.f16x2 %r1, %r2, %r3, %r1;", true),
+    case("fma.rn.relu.f16", "fma.rn.relu.f16 %h1, %h2, %h3, %h1;", true),
+    case("fma.rn.relu.f32", "fma.rn.relu.f32 %f1, %f2, %f3, %f1;", false),
+    case("mad.rn.relu.f32", "mad.rn.relu.f32 %f1, %f2, %f3, %f1;", false),
+    case("mad.rn.relu.s32", "mad.rn.relu.s32 %r1, %r2, %r3, %r1;", false),
+    case("fma.rn.sat.f32", "fma.rn.sat.f32 %f1, %f2, %f3, %f1;", true),
     // State spaces (section 5.1, 6.4.1).
     case("st.param to a kernel parameter", "st.param.u64 [p], %rd1;", false),
     case("ld.param of a kernel parameter", "ld.param.u64 %rd1, [p];", true),

@@ -49,12 +49,6 @@ fn refuse_modifier(context: &mut Context, span: Span, name: &str, instruction: &
     );
 }
 
-/// Instructions that PTX defines but ptxr does not lower yet, recognised by one modifier:
-/// they are accepted here and reported as unsupported by lowering.
-fn has_unlowered_form(modifiers: &mut Modifiers, names: &[&str]) -> bool {
-    names.iter().any(|name| modifiers.flag(name))
-}
-
 /// The destination type of a `.wide` product, reported when `ty` has no double-width type.
 fn wide_destination(context: &mut Context, opcode: &str, ty: &Spanned<ScalarType>) -> Option<ScalarType> {
     let wide = ty.node.double_width_integer();
@@ -264,8 +258,21 @@ pub fn multiply_add(
     if opcode == "mad" && modifiers.flag("cc") {
         return super::extended::multiply_add(context, modifiers, instruction, true);
     }
-    if has_unlowered_form(modifiers, &["relu", "oob"]) {
-        return accept_unlowered(context, modifiers, instruction);
+    // `fma.relu` and `fma.oob` exist for the half types only, decoded in half.rs: ptxas 12.9
+    // refuses them on `.f32` and on every `mad` ('Illegal modifier '.relu' for instruction 'mad'').
+    let relu_or_oob = modifiers
+        .take_flag("relu")
+        .map(|modifier| (modifier, "relu"))
+        .or_else(|| modifiers.take_flag("oob").map(|modifier| (modifier, "oob")));
+    if let Some((modifier, name)) = relu_or_oob {
+        refuse_modifier(
+            context,
+            modifier.span,
+            name,
+            &format!("`{opcode}` of this type"),
+            "`fma` on `.f16`, `.bf16`, `.f16x2` and `.bf16x2`",
+        );
+        return None;
     }
     let mode = modifiers.take_sketched(MULTIPLY_MODES, multiply_mode);
     let rounding = modifiers.take_sketched(ROUNDINGS, float_rounding);
@@ -297,6 +304,13 @@ pub fn multiply_add(
         let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
         let c = context.source(&instruction.operands[3], wide_type, SizeRule::Exact)?;
         return Some(Instruction::IntegerMultiplyAdd { mode: mode.node, ty: ty.node, saturate, destination, a, b, c });
+    }
+    // `mad` has no half-precision form (section 9.7.4 defines only `fma` there); ptxas 12.9:
+    // 'Unexpected instruction types specified for 'mad''.
+    let half = matches!(ty.node, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2);
+    if opcode == "mad" && half {
+        invalid_type(context, opcode, &ty, "`.f32` or `.f64` (half types have `fma`)");
+        return None;
     }
     if !matches!(ty.node, ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::Bf16) {
         if matches!(ty.node, ScalarType::F16x2 | ScalarType::Bf16x2) {
