@@ -99,6 +99,11 @@ const CASES: &[Case] = &[
     case("mad.rn.relu.f32", "mad.rn.relu.f32 %f1, %f2, %f3, %f1;", false),
     case("mad.rn.relu.s32", "mad.rn.relu.s32 %r1, %r2, %r3, %r1;", false),
     case("fma.rn.sat.f32", "fma.rn.sat.f32 %f1, %f2, %f3, %f1;", true),
+    // selp types (section 9.7.5.3).
+    case("selp.f16", "selp.f16 %h1, %h2, %h3, %p1;", false),
+    case("selp.bf16x2", "selp.bf16x2 %r1, %r2, %r3, %p1;", false),
+    case("selp.b16", "selp.b16 %h1, %h2, %h3, %p1;", true),
+    case("selp.f64", "selp.f64 %fd1, %fd2, %fd1, %p1;", true),
     // State spaces (section 5.1, 6.4.1).
     case("st.param to a kernel parameter", "st.param.u64 [p], %rd1;", false),
     case("ld.param of a kernel parameter", "ld.param.u64 %rd1, [p];", true),

@@ -159,10 +159,14 @@ pub(super) fn predicate_operand(context: &mut Context, operand: &ast::Operand) -
 
 pub fn selp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let ty = modifiers.required_type(context)?;
-    if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || ty.node.bits() > 64 {
+    // Section 9.7.5.3: 16- to 64-bit integer and bit types, `.f32` and `.f64`; ptxas 12.9 also
+    // refuses the half types ('Unexpected instruction types specified for 'selp''), which
+    // select as `.b16` or `.b32`.
+    let half = ty.node.kind() == ScalarKind::Float && !matches!(ty.node, ScalarType::F32 | ScalarType::F64);
+    if half || ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || ty.node.bits() > 64 {
         context.report(
             Diagnostic::error(Code::InvalidModifier, format!("`selp` does not take type `{}`", ty.node))
-                .with_primary(ty.span, "expected a 16-, 32- or 64-bit type"),
+                .with_primary(ty.span, "expected a 16-, 32- or 64-bit integer or bit type, `.f32` or `.f64`"),
         );
         return None;
     }
