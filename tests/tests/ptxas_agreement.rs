@@ -99,6 +99,12 @@ const CASES: &[Case] = &[
     case("mad.rn.relu.f32", "mad.rn.relu.f32 %f1, %f2, %f3, %f1;", false),
     case("mad.rn.relu.s32", "mad.rn.relu.s32 %r1, %r2, %r3, %r1;", false),
     case("fma.rn.sat.f32", "fma.rn.sat.f32 %f1, %f2, %f3, %f1;", true),
+    // setp modifiers against the type (section 9.7.5.2).
+    case("setp.lo.s32", "setp.lo.s32 %p1, %r1, %r2;", false),
+    case("setp.lo.u32", "setp.lo.u32 %p1, %r1, %r2;", true),
+    case("setp.eq.ftz.s32", "setp.eq.ftz.s32 %p1, %r1, %r2;", false),
+    case("setp.eq.ftz.f64", "setp.eq.ftz.f64 %p1, %fd1, %fd2;", false),
+    case("setp.lt.ftz.f32", "setp.lt.ftz.f32 %p1, %f1, %f2;", true),
     // selp types (section 9.7.5.3).
     case("selp.f16", "selp.f16 %h1, %h2, %h3, %p1;", false),
     case("selp.bf16x2", "selp.bf16x2 %r1, %r2, %r3, %p1;", false),

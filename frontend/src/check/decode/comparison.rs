@@ -64,10 +64,32 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         return None;
     };
     let combine_operation = modifiers.take_sketched(LOGIC_OPERATIONS, logic_operation);
-    let flush_subnormals = modifiers.flag("ftz");
+    let flush = modifiers.take_flag("ftz");
     let ty = modifiers.required_type(context)?;
     if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
         return accept_unlowered(context, modifiers, instruction);
+    }
+    // `.ftz` flushes `.f32` subnormals: ptxas 12.9 refuses it on integer and `.f64` comparisons
+    // ('Illegal modifier '.ftz' for instruction 'setp'').
+    if let Some(flush) = &flush {
+        if ty.node != ScalarType::F32 {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`setp` has no `.ftz` on `{}`", ty.node))
+                    .with_primary(flush.span, "`.ftz` is for `.f32`"),
+            );
+            return None;
+        }
+    }
+    let flush_subnormals = flush.is_some();
+    // `.lo`, `.ls`, `.hi` and `.hs` are the unsigned orderings: ptxas 12.9 refuses them on
+    // signed types ('Mismatch between instruction type and comparison qualifier').
+    if ty.node.kind() == ScalarKind::Signed && comparison.node.is_integer_only() {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("unsigned comparison on `{}`", ty.node))
+                .with_primary(comparison.span, "`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers")
+                .with_help("use `.lt`, `.le`, `.gt` or `.ge` on signed integers"),
+        );
+        return None;
     }
     let float = ty.node.is_float();
     if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || (float && comparison.node.is_integer_only()) {
