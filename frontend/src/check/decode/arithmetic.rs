@@ -6,7 +6,7 @@ use crate::ir::{
     FloatBinaryOperation, Instruction, IntegerBinaryOperation, IsaVersion, LogicOperation, LogicTablePredicate,
     MinimumMaximum, MultiplyMode, RoundingMode, ShiftOperation, UnaryOperation,
 };
-use crate::span::Spanned;
+use crate::span::{Span, Spanned};
 use crate::syntax::ast::{self, OperandKind};
 use crate::vocabulary::{ScalarKind, ScalarType};
 
@@ -41,10 +41,12 @@ fn invalid_type(context: &mut Context, opcode: &str, ty: &Spanned<ScalarType>, e
     );
 }
 
-/// Instructions that PTX defines but ptxr does not lower yet, recognised by one modifier:
-/// they are accepted here and reported as unsupported by lowering.
-fn has_unlowered_form(modifiers: &mut Modifiers, names: &[&str]) -> bool {
-    names.iter().any(|name| modifiers.flag(name))
+/// A modifier the instruction's opcode and type do not take, naming where it belongs.
+fn refuse_modifier(context: &mut Context, span: Span, name: &str, instruction: &str, allowed: &str) {
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`.{name}` is not defined for {instruction}"))
+            .with_primary(span, format!("`.{name}` is for {allowed}")),
+    );
 }
 
 /// The destination type of a `.wide` product, reported when `ty` has no double-width type.
@@ -68,18 +70,54 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     // `div.approx.f32` and `div.full.f32` promise results within 2 ulp; the correctly rounded
     // quotient is within that bound on every target.
     let approximate_division = opcode == "div" && (modifiers.flag("approx") || modifiers.flag("full"));
-    if modifiers.flag("relu") {
-        return accept_unlowered(context, modifiers, instruction);
-    }
+    let relu = modifiers.take_flag("relu");
     let propagate_nan = modifiers.take_flag("NaN");
     let xorsign = modifiers.take_flag("xorsign");
     let absolute = modifiers.take_flag("abs");
     let mode = modifiers.take_sketched(MULTIPLY_MODES, multiply_mode);
     let rounding = modifiers.take_sketched(ROUNDINGS, float_rounding);
-    let flush_subnormals = modifiers.flag("ftz");
-    let saturate = modifiers.flag("sat");
+    let flush = modifiers.take_flag("ftz");
+    let saturation = modifiers.take_flag("sat");
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 3)?;
+    if let Some(relu) = relu {
+        // ptxas 12.9 takes `.relu` on `min`/`max` of `.s32` (and `.s16x2`, and the half types
+        // decoded in half.rs) only: 'Illegal modifier '.relu' for instruction 'max' with type
+        // '.u32'', and 'Unexpected instruction types' for `.f32`/`.f64`.
+        if !(matches!(opcode, "min" | "max") && ty.node == ScalarType::S32) {
+            refuse_modifier(context, relu.span, "relu", &format!("`{opcode}{}`", ty.node), "`min` and `max` on `.s32`");
+            return None;
+        }
+        if let Some(flush) = flush {
+            refuse_modifier(context, flush.span, "ftz", &format!("`{opcode}{}`", ty.node), "`.f32`");
+            return None;
+        }
+        return accept_unlowered(context, modifiers, instruction);
+    }
+    // `.ftz` flushes single-precision subnormals: ptxas refuses it on integer and `.f64`
+    // arithmetic ('Illegal modifier '.ftz' for instruction 'add''); the half types are in half.rs.
+    if let Some(flush) = &flush {
+        if ty.node != ScalarType::F32 {
+            refuse_modifier(context, flush.span, "ftz", &format!("`{opcode}{}`", ty.node), "`.f32`");
+            return None;
+        }
+    }
+    // Floating-point `.sat` clamps `add`, `sub` and `mul` of `.f32` to [0, 1]; ptxas refuses it
+    // on `.f64` and on `min`, `max` and `div` ('Illegal modifier '.sat' for instruction 'div'').
+    if let Some(saturation) = &saturation {
+        if !(is_integer(ty.node) || ty.node == ScalarType::F32 && matches!(opcode, "add" | "sub" | "mul")) {
+            refuse_modifier(
+                context,
+                saturation.span,
+                "sat",
+                &format!("`{opcode}{}`", ty.node),
+                "`add`, `sub` and `mul` on `.f32`",
+            );
+            return None;
+        }
+    }
+    let flush_subnormals = flush.is_some();
+    let saturate = saturation.is_some();
     let min_max_modifiers = [&propagate_nan, &xorsign, &absolute];
     if let Some(modifier) = min_max_modifiers.iter().find_map(|modifier| modifier.as_ref()) {
         if !(matches!(opcode, "min" | "max") && ty.node == ScalarType::F32) {
@@ -220,8 +258,21 @@ pub fn multiply_add(
     if opcode == "mad" && modifiers.flag("cc") {
         return super::extended::multiply_add(context, modifiers, instruction, true);
     }
-    if has_unlowered_form(modifiers, &["relu", "oob"]) {
-        return accept_unlowered(context, modifiers, instruction);
+    // `fma.relu` and `fma.oob` exist for the half types only, decoded in half.rs: ptxas 12.9
+    // refuses them on `.f32` and on every `mad` ('Illegal modifier '.relu' for instruction 'mad'').
+    let relu_or_oob = modifiers
+        .take_flag("relu")
+        .map(|modifier| (modifier, "relu"))
+        .or_else(|| modifiers.take_flag("oob").map(|modifier| (modifier, "oob")));
+    if let Some((modifier, name)) = relu_or_oob {
+        refuse_modifier(
+            context,
+            modifier.span,
+            name,
+            &format!("`{opcode}` of this type"),
+            "`fma` on `.f16`, `.bf16`, `.f16x2` and `.bf16x2`",
+        );
+        return None;
     }
     let mode = modifiers.take_sketched(MULTIPLY_MODES, multiply_mode);
     let rounding = modifiers.take_sketched(ROUNDINGS, float_rounding);
@@ -253,6 +304,13 @@ pub fn multiply_add(
         let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
         let c = context.source(&instruction.operands[3], wide_type, SizeRule::Exact)?;
         return Some(Instruction::IntegerMultiplyAdd { mode: mode.node, ty: ty.node, saturate, destination, a, b, c });
+    }
+    // `mad` has no half-precision form (section 9.7.4 defines only `fma` there); ptxas 12.9:
+    // 'Unexpected instruction types specified for 'mad''.
+    let half = matches!(ty.node, ScalarType::F16 | ScalarType::Bf16 | ScalarType::F16x2 | ScalarType::Bf16x2);
+    if opcode == "mad" && half {
+        invalid_type(context, opcode, &ty, "`.f32` or `.f64` (half types have `fma`)");
+        return None;
     }
     if !matches!(ty.node, ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::Bf16) {
         if matches!(ty.node, ScalarType::F16x2 | ScalarType::Bf16x2) {

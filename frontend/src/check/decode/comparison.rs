@@ -64,10 +64,32 @@ pub fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         return None;
     };
     let combine_operation = modifiers.take_sketched(LOGIC_OPERATIONS, logic_operation);
-    let flush_subnormals = modifiers.flag("ftz");
+    let flush = modifiers.take_flag("ftz");
     let ty = modifiers.required_type(context)?;
     if matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
         return accept_unlowered(context, modifiers, instruction);
+    }
+    // `.ftz` flushes `.f32` subnormals: ptxas 12.9 refuses it on integer and `.f64` comparisons
+    // ('Illegal modifier '.ftz' for instruction 'setp'').
+    if let Some(flush) = &flush {
+        if ty.node != ScalarType::F32 {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`setp` has no `.ftz` on `{}`", ty.node))
+                    .with_primary(flush.span, "`.ftz` is for `.f32`"),
+            );
+            return None;
+        }
+    }
+    let flush_subnormals = flush.is_some();
+    // `.lo`, `.ls`, `.hi` and `.hs` are the unsigned orderings: ptxas 12.9 refuses them on
+    // signed types ('Mismatch between instruction type and comparison qualifier').
+    if ty.node.kind() == ScalarKind::Signed && comparison.node.is_integer_only() {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("unsigned comparison on `{}`", ty.node))
+                .with_primary(comparison.span, "`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers")
+                .with_help("use `.lt`, `.le`, `.gt` or `.ge` on signed integers"),
+        );
+        return None;
     }
     let float = ty.node.is_float();
     if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || (float && comparison.node.is_integer_only()) {
@@ -159,10 +181,14 @@ pub(super) fn predicate_operand(context: &mut Context, operand: &ast::Operand) -
 
 pub fn selp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let ty = modifiers.required_type(context)?;
-    if ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || ty.node.bits() > 64 {
+    // Section 9.7.5.3: 16- to 64-bit integer and bit types, `.f32` and `.f64`; ptxas 12.9 also
+    // refuses the half types ('Unexpected instruction types specified for 'selp''), which
+    // select as `.b16` or `.b32`.
+    let half = ty.node.kind() == ScalarKind::Float && !matches!(ty.node, ScalarType::F32 | ScalarType::F64);
+    if half || ty.node.kind() == ScalarKind::Pred || ty.node.bits() < 16 || ty.node.bits() > 64 {
         context.report(
             Diagnostic::error(Code::InvalidModifier, format!("`selp` does not take type `{}`", ty.node))
-                .with_primary(ty.span, "expected a 16-, 32- or 64-bit type"),
+                .with_primary(ty.span, "expected a 16-, 32- or 64-bit integer or bit type, `.f32` or `.f64`"),
         );
         return None;
     }

@@ -10,6 +10,30 @@ use crate::vocabulary::{ScalarType, SpecialRegister, StateSpace};
 use super::modifiers::sketch_of;
 use super::{accept_unlowered, vector, vector_width, Context, Modifiers};
 
+/// `.L2::64B`, `.L2::128B` and `.L2::256B` (section 9.7.8.8) widen the L2 fetch of a load from
+/// global memory: ptxas 12.9 refuses them on `st` and `ldu` ('Illegal modifier '.L2::128B' for
+/// instruction 'st'') and on loads from other state spaces ('State space incorrect for feature
+/// 'cache prefetching''), while generic addresses may be global.
+fn check_prefetch_size(context: &mut Context, modifiers: &mut Modifiers, state_space: StateSpace) -> Option<()> {
+    let opcode = modifiers.opcode();
+    let sizes = ["L2::64B", "L2::128B", "L2::256B"];
+    let Some(size) = modifiers.take(|name| sizes.into_iter().find(|size| *size == name)) else {
+        return Some(());
+    };
+    let label = if opcode != "ld" {
+        format!("only `ld` prefetches, not `{opcode}`")
+    } else if matches!(state_space, StateSpace::Global | StateSpace::Generic) {
+        return Some(());
+    } else {
+        format!("only loads from `.global` or generic addresses prefetch, not from `{state_space}`")
+    };
+    context.report(
+        Diagnostic::error(Code::InvalidModifier, format!("`.{}` is not defined here", size.node))
+            .with_primary(size.span, label),
+    );
+    None
+}
+
 /// Cache and eviction hints of `ld`/`st`: they never change a result, so they are dropped.
 fn is_cache_hint(modifier: &str) -> bool {
     matches!(modifier, "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" | "weak")
@@ -257,6 +281,7 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let state_space = memory_space(context, modifiers)?;
     check_cache_operator_and_volatile(context, modifiers, instruction, state_space, true)?;
     let (volatile, ordered) = memory_order(context, modifiers, true)?;
+    check_prefetch_size(context, modifiers, state_space)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
@@ -283,6 +308,7 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let state_space = memory_space(context, modifiers)?;
     check_cache_operator_and_volatile(context, modifiers, instruction, state_space, false)?;
     let (volatile, ordered) = memory_order(context, modifiers, false)?;
+    check_prefetch_size(context, modifiers, state_space)?;
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
