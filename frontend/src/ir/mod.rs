@@ -14,6 +14,7 @@ mod shared_layout;
 mod spelling;
 mod synchronization;
 mod video;
+mod warp_group_matrix;
 
 pub use hint::Hint;
 pub use instruction::*;
@@ -27,3 +28,4 @@ pub use shared_layout::{SharedLayout, SharedVariable};
 pub use spelling::instruction_spelling;
 pub use synchronization::*;
 pub use video::*;
+pub use warp_group_matrix::{WarpGroupA, WarpGroupElement, WarpGroupMultiply, WarpGroupMultiplyAccumulate};

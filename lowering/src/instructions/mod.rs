@@ -21,6 +21,7 @@ mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
+mod shared_memory_swizzle;
 mod sparse_matrix;
 pub(crate) mod stack;
 mod support;
@@ -29,6 +30,7 @@ mod tf32;
 mod vector;
 mod vector_atomic;
 mod video;
+mod warp_group_matrix;
 mod warp_matrix;
 mod word_atomic;
 
@@ -404,6 +406,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::WarpMatrixMultiplyAccumulate { operation, destinations, a, b, c } => {
             warp_matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }
+        Instruction::WarpGroupMultiplyAccumulate(multiply) => {
+            warp_group_matrix::multiply_accumulate(lowering, guarded, multiply)
+        }
+        Instruction::WarpGroupFence => warp_group_matrix::fence(lowering, guarded),
+        // Each `wgmma.mma_async` is done at its issue (`warp_group_matrix.rs`): no group is pending.
+        Instruction::WarpGroupCommit | Instruction::WarpGroupWait { .. } => Ok(()),
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }

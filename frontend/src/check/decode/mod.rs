@@ -27,6 +27,7 @@ mod tf32;
 mod vector;
 mod vector_width;
 mod video;
+mod warp_group_matrix;
 mod warp_matrix;
 
 pub use warp_matrix::decode as decode_warp_matrix;
@@ -113,6 +114,7 @@ fn decode_rare(
         "mma" => matrix::mma(context, modifiers, instruction),
         "ldmatrix" => matrix::ldmatrix(context, modifiers, instruction),
         "stmatrix" => matrix::stmatrix(context, modifiers, instruction),
+        "wgmma" => warp_group_matrix::wgmma(context, modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => accept_unlowered(context, modifiers, instruction),
         _ => {
@@ -127,7 +129,7 @@ fn decode_rare(
     }
 }
 
-/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma`, `ldmatrix` and `stmatrix`, and bracketed lists are valid PTX
+/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma`, `wgmma`, `ldmatrix` and `stmatrix`, and bracketed lists are valid PTX
 /// that the typed decoders do not read yet; such instructions are accepted and reported as
 /// unsupported by lowering, never rejected as errors. Vector members (`%v.x`) are read by every
 /// decoder through `Context`.
@@ -137,7 +139,7 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
     let vectors_decoded = || {
         matches!(
             instruction.opcode.node.as_str(),
-            "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma" | "atom" | "red"
+            "mov" | "ld" | "ldu" | "st" | "mma" | "ldmatrix" | "stmatrix" | "wmma" | "wgmma" | "atom" | "red"
         )
     };
     let lists_decoded = || instruction.opcode.node == "call";
