@@ -158,7 +158,11 @@ fn multiply_accumulate(
     };
     let count = operation.d_registers();
     let destinations = context.destination_list(&operands[0], d_register, count, SizeRule::Exact, false);
-    let accumulator = context.source_list(&operands[0], d_register, count, SizeRule::Exact);
+    // The same registers, read; checked once, so a wrong count is reported once.
+    let accumulator = match destinations {
+        Some(_) => context.source_list(&operands[0], d_register, count, SizeRule::Exact),
+        None => None,
+    };
     let a_operand = if a_from_registers {
         context
             .source_list(&operands[1], ScalarType::B32, 4, SizeRule::Exact)
