@@ -203,7 +203,14 @@ fn pipelined_matmul(random: &mut Random, file: &'static str, shape: (usize, usiz
     let b = random.integers(k * n, -3, 3);
     let c: Vec<f32> = matrix_product(&a, &b, m, n, k).into_iter().map(|value| value as f32).collect();
     let halves = |values: &[i64]| hex(&values.iter().map(|&value| f16_bits(value as f32)).collect::<Vec<_>>(), 4);
-    let shared_bytes = if file.contains("stages3") { 12288 } else { 9216 };
+    // Triton's `metadata.shared`: three or four stages of A's and B's tiles.
+    let shared_bytes = if file.contains("sm90") {
+        24576
+    } else if file.contains("stages3") {
+        12288
+    } else {
+        9216
+    };
     Case {
         file,
         spec: json!({
@@ -214,6 +221,49 @@ fn pipelined_matmul(random: &mut Random, file: &'static str, shape: (usize, usiz
             },
             "args": with_scratch(vec![buffer("a"), buffer("b"), buffer("c"), s32(m as i64), s32(n as i64),
                                       s32(k as i64)]),
+        }),
+        expected: vec![("c", Expected::Bits(f32_bits(&c)))],
+    }
+}
+
+/// The `.e4m3` bits of a small integer, which `.e4m3` holds exactly (1 sign, 4 exponent bits of
+/// bias 7, 3 mantissa bits), from the `f32`'s fields.
+fn e4m3_bits(value: i64) -> u64 {
+    if value == 0 {
+        return 0;
+    }
+    let bits = (value as f32).to_bits();
+    let sign = u64::from(bits >> 31) << 7;
+    let exponent = u64::from((bits >> 23) & 0xff) - 127 + 7;
+    assert_eq!(bits & 0xf_ffff, 0, "{value} is not exact in e4m3");
+    sign | exponent << 3 | u64::from((bits >> 20) & 7)
+}
+
+/// Triton's sm_90 `tl.dot` (`wgmma.mma_async` on shared-memory descriptors, Triton's own
+/// xor-swizzled stores filling shared memory): C (m x n) = A (m x k) B (k x n), one program.
+fn warp_group_product(
+    random: &mut Random,
+    file: &'static str,
+    element: &str,
+    (m, n, k): (usize, usize, usize),
+    shared_bytes: usize,
+) -> Case {
+    let a = random.integers(m * k, -3, 3);
+    let b = random.integers(k * n, -3, 3);
+    let c: Vec<f32> = matrix_product(&a, &b, m, n, k).into_iter().map(|value| value as f32).collect();
+    let operand = |values: &[i64]| match element {
+        "bf16" => {
+            json!({ "type": "bf16", "bits": hex(&values.iter().map(|&v| bf16_bits(v as f32)).collect::<Vec<_>>(), 4) })
+        }
+        "f32" => json!({ "type": "f32", "data": values.iter().map(|&v| v as f32).collect::<Vec<_>>() }),
+        _ => json!({ "type": "u8", "data": values.iter().map(|&v| e4m3_bits(v)).collect::<Vec<_>>() }),
+    };
+    Case {
+        file,
+        spec: json!({
+            "grid": [1], "block": [128], "shared_bytes": shared_bytes,
+            "buffers": { "a": operand(&a), "b": operand(&b), "c": { "type": "f32", "len": m * n } },
+            "args": with_scratch(vec![buffer("a"), buffer("b"), buffer("c"), s32(k as i64)]),
         }),
         expected: vec![("c", Expected::Bits(f32_bits(&c)))],
     }
@@ -533,6 +583,10 @@ fn cases() -> Vec<Case> {
         softmax_tail(&mut random),
         pipelined_matmul(&mut random, "triton_matmul_stages3.sm80.ptx", (100, 64, 96), [2, 2]),
         pipelined_matmul(&mut random, "triton_matmul_stages4.sm80.ptx", (70, 128, 64), [3, 2]),
+        pipelined_matmul(&mut random, "triton_matmul_stages3.sm90.ptx", (100, 128, 96), [2, 2]),
+        warp_group_product(&mut random, "triton_wgmma_bf16_n128.sm90.ptx", "bf16", (64, 128, 128), 49152),
+        warp_group_product(&mut random, "triton_wgmma_tf32_n32.sm90.ptx", "f32", (64, 32, 48), 12288),
+        warp_group_product(&mut random, "triton_wgmma_e4m3_n64.sm90.ptx", "e4m3", (64, 64, 128), 16384),
         int8_matmul(&mut random),
         flash_attention(&mut random),
         dropout(&mut random),
@@ -567,7 +621,7 @@ fn run_all(target: &str) -> (usize, Vec<String>) {
 #[test]
 fn model_workloads_match_their_models_on_the_cpu() {
     let (runs, problems) = run_all("cpu");
-    assert_eq!(runs, 14);
+    assert_eq!(runs, 18);
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 

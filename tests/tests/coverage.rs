@@ -53,6 +53,8 @@ const ISA_8_3_SM_90A: &str = ".version 8.3\n.target sm_90a";
 const ISA_8_3_SM_90: &str = ".version 8.3\n.target sm_90";
 /// Vector `atom`/`red` need ISA 8.1 and sm_90.
 const ISA_8_1_SM_90: &str = ".version 8.1\n.target sm_90";
+/// `wgmma` needs ISA 8.0 and sm_90a.
+const ISA_8_0_SM_90A: &str = ".version 8.0\n.target sm_90a";
 /// `stmatrix` needs ISA 7.8 and sm_90.
 const ISA_7_8_SM_90: &str = ".version 7.8\n.target sm_90";
 
@@ -755,6 +757,41 @@ const SECTIONS: &[(&str, &[Form])] = &[
                 ".reg .b32 %r<25>; .reg .s32 %s<17>",
                 "wmma.load.a.sync.aligned.row.m8n8k128.global.b1 {%r1}, [%rd2]; wmma.load.b.sync.aligned.col.m8n8k128.global.b1 {%r2}, [%rd2]; wmma.load.c.sync.aligned.row.m8n8k128.global.s32 {%s1, %s2}, [%rd2]; wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%s3, %s4}, {%r1}, {%r2}, {%s1, %s2}; wmma.store.d.sync.aligned.row.m8n8k128.global.s32 [%rd2], {%s3, %s4}",
             ),
+        ],
+    ),
+    (
+        "9.7.15 Warp-group matrix multiply-accumulate (ISA 8.0)",
+        &[
+            form(
+                "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16",
+                ".reg .pred %p<2>; .reg .b32 %r<5>; .reg .f32 %f<5>",
+                "setp.ne.u64 %p1, %rd2, 0; wgmma.fence.sync.aligned; wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd2, %rd2, %p1, 1, -1, 0, 1; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; st.global.f32 [%rd2], %f1",
+            )
+            .with_header(ISA_8_0_SM_90A),
+            form(
+                "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 (A in registers)",
+                ".reg .pred %p<2>; .reg .b32 %r<5>; .reg .f32 %f<5>",
+                "setp.ne.u64 %p1, %rd2, 0; ld.global.b32 %r1, [%rd2]; wgmma.fence.sync.aligned; wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, {%r1, %r1, %r1, %r1}, %rd2, %p1, -1, 1, 1; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; st.global.f32 [%rd2], %f1",
+            )
+            .with_header(ISA_8_0_SM_90A),
+            form(
+                "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32",
+                ".reg .pred %p<2>; .reg .b32 %r<5>; .reg .f32 %f<5>",
+                "setp.ne.u64 %p1, %rd2, 0; wgmma.fence.sync.aligned; wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd2, %rd2, %p1, 1, 1; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; st.global.f32 [%rd2], %f1",
+            )
+            .with_header(ISA_8_0_SM_90A),
+            form(
+                "wgmma.mma_async.sync.aligned.m64n8k32.f16.e4m3.e5m2",
+                ".reg .pred %p<2>; .reg .b32 %r<5>; .reg .f32 %f<5>",
+                "setp.ne.u64 %p1, %rd2, 0; wgmma.fence.sync.aligned; wgmma.mma_async.sync.aligned.m64n8k32.f16.e4m3.e5m2 {%r1, %r2}, %rd2, %rd2, 0, 1, 1; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; st.global.b32 [%rd2], %r1",
+            )
+            .with_header(ISA_8_0_SM_90A),
+            form(
+                "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8.satfinite",
+                ".reg .pred %p<2>; .reg .b32 %r<5>; .reg .f32 %f<5>",
+                "setp.ne.u64 %p1, %rd2, 0; wgmma.fence.sync.aligned; wgmma.mma_async.sync.aligned.m64n8k32.satfinite.s32.s8.s8 {%r1, %r2, %r3, %r4}, %rd2, %rd2, %p1; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0; st.global.b32 [%rd2], %r1",
+            )
+            .with_header(ISA_8_0_SM_90A),
         ],
     ),
     (

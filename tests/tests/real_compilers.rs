@@ -23,33 +23,15 @@ struct Unsupported {
     reason: &'static str,
 }
 
-const WGMMA: &[&str] = &["wgmma"];
-const WGMMA_REASON: &str = "Triton's sm_90 matrix product uses wgmma (warp-group matrix multiply on \
-    shared-memory descriptors); no target lowers wgmma yet";
 const OPENCL_BUILTIN: &[&str] = &["_Z13get_global_idj"];
 const OPENCL_BUILTIN_REASON: &str = "clang's OpenCL C output without libclc declares `get_global_id` \
     without a body; a linked AMDGPU code object has nothing to resolve it against (E0902)";
-const EXPECTED_UNSUPPORTED: &[Unsupported] = &[
-    Unsupported {
-        file: "corpus/clang/vecadd_cl.sm80.ptx",
-        target: "amdgpu",
-        constructs: OPENCL_BUILTIN,
-        reason: OPENCL_BUILTIN_REASON,
-    },
-    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "cpu", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "nvptx", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "amdgpu", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported { file: "triton_matmul_stages3.sm90.ptx", target: "spirv", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "cpu", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "nvptx", constructs: WGMMA, reason: WGMMA_REASON },
-    Unsupported {
-        file: "corpus/triton/matmul_f16.sm90.ptx",
-        target: "amdgpu",
-        constructs: WGMMA,
-        reason: WGMMA_REASON,
-    },
-    Unsupported { file: "corpus/triton/matmul_f16.sm90.ptx", target: "spirv", constructs: WGMMA, reason: WGMMA_REASON },
-];
+const EXPECTED_UNSUPPORTED: &[Unsupported] = &[Unsupported {
+    file: "corpus/clang/vecadd_cl.sm80.ptx",
+    target: "amdgpu",
+    constructs: OPENCL_BUILTIN,
+    reason: OPENCL_BUILTIN_REASON,
+}];
 
 /// The `.ptx` files of a folder, sorted.
 fn ptx_files(folder: &Path) -> Vec<PathBuf> {

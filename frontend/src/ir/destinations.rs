@@ -83,6 +83,7 @@ impl Instruction {
             | Instruction::WarpMatrixLoad { destinations, .. } => destinations.clone(),
             Instruction::MatrixMultiplyAccumulate { destinations, .. }
             | Instruction::WarpMatrixMultiplyAccumulate { destinations, .. } => destinations.to_vec(),
+            Instruction::WarpGroupMultiplyAccumulate(multiply) => multiply.destinations.to_vec(),
             Instruction::MbarrierTestWait { destination, .. }
             | Instruction::MbarrierPendingCount { destination, .. } => {
                 vec![*destination]
@@ -132,6 +133,9 @@ impl Instruction {
             | Instruction::CopyAsyncMbarrierArrive { .. }
             | Instruction::WarpSync { .. }
             | Instruction::StoreMatrix { .. }
+            | Instruction::WarpGroupFence
+            | Instruction::WarpGroupCommit
+            | Instruction::WarpGroupWait { .. }
             | Instruction::Unlowered => Vec::new(),
         }
     }

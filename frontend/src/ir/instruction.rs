@@ -659,6 +659,17 @@ pub enum Instruction {
     },
     /// `tex`, `tld4`, `txq`, `suld`, `sust`, `suq` (ISA 7.8 sections 9.7.9 and 9.7.10).
     Texture(Box<super::TextureInstruction>),
+    /// `wgmma.mma_async.sync.aligned` (ISA 8.0): the warp group's D = A·B + D, boxed (rare, and
+    /// its operands are many).
+    WarpGroupMultiplyAccumulate(Box<super::WarpGroupMultiplyAccumulate>),
+    /// `wgmma.fence.sync.aligned`: orders the warp group's earlier register and shared-memory
+    /// accesses before its next `wgmma.mma_async`.
+    WarpGroupFence,
+    /// `wgmma.commit_group.sync.aligned`: closes the group of the `wgmma.mma_async`s issued since
+    /// the last one.
+    WarpGroupCommit,
+    /// `wgmma.wait_group.sync.aligned N`: waits until at most `pending` groups are unfinished.
+    WarpGroupWait { pending: u32 },
     /// A valid PTX instruction that ptxr decodes but cannot lower yet; lowering reports it as
     /// unsupported on every target, naming the instruction as written (`GuardedInstruction::spelling`).
     Unlowered,

@@ -16,6 +16,7 @@ mod spelling;
 mod synchronization;
 mod texture;
 mod video;
+mod warp_group_matrix;
 
 pub use bulk_copy::{BulkCopyDirection, TensorMapField};
 pub use hint::Hint;
@@ -31,3 +32,4 @@ pub use spelling::instruction_spelling;
 pub use synchronization::*;
 pub use texture::{SurfaceBoundary, TextureGeometry, TextureInstruction, TextureQuery};
 pub use video::*;
+pub use warp_group_matrix::{WarpGroupA, WarpGroupElement, WarpGroupMultiply, WarpGroupMultiplyAccumulate};

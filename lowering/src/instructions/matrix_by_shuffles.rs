@@ -69,7 +69,7 @@ use crate::function::FunctionLowering;
 /// One operand element, exactly: a `double` for the floating-point types, an `i64` for the
 /// integers.
 #[derive(Clone, Copy)]
-enum Number<'ctx> {
+pub(super) enum Number<'ctx> {
     Float(FloatValue<'ctx>),
     Integer(IntValue<'ctx>),
 }
@@ -172,7 +172,7 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
     }
 
     /// Element `index` (an `i32`) of a register's 32 bits `word`, exactly.
-    fn element(
+    pub(super) fn element(
         &self,
         word: IntValue<'ctx>,
         element: MatrixElement,
@@ -227,7 +227,7 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
 
     /// D's element (its bits in the low end of an `i32`): C's element plus the products, added
     /// in order, then rounded, wrapped or saturated to D's type.
-    fn accumulate(
+    pub(super) fn accumulate(
         &self,
         operation: &MatrixMultiply,
         c: Number<'ctx>,
@@ -279,7 +279,11 @@ impl<'l, 'a, 'ctx> Warp<'l, 'a, 'ctx> {
 
     /// D's registers from its elements, in order, several narrow ones to a register (the first
     /// in the low bits).
-    fn pack(&self, elements: &[IntValue<'ctx>], element: MatrixElement) -> LoweringResult<Vec<IntValue<'ctx>>> {
+    pub(super) fn pack(
+        &self,
+        elements: &[IntValue<'ctx>],
+        element: MatrixElement,
+    ) -> LoweringResult<Vec<IntValue<'ctx>>> {
         let per_register = (32 / element.bits()) as usize;
         elements
             .chunks(per_register)

@@ -34,6 +34,7 @@ mod tf32;
 mod vector;
 mod vector_atomic;
 mod video;
+mod warp_group_matrix;
 mod warp_matrix;
 mod word_atomic;
 
@@ -452,6 +453,12 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             warp_matrix::multiply_accumulate(lowering, guarded, operation, destinations, a, b, c)
         }
         Instruction::Texture(texture) => texture::lower(lowering, guarded, texture),
+        Instruction::WarpGroupMultiplyAccumulate(multiply) => {
+            warp_group_matrix::multiply_accumulate(lowering, guarded, multiply)
+        }
+        Instruction::WarpGroupFence => warp_group_matrix::fence(lowering, guarded),
+        // Each `wgmma.mma_async` is done at its issue (`warp_group_matrix.rs`): no group is pending.
+        Instruction::WarpGroupCommit | Instruction::WarpGroupWait { .. } => Ok(()),
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }

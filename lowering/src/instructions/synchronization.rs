@@ -505,6 +505,7 @@ pub fn is_cooperative(instruction: &ptxr_frontend::ir::Instruction) -> bool {
             | Instruction::Elect { .. }
             | Instruction::MatrixMultiplyAccumulate { .. }
             | Instruction::WarpMatrixMultiplyAccumulate { .. }
+            | Instruction::WarpGroupMultiplyAccumulate(_)
             | Instruction::LoadMatrix { .. }
             | Instruction::StoreMatrix { .. }
             | Instruction::MbarrierTestWait { .. }

@@ -30,6 +30,7 @@ mod tf32;
 mod vector;
 mod vector_width;
 mod video;
+mod warp_group_matrix;
 mod warp_matrix;
 
 pub use warp_matrix::decode as decode_warp_matrix;
@@ -122,6 +123,7 @@ fn decode_rare(
         "txq" | "suq" => texture::query(context, modifiers, instruction),
         "suld" => texture::suld(context, modifiers, instruction),
         "sust" => texture::sust(context, modifiers, instruction),
+        "wgmma" => warp_group_matrix::wgmma(context, modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => accept_unlowered(context, modifiers, instruction),
         _ => {
@@ -136,7 +138,7 @@ fn decode_rare(
     }
 }
 
-/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma`, `ldmatrix` and `stmatrix`, and bracketed lists are valid PTX
+/// Vector operands (`{a, b}`) outside `mov`, `ld`, `st`, `mma`, `wgmma`, `ldmatrix` and `stmatrix`, and bracketed lists are valid PTX
 /// that the typed decoders do not read yet; such instructions are accepted and reported as
 /// unsupported by lowering, never rejected as errors. Vector members (`%v.x`) are read by every
 /// decoder through `Context`.
@@ -160,6 +162,7 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
                 | "tld4"
                 | "suld"
                 | "sust"
+                | "wgmma"
         )
     };
     let lookups_decoded = || matches!(instruction.opcode.node.as_str(), "tex" | "tld4" | "suld" | "sust");

@@ -206,6 +206,10 @@ pub const REQUIREMENTS: &[Requirement] = &[
     // shape and type, so that an explicit `--arch` below it is E0302 rather than LLVM failing to
     // select the NVVM intrinsic.
     Requirement { opcodes: &["wmma"], modifiers: NONE, version: None, sm: Some(70), form: "`wmma`", section: "9.7.13.3", operands: ANY },
+    // ISA 8.0 (NVIDIA's notes for section 9.7.15, "wgmma"): sm_90a.
+    Requirement { opcodes: &["wgmma"], modifiers: NONE, version: isa(8, 0), sm: Some(90), form: "`wgmma`", section: "9.7.15 (ISA 8.0)", operands: ANY },
+    // ptxas 12.9: "Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4".
+    Requirement { opcodes: &["wgmma"], modifiers: &[&["s8"], &["u8"]], version: isa(8, 4), sm: Some(90), form: "`wgmma` on mixed `.s8`/`.u8`", section: "9.7.15 (ISA 8.4)", operands: ANY },
     Requirement { opcodes: &["wmma"], modifiers: &[&["aligned"]], version: isa(6, 3), sm: Some(70), form: "`wmma` with `.aligned`", section: "9.7.13.3", operands: ANY },
     Requirement { opcodes: &["wmma"], modifiers: &[&["s8", "u8", "s32"]], version: isa(6, 3), sm: Some(72), form: "`wmma` on integers", section: "9.7.13.3", operands: ANY },
     Requirement { opcodes: &["wmma"], modifiers: &[&["s4", "u4", "b1"]], version: isa(6, 3), sm: Some(75), form: "`wmma` on `.s4`/`.u4`/`.b1`", section: "9.7.13.3", operands: ANY },
