@@ -34,21 +34,21 @@ fn unsupported_instruction_names_instruction_and_target() {
     let directory = scratch();
     let input = write(
         directory.path(),
-        "texture.ptx",
+        "surface.ptx",
         &format!(
-            "{HEADER}.visible .entry k(.param .u64 texture)\n{{\n\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<2>;\n\t\
-             ld.param.u64 %rd1, [texture];\n\ttex.1d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd1, {{0}}];\n\tret;\n}}\n"
+            "{HEADER}.visible .entry k(.param .u64 surface)\n{{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n\t\
+             ld.param.u64 %rd1, [surface];\n\tsured.b.add.1d.u32.trap [%rd1, {{%r1}}], %r1;\n\tret;\n}}\n"
         ),
     );
-    // Texture instructions are not lowered for any target yet.
-    std::fs::write(directory.path().join("texture.hsaco"), b"previous").unwrap_or_else(|error| panic!("{error}"));
-    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "texture.hsaco"], directory.path());
+    // Surface reductions are not lowered for any target yet.
+    std::fs::write(directory.path().join("surface.hsaco"), b"previous").unwrap_or_else(|error| panic!("{error}"));
+    let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "surface.hsaco"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unsupported: `tex.1d.v4.f32.s32` on amdgpu"), "{stderr}");
-    assert!(stderr.contains("texture.ptx:10:2"), "{stderr}");
+    assert!(stderr.contains("unsupported: `sured.b.add.1d.u32.trap` on amdgpu"), "{stderr}");
+    assert!(stderr.contains("surface.ptx:10:2"), "{stderr}");
     // The earlier file at -o is untouched: outputs are replaced only when complete.
-    assert_eq!(std::fs::read(directory.path().join("texture.hsaco")).unwrap_or_default(), b"previous");
+    assert_eq!(std::fs::read(directory.path().join("surface.hsaco")).unwrap_or_default(), b"previous");
 }
 
 /// NVPTX with an explicit `--arch` older than an instruction needs: E0302 before LLVM runs
@@ -499,7 +499,7 @@ fn counted_barriers_warn_on_wave64_amdgpu_only() {
 }
 
 /// The checker's warnings are printed when lowering then fails, as when it succeeds: W0003 for
-/// the truncated immediate, then E0901 for the texture instruction, and exit code 1.
+/// the truncated immediate, then E0901 for the surface reduction, and exit code 1.
 #[test]
 fn warnings_before_a_lowering_error_are_printed_with_it() {
     let directory = scratch();
@@ -507,9 +507,9 @@ fn warnings_before_a_lowering_error_are_printed_with_it() {
         directory.path(),
         "both.ptx",
         &format!(
-            "{HEADER}.visible .entry k(.param .u64 texture)\n{{\n\t.reg .b16 %h<2>;\n\t.reg .f32 %f<5>;\n\t\
-             .reg .b64 %rd<2>;\n\tmov.b16 %h1, 70000;\n\tld.param.u64 %rd1, [texture];\n\t\
-             tex.1d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd1, {{0}}];\n\tret;\n}}\n"
+            "{HEADER}.visible .entry k(.param .u64 surface)\n{{\n\t.reg .b16 %h<2>;\n\t.reg .b32 %r<2>;\n\t\
+             .reg .b64 %rd<2>;\n\tmov.b16 %h1, 70000;\n\tld.param.u64 %rd1, [surface];\n\t\
+             sured.b.add.1d.u32.trap [%rd1, {{%r1}}], %r1;\n\tret;\n}}\n"
         ),
     );
     let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "both.hsaco"], directory.path());
