@@ -178,3 +178,53 @@ fn a_cooperative_launch_passes_its_zeroed_workspace_in_envreg1_and_envreg2() {
     // A plain launch defines no environment register, as CUDA's does not.
     assert_eq!(environment_registers(false), [0; 6]);
 }
+
+/// A grid barrier as cooperative groups builds it (one thread per block), where block 1 traps
+/// before arriving: the other blocks wait for it at the barrier.
+const TRAP_BEFORE_THE_GRID_BARRIER: &str = r#"
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry trap_before_barrier(.param .u64 out)
+{
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<3>;
+    mov.u32 %r1, %envreg1;
+    mov.u32 %r2, %envreg2;
+    mov.b64 %rd1, {%r2, %r1};
+    add.u64 %rd2, %rd1, 4;
+    mov.u32 %r3, %ctaid.x;
+    setp.eq.u32 %p0, %r3, 1;
+    @%p0 trap;
+    mov.u32 %r4, %nctaid.x;
+    sub.u32 %r5, -2147483647, %r4;
+    setp.eq.u32 %p1, %r3, 0;
+    selp.b32 %r6, %r5, 1, %p1;
+    atom.add.release.gpu.u32 %r7, [%rd2], %r6;
+WAIT:
+    ld.acquire.gpu.u32 %r8, [%rd2];
+    xor.b32 %r9, %r8, %r7;
+    setp.gt.s32 %p2, %r9, -1;
+    @%p2 bra WAIT;
+    ld.param.u64 %rd3, [out];
+    st.global.u32 [%rd3], %r3;
+    ret;
+}
+"#;
+
+#[test]
+fn a_block_that_traps_while_others_wait_at_the_grid_barrier_fails_the_launch_without_a_hang() {
+    let directory = scratch();
+    std::fs::write(directory.path().join("trap.ptx"), TRAP_BEFORE_THE_GRID_BARRIER).expect("the kernel written");
+    let spec = json!({
+        "grid": 4, "cooperative": true,
+        "buffers": { "out": { "type": "u32", "len": 1 } },
+        "args": [{ "buffer": "out" }],
+    });
+    std::fs::write(directory.path().join("spec.json"), spec.to_string()).expect("the spec written");
+    let output = ptxr(&["run", "trap.ptx", "--launch", "spec.json"], directory.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && output.stdout.is_empty(), "{stderr}");
+    assert!(stderr.contains("block (1, 0, 0): the kernel executed `trap`"), "{stderr}");
+}

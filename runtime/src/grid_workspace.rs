@@ -17,6 +17,8 @@
 //!   consecutive syncs without being reset, provided every block of the grid runs at the same
 //!   time, which is why a cooperative launch gives each block its own worker thread.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use crate::buffer::{AlignedBuffer, Placement};
 use crate::error::RuntimeError;
 
@@ -52,6 +54,23 @@ pub fn unsupported_on_opencl() -> RuntimeError {
          work-groups run at the same time, so one waiting for the others could wait forever; \
          run it with --target cpu",
     )
+}
+
+/// Lets every block waiting at a grid barrier pass, after a block has failed (`trap`): the failed
+/// block never arrives, so the others would spin forever. Flipping the counter's bit 31 is what
+/// the last arrival does; a block that then reaches another grid barrier waits again, so the
+/// launch calls this until every worker has finished. What the released blocks compute does
+/// not matter: the launch fails with the first block's failure.
+///
+/// # Safety
+///
+/// `workspace` is the address of a live workspace from [`allocate`].
+pub unsafe fn release_waiters(workspace: *mut u8) {
+    // SAFETY: the workspace is WORKSPACE_BYTES = 8 bytes of a 256-byte aligned allocation, so
+    // the `barrier` word at offset 4 is an aligned u32, which kernels access only atomically
+    // (`atom`, `ld.acquire`), as this does.
+    let barrier = unsafe { AtomicU32::from_ptr(workspace.add(4).cast::<u32>()) };
+    barrier.fetch_xor(0x8000_0000, Ordering::AcqRel);
 }
 
 /// A fresh workspace: `wsSize` set, the barrier counter 0.

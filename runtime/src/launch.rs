@@ -411,6 +411,7 @@ impl PreparedLaunch {
             usize::try_from(blocks).map_or(available, |blocks| available.min(blocks))
         };
         let mut workspace = if self.cooperative { Some(crate::grid_workspace::allocate()?) } else { None };
+        let workspace_pointer = workspace.as_mut().map(AlignedBuffer::as_mut_ptr);
         // Shared memory for every worker is reserved before the clock starts.
         let mut shared_memories = (0..workers)
             .map(|_| {
@@ -435,7 +436,7 @@ impl PreparedLaunch {
             // `workers` is at most `available`, a usize count of threads, far below 2^32, or
             // the number of blocks of a cooperative grid, at most MAX_COOPERATIVE_BLOCKS.
             workers: u32::try_from(workers).unwrap_or(u32::MAX),
-            grid_workspace: workspace.as_mut().map_or(0, |workspace| workspace.as_mut_ptr() as usize as u64),
+            grid_workspace: workspace_pointer.map_or(0, |pointer| pointer as usize as u64),
         };
         let cooperative = self.cooperative;
         let parameters = ParameterArray {
@@ -485,6 +486,16 @@ impl PreparedLaunch {
                 }
             }
             gate.open();
+            if let Some(workspace) = workspace_pointer {
+                // Once a block has failed, the others may wait for it at a grid barrier forever.
+                while !workers.iter().all(thread::ScopedJoinHandle::is_finished) {
+                    if stop.load(Ordering::Relaxed) {
+                        // SAFETY: `workspace` outlives the scope.
+                        unsafe { crate::grid_workspace::release_waiters(workspace) };
+                    }
+                    thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
             let mut failure = None;
             for worker in workers {
                 match worker.join() {
