@@ -196,7 +196,20 @@ fn run_on_cpu(
                 prepared.set_printf_output(output.clone());
             }
             // SAFETY: `entry` stays valid while the JIT module lives, which is for this closure.
-            let report = unsafe { prepared.run(entry) }.map_err(|error| error.to_string())?;
+            let report = unsafe { prepared.run(entry) }.map_err(|error| {
+                // Cooperative groups' grid sync traps when a plain launch leaves its workspace
+                // address (%envreg1, %envreg2) at 0, as CUDA does; say how to launch it.
+                let reads_grid_workspace = ["%envreg1", "%envreg2"].iter().any(|name| checked.source.contains(name));
+                if !spec.cooperative && reads_grid_workspace {
+                    format!(
+                        "{error} (the kernel reads a cooperative launch's grid workspace from %envreg1/%envreg2, \
+                         as cooperative groups' this_grid().sync() does, and traps without one: add \
+                         \"cooperative\": true to the launch spec)"
+                    )
+                } else {
+                    error.to_string()
+                }
+            })?;
             overruns = report.overruns().into_iter().map(|(name, changed)| (name.to_string(), changed)).collect();
             report.to_json(files.dump_directory).map_err(|error| error.to_string())
         })?;
@@ -216,6 +229,10 @@ fn run_on_opencl(
     signature: &KernelSignature,
     device: Option<&str>,
 ) -> Result<(String, usize, Overruns, Vec<ptxr_frontend::Diagnostic>), Failure> {
+    // Refused before compiling, so that no device is needed to learn it.
+    if spec.cooperative {
+        return Err(Failure::Message(ptxr_runtime::grid_workspace::unsupported_on_opencl().to_string()));
+    }
     let spirv_target = describe("spirv", None, false).map_err(Failure::Message)?;
     let module = checked.module;
     let spirv_target = crate::target::for_module(&spirv_target, module);

@@ -92,6 +92,7 @@ fn block_context_type(context: &Context) -> StructType<'_> {
             context.i64_type().into(),
             context.i32_type().into(),
             context.i32_type().into(),
+            context.i64_type().into(),
         ],
         false,
     )
@@ -929,6 +930,20 @@ impl Target for Cpu {
                 site.builder
                     .build_int_add(fixed.into_int_value(), dynamic.into_int_value(), "total_smem_size")
                     .map_err(llvm_error)
+            }
+            // The cooperative launch's grid workspace (`ptxr_runtime::grid_workspace`), as CUDA's
+            // driver passes it: `%envreg1` the high half of its address, `%envreg2` the low half.
+            SpecialRegister::EnvironmentRegister(index @ (1 | 2)) => {
+                let address = context_field(site, block_context_field::GRID_WORKSPACE, site.context.i64_type().into())?
+                    .into_int_value();
+                let half = if index == 1 {
+                    site.builder
+                        .build_right_shift(address, site.context.i64_type().const_int(32, false), false, "")
+                        .map_err(llvm_error)?
+                } else {
+                    address
+                };
+                site.builder.build_int_truncate(half, site.context.i32_type(), "envreg").map_err(llvm_error)
             }
             SpecialRegister::EnvironmentRegister(_)
             | SpecialRegister::PerformanceCounter(_)

@@ -5,8 +5,9 @@
 //!   cluster of one: `%cluster_ctaid` = (0, 0, 0), `%cluster_nctaid` = (1, 1, 1), `%clusterid` =
 //!   `%ctaid`, `%nclusterid` = `%nctaid`, `%cluster_ctarank` = 0, `%cluster_nctarank` = 1 and
 //!   `%is_explicit_cluster` = false (the launch asked for no cluster).
-//! - `%envreg<32>` (section 10.27): registers the driver defines; no launch of ptxr defines
-//!   any, so all read 0.
+//! - `%envreg<32>` (section 10.27): registers the driver defines; all read 0 here. (The CPU
+//!   target reads `%envreg1`/`%envreg2` from its block context instead: a cooperative launch's
+//!   grid workspace, `ptxr_runtime::grid_workspace`.)
 //! - `%pm0..7` and `%pm0_64..7_64` (sections 10.25, 10.26): no performance counters are
 //!   configured, so they read 0.
 //! - `%reserved_smem_offset_*` (section 10.29): ptxr reserves no shared memory for system

@@ -18,7 +18,7 @@
 
 /// One per block launch; read by the compiled block entry. Field order is the ABI: the compiler
 /// builds an LLVM struct `{ [3 x i32], [3 x i32], [3 x i32], i32, ptr, i32, ptr, ptr, i64, i64, i32,
-/// i32 }` with the same layout.
+/// i32, i64 }` with the same layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct BlockContext {
@@ -55,6 +55,10 @@ pub struct BlockContext {
     pub sm_id: u32,
     /// Field 11: `%nsmid` (section 10.9): the number of workers of this launch.
     pub sm_count: u32,
+    /// Field 12: the address of the cooperative launch's grid-barrier workspace
+    /// ([`crate::grid_workspace`]), which the kernel reads as `%envreg1` (bits 32..64) and
+    /// `%envreg2` (bits 0..32); 0 for a launch that is not cooperative, as in CUDA.
+    pub grid_workspace: u64,
 }
 
 /// Field indices of [`BlockContext`] in the LLVM struct, for the compiler's GEPs.
@@ -71,6 +75,7 @@ pub mod block_context_field {
     pub const GRID_ID: u32 = 9;
     pub const SM_ID: u32 = 10;
     pub const SM_COUNT: u32 = 11;
+    pub const GRID_WORKSPACE: u32 = 12;
 }
 
 /// The compiled entry that runs every thread of one block. `params[i]` points at the bytes of
@@ -94,7 +99,8 @@ const _: () = {
     assert!(std::mem::offset_of!(BlockContext, grid_id) == 80);
     assert!(std::mem::offset_of!(BlockContext, sm_id) == 88);
     assert!(std::mem::offset_of!(BlockContext, sm_count) == 92);
-    assert!(std::mem::size_of::<BlockContext>() == 96);
+    assert!(std::mem::offset_of!(BlockContext, grid_workspace) == 96);
+    assert!(std::mem::size_of::<BlockContext>() == 104);
 };
 
 /// Runtime functions that compiled kernels call, by the names they are declared with. The JIT

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::Instant;
 
@@ -81,6 +81,8 @@ pub struct PreparedLaunch {
     parameter_chunks: Vec<usize>,
     parameter_sizes: Vec<usize>,
     parameter_pointers: Vec<*const u8>,
+    /// A cooperative launch: one worker per block and a grid workspace (`crate::grid_workspace`).
+    pub(crate) cooperative: bool,
     worker_threads: Option<NonZeroUsize>,
     worker_stack_bytes: usize,
     /// The printf output and device heap that the kernel's device-library calls use.
@@ -117,6 +119,9 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         }
     }
     check_dimensions(spec.grid, spec.block)?;
+    if spec.cooperative {
+        crate::grid_workspace::check_grid(spec.block_count())?;
+    }
     let mut names = HashSet::new();
     if let Some(twice) = spec.buffers.iter().find(|buffer| !names.insert(buffer.name.as_str())) {
         return Err(RuntimeError::buffer(&twice.name, "declared twice"));
@@ -231,6 +236,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         parameter_buffers: buffer_of_argument.clone(),
         textures,
         parameter_textures: texture_of_argument.clone(),
+        cooperative: spec.cooperative,
         worker_threads: None,
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
         services: LaunchServices::default(),
@@ -396,7 +402,16 @@ impl PreparedLaunch {
         let blocks: u64 = grid.iter().map(|&size| u64::from(size)).product();
         let available =
             self.worker_threads.or_else(|| thread::available_parallelism().ok()).map_or(1, NonZeroUsize::get);
-        let workers = usize::try_from(blocks).map_or(available, |blocks| available.min(blocks));
+        // A cooperative grid's blocks wait for each other (`grid.sync()`), so each gets its own
+        // worker: all of them are resident at once, as CUDA guarantees for such a launch. The
+        // spec's check bounded `blocks`.
+        let workers = if self.cooperative {
+            usize::try_from(blocks).unwrap_or(usize::MAX)
+        } else {
+            usize::try_from(blocks).map_or(available, |blocks| available.min(blocks))
+        };
+        let mut workspace = if self.cooperative { Some(crate::grid_workspace::allocate()?) } else { None };
+        let workspace_pointer = workspace.as_mut().map(AlignedBuffer::as_mut_ptr);
         // Shared memory for every worker is reserved before the clock starts.
         let mut shared_memories = (0..workers)
             .map(|_| {
@@ -418,9 +433,12 @@ impl PreparedLaunch {
             shared_bytes: self.shared_bytes,
             static_shared_bytes: self.static_shared_bytes,
             grid_id: next_grid_id(),
-            // `workers` is at most `available`, a usize count of threads, far below 2^32.
+            // `workers` is at most `available`, a usize count of threads, far below 2^32, or
+            // the number of blocks of a cooperative grid, at most MAX_COOPERATIVE_BLOCKS.
             workers: u32::try_from(workers).unwrap_or(u32::MAX),
+            grid_workspace: workspace_pointer.map_or(0, |pointer| pointer as usize as u64),
         };
+        let cooperative = self.cooperative;
         let parameters = ParameterArray {
             pointers: self.parameter_pointers.as_ptr(),
             window: self.parameter_storage.as_ptr().cast::<u8>(),
@@ -434,6 +452,10 @@ impl PreparedLaunch {
         let stop = AtomicBool::new(false);
         let stop = &stop;
         let services = &self.services;
+        // The blocks of a cooperative grid start only once every worker has started: a block
+        // waiting at a grid barrier for a worker that could not start would wait forever.
+        let gate = StartGate::new(!cooperative);
+        let gate = &gate;
         let outcome = thread::scope(|scope| {
             let mut workers = Vec::new();
             for (index, shared_memory) in shared_memories.iter_mut().enumerate() {
@@ -442,6 +464,7 @@ impl PreparedLaunch {
                     .stack_size(stack_bytes)
                     .spawn_scoped(scope, move || {
                         crate::stack_floor::set_for_this_thread();
+                        gate.wait();
                         // SAFETY: the caller of `run` vouches for `entry`; parameters, buffers
                         // and shared memory outlive the scope.
                         with_services(services, || unsafe {
@@ -451,11 +474,26 @@ impl PreparedLaunch {
                     });
                 match worker {
                     Ok(handle) => workers.push(handle),
-                    // Workers already started take every block, just with less parallelism.
-                    Err(_) if !workers.is_empty() => break,
+                    // Workers already started take every block, just with less parallelism,
+                    // unless the blocks wait for each other.
+                    Err(_) if !workers.is_empty() && !cooperative => break,
                     Err(error) => {
-                        return Err(RuntimeError::Launch { message: format!("cannot start a worker thread: {error}") })
+                        // The workers already started take no block: they leave at once.
+                        stop.store(true, Ordering::Relaxed);
+                        gate.open();
+                        return Err(RuntimeError::Launch { message: format!("cannot start a worker thread: {error}") });
                     }
+                }
+            }
+            gate.open();
+            if let Some(workspace) = workspace_pointer {
+                // Once a block has failed, the others may wait for it at a grid barrier forever.
+                while !workers.iter().all(thread::ScopedJoinHandle::is_finished) {
+                    if stop.load(Ordering::Relaxed) {
+                        // SAFETY: `workspace` outlives the scope.
+                        unsafe { crate::grid_workspace::release_waiters(workspace) };
+                    }
+                    thread::sleep(std::time::Duration::from_millis(1));
                 }
             }
             let mut failure = None;
@@ -578,12 +616,38 @@ struct GridShape {
     grid_id: u64,
     /// `%nsmid`: how many workers the launch starts (fewer may start; see `run`).
     workers: u32,
+    /// The cooperative launch's grid workspace's address, or 0.
+    grid_workspace: u64,
 }
 
 /// What belongs to one worker thread: its index (`%smid`) and its block's shared memory.
 struct Worker<'a> {
     index: u32,
     shared_memory: &'a mut AlignedBuffer,
+}
+
+/// Holds workers back until it opens (see `PreparedLaunch::run`).
+struct StartGate {
+    open: Mutex<bool>,
+    opened: Condvar,
+}
+
+impl StartGate {
+    fn new(open: bool) -> StartGate {
+        StartGate { open: Mutex::new(open), opened: Condvar::new() }
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.opened.notify_all();
+    }
 }
 
 /// Launches of this process so far, for `%gridid`, which the ISA (section 10.10) describes as a
@@ -650,6 +714,7 @@ unsafe fn run_blocks(
             grid_id: shape.grid_id,
             sm_id: worker_index,
             sm_count: shape.workers,
+            grid_workspace: shape.grid_workspace,
         };
         // SAFETY: see the function's contract.
         unsafe { entry(parameters.get(), &context) };

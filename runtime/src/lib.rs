@@ -19,6 +19,7 @@ pub mod cooperative;
 pub mod device_library;
 pub mod element;
 pub mod error;
+pub mod grid_workspace;
 pub mod launch;
 pub mod low_memory;
 pub mod opencl;

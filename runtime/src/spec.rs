@@ -10,7 +10,8 @@
 //!
 //! Extensions of the contract (it may be extended, never changed): `grid`/`block` may be a single
 //! number and default to 1; `shared_bytes`, `buffers` and `args` may be left out; a scalar
-//! argument's `value` may also be a hex bit pattern (`"0x3f800000"`). Unknown fields are errors,
+//! argument's `value` may also be a hex bit pattern (`"0x3f800000"`); `"cooperative": true` asks
+//! for a cooperative launch (`crate::grid_workspace`). Unknown fields are errors,
 //! so that a misspelt field is not silently ignored.
 
 use std::borrow::Cow;
@@ -48,6 +49,9 @@ pub struct LaunchSpec {
     pub args: Vec<ArgumentSpec>,
     /// Textures and surfaces over the buffers (`crate::texture_spec`), by name.
     pub textures: Vec<crate::texture_spec::TextureSpec>,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block runs at the same time
+    /// and the kernel gets a grid-barrier workspace (`crate::grid_workspace`).
+    pub cooperative: bool,
 }
 
 /// A named buffer of the spec.
@@ -170,6 +174,8 @@ struct RawSpec<'a> {
     args: Vec<RawArgument<'a>>,
     #[serde(default)]
     textures: std::collections::BTreeMap<String, crate::texture_spec::RawTexture>,
+    #[serde(default)]
+    cooperative: bool,
 }
 
 #[derive(Deserialize)]
@@ -255,7 +261,19 @@ impl RawSpec<'_> {
             .enumerate()
             .map(|(index, argument)| argument.validate(index, &buffers, &textures))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(LaunchSpec { kernel: self.kernel, grid, block, shared_bytes, buffers, args, textures })
+        if self.cooperative {
+            crate::grid_workspace::check_grid(grid.iter().map(|&size| u64::from(size)).product())?;
+        }
+        Ok(LaunchSpec {
+            kernel: self.kernel,
+            grid,
+            block,
+            shared_bytes,
+            buffers,
+            args,
+            textures,
+            cooperative: self.cooperative,
+        })
     }
 }
 
@@ -409,6 +427,19 @@ mod tests {
             Ok(spec) => panic!("{text} was accepted: {spec:?}"),
             Err(error) => error.to_string(),
         }
+    }
+
+    #[test]
+    fn cooperative_launches_are_asked_for_and_bounded() {
+        assert!(!parse(r#"{"grid": 4}"#).cooperative);
+        assert!(!parse(r#"{"grid": 4, "cooperative": false}"#).cooperative);
+        assert!(parse(r#"{"grid": [4, 2, 1], "cooperative": true}"#).cooperative);
+        let too_large = error(r#"{"grid": [1025, 1, 1], "cooperative": true}"#);
+        assert!(too_large.contains("cooperative") && too_large.contains("at most 1024 blocks"), "{too_large}");
+        // The same grid is fine for a launch that is not cooperative.
+        assert!(!parse(r#"{"grid": [1025, 1, 1]}"#).cooperative);
+        let not_a_bool = error(r#"{"cooperative": 1}"#);
+        assert!(not_a_bool.contains("expected a boolean"), "{not_a_bool}");
     }
 
     #[test]

@@ -184,6 +184,9 @@ impl PreparedLaunch {
         spirv: &[u8],
         takes_launch_arguments: bool,
     ) -> Result<LaunchReport, RuntimeError> {
+        if self.cooperative {
+            return Err(crate::grid_workspace::unsupported_on_opencl());
+        }
         if self.buffers.iter_mut().any(|buffer| Arc::get_mut(&mut buffer.memory).is_none()) {
             return Err(RuntimeError::BuffersInUse);
         }
