@@ -78,7 +78,7 @@ pub struct CompileArgs {
 pub struct RunArgs {
     /// The PTX file, or a CUDA binary: then the module whose chosen PTX has the launch's kernel.
     pub input: PathBuf,
-    /// The launch spec (JSON): LAUNCH_SPEC.md, plus `textures` bound to texture and surface object parameters (docs/TARGETS.md).
+    /// The launch spec (JSON): LAUNCH_SPEC.md, plus `textures` bound to texture and surface object parameters (docs/TARGETS.md) and aggregate arguments for struct parameters (`{"bytes": [...]}`, `{"fields": [...]}`, README).
     #[arg(long)]
     pub launch: PathBuf,
     /// Write each buffer to DIR/NAME.bin instead of printing its values.
