@@ -4,7 +4,8 @@
 //! `ptxr run` invocations chained through `--dump-dir` and a `file` buffer. Both kernels take
 //! CUB's tile state by value (`.param .align 8 .b8 ..._param[16]`, a pointer to the tile
 //! descriptors and padding), passed with the launch spec's aggregate arguments. The result is
-//! checked against prefix sums computed here.
+//! checked against prefix sums computed here, on the CPU and, where an OpenCL device is found,
+//! on SPIR-V.
 
 use std::path::Path;
 
@@ -12,7 +13,7 @@ use serde_json::{json, Value};
 
 mod support;
 use support::fixture_kernels::{fixture, Random};
-use support::{ptxr, scratch};
+use support::{opencl_device_available, ptxr, scratch};
 
 const FIXTURE: &str = "cub_device_scan.nvcc.sm80.ptx";
 /// CUB's policy for `unsigned` on sm_80: 320 threads of 12 items, and 32 padding tile
@@ -137,4 +138,14 @@ fn a_tile_state_of_the_wrong_size_is_refused_before_launch() {
     let error = run(directory.path(), &spec, "init", "cpu").expect_err("an 8-byte tile state is refused");
     assert!(error.contains("is 16 bytes but 8 bytes were given"), "{error}");
     assert!(!directory.path().join("init").exists(), "nothing is dumped");
+}
+
+#[test]
+fn cub_device_inclusive_sum_matches_the_model_through_opencl() {
+    if !opencl_device_available() {
+        return;
+    }
+    // The tile state reaches the kernel as a `byval` struct argument whose pointer field the
+    // runner moves to the tiles' SVM copy.
+    inclusive_sum(2 * TILE_ITEMS + 1000, "spirv");
 }
