@@ -78,7 +78,8 @@ pub struct CompileArgs {
 pub struct RunArgs {
     /// The PTX file, or a CUDA binary: then the module whose chosen PTX has the launch's kernel.
     pub input: PathBuf,
-    /// The launch spec (JSON): LAUNCH_SPEC.md, plus `textures` bound to texture and surface object parameters (docs/TARGETS.md)
+    /// The launch spec (JSON): LAUNCH_SPEC.md, plus `textures` bound to texture and surface object parameters (docs/TARGETS.md),
+    /// aggregate arguments for struct parameters (`{"bytes": [...]}`, `{"fields": [...]}`, README)
     /// and `"cooperative": true` for a cooperative launch (grid-wide `this_grid().sync()`; CPU only).
     #[arg(long)]
     pub launch: PathBuf,

@@ -36,7 +36,11 @@ fn choose_kernel<'m>(module: &'m ir::Module, requested: Option<&str>) -> Result<
 fn signature(module: &ir::Module, kernel: &ir::Function) -> KernelSignature {
     let params = kernel
         .parameter_variables()
-        .map(|variable| ParamLayout { name: variable.name.to_string(), size_bytes: variable.size_bytes() as u32 })
+        .map(|variable| ParamLayout {
+            name: variable.name.to_string(),
+            size_bytes: variable.size_bytes() as u32,
+            align_bytes: variable.align.unwrap_or(variable.element_bytes() as u32),
+        })
         .collect();
     // The layout is module-wide (see `ir::SharedLayout`); its size always fits the u32 of the ABI
     // for real kernels, and an absurd one is refused when the runtime reserves it.

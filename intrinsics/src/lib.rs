@@ -686,6 +686,14 @@ pub trait Target {
         true
     }
 
+    /// Whether a kernel takes its aggregate (byte array) parameters by reference, as a
+    /// `byval` pointer to their bytes, rather than as LLVM array values. SPIR-V says yes:
+    /// OpenCL passes a by-value struct kernel argument so (as clang lowers OpenCL C's), and
+    /// Intel's OpenCL compiler crashes on an array-typed kernel argument.
+    fn kernel_aggregates_by_reference(&self) -> bool {
+        false
+    }
+
     /// Whether a `.visible`/`.weak` `.func` keeps external linkage: false where the artefact is
     /// never linked with another module, so that such a function is the module's own.
     fn functions_visible_outside_the_module(&self) -> bool {

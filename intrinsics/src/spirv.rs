@@ -98,6 +98,10 @@ impl Target for Spirv {
         TextureLowering::Software
     }
 
+    fn kernel_aggregates_by_reference(&self) -> bool {
+        true
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Spirv
     }

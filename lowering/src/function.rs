@@ -471,7 +471,17 @@ impl<'a, 'ctx> FunctionLowering<'a, 'ctx> {
                 .llvm_function
                 .get_nth_param(hidden + position as u32)
                 .ok_or_else(|| LoweringError::internal("missing LLVM parameter", self.function.span))?;
-            builder.build_store(self.storage[&index], incoming)?;
+            let variable = self.function.variable(index);
+            if crate::module::aggregate_by_reference(self.shared, self.function, variable) {
+                // A `byval` pointer to the aggregate's bytes: copied into the parameter's own.
+                let bytes = context.i64_type().const_int(variable.size_bytes(), false);
+                let align = variable.align.unwrap_or(variable.ty.bytes()).max(1);
+                builder
+                    .build_memcpy(self.storage[&index], align, incoming.into_pointer_value(), align, bytes)
+                    .map_err(|message| LoweringError::internal(message, variable.span))?;
+            } else {
+                builder.build_store(self.storage[&index], incoming)?;
+            }
         }
         self.label_blocks = self
             .function

@@ -2,11 +2,12 @@
 
 use std::collections::HashMap;
 
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage as LlvmLinkage, Module};
 use inkwell::targets::TargetMachine;
-use inkwell::types::{BasicMetadataTypeEnum, BasicType};
+use inkwell::types::{AnyType, BasicMetadataTypeEnum, BasicType};
 use inkwell::values::{FunctionValue, GlobalValue};
 use ptxr_frontend::diagnostic::has_errors;
 use ptxr_frontend::ir::{self, VariableId};
@@ -530,7 +531,11 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
     let context = shared.context;
     let mut parameter_types: Vec<BasicMetadataTypeEnum<'ctx>> = shared.target.hidden_parameter_types(context);
     for variable in function.parameter_variables() {
-        parameter_types.push(parameter_type(shared, variable).into());
+        if aggregate_by_reference(shared, function, variable) {
+            parameter_types.push(context.ptr_type(inkwell::AddressSpace::default()).into());
+        } else {
+            parameter_types.push(parameter_type(shared, variable).into());
+        }
     }
     if function.kind == FunctionKind::Func {
         parameter_types.extend(shared.stop_flag_parameter);
@@ -564,6 +569,21 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
         if let Some(parameter) = llvm_function.get_nth_param((hidden + position) as u32) {
             parameter.set_name(&variable.name);
         }
+        if aggregate_by_reference(shared, function, variable) {
+            let location = AttributeLoc::Param((hidden + position) as u32);
+            // A struct around the bytes, as clang declares an OpenCL C struct argument: Intel's
+            // OpenCL runtime sizes a `byval` array argument wrongly (CL_INVALID_ARG_SIZE).
+            let bytes = context.struct_type(&[parameter_type(shared, variable)], false).as_any_type_enum();
+            llvm_function.add_attribute(
+                location,
+                context.create_type_attribute(Attribute::get_named_enum_kind_id("byval"), bytes),
+            );
+            let align = variable.align.unwrap_or(variable.ty.bytes()).max(1);
+            llvm_function.add_attribute(
+                location,
+                context.create_enum_attribute(Attribute::get_named_enum_kind_id("align"), u64::from(align)),
+            );
+        }
     }
     if function.kind == FunctionKind::Func && shared.stop_flag_parameter.is_some() {
         let position = hidden + function.parameters.len();
@@ -581,6 +601,18 @@ fn declare_function<'ctx>(shared: &ModuleContext<'_, 'ctx>, function: &ir::Funct
         }
     }
     llvm_function
+}
+
+/// Whether `variable`, a parameter of `function`, comes as a `byval` pointer to its bytes
+/// (`Target::kernel_aggregates_by_reference`): an array parameter of a kernel on such a target.
+pub fn aggregate_by_reference(
+    shared: &ModuleContext<'_, '_>,
+    function: &ir::Function,
+    variable: &ir::Variable,
+) -> bool {
+    function.kind == FunctionKind::Entry
+        && (variable.array_length.is_some() || variable.vector.is_some())
+        && shared.target.kernel_aggregates_by_reference()
 }
 
 /// The index of `function`'s launch arguments parameter among its LLVM parameters, where the

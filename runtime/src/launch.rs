@@ -28,6 +28,8 @@ use crate::spec::{check_dimensions, ArgumentSpec, BufferContents, BufferSpec, La
 pub struct ParamLayout {
     pub name: String,
     pub size_bytes: u32,
+    /// The parameter's `.align`, or its type's size where it gives none.
+    pub align_bytes: u32,
 }
 
 /// What the runtime needs to know of the kernel it launches.
@@ -73,6 +75,9 @@ pub struct PreparedLaunch {
     pub(crate) textures: Vec<PreparedTexture>,
     /// For each parameter, the texture whose descriptor's address it carries.
     pub(crate) parameter_textures: Vec<Option<usize>>,
+    /// For each aggregate parameter, the byte offsets of the buffer addresses inside it, with
+    /// their buffers (other runtimes put their own addresses there).
+    pub(crate) parameter_embedded_buffers: Vec<Vec<(usize, usize)>>,
     /// Every parameter's bytes in one block, the launch's `.param` window (`isspacep.param`
     /// tests an address against it, [`BlockContext::parameter_window`]): parameter `i`'s are
     /// the first `parameter_sizes[i]` bytes from chunk `parameter_chunks[i]`, and
@@ -142,6 +147,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
     let mut low_buffers: Vec<Option<&str>> = vec![None; spec.buffers.len()];
     let mut buffer_of_argument = Vec::with_capacity(spec.args.len());
     let mut texture_of_argument = vec![None; spec.args.len()];
+    let mut embedded_buffers = vec![Vec::new(); spec.args.len()];
     for (index, (argument, parameter)) in spec.args.iter().zip(&kernel.params).enumerate() {
         let size = parameter.size_bytes;
         let name = &parameter.name;
@@ -176,6 +182,10 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
                     ));
                 }
                 texture_of_argument[index] = spec.textures.iter().position(|texture| &texture.name == texture_name);
+                buffer_of_argument.push(None);
+            }
+            ArgumentSpec::Aggregate(aggregate) => {
+                embedded_buffers[index] = check_aggregate(index, aggregate, parameter, &spec.buffers)?;
                 buffer_of_argument.push(None);
             }
             ArgumentSpec::Scalar { element, bits } => {
@@ -237,6 +247,7 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
         textures,
         parameter_textures: texture_of_argument.clone(),
         cooperative: spec.cooperative,
+        parameter_embedded_buffers: embedded_buffers,
         worker_threads: None,
         worker_stack_bytes: DEFAULT_WORKER_STACK_BYTES,
         services: LaunchServices::default(),
@@ -257,14 +268,26 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
             (ArgumentSpec::Texture(_), None) => texture_of_argument[index].map_or(0, |texture| {
                 std::ptr::from_ref::<crate::texture::TextureDescriptor>(&launch.textures[texture].descriptor) as u64
             }),
-            // A buffer argument always has its position from the loop above.
-            (ArgumentSpec::Buffer(_), None) => 0,
+            // A buffer argument always has its position from the loop above; an aggregate's
+            // bytes are written below.
+            (ArgumentSpec::Buffer(_) | ArgumentSpec::Aggregate(_), None) => 0,
         };
-        // Sizes are 1, 2, 4 or 8 here (checked above); a 4-byte address is below 4 GiB.
-        let bytes = value.to_le_bytes();
+        // Scalar sizes are 1, 2, 4 or 8 here (checked above); a 4-byte address is below 4 GiB.
+        // An aggregate's bytes fit its parameter (`check_aggregate`), the rest staying zero.
+        let mut bytes = vec![0u8; size];
+        if let ArgumentSpec::Aggregate(aggregate) = argument {
+            bytes[..aggregate.bytes.len()].copy_from_slice(&aggregate.bytes);
+            for &(offset, position) in &launch.parameter_embedded_buffers[index] {
+                bytes[offset..offset + 8].copy_from_slice(&launch.buffers[position].memory.address().to_le_bytes());
+            }
+        } else {
+            let value = value.to_le_bytes();
+            let scalar = size.min(value.len());
+            bytes[..scalar].copy_from_slice(&value[..scalar]);
+        }
         let first = storage.len();
         storage.resize(first + size.div_ceil(16).max(1), ParameterChunk([0; 16]));
-        for (offset, &byte) in bytes.iter().take(size).enumerate() {
+        for (offset, &byte) in bytes.iter().enumerate() {
             storage[first + offset / 16].0[offset % 16] = byte;
         }
         launch.parameter_chunks.push(first);
@@ -276,6 +299,52 @@ pub fn prepare(spec: &LaunchSpec, spec_dir: &Path, kernel: &KernelSignature) -> 
     launch.parameter_pointers =
         launch.parameter_chunks.iter().map(|&chunk| unsafe { base.add(chunk) }.cast::<u8>()).collect();
     Ok(launch)
+}
+
+/// Checks an aggregate argument against its parameter: it fits the parameter's size (raw `bytes`
+/// fill it exactly) and needs no more alignment than the parameter has. Returns the byte offsets
+/// of its buffer addresses with the positions of their buffers.
+fn check_aggregate(
+    index: usize,
+    aggregate: &crate::aggregate_spec::AggregateSpec,
+    parameter: &ParamLayout,
+    buffers: &[BufferSpec],
+) -> Result<Vec<(usize, usize)>, RuntimeError> {
+    let (name, size, align) = (&parameter.name, parameter.size_bytes as usize, parameter.align_bytes as usize);
+    let given = aggregate.bytes.len();
+    if aggregate.exact_size && given != size {
+        return Err(RuntimeError::argument(
+            index,
+            format!("kernel parameter `{name}` is {size} bytes but {given} bytes were given"),
+        ));
+    }
+    if given > size {
+        return Err(RuntimeError::argument(
+            index,
+            format!("kernel parameter `{name}` is {size} bytes but the fields reach {given} bytes"),
+        ));
+    }
+    if aggregate.align > align {
+        return Err(RuntimeError::argument(
+            index,
+            format!(
+                "kernel parameter `{name}` is aligned to {align} bytes but a field needs {} (give the \
+                 fields as `bytes` to pass them unaligned)",
+                aggregate.align
+            ),
+        ));
+    }
+    aggregate
+        .buffers
+        .iter()
+        .map(|(offset, buffer_name)| {
+            let position = buffers
+                .iter()
+                .position(|buffer| &buffer.name == buffer_name)
+                .ok_or_else(|| RuntimeError::argument(index, format!("no buffer named `{buffer_name}`")))?;
+            Ok((*offset, position))
+        })
+        .collect()
 }
 
 /// Allocates one buffer and fills it from the spec; `low_parameter` names a 32-bit pointer
@@ -734,7 +803,14 @@ mod tests {
         KernelSignature {
             static_shared_bytes: 0,
             name: "kernel".into(),
-            params: params.iter().map(|&(name, size_bytes)| ParamLayout { name: name.into(), size_bytes }).collect(),
+            params: params
+                .iter()
+                .map(|&(name, size_bytes)| ParamLayout {
+                    name: name.into(),
+                    size_bytes,
+                    align_bytes: size_bytes.min(16),
+                })
+                .collect(),
         }
     }
 
@@ -769,6 +845,64 @@ mod tests {
             assert_eq!(*pointer as usize % 16, 0);
         }
         assert_eq!(launch.buffer_bytes("a"), Some(&[0u8, 0, 0][..]));
+    }
+
+    fn aligned_signature(params: &[(&str, u32, u32)]) -> KernelSignature {
+        KernelSignature {
+            static_shared_bytes: 0,
+            name: "kernel".into(),
+            params: params
+                .iter()
+                .map(|&(name, size_bytes, align_bytes)| ParamLayout { name: name.into(), size_bytes, align_bytes })
+                .collect(),
+        }
+    }
+
+    fn prepare_aggregate(args: &str, params: &[(&str, u32, u32)]) -> Result<PreparedLaunch, RuntimeError> {
+        let text = format!(r#"{{"buffers": {{"tiles": {{"type": "u64", "len": 2}}}}, "args": [{args}]}}"#);
+        let spec = LaunchSpec::from_json(&text).expect("the spec is valid");
+        prepare(&spec, Path::new("."), &aligned_signature(params))
+    }
+
+    #[test]
+    fn aggregates_are_padded_to_their_parameter_with_buffer_addresses_in_place() {
+        let launch = prepare_aggregate(
+            r#"{"fields": [{"buffer": "tiles"}, {"type": "u32", "value": 5}]}, {"bytes": ["0x2a"]}"#,
+            &[("state", 24, 8), ("op", 1, 1)],
+        )
+        .expect("prepares");
+        let address = launch.buffer_address("tiles").expect("buffer tiles exists");
+        let mut expected = vec![0u8; 24];
+        expected[..8].copy_from_slice(&address.to_le_bytes());
+        expected[8] = 5;
+        assert_eq!(launch.parameter_bytes(0), Some(expected.as_slice()));
+        assert_eq!(launch.parameter_bytes(1), Some(&[0x2a][..]));
+        assert_eq!(launch.parameter_embedded_buffers, [vec![(0, 0)], vec![]]);
+        assert_eq!(launch.parameter_pointers[0] as usize % 8, 0);
+    }
+
+    #[test]
+    fn aggregates_are_checked_against_size_and_alignment() {
+        let message = |args: &str, params: &[(&str, u32, u32)]| match prepare_aggregate(args, params) {
+            Ok(_) => panic!("{args} was prepared"),
+            Err(error) => error.to_string(),
+        };
+        assert_eq!(
+            message(r#"{"bytes": [1, 2, 3]}"#, &[("s", 4, 4)]),
+            "args[0]: kernel parameter `s` is 4 bytes but 3 bytes were given"
+        );
+        assert_eq!(
+            message(r#"{"fields": [{"buffer": "tiles"}, {"type": "u8", "value": 1}]}"#, &[("s", 8, 8)]),
+            "args[0]: kernel parameter `s` is 8 bytes but the fields reach 9 bytes"
+        );
+        assert_eq!(
+            message(r#"{"fields": [{"type": "u64", "value": 1}]}"#, &[("s", 8, 4)]),
+            "args[0]: kernel parameter `s` is aligned to 4 bytes but a field needs 8 (give the fields as \
+             `bytes` to pass them unaligned)"
+        );
+        // Raw bytes need no alignment, and fields may leave the end of the parameter zero.
+        assert!(prepare_aggregate(r#"{"bytes": [1, 2, 3, 4, 5, 6, 7, 8]}"#, &[("s", 8, 1)]).is_ok());
+        assert!(prepare_aggregate(r#"{"fields": [{"type": "u16", "value": 1}]}"#, &[("s", 64, 2)]).is_ok());
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! Memory is little-endian, like PTX; the runtime assumes a little-endian host.
 
 pub mod abi;
+pub mod aggregate_spec;
 pub mod buffer;
 pub mod cooperative;
 pub mod device_library;

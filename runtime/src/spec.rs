@@ -10,9 +10,11 @@
 //!
 //! Extensions of the contract (it may be extended, never changed): `grid`/`block` may be a single
 //! number and default to 1; `shared_bytes`, `buffers` and `args` may be left out; a scalar
-//! argument's `value` may also be a hex bit pattern (`"0x3f800000"`); `"cooperative": true` asks
-//! for a cooperative launch (`crate::grid_workspace`). Unknown fields are errors,
-//! so that a misspelt field is not silently ignored.
+//! argument's `value` may also be a hex bit pattern (`"0x3f800000"`); an argument may be an
+//! aggregate, `{ "bytes": [...] }` or `{ "fields": [...] }`, for a by-value struct parameter
+//! (`crate::aggregate_spec`); `"cooperative": true` asks for a cooperative launch
+//! (`crate::grid_workspace`). Unknown fields are errors, so that a misspelt field is not
+//! silently ignored.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -83,6 +85,8 @@ pub enum ArgumentSpec {
     Scalar { element: ElementType, bits: u64 },
     /// The address of the named texture's descriptor: a texture or surface object.
     Texture(String),
+    /// The bytes of a by-value struct parameter.
+    Aggregate(crate::aggregate_spec::AggregateSpec),
 }
 
 impl LaunchSpec {
@@ -204,6 +208,10 @@ struct RawArgument<'a> {
     value: Option<&'a RawValue>,
     #[serde(default)]
     texture: Option<String>,
+    #[serde(default, borrow)]
+    bytes: Option<Vec<&'a RawValue>>,
+    #[serde(default, borrow)]
+    fields: Option<Vec<crate::aggregate_spec::RawField<'a>>>,
 }
 
 /// Reads the `buffers` object into a list in the order of the text (a map would lose it, and the
@@ -365,6 +373,21 @@ impl RawArgument<'_> {
                 return Err(fail(format!("no texture named `{name}`")));
             }
             return Ok(ArgumentSpec::Texture(name));
+        }
+        if self.bytes.is_some() || self.fields.is_some() {
+            if self.buffer.is_some() || self.element.is_some() || self.value.is_some() {
+                return Err(fail("an aggregate argument is only { \"bytes\": [...] } or { \"fields\": [...] }".into()));
+            }
+            let aggregate = match (self.bytes, self.fields) {
+                (Some(bytes), None) => crate::aggregate_spec::from_bytes(&bytes),
+                (None, Some(fields)) => crate::aggregate_spec::from_fields(
+                    fields,
+                    |name| buffers.iter().any(|buffer| buffer.name == name),
+                    |element, value| parse_scalar(element, value, true),
+                ),
+                _ => Err("give either `bytes` or `fields`, not both".into()),
+            };
+            return aggregate.map(ArgumentSpec::Aggregate).map_err(fail);
         }
         match (self.buffer, self.element, self.value) {
             (Some(name), None, None) => {

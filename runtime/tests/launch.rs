@@ -11,7 +11,10 @@ fn signature(name: &str, params: &[(&str, u32)]) -> KernelSignature {
     KernelSignature {
         static_shared_bytes: 0,
         name: name.into(),
-        params: params.iter().map(|&(name, size_bytes)| ParamLayout { name: name.into(), size_bytes }).collect(),
+        params: params
+            .iter()
+            .map(|&(name, size_bytes)| ParamLayout { name: name.into(), size_bytes, align_bytes: size_bytes.min(16) })
+            .collect(),
     }
 }
 

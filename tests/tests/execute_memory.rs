@@ -655,3 +655,37 @@ fn b128_registers_move_through_every_state_space_and_a_call() {
 
 /// The threads of [`b128_registers_move_through_every_state_space_and_a_call`]'s one block.
 const MIRRORED_THREADS: usize = 64;
+
+#[test]
+fn ordered_vectors_of_64_bits_are_one_atomic_access() {
+    // CUB's decoupled look-back publishes a tile's status and value with one
+    // `st.relaxed.gpu.v2.u32` and reads them with one `ld.relaxed.gpu.v2.u32`: lowered element
+    // by element, a reader could see the new status with the old value. One 64-bit atomic access
+    // is one of the orders the ISA allows (8.2.3) and the one GPUs make.
+    let body = r#"
+    ld.relaxed.gpu.global.v2.u32 {%r1, %r2}, [%rd4];
+    st.relaxed.gpu.global.v2.u32 [%rd5], {%r2, %r1};
+    ld.acquire.gpu.global.v2.f32 {%f1, %f2}, [%rd4];
+    st.release.gpu.global.v2.f32 [%rd5+8], {%f2, %f1};
+    ld.relaxed.gpu.global.v4.u16 {%h1, %h2, %h3, %h4}, [%rd4];
+    st.relaxed.gpu.global.v4.u16 [%rd5+16], {%h4, %h3, %h2, %h1};
+    ld.relaxed.gpu.global.v4.u32 {%r3, %r4, %r5, %r6}, [%rd4];
+    st.global.u32 [%rd5+24], %r6;
+"#;
+    let ptx = kernel("", body);
+    let ir = ptxr_tests::cpu_llvm_ir(&ptx, 0);
+    let count = |pattern: &str| ir.matches(pattern).count();
+    // The three 64-bit vectors each way as one access; the 128-bit load element by element.
+    assert_eq!((count("load atomic i64"), count("store atomic i64")), (3, 3), "{ir}");
+    assert_eq!((count("load atomic i32"), count("store atomic i32")), (4, 0), "{ir}");
+    // The elements keep their places, the first lowest.
+    let threads = 2;
+    let input = inputs(12, threads);
+    let output = run_words(&ptx, &input, threads);
+    for thread in 0..threads {
+        let words = &input[thread * WORDS..];
+        let (first, second) = (words[0], words[1]);
+        let expected = [second, first, second, first, second.rotate_left(16), first.rotate_left(16), words[3], 0];
+        assert_eq!(output[thread * WORDS..][..WORDS], expected, "thread {thread}");
+    }
+}

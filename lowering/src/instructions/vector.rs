@@ -39,6 +39,28 @@ fn element_pointer<'ctx>(
     Ok(unsafe { lowering.shared.builder.build_gep(context.i8_type(), base, &[offset], "") }?)
 }
 
+/// The integer type of a whole ordered vector access of 32 or 64 bits, which is made as one
+/// atomic access (`None`: element by element). The ISA models a vector access as its elements'
+/// accesses in an unspecified order (ISA 7.8 section 8.2.3), so one access of them all is one
+/// of the allowed behaviours, and it is the one GPUs have: CUB's decoupled look-back publishes
+/// a tile's status and value with one `st.relaxed.gpu.v2.u32` and reads them with one
+/// `ld.relaxed.gpu.v2.u32`, so that a reader never sees a new status with an old value.
+fn whole_access_type<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    ty: ScalarType,
+    lanes: usize,
+    access: Access,
+) -> Option<(inkwell::types::IntType<'ctx>, ScalarType)> {
+    let bits = ty.bits() * lanes as u32;
+    let whole = match bits {
+        32 => ScalarType::B32,
+        64 => ScalarType::B64,
+        _ => return None,
+    };
+    (access.ordered.is_some() && lanes > 1 && ty != ScalarType::Pred)
+        .then(|| (crate::types::integer_type(lowering.shared.context, bits), whole))
+}
+
 pub fn load_vector(
     lowering: &mut FunctionLowering<'_, '_>,
     state_space: StateSpace,
@@ -49,6 +71,29 @@ pub fn load_vector(
 ) -> LoweringResult<()> {
     let base = lowering.address(address, state_space)?;
     let value_type = llvm_type(lowering.shared.context, ty);
+    if let Some((whole_type, whole)) = whole_access_type(lowering, ty, destinations.len(), access) {
+        let builder = lowering.shared.builder;
+        let loaded = builder.build_load(whole_type, base, "")?;
+        if let Some(instruction) = loaded.as_instruction_value() {
+            let _ = instruction.set_alignment(whole.bytes());
+            apply_access(lowering, instruction, whole, access, address.span)?;
+        }
+        let loaded = loaded.into_int_value();
+        let element_type = integer_type(lowering.shared.context, ty.bits());
+        let mut values = Vec::with_capacity(destinations.len());
+        for index in 0..destinations.len() {
+            let shift = whole_type.const_int(u64::from(ty.bits()) * index as u64, false);
+            let element =
+                builder.build_int_truncate(builder.build_right_shift(loaded, shift, false, "")?, element_type, "")?;
+            values.push(builder.build_bit_cast(element, value_type, "")?);
+        }
+        for (destination, value) in destinations.iter().zip(values) {
+            if let Some(destination) = destination {
+                lowering.write(destination, value, ty)?;
+            }
+        }
+        return Ok(());
+    }
     // Every element is loaded before any is written: a destination may be the address register.
     let mut values = Vec::with_capacity(destinations.len());
     for (index, destination) in destinations.iter().enumerate() {
@@ -81,6 +126,21 @@ pub fn store_vector(
     sources: &[Operand],
 ) -> LoweringResult<()> {
     let base = lowering.address(address, state_space)?;
+    if let Some((whole_type, whole)) = whole_access_type(lowering, ty, sources.len(), access) {
+        let builder = lowering.shared.builder;
+        let element_type = integer_type(lowering.shared.context, ty.bits());
+        let mut packed = whole_type.const_zero();
+        for (index, source) in sources.iter().enumerate() {
+            let value = lowering.read(source, ty)?;
+            let bits = builder.build_bit_cast(value, element_type, "")?.into_int_value();
+            let widened = builder.build_int_z_extend_or_bit_cast(bits, whole_type, "")?;
+            let shift = whole_type.const_int(u64::from(ty.bits()) * index as u64, false);
+            packed = builder.build_or(packed, builder.build_left_shift(widened, shift, "")?, "")?;
+        }
+        let store = builder.build_store(base, packed)?;
+        let _ = store.set_alignment(whole.bytes());
+        return apply_access(lowering, store, whole, access, address.span);
+    }
     for (index, source) in sources.iter().enumerate() {
         let value = lowering.read(source, ty)?;
         let pointer = element_pointer(lowering, base, ty, index)?;

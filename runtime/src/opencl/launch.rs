@@ -246,7 +246,16 @@ impl PreparedLaunch {
             let bytes = match (self.parameter_buffers[index], self.parameter_textures.get(index).copied().flatten()) {
                 (Some(buffer), _) if !in_place => allocations[buffer].address().to_le_bytes().to_vec(),
                 (_, Some(texture)) => descriptors[texture].address().to_le_bytes().to_vec(),
-                _ => self.parameter_bytes(index).unwrap_or_default().to_vec(),
+                _ => {
+                    let mut bytes = self.parameter_bytes(index).unwrap_or_default().to_vec();
+                    // An aggregate's buffer addresses, moved to the buffers' SVM copies.
+                    if !in_place {
+                        for &(offset, buffer) in &self.parameter_embedded_buffers[index] {
+                            bytes[offset..offset + 8].copy_from_slice(&allocations[buffer].address().to_le_bytes());
+                        }
+                    }
+                    bytes
+                }
             };
             // SAFETY: `bytes` is exactly the parameter's size, as the kernel declares it.
             unsafe {
