@@ -58,31 +58,48 @@ pub fn copy_bytes<'ctx>(
 ) -> LoweringResult<()> {
     let context = lowering.shared.context;
     let builder = lowering.shared.builder;
+    for_each_index(lowering, size, "bulk.copy", |current| {
+        // SAFETY: offsets below the copy's size, which the program promises are inside both.
+        let (source, destination) = unsafe {
+            (
+                builder.build_gep(context.i8_type(), from, &[current], "")?,
+                builder.build_gep(context.i8_type(), to, &[current], "")?,
+            )
+        };
+        let byte = builder.build_load(context.i8_type(), source, "")?;
+        builder.build_store(destination, byte)?;
+        Ok(())
+    })
+}
+
+/// Runs `body` for each index (i64) from 0 below `count` (i64), in a loop of blocks named after
+/// `name`; `body` may add blocks of its own, and the builder is left after the loop.
+fn for_each_index<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    count: IntValue<'ctx>,
+    name: &str,
+    body: impl FnOnce(IntValue<'ctx>) -> LoweringResult<()>,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
     let i64_type = context.i64_type();
     let entry =
         builder.get_insert_block().ok_or_else(|| LoweringError::internal("no insertion block", Default::default()))?;
-    let header = context.append_basic_block(lowering.llvm_function, "bulk.copy");
-    let body = context.append_basic_block(lowering.llvm_function, "bulk.copy.byte");
-    let done = context.append_basic_block(lowering.llvm_function, "bulk.copied");
+    let header = context.append_basic_block(lowering.llvm_function, name);
+    let first = context.append_basic_block(lowering.llvm_function, &format!("{name}.body"));
+    let done = context.append_basic_block(lowering.llvm_function, &format!("{name}.done"));
     builder.build_unconditional_branch(header)?;
     builder.position_at_end(header);
-    let index = builder.build_phi(i64_type, "bulk.index")?;
+    let index = builder.build_phi(i64_type, &format!("{name}.index"))?;
     let current = index.as_basic_value().into_int_value();
-    let more = builder.build_int_compare(IntPredicate::ULT, current, size, "")?;
-    builder.build_conditional_branch(more, body, done)?;
-    builder.position_at_end(body);
-    // SAFETY: offsets below the copy's size, which the program promises are inside both.
-    let (source, destination) = unsafe {
-        (
-            builder.build_gep(context.i8_type(), from, &[current], "")?,
-            builder.build_gep(context.i8_type(), to, &[current], "")?,
-        )
-    };
-    let byte = builder.build_load(context.i8_type(), source, "")?;
-    builder.build_store(destination, byte)?;
+    let more = builder.build_int_compare(IntPredicate::ULT, current, count, "")?;
+    builder.build_conditional_branch(more, first, done)?;
+    builder.position_at_end(first);
+    body(current)?;
     let next = builder.build_int_add(current, i64_type.const_int(1, false), "")?;
+    let last = builder.get_insert_block().unwrap_or(first);
     builder.build_unconditional_branch(header)?;
-    index.add_incoming(&[(&i64_type.const_zero(), entry), (&next, body)]);
+    index.add_incoming(&[(&i64_type.const_zero(), entry), (&next, last)]);
     builder.position_at_end(done);
     Ok(())
 }
@@ -256,52 +273,39 @@ pub fn reduce<'ctx>(
         i64_type.const_int(element_bytes, false),
         "bulk.elements",
     )?;
-    let entry = builder.get_insert_block().ok_or_else(|| LoweringError::internal("no insertion block", span))?;
-    let header = context.append_basic_block(lowering.llvm_function, "bulk.reduce");
-    let body = context.append_basic_block(lowering.llvm_function, "bulk.reduce.element");
-    let done = context.append_basic_block(lowering.llvm_function, "bulk.reduced");
-    builder.build_unconditional_branch(header)?;
-    builder.position_at_end(header);
-    let index = builder.build_phi(i64_type, "bulk.index")?;
-    let current = index.as_basic_value().into_int_value();
-    let more = builder.build_int_compare(IntPredicate::ULT, current, count, "")?;
-    builder.build_conditional_branch(more, body, done)?;
-    builder.position_at_end(body);
-    // SAFETY: elements below the copy's size, which the program promises are inside both.
-    let (source_element, destination_element) = unsafe {
-        (builder.build_gep(value_type, from, &[current], "")?, builder.build_gep(value_type, to, &[current], "")?)
-    };
-    let value = builder.build_load(value_type, source_element, "bulk.source")?;
-    let site = lowering.site();
-    let alignment = ty.bytes();
-    if by_compare_and_swap {
-        ptxr_intrinsics::atomics::read_modify_write_by_compare_and_swap(
-            &site,
-            read_modify_write,
-            destination_element,
-            value,
-            MemoryOrdering::Relaxed,
-            scope_name,
-            alignment,
-        )
-        .map_err(&failed)?;
-    } else {
-        ptxr_intrinsics::atomics::read_modify_write(
-            &site,
-            read_modify_write,
-            destination_element,
-            value,
-            MemoryOrdering::Relaxed,
-            scope_name,
-            alignment,
-        )
-        .map_err(&failed)?;
-    }
-    let next = builder.build_int_add(current, i64_type.const_int(1, false), "")?;
-    let body_end = builder.get_insert_block().unwrap_or(body);
-    builder.build_unconditional_branch(header)?;
-    index.add_incoming(&[(&i64_type.const_zero(), entry), (&next, body_end)]);
-    builder.position_at_end(done);
+    for_each_index(lowering, count, "bulk.reduce", |current| {
+        // SAFETY: elements below the copy's size, which the program promises are inside both.
+        let (source_element, destination_element) = unsafe {
+            (builder.build_gep(value_type, from, &[current], "")?, builder.build_gep(value_type, to, &[current], "")?)
+        };
+        let value = builder.build_load(value_type, source_element, "bulk.source")?;
+        let site = lowering.site();
+        let alignment = ty.bytes();
+        if by_compare_and_swap {
+            ptxr_intrinsics::atomics::read_modify_write_by_compare_and_swap(
+                &site,
+                read_modify_write,
+                destination_element,
+                value,
+                MemoryOrdering::Relaxed,
+                scope_name,
+                alignment,
+            )
+            .map_err(&failed)?;
+        } else {
+            ptxr_intrinsics::atomics::read_modify_write(
+                &site,
+                read_modify_write,
+                destination_element,
+                value,
+                MemoryOrdering::Relaxed,
+                scope_name,
+                alignment,
+            )
+            .map_err(&failed)?;
+        }
+        Ok(())
+    })?;
     if let Some(barrier) = barrier {
         complete_transactions(lowering, guarded, barrier, bytes)?;
     }

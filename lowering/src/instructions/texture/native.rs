@@ -77,6 +77,42 @@ fn handle<'ctx>(
     ptx.input(lowering, handle, ScalarType::U64)
 }
 
+/// What `tex` and `tld4` share: the results, the residency marker and the object.
+struct SampleOperands {
+    results: Vec<String>,
+    residency: Option<String>,
+    object: String,
+}
+
+/// The operands of a `tex` or `tld4`; an independent-mode sampler is refused.
+#[allow(clippy::too_many_arguments)]
+fn sample_operands<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    ptx: &mut InlinePtx<'ctx>,
+    guarded: &GuardedInstruction,
+    spelling: &str,
+    sampler: Option<&Operand>,
+    (destinations, result): (&[Destination], ScalarType),
+    predicate: Option<Destination>,
+    object: &Operand,
+) -> LoweringResult<SampleOperands> {
+    if sampler.is_some() {
+        return Err(LoweringError::unsupported(
+            &format!("`{spelling}` with an independent-mode sampler"),
+            lowering.target_name(),
+            guarded.span,
+        ));
+    }
+    let results = destinations.iter().map(|destination| ptx.output(destination, result)).collect();
+    let residency = predicate.map(|predicate| {
+        let marker = format!("${}", ptx.outputs.len());
+        ptx.outputs.push((predicate, ScalarType::U32, "r"));
+        marker
+    });
+    let object = handle(lowering, ptx, object)?;
+    Ok(SampleOperands { results, residency, object })
+}
+
 pub fn lower<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
@@ -97,22 +133,17 @@ pub fn lower<'ctx>(
             coordinates,
             level,
         } => {
-            if sampler.is_some() {
-                return Err(LoweringError::unsupported(
-                    &format!("`{spelling}` with an independent-mode sampler"),
-                    lowering.target_name(),
-                    guarded.span,
-                ));
-            }
-            let results: Vec<String> =
-                destinations.iter().map(|destination| ptx.output(destination, *result)).collect();
-            let residency = predicate.map(|predicate| {
-                let marker = format!("${}", ptx.outputs.len());
-                ptx.outputs.push((predicate, ScalarType::U32, "r"));
-                predicate_output = Some(predicate);
-                marker
-            });
-            let object = handle(lowering, &mut ptx, object)?;
+            let SampleOperands { results, residency, object } = sample_operands(
+                lowering,
+                &mut ptx,
+                guarded,
+                &spelling,
+                sampler.as_ref(),
+                (destinations, *result),
+                *predicate,
+                object,
+            )?;
+            predicate_output = predicate_output.or(*predicate);
             let mut items = Vec::new();
             for (index, operand) in coordinates.iter().enumerate() {
                 let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { *coordinate };
@@ -127,22 +158,17 @@ pub fn lower<'ctx>(
         TextureInstruction::Gather {
             result, destinations, predicate, handle: object, sampler, coordinates, ..
         } => {
-            if sampler.is_some() {
-                return Err(LoweringError::unsupported(
-                    &format!("`{spelling}` with an independent-mode sampler"),
-                    lowering.target_name(),
-                    guarded.span,
-                ));
-            }
-            let results: Vec<String> =
-                destinations.iter().map(|destination| ptx.output(destination, *result)).collect();
-            let residency = predicate.map(|predicate| {
-                let marker = format!("${}", ptx.outputs.len());
-                ptx.outputs.push((predicate, ScalarType::U32, "r"));
-                predicate_output = Some(predicate);
-                marker
-            });
-            let object = handle(lowering, &mut ptx, object)?;
+            let SampleOperands { results, residency, object } = sample_operands(
+                lowering,
+                &mut ptx,
+                guarded,
+                &spelling,
+                sampler.as_ref(),
+                (destinations, *result),
+                *predicate,
+                object,
+            )?;
+            predicate_output = predicate_output.or(*predicate);
             let items = coordinates
                 .iter()
                 .map(|operand| ptx.input(lowering, operand, ScalarType::F32))
