@@ -30,6 +30,6 @@ pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
 pub use spelling::instruction_spelling;
 pub use synchronization::*;
-pub use texture::{SurfaceBoundary, TextureGeometry, TextureInstruction, TextureQuery};
+pub use texture::{surface_element_type, SurfaceBoundary, TextureGeometry, TextureInstruction, TextureQuery};
 pub use video::*;
 pub use warp_group_matrix::{WarpGroupA, WarpGroupElement, WarpGroupMultiply, WarpGroupMultiplyAccumulate};

@@ -213,3 +213,13 @@ impl TextureInstruction {
         }
     }
 }
+
+/// The `.b8`/`.b16`/`.b32`/`.b64` type of a `suld.b`/`sust.b` element of `bits` bits.
+pub fn surface_element_type(bits: u32) -> ScalarType {
+    match bits {
+        8 => ScalarType::B8,
+        16 => ScalarType::B16,
+        32 => ScalarType::B32,
+        _ => ScalarType::B64,
+    }
+}

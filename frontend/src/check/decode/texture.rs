@@ -6,7 +6,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    Destination, Instruction, Operand, SurfaceBoundary, TextureGeometry, TextureInstruction, TextureQuery,
+    surface_element_type, Destination, Instruction, Operand, SurfaceBoundary, TextureGeometry, TextureInstruction,
+    TextureQuery,
 };
 use crate::span::Span;
 use crate::syntax::ast::{self, OperandKind};
@@ -373,15 +374,6 @@ fn surface_modifiers(
     Some((formatted, geometry, bits, lanes, boundary))
 }
 
-fn element_type(bits: u32) -> ScalarType {
-    match bits {
-        8 => ScalarType::B8,
-        16 => ScalarType::B16,
-        32 => ScalarType::B32,
-        _ => ScalarType::B64,
-    }
-}
-
 /// `suld.b.geom{.cop}.vec.dtype.clamp d, [a, b]`.
 pub fn suld(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let (formatted, geometry, bits, lanes, boundary) = surface_modifiers(context, modifiers)?;
@@ -394,7 +386,7 @@ pub fn suld(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         );
     }
     context.expect_operand_count(instruction, 2)?;
-    let ty = element_type(bits);
+    let ty = surface_element_type(bits);
     // A single element may be written as a one-element vector (`{%r1}`, as nvcc does).
     let destinations = if lanes == 1 && !matches!(instruction.operands[0].kind, OperandKind::Vector(_)) {
         vec![context.destination(&instruction.operands[0], ty, SizeRule::AllowWider)?]
@@ -431,7 +423,7 @@ pub fn sust(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     let lookup = lookup(context, &instruction.operands[0], "sust", false)?;
     let handle = handle(context, lookup.handle)?;
     let coordinates = coordinates(context, lookup.coordinates, geometry, ScalarType::B32)?;
-    let ty = element_type(bits);
+    let ty = surface_element_type(bits);
     let sources = if lanes == 1 && !matches!(instruction.operands[1].kind, OperandKind::Vector(_)) {
         vec![context.source(&instruction.operands[1], ty, SizeRule::AllowWider)?]
     } else {

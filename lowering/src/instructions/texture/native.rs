@@ -5,7 +5,7 @@
 
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
-use ptxr_frontend::ir::{Destination, GuardedInstruction, Operand, TextureInstruction, Value};
+use ptxr_frontend::ir::{surface_element_type, Destination, GuardedInstruction, Operand, TextureInstruction, Value};
 use ptxr_frontend::vocabulary::ScalarType;
 
 use crate::error::{LoweringError, LoweringResult};
@@ -182,7 +182,7 @@ pub fn lower<'ctx>(
             format!("{spelling} {result}, [{object}];")
         }
         TextureInstruction::SurfaceLoad { bits, destinations, handle: object, coordinates, .. } => {
-            let ty = element_type(*bits);
+            let ty = surface_element_type(*bits);
             let results: Vec<String> = destinations.iter().map(|destination| ptx.output(destination, ty)).collect();
             let object = handle(lowering, &mut ptx, object)?;
             let items = coordinates
@@ -192,7 +192,7 @@ pub fn lower<'ctx>(
             format!("{spelling} {}, [{object}, {}];", InlinePtx::vector(&results), InlinePtx::vector(&items))
         }
         TextureInstruction::SurfaceStore { bits, handle: object, coordinates, sources, .. } => {
-            let ty = element_type(*bits);
+            let ty = surface_element_type(*bits);
             let object = handle(lowering, &mut ptx, object)?;
             let items = coordinates
                 .iter()
@@ -204,15 +204,6 @@ pub fn lower<'ctx>(
         }
     };
     emit(lowering, &ptx, &text, predicate_output)
-}
-
-fn element_type(bits: u32) -> ScalarType {
-    match bits {
-        8 => ScalarType::B8,
-        16 => ScalarType::B16,
-        32 => ScalarType::B32,
-        _ => ScalarType::B64,
-    }
 }
 
 /// `tex`/`tld4`'s text; with a residency output, the predicate goes through `%ptxr_resident`.

@@ -5,7 +5,9 @@
 
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
-use ptxr_frontend::ir::{Destination, GuardedInstruction, Operand, SurfaceBoundary, TextureGeometry};
+use ptxr_frontend::ir::{
+    surface_element_type, Destination, GuardedInstruction, Operand, SurfaceBoundary, TextureGeometry,
+};
 use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_runtime::texture::TextureField;
 
@@ -128,15 +130,6 @@ fn branch_on_boundary<'ctx>(
     }
 }
 
-fn element_type(bits: u32) -> ScalarType {
-    match bits {
-        8 => ScalarType::B8,
-        16 => ScalarType::B16,
-        32 => ScalarType::B32,
-        _ => ScalarType::B64,
-    }
-}
-
 /// `suld.b.geom.vec.dtype.clamp d, [a, b]`.
 #[allow(clippy::too_many_arguments)]
 pub fn load<'ctx>(
@@ -170,7 +163,7 @@ pub fn load<'ctx>(
         if boundary == SurfaceBoundary::Zero {
             value = builder.build_select(place.inside, value, element.const_zero(), "")?.into_int_value();
         }
-        lowering.write(destination, value.into(), element_type(bits))?;
+        lowering.write(destination, value.into(), surface_element_type(bits))?;
     }
     Ok(())
 }
@@ -188,7 +181,7 @@ pub fn store<'ctx>(
     let descriptor = Descriptor::of(lowering, handle)?;
     let format = Format::of(lowering, &descriptor)?;
     let bytes = u64::from(access.bits / 8);
-    let ty = element_type(access.bits);
+    let ty = surface_element_type(access.bits);
     // The values are read before any branch, as the instruction reads its operands.
     let values: Vec<IntValue<'ctx>> =
         sources.iter().map(|source| lowering.read_int(source, ty)).collect::<LoweringResult<_>>()?;
