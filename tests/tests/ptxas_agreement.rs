@@ -16,18 +16,34 @@ struct Case {
     attributes: &'static str,
     body: &'static str,
     accepted: bool,
+    /// The `.version` and `.target` (also ptxas's `-arch`): ISA 7.8 for sm_80 but for forms
+    /// that only a newer header has.
+    header: (&'static str, &'static str),
 }
 
+const DEFAULT_HEADER: (&str, &str) = ("7.8", "sm_80");
+
 const fn case(name: &'static str, body: &'static str, accepted: bool) -> Case {
-    Case { name, module_scope: "", attributes: "", body, accepted }
+    Case { name, module_scope: "", attributes: "", body, accepted, header: DEFAULT_HEADER }
 }
 
 const fn with_module(name: &'static str, module_scope: &'static str, body: &'static str, accepted: bool) -> Case {
-    Case { name, module_scope, attributes: "", body, accepted }
+    Case { name, module_scope, attributes: "", body, accepted, header: DEFAULT_HEADER }
 }
 
 const fn with_attributes(name: &'static str, attributes: &'static str, accepted: bool) -> Case {
-    Case { name, module_scope: "", attributes, body: "", accepted }
+    Case { name, module_scope: "", attributes, body: "", accepted, header: DEFAULT_HEADER }
+}
+
+/// A case under `.version version` and `.target target`.
+const fn at(
+    version: &'static str,
+    target: &'static str,
+    name: &'static str,
+    body: &'static str,
+    accepted: bool,
+) -> Case {
+    Case { name, module_scope: "", attributes: "", body, accepted, header: (version, target) }
 }
 
 const TWICE: &str =
@@ -105,6 +121,17 @@ const CASES: &[Case] = &[
     case("setp.eq.ftz.s32", "setp.eq.ftz.s32 %p1, %r1, %r2;", false),
     case("setp.eq.ftz.f64", "setp.eq.ftz.f64 %p1, %fd1, %fd2;", false),
     case("setp.lt.ftz.f32", "setp.lt.ftz.f32 %p1, %f1, %f2;", true),
+    // redux.sync on .f32 (ISA 8.6, sm_100a): only .min and .max.
+    at("8.6", "sm_100a", "redux.sync.min.f32", "redux.sync.min.f32 %f1, %f2, -1;", true),
+    at("8.6", "sm_100a", "redux.sync.max.abs.NaN.f32", "redux.sync.max.abs.NaN.f32 %f1, %f2, -1;", true),
+    at("8.6", "sm_100a", "redux.sync.add.f32", "redux.sync.add.f32 %f1, %f2, -1;", false),
+    at("8.6", "sm_100a", "redux.sync.and.f32", "redux.sync.and.f32 %f1, %f2, -1;", false),
+    at("8.6", "sm_90", "redux.sync.min.f32 on sm_90", "redux.sync.min.f32 %f1, %f2, -1;", false),
+    at("8.5", "sm_90", "redux.sync.min.f32 under ISA 8.5", "redux.sync.min.f32 %f1, %f2, -1;", false),
+    // .b128 (ISA 8.3, sm_70), declared and used.
+    at("8.3", "sm_70", ".reg .b128 under ISA 8.3", ".reg .b128 %q;\nmov.b128 %q, {%rd1, %rd2};", true),
+    at("8.2", "sm_90", ".reg .b128 under ISA 8.2", ".reg .b128 %q;", false),
+    at("8.3", "sm_60", ".reg .b128 on sm_60", ".reg .b128 %q;", false),
     // selp types (section 9.7.5.3).
     case("selp.f16", "selp.f16 %h1, %h2, %h3, %p1;", false),
     case("selp.bf16x2", "selp.bf16x2 %r1, %r2, %r3, %p1;", false),
@@ -328,10 +355,10 @@ const CASES: &[Case] = &[
 
 fn module(case: &Case) -> String {
     format!(
-        ".version 7.8\n.target sm_80\n.address_size 64\n{}\n.visible .entry k(.param .u64 p){}\n{{\n\
+        ".version {}\n.target {}\n.address_size 64\n{}\n.visible .entry k(.param .u64 p){}\n{{\n\
          .reg .b32 %r<5>; .reg .b64 %rd<5>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<5>;\n\
          .reg .f64 %fd<3>;\n{}\nret;\n}}\n",
-        case.module_scope, case.attributes, case.body
+        case.header.0, case.header.1, case.module_scope, case.attributes, case.body
     )
 }
 
@@ -360,7 +387,8 @@ fn the_expected_verdicts_are_ptxas_verdicts() {
     for case in CASES {
         std::fs::write(&file, module(case)).unwrap_or_else(|error| panic!("{error}"));
         let output = Command::new(&ptxas)
-            .args(["-arch=sm_80", "-o"])
+            .arg(format!("-arch={}", case.header.1))
+            .arg("-o")
             .arg(file.with_extension("cubin"))
             .arg(&file)
             .output()

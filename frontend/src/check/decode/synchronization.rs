@@ -591,7 +591,22 @@ pub fn redux(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         );
         return None;
     };
-    if instruction.modifiers.iter().any(|modifier| modifier.node == "f32") {
+    if let Some(float) = instruction.modifiers.iter().find(|modifier| modifier.node == "f32") {
+        // ISA 8.6 gives `.f32` only to `.min` and `.max` (ptxas 12.9: "Incorrect type '.f32' for
+        // operation '.add' in instruction 'redux'").
+        let name = match operation.node {
+            ReduxOperation::Minimum | ReduxOperation::Maximum => None,
+            ReduxOperation::Add => Some("add"),
+            ReduxOperation::And => Some("and"),
+            ReduxOperation::Or => Some("or"),
+            ReduxOperation::Xor => Some("xor"),
+        };
+        if let Some(name) = name {
+            let opcode = format!("redux.sync.{name}");
+            let ty = Spanned::new(ScalarType::F32, float.span);
+            let expected = if name == "add" { "`.u32` or `.s32`" } else { "`.b32`" };
+            return invalid_type(context, &opcode, ty, &format!("{expected} (`.f32` is for `.min` and `.max`)"));
+        }
         // The sm_100 floating-point forms are valid but not decoded yet.
         return accept_unlowered(context, modifiers, instruction);
     }
