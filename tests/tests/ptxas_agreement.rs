@@ -121,6 +121,13 @@ const CASES: &[Case] = &[
     case("setp.eq.ftz.s32", "setp.eq.ftz.s32 %p1, %r1, %r2;", false),
     case("setp.eq.ftz.f64", "setp.eq.ftz.f64 %p1, %fd1, %fd2;", false),
     case("setp.lt.ftz.f32", "setp.lt.ftz.f32 %p1, %f1, %f2;", true),
+    // atom/red .add on the half types is written .add.noftz.
+    case("atom.global.add.f16 without .noftz", "atom.global.add.f16 %h1, [%rd1], %h2;", false),
+    case("atom.global.add.noftz.f16", "atom.global.add.noftz.f16 %h1, [%rd1], %h2;", true),
+    case("red.global.add.f16x2 without .noftz", "red.global.add.f16x2 [%rd1], %r2;", false),
+    case("red.global.add.noftz.f16x2", "red.global.add.noftz.f16x2 [%rd1], %r2;", true),
+    at("8.6", "sm_90", "atom.add.bf16 without .noftz", "atom.add.bf16 %h1, [%rd1], %h2;", false),
+    at("8.6", "sm_90", "atom.add.noftz.bf16x2", "atom.add.noftz.bf16x2 %r1, [%rd1], %r2;", true),
     // redux.sync on .f32 (ISA 8.6, sm_100a): only .min and .max.
     at("8.6", "sm_100a", "redux.sync.min.f32", "redux.sync.min.f32 %f1, %f2, -1;", true),
     at("8.6", "sm_100a", "redux.sync.max.abs.NaN.f32", "redux.sync.max.abs.NaN.f32 %f1, %f2, -1;", true),

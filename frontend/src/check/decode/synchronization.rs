@@ -84,21 +84,34 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         return None;
     };
     // `.noftz` keeps f16 subnormals, which is what ptxr does anyway.
-    modifiers.flag("noftz");
+    let no_flush = modifiers.flag("noftz");
     modifiers.drop_all(is_cache_hint);
     let ty = modifiers.required_type(context)?;
+    let spelling = instruction
+        .modifiers
+        .iter()
+        .find(|modifier| modifier.span == operation.span)
+        .map_or("", |modifier| modifier.node.as_str());
     if !atomic_type_is_valid(operation.node, ty.node) {
-        let spelling = instruction
-            .modifiers
-            .iter()
-            .find(|modifier| modifier.span == operation.span)
-            .map_or("", |modifier| modifier.node.as_str());
         return invalid_type(
             context,
             &format!("{}.{spelling}", modifiers.opcode()),
             ty,
             "a type this operation accepts",
         );
+    }
+    // The half types' `.add` is written `.add.noftz` (ptxas 12.9: "'.noftz' modifier required
+    // for instruction 'atom' with type '.f16'").
+    if !no_flush && matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+        context.report(
+            Diagnostic::error(
+                Code::InvalidModifier,
+                format!("`{}.{spelling}` on `{}` needs `.noftz`", modifiers.opcode(), ty.node),
+            )
+            .with_primary(ty.span, "a half-precision type")
+            .with_help(format!("write `{}.{spelling}.noftz{}`", modifiers.opcode(), ty.node)),
+        );
+        return None;
     }
     let compare_and_swap = operation.node == AtomicOperation::CompareAndSwap;
     let fixed = usize::from(!reduction) + 2 + usize::from(compare_and_swap);
