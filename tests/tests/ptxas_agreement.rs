@@ -149,6 +149,12 @@ const CASES: &[Case] = &[
         "ld.global.L2::evict_first.v4.b64 {%rd1, %rd2, %rd3, %rd4}, [%rd1];",
         true,
     ),
+    // atom on .shared::cluster: the operation and type as on the other state spaces.
+    at("8.0", "sm_90", "atom.shared::cluster.add.u32", "atom.shared::cluster.add.u32 %r1, [%rd1], %r2;", true),
+    at("8.0", "sm_90", "atom.shared::cluster.inc.s32", "atom.shared::cluster.inc.s32 %r1, [%rd1], %r2;", false),
+    at("8.0", "sm_90", "atom.shared::cluster.min.f16", "atom.shared::cluster.min.f16 %h1, [%rd1], %h2;", false),
+    at("8.0", "sm_90", "red.shared::cluster.add.f16x2", "red.shared::cluster.add.f16x2 [%rd1], %r2;", false),
+    at("8.0", "sm_90", "red.shared::cluster.add.noftz.f16x2", "red.shared::cluster.add.noftz.f16x2 [%rd1], %r2;", true),
     // redux.sync on .f32 (ISA 8.6, sm_100a): only .min and .max.
     at("8.6", "sm_100a", "redux.sync.min.f32", "redux.sync.min.f32 %f1, %f2, -1;", true),
     at("8.6", "sm_100a", "redux.sync.max.abs.NaN.f32", "redux.sync.max.abs.NaN.f32 %f1, %f2, -1;", true),
