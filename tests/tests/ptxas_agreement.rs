@@ -155,6 +155,14 @@ const CASES: &[Case] = &[
     at("8.0", "sm_90", "atom.shared::cluster.min.f16", "atom.shared::cluster.min.f16 %h1, [%rd1], %h2;", false),
     at("8.0", "sm_90", "red.shared::cluster.add.f16x2", "red.shared::cluster.add.f16x2 [%rd1], %r2;", false),
     at("8.0", "sm_90", "red.shared::cluster.add.noftz.f16x2", "red.shared::cluster.add.noftz.f16x2 [%rd1], %r2;", true),
+    // set: .ftz on .f32/.f16 sources only, unsigned orderings on unsigned sources only.
+    case("set.eq.ftz.u32.f32", "set.eq.ftz.u32.f32 %r1, %f2, %f3;", true),
+    case("set.eq.ftz.u32.f16", "set.eq.ftz.u32.f16 %r1, %h2, %h3;", true),
+    case("set.eq.ftz.u32.s32", "set.eq.ftz.u32.s32 %r1, %r2, %r3;", false),
+    case("set.eq.ftz.u32.f64", "set.eq.ftz.u32.f64 %r1, %fd1, %fd2;", false),
+    case("set.eq.ftz.u32.bf16", "set.eq.ftz.u32.bf16 %r1, %h2, %h3;", false),
+    case("set.lo.u32.u16", "set.lo.u32.u16 %r1, %h2, %h3;", true),
+    case("set.lo.u32.s32", "set.lo.u32.s32 %r1, %r2, %r3;", false),
     // redux.sync on .f32 (ISA 8.6, sm_100a): only .min and .max.
     at("8.6", "sm_100a", "redux.sync.min.f32", "redux.sync.min.f32 %f1, %f2, -1;", true),
     at("8.6", "sm_100a", "redux.sync.max.abs.NaN.f32", "redux.sync.max.abs.NaN.f32 %f1, %f2, -1;", true),
