@@ -141,6 +141,14 @@ const CASES: &[Case] = &[
     case("ld.const.L2::cache_hint", "ld.const.L2::cache_hint.u32 %r1, [%rd1], %rd2;", false),
     case("st.shared.L2::cache_hint", "st.shared.L2::cache_hint.u32 [%rd1], %r1, %rd2;", false),
     case("st.global.L2::cache_hint", "st.global.L2::cache_hint.u32 [%rd1], %r1, %rd2;", true),
+    case("ld.L2::cache_hint with a 32-bit policy", "ld.L2::cache_hint.u32 %r1, [%rd1], %r2;", false),
+    at(
+        "8.8",
+        "sm_100",
+        "ld.L2::evict_first.L2::cache_hint.u32",
+        "ld.L2::evict_first.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
+        false,
+    ),
     at("8.8", "sm_100", "ld.global.L2::evict_last.u32", "ld.global.L2::evict_last.u32 %r1, [%rd1];", false),
     at(
         "8.8",

@@ -65,7 +65,9 @@ fn check_cache_priority(context: &mut Context, instruction: &ast::Instruction, s
         );
         return None;
     }
-    let level_one = instruction.modifiers.iter().find(|modifier| modifier.node.starts_with("L1::"))?;
+    let Some(level_one) = instruction.modifiers.iter().find(|modifier| modifier.node.starts_with("L1::")) else {
+        return Some(());
+    };
     let operators = ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile"];
     let Some(operator) = instruction.modifiers.iter().find(|modifier| operators.contains(&modifier.node.as_str()))
     else {
