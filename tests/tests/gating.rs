@@ -22,6 +22,11 @@ struct Probe {
 }
 
 const PROBES: &[Probe] = &[
+    // `.b128` (ISA 8.3, sm_70): a declaration of the type, and each instruction that names it.
+    Probe { instruction: ".local .b128 wide;", version: "8.3", sm: 70, older_version: "8.2", older_sm: 60 },
+    Probe { instruction: "mov.b128 %q0, {%rd1, %rd2};", version: "8.3", sm: 70, older_version: "8.2", older_sm: 60 },
+    Probe { instruction: "ld.global.b128 %q0, [%rd1];", version: "8.3", sm: 70, older_version: "8.2", older_sm: 60 },
+    Probe { instruction: "st.global.b128 [%rd1], %q0;", version: "8.3", sm: 70, older_version: "8.2", older_sm: 60 },
     Probe {
         instruction: "lop3.b32 %r1, %r2, %r3, %r1, 0x96;",
         version: "4.3",

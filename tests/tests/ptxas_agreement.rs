@@ -16,18 +16,34 @@ struct Case {
     attributes: &'static str,
     body: &'static str,
     accepted: bool,
+    /// The `.version` and `.target` (also ptxas's `-arch`): ISA 7.8 for sm_80 but for forms
+    /// that only a newer header has.
+    header: (&'static str, &'static str),
 }
 
+const DEFAULT_HEADER: (&str, &str) = ("7.8", "sm_80");
+
 const fn case(name: &'static str, body: &'static str, accepted: bool) -> Case {
-    Case { name, module_scope: "", attributes: "", body, accepted }
+    Case { name, module_scope: "", attributes: "", body, accepted, header: DEFAULT_HEADER }
 }
 
 const fn with_module(name: &'static str, module_scope: &'static str, body: &'static str, accepted: bool) -> Case {
-    Case { name, module_scope, attributes: "", body, accepted }
+    Case { name, module_scope, attributes: "", body, accepted, header: DEFAULT_HEADER }
 }
 
 const fn with_attributes(name: &'static str, attributes: &'static str, accepted: bool) -> Case {
-    Case { name, module_scope: "", attributes, body: "", accepted }
+    Case { name, module_scope: "", attributes, body: "", accepted, header: DEFAULT_HEADER }
+}
+
+/// A case under `.version version` and `.target target`.
+const fn at(
+    version: &'static str,
+    target: &'static str,
+    name: &'static str,
+    body: &'static str,
+    accepted: bool,
+) -> Case {
+    Case { name, module_scope: "", attributes: "", body, accepted, header: (version, target) }
 }
 
 const TWICE: &str =
@@ -105,6 +121,67 @@ const CASES: &[Case] = &[
     case("setp.eq.ftz.s32", "setp.eq.ftz.s32 %p1, %r1, %r2;", false),
     case("setp.eq.ftz.f64", "setp.eq.ftz.f64 %p1, %fd1, %fd2;", false),
     case("setp.lt.ftz.f32", "setp.lt.ftz.f32 %p1, %f1, %f2;", true),
+    // atom/red .add on the half types is written .add.noftz.
+    case("atom.global.add.f16 without .noftz", "atom.global.add.f16 %h1, [%rd1], %h2;", false),
+    case("atom.global.add.noftz.f16", "atom.global.add.noftz.f16 %h1, [%rd1], %h2;", true),
+    case("red.global.add.f16x2 without .noftz", "red.global.add.f16x2 [%rd1], %r2;", false),
+    case("red.global.add.noftz.f16x2", "red.global.add.noftz.f16x2 [%rd1], %r2;", true),
+    at("8.6", "sm_90", "atom.add.bf16 without .noftz", "atom.add.bf16 %h1, [%rd1], %h2;", false),
+    at("8.6", "sm_90", "atom.add.noftz.bf16x2", "atom.add.noftz.bf16x2 %r1, [%rd1], %r2;", true),
+    // Cache priorities of ld/st: .global and generic addresses, no cache operator beside an L1 one.
+    case("ld.global.L1::evict_last", "ld.global.L1::evict_last.u32 %r1, [%rd1];", true),
+    case("ld.global.nc.L1::no_allocate", "ld.global.nc.L1::no_allocate.u32 %r1, [%rd1];", true),
+    case("ld.L1::evict_first.L2::cache_hint", "ld.L1::evict_first.L2::cache_hint.u32 %r1, [%rd1], %rd2;", true),
+    case("ld.relaxed.gpu.global.L1::evict_last", "ld.relaxed.gpu.global.L1::evict_last.u32 %r1, [%rd1];", true),
+    case("ld.global.cs.L1::evict_first", "ld.global.cs.L1::evict_first.u32 %r1, [%rd1];", false),
+    case("st.global.wb.L1::no_allocate", "st.global.wb.L1::no_allocate.u32 [%rd1], %r1;", false),
+    case("ld.volatile.global.L1::evict_last", "ld.volatile.global.L1::evict_last.u32 %r1, [%rd1];", false),
+    case("ld.shared.L1::evict_last", "ld.shared.L1::evict_last.u32 %r1, [%rd1];", false),
+    case("st.local.L1::evict_normal", "st.local.L1::evict_normal.u32 [%rd1], %r1;", false),
+    case("ld.const.L2::cache_hint", "ld.const.L2::cache_hint.u32 %r1, [%rd1], %rd2;", false),
+    case("st.shared.L2::cache_hint", "st.shared.L2::cache_hint.u32 [%rd1], %r1, %rd2;", false),
+    case("st.global.L2::cache_hint", "st.global.L2::cache_hint.u32 [%rd1], %r1, %rd2;", true),
+    case("ld.L2::cache_hint with a 32-bit policy", "ld.L2::cache_hint.u32 %r1, [%rd1], %r2;", false),
+    at(
+        "8.8",
+        "sm_100",
+        "ld.L2::evict_first.L2::cache_hint.u32",
+        "ld.L2::evict_first.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
+        false,
+    ),
+    at("8.8", "sm_100", "ld.global.L2::evict_last.u32", "ld.global.L2::evict_last.u32 %r1, [%rd1];", false),
+    at(
+        "8.8",
+        "sm_100",
+        "ld.global.L2::evict_first.v4.b64",
+        "ld.global.L2::evict_first.v4.b64 {%rd1, %rd2, %rd3, %rd4}, [%rd1];",
+        true,
+    ),
+    // atom on .shared::cluster: the operation and type as on the other state spaces.
+    at("8.0", "sm_90", "atom.shared::cluster.add.u32", "atom.shared::cluster.add.u32 %r1, [%rd1], %r2;", true),
+    at("8.0", "sm_90", "atom.shared::cluster.inc.s32", "atom.shared::cluster.inc.s32 %r1, [%rd1], %r2;", false),
+    at("8.0", "sm_90", "atom.shared::cluster.min.f16", "atom.shared::cluster.min.f16 %h1, [%rd1], %h2;", false),
+    at("8.0", "sm_90", "red.shared::cluster.add.f16x2", "red.shared::cluster.add.f16x2 [%rd1], %r2;", false),
+    at("8.0", "sm_90", "red.shared::cluster.add.noftz.f16x2", "red.shared::cluster.add.noftz.f16x2 [%rd1], %r2;", true),
+    // set: .ftz on .f32/.f16 sources only, unsigned orderings on unsigned sources only.
+    case("set.eq.ftz.u32.f32", "set.eq.ftz.u32.f32 %r1, %f2, %f3;", true),
+    case("set.eq.ftz.u32.f16", "set.eq.ftz.u32.f16 %r1, %h2, %h3;", true),
+    case("set.eq.ftz.u32.s32", "set.eq.ftz.u32.s32 %r1, %r2, %r3;", false),
+    case("set.eq.ftz.u32.f64", "set.eq.ftz.u32.f64 %r1, %fd1, %fd2;", false),
+    case("set.eq.ftz.u32.bf16", "set.eq.ftz.u32.bf16 %r1, %h2, %h3;", false),
+    case("set.lo.u32.u16", "set.lo.u32.u16 %r1, %h2, %h3;", true),
+    case("set.lo.u32.s32", "set.lo.u32.s32 %r1, %r2, %r3;", false),
+    // redux.sync on .f32 (ISA 8.6, sm_100a): only .min and .max.
+    at("8.6", "sm_100a", "redux.sync.min.f32", "redux.sync.min.f32 %f1, %f2, -1;", true),
+    at("8.6", "sm_100a", "redux.sync.max.abs.NaN.f32", "redux.sync.max.abs.NaN.f32 %f1, %f2, -1;", true),
+    at("8.6", "sm_100a", "redux.sync.add.f32", "redux.sync.add.f32 %f1, %f2, -1;", false),
+    at("8.6", "sm_100a", "redux.sync.and.f32", "redux.sync.and.f32 %f1, %f2, -1;", false),
+    at("8.6", "sm_90", "redux.sync.min.f32 on sm_90", "redux.sync.min.f32 %f1, %f2, -1;", false),
+    at("8.5", "sm_90", "redux.sync.min.f32 under ISA 8.5", "redux.sync.min.f32 %f1, %f2, -1;", false),
+    // .b128 (ISA 8.3, sm_70), declared and used.
+    at("8.3", "sm_70", ".reg .b128 under ISA 8.3", ".reg .b128 %q;\nmov.b128 %q, {%rd1, %rd2};", true),
+    at("8.2", "sm_90", ".reg .b128 under ISA 8.2", ".reg .b128 %q;", false),
+    at("8.3", "sm_60", ".reg .b128 on sm_60", ".reg .b128 %q;", false),
     // selp types (section 9.7.5.3).
     case("selp.f16", "selp.f16 %h1, %h2, %h3, %p1;", false),
     case("selp.bf16x2", "selp.bf16x2 %r1, %r2, %r3, %p1;", false),
@@ -328,10 +405,10 @@ const CASES: &[Case] = &[
 
 fn module(case: &Case) -> String {
     format!(
-        ".version 7.8\n.target sm_80\n.address_size 64\n{}\n.visible .entry k(.param .u64 p){}\n{{\n\
+        ".version {}\n.target {}\n.address_size 64\n{}\n.visible .entry k(.param .u64 p){}\n{{\n\
          .reg .b32 %r<5>; .reg .b64 %rd<5>; .reg .pred %p<3>; .reg .b16 %h<4>; .reg .f32 %f<5>;\n\
          .reg .f64 %fd<3>;\n{}\nret;\n}}\n",
-        case.module_scope, case.attributes, case.body
+        case.header.0, case.header.1, case.module_scope, case.attributes, case.body
     )
 }
 
@@ -360,7 +437,8 @@ fn the_expected_verdicts_are_ptxas_verdicts() {
     for case in CASES {
         std::fs::write(&file, module(case)).unwrap_or_else(|error| panic!("{error}"));
         let output = Command::new(&ptxas)
-            .args(["-arch=sm_80", "-o"])
+            .arg(format!("-arch={}", case.header.1))
+            .arg("-o")
             .arg(file.with_extension("cubin"))
             .arg(&file)
             .output()

@@ -257,9 +257,31 @@ pub fn slct(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 pub fn set(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let comparison = super::half::float_comparison(context, modifiers, "set")?;
     let combine_operation = modifiers.take_sketched(LOGIC_OPERATIONS, logic_operation);
-    let flush_subnormals = modifiers.flag("ftz");
+    let flush = modifiers.take_flag("ftz");
     let destination_type = modifiers.required_type(context)?;
     let source_type = modifiers.required_type(context)?;
+    // `.ftz` flushes `.f32` and `.f16` subnormals: ptxas 12.9 refuses it on integer, `.f64` and
+    // `.bf16` sources ('Illegal modifier '.ftz' for instruction 'set'').
+    if let Some(flush) = &flush {
+        if !matches!(source_type.node, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`set` has no `.ftz` on `{}`", source_type.node))
+                    .with_primary(flush.span, "`.ftz` is for `.f32`, `.f16` and `.f16x2`"),
+            );
+            return None;
+        }
+    }
+    let flush_subnormals = flush.is_some();
+    // `.lo`, `.ls`, `.hi` and `.hs` are the unsigned orderings: ptxas 12.9 refuses them on
+    // signed sources ('Mismatch between instruction type and comparison qualifier').
+    if source_type.node.kind() == ScalarKind::Signed && comparison.node.is_integer_only() {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("unsigned comparison on `{}`", source_type.node))
+                .with_primary(comparison.span, "`.lo`, `.ls`, `.hi` and `.hs` compare unsigned integers")
+                .with_help("use `.lt`, `.le`, `.gt` or `.ge` on signed integers"),
+        );
+        return None;
+    }
     let packed = |ty: ScalarType| matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2);
     let destination_valid = if packed(source_type.node) {
         destination_type.node == source_type.node || matches!(destination_type.node, ScalarType::U32 | ScalarType::S32)

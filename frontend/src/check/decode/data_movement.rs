@@ -34,6 +34,82 @@ fn check_prefetch_size(context: &mut Context, modifiers: &mut Modifiers, state_s
     None
 }
 
+const CACHE_PRIORITIES: [&str; 6] = [
+    "L1::evict_normal",
+    "L1::evict_unchanged",
+    "L1::evict_first",
+    "L1::evict_last",
+    "L1::no_allocate",
+    "L2::cache_hint",
+];
+const LEVEL_TWO_PRIORITIES: [&str; 4] =
+    ["L2::evict_normal", "L2::evict_unchanged", "L2::evict_first", "L2::evict_last"];
+
+/// The L1 eviction priorities (`.L1::evict_*`, `.L1::no_allocate`) and `.L2::cache_hint` of
+/// `ld`/`st` (sections 9.7.8.8, 9.7.8.9) are for `.global` and generic addresses only, and an
+/// L1 priority replaces the cache operator: ptxas 12.9 refuses the priority beside `.ca` ...
+/// `.wt` or `.volatile` ("Modifier '.evict_first' cannot be combined with modifier '.cs'") and on
+/// other state spaces ("cannot be applied to '.shared' space"); `.nc` and an ordering may stay.
+fn check_cache_priority(context: &mut Context, instruction: &ast::Instruction, state_space: StateSpace) -> Option<()> {
+    let opcode = instruction.opcode.node.as_str();
+    let mut priorities = instruction.modifiers.iter().filter(|modifier| {
+        let name = modifier.node.as_str();
+        name.starts_with("L1::") || name == "L2::cache_hint"
+    });
+    let Some(priority) = priorities.next() else { return Some(()) };
+    if !matches!(state_space, StateSpace::Global | StateSpace::Generic) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`.{}` does not apply to `{state_space}`", priority.node))
+                .with_primary(priority.span, format!("a cache priority on a `{state_space}` access"))
+                .with_note(format!("`{opcode}` takes cache priorities on `.global` and generic addresses only")),
+        );
+        return None;
+    }
+    let Some(level_one) = instruction.modifiers.iter().find(|modifier| modifier.node.starts_with("L1::")) else {
+        return Some(());
+    };
+    let operators = ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile"];
+    let Some(operator) = instruction.modifiers.iter().find(|modifier| operators.contains(&modifier.node.as_str()))
+    else {
+        return Some(());
+    };
+    context.report(
+        Diagnostic::error(
+            Code::InvalidModifier,
+            format!("`.{}` cannot be combined with `.{}`", level_one.node, operator.node),
+        )
+        .with_primary(level_one.span, "an L1 eviction priority")
+        .with_secondary(operator.span, "a cache operator beside it")
+        .with_note("an L1 eviction priority takes the place of the cache operator"),
+    );
+    None
+}
+
+/// `.L2::evict_*` on `ld`/`st` (ISA 8.8) sets the L2 eviction priority of a 256-bit access only:
+/// ptxas 12.9: "Instruction 'ld' requires '.v8.b32/.v4.b64' type with '.L2::evict_first' modifier".
+fn check_level_two_priority(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    ty: ScalarType,
+    lanes: Option<u32>,
+) -> Option<()> {
+    let Some(priority) = instruction.modifiers.iter().find(|modifier| modifier.node.starts_with("L2::evict_")) else {
+        return Some(());
+    };
+    if lanes.is_some_and(|lanes| lanes * ty.bits() == 256) {
+        return Some(());
+    }
+    context.report(
+        Diagnostic::error(
+            Code::InvalidModifier,
+            format!("`.{}` on `{}` needs a 256-bit access", priority.node, instruction.opcode.node),
+        )
+        .with_primary(priority.span, "an L2 eviction priority")
+        .with_help("use `.v8` of a 32-bit type or `.v4` of a 64-bit type"),
+    );
+    None
+}
+
 /// Cache and eviction hints of `ld`/`st`: they never change a result, so they are dropped.
 fn is_cache_hint(modifier: &str) -> bool {
     matches!(modifier, "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" | "weak")
@@ -282,10 +358,17 @@ pub fn load(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     check_cache_operator_and_volatile(context, modifiers, instruction, state_space, true)?;
     let (volatile, ordered) = memory_order(context, modifiers, true)?;
     check_prefetch_size(context, modifiers, state_space)?;
+    // Nearly every load and store has no priority: the modifiers' sketch says so.
+    if CACHE_PRIORITIES.iter().any(|name| modifiers.may_have(name)) {
+        check_cache_priority(context, instruction, state_space)?;
+    }
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
+    if LEVEL_TWO_PRIORITIES.iter().any(|name| modifiers.may_have(name)) {
+        check_level_two_priority(context, instruction, ty.node, lanes.as_ref().map(|lanes| lanes.node))?;
+    }
     memory_access_type(context, modifiers.opcode(), &ty)?;
     cache_policy(context, instruction, cache_hint)?;
     if let Some(lanes) = lanes {
@@ -309,10 +392,17 @@ pub fn store(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     check_cache_operator_and_volatile(context, modifiers, instruction, state_space, false)?;
     let (volatile, ordered) = memory_order(context, modifiers, false)?;
     check_prefetch_size(context, modifiers, state_space)?;
+    // Nearly every load and store has no priority: the modifiers' sketch says so.
+    if CACHE_PRIORITIES.iter().any(|name| modifiers.may_have(name)) {
+        check_cache_priority(context, instruction, state_space)?;
+    }
     let cache_hint = modifiers.flag("L2::cache_hint");
     modifiers.drop_all(is_cache_hint);
     let lanes = modifiers.take_sketched(vector::LANES, vector::lanes_of_modifier);
     let ty = modifiers.required_type(context)?;
+    if LEVEL_TWO_PRIORITIES.iter().any(|name| modifiers.may_have(name)) {
+        check_level_two_priority(context, instruction, ty.node, lanes.as_ref().map(|lanes| lanes.node))?;
+    }
     memory_access_type(context, "st", &ty)?;
     cache_policy(context, instruction, cache_hint)?;
     if state_space == StateSpace::Const {

@@ -40,6 +40,55 @@ fn atomic_type_is_valid(operation: AtomicOperation, ty: ScalarType) -> bool {
     }
 }
 
+/// The operation and type of a scalar `atom`/`red` (ISA 7.8 section 9.7.12.5), and `.noftz` on
+/// the half types' `.add` (ptxas 12.9: "'.noftz' modifier required for instruction 'atom' with
+/// type '.f16'").
+fn check_atomic_type(
+    context: &mut Context,
+    opcode: &str,
+    instruction: &ast::Instruction,
+    operation: Spanned<AtomicOperation>,
+    ty: Spanned<ScalarType>,
+    no_flush: bool,
+) -> Option<()> {
+    let spelling = instruction
+        .modifiers
+        .iter()
+        .find(|modifier| modifier.span == operation.span)
+        .map_or("", |modifier| modifier.node.as_str());
+    if !atomic_type_is_valid(operation.node, ty.node) {
+        invalid_type(context, &format!("{opcode}.{spelling}"), ty, "a type this operation accepts");
+        return None;
+    }
+    if !no_flush && matches!(ty.node, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`{opcode}.{spelling}` on `{}` needs `.noftz`", ty.node))
+                .with_primary(ty.span, "a half-precision type")
+                .with_help(format!("write `{opcode}.{spelling}.noftz{}`", ty.node)),
+        );
+        return None;
+    }
+    Some(())
+}
+
+/// `atom`/`red` on `.shared::cluster`, accepted without decoding: the operation and type of a
+/// scalar form are checked as for the other state spaces.
+fn check_cluster_atomic(context: &mut Context, opcode: &str, instruction: &ast::Instruction) -> Option<()> {
+    let modifiers = &instruction.modifiers;
+    if modifiers.iter().any(|modifier| vector::lanes_of_modifier(&modifier.node).is_some()) {
+        return Some(());
+    }
+    let operation = modifiers.iter().find_map(|modifier| {
+        AtomicOperation::from_ptx(&modifier.node).map(|operation| Spanned::new(operation, modifier.span))
+    });
+    let ty = modifiers
+        .iter()
+        .find_map(|modifier| ScalarType::from_ptx(&modifier.node).map(|ty| Spanned::new(ty, modifier.span)));
+    let (Some(operation), Some(ty)) = (operation, ty) else { return Some(()) };
+    let no_flush = modifiers.iter().any(|modifier| modifier.node == "noftz");
+    check_atomic_type(context, opcode, instruction, operation, ty, no_flush)
+}
+
 /// `atom` and `red`: `atom.sem.scope.space.op.type d, [a], b{, c}{, policy}`.
 pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let reduction = modifiers.opcode() == "red";
@@ -52,6 +101,7 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     }
     if modifiers.flag("shared::cluster") {
         // Cluster shared memory is valid but not decoded yet.
+        check_cluster_atomic(context, modifiers.opcode(), instruction)?;
         return accept_unlowered(context, modifiers, instruction);
     }
     if let Some(lanes) = modifiers.take(vector::lanes_of_modifier) {
@@ -84,22 +134,10 @@ pub fn atomic(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         return None;
     };
     // `.noftz` keeps f16 subnormals, which is what ptxr does anyway.
-    modifiers.flag("noftz");
+    let no_flush = modifiers.flag("noftz");
     modifiers.drop_all(is_cache_hint);
     let ty = modifiers.required_type(context)?;
-    if !atomic_type_is_valid(operation.node, ty.node) {
-        let spelling = instruction
-            .modifiers
-            .iter()
-            .find(|modifier| modifier.span == operation.span)
-            .map_or("", |modifier| modifier.node.as_str());
-        return invalid_type(
-            context,
-            &format!("{}.{spelling}", modifiers.opcode()),
-            ty,
-            "a type this operation accepts",
-        );
-    }
+    check_atomic_type(context, modifiers.opcode(), instruction, operation.clone(), ty.clone(), no_flush)?;
     let compare_and_swap = operation.node == AtomicOperation::CompareAndSwap;
     let fixed = usize::from(!reduction) + 2 + usize::from(compare_and_swap);
     // A trailing cache policy operand is a hint.
@@ -591,7 +629,22 @@ pub fn redux(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
         );
         return None;
     };
-    if instruction.modifiers.iter().any(|modifier| modifier.node == "f32") {
+    if let Some(float) = instruction.modifiers.iter().find(|modifier| modifier.node == "f32") {
+        // ISA 8.6 gives `.f32` only to `.min` and `.max` (ptxas 12.9: "Incorrect type '.f32' for
+        // operation '.add' in instruction 'redux'").
+        let name = match operation.node {
+            ReduxOperation::Minimum | ReduxOperation::Maximum => None,
+            ReduxOperation::Add => Some("add"),
+            ReduxOperation::And => Some("and"),
+            ReduxOperation::Or => Some("or"),
+            ReduxOperation::Xor => Some("xor"),
+        };
+        if let Some(name) = name {
+            let opcode = format!("redux.sync.{name}");
+            let ty = Spanned::new(ScalarType::F32, float.span);
+            let expected = if name == "add" { "`.u32` or `.s32`" } else { "`.b32`" };
+            return invalid_type(context, &opcode, ty, &format!("{expected} (`.f32` is for `.min` and `.max`)"));
+        }
         // The sm_100 floating-point forms are valid but not decoded yet.
         return accept_unlowered(context, modifiers, instruction);
     }

@@ -1,6 +1,7 @@
 //! Version and target gating: every instruction form needs the PTX ISA version that introduced
 //! it and the `sm_` target that has it (`requirements.rs`), and some forms are deprecated
-//! (`deprecations.rs`). A form newer than the module's `.version` is E0301, one beyond its
+//! (`deprecations.rs`); a `.b128` declaration is gated apart from the instructions
+//! (`wide_type.rs`). A form newer than the module's `.version` is E0301, one beyond its
 //! `.target` is E0302, each with a secondary label on the directive; a deprecated form is W0001.
 //!
 //! The tables are filtered once per module down to the rows this module's header can fail, so a
@@ -10,6 +11,7 @@
 mod deprecations;
 mod requirements;
 mod targets;
+mod wide_type;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::IsaVersion;
@@ -21,6 +23,7 @@ use super::function::{spelling, spelling_span};
 use super::name_map::{short_key, NameMap};
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
 use requirements::{Operands, Requirement, REQUIREMENTS};
+use wide_type::WideTypeGate;
 
 /// Reports every instruction of the module that its `.version` or `.target` does not allow, and
 /// every deprecated form; with `compile_sm`, also every instruction that the architecture it is
@@ -35,7 +38,11 @@ pub fn check_module<'header>(
 ) -> ModuleGate<'header> {
     targets::check_header(header, diagnostics);
     check_address_size(module, header, diagnostics);
-    ModuleGate { gate: Gate::new(header, compile_sm), gated: 0 }
+    let gate = Gate::new(header, compile_sm);
+    if gate.wide_type().fails() {
+        wide_type::check_module_variables(module, gate.wide_type(), diagnostics);
+    }
+    ModuleGate { gate, gated: 0 }
 }
 
 /// The functions of a module still to be gated: those from directive `gated` on.
@@ -114,11 +121,18 @@ impl Row {
 impl<'header> Gate<'header> {
     fn check_function(&self, function: &ast::Function, diagnostics: &mut Vec<Diagnostic>) {
         self.check_attributes(function, diagnostics);
+        if self.wide_type().fails() {
+            wide_type::check_function(function, self.wide_type(), diagnostics);
+        }
         if let Some(body) = &function.body {
             if !self.by_opcode.is_empty() || !self.by_short_opcode.is_empty() {
                 self.check_block(body, diagnostics);
             }
         }
+    }
+
+    fn wide_type(&self) -> WideTypeGate<'header> {
+        WideTypeGate { header: self.header, compile_sm: self.compile_sm }
     }
 
     fn new(header: &'header Header, compile_sm: Option<u32>) -> Gate<'header> {

@@ -131,6 +131,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: MEMORY, modifiers: &[&["f64"]], version: None, sm: Some(13), form: "`.f64` loads and stores", section: "9.7.8.8", operands: ANY },
     Requirement { opcodes: MEMORY, modifiers: &[&["v8"], &["b32", "u32", "s32", "f32"]], version: isa(8, 8), sm: Some(100), form: "256-bit loads and stores (`.v8` of 32-bit elements)", section: "9.7.8.8 (ISA 8.8)", operands: ANY },
     Requirement { opcodes: MEMORY, modifiers: &[&["v4"], &["b64", "u64", "s64", "f64"]], version: isa(8, 8), sm: Some(100), form: "256-bit loads and stores (`.v4` of 64-bit elements)", section: "9.7.8.8 (ISA 8.8)", operands: ANY },
+    Requirement { opcodes: &["ld", "ldu", "st", "mov"], modifiers: &[&["b128"]], version: isa(8, 3), sm: Some(70), form: "the `.b128` type", section: "5.2.2 (ISA 8.3)", operands: ANY },
     Requirement { opcodes: &["ld"], modifiers: &[&["global"], &["nc"]], version: isa(3, 1), sm: None, form: "`ld.global.nc`", section: "9.7.8.9", operands: ANY },
     Requirement { opcodes: &["ldu"], modifiers: NONE, version: isa(2, 0), sm: None, form: "`ldu`", section: "9.7.8.10", operands: ANY },
     Requirement { opcodes: &["ldu"], modifiers: &[&["f64"]], version: isa(2, 0), sm: Some(13), form: "`ldu.f64`", section: "9.7.8.10", operands: ANY },
@@ -201,6 +202,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["match"], modifiers: NONE, version: isa(6, 0), sm: Some(70), form: "`match.sync`", section: "9.7.12.9", operands: ANY },
     Requirement { opcodes: &["activemask"], modifiers: NONE, version: isa(6, 2), sm: Some(30), form: "`activemask`", section: "9.7.12.10", operands: ANY },
     Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11", operands: ANY },
+    // ptxas wants sm_100a or sm_103a ("not supported on .target 'sm_100'"); the table has no arch-specific targets.
+    Requirement { opcodes: &["redux"], modifiers: &[&["f32"]], version: isa(8, 6), sm: Some(100), form: "`redux.sync.min`/`.max` on `.f32`", section: "9.7.12.11 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: &["elect"], modifiers: NONE, version: isa(8, 0), sm: Some(90), form: "`elect.sync`", section: "9.7.12 (ISA 8.0)", operands: ANY },
     // The warp matrix instructions' target notes (PTX ISA 9.7.13): only the oldest `sm_` per
     // shape and type, so that an explicit `--arch` below it is E0302 rather than LLVM failing to
