@@ -38,8 +38,18 @@ pub fn optimize(module: &Module<'_>, machine: &TargetMachine, level: u8) -> Resu
         _ => "default<O3>",
     };
     let triple = machine.get_triple();
-    crate::fatal::during(format!("LLVM's {pipeline} pipeline for {}", triple.as_str().to_string_lossy()), || {
-        module.run_passes(pipeline, machine, PassBuilderOptions::create()).map_err(|message| message.to_string())
+    let triple_name = triple.as_str().to_string_lossy();
+    // SPIR-V has vectors of at most 16 lanes, but SROA and InstCombine may build wider ones
+    // (an `<N x float>` phi for a `wgmma` accumulator of 32 registers, say), which LLVM's SPIR-V
+    // back end cannot legalize. The scalarizer splits vectors wider than 128 bits into 128-bit
+    // pieces and leaves narrower ones alone.
+    let pipeline = if level > 0 && triple_name.starts_with("spirv") {
+        format!("{pipeline},function(scalarizer<load-store;min-bits=128>)")
+    } else {
+        pipeline.to_string()
+    };
+    crate::fatal::during(format!("LLVM's {pipeline} pipeline for {triple_name}"), || {
+        module.run_passes(&pipeline, machine, PassBuilderOptions::create()).map_err(|message| message.to_string())
     })
 }
 
