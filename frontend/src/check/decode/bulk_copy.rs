@@ -124,17 +124,33 @@ fn direction(spaces: &[&str]) -> Option<BulkCopyDirection> {
 fn plain(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) -> Option<Instruction> {
     let (rest, hint) = split_cache_hint(context, instruction, rest)?;
     let Some(direction) = direction(rest) else { return unexpected_form(context, instruction) };
-    let operands = &instruction.operands;
     let with_mbarrier = direction != BulkCopyDirection::SharedToGlobal;
+    let (destination, source, size, mbarrier) =
+        copy_operands(context, instruction, direction, with_mbarrier, hint, "cp.async.bulk")?;
+    Some(Instruction::BulkCopy { direction, destination, source, size, mbarrier })
+}
+
+/// `[d], [a], size{, [mbar]}` of a bulk copy or reduction in `direction`, after checking the
+/// operand count (`hint` more for a cache policy).
+#[allow(clippy::type_complexity)]
+fn copy_operands(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    direction: BulkCopyDirection,
+    with_mbarrier: bool,
+    hint: usize,
+    name: &str,
+) -> Option<(Address, Address, crate::ir::Operand, Option<Box<Address>>)> {
+    let operands = &instruction.operands;
     context.expect_operand_count(instruction, 3 + usize::from(with_mbarrier) + hint)?;
     let (destination_space, source_space) = spaces(direction);
     let destination = context.address(&operands[0])?;
-    context.check_address_space(&destination, destination_space, "cp.async.bulk")?;
+    context.check_address_space(&destination, destination_space, name)?;
     let source = context.address(&operands[1])?;
-    context.check_address_space(&source, source_space, "cp.async.bulk")?;
+    context.check_address_space(&source, source_space, name)?;
     let size = context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?;
     let mbarrier = if with_mbarrier { Some(Box::new(mbarrier_address(context, &operands[3])?)) } else { None };
-    Some(Instruction::BulkCopy { direction, destination, source, size, mbarrier })
+    Some((destination, source, size, mbarrier))
 }
 
 /// The state spaces of the destination and the source.
@@ -261,16 +277,9 @@ fn reduce(context: &mut Context, instruction: &ast::Instruction, rest: &[&str]) 
         );
         return None;
     }
-    let operands = &instruction.operands;
     let with_mbarrier = direction == BulkCopyDirection::SharedToShared;
-    context.expect_operand_count(instruction, 3 + usize::from(with_mbarrier) + hint)?;
-    let (destination_space, source_space) = spaces(direction);
-    let destination = context.address(&operands[0])?;
-    context.check_address_space(&destination, destination_space, "cp.reduce.async.bulk")?;
-    let source = context.address(&operands[1])?;
-    context.check_address_space(&source, source_space, "cp.reduce.async.bulk")?;
-    let size = context.source(&operands[2], ScalarType::U32, SizeRule::Exact)?;
-    let mbarrier = if with_mbarrier { Some(Box::new(mbarrier_address(context, &operands[3])?)) } else { None };
+    let (destination, source, size, mbarrier) =
+        copy_operands(context, instruction, direction, with_mbarrier, hint, "cp.reduce.async.bulk")?;
     Some(Instruction::BulkReduce { direction, operation, ty, destination, source, size, mbarrier })
 }
 
