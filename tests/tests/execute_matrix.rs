@@ -1242,34 +1242,23 @@ fn forms_without_a_computation_are_reported_as_unsupported() {
     assert!(unsupported_messages(m16n8k16, "cpu").is_empty(), "the CPU computes m16n8k16");
     assert!(unsupported_messages(m16n8k16, "nvptx").is_empty(), "NVPTX has the mma intrinsics");
     // Every `mma.sp` family of ISA 7.8, at the largest selector its form allows: NVPTX has them
-    // all (`llvm.nvvm.mma.sp.*`); the other targets rebuild the dense A only where the metadata
-    // layout is established (`lowering/src/instructions/sparse_matrix.rs`), and name the form
-    // elsewhere.
+    // all (`llvm.nvvm.mma.sp.*`); the other targets rebuild the dense A of every one
+    // (`lowering/src/instructions/sparse_matrix.rs`).
     let sparse_forms = [
-        ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;", true),
-        ("mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2}, %r5, 1;", true),
-        ("mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;", true),
-        ("mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;", true),
-        ("mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;", true),
-        ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;", false),
-        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;", true),
-        ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;", false),
-        ("mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;", true),
+        "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2}, %r5, 1;",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;",
+        "mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 3;",
+        "mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f5, %f6, %f7, %f8}, %r5, 1;",
+        "mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;",
+        "mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;",
+        "mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5, %r6}, {%r1, %r2, %r3, %r4}, %r7, 1;",
+        "mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, %r7, 0;",
     ];
-    for (sparse, layout_established) in sparse_forms {
-        assert!(unsupported_messages(&format!("    {sparse}"), "nvptx").is_empty(), "{sparse} on nvptx");
-        for target in ["cpu", "amdgpu", "spirv"] {
+    for sparse in sparse_forms {
+        for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
             let messages = unsupported_messages(&format!("    {sparse}"), target);
-            if layout_established {
-                assert!(messages.is_empty(), "{sparse} on {target}: {messages:?}");
-            } else {
-                assert!(
-                    messages.iter().any(|message| message.contains("mma.sp")
-                        && message.contains("metadata layout")
-                        && message.contains(target)),
-                    "{sparse} on {target}: {messages:?}"
-                );
-            }
+            assert!(messages.is_empty(), "{sparse} on {target}: {messages:?}");
         }
     }
     for target in ["amdgpu", "spirv"] {

@@ -376,8 +376,8 @@ fn spirv_mma_sp_tf32_with_every_selector() {
     }
 }
 
-/// An integer form (`.s32` accumulators): A and B are 8-bit (`.m16n8k64`) or 4-bit
-/// (`.m16n8k128`), signed or not.
+/// An integer form (`.s32` accumulators): A and B are 8-bit (`.m16n8k32`, `.m16n8k64`) or 4-bit
+/// (`.m16n8k64`, `.m16n8k128`), signed or not.
 struct IntegerForm {
     spelling: &'static str,
     k: usize,
@@ -385,6 +385,44 @@ struct IntegerForm {
     a_signed: bool,
     b_signed: bool,
     saturate: bool,
+}
+
+impl IntegerForm {
+    /// Dense elements in a chunk: four units, a unit being an 8-bit element or a pair of
+    /// 4-bit ones.
+    fn chunk(&self) -> usize {
+        4 * (8 / self.bits) as usize
+    }
+
+    /// Registers of A's non-zero half and of B (each `k·bits / 128`).
+    fn registers(&self) -> usize {
+        self.k * self.bits as usize / 128
+    }
+
+    /// The selectors the form takes (the manual's "Sparse matrix storage"): with sixteen chunks
+    /// a row all four lanes of a group give metadata (0); with eight a pair does (0: lanes 0
+    /// and 1, 1: lanes 2 and 3).
+    fn selectors(&self) -> u32 {
+        if self.k / self.chunk() == 16 {
+            1
+        } else {
+            2
+        }
+    }
+}
+
+/// How the test spreads the metadata over the selected lanes.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Spread {
+    /// As `lowering/src/instructions/sparse_matrix.rs` documents: the `lanes` selected lanes
+    /// of group `g`, lane `h + 2q` (relative), give the whole word of row `g + 8h`, chunks `8q`
+    /// to `8q + 7`.
+    Documented,
+    /// The same words with rows `g` and `g + 8` swapped between the lanes of each pair.
+    RowsSwapped,
+    /// Sixteen-bit halves as on `.f16` `.m16n8k32`: lane `p` (relative) gives chunks `4p` to
+    /// `4p + 3` of row `g` in its low half and of row `g + 8` in its high half.
+    Halves,
 }
 
 /// A random element of a `bits`-bit integer type, as its value.
@@ -410,27 +448,39 @@ fn random_accumulator(bits: u32, random: &mut Random) -> i64 {
     }
 }
 
-/// Runs an integer form (selector 0: every lane gives metadata) on `warps` warps and checks
-/// every lane's D against the exact sum, wrapped to 32 bits or, with `.satfinite`, clamped.
-/// A row is sixteen chunks, each keeping two of its four units, a unit being an 8-bit element
-/// (2:4) or a pair of adjacent 4-bit ones (4:8 in pairs, the manual's "Sparse matrix storage").
-/// A's non-zero half (16 × k/2) is spread as the manual's text says, `per` = 32 / bits
-/// elements to a register: register `r`, element `j` of lane `4g + t` is row
+/// Runs an integer form with sparsity selector `selector` on `warps` warps, the metadata
+/// spread as `spread` says, and returns how many of D's registers differ from the exact sum,
+/// wrapped to 32 bits or, with `.satfinite`, clamped (with [`Spread::Documented`] it asserts
+/// that none does). A row is `k / chunk` chunks, each keeping two of its four units, a unit
+/// being an 8-bit element (2:4) or a pair of adjacent 4-bit ones (4:8 in pairs, the manual's
+/// "Sparse matrix storage"). A's non-zero half (16 × k/2) is spread as the manual's text says,
+/// `per` = 32 / bits elements to a register: register `r`, element `j` of lane `4g + t` is row
 /// `g + 8·(r mod 2)`, non-zero column `per·t + j + 4·per·(r / 2)` (8-bit: dense columns from
-/// `threadID_in_group * 8`, `+ 32`; 4-bit: from `threadID_in_group * 16`, `+ 64`). B (k × 8):
-/// register `r`, element `j` is row `per·t + j + 4·per·r`, column `g`. The metadata: lane
-/// `4g + t` gives the whole word of row `g + 8·(t mod 2)` for chunks `8·(t / 2)` to
-/// `8·(t / 2) + 7`, four bits a chunk, chunk 0 lowest, index `s` naming unit `s` (CUTLASS's
-/// sm_80 sparse GEMMs and, on 8 bits, tilelang agree; see
-/// `lowering/src/instructions/sparse_matrix.rs`).
-fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64) {
+/// `threadID_in_group * 8`, `+ 32` on `.m16n8k64`; 4-bit: from `threadID_in_group * 16`,
+/// `+ 64` on `.m16n8k128`). B (k × 8): register `r`, element `j` is row `per·t + j + 4·per·r`,
+/// column `g`. The metadata: four bits a chunk, chunk 0 lowest, index `s` naming unit `s`,
+/// given by the lanes the selector names as [`Spread`] says (the documented layout: CUTLASS's
+/// sm_80 sparse GEMMs and, on 8 bits, tilelang for sixteen chunks a row; ptxas's own
+/// assembly for eight; see `lowering/src/instructions/sparse_matrix.rs`); the other lanes hold
+/// random words, which must not count.
+fn integer_mismatches_on(
+    device: Device,
+    form: &IntegerForm,
+    selector: u32,
+    spread: Spread,
+    warps: usize,
+    seed: u64,
+) -> usize {
     let k = form.k;
     let bits = form.bits;
     let per = (32 / bits) as usize;
     // Elements in a unit that one index names, in a chunk, and kept of a chunk.
     let unit = (8 / bits) as usize;
-    let chunk = 4 * unit;
+    let chunk = form.chunk();
     let kept_per_chunk = 2 * unit;
+    let registers_ab = form.registers();
+    // Lanes of a group that each selector value names.
+    let lanes = 4 / form.selectors() as usize;
     let mut random = Random::new(seed);
     let mut input = Vec::new();
     let mut expected = Vec::new();
@@ -457,29 +507,44 @@ fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64)
             (0..k).map(|_| (0..8).map(|_| random_element(bits, form.b_signed, &mut random)).collect()).collect();
         let c: Vec<Vec<i64>> =
             (0..16).map(|_| (0..8).map(|_| random_accumulator(bits, &mut random)).collect()).collect();
+        // Row `row`'s metadata for `count` chunks from `from`, the first in the low four bits.
+        let row_metadata = |row: usize, from: usize, count: usize| -> u32 {
+            (0..count).fold(0, |word, n| {
+                let (first, second) = pairs[row][from + n];
+                word | ((first | second << 2) as u32) << (4 * n)
+            })
+        };
         let mask = (1u32 << bits) - 1;
         for lane in 0..32 {
             let (group, thread) = (lane / 4, lane % 4);
-            let mut registers = vec![0u32; 4 + 4 + 4 + 1];
-            for r in 0..4 {
+            let mut registers = vec![0u32; 2 * registers_ab + 4 + 1];
+            for r in 0..registers_ab {
                 for j in 0..per {
                     let shift = bits * j as u32;
                     let row = group + 8 * (r % 2);
                     let a_element = kept[row][per * thread + j + 4 * per * (r / 2)] as u32 & mask;
                     registers[r] |= a_element << shift;
                     let b_element = b[per * thread + j + 4 * per * r][group] as u32 & mask;
-                    registers[4 + r] |= b_element << shift;
+                    registers[registers_ab + r] |= b_element << shift;
                 }
             }
             for i in 0..4 {
                 let (row, column) = accumulator_table(lane, i);
-                registers[8 + i] = c[row][column] as i32 as u32;
+                registers[2 * registers_ab + i] = c[row][column] as i32 as u32;
             }
-            let row = group + 8 * (thread % 2);
-            registers[12] = (0..8).fold(0, |word, n| {
-                let (first, second) = pairs[row][8 * (thread / 2) + n];
-                word | ((first | second << 2) as u32) << (4 * n)
-            });
+            let relative = thread % lanes;
+            let (half, quarter) = (relative % 2, relative / 2);
+            registers[2 * registers_ab + 4] = if thread / lanes != selector as usize {
+                random.next_u32()
+            } else {
+                match spread {
+                    Spread::Documented => row_metadata(group + 8 * half, 8 * quarter, 8),
+                    Spread::RowsSwapped => row_metadata(group + 8 * (1 - half), 8 * quarter, 8),
+                    Spread::Halves => {
+                        row_metadata(group, 4 * relative, 4) | row_metadata(group + 8, 4 * relative, 4) << 16
+                    }
+                }
+            };
             input.extend(registers);
             for i in 0..4 {
                 let (row, column) = accumulator_table(lane, i);
@@ -493,11 +558,33 @@ fn check_integer_on(device: Device, form: &IntegerForm, warps: usize, seed: u64)
     }
     assert!(overflows > 0, "{}: no sum leaves `.s32`", form.spelling);
     assert_eq!(seen.len(), PAIRS.len(), "{}: not every index pair", form.spelling);
-    let ptx = kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]);
+    let ptx = kernel_with_counts(form.spelling, selector, [registers_ab, registers_ab, 4, 4]);
     let buffers = [Buffer::u32s(&input), Buffer::zeroed("u32", expected.len())];
     let output = run_on(device, &ptx, &Launch::threads(32 * warps as u32), &buffers);
+    let mut mismatches = 0;
     for (index, (&got, &want)) in output[1].iter().zip(&expected).enumerate() {
-        assert_eq!(got, u64::from(want), "{}: thread {} d{}", form.spelling, index / 4, index % 4);
+        if spread == Spread::Documented {
+            assert_eq!(
+                got,
+                u64::from(want),
+                "{} selector {selector}: thread {} d{}",
+                form.spelling,
+                index / 4,
+                index % 4
+            );
+        }
+        mismatches += usize::from(got != u64::from(want));
+    }
+    mismatches
+}
+
+/// Checks `forms` with every selector each takes.
+fn check_integers_on(device: Device, forms: &[IntegerForm], seed: u64) {
+    for (index, form) in forms.iter().enumerate() {
+        for selector in 0..form.selectors() {
+            let seed = seed + 10 * index as u64 + u64::from(selector);
+            integer_mismatches_on(device, form, selector, Spread::Documented, 2, seed);
+        }
     }
 }
 
@@ -509,6 +596,20 @@ fn integer_forms() -> Vec<IntegerForm> {
         form("mma.sp.sync.aligned.m16n8k64.row.col.s32.u8.s8.s32", false, true, false),
         form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s8.u8.s32", true, false, true),
         form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.u8.u8.s32", false, false, true),
+    ]
+}
+
+/// The 8-bit forms of eight chunks a row.
+fn integer_k32_forms() -> Vec<IntegerForm> {
+    let form =
+        |spelling, a_signed, b_signed, saturate| IntegerForm { spelling, k: 32, bits: 8, a_signed, b_signed, saturate };
+    vec![
+        form("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", true, true, false),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32", true, false, false),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32", false, false, false),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32", true, true, true),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", false, true, true),
+        form("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.u8.s32", false, false, true),
     ]
 }
 
@@ -531,34 +632,85 @@ fn four_bit_forms() -> Vec<IntegerForm> {
     ]
 }
 
+/// The 4-bit forms of eight chunks a row.
+fn four_bit_k64_forms() -> Vec<IntegerForm> {
+    let form =
+        |spelling, a_signed, b_signed, saturate| IntegerForm { spelling, k: 64, bits: 4, a_signed, b_signed, saturate };
+    vec![
+        form("mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", true, true, false),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.s32.u4.s4.s32", false, true, false),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.s32.u4.u4.s32", false, false, false),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.s4.s32", true, true, true),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32", true, false, true),
+        form("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.u4.s32", false, false, true),
+    ]
+}
+
 #[test]
 fn mma_sp_8_bit_integers() {
-    for (index, form) in integer_forms().iter().enumerate() {
-        check_integer_on(Device::Cpu, form, 2, 7000 + index as u64);
-    }
+    check_integers_on(Device::Cpu, &integer_forms(), 7000);
 }
 
 #[test]
 fn spirv_mma_sp_8_bit_integers() {
     if opencl::available() {
-        for (index, form) in integer_forms().iter().enumerate() {
-            check_integer_on(Device::OpenCl, form, 2, 7000 + index as u64);
-        }
+        check_integers_on(Device::OpenCl, &integer_forms(), 7000);
+    }
+}
+
+#[test]
+fn mma_sp_8_bit_integers_of_eight_chunks_a_row_with_every_selector() {
+    check_integers_on(Device::Cpu, &integer_k32_forms(), 7200);
+}
+
+#[test]
+fn spirv_mma_sp_8_bit_integers_of_eight_chunks_a_row_with_every_selector() {
+    if opencl::available() {
+        check_integers_on(Device::OpenCl, &integer_k32_forms(), 7200);
     }
 }
 
 #[test]
 fn mma_sp_4_bit_integers() {
-    for (index, form) in four_bit_forms().iter().enumerate() {
-        check_integer_on(Device::Cpu, form, 2, 7500 + index as u64);
-    }
+    check_integers_on(Device::Cpu, &four_bit_forms(), 7500);
 }
 
 #[test]
 fn spirv_mma_sp_4_bit_integers() {
     if opencl::available() {
-        for (index, form) in four_bit_forms().iter().enumerate() {
-            check_integer_on(Device::OpenCl, form, 2, 7500 + index as u64);
+        check_integers_on(Device::OpenCl, &four_bit_forms(), 7500);
+    }
+}
+
+#[test]
+fn mma_sp_4_bit_integers_of_eight_chunks_a_row_with_every_selector() {
+    check_integers_on(Device::Cpu, &four_bit_k64_forms(), 7700);
+}
+
+#[test]
+fn spirv_mma_sp_4_bit_integers_of_eight_chunks_a_row_with_every_selector() {
+    if opencl::available() {
+        check_integers_on(Device::OpenCl, &four_bit_k64_forms(), 7700);
+    }
+}
+
+/// The data of the tests above tells the documented layout of eight chunks a row from its
+/// neighbours: the pair's words with their rows swapped, or spread in 16-bit halves as on
+/// `.f16` `.m16n8k32`, give a different D, for either selector.
+#[test]
+fn mma_sp_integers_of_eight_chunks_a_row_tell_the_metadata_layouts_apart() {
+    let forms = [&integer_k32_forms()[0], &four_bit_k64_forms()[0]];
+    for (index, form) in forms.into_iter().enumerate() {
+        for selector in 0..form.selectors() {
+            for spread in [Spread::RowsSwapped, Spread::Halves] {
+                let seed = 7900 + 10 * index as u64 + u64::from(selector);
+                let mismatches = integer_mismatches_on(Device::Cpu, form, selector, spread, 1, seed);
+                assert!(
+                    mismatches > 64,
+                    "{} selector {selector} {spread:?}: {mismatches} of 128 differ",
+                    form.spelling
+                );
+            }
         }
     }
 }
@@ -574,8 +726,12 @@ fn mma_sp_forms_compile_for_the_gpus() {
     let floats = half_precision_forms().into_iter().chain(tf32_forms());
     let mut sources: Vec<(&str, String)> =
         floats.map(|form| (form.spelling, kernel(&form, selectors(&form) - 1, counts(&form)))).collect();
-    let integers = integer_forms().into_iter().chain(four_bit_forms());
-    sources.extend(integers.map(|form| (form.spelling, kernel_with_counts(form.spelling, 0, [4, 4, 4, 4]))));
+    let integers =
+        integer_forms().into_iter().chain(integer_k32_forms()).chain(four_bit_forms()).chain(four_bit_k64_forms());
+    sources.extend(integers.map(|form| {
+        let registers = form.registers();
+        (form.spelling, kernel_with_counts(form.spelling, form.selectors() - 1, [registers, registers, 4, 4]))
+    }));
     for (index, (spelling, source)) in sources.iter().enumerate() {
         for target in ["nvptx", "spirv"] {
             let ptxr_tests::vendor_checks::Compiled::Artefact(artefact) =
@@ -614,67 +770,6 @@ fn mma_sp_forms_compile_for_the_gpus() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-}
-
-/// The integer forms whose metadata layout two sources do not pin (8-bit `.m16n8k32`, 4-bit
-/// `.m16n8k64`):
-/// NVPTX has them (`llvm.nvvm.mma.sp.*`, which ptxas assembles at sm_80, `.satfinite` too); the
-/// targets that rebuild the dense A say E0901, naming the form.
-#[test]
-fn mma_sp_integer_forms_compile_for_nvptx_and_are_named_elsewhere() {
-    // (form, A's registers, B's registers, largest selector)
-    let forms = [
-        ("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 2, 2, 1),
-        ("mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", 2, 2, 1),
-        ("mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32", 2, 2, 1),
-    ];
-    for (index, (spelling, a, b, selector)) in forms.into_iter().enumerate() {
-        let list = |name: &str, from: usize, count: usize| {
-            (from..from + count).map(|i| format!("%{name}{i}")).collect::<Vec<_>>().join(", ")
-        };
-        let loads: String = (0..a + b + 5).map(|i| format!("    ld.global.b32 %r{i}, [%rd1+{}];\n", 4 * i)).collect();
-        let source = format!(
-            ".version 7.8
-.target sm_80
-.address_size 64
-.visible .entry test(.param .u64 buffer)
-{{
-    .reg .b32 %r<{registers}>;
-    .reg .b32 %d<4>;
-    .reg .b64 %rd<2>;
-    ld.param.u64 %rd1, [buffer];
-{loads}    {spelling} {{{d}}}, {{{a_list}}}, {{{b_list}}}, {{{c_list}}}, %r{metadata}, {selector};
-    st.global.v4.b32 [%rd1], {{{d}}};
-    ret;
-}}
-",
-            registers = a + b + 5,
-            d = list("d", 0, 4),
-            a_list = list("r", 0, a),
-            b_list = list("r", a, b),
-            c_list = list("r", a + b, 4),
-            metadata = a + b + 4,
-        );
-        let ptx = match ptxr_tests::vendor_checks::compile(&source, "nvptx") {
-            ptxr_tests::vendor_checks::Compiled::Artefact(ptx) => ptx,
-            _ => panic!("{spelling} does not compile for nvptx"),
-        };
-        assert!(String::from_utf8_lossy(&ptx).contains("mma.sp.sync.aligned"), "{spelling}");
-        if let Some(verdict) =
-            ptxr_tests::vendor_checks::ptxas_accepts(&ptx, "sm_80", &format!("mma-sp-integer{index}"))
-        {
-            verdict.unwrap_or_else(|message| panic!("{spelling}: ptxas: {message}"));
-        }
-        for target in ["cpu", "amdgpu", "spirv"] {
-            match ptxr_tests::vendor_checks::compile(&source, target) {
-                ptxr_tests::vendor_checks::Compiled::Unsupported(messages) => assert!(
-                    messages.iter().any(|message| message.contains("mma.sp") && message.contains("metadata layout")),
-                    "{spelling} on {target}: {messages:?}"
-                ),
-                _ => panic!("{spelling} on {target}: not E0901"),
-            }
-        }
-    }
 }
 
 /// Metadata that PTX leaves undefined (both indices of a chunk equal) gives the result

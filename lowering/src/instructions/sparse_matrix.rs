@@ -19,9 +19,13 @@
 //!   `mma_sp_load_a_32x8_to_shared_16x32_layout` and an NVIDIA forum answer ("the layout of
 //!   fragment A should be the same with m16n8k16 without sparsity") agree.
 //!   On `.tf32` the manual's text says so too (`a0, a2` row `groupID`, `a1, a3` row
-//!   `groupID + 8`, `firstcol = threadID_in_group * 2`, `+ 8` for `a2, a3`), and on 8-bit
+//!   `groupID + 8`, `firstcol = threadID_in_group * 2`, `+ 8` for `a2, a3`), on 8-bit
 //!   `.m16n8k64` (`a0` to `a3` and `a8` to `a11` row `groupID`, the others `groupID + 8`,
-//!   dense `firstcol = threadID_in_group * 8`, `+ 32` from `a8`).
+//!   dense `firstcol = threadID_in_group * 8`, `+ 32` from `a8`), on 8-bit `.m16n8k32` (`a0` to
+//!   `a3` row `groupID`, the others `groupID + 8`, dense `firstcol = threadID_in_group * 8`:
+//!   the dense 8-bit `.m16n8k16` A) and on 4-bit `.m16n8k64` (`a0` to `a7` row `groupID`, the
+//!   others `groupID + 8`, dense `firstcol = threadID_in_group * 16`: the dense 4-bit
+//!   `.m16n8k32` A).
 //! - `.f16`/`.bf16` and 8-bit integers (2:4): non-zero column `2c + s` of a row (s = 0, 1)
 //!   lies in chunk `c`, dense columns `4c` to `4c + 3`, at the place that the chunk's two-bit
 //!   index `s` names (the manual: "16 2-bit vectors" in a `.b32`, each pair "the indices of two
@@ -72,8 +76,33 @@
 //!   `uncompress` reads 4-bit chunk `i` from bits `4i` with each index naming a pair
 //!   (`ElementsPerE = 2`, steps of eight).
 //!
-//! Forms whose metadata layout two sources do not pin are E0901 on these targets, naming the
-//! form: 8-bit `.m16n8k32` and 4-bit `.m16n8k64`, which neither CUTLASS nor tilelang issues.
+//! - 8-bit `.m16n8k32` and 4-bit `.m16n8k64` (eight chunks a row, selector 0 or 1; the
+//!   manual's "Sparse matrix storage": "A thread-pair within a group of four consecutive threads
+//!   contributes the sparsity metadata. Hence, the sparsity selector must be either 0 (threads
+//!   T0, T1) or 1 (threads T2, T3)"): lanes `4g + 2f` and `4g + 2f + 1` give whole words, of
+//!   rows `g` and `g + 8`, chunk `c` at bit `4c`. That is the 8-bit `.m16n8k64` layout's pair of
+//!   lanes for chunks 0 to 7, not the 16-bit halves of `.f16` `.m16n8k32`. The 4-bit form is
+//!   the 8-bit one taken a pair of elements at a time, as `.m16n8k128` is `.m16n8k64`.
+//!   The manual draws these layouts only in figures ("Sparse MMA .m16n8k32 metadata layout for
+//!   .u8/.s8 type", `sparse-mma-metadata-16832-u8s8`, and `sparse-mma-metadata-16864-u4s4`),
+//!   and neither CUTLASS nor tilelang issues these shapes. The layout here is NVIDIA's ptxas's
+//!   (12.9 and 13.5, `cuobjdump -sass`): at sm_100 and later it assembles the ISA 7.1 `mma.sp`
+//!   by a subroutine that turns the metadata into `::ordered_metadata` for `IMMA.SP.16832` with
+//!   selector 0. It shuffles the words of lanes `4g + 2f` and `4g + 2f + 1` to the whole group;
+//!   lane `4g + t` keeps byte `t` of each (two chunks), sorts each chunk's two indices and, where
+//!   it swaps them, swaps that chunk's two kept bytes of A: the first word's byte with `a0` (row
+//!   `g`, chunks `2t` and `2t + 1`), the second word's with `a1` (row `g + 8`). Read the same
+//!   way, ptxas's subroutines for `.f16` `.m16n8k32` and 8-bit `.m16n8k64` give exactly the
+//!   layouts above that two other sources each back. For 4 bits ptxas at sm_90 computes
+//!   `.m16n8k64` as two 8-bit `.m16n8k32` (`IMMA.SP.16832.S8.S8`, on the low and on the high
+//!   element of each pair) with the metadata register and the selector unchanged, and at sm_100
+//!   it feeds those through the 8-bit subroutine. A second source agrees on 8 bits in part: the
+//!   sparse int8 GEMM `kernels/gemm/igemm/igemm_sparse_tiled.cu` with its host
+//!   `sparse_meta_int8.h` (a repository the search index does not name; its correctness check
+//!   ran on an RTX 3070 Ti) packs one word of eight chunks a row, chunk `c` at bit `4c`; its data
+//!   gives rows `g` and `g + 8` one pattern, so it does not say which lane of the pair gives
+//!   which row. So 8 bits rest on ptxas and that partial source, 4 bits on ptxas and the
+//!   manual's text alone.
 //!
 //! Metadata values that PTX calls undefined (both indices of a chunk equal: 0b0000, 0b0101,
 //! 0b1010, 0b1111) give a defined result here: the place gets the chunk's second non-zero
@@ -95,8 +124,7 @@ use super::matrix_by_shuffles::Warp;
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
 
-/// How a form's A is compressed and its metadata spread, for the forms whose layout is
-/// established (see the module's documentation).
+/// How a form's A is compressed and its metadata spread (see the module's documentation).
 #[derive(Clone, Copy)]
 struct Sparsity {
     /// Dense elements in a chunk.
@@ -139,17 +167,17 @@ enum MetadataLayout {
     /// Each selected lane gives 16-bit halves: the low half row `g`, the high half row `g + 8`,
     /// four chunks each; `lanes` lanes of the group (one per four chunks of a row) are selected.
     Halves { lanes: u32 },
-    /// Every lane `4g + t` gives a whole word, eight chunks of row `g + 8·(t mod 2)`: chunks 0
-    /// to 7 for `t < 2`, 8 to 15 for `t ≥ 2`.
-    Words,
+    /// Each selected lane gives a whole word, eight chunks of one row: of the `lanes` lanes
+    /// (relative to the selected ones) lane `h + 2q` gives row `g + 8·h`, chunks `8q` to
+    /// `8q + 7`. Sixteen chunks a row: all four lanes (selector 0); eight: a pair.
+    Words { lanes: u32 },
 }
 
 impl MetadataLayout {
     /// Lanes of a group that each selector value names.
     fn lanes(self) -> u32 {
         match self {
-            MetadataLayout::Halves { lanes } => lanes,
-            MetadataLayout::Words => 4,
+            MetadataLayout::Halves { lanes } | MetadataLayout::Words { lanes } => lanes,
         }
     }
 
@@ -158,7 +186,7 @@ impl MetadataLayout {
     fn place(self, half: u32, chunk: u32) -> (u32, u32) {
         match self {
             MetadataLayout::Halves { .. } => (chunk / 4, 16 * half + 4 * (chunk % 4)),
-            MetadataLayout::Words => (half + 2 * (chunk / 8), 4 * (chunk % 8)),
+            MetadataLayout::Words { .. } => (half + 2 * (chunk / 8), 4 * (chunk % 8)),
         }
     }
 }
@@ -167,13 +195,16 @@ impl Sparsity {
     fn of(operation: &MatrixMultiply) -> Option<Sparsity> {
         use MatrixElement::{Bf16, Tf32, F16, S4, S8, U4, U8};
         let halves = |lanes| MetadataLayout::Halves { lanes };
+        let words = |lanes| MetadataLayout::Words { lanes };
         let (chunk, kept, index, metadata) = match (operation.a, operation.shape) {
             (F16 | Bf16, MatrixShape::M16n8k16) => (4, 2, IndexUnit::Element, halves(1)),
             (F16 | Bf16, MatrixShape::M16n8k32) => (4, 2, IndexUnit::Element, halves(2)),
             (Tf32, MatrixShape::M16n8k8) => (2, 1, IndexUnit::Half, halves(1)),
             (Tf32, MatrixShape::M16n8k16) => (2, 1, IndexUnit::Half, halves(2)),
-            (S8 | U8, MatrixShape::M16n8k64) => (4, 2, IndexUnit::Element, MetadataLayout::Words),
-            (S4 | U4, MatrixShape::M16n8k128) => (8, 4, IndexUnit::Pair, MetadataLayout::Words),
+            (S8 | U8, MatrixShape::M16n8k32) => (4, 2, IndexUnit::Element, words(2)),
+            (S8 | U8, MatrixShape::M16n8k64) => (4, 2, IndexUnit::Element, words(4)),
+            (S4 | U4, MatrixShape::M16n8k64) => (8, 4, IndexUnit::Pair, words(2)),
+            (S4 | U4, MatrixShape::M16n8k128) => (8, 4, IndexUnit::Pair, words(4)),
             _ => return None,
         };
         Some(Sparsity { chunk, kept, index, metadata })
@@ -194,6 +225,7 @@ pub(super) fn multiply_accumulate_values<'ctx>(
     if lowering.shared.target.native_sparse_matrix() {
         return sparse_multiply_accumulate_values(lowering, guarded, operation, a, b, c, metadata, sparse.selector);
     }
+    // Every form the checker accepts has a layout; this names any other.
     let Some(sparsity) = Sparsity::of(operation) else {
         let what =
             format!("the metadata layout of `mma.sp{}` on `{}` is not established", operation.shape, operation.a);
