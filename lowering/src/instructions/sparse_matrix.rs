@@ -74,7 +74,9 @@
 //!   as the 8-bit 16 per 32, so the same `ColumnMajorInterleaved<2>` tile and `ldmatrix.x4`
 //!   load give lane `4g + t` the word of row `g + 8·(t mod 2)`, chunks `8·(t / 2)` on; its host
 //!   `uncompress` reads 4-bit chunk `i` from bits `4i` with each index naming a pair
-//!   (`ElementsPerE = 2`, steps of eight).
+//!   (`ElementsPerE = 2`, steps of eight). NVIDIA's ptxas agrees: at sm_90 it computes 4-bit
+//!   `.m16n8k128` as two 8-bit `.m16n8k64` (`IMMA.SP.16864.S8.S8`, on the low and on the high
+//!   element of each pair) with the metadata register unchanged.
 //!
 //! - 8-bit `.m16n8k32` and 4-bit `.m16n8k64` (eight chunks a row, selector 0 or 1; the
 //!   manual's "Sparse matrix storage": "A thread-pair within a group of four consecutive threads
@@ -98,8 +100,9 @@
 //!   element of each pair) with the metadata register and the selector unchanged, and at sm_100
 //!   it feeds those through the 8-bit subroutine. A second source agrees on 8 bits in part: the
 //!   sparse int8 GEMM `kernels/gemm/igemm/igemm_sparse_tiled.cu` with its host
-//!   `sparse_meta_int8.h` (a repository the search index does not name; its correctness check
-//!   ran on an RTX 3070 Ti) packs one word of eight chunks a row, chunk `c` at bit `4c`; its data
+//!   `sparse_meta_int8.h` (a repository the search index does not name; its notes report runs,
+//!   checked against a host model, on an RTX 3070 Ti) packs one word of eight chunks a row,
+//!   chunk `c` at bit `4c`; its data
 //!   gives rows `g` and `g + 8` one pattern, so it does not say which lane of the pair gives
 //!   which row. So 8 bits rest on ptxas and that partial source, 4 bits on ptxas and the
 //!   manual's text alone.
