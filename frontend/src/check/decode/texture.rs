@@ -1,13 +1,13 @@
 //! Texture and surface instructions (ISA 7.8 sections 9.7.9 and 9.7.10): `tex`, `tld4`, `txq`,
-//! `suld`, `sust`, `suq`. Forms that are valid PTX but not lowered (cube maps, multisample
-//! textures, `.grad`, offsets, depth comparison, `.f16` results, `sured`) are accepted as
+//! `suld`, `sust`, `sured`, `suq`. Forms that are valid PTX but not lowered (multisample
+//! textures, `.grad`, offsets, depth comparison, `.f16` results) are accepted as
 //! `Instruction::Unlowered`, which lowering reports as unsupported on every target.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    surface_element_type, Destination, Instruction, Operand, SurfaceBoundary, TextureGeometry, TextureInstruction,
-    TextureQuery,
+    surface_element_type, Destination, Instruction, Operand, SurfaceBoundary, SurfaceReduction, TextureGeometry,
+    TextureInstruction, TextureQuery,
 };
 use crate::span::Span;
 use crate::syntax::ast::{self, OperandKind};
@@ -438,5 +438,66 @@ pub fn sust(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         handle,
         coordinates,
         sources,
+    })))
+}
+
+/// `sured.b.op.geom.ctype.clamp [a, b], c` and `sured.p.op.geom.b32.clamp [a, b], c`
+/// (`.1d`, `.2d`, `.3d`; ptxas has no array forms).
+pub fn sured(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let formatted = modifiers.flag("p");
+    if !formatted && !modifiers.flag("b") {
+        return invalid(context, modifiers.end_span(), "`sured` needs `.b` or `.p`".to_string(), "expected `.b`");
+    }
+    let Some(operation) = modifiers.take(SurfaceReduction::from_ptx) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            "`sured` needs an operation".to_string(),
+            "expected `.add`, `.min`, `.max`, `.and` or `.or`",
+        );
+    };
+    let geometry = geometry(context, modifiers)?;
+    if geometry.is_array() {
+        return invalid(
+            context,
+            instruction.opcode.span,
+            format!("`sured` has no `{geometry}` geometry"),
+            "use `.1d`, `.2d` or `.3d`",
+        );
+    }
+    let ty = modifiers.required_type(context)?;
+    let allowed: &[ScalarType] = if formatted { &[ScalarType::B32] } else { operation.node.byte_types() };
+    if !allowed.contains(&ty.node) {
+        let names: Vec<String> = allowed.iter().map(|ty| format!("`{ty}`")).collect();
+        let form = if formatted { "sured.p" } else { "sured.b" };
+        return invalid(
+            context,
+            ty.span,
+            format!("`{form}{}` reduces {}", operation.node, names.join(", ")),
+            format!("`{}` is not one of them", ty.node),
+        );
+    }
+    let boundary = modifiers
+        .take(|name| match name {
+            "trap" => Some(SurfaceBoundary::Trap),
+            "clamp" => Some(SurfaceBoundary::Clamp),
+            "zero" => Some(SurfaceBoundary::Zero),
+            _ => None,
+        })
+        .map_or(SurfaceBoundary::Trap, |boundary| boundary.node);
+    context.expect_operand_count(instruction, 2)?;
+    let lookup = lookup(context, &instruction.operands[0], "sured", false)?;
+    let handle = handle(context, lookup.handle)?;
+    let coordinates = coordinates(context, lookup.coordinates, geometry, ScalarType::B32)?;
+    let source = context.source(&instruction.operands[1], ty.node, SizeRule::AllowWider)?;
+    Some(Instruction::Texture(Box::new(TextureInstruction::SurfaceReduce {
+        geometry,
+        formatted,
+        operation: operation.node,
+        ty: ty.node,
+        boundary,
+        handle,
+        coordinates,
+        source,
     })))
 }
