@@ -44,6 +44,8 @@ fn surface(width: u32, height: u32, channels: u32, channel_type: ChannelType) ->
         address_modes: [AddressMode::Clamp as u32; 3],
         normalized_coordinates: 0,
         border: [0; 4],
+        cube: 0,
+        reserved: 0,
     }
 }
 

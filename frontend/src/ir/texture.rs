@@ -18,6 +18,10 @@ pub enum TextureGeometry {
     ArrayOneD,
     /// `.a2d`: an array of 2D layers.
     ArrayTwoD,
+    /// `.cube`: six square faces, addressed by a direction (x, y, z).
+    Cube,
+    /// `.acube`: an array of cube maps; the coordinate vector starts with the cube.
+    ArrayCube,
 }
 
 impl TextureGeometry {
@@ -28,30 +32,40 @@ impl TextureGeometry {
             "3d" => TextureGeometry::ThreeD,
             "a1d" => TextureGeometry::ArrayOneD,
             "a2d" => TextureGeometry::ArrayTwoD,
+            "cube" => TextureGeometry::Cube,
+            "acube" => TextureGeometry::ArrayCube,
             _ => return None,
         })
     }
 
-    /// How many coordinates address a texel within one layer.
+    /// How many coordinates address a texel within one layer (a cube map's direction has
+    /// three).
     pub fn dimensions(self) -> usize {
         match self {
             TextureGeometry::OneD | TextureGeometry::ArrayOneD => 1,
             TextureGeometry::TwoD | TextureGeometry::ArrayTwoD => 2,
-            TextureGeometry::ThreeD => 3,
+            TextureGeometry::ThreeD | TextureGeometry::Cube | TextureGeometry::ArrayCube => 3,
         }
     }
 
     pub fn is_array(self) -> bool {
-        matches!(self, TextureGeometry::ArrayOneD | TextureGeometry::ArrayTwoD)
+        matches!(self, TextureGeometry::ArrayOneD | TextureGeometry::ArrayTwoD | TextureGeometry::ArrayCube)
+    }
+
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureGeometry::Cube | TextureGeometry::ArrayCube)
     }
 
     /// The elements of the coordinate vector as PTX writes it: the layer first for arrays, and
-    /// a fourth, ignored element for `.3d` and `.a2d` (vectors have 1, 2 or 4 elements).
+    /// a fourth, ignored element for `.3d`, `.a2d` and `.cube` (vectors have 1, 2 or 4 elements).
     pub fn coordinate_count(self) -> u32 {
         match self {
             TextureGeometry::OneD => 1,
             TextureGeometry::TwoD | TextureGeometry::ArrayOneD => 2,
-            TextureGeometry::ThreeD | TextureGeometry::ArrayTwoD => 4,
+            TextureGeometry::ThreeD
+            | TextureGeometry::ArrayTwoD
+            | TextureGeometry::Cube
+            | TextureGeometry::ArrayCube => 4,
         }
     }
 }
@@ -64,6 +78,8 @@ impl fmt::Display for TextureGeometry {
             TextureGeometry::ThreeD => ".3d",
             TextureGeometry::ArrayOneD => ".a1d",
             TextureGeometry::ArrayTwoD => ".a2d",
+            TextureGeometry::Cube => ".cube",
+            TextureGeometry::ArrayCube => ".acube",
         })
     }
 }

@@ -134,12 +134,28 @@ fn geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<TextureG
     )
 }
 
+/// A surface's geometry: a texture's but cube maps.
+fn surface_geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<TextureGeometry> {
+    let geometry = geometry(context, modifiers)?;
+    if geometry.is_cube() {
+        let opcode = modifiers.opcode();
+        return invalid(
+            context,
+            modifiers.end_span(),
+            format!("`{opcode}` has no `{geometry}` geometry"),
+            "surfaces are `.1d`, `.2d`, `.3d`, `.a1d` or `.a2d`",
+        );
+    }
+    Some(geometry)
+}
+
 /// Geometries, result types and operand forms that are valid PTX but that ptxr does not lower.
 fn has_unlowered_texture_form(modifiers: &Modifiers, instruction: &ast::Instruction) -> bool {
-    ["cube", "acube", "2dms", "a2dms", "grad", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
-        && instruction.modifiers.iter().any(|modifier| {
-            matches!(modifier.node.as_str(), "cube" | "acube" | "2dms" | "a2dms" | "grad" | "f16" | "f16x2" | "v2")
-        })
+    ["2dms", "a2dms", "grad", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
+        && instruction
+            .modifiers
+            .iter()
+            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "grad" | "f16" | "f16x2" | "v2"))
 }
 
 /// `tex{.base,.level}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}`.
@@ -153,7 +169,9 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     if !modifiers.flag("v4") {
         return invalid(context, modifiers.end_span(), "`tex` needs `.v4`".to_string(), "expected `.v4`");
     }
-    let (result, coordinate) = types(context, modifiers, "tex", &[ScalarType::F32, ScalarType::S32, ScalarType::U32])?;
+    let coordinate_types: &[ScalarType] =
+        if geometry.is_cube() { &[ScalarType::F32] } else { &[ScalarType::F32, ScalarType::S32, ScalarType::U32] };
+    let (result, coordinate) = types(context, modifiers, "tex", coordinate_types)?;
     let operand_count = 2 + usize::from(level);
     if instruction.operands.len() > operand_count {
         // Offsets (`e`) and depth comparison values (`f`).
@@ -333,7 +351,7 @@ fn surface_modifiers(
     if !formatted && !modifiers.flag("b") {
         return invalid(context, modifiers.end_span(), format!("`{opcode}` needs `.b` or `.p`"), "expected `.b`");
     }
-    let geometry = geometry(context, modifiers)?;
+    let geometry = surface_geometry(context, modifiers)?;
     modifiers.drop_all(|name| matches!(name, "ca" | "cg" | "cs" | "cv" | "wb" | "wt"));
     let lanes = if modifiers.flag("v2") {
         2
@@ -456,7 +474,7 @@ pub fn sured(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
             "expected `.add`, `.min`, `.max`, `.and` or `.or`",
         );
     };
-    let geometry = geometry(context, modifiers)?;
+    let geometry = surface_geometry(context, modifiers)?;
     if geometry.is_array() {
         return invalid(
             context,
