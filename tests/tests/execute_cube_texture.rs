@@ -405,3 +405,69 @@ fn every_target_compiles_cube_maps() {
         panic!("spirv-val: {message}");
     }
 }
+
+/// nvcc 13.5's PTX for a CUDA kernel that reads a layered cube map with
+/// `texCubemapLayered<float>` (`tex.acube`) and counts the values' bins in a surface with an
+/// inline `sured.b.add` (CUDA C++ has no surface atomics), run from a launch spec whose
+/// `textures` bind the objects (`"cube": true`).
+#[test]
+fn nvcc_cube_map_and_surface_reduction_run_from_a_launch_spec() {
+    let ptx = ptxr_tests::read_repository_file("tests/fixtures/kernels/cube_sky_nvcc.ptx");
+    let (size, cubes) = (2usize, 2usize);
+    // Layer l, texel (i, j) holds 4l + 2j + i.
+    let faces: Vec<f32> = (0..6 * cubes * size * size).map(|index| index as f32).collect();
+    let count = 24usize;
+    let mut directions = Vec::with_capacity(4 * count);
+    for index in 0..count {
+        let angle = index as f32 * 0.9;
+        let (x, y, z) =
+            (angle.cos() * (1.0 + index as f32 % 3.0), (angle * 1.7).sin() * 2.0, (angle * 0.6).cos() - 0.3);
+        directions.extend([x, y, z, (index % 2) as f32]);
+    }
+    let spec = serde_json::json!({
+        "grid": [2],
+        "block": [16],
+        "buffers": {
+            "b0": { "type": "f32", "data": faces },
+            "b1": { "type": "u32", "len": 4 },
+            "b2": { "type": "f32", "data": directions },
+            "b3": { "type": "f32", "len": count },
+        },
+        "textures": {
+            "cubes": { "buffer": "b0", "width": size, "layers": 6 * cubes, "cube": true },
+            "histogram": { "buffer": "b1", "width": 4, "format": "u32" },
+        },
+        "args": [
+            { "texture": "cubes" }, { "texture": "histogram" },
+            { "buffer": "b2" }, { "buffer": "b3" }, { "type": "s32", "value": count },
+        ],
+    })
+    .to_string();
+    let texel = |layer: usize, i: usize, j: usize| (4 * layer + 2 * j + i) as f32;
+    let mut values = Vec::with_capacity(count);
+    let mut histogram = vec![0u64; 4];
+    for index in 0..count {
+        let (x, y, z, cube) =
+            (directions[4 * index], directions[4 * index + 1], directions[4 * index + 2], directions[4 * index + 3]);
+        let (face, s, t, m) = face_of(x, y, z);
+        let layer = cube as usize * 6 + face as usize;
+        let (i, _) = axis((s / m + 1.0) * 0.5, size, false);
+        let (j, _) = axis((t / m + 1.0) * 0.5, size, false);
+        let value = texel(layer, i.clamp(0, 1) as usize, j.clamp(0, 1) as usize);
+        values.push(u64::from(value.to_bits()));
+        histogram[value as usize & 3] += 1;
+    }
+    let parsed = ptxr_runtime::LaunchSpec::from_json(&spec).expect("the spec is valid");
+    let root = ptxr_tests::repository_root();
+    let files = ptxr_driver::launch::LaunchFiles { spec_directory: &root, dump_directory: None, printf_output: None };
+    let (json, _) = ptxr_driver::launch::launch(&ptx, "sky.ptx", &parsed, &files, 2).expect("the launch runs");
+    let mut results = vec![("cpu", ptxr_tests::buffers_from_json(&json, 4).expect("result JSON"))];
+    if opencl::available() {
+        let mut launches = opencl::run_spec_in_one_process(&ptx, &spec, 4, OPENCL_CHILD, 1).expect("the OpenCL launch");
+        results.push(("spirv", launches.remove(0)));
+    }
+    for (device, buffers) in results {
+        assert_eq!(buffers[3], values, "{device}: the cube map's values");
+        assert_eq!(buffers[1], histogram, "{device}: the histogram the surface reduction counted");
+    }
+}
