@@ -136,17 +136,19 @@ fn geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<TextureG
 
 /// A surface's geometry: a texture's but cube maps.
 fn surface_geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<TextureGeometry> {
-    let geometry = geometry(context, modifiers)?;
-    if geometry.is_cube() {
+    let Some(geometry) = modifiers.take(TextureGeometry::from_ptx) else {
+        return geometry(context, modifiers);
+    };
+    if geometry.node.is_cube() {
         let opcode = modifiers.opcode();
         return invalid(
             context,
-            modifiers.end_span(),
-            format!("`{opcode}` has no `{geometry}` geometry"),
+            geometry.span,
+            format!("`{opcode}` has no `{}` geometry", geometry.node),
             "surfaces are `.1d`, `.2d`, `.3d`, `.a1d` or `.a2d`",
         );
     }
-    Some(geometry)
+    Some(geometry.node)
 }
 
 /// Geometries, result types and operand forms that are valid PTX but that ptxr does not lower.
@@ -171,7 +173,8 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     }
     let coordinate_types: &[ScalarType] =
         if geometry.is_cube() { &[ScalarType::F32] } else { &[ScalarType::F32, ScalarType::S32, ScalarType::U32] };
-    let (result, coordinate) = types(context, modifiers, "tex", coordinate_types)?;
+    let opcode = if geometry.is_cube() { format!("tex{geometry}") } else { "tex".to_string() };
+    let (result, coordinate) = types(context, modifiers, &opcode, coordinate_types)?;
     let operand_count = 2 + usize::from(level);
     if instruction.operands.len() > operand_count {
         // Offsets (`e`) and depth comparison values (`f`).
@@ -487,11 +490,16 @@ pub fn sured(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     let allowed: &[ScalarType] = if formatted { &[ScalarType::B32] } else { operation.node.byte_types() };
     if !allowed.contains(&ty.node) {
         let names: Vec<String> = allowed.iter().map(|ty| format!("`{ty}`")).collect();
+        let names = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
         let form = if formatted { "sured.p" } else { "sured.b" };
         return invalid(
             context,
             ty.span,
-            format!("`{form}{}` reduces {}", operation.node, names.join(", ")),
+            format!("`{form}{}` reduces {names}", operation.node),
             format!("`{}` is not one of them", ty.node),
         );
     }
