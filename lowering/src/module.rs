@@ -810,6 +810,12 @@ pub fn intrinsic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
             ir::Instruction::Texture(ref texture) => match **texture {
                 ir::TextureInstruction::Sample { predicate: Some(_), .. }
                 | ir::TextureInstruction::Gather { predicate: Some(_), .. } => Some((7, 1)),
+                // 64-bit `sured.b.min`/`.max`: 8.1, as ptxas says.
+                ir::TextureInstruction::SurfaceReduce {
+                    ty: ptxr_frontend::vocabulary::ScalarType::U64 | ptxr_frontend::vocabulary::ScalarType::S64,
+                    operation,
+                    ..
+                } if operation != ir::SurfaceReduction::Add => Some((8, 1)),
                 _ => None,
             },
             _ => None,

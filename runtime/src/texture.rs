@@ -37,6 +37,12 @@ pub struct TextureDescriptor {
     /// The bits each result channel has outside the texture in [`AddressMode::Border`]: `f32`
     /// bits for float results, integers for `.s32`/`.u32` results.
     pub border: [u32; 4],
+    /// Non-zero: a cube map (`.cube`, `.acube`): `layers` is 6 × the cubes, each cube's six
+    /// square faces in the order +x, -x, +y, -y, +z, -z (the Programming Guide's face numbers).
+    /// Appended after `border` so that the fields before it keep their offsets.
+    pub cube: u32,
+    /// Zero; keeps the size a multiple of the 8-byte alignment with no hidden padding.
+    pub reserved: u32,
 }
 
 /// The size of a descriptor, which a `.texref` or `.surfref` variable reserves.
@@ -59,6 +65,7 @@ pub enum TextureField {
     AddressMode(u8),
     NormalizedCoordinates,
     Border(u8),
+    Cube,
 }
 
 impl TextureField {
@@ -81,6 +88,7 @@ impl TextureField {
             }
             TextureField::NormalizedCoordinates => offset_of!(TextureDescriptor, normalized_coordinates),
             TextureField::Border(channel) => offset_of!(TextureDescriptor, border) + 4 * usize::from(channel),
+            TextureField::Cube => offset_of!(TextureDescriptor, cube),
         }) as u32
     }
 
@@ -148,7 +156,7 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_documented_one() {
-        assert_eq!(TEXTURE_DESCRIPTOR_BYTES, 88);
+        assert_eq!(TEXTURE_DESCRIPTOR_BYTES, 96);
         assert_eq!(TextureField::Data.offset(), 0);
         assert_eq!(TextureField::Width.offset(), 8);
         assert_eq!(TextureField::RowPitch.offset(), 24);
@@ -157,5 +165,6 @@ mod tests {
         assert_eq!(TextureField::AddressMode(2).offset(), 64);
         assert_eq!(TextureField::NormalizedCoordinates.offset(), 68);
         assert_eq!(TextureField::Border(3).offset(), 84);
+        assert_eq!(TextureField::Cube.offset(), 88);
     }
 }

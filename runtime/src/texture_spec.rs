@@ -7,7 +7,7 @@
 //!   "image": { "buffer": "pixels", "width": 4, "height": 3, "depth": 1, "layers": 0,
 //!              "channels": 1, "format": "f32", "read": "element", "filter": "point",
 //!              "address": ["clamp", "clamp", "clamp"], "normalized": false,
-//!              "border": [0, 0, 0, 0], "row_pitch": 16, "slice_pitch": 48 }
+//!              "border": [0, 0, 0, 0], "row_pitch": 16, "slice_pitch": 48, "cube": false }
 //! }
 //! ```
 //!
@@ -18,7 +18,9 @@
 //! `normalized_float`; `filter` is `point` or `linear`; each `address` mode is `wrap`, `clamp`,
 //! `mirror` or `border` (one name applies to every dimension); `border` gives each result
 //! channel's value outside the texture in border mode (floats for float results); the pitches
-//! default to tightly packed rows and slices (or layers).
+//! default to tightly packed rows and slices (or layers). `"cube": true` makes a cube map for
+//! `tex.cube`/`tex.acube`: square faces (`height` defaults to `width`), `layers` 6 × the cubes
+//! (default 6), each cube's faces in the order +x, -x, +y, -y, +z, -z.
 
 use serde::Deserialize;
 
@@ -75,6 +77,8 @@ pub(crate) struct RawTexture {
     slice_pitch: Option<u64>,
     #[serde(default)]
     texref: Option<String>,
+    #[serde(default)]
+    cube: Option<bool>,
 }
 
 fn channel_type(name: &str) -> Option<ChannelType> {
@@ -151,8 +155,16 @@ impl RawTexture {
         for (channel, value) in border_values.iter().enumerate() {
             border[channel] = if float_results { (*value as f32).to_bits() } else { *value as i64 as u32 };
         }
-        let height = self.height.unwrap_or(1);
+        let cube = self.cube.unwrap_or(false);
+        let height = self.height.unwrap_or(if cube { self.width } else { 1 });
         let depth = self.depth.unwrap_or(1);
+        let layers = self.layers.unwrap_or(if cube { 6 } else { 0 });
+        if cube && (height != self.width || depth != 1 || layers == 0 || layers % 6 != 0) {
+            return Err(fail(format!(
+                "a cube map has square faces (`height` = `width`), `depth` 1 and `layers` a multiple of 6 (6 × the cubes), not {}x{height}x{depth} with {layers} layers",
+                self.width
+            )));
+        }
         let row_pitch = self.row_pitch.unwrap_or(u64::from(self.width) * u64::from(channels * channel_type.bytes()));
         let slice_pitch = self.slice_pitch.unwrap_or(row_pitch * u64::from(height));
         let descriptor = TextureDescriptor {
@@ -160,7 +172,7 @@ impl RawTexture {
             width: self.width,
             height,
             depth,
-            layers: self.layers.unwrap_or(0),
+            layers,
             row_pitch,
             slice_pitch,
             channels,
@@ -170,6 +182,8 @@ impl RawTexture {
             address_modes,
             normalized_coordinates: u32::from(self.normalized.unwrap_or(false)),
             border,
+            cube: u32::from(cube),
+            reserved: 0,
         };
         Ok(TextureSpec { name, buffer: self.buffer, descriptor, reference: self.texref })
     }
@@ -220,6 +234,8 @@ impl TextureDescriptor {
         for word in self.border {
             bytes.extend(word.to_le_bytes());
         }
+        bytes.extend(self.cube.to_le_bytes());
+        bytes.extend(self.reserved.to_le_bytes());
         bytes
     }
 }
@@ -256,6 +272,24 @@ mod tests {
         assert_eq!(descriptor.address_modes, modes);
         assert_eq!(descriptor.border, [0.5f32.to_bits(), 1.0f32.to_bits(), 0, 0]);
         assert_eq!(descriptor.normalized_coordinates, 1);
+        assert_eq!(descriptor.cube, 0);
+    }
+
+    #[test]
+    fn a_cube_map_has_six_square_faces_per_cube() {
+        let spec = LaunchSpec::from_json(
+            r#"{ "buffers": { "faces": { "type": "f32", "len": 288 } },
+                 "textures": { "sky": { "buffer": "faces", "width": 4, "cube": true },
+                               "skies": { "buffer": "faces", "width": 2, "layers": 12, "cube": true } },
+                 "args": [ { "texture": "sky" }, { "texture": "skies" } ] }"#,
+        )
+        .expect("the spec is valid");
+        let sky = spec.textures.iter().find(|texture| texture.name == "sky").expect("sky").descriptor;
+        assert_eq!((sky.width, sky.height, sky.layers, sky.cube), (4, 4, 6, 1));
+        assert_eq!((sky.row_pitch, sky.slice_pitch), (16, 64));
+        let skies = spec.textures.iter().find(|texture| texture.name == "skies").expect("skies").descriptor;
+        assert_eq!((skies.width, skies.height, skies.layers, skies.cube), (2, 2, 12, 1));
+        assert_eq!(skies.to_bytes()[88..96], [1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]
@@ -272,6 +306,8 @@ mod tests {
         assert!(with(r#"{ "buffer": "pixels", "width": 4, "channels": 3 }"#, "").contains("not 1, 2 or 4"));
         assert!(with(r#"{ "buffer": "pixels", "width": 4, "address": "repeat" }"#, "").contains("`repeat`"));
         assert!(with(image, r#"{ "texture": "other" }"#).contains("no texture named `other`"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "height": 2, "cube": true }"#, "").contains("square faces"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 1, "layers": 7, "cube": true }"#, "").contains("7 layers"));
         assert!(with(image, r#"{ "texture": "image", "buffer": "pixels" }"#).contains("only { \"texture\": NAME }"));
     }
 }

@@ -380,6 +380,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("tex.3d.v4.s32.s32 (texture object)", ".reg .b32 %r<6>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; ld.global.u32 %r5, [%rd2+8]; tex.3d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rl1, {%r5, %r5, %r5, %r5}]; st.global.u32 [%rd2], %r1"),
             form_with("tex.a2d.v4.u32.f32", TEXTURE, ".reg .b32 %r<6>; .reg .f32 %f<2>", "ld.global.u32 %r5, [%rd2]; ld.global.f32 %f1, [%rd2+4]; tex.a2d.v4.u32.f32 {%r1, %r2, %r3, %r4}, [tex, {%r5, %f1, %f1, %f1}]; st.global.u32 [%rd2], %r1"),
             form_with("tex.cube.v4.f32.f32", TEXTURE, ".reg .f32 %f<7>", "ld.global.f32 %f5, [%rd2]; tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f5, %f5, %f5}]; st.global.f32 [%rd2], %f1"),
+            form("tex.acube.v4.f32.f32 (texture object)", ".reg .b32 %r<2>; .reg .b64 %rl<2>; .reg .f32 %f<7>", "ld.global.u64 %rl1, [%rd2]; ld.global.u32 %r1, [%rd2+8]; ld.global.f32 %f5, [%rd2+12]; tex.acube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rl1, {%r1, %f5, %f5, %f5}]; st.global.f32 [%rd2], %f1"),
         ],
     ),
     (
@@ -392,6 +393,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form_with("sust.p.2d.v4.b32.zero", SURFACE, R4, "ld.global.u32 %r1, [%rd2]; sust.p.2d.v4.b32.zero [surf, {%r1, %r1}], {%r1, %r1, %r1, %r1}"),
             form("suld.b.2d.v4.b32.zero, sust.b.2d.b32.clamp (surface object)", ".reg .b32 %r<6>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; ld.global.u32 %r5, [%rd2+8]; suld.b.2d.v4.b32.zero {%r1, %r2, %r3, %r4}, [%rl1, {%r5, %r5}]; sust.b.2d.b32.clamp [%rl1, {%r5, %r5}], %r2; st.global.u32 [%rd2], %r1"),
             form_with("sured.b.add.1d.u32.trap", SURFACE, R4, "ld.global.u32 %r1, [%rd2]; sured.b.add.1d.u32.trap [surf, {%r1}], %r1"),
+            form("sured.p.min.2d.b32.zero (surface object)", ".reg .b32 %r<2>; .reg .b64 %rl<2>", "ld.global.u64 %rl1, [%rd2]; ld.global.u32 %r1, [%rd2+8]; sured.p.min.2d.b32.zero [%rl1, {%r1, %r1}], %r1"),
         ],
     ),
     (

@@ -51,6 +51,8 @@ fn descriptor_words(descriptor: &TextureDescriptor) -> Vec<u64> {
         descriptor.border[1],
         descriptor.border[2],
         descriptor.border[3],
+        descriptor.cube,
+        descriptor.reserved,
     ];
     assert_eq!(fields.len(), DESCRIPTOR_WORDS);
     fields.iter().map(|&word| u64::from(word)).collect()
@@ -315,6 +317,8 @@ fn check_image(image: &Image) {
                 address_modes: [sampler.mode as u32; 3],
                 normalized_coordinates: u32::from(sampler.normalized),
                 border: BORDER.map(f32::to_bits),
+                cube: 0,
+                reserved: 0,
             })
         })
         .collect();
@@ -413,6 +417,8 @@ fn plain_descriptor(
         address_modes: [AddressMode::Clamp as u32; 3],
         normalized_coordinates: 0,
         border: [0; 4],
+        cube: 0,
+        reserved: 0,
     }
 }
 

@@ -401,6 +401,35 @@ const CASES: &[Case] = &[
     with_module("a .param .v4 .b64 parameter", ".func helper(.param .v4 .b64 x)\n{\nret;\n}\n", "", false),
     with_module(".ptr .align 3", ".func helper(.param .u64 .ptr .align 3 x)\n{\nret;\n}\n", "", false),
     with_module(".maxnreg on a .func", ".func helper() .maxnreg 32\n{\nret;\n}\n", "", false),
+    // `sured`'s operation and type pairs, geometries and forms (section 9.7.10.3), and cube maps
+    // (section 9.7.9.3), as ptxas 12.9 reads them.
+    case("sured.b.add.u32", "sured.b.add.1d.u32.trap [%rd1, {%r1}], %r2;", true),
+    case("sured.b.add.u64", "sured.b.add.2d.u64.zero [%rd1, {%r1, %r2}], %rd2;", true),
+    case("sured.b.add.s64", "sured.b.add.1d.s64.trap [%rd1, {%r1}], %rd2;", false),
+    case("sured.b.add.b32", "sured.b.add.1d.b32.trap [%rd1, {%r1}], %r2;", false),
+    case("sured.b.min.s32", "sured.b.min.3d.s32.clamp [%rd1, {%r1, %r1, %r1, %r1}], %r2;", true),
+    case("sured.b.min.b32", "sured.b.min.1d.b32.trap [%rd1, {%r1}], %r2;", false),
+    case("sured.b.max.u64 under ISA 7.8", "sured.b.max.1d.u64.trap [%rd1, {%r1}], %rd2;", false),
+    at("8.1", "sm_80", "sured.b.max.s64 under ISA 8.1", "sured.b.max.1d.s64.trap [%rd1, {%r1}], %rd2;", true),
+    case("sured.b.and.b32", "sured.b.and.1d.b32.trap [%rd1, {%r1}], %r2;", true),
+    case("sured.b.or.u32", "sured.b.or.1d.u32.trap [%rd1, {%r1}], %r2;", false),
+    case("sured.b.and.b64", "sured.b.and.1d.b64.trap [%rd1, {%r1}], %rd2;", false),
+    case("sured.p.min.b32", "sured.p.min.2d.b32.trap [%rd1, {%r1, %r2}], %r2;", true),
+    case("sured.p.add.u32", "sured.p.add.1d.u32.trap [%rd1, {%r1}], %r2;", false),
+    case("sured.b.add.a1d", "sured.b.add.a1d.u32.trap [%rd1, {%r1, %r1}], %r2;", false),
+    case("tex.cube.v4.f32.f32", "tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}];", true),
+    case("tex.acube.v4.s32.f32", "tex.acube.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1, %f2, %f3, %f4}];", true),
+    case(
+        "tex.cube with .s32 coordinates",
+        "tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r4}];",
+        false,
+    ),
+    case(
+        "tex.cube with three coordinates",
+        "tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3}];",
+        false,
+    ),
+    case("suld.b.cube", "suld.b.cube.b32.trap %r1, [%rd1, {%r1, %r1, %r1, %r1}];", false),
 ];
 
 fn module(case: &Case) -> String {

@@ -30,6 +30,8 @@ pub use operand::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
 pub use spelling::instruction_spelling;
 pub use synchronization::*;
-pub use texture::{surface_element_type, SurfaceBoundary, TextureGeometry, TextureInstruction, TextureQuery};
+pub use texture::{
+    surface_element_type, SurfaceBoundary, SurfaceReduction, TextureGeometry, TextureInstruction, TextureQuery,
+};
 pub use video::*;
 pub use warp_group_matrix::{WarpGroupA, WarpGroupElement, WarpGroupMultiply, WarpGroupMultiplyAccumulate};

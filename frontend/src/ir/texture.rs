@@ -1,5 +1,5 @@
 //! Texture and surface instructions (ISA 7.8 sections 9.7.9 and 9.7.10): `tex`, `tld4`, `txq`,
-//! `suld`, `sust` and `suq`. They are boxed inside `Instruction::Texture`: rare, and their
+//! `suld`, `sust`, `sured` and `suq`. They are boxed inside `Instruction::Texture`: rare, and their
 //! coordinate and result vectors inline would make every checked instruction larger.
 
 use std::fmt;
@@ -18,6 +18,10 @@ pub enum TextureGeometry {
     ArrayOneD,
     /// `.a2d`: an array of 2D layers.
     ArrayTwoD,
+    /// `.cube`: six square faces, addressed by a direction (x, y, z).
+    Cube,
+    /// `.acube`: an array of cube maps; the coordinate vector starts with the cube.
+    ArrayCube,
 }
 
 impl TextureGeometry {
@@ -28,30 +32,40 @@ impl TextureGeometry {
             "3d" => TextureGeometry::ThreeD,
             "a1d" => TextureGeometry::ArrayOneD,
             "a2d" => TextureGeometry::ArrayTwoD,
+            "cube" => TextureGeometry::Cube,
+            "acube" => TextureGeometry::ArrayCube,
             _ => return None,
         })
     }
 
-    /// How many coordinates address a texel within one layer.
+    /// How many coordinates address a texel within one layer (a cube map's direction has
+    /// three).
     pub fn dimensions(self) -> usize {
         match self {
             TextureGeometry::OneD | TextureGeometry::ArrayOneD => 1,
             TextureGeometry::TwoD | TextureGeometry::ArrayTwoD => 2,
-            TextureGeometry::ThreeD => 3,
+            TextureGeometry::ThreeD | TextureGeometry::Cube | TextureGeometry::ArrayCube => 3,
         }
     }
 
     pub fn is_array(self) -> bool {
-        matches!(self, TextureGeometry::ArrayOneD | TextureGeometry::ArrayTwoD)
+        matches!(self, TextureGeometry::ArrayOneD | TextureGeometry::ArrayTwoD | TextureGeometry::ArrayCube)
+    }
+
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureGeometry::Cube | TextureGeometry::ArrayCube)
     }
 
     /// The elements of the coordinate vector as PTX writes it: the layer first for arrays, and
-    /// a fourth, ignored element for `.3d` and `.a2d` (vectors have 1, 2 or 4 elements).
+    /// a fourth, ignored element for `.3d`, `.a2d` and `.cube` (vectors have 1, 2 or 4 elements).
     pub fn coordinate_count(self) -> u32 {
         match self {
             TextureGeometry::OneD => 1,
             TextureGeometry::TwoD | TextureGeometry::ArrayOneD => 2,
-            TextureGeometry::ThreeD | TextureGeometry::ArrayTwoD => 4,
+            TextureGeometry::ThreeD
+            | TextureGeometry::ArrayTwoD
+            | TextureGeometry::Cube
+            | TextureGeometry::ArrayCube => 4,
         }
     }
 }
@@ -64,6 +78,8 @@ impl fmt::Display for TextureGeometry {
             TextureGeometry::ThreeD => ".3d",
             TextureGeometry::ArrayOneD => ".a1d",
             TextureGeometry::ArrayTwoD => ".a2d",
+            TextureGeometry::Cube => ".cube",
+            TextureGeometry::ArrayCube => ".acube",
         })
     }
 }
@@ -194,8 +210,68 @@ pub enum TextureInstruction {
         coordinates: Vec<Operand>,
         sources: Vec<Operand>,
     },
+    /// `sured.b.op.geom.ctype.clamp [a, b], c` and (`formatted`) `sured.p.op.geom.b32.clamp`:
+    /// an atomic `operation` of `source` into the element at byte `b.x` (`.b`) or into texel
+    /// `b.x`'s first channel (`.p`). `ty` is the element's type (`.b32` for `.p`).
+    SurfaceReduce {
+        geometry: TextureGeometry,
+        formatted: bool,
+        operation: SurfaceReduction,
+        ty: ScalarType,
+        boundary: SurfaceBoundary,
+        handle: Operand,
+        coordinates: Vec<Operand>,
+        source: Operand,
+    },
     /// `suq.query.b32 d, [a]`.
     QuerySurface { query: TextureQuery, destination: Destination, handle: Operand },
+}
+
+/// The operation of a `sured` (`.op`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceReduction {
+    Add,
+    Minimum,
+    Maximum,
+    And,
+    Or,
+}
+
+impl SurfaceReduction {
+    pub fn from_ptx(name: &str) -> Option<SurfaceReduction> {
+        Some(match name {
+            "add" => SurfaceReduction::Add,
+            "min" => SurfaceReduction::Minimum,
+            "max" => SurfaceReduction::Maximum,
+            "and" => SurfaceReduction::And,
+            "or" => SurfaceReduction::Or,
+            _ => return None,
+        })
+    }
+
+    /// The element types `sured.b` allows with this operation (ISA 7.8 section 9.7.10.3; the
+    /// 64-bit `.min`/`.max` are ISA 8.1, as ptxas 12.9 says).
+    pub fn byte_types(self) -> &'static [ScalarType] {
+        match self {
+            SurfaceReduction::Add => &[ScalarType::U32, ScalarType::S32, ScalarType::U64],
+            SurfaceReduction::Minimum | SurfaceReduction::Maximum => {
+                &[ScalarType::U32, ScalarType::S32, ScalarType::U64, ScalarType::S64]
+            }
+            SurfaceReduction::And | SurfaceReduction::Or => &[ScalarType::B32],
+        }
+    }
+}
+
+impl fmt::Display for SurfaceReduction {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            SurfaceReduction::Add => ".add",
+            SurfaceReduction::Minimum => ".min",
+            SurfaceReduction::Maximum => ".max",
+            SurfaceReduction::And => ".and",
+            SurfaceReduction::Or => ".or",
+        })
+    }
 }
 
 impl TextureInstruction {
@@ -209,7 +285,7 @@ impl TextureInstruction {
             TextureInstruction::SurfaceLoad { destinations, .. } => destinations.clone(),
             TextureInstruction::QueryTexture { destination, .. }
             | TextureInstruction::QuerySurface { destination, .. } => vec![*destination],
-            TextureInstruction::SurfaceStore { .. } => Vec::new(),
+            TextureInstruction::SurfaceStore { .. } | TextureInstruction::SurfaceReduce { .. } => Vec::new(),
         }
     }
 }

@@ -123,6 +123,7 @@ fn decode_rare(
         "txq" | "suq" => texture::query(context, modifiers, instruction),
         "suld" => texture::suld(context, modifiers, instruction),
         "sust" => texture::sust(context, modifiers, instruction),
+        "sured" => texture::sured(context, modifiers, instruction),
         "wgmma" => warp_group_matrix::wgmma(context, modifiers, instruction),
         // Known to PTX, not decoded yet.
         _ if opcodes::is_ptx_opcode(opcode) => accept_unlowered(context, modifiers, instruction),
@@ -162,10 +163,11 @@ fn uses_operand_forms_not_decoded_yet(instruction: &ast::Instruction) -> bool {
                 | "tld4"
                 | "suld"
                 | "sust"
+                | "sured"
                 | "wgmma"
         )
     };
-    let lookups_decoded = || matches!(instruction.opcode.node.as_str(), "tex" | "tld4" | "suld" | "sust");
+    let lookups_decoded = || matches!(instruction.opcode.node.as_str(), "tex" | "tld4" | "suld" | "sust" | "sured");
     let lists_decoded = || instruction.opcode.node == "call";
     instruction.operands.iter().any(|operand| match &operand.kind {
         OperandKind::Vector(_) => !vectors_decoded(),

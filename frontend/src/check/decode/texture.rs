@@ -1,13 +1,13 @@
 //! Texture and surface instructions (ISA 7.8 sections 9.7.9 and 9.7.10): `tex`, `tld4`, `txq`,
-//! `suld`, `sust`, `suq`. Forms that are valid PTX but not lowered (cube maps, multisample
-//! textures, `.grad`, offsets, depth comparison, `.f16` results, `sured`) are accepted as
+//! `suld`, `sust`, `sured`, `suq`. Forms that are valid PTX but not lowered (multisample
+//! textures, `.grad`, offsets, depth comparison, `.f16` results) are accepted as
 //! `Instruction::Unlowered`, which lowering reports as unsupported on every target.
 
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    surface_element_type, Destination, Instruction, Operand, SurfaceBoundary, TextureGeometry, TextureInstruction,
-    TextureQuery,
+    surface_element_type, Destination, Instruction, Operand, SurfaceBoundary, SurfaceReduction, TextureGeometry,
+    TextureInstruction, TextureQuery,
 };
 use crate::span::Span;
 use crate::syntax::ast::{self, OperandKind};
@@ -134,12 +134,30 @@ fn geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<TextureG
     )
 }
 
+/// A surface's geometry: a texture's but cube maps.
+fn surface_geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<TextureGeometry> {
+    let Some(geometry) = modifiers.take(TextureGeometry::from_ptx) else {
+        return geometry(context, modifiers);
+    };
+    if geometry.node.is_cube() {
+        let opcode = modifiers.opcode();
+        return invalid(
+            context,
+            geometry.span,
+            format!("`{opcode}` has no `{}` geometry", geometry.node),
+            "surfaces are `.1d`, `.2d`, `.3d`, `.a1d` or `.a2d`",
+        );
+    }
+    Some(geometry.node)
+}
+
 /// Geometries, result types and operand forms that are valid PTX but that ptxr does not lower.
 fn has_unlowered_texture_form(modifiers: &Modifiers, instruction: &ast::Instruction) -> bool {
-    ["cube", "acube", "2dms", "a2dms", "grad", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
-        && instruction.modifiers.iter().any(|modifier| {
-            matches!(modifier.node.as_str(), "cube" | "acube" | "2dms" | "a2dms" | "grad" | "f16" | "f16x2" | "v2")
-        })
+    ["2dms", "a2dms", "grad", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
+        && instruction
+            .modifiers
+            .iter()
+            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "grad" | "f16" | "f16x2" | "v2"))
 }
 
 /// `tex{.base,.level}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}`.
@@ -153,7 +171,10 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     if !modifiers.flag("v4") {
         return invalid(context, modifiers.end_span(), "`tex` needs `.v4`".to_string(), "expected `.v4`");
     }
-    let (result, coordinate) = types(context, modifiers, "tex", &[ScalarType::F32, ScalarType::S32, ScalarType::U32])?;
+    let coordinate_types: &[ScalarType] =
+        if geometry.is_cube() { &[ScalarType::F32] } else { &[ScalarType::F32, ScalarType::S32, ScalarType::U32] };
+    let opcode = if geometry.is_cube() { format!("tex{geometry}") } else { "tex".to_string() };
+    let (result, coordinate) = types(context, modifiers, &opcode, coordinate_types)?;
     let operand_count = 2 + usize::from(level);
     if instruction.operands.len() > operand_count {
         // Offsets (`e`) and depth comparison values (`f`).
@@ -333,7 +354,7 @@ fn surface_modifiers(
     if !formatted && !modifiers.flag("b") {
         return invalid(context, modifiers.end_span(), format!("`{opcode}` needs `.b` or `.p`"), "expected `.b`");
     }
-    let geometry = geometry(context, modifiers)?;
+    let geometry = surface_geometry(context, modifiers)?;
     modifiers.drop_all(|name| matches!(name, "ca" | "cg" | "cs" | "cv" | "wb" | "wt"));
     let lanes = if modifiers.flag("v2") {
         2
@@ -438,5 +459,71 @@ pub fn sust(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         handle,
         coordinates,
         sources,
+    })))
+}
+
+/// `sured.b.op.geom.ctype.clamp [a, b], c` and `sured.p.op.geom.b32.clamp [a, b], c`
+/// (`.1d`, `.2d`, `.3d`; ptxas has no array forms).
+pub fn sured(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    let formatted = modifiers.flag("p");
+    if !formatted && !modifiers.flag("b") {
+        return invalid(context, modifiers.end_span(), "`sured` needs `.b` or `.p`".to_string(), "expected `.b`");
+    }
+    let Some(operation) = modifiers.take(SurfaceReduction::from_ptx) else {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            "`sured` needs an operation".to_string(),
+            "expected `.add`, `.min`, `.max`, `.and` or `.or`",
+        );
+    };
+    let geometry = surface_geometry(context, modifiers)?;
+    if geometry.is_array() {
+        return invalid(
+            context,
+            instruction.opcode.span,
+            format!("`sured` has no `{geometry}` geometry"),
+            "use `.1d`, `.2d` or `.3d`",
+        );
+    }
+    let ty = modifiers.required_type(context)?;
+    let allowed: &[ScalarType] = if formatted { &[ScalarType::B32] } else { operation.node.byte_types() };
+    if !allowed.contains(&ty.node) {
+        let names: Vec<String> = allowed.iter().map(|ty| format!("`{ty}`")).collect();
+        let names = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let form = if formatted { "sured.p" } else { "sured.b" };
+        return invalid(
+            context,
+            ty.span,
+            format!("`{form}{}` reduces {names}", operation.node),
+            format!("`{}` is not one of them", ty.node),
+        );
+    }
+    let boundary = modifiers
+        .take(|name| match name {
+            "trap" => Some(SurfaceBoundary::Trap),
+            "clamp" => Some(SurfaceBoundary::Clamp),
+            "zero" => Some(SurfaceBoundary::Zero),
+            _ => None,
+        })
+        .map_or(SurfaceBoundary::Trap, |boundary| boundary.node);
+    context.expect_operand_count(instruction, 2)?;
+    let lookup = lookup(context, &instruction.operands[0], "sured", false)?;
+    let handle = handle(context, lookup.handle)?;
+    let coordinates = coordinates(context, lookup.coordinates, geometry, ScalarType::B32)?;
+    let source = context.source(&instruction.operands[1], ty.node, SizeRule::AllowWider)?;
+    Some(Instruction::Texture(Box::new(TextureInstruction::SurfaceReduce {
+        geometry,
+        formatted,
+        operation: operation.node,
+        ty: ty.node,
+        boundary,
+        handle,
+        coordinates,
+        source,
     })))
 }

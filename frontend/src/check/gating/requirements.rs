@@ -168,6 +168,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["suld", "sust", "sured"], modifiers: &[&["a1d", "a2d"]], version: isa(3, 0), sm: None, form: "surface arrays (`.a1d`, `.a2d`)", section: "9.7.10.1, 9.7.10.2, 9.7.10.3", operands: ANY },
     Requirement { opcodes: &["sust"], modifiers: &[&["p"]], version: isa(2, 0), sm: Some(20), form: "`sust.p`", section: "9.7.10.2", operands: ANY },
     Requirement { opcodes: &["sured"], modifiers: NONE, version: isa(2, 0), sm: Some(20), form: "`sured`", section: "9.7.10.3", operands: ANY },
+    Requirement { opcodes: &["sured"], modifiers: &[&["min", "max"], &["u64", "s64"]], version: isa(8, 1), sm: None, form: "64-bit `sured.b.min`/`.max` (as ptxas 12.9 says)", section: "9.7.10.3", operands: ANY },
     Requirement { opcodes: &["call"], modifiers: NONE, version: isa(2, 1), sm: Some(20), form: "indirect `call`", section: "9.7.11.5", operands: Operands::IndirectCall },
     Requirement { opcodes: &["brx"], modifiers: &[&["idx"]], version: isa(6, 0), sm: Some(30), form: "`brx.idx`", section: "9.7.11.4", operands: ANY },
     // 9.7.12: synchronisation (`red` shares the notes of `atom`).

@@ -43,14 +43,30 @@ pub fn float_axis<'ctx>(
     linear: IntValue<'ctx>,
     span: ptxr_frontend::Span,
 ) -> LoweringResult<Axis<'ctx>> {
-    let context = lowering.shared.context;
     let builder = lowering.shared.builder;
-    let f32_type = context.f32_type();
+    let f32_type = lowering.shared.context.f32_type();
     let size = descriptor.wide_field(lowering, size_field(dimension))?;
     let normalized = is_set(lowering, descriptor.field(lowering, TextureField::NormalizedCoordinates)?)?;
     let size_float = builder.build_unsigned_int_to_float(size, f32_type, "")?;
     let scaled = builder.build_float_mul(coordinate, size_float, "")?;
     let x = builder.build_select(normalized, scaled, coordinate, "")?.into_float_value();
+    let mode = effective_mode(lowering, descriptor, dimension, normalized)?;
+    texel_axis(lowering, x, size, mode, linear, span)
+}
+
+/// The axis of `x`, a coordinate in texels (already scaled by the size where it was
+/// normalized), in a dimension of `size` texels under address mode `mode`.
+pub fn texel_axis<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    x: FloatValue<'ctx>,
+    size: IntValue<'ctx>,
+    mode: IntValue<'ctx>,
+    linear: IntValue<'ctx>,
+    span: ptxr_frontend::Span,
+) -> LoweringResult<Axis<'ctx>> {
+    let context = lowering.shared.context;
+    let builder = lowering.shared.builder;
+    let f32_type = context.f32_type();
     let shifted = builder.build_float_sub(x, f32_type.const_float(0.5), "")?;
     let x = builder.build_select(linear, shifted, x, "")?.into_float_value();
     let floor = intrinsic(lowering, "llvm.floor", &[f32_type.into()], &[x.into()], span)?.into_float_value();
@@ -67,7 +83,6 @@ pub fn float_axis<'ctx>(
     let finite = builder.build_float_compare(FloatPredicate::ORD, quantized, quantized, "")?;
     let weight = builder.build_select(finite, quantized, f32_type.const_zero(), "")?.into_float_value();
     let weight = builder.build_select(linear, weight, f32_type.const_zero(), "")?.into_float_value();
-    let mode = effective_mode(lowering, descriptor, dimension, normalized)?;
     Ok(Axis { lower, weight, size, mode })
 }
 

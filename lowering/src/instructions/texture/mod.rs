@@ -1,15 +1,18 @@
 //! Textures and surfaces in software (ISA 7.8 sections 9.7.9 and 9.7.10): a handle is the
 //! global address of a ptxr texture descriptor (`ptxr_runtime::texture`), and `tex`, `tld4`,
-//! `txq`, `suld`, `sust` and `suq` become loads, stores and arithmetic on its fields, the same
-//! code on every target that samples in software (`Target::textures`); NVPTX keeps PTX's own
-//! instructions, as inline PTX (`native.rs`). The filtering arithmetic is that of the CUDA C++
-//! Programming Guide, appendix "Texture Fetching".
+//! `txq`, `suld`, `sust`, `sured` and `suq` become loads, stores, atomics and arithmetic on its
+//! fields, the same code on every target that samples in software (`Target::textures`); NVPTX
+//! keeps PTX's own instructions, as inline PTX (`native.rs`). The filtering arithmetic is that
+//! of the CUDA C++ Programming Guide, appendix "Texture Fetching"; cube maps follow its section
+//! "Cubemap Textures".
 //!
 //! One file per concept: `descriptor` (the handle and its fields), `addressing` (coordinates
 //! to texel indices and weights, address modes), `texels` (reading and writing one channel in
-//! its format), `sampling` (`tex`, `tld4`), `surface` (`suld`, `sust`), `query` (`txq`, `suq`).
+//! its format), `sampling` (`tex`, `tld4`), `cube` (the face and face coordinates of
+//! `tex.cube`/`tex.acube`), `surface` (`suld`, `sust`, `sured`), `query` (`txq`, `suq`).
 
 mod addressing;
+mod cube;
 mod descriptor;
 mod native;
 mod query;
@@ -96,6 +99,27 @@ pub fn lower<'ctx>(
         TextureInstruction::SurfaceLoad { geometry, bits, lanes, boundary, destinations, handle, coordinates } => {
             surface::load(lowering, guarded, *geometry, *bits, *lanes, *boundary, destinations, handle, coordinates)
         }
+        TextureInstruction::SurfaceReduce {
+            geometry,
+            formatted,
+            operation,
+            ty,
+            boundary,
+            handle,
+            coordinates,
+            source,
+        } => surface::reduce(
+            lowering,
+            guarded,
+            *geometry,
+            *formatted,
+            *operation,
+            *ty,
+            *boundary,
+            handle,
+            coordinates,
+            source,
+        ),
         TextureInstruction::SurfaceStore {
             geometry,
             formatted,

@@ -202,6 +202,15 @@ pub fn lower<'ctx>(
                 sources.iter().map(|operand| ptx.input(lowering, operand, ty)).collect::<LoweringResult<Vec<_>>>()?;
             format!("{spelling} [{object}, {}], {};", InlinePtx::vector(&items), InlinePtx::vector(&values))
         }
+        TextureInstruction::SurfaceReduce { ty, handle: object, coordinates, source, .. } => {
+            let object = handle(lowering, &mut ptx, object)?;
+            let items = coordinates
+                .iter()
+                .map(|operand| ptx.input(lowering, operand, ScalarType::B32))
+                .collect::<LoweringResult<Vec<_>>>()?;
+            let value = ptx.input(lowering, source, *ty)?;
+            format!("{spelling} [{object}, {}], {value};", InlinePtx::vector(&items))
+        }
     };
     emit(lowering, &ptx, &text, predicate_output)
 }

@@ -1,7 +1,7 @@
 //! `txq` and `suq`: fields of the descriptor. Channel data type is the descriptor's
 //! `ChannelType` code and channel order its channel count (ptxr's codes, not CUDA's driver
 //! enumerations); there are no mipmaps or multisampling, so those counts are 1, and the
-//! memory layout is 1 (linear).
+//! memory layout is 1 (linear). The array size of a cube map is its count of cubes.
 
 use ptxr_frontend::ir::{Destination, Operand, TextureQuery};
 use ptxr_frontend::vocabulary::ScalarType;
@@ -29,7 +29,14 @@ pub fn query<'ctx>(
         TextureQuery::ChannelDataType => field(TextureField::ChannelType)?,
         TextureQuery::ChannelOrder => field(TextureField::Channels)?,
         TextureQuery::NormalizedCoordinates => field(TextureField::NormalizedCoordinates)?,
-        TextureQuery::ArraySize => field(TextureField::Layers)?,
+        TextureQuery::ArraySize => {
+            // A cube map array counts cubes, six layers each.
+            let layers = field(TextureField::Layers)?;
+            let cube = field(TextureField::Cube)?;
+            let is_cube = builder.build_int_compare(inkwell::IntPredicate::NE, cube, i32_type.const_zero(), "")?;
+            let cubes = builder.build_int_unsigned_div(layers, i32_type.const_int(6, false), "")?;
+            builder.build_select(is_cube, cubes, layers, "")?.into_int_value()
+        }
         TextureQuery::MipmapLevels | TextureQuery::Samples | TextureQuery::MemoryLayout => i32_type.const_int(1, false),
         TextureQuery::ForceUnnormalizedCoordinates => {
             let normalized = field(TextureField::NormalizedCoordinates)?;

@@ -169,8 +169,6 @@ pub fn sample<'ctx>(
     let format = Format::of(lowering, &descriptor)?;
     let strides = strides(lowering, &descriptor, &format)?;
     let array = geometry.is_array();
-    let layer = if array { Some(lowering.read_int(&coordinates[0], ScalarType::U32)?) } else { None };
-    let base = layer_offset(lowering, &descriptor, layer)?;
     // Linear filtering applies to float results of float coordinates only.
     let filtered = result == ScalarType::F32 && coordinate == ScalarType::F32;
     let linear = if filtered {
@@ -184,17 +182,15 @@ pub fn sample<'ctx>(
     } else {
         context.bool_type().const_zero()
     };
-    let mut axes = Vec::with_capacity(geometry.dimensions());
-    for dimension in 0..geometry.dimensions() {
-        let operand = &coordinates[dimension + usize::from(array)];
-        axes.push(if coordinate == ScalarType::F32 {
-            let value = lowering.read(operand, ScalarType::F32)?.into_float_value();
-            float_axis(lowering, &descriptor, dimension, value, linear, operand.span)?
-        } else {
-            let value = lowering.read_int(operand, ScalarType::S32)?;
-            integer_axis(lowering, &descriptor, dimension, value)?
-        });
-    }
+    let (base, axes) = if geometry.is_cube() {
+        super::cube::face_lookup(lowering, &descriptor, coordinates, array, linear)?
+    } else {
+        let layer = if array { Some(lowering.read_int(&coordinates[0], ScalarType::U32)?) } else { None };
+        (
+            layer_offset(lowering, &descriptor, layer)?,
+            plain_axes(lowering, &descriptor, geometry, coordinate, coordinates, linear)?,
+        )
+    };
     let mut sums: Option<Vec<BasicValueEnum<'ctx>>> = None;
     let mut nearest = None;
     for (indices, weight) in corners(lowering, &axes, filtered)? {
@@ -260,4 +256,29 @@ pub fn gather<'ctx>(
         values.extend(channels(lowering, &descriptor, &format, &texel, result, Some(u32::from(component)))?);
     }
     write_results(lowering, destinations, predicate, &values, result)
+}
+
+/// The axes of a lookup that is not a cube map: one per dimension, from float or integer
+/// coordinates (after the layer for arrays).
+fn plain_axes<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    descriptor: &Descriptor<'ctx>,
+    geometry: TextureGeometry,
+    coordinate: ScalarType,
+    coordinates: &[Operand],
+    linear: IntValue<'ctx>,
+) -> LoweringResult<Vec<Axis<'ctx>>> {
+    let array = geometry.is_array();
+    let mut axes = Vec::with_capacity(geometry.dimensions());
+    for dimension in 0..geometry.dimensions() {
+        let operand = &coordinates[dimension + usize::from(array)];
+        axes.push(if coordinate == ScalarType::F32 {
+            let value = lowering.read(operand, ScalarType::F32)?.into_float_value();
+            float_axis(lowering, descriptor, dimension, value, linear, operand.span)?
+        } else {
+            let value = lowering.read_int(operand, ScalarType::S32)?;
+            integer_axis(lowering, descriptor, dimension, value)?
+        });
+    }
+    Ok(axes)
 }

@@ -1,4 +1,4 @@
-//! `suld.b` and `sust.b`/`sust.p`: surface accesses at byte offset `x` (`.b`) or texel `x`
+//! `suld.b`, `sust.b`/`sust.p` and `sured.b`/`sured.p`: surface accesses at byte offset `x` (`.b`) or texel `x`
 //! (`.p`) of the row and slice or layer the other coordinates choose, with PTX's boundary modes:
 //! `.trap` traps, `.clamp` accesses the nearest place inside, `.zero` loads zero and drops
 //! stores.
@@ -6,10 +6,12 @@
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
-    surface_element_type, Destination, GuardedInstruction, Operand, SurfaceBoundary, TextureGeometry,
+    surface_element_type, Destination, GuardedInstruction, MemoryOrdering, MemoryScope, Operand, SurfaceBoundary,
+    SurfaceReduction, TextureGeometry,
 };
-use ptxr_frontend::vocabulary::ScalarType;
-use ptxr_runtime::texture::TextureField;
+use ptxr_frontend::vocabulary::{ScalarKind, ScalarType};
+use ptxr_intrinsics::atomics::{self, ReadModifyWrite};
+use ptxr_runtime::texture::{ChannelType, TextureField};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -227,6 +229,111 @@ pub fn store_formatted<'ctx>(
         let builder = lowering.shared.builder;
         builder.build_unconditional_branch(after)?;
         builder.position_at_end(after);
+    }
+    Ok(())
+}
+
+/// `sured.b.op.geom.ctype.clamp [a, b], c` and `sured.p.op.geom.b32.clamp [a, b], c`: an
+/// atomic read-modify-write of the element `sust.b` would store at byte `x` (`.b`), or of the
+/// first channel of texel `x` (`.p`), with the boundary modes of a store. `.p` reduces a
+/// surface whose channels are 32 bits wide, as signed integers when they are `.s32` and as
+/// unsigned ones otherwise (the spec: UINT or SINT formats); on a narrower format it does
+/// nothing.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    geometry: TextureGeometry,
+    formatted: bool,
+    operation: SurfaceReduction,
+    ty: ScalarType,
+    boundary: SurfaceBoundary,
+    handle: &Operand,
+    coordinates: &[Operand],
+    source: &Operand,
+) -> LoweringResult<()> {
+    let context = lowering.shared.context;
+    let descriptor = Descriptor::of(lowering, handle)?;
+    let format = Format::of(lowering, &descriptor)?;
+    let value = lowering.read_int(source, ty)?;
+    let place = place(lowering, &descriptor, &format, geometry, coordinates, formatted, u64::from(ty.bytes()))?;
+    let after = branch_on_boundary(lowering, guarded, boundary, place.inside, true)?;
+    let builder = lowering.shared.builder;
+    let pointer = descriptor.data_at(lowering, place.offset)?;
+    let function = lowering.llvm_function;
+    let done = context.append_basic_block(function, "surface.reduced");
+    // Each arm: the condition that chooses it (`None`: always) and its operation.
+    let signed_operation = |signed: bool| match operation {
+        SurfaceReduction::Add => ReadModifyWrite::Add,
+        SurfaceReduction::And => ReadModifyWrite::And,
+        SurfaceReduction::Or => ReadModifyWrite::Or,
+        SurfaceReduction::Minimum if signed => ReadModifyWrite::SignedMinimum,
+        SurfaceReduction::Minimum => ReadModifyWrite::UnsignedMinimum,
+        SurfaceReduction::Maximum if signed => ReadModifyWrite::SignedMaximum,
+        SurfaceReduction::Maximum => ReadModifyWrite::UnsignedMaximum,
+    };
+    if formatted {
+        let i32_type = context.i32_type();
+        let wide =
+            builder.build_int_compare(IntPredicate::EQ, format.channel_bytes, i32_type.const_int(4, false), "")?;
+        let signed = format.is(lowering, ChannelType::S32)?;
+        let signed_block = context.append_basic_block(function, "surface.reduce.signed");
+        let unsigned_block = context.append_basic_block(function, "surface.reduce.unsigned");
+        let choose = context.append_basic_block(function, "surface.reduce.format");
+        builder.build_conditional_branch(wide, choose, done)?;
+        builder.position_at_end(choose);
+        builder.build_conditional_branch(signed, signed_block, unsigned_block)?;
+        for (block, is_signed) in [(signed_block, true), (unsigned_block, false)] {
+            builder.position_at_end(block);
+            let signed_type = if is_signed { ScalarType::S32 } else { ScalarType::U32 };
+            atomic(lowering, guarded, signed_operation(is_signed), signed_type, pointer, value)?;
+            lowering.shared.builder.build_unconditional_branch(done)?;
+        }
+    } else {
+        atomic(lowering, guarded, signed_operation(ty.kind() == ScalarKind::Signed), ty, pointer, value)?;
+        builder.build_unconditional_branch(done)?;
+    }
+    let builder = lowering.shared.builder;
+    builder.position_at_end(done);
+    if let Some(after) = after {
+        builder.build_unconditional_branch(after)?;
+        builder.position_at_end(after);
+    }
+    Ok(())
+}
+
+/// One relaxed, device-scope atomic of `ty` at `pointer` (a compare-and-swap loop where the
+/// target has no instruction for it).
+fn atomic<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    operation: ReadModifyWrite,
+    ty: ScalarType,
+    pointer: inkwell::values::PointerValue<'ctx>,
+    value: IntValue<'ctx>,
+) -> LoweringResult<()> {
+    let target = lowering.shared.target;
+    let failed = |unsupported: ptxr_intrinsics::Unsupported| {
+        LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
+    };
+    target.supports_atomic(operation, ty).map_err(failed)?;
+    let site = lowering.site();
+    let scope = target.sync_scope(MemoryScope::Gpu);
+    let ordering = MemoryOrdering::Relaxed;
+    if target.atomic_by_compare_and_swap(operation, ty) {
+        atomics::read_modify_write_by_compare_and_swap(
+            &site,
+            operation,
+            pointer,
+            value.into(),
+            ordering,
+            scope,
+            ty.bytes(),
+        )
+        .map_err(failed)?;
+    } else {
+        atomics::read_modify_write(&site, operation, pointer, value.into(), ordering, scope, ty.bytes())
+            .map_err(failed)?;
     }
     Ok(())
 }

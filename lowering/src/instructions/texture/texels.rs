@@ -66,7 +66,11 @@ impl<'ctx> Format<'ctx> {
         Ok(Format { channels, channel_type, channel_bytes, texel_bytes, normalized_read, span: descriptor.span })
     }
 
-    fn is(&self, lowering: &FunctionLowering<'_, 'ctx>, channel_type: ChannelType) -> LoweringResult<IntValue<'ctx>> {
+    pub fn is(
+        &self,
+        lowering: &FunctionLowering<'_, 'ctx>,
+        channel_type: ChannelType,
+    ) -> LoweringResult<IntValue<'ctx>> {
         let i32_type = lowering.shared.context.i32_type();
         Ok(lowering.shared.builder.build_int_compare(
             IntPredicate::EQ,
