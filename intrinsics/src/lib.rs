@@ -32,6 +32,7 @@ mod nvptx_hint;
 mod nvptx_inline_ptx;
 mod nvptx_matrix;
 mod nvptx_mbarrier;
+mod nvptx_texture_reference;
 mod nvptx_warp_matrix;
 mod printf_arguments;
 mod printf_strings;
@@ -272,6 +273,20 @@ pub trait Target {
     /// How texture and surface instructions are expressed: in software over ptxr texture
     /// descriptors in global memory (`ptxr_runtime::texture`), or as PTX's own instructions.
     fn textures(&self) -> TextureLowering;
+
+    /// On a target whose textures are [`TextureLowering::InlinePtx`]: makes `global`, a
+    /// module-scope `.texref` or `.surfref` variable, the target's own, so that the output
+    /// declares it under its name and the instructions can name it (inline PTX binds it as a
+    /// symbol). Elsewhere such a variable is a ptxr texture descriptor that lowering declares.
+    fn declare_texture_reference<'ctx>(
+        &self,
+        _context: &'ctx Context,
+        _module: &Module<'ctx>,
+        _global: inkwell::values::GlobalValue<'ctx>,
+        opaque: ptxr_frontend::vocabulary::OpaqueType,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported { what: format!("module-scope `{opaque}` variables") })
+    }
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {

@@ -122,6 +122,16 @@ impl Target for Nvptx {
         TextureLowering::InlinePtx
     }
 
+    fn declare_texture_reference<'ctx>(
+        &self,
+        context: &'ctx Context,
+        module: &Module<'ctx>,
+        global: inkwell::values::GlobalValue<'ctx>,
+        opaque: ptxr_frontend::vocabulary::OpaqueType,
+    ) -> Result<(), Unsupported> {
+        crate::nvptx_texture_reference::declare_texture_reference(context, module, global, opaque)
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Nvptx
     }

@@ -289,20 +289,15 @@ pub fn declare_global<'ctx>(
 
 /// A `.texref`, `.samplerref` or `.surfref` variable: a ptxr texture descriptor in global
 /// memory (`ptxr_runtime::texture`), zeroed until the host binds a texture to it by name; the
-/// variable's address is the handle that `tex`, `txq`, `suld`... read.
+/// variable's address is the handle that `tex`, `txq`, `suld`... read. Where textures are PTX's
+/// own (`TextureLowering::InlinePtx`), the target's own variable instead.
 fn declare_texture_reference<'ctx>(
     shared: &ModuleContext<'_, 'ctx>,
     variable: &ir::Variable,
     name: &str,
 ) -> Result<GlobalValue<'ctx>, LoweringError> {
     if shared.target.textures() != ptxr_intrinsics::TextureLowering::Software {
-        // PTX's own `.texref` variables would have to be written back into the output module
-        // as such; texture and surface objects need nothing of the kind.
-        return Err(LoweringError::unsupported(
-            "module-scope `.texref`, `.samplerref` and `.surfref` variables (texture and surface objects are supported)",
-            shared.target.kind().name(),
-            variable.span,
-        ));
+        return declare_native_texture_reference(shared, variable, name);
     }
     let count = variable.array_length.unwrap_or(1).max(1) as u32;
     let storage_type = shared.context.i8_type().array_type(ptxr_runtime::texture::TEXTURE_DESCRIPTOR_BYTES * count);
@@ -318,6 +313,40 @@ fn declare_texture_reference<'ctx>(
             global.set_linkage(if weak { LlvmLinkage::WeakAny } else { LlvmLinkage::External });
         }
     }
+    Ok(global)
+}
+
+/// A `.texref` or `.surfref` variable that the target declares as its own (NVPTX's
+/// `.global .texref NAME;`), under its PTX name and linkage; texture instructions name it.
+fn declare_native_texture_reference<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+    name: &str,
+) -> Result<GlobalValue<'ctx>, LoweringError> {
+    let target_name = shared.target.kind().name();
+    let opaque = variable.opaque.unwrap_or(ptxr_frontend::vocabulary::OpaqueType::Texture);
+    if variable.array_length.is_some() {
+        return Err(LoweringError::unsupported(&format!("arrays of `{opaque}` variables"), target_name, variable.span));
+    }
+    let handle_type = shared.context.i64_type();
+    let global = shared.module.add_global(handle_type, Some(shared.target.address_space(StateSpace::Global)), name);
+    global.set_alignment(8);
+    global.set_externally_initialized(true);
+    match variable.linkage {
+        Some(Linkage::Extern) => global.set_linkage(LlvmLinkage::External),
+        linkage => {
+            global.set_initializer(&handle_type.const_zero());
+            global.set_linkage(match linkage {
+                Some(Linkage::Weak) => LlvmLinkage::WeakAny,
+                // Visible, as on the other targets, so that the host finds it by its PTX name.
+                _ => LlvmLinkage::External,
+            });
+        }
+    }
+    shared
+        .target
+        .declare_texture_reference(shared.context, shared.module, global, opaque)
+        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?;
     Ok(global)
 }
 
