@@ -33,6 +33,7 @@ mod nvptx_inline_ptx;
 mod nvptx_matrix;
 mod nvptx_mbarrier;
 mod nvptx_texture_reference;
+mod nvptx_warp_group_matrix;
 mod nvptx_warp_matrix;
 mod printf_arguments;
 mod printf_strings;
@@ -66,7 +67,8 @@ use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
 pub use cluster_of_one::ClusterQuery;
 pub use collective::{
-    Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpMatrixCollective,
+    Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpGroupCollective,
+    WarpGroupOperands, WarpGroupSource, WarpMatrixCollective,
 };
 pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, StringConstant};
@@ -651,6 +653,23 @@ pub trait Target {
     /// elsewhere lowering builds `wmma` from `mma` tiles and the lanes' own loads and stores.
     fn native_warp_matrix(&self) -> bool {
         false
+    }
+
+    /// Whether this target has `wgmma` instructions of its own on `processor` (`sm_90a`)
+    /// ([`Target::warp_group_collective`]); elsewhere lowering computes `wgmma.mma_async` from
+    /// warp shuffles and shared-memory loads at its issue.
+    fn native_warp_group_matrix(&self, _processor: &str) -> bool {
+        false
+    }
+
+    /// A `wgmma` instruction where [`Target::native_warp_group_matrix`] is true: D's registers
+    /// after a `wgmma.mma_async` (none for the others).
+    fn warp_group_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &WarpGroupCollective<'ctx>,
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Unsupported> {
+        Err(Unsupported { what: "`wgmma` instructions of the target's own".to_string() })
     }
 
     /// A `wmma` instruction on a target whose [`Target::native_warp_matrix`] is true: the

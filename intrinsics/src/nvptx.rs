@@ -385,6 +385,19 @@ impl Target for Nvptx {
         true
     }
 
+    /// `wgmma` exists on sm_90a alone (its `a` marks features that later processors lack).
+    fn native_warp_group_matrix(&self, processor: &str) -> bool {
+        processor == "sm_90a"
+    }
+
+    fn warp_group_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &crate::WarpGroupCollective<'ctx>,
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Unsupported> {
+        crate::nvptx_warp_group_matrix::warp_group_collective(site, collective)
+    }
+
     fn warp_matrix_collective<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,

@@ -62,6 +62,9 @@ pub struct ModuleContext<'a, 'ctx> {
     pub counted_barriers: bool,
     /// Whether any function uses `bar.arrive`.
     pub barrier_arrivals: bool,
+    /// Whether the target has `wgmma` of its own on the processor compiled for
+    /// (`Target::native_warp_group_matrix`).
+    pub native_warp_group_matrix: bool,
 }
 
 impl<'ctx> ModuleContext<'_, 'ctx> {
@@ -139,6 +142,7 @@ pub fn lower<'ctx>(
         collectives_in_functions: functions_use_collectives(ptx),
         counted_barriers: first_counted_barrier(ptx).is_some(),
         barrier_arrivals: has_barrier_arrivals(ptx),
+        native_warp_group_matrix: target.native_warp_group_matrix(&machine.get_cpu().to_string_lossy()),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -913,8 +917,8 @@ pub fn wide_atomic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 /// The PTX ISA that NVPTX output needs for the module's `wmma` forms (section 9.7.13.3's PTX
 /// ISA notes): 6.1 for `.m32n8k16` and `.m8n32k16`, 6.3 for the integer forms, 7.0 for
 /// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; and for `mma` on 8-bit floats (section
-/// 9.7.13.4.14's notes), 8.4 for `.m16n8k32` into `.f32`, 8.7 for the other forms; the driver
-/// raises LLVM's default version to it.
+/// 9.7.13.4.14's notes), 8.4 for `.m16n8k32` into `.f32`, 8.7 for the other forms; 8.4 for
+/// `wgmma` on mixed `.s8`/`.u8`; the driver raises LLVM's default version to it.
 pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     use ir::{MatrixElement, WarpMatrixGeometry};
     let needed = |geometry: WarpMatrixGeometry, element: MatrixElement| match element {
@@ -951,6 +955,11 @@ pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
                 needed(operation.geometry, operation.a).max(needed(operation.geometry, operation.c)).max(and)
             }
             ir::Instruction::MatrixMultiplyAccumulate { operation, .. } => float8(operation),
+            // Written as such at sm_90a (`native_warp_group_matrix.rs`); ptxas 12.9: "Feature
+            // 'WGMMA with mixed integer types' requires PTX ISA .version 8.4".
+            ir::Instruction::WarpGroupMultiplyAccumulate(multiply) => (multiply.operation.a != multiply.operation.b)
+                .then_some((8, 4))
+                .filter(|_| matches!(multiply.operation.a, ir::WarpGroupElement::S8 | ir::WarpGroupElement::U8)),
             _ => None,
         })
         .max()
