@@ -144,6 +144,15 @@ fn sm_90a_keeps_each_form_and_sm_90_emulates_it() {
                 form.modifiers
             );
         }
+        // D's registers are pinned after the wait (and before the fence), so that LLVM keeps
+        // the stores of D after the wait.
+        let all: Vec<String> =
+            native.lines().map(|line| line.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        let position = |text: &str| all.iter().position(|line| line == text);
+        let wait = position("wgmma.wait_group.sync.aligned 0;").expect("a wait");
+        let pinned = all.iter().rposition(|line| line == "// wgmma accumulators").expect("pinned accumulators");
+        let first_store = all.iter().position(|line| line.starts_with("st.global")).expect("stores of D");
+        assert!(wait < pinned && pinned < first_store, "{}: {native}", form.modifiers);
         assert_ptxas_accepts(&native, "sm_90a", &name);
 
         // The emulation of a wide product is minutes of LLVM's time; the narrow ones show it.

@@ -427,7 +427,7 @@ pub fn multiply_accumulate(
 /// `wgmma.fence`: see the header (the target's own where it has `wgmma`).
 pub fn fence(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
     if lowering.shared.native_warp_group_matrix {
-        return super::native_warp_group_matrix::collective(lowering, guarded, &WarpGroupCollective::Fence).map(drop);
+        return super::native_warp_group_matrix::synchronize(lowering, guarded, &WarpGroupCollective::Fence);
     }
     super::synchronization::fence(lowering, guarded, MemoryOrdering::AcquireRelease, MemoryScope::Cta)
 }
@@ -447,5 +447,5 @@ pub fn commit_or_wait(
         None => WarpGroupCollective::Commit,
         Some(pending) => WarpGroupCollective::Wait { pending },
     };
-    super::native_warp_group_matrix::collective(lowering, guarded, &collective).map(drop)
+    super::native_warp_group_matrix::synchronize(lowering, guarded, &collective)
 }
