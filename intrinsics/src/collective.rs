@@ -4,7 +4,8 @@
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use ptxr_frontend::ir::{
-    BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode, WarpMatrixMultiply, WarpMatrixShape,
+    BarrierOperation, MatrixMultiply, ReduxOperation, ShuffleMode, VoteMode, WarpGroupMultiply, WarpMatrixMultiply,
+    WarpMatrixShape,
 };
 
 use crate::{Site, Unsupported};
@@ -158,4 +159,41 @@ pub enum WarpMatrixCollective<'ctx> {
         b: Vec<BasicValueEnum<'ctx>>,
         c: Vec<BasicValueEnum<'ctx>>,
     },
+}
+
+/// `wgmma` as lowering hands it to a target with the instructions of its own
+/// (`Target::native_warp_group_matrix`).
+pub enum WarpGroupCollective<'ctx> {
+    /// `wgmma.fence`.
+    Fence,
+    /// `wgmma.commit_group`.
+    Commit,
+    /// `wgmma.wait_group N`.
+    Wait { pending: u32 },
+    /// `wgmma.mma_async`.
+    MultiplyAccumulate(WarpGroupOperands<'ctx>),
+}
+
+/// The operands of one `wgmma.mma_async`, read.
+pub struct WarpGroupOperands<'ctx> {
+    pub operation: WarpGroupMultiply,
+    /// D's registers as they are before the instruction (`f32`, or `i32` for `.f16` pairs and
+    /// `.s32`), which it reads and writes.
+    pub accumulator: Vec<BasicValueEnum<'ctx>>,
+    /// A's matrix descriptor (`i64`), or the thread's four `i32` registers of A.
+    pub a: WarpGroupSource<'ctx>,
+    /// B's matrix descriptor (`i64`).
+    pub b: IntValue<'ctx>,
+    /// `scale-d` (`i1`).
+    pub scale_d: IntValue<'ctx>,
+    pub negate_a: bool,
+    pub negate_b: bool,
+    pub transpose_a: bool,
+    pub transpose_b: bool,
+}
+
+/// Where `wgmma.mma_async` reads A.
+pub enum WarpGroupSource<'ctx> {
+    Descriptor(IntValue<'ctx>),
+    Registers(Vec<IntValue<'ctx>>),
 }

@@ -32,6 +32,8 @@ mod nvptx_hint;
 mod nvptx_inline_ptx;
 mod nvptx_matrix;
 mod nvptx_mbarrier;
+mod nvptx_texture_reference;
+mod nvptx_warp_group_matrix;
 mod nvptx_warp_matrix;
 mod printf_arguments;
 mod printf_strings;
@@ -65,7 +67,8 @@ use ptxr_frontend::vocabulary::{SpecialRegister, StateSpace};
 
 pub use cluster_of_one::ClusterQuery;
 pub use collective::{
-    Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpMatrixCollective,
+    Barrier, CollectiveResult, MatrixCollective, MatrixLowering, WarpCollective, WarpGroupCollective,
+    WarpGroupOperands, WarpGroupSource, WarpMatrixCollective,
 };
 pub use declare::mark_convergent;
 pub use device_function::{DeviceFunction, DeviceFunctionCall, DeviceFunctionLowering, StringConstant};
@@ -272,6 +275,20 @@ pub trait Target {
     /// How texture and surface instructions are expressed: in software over ptxr texture
     /// descriptors in global memory (`ptxr_runtime::texture`), or as PTX's own instructions.
     fn textures(&self) -> TextureLowering;
+
+    /// On a target whose textures are [`TextureLowering::InlinePtx`]: makes `global`, a
+    /// module-scope `.texref` or `.surfref` variable, the target's own, so that the output
+    /// declares it under its name and the instructions can name it (inline PTX binds it as a
+    /// symbol). Elsewhere such a variable is a ptxr texture descriptor that lowering declares.
+    fn declare_texture_reference<'ctx>(
+        &self,
+        _context: &'ctx Context,
+        _module: &Module<'ctx>,
+        _global: inkwell::values::GlobalValue<'ctx>,
+        opaque: ptxr_frontend::vocabulary::OpaqueType,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported { what: format!("module-scope `{opaque}` variables") })
+    }
 
     /// Whether `.shared` variables can be placed in this target's shared memory at all.
     fn supports_shared_variables(&self) -> Result<(), Unsupported> {
@@ -636,6 +653,23 @@ pub trait Target {
     /// elsewhere lowering builds `wmma` from `mma` tiles and the lanes' own loads and stores.
     fn native_warp_matrix(&self) -> bool {
         false
+    }
+
+    /// Whether this target has `wgmma` instructions of its own on `processor` (`sm_90a`)
+    /// ([`Target::warp_group_collective`]); elsewhere lowering computes `wgmma.mma_async` from
+    /// warp shuffles and shared-memory loads at its issue.
+    fn native_warp_group_matrix(&self, _processor: &str) -> bool {
+        false
+    }
+
+    /// A `wgmma` instruction where [`Target::native_warp_group_matrix`] is true: D's registers
+    /// after a `wgmma.mma_async` (none for the others).
+    fn warp_group_collective<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _collective: &WarpGroupCollective<'ctx>,
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Unsupported> {
+        Err(Unsupported { what: "`wgmma` instructions of the target's own".to_string() })
     }
 
     /// A `wmma` instruction on a target whose [`Target::native_warp_matrix`] is true: the

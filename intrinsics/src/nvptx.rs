@@ -122,6 +122,16 @@ impl Target for Nvptx {
         TextureLowering::InlinePtx
     }
 
+    fn declare_texture_reference<'ctx>(
+        &self,
+        context: &'ctx Context,
+        module: &Module<'ctx>,
+        global: inkwell::values::GlobalValue<'ctx>,
+        opaque: ptxr_frontend::vocabulary::OpaqueType,
+    ) -> Result<(), Unsupported> {
+        crate::nvptx_texture_reference::declare_texture_reference(context, module, global, opaque)
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Nvptx
     }
@@ -373,6 +383,19 @@ impl Target for Nvptx {
 
     fn native_warp_matrix(&self) -> bool {
         true
+    }
+
+    /// `wgmma` exists on sm_90a alone (its `a` marks features that later processors lack).
+    fn native_warp_group_matrix(&self, processor: &str) -> bool {
+        processor == "sm_90a"
+    }
+
+    fn warp_group_collective<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        collective: &crate::WarpGroupCollective<'ctx>,
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Unsupported> {
+        crate::nvptx_warp_group_matrix::warp_group_collective(site, collective)
     }
 
     fn warp_matrix_collective<'ctx>(

@@ -62,6 +62,9 @@ pub struct ModuleContext<'a, 'ctx> {
     pub counted_barriers: bool,
     /// Whether any function uses `bar.arrive`.
     pub barrier_arrivals: bool,
+    /// Whether the target has `wgmma` of its own on the processor compiled for
+    /// (`Target::native_warp_group_matrix`).
+    pub native_warp_group_matrix: bool,
 }
 
 impl<'ctx> ModuleContext<'_, 'ctx> {
@@ -139,6 +142,7 @@ pub fn lower<'ctx>(
         collectives_in_functions: functions_use_collectives(ptx),
         counted_barriers: first_counted_barrier(ptx).is_some(),
         barrier_arrivals: has_barrier_arrivals(ptx),
+        native_warp_group_matrix: target.native_warp_group_matrix(&machine.get_cpu().to_string_lossy()),
     };
     let mut diagnostics = Vec::new();
     for (index, variable) in ptx.globals.iter().enumerate() {
@@ -289,20 +293,15 @@ pub fn declare_global<'ctx>(
 
 /// A `.texref`, `.samplerref` or `.surfref` variable: a ptxr texture descriptor in global
 /// memory (`ptxr_runtime::texture`), zeroed until the host binds a texture to it by name; the
-/// variable's address is the handle that `tex`, `txq`, `suld`... read.
+/// variable's address is the handle that `tex`, `txq`, `suld`... read. Where textures are PTX's
+/// own (`TextureLowering::InlinePtx`), the target's own variable instead.
 fn declare_texture_reference<'ctx>(
     shared: &ModuleContext<'_, 'ctx>,
     variable: &ir::Variable,
     name: &str,
 ) -> Result<GlobalValue<'ctx>, LoweringError> {
     if shared.target.textures() != ptxr_intrinsics::TextureLowering::Software {
-        // PTX's own `.texref` variables would have to be written back into the output module
-        // as such; texture and surface objects need nothing of the kind.
-        return Err(LoweringError::unsupported(
-            "module-scope `.texref`, `.samplerref` and `.surfref` variables (texture and surface objects are supported)",
-            shared.target.kind().name(),
-            variable.span,
-        ));
+        return declare_native_texture_reference(shared, variable, name);
     }
     let count = variable.array_length.unwrap_or(1).max(1) as u32;
     let storage_type = shared.context.i8_type().array_type(ptxr_runtime::texture::TEXTURE_DESCRIPTOR_BYTES * count);
@@ -318,6 +317,40 @@ fn declare_texture_reference<'ctx>(
             global.set_linkage(if weak { LlvmLinkage::WeakAny } else { LlvmLinkage::External });
         }
     }
+    Ok(global)
+}
+
+/// A `.texref` or `.surfref` variable that the target declares as its own (NVPTX's
+/// `.global .texref NAME;`), under its PTX name and linkage; texture instructions name it.
+fn declare_native_texture_reference<'ctx>(
+    shared: &ModuleContext<'_, 'ctx>,
+    variable: &ir::Variable,
+    name: &str,
+) -> Result<GlobalValue<'ctx>, LoweringError> {
+    let target_name = shared.target.kind().name();
+    let opaque = variable.opaque.unwrap_or(ptxr_frontend::vocabulary::OpaqueType::Texture);
+    if variable.array_length.is_some() {
+        return Err(LoweringError::unsupported(&format!("arrays of `{opaque}` variables"), target_name, variable.span));
+    }
+    let handle_type = shared.context.i64_type();
+    let global = shared.module.add_global(handle_type, Some(shared.target.address_space(StateSpace::Global)), name);
+    global.set_alignment(8);
+    global.set_externally_initialized(true);
+    match variable.linkage {
+        Some(Linkage::Extern) => global.set_linkage(LlvmLinkage::External),
+        linkage => {
+            global.set_initializer(&handle_type.const_zero());
+            global.set_linkage(match linkage {
+                Some(Linkage::Weak) => LlvmLinkage::WeakAny,
+                // Visible, as on the other targets, so that the host finds it by its PTX name.
+                _ => LlvmLinkage::External,
+            });
+        }
+    }
+    shared
+        .target
+        .declare_texture_reference(shared.context, shared.module, global, opaque)
+        .map_err(|unsupported| LoweringError::unsupported(&unsupported.what, target_name, variable.span))?;
     Ok(global)
 }
 
@@ -890,8 +923,8 @@ pub fn wide_atomic_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
 /// The PTX ISA that NVPTX output needs for the module's `wmma` forms (section 9.7.13.3's PTX
 /// ISA notes): 6.1 for `.m32n8k16` and `.m8n32k16`, 6.3 for the integer forms, 7.0 for
 /// `.bf16`, `.tf32` and `.f64`, 7.1 for `.and.popc`; and for `mma` on 8-bit floats (section
-/// 9.7.13.4.14's notes), 8.4 for `.m16n8k32` into `.f32`, 8.7 for the other forms; the driver
-/// raises LLVM's default version to it.
+/// 9.7.13.4.14's notes), 8.4 for `.m16n8k32` into `.f32`, 8.7 for the other forms; 8.4 for
+/// `wgmma` on mixed `.s8`/`.u8`; the driver raises LLVM's default version to it.
 pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
     use ir::{MatrixElement, WarpMatrixGeometry};
     let needed = |geometry: WarpMatrixGeometry, element: MatrixElement| match element {
@@ -928,6 +961,11 @@ pub fn warp_matrix_isa(ptx: &ir::Module) -> Option<(u32, u32)> {
                 needed(operation.geometry, operation.a).max(needed(operation.geometry, operation.c)).max(and)
             }
             ir::Instruction::MatrixMultiplyAccumulate { operation, .. } => float8(operation),
+            // Written as such at sm_90a (`native_warp_group_matrix.rs`); ptxas 12.9: "Feature
+            // 'WGMMA with mixed integer types' requires PTX ISA .version 8.4".
+            ir::Instruction::WarpGroupMultiplyAccumulate(multiply) => (multiply.operation.a != multiply.operation.b)
+                .then_some((8, 4))
+                .filter(|_| matches!(multiply.operation.a, ir::WarpGroupElement::S8 | ir::WarpGroupElement::U8)),
             _ => None,
         })
         .max()

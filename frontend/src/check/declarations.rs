@@ -6,7 +6,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{AddressInitializer, AddressTarget, FunctionId, Variable, VariableId};
 use crate::span::Span;
 use crate::syntax::ast::{self, Directive, Expression, Initializer, Linkage, Word};
-use crate::vocabulary::{ScalarType, StateSpace};
+use crate::vocabulary::{OpaqueType, ScalarType, StateSpace};
 
 /// The module's globals and the map from their names to ids.
 pub struct Globals {
@@ -250,6 +250,7 @@ pub fn variable_from_declaration(
         array_length,
         align: declaration.align,
         linkage: declaration.linkage.as_ref().map(|linkage| linkage.node),
+        opaque: declaration.opaque.or((state_space == StateSpace::Tex).then_some(OpaqueType::Texture)),
         initializer,
         span: name.span,
     })

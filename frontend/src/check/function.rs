@@ -123,6 +123,7 @@ fn parameter_variable(parameter: &ast::Parameter) -> Variable {
         array_length: parameter.array.map(u64::from),
         align: parameter.align,
         linkage: None,
+        opaque: None,
         initializer: None,
         span: parameter.span,
     }

@@ -351,6 +351,7 @@ fn numbered_variable(template: &Variable, name: Word) -> Variable {
         array_length: template.array_length,
         align: template.align,
         linkage: template.linkage,
+        opaque: template.opaque,
         initializer: template.initializer.clone(),
         span: template.span,
     }
@@ -418,6 +419,7 @@ mod tests {
             array_length: None,
             align: None,
             linkage: None,
+            opaque: None,
             initializer: None,
             span: Span { start: at, end: at + 1 },
         }

@@ -2,7 +2,7 @@
 
 use crate::span::Span;
 use crate::syntax::ast::{FunctionKind, Linkage, Word};
-use crate::vocabulary::{ScalarType, StateSpace};
+use crate::vocabulary::{OpaqueType, ScalarType, StateSpace};
 
 use super::GuardedInstruction;
 
@@ -73,6 +73,9 @@ pub struct Variable {
     pub array_length: Option<u64>,
     pub align: Option<u32>,
     pub linkage: Option<Linkage>,
+    /// The handle type of a module-scope `.tex` variable (`.texref`, `.samplerref`,
+    /// `.surfref`; ISA 1.x's `.tex` variables are textures); `None` for every other variable.
+    pub opaque: Option<OpaqueType>,
     /// Boxed: nearly every variable is a register, which has none, and a function's registers
     /// are most of the checked module's variables (two inline `Vec`s made each 40 bytes larger).
     pub initializer: Option<Box<Initializer>>,

@@ -7,7 +7,7 @@
 use crate::span::{Span, Spanned};
 pub use crate::syntax::shared_slice::SharedSlice;
 pub use crate::syntax::word::Word;
-use crate::vocabulary::{ScalarType, StateSpace};
+use crate::vocabulary::{OpaqueType, ScalarType, StateSpace};
 
 /// A whole `.ptx` file.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -142,6 +142,9 @@ pub struct VariableDeclaration {
     /// `.v2`/`.v4`: a vector variable.
     pub vector: Option<u32>,
     pub ty: Spanned<ScalarType>,
+    /// `.texref`, `.samplerref`, `.surfref` (or ISA 1.x's `.tex`): the handle type of a `.tex`
+    /// variable, whose `ty` is then `.b64`.
+    pub opaque: Option<OpaqueType>,
     pub names: Vec<DeclaredName>,
     pub span: Span,
 }

@@ -22,6 +22,7 @@ mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
+mod native_warp_group_matrix;
 mod shared_memory_swizzle;
 mod sparse_matrix;
 pub(crate) mod stack;
@@ -457,8 +458,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
             warp_group_matrix::multiply_accumulate(lowering, guarded, multiply)
         }
         Instruction::WarpGroupFence => warp_group_matrix::fence(lowering, guarded),
-        // Each `wgmma.mma_async` is done at its issue (`warp_group_matrix.rs`): no group is pending.
-        Instruction::WarpGroupCommit | Instruction::WarpGroupWait { .. } => Ok(()),
+        Instruction::WarpGroupCommit => warp_group_matrix::commit_or_wait(lowering, guarded, None),
+        Instruction::WarpGroupWait { pending } => warp_group_matrix::commit_or_wait(lowering, guarded, Some(*pending)),
         Instruction::Unlowered => {
             Err(LoweringError::unsupported(&format!("`{}`", lowering.spelling(guarded)), lowering.target_name(), span))
         }

@@ -1,4 +1,6 @@
-//! `wgmma` (PTX ISA 8.0, sm_90a), on every target, from warp shuffles and shared-memory loads.
+//! `wgmma` (PTX ISA 8.0, sm_90a), on every target without `wgmma` of its own (NVPTX at sm_90a
+//! writes the instructions themselves, `native_warp_group_matrix.rs`), from warp shuffles and
+//! shared-memory loads.
 //!
 //! Facts and their sources: the matrix descriptor's fields (NVIDIA's PTX manual, "Matrix
 //! Descriptor Format", and CUTLASS `cute/arch/mma_sm90_desc.hpp`: start address bits 0–13,
@@ -52,6 +54,7 @@ use super::matrix_by_shuffles::{Number, Warp};
 use super::shared_memory_swizzle::{row_bytes, row_mask, swizzle};
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
+use ptxr_intrinsics::WarpGroupCollective;
 
 /// A matrix descriptor's fields, as `i32`s.
 struct Descriptor<'ctx> {
@@ -290,6 +293,9 @@ pub fn multiply_accumulate(
     guarded: &GuardedInstruction,
     instruction: &WarpGroupMultiplyAccumulate,
 ) -> LoweringResult<()> {
+    if lowering.shared.native_warp_group_matrix {
+        return super::native_warp_group_matrix::multiply_accumulate(lowering, guarded, instruction);
+    }
     let operation = instruction.operation;
     let warp = Warp::new(lowering, guarded)?;
     let group = Group { warp: &warp, lowering };
@@ -418,7 +424,28 @@ pub fn multiply_accumulate(
     write_words(lowering, &instruction.destinations, &words, register_type)
 }
 
-/// `wgmma.fence`: see the header.
+/// `wgmma.fence`: see the header (the target's own where it has `wgmma`).
 pub fn fence(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstruction) -> LoweringResult<()> {
+    if lowering.shared.native_warp_group_matrix {
+        return super::native_warp_group_matrix::synchronize(lowering, guarded, &WarpGroupCollective::Fence);
+    }
     super::synchronization::fence(lowering, guarded, MemoryOrdering::AcquireRelease, MemoryScope::Cta)
+}
+
+/// `wgmma.commit_group` (`pending` is `None`) and `wgmma.wait_group pending`: nothing to do
+/// when each `wgmma.mma_async` is done at its issue (see the header), as no group is ever
+/// pending; the target's own where it has `wgmma`.
+pub fn commit_or_wait(
+    lowering: &mut FunctionLowering<'_, '_>,
+    guarded: &GuardedInstruction,
+    pending: Option<u32>,
+) -> LoweringResult<()> {
+    if !lowering.shared.native_warp_group_matrix {
+        return Ok(());
+    }
+    let collective = match pending {
+        None => WarpGroupCollective::Commit,
+        Some(pending) => WarpGroupCollective::Wait { pending },
+    };
+    super::native_warp_group_matrix::synchronize(lowering, guarded, &collective)
 }

@@ -19,7 +19,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
 use crate::syntax::ast::{DeclaredName, Initializer, VariableDeclaration, Word};
 use crate::syntax::lexer::TokenKind;
-use crate::vocabulary::{ScalarType, StateSpace};
+use crate::vocabulary::{OpaqueType, ScalarType, StateSpace};
 
 /// `.align N` and `.vN` in front of the type, in either order.
 #[derive(Clone, Copy)]
@@ -91,11 +91,11 @@ fn declared_name<'t, 's: 't>(dimension: impl PtxParser<'t, 's, Option<u32>>) -> 
 }
 
 /// The opaque handle types; each declares a 64-bit `.tex` variable (or parameter).
-pub(super) fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, Spanned<ScalarType>> {
+pub(super) fn opaque_type<'t, 's: 't>() -> impl PtxParser<'t, 's, (Spanned<ScalarType>, OpaqueType)> {
     select! {
-        TokenKind::DotName("texref") = extra => Spanned::new(ScalarType::B64, extra.span()),
-        TokenKind::DotName("samplerref") = extra => Spanned::new(ScalarType::B64, extra.span()),
-        TokenKind::DotName("surfref") = extra => Spanned::new(ScalarType::B64, extra.span()),
+        TokenKind::DotName("texref") = extra => (Spanned::new(ScalarType::B64, extra.span()), OpaqueType::Texture),
+        TokenKind::DotName("samplerref") = extra => (Spanned::new(ScalarType::B64, extra.span()), OpaqueType::Sampler),
+        TokenKind::DotName("surfref") = extra => (Spanned::new(ScalarType::B64, extra.span()), OpaqueType::Surface),
     }
     .labelled(Label::Type)
 }
@@ -128,9 +128,9 @@ pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, Varia
         opaque_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>();
     // `.global .texref t;` and the plain `.texref t;` of older PTX.
     let opaque = state_space(VARIABLE_SPACES).or_not().then(attributes()).then(opaque_type()).then(opaque_names).map(
-        |(((_, (align, _)), ty), names)| {
+        |(((_, (align, _)), (ty, opaque)), names)| {
             let state_space = Spanned::new(StateSpace::Tex, ty.span);
-            (state_space, align, None, ty, names)
+            (state_space, align, None, ty, Some(opaque), names)
         },
     );
     // `.const[0]`: a constant bank. PTX 1.x has the one bank 0; other banks (PTX 2.x) are not
@@ -167,20 +167,22 @@ pub(super) fn variable_declaration<'t, 's: 't>() -> impl PtxParser<'t, 's, Varia
         .then_ignore(texture_id.or_not())
         .then(opaque_name(dimension.clone()).separated_by(punct(TokenKind::Comma)).at_least(1).collect::<Vec<_>>())
         .map(|(span, names)| {
-            (Spanned::new(StateSpace::Tex, span), None, None, Spanned::new(ScalarType::B64, span), names)
+            let ty = Spanned::new(ScalarType::B64, span);
+            (Spanned::new(StateSpace::Tex, span), None, None, ty, Some(OpaqueType::Texture), names)
         });
     let typed = space
         .then(attributes())
         .then(scalar_type())
         .then(names)
-        .map(|(((state_space, (align, vector)), ty), names)| (state_space, align, vector, ty, names));
+        .map(|(((state_space, (align, vector)), ty), names)| (state_space, align, vector, ty, None, names));
     choice((typed, opaque, untyped_texture)).then_ignore(punct(TokenKind::Semicolon)).map_with(
-        |(state_space, align, vector, ty, names), extra| VariableDeclaration {
+        |(state_space, align, vector, ty, opaque, names), extra| VariableDeclaration {
             linkage: None,
             state_space,
             align,
             vector,
             ty,
+            opaque,
             names,
             span: extra.span(),
         },

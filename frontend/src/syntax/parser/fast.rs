@@ -394,7 +394,16 @@ pub(super) fn declaration(reader: &mut Reader<'_, '_>, space: &str) -> Option<St
         }
     };
     let span = state_space.span.to(end);
-    Some(Statement::Declaration(VariableDeclaration { linkage: None, state_space, align, vector, ty, names, span }))
+    Some(Statement::Declaration(VariableDeclaration {
+        linkage: None,
+        state_space,
+        align,
+        vector,
+        ty,
+        opaque: None,
+        names,
+        span,
+    }))
 }
 
 /// `.loc 1 12 5` (the column may be left out), with its `, function_name NAME` and

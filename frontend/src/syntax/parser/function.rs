@@ -41,7 +41,7 @@ fn parameter<'t, 's: 't>() -> impl PtxParser<'t, 's, Parameter> {
         integer_u32("an array size").delimited_by(punct(TokenKind::LeftBracket), punct(TokenKind::RightBracket));
     // `.param .texref t` and the other opaque handles: 64-bit parameters in `.tex`, as their
     // variables are.
-    let ty = choice((scalar_type().map(|ty| (ty, false)), opaque_type().map(|ty| (ty, true))));
+    let ty = choice((scalar_type().map(|ty| (ty, false)), opaque_type().map(|(ty, _)| (ty, true))));
     state_space(&["param", "reg"])
         .then(prefix)
         .then(ty)

@@ -5,7 +5,7 @@ use super::parse;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::syntax::ast::*;
-use crate::vocabulary::{ScalarType, StateSpace};
+use crate::vocabulary::{OpaqueType, ScalarType, StateSpace};
 
 /// Parses `source`, which must be free of diagnostics.
 fn clean(source: &str) -> Module {
@@ -319,10 +319,13 @@ fn declarations_and_initializers() {
     let Some(Initializer::List(items, _)) = &variables[4].names[0].initializer else { panic!() };
     assert!(matches!(&items[1], Initializer::Expression(value)
         if value.node == Expression::Float { bits: (-1.0f64).to_bits(), double: true }));
-    // Texture, sampler and surface handles are 64-bit `.tex` variables.
+    // Texture, sampler and surface handles are 64-bit `.tex` variables that keep their type.
     for handle in &variables[5..] {
         assert_eq!((handle.state_space.node, handle.ty.node), (StateSpace::Tex, ScalarType::B64));
     }
+    let opaque: Vec<_> = variables[5..].iter().map(|handle| handle.opaque).collect();
+    assert_eq!(opaque, [Some(OpaqueType::Texture), Some(OpaqueType::Sampler)]);
+    assert!(variables[..5].iter().all(|variable| variable.opaque.is_none()));
 }
 
 #[test]

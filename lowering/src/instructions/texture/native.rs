@@ -1,12 +1,15 @@
 //! Texture and surface instructions as PTX's own, for targets whose `Target::textures` is
 //! `InlinePtx` (NVPTX): the instruction as written, its operands bound to LLVM values through
 //! inline PTX, so that ptxas assembles it for the texture units. Handles are texture and surface
-//! objects (`.u64` registers); the residency predicate `|p` goes through a scratch predicate.
+//! objects (`.u64` registers) or the target's own `.texref`/`.surfref` variables, named; the
+//! residency predicate `|p` goes through a scratch predicate.
 
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
-use ptxr_frontend::ir::{surface_element_type, Destination, GuardedInstruction, Operand, TextureInstruction, Value};
-use ptxr_frontend::vocabulary::ScalarType;
+use ptxr_frontend::ir::{
+    surface_element_type, Destination, GuardedInstruction, Operand, TextureInstruction, Value, VariableId,
+};
+use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 
 use crate::error::{LoweringError, LoweringResult};
 use crate::function::FunctionLowering;
@@ -61,20 +64,33 @@ impl<'ctx> InlinePtx<'ctx> {
     }
 }
 
-/// The handle: a texture or surface object; `.texref` variables are not declared on NVPTX.
+/// The handle: a texture or surface object, or a module-scope `.texref`/`.surfref` variable,
+/// which the target declares as its own (`module.rs`) and the instruction names: bound as a
+/// symbol (`s`), its name is what the inline PTX prints.
 fn handle<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     ptx: &mut InlinePtx<'ctx>,
     handle: &Operand,
 ) -> LoweringResult<String> {
-    if matches!(handle.value, Value::AddressOf(_)) {
+    let Value::AddressOf(id) = handle.value else {
+        return ptx.input(lowering, handle, ScalarType::U64);
+    };
+    let global = match id {
+        VariableId::Global(index) if lowering.variable(id).state_space == StateSpace::Tex => {
+            lowering.shared.globals.get(&index).copied()
+        }
+        _ => None,
+    };
+    let Some(global) = global else {
         return Err(LoweringError::unsupported(
-            "`.texref`, `.samplerref` and `.surfref` variables (texture and surface objects are supported)",
+            "a texture, sampler or surface parameter (`.param .texref`); pass a `.u64` texture object or use a module-scope `.texref`",
             lowering.target_name(),
             handle.span,
         ));
-    }
-    ptx.input(lowering, handle, ScalarType::U64)
+    };
+    let pointer = global.as_pointer_value();
+    ptx.inputs.push((pointer.into(), pointer.get_type().into(), "s"));
+    Ok(format!("@{}@", ptx.inputs.len() - 1))
 }
 
 /// What `tex` and `tld4` share: the results, the residency marker and the object.
