@@ -23,6 +23,7 @@ impl Instruction {
             | Instruction::StackSave { destination, .. }
             | Instruction::ConvertAddress { destination, .. }
             | Instruction::IntegerBinary { destination, .. }
+            | Instruction::IntegerLanes { destination, .. }
             | Instruction::IntegerMultiplyAdd { destination, .. }
             | Instruction::FloatBinary { destination, .. }
             | Instruction::FusedMultiplyAdd { destination, .. }

@@ -209,6 +209,18 @@ pub enum Instruction {
         a: Operand,
         b: Operand,
     },
+    /// `add`, `min`, `max` on the packed `.u16x2`/`.s16x2` (ISA 8.0, sm_90), each 16-bit lane of
+    /// the 32-bit operands computed alone and wrapping within its lane; and integer
+    /// `min.relu`/`max.relu` on `.s32` and `.s16x2`, which turn each negative lane into 0.
+    /// nvcc writes them for `__vadd2`/`__vsub2`/`__vmaxs2`-style SIMD and the DPX intrinsics.
+    IntegerLanes {
+        operation: IntegerBinaryOperation,
+        lanes: IntegerLaneShape,
+        relu: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+    },
     /// `mad.lo/.hi/.wide` on integers: `a * b + c` with the product's half chosen by `mode`.
     IntegerMultiplyAdd {
         mode: MultiplyMode,
@@ -728,6 +740,49 @@ pub enum IntegerBinaryOperation {
     Maximum,
     Divide,
     Remainder,
+}
+
+/// The lanes of an [`Instruction::IntegerLanes`]: the lane type and how many fill the 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegerLaneShape {
+    /// `.s32`: one lane (only with `.relu`).
+    S32,
+    /// `.u16x2`.
+    U16x2,
+    /// `.s16x2`.
+    S16x2,
+}
+
+impl IntegerLaneShape {
+    pub fn from_ptx(name: &str) -> Option<IntegerLaneShape> {
+        Some(match name {
+            "u16x2" => IntegerLaneShape::U16x2,
+            "s16x2" => IntegerLaneShape::S16x2,
+            _ => return None,
+        })
+    }
+
+    /// How many lanes, and the bits of each.
+    pub fn lanes(self) -> (u32, u32) {
+        match self {
+            IntegerLaneShape::S32 => (1, 32),
+            IntegerLaneShape::U16x2 | IntegerLaneShape::S16x2 => (2, 16),
+        }
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, IntegerLaneShape::S32 | IntegerLaneShape::S16x2)
+    }
+}
+
+impl std::fmt::Display for IntegerLaneShape {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            IntegerLaneShape::S32 => ".s32",
+            IntegerLaneShape::U16x2 => ".u16x2",
+            IntegerLaneShape::S16x2 => ".s16x2",
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,6 +18,7 @@ mod float_property;
 mod half;
 mod hint;
 mod integer;
+mod integer_lanes;
 mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
@@ -136,6 +137,9 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::IntegerBinary { operation, ty, saturate, destination, a, b } => {
             integer::binary(lowering, *operation, *ty, *saturate, destination, a, b)
+        }
+        Instruction::IntegerLanes { operation, lanes, relu, destination, a, b } => {
+            integer_lanes::integer_lanes(lowering, *operation, *lanes, *relu, destination, a, b)
         }
         Instruction::IntegerMultiplyAdd { mode, ty, saturate, destination, a, b, c } => {
             integer::multiply_add(lowering, *mode, *ty, *saturate, destination, a, b, c)
