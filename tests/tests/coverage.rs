@@ -57,6 +57,8 @@ const ISA_8_1_SM_90: &str = ".version 8.1\n.target sm_90";
 const ISA_8_0_SM_90A: &str = ".version 8.0\n.target sm_90a";
 /// `stmatrix` needs ISA 7.8 and sm_90.
 const ISA_7_8_SM_90: &str = ".version 7.8\n.target sm_90";
+/// `min`/`max` of three `.f32` sources need ISA 8.8 and sm_100.
+const ISA_8_8_SM_100: &str = ".version 8.8\n.target sm_100";
 
 /// A row whose kernel needs nothing at module scope.
 const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
@@ -180,6 +182,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("max.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; max.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
             form("rcp.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; rcp.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("rcp.rn.f64", ".reg .f64 %fd<3>", "ld.global.f64 %fd1, [%rd2]; rcp.rn.f64 %fd2, %fd1; st.global.f64 [%rd2], %fd2"),
+            form("max.NaN.f32 of three", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; max.NaN.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4").with_header(ISA_8_8_SM_100),
             form("sqrt.rn.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.rn.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("sqrt.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("rsqrt.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; rsqrt.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),

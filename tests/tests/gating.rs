@@ -113,6 +113,7 @@ const PROBES: &[Probe] = &[
     Probe { instruction: "max.relu.s32 %r1, %r2, %r3;", version: "8.0", sm: 90, older_version: "7.8", older_sm: 89 },
     Probe { instruction: "add.u16x2 %r1, %r2, %r3;", version: "8.0", sm: 90, older_version: "7.8", older_sm: 89 },
     Probe { instruction: "min.s16x2 %r1, %r2, %r3;", version: "8.0", sm: 90, older_version: "7.8", older_sm: 89 },
+    Probe { instruction: "max.f32 %f1, %f2, %f3, %f1;", version: "8.8", sm: 100, older_version: "8.7", older_sm: 90 },
     Probe { instruction: "add.rn.bf16 %h1, %h2, %h3;", version: "7.8", sm: 90, older_version: "7.7", older_sm: 89 },
     Probe { instruction: "mul.rn.bf16x2 %r1, %r2, %r3;", version: "7.8", sm: 90, older_version: "7.7", older_sm: 89 },
     Probe { instruction: "add.f16 %h1, %h2, %h3;", version: "4.2", sm: 53, older_version: "4.1", older_sm: 52 },

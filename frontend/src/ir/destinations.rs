@@ -26,6 +26,7 @@ impl Instruction {
             | Instruction::IntegerLanes { destination, .. }
             | Instruction::IntegerMultiplyAdd { destination, .. }
             | Instruction::FloatBinary { destination, .. }
+            | Instruction::FloatMinimumMaximumOfThree { destination, .. }
             | Instruction::FusedMultiplyAdd { destination, .. }
             | Instruction::FloatUnary { destination, .. }
             | Instruction::CopySign { destination, .. }

@@ -221,6 +221,18 @@ pub enum Instruction {
         a: Operand,
         b: Operand,
     },
+    /// `min`/`max{.ftz}{.NaN}.f32 d, a, b, c` (ISA 8.8, sm_100): the two-source operation
+    /// applied twice, `op(op(a, b), c)`, which gives the same NaN and signed-zero results as
+    /// one comparison of all three.
+    FloatMinimumMaximumOfThree {
+        minimum: bool,
+        propagate_nan: bool,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `mad.lo/.hi/.wide` on integers: `a * b + c` with the product's half chosen by `mode`.
     IntegerMultiplyAdd {
         mode: MultiplyMode,

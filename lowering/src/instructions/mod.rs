@@ -138,6 +138,19 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::IntegerBinary { operation, ty, saturate, destination, a, b } => {
             integer::binary(lowering, *operation, *ty, *saturate, destination, a, b)
         }
+        Instruction::FloatMinimumMaximumOfThree { minimum, propagate_nan, flush_subnormals, destination, a, b, c } => {
+            float::minimum_maximum_of_three(
+                lowering,
+                guarded,
+                *minimum,
+                *propagate_nan,
+                *flush_subnormals,
+                destination,
+                a,
+                b,
+                c,
+            )
+        }
         Instruction::IntegerLanes { operation, lanes, relu, destination, a, b } => {
             integer_lanes::integer_lanes(lowering, *operation, *lanes, *relu, destination, a, b)
         }

@@ -89,6 +89,43 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         return integer_lanes(context, instruction, opcode, packed, relu, lane_refused);
     }
     let ty = modifiers.required_type(context)?;
+    if instruction.operands.len() == 4 && matches!(opcode, "min" | "max") && ty.node == ScalarType::F32 {
+        if let Some(span) = [&saturation, &relu]
+            .iter()
+            .filter_map(|modifier| modifier.as_ref().map(|modifier| modifier.span))
+            .chain(mode.as_ref().map(|mode| mode.span))
+            .chain(rounding.as_ref().map(|rounding| rounding.span))
+            .min_by_key(|span| span.start)
+        {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` of three sources takes no such modifier"))
+                    .with_primary(span, "expected `.ftz`, `.NaN` or `.abs`"),
+            );
+            return None;
+        }
+        // ptxas 12.9 refuses `.xorsign` here ('Illegal modifier') but takes `.abs` alone.
+        if let Some(xorsign) = xorsign {
+            refuse_modifier(context, xorsign.span, "xorsign", &format!("`{opcode}` of three sources"), "two sources");
+            return None;
+        }
+        if absolute.is_some() {
+            // The magnitude form of three sources is not lowered yet.
+            return accept_unlowered(context, modifiers, instruction);
+        }
+        let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+        let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+        let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+        let c = context.source(&instruction.operands[3], ty.node, SizeRule::Exact)?;
+        return Some(Instruction::FloatMinimumMaximumOfThree {
+            minimum: opcode == "min",
+            propagate_nan: propagate_nan.is_some(),
+            flush_subnormals: flush.is_some(),
+            destination,
+            a,
+            b,
+            c,
+        });
+    }
     context.expect_operand_count(instruction, 3)?;
     if let Some(relu) = relu {
         // ptxas 12.9 takes `.relu` on `min`/`max` of `.s32` (and `.s16x2`, and the half types
