@@ -472,9 +472,18 @@ pub enum Instruction {
         high: Operand,
         low: Operand,
     },
-    /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` (`to_float8`) and
-    /// `cvt.rn[.relu].f16x2.f8x2type d, a`: each lane of `a` converted, order kept.
-    Float8Convert { format: PackedFormat, to_float8: bool, relu: bool, destination: Destination, source: Operand },
+    /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` and (PTX 9.x, which nvcc 13.5 writes for
+    /// `__nv_fp8x2_e5m2(__nv_bfloat162)` at sm_100a) `.bf16x2` (`to_float8`), and
+    /// `cvt.rn[.relu].f16x2.f8x2type d, a`: each lane of `a` converted, order kept. `wide` is
+    /// the 16-bit side's format, `.f16x2` or `.bf16x2`.
+    Float8Convert {
+        format: PackedFormat,
+        wide: PackedFormat,
+        to_float8: bool,
+        relu: bool,
+        destination: Destination,
+        source: Operand,
+    },
     /// `brx.idx{.uni} index, targets`: a branch to `targets[index]`; an index past the list
     /// (undefined in PTX) goes on with the next instruction, as if no branch were taken.
     BranchIndexed { index: Operand, targets: Vec<LabelId> },

@@ -329,8 +329,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::PackConvert { format, rounding, relu, satfinite, destination, high, low } => {
             half::pack_convert(lowering, *format, *rounding, *relu, *satfinite, destination, high, low, span)
         }
-        Instruction::Float8Convert { format, to_float8, relu, destination, source } => {
-            half::float8_convert(lowering, *format, *to_float8, *relu, destination, source, span)
+        Instruction::Float8Convert { format, wide, to_float8, relu, destination, source } => {
+            half::float8_convert(lowering, *format, *wide, *to_float8, *relu, destination, source, span)
         }
         Instruction::SelectBySign { ty, condition_type, flush_subnormals, destination, a, b, c } => {
             comparison::select_by_sign(lowering, *ty, *condition_type, *flush_subnormals, destination, a, b, c)
