@@ -330,6 +330,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("isspacep.global", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.global %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.shared", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.shared (dynamic .extern .shared [])", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1").with_module_scope(DYNAMIC_SHARED),
+            form("isspacep.shared::cluster", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared::cluster %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1").with_header(ISA_8_0_SM_90),
             form("isspacep.local", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.local %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.param", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.param %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("cvta.to.global.u64", ".reg .b64 %rl<2>", "cvta.to.global.u64 %rl1, %rd1; st.global.u64 [%rl1+8], %rl1"),

@@ -179,7 +179,9 @@ pub enum Instruction {
     /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`: a hint; only the address is evaluated.
     Prefetch { state_space: StateSpace, address: Address },
     /// `isspacep.space p, a`: whether the generic address `a` lies in `space`.
-    IsSpace { state_space: StateSpace, destination: Destination, address: Operand },
+    /// `shared_cluster`: `isspacep.shared::cluster` (ISA 7.8, sm_90), whether the address is in
+    /// the shared memory of any CTA of the cluster (`state_space` is then `.shared`).
+    IsSpace { state_space: StateSpace, shared_cluster: bool, destination: Destination, address: Operand },
     /// `mapa{.shared::cluster}.type d, a, b`: the address in the cluster's CTA of rank `b` that
     /// corresponds to `a` (a `.shared::cluster` address, or a generic one without the space).
     MapClusterAddress {

@@ -123,8 +123,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
-        Instruction::IsSpace { state_space, destination, address } => {
-            memory::is_space(lowering, *state_space, destination, address)
+        Instruction::IsSpace { state_space, shared_cluster, destination, address } => {
+            memory::is_space(lowering, *state_space, *shared_cluster, destination, address)
         }
         Instruction::MapClusterAddress { shared_cluster, ty, destination, address, rank } => {
             cluster::map_address(lowering, *shared_cluster, *ty, destination, address, rank)
