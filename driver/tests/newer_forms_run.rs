@@ -1,10 +1,11 @@
-//! Kernels whose PTX uses arithmetic forms newer than ISA 7.8, as real compilers write them
+//! Kernels whose PTX uses forms newer than ISA 7.8, as real compilers write them
 //! (`tests/fixtures/ptx/`, see its README): Hopper's DPX and packed 16-bit SIMD intrinsics
 //! (`add.u16x2`, `max.s16x2`, `min.relu.s32`, ISA 8.0, from nvcc and clang at sm_90 and
-//! sm_100, and the bit arithmetic nvcc writes for the same source at sm_80), and Triton's
-//! online softmax, whose row maxima are `max.f32` of three sources at sm_120 (ISA 8.8). Each
-//! runs through `ptxr run` on the CPU, and on SPIR-V through OpenCL when a device is there,
-//! against a Rust model of its source.
+//! sm_100, and the bit arithmetic nvcc writes for the same source at sm_80), Triton's online
+//! softmax, whose row maxima are `max.f32` of three sources at sm_120 (ISA 8.8), and libcu++'s
+//! `atomic_ref` under nvcc's `-G` at sm_90 (`isspacep.shared::cluster`). Each runs through
+//! `ptxr run` on the CPU, and on SPIR-V through OpenCL when a device is there, against a Rust
+//! model of its source.
 
 use serde_json::{json, Value};
 
@@ -168,20 +169,37 @@ fn int8_dot(random: &mut Random) -> Case {
     }
 }
 
+/// `block_sum_by_atomic_ref`: each block sums its grid-stride share of the values through a
+/// `cuda::atomic_ref` on a `__shared__` total, then adds it to the global total.
+fn block_sum_by_atomic_ref(random: &mut Random) -> Case {
+    let n = 1000;
+    let values = random.integers(n, -1000, 1000);
+    let total = values.iter().sum::<i64>() as i32 as u32;
+    Case {
+        files: &["atomic_ref_debug.nvcc.sm90.debug.ptx"],
+        spec: json!({
+            "kernel": "block_sum_by_atomic_ref", "grid": [3], "block": [128],
+            "buffers": { "values": { "type": "s32", "data": values }, "totals": { "type": "s32", "len": 1 } },
+            "args": [{ "buffer": "values" }, { "buffer": "totals" }, { "type": "s32", "value": n }],
+        }),
+        expected: vec![("totals", Expected::Bits(vec![u64::from(total)]))],
+    }
+}
+
 fn cases() -> Vec<Case> {
     let mut random = Random(0x5eed_0880);
-    vec![dpx_ops(&mut random), online_softmax(&mut random), int8_dot(&mut random)]
+    vec![dpx_ops(&mut random), online_softmax(&mut random), int8_dot(&mut random), block_sum_by_atomic_ref(&mut random)]
 }
 
 #[test]
-fn newer_arithmetic_kernels_match_their_models_on_the_cpu() {
+fn newer_forms_match_their_models_on_the_cpu() {
     let (runs, problems) = run_cases(cases(), "cpu", &[]);
-    assert!(runs >= 7, "expected every fixture of every case, ran {runs}");
+    assert!(runs >= 8, "expected every fixture of every case, ran {runs}");
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 
 #[test]
-fn newer_arithmetic_kernels_match_their_models_through_opencl() {
+fn newer_forms_match_their_models_through_opencl() {
     if !opencl_device_available() {
         return;
     }
