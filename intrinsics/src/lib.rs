@@ -379,6 +379,18 @@ pub trait Target {
         placed: &PlacedMemory<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
+    /// `isspacep.shared::cluster`: whether a generic address lies in the shared memory of any
+    /// CTA of the cluster. ptxr launches clusters of one CTA (`cluster_of_one.rs`), so by
+    /// default that is the CTA's own shared window, `isspacep.shared`.
+    fn is_in_cluster_shared_space<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        address: PointerValue<'ctx>,
+        placed: &PlacedMemory<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        self.is_in_state_space(site, address, StateSpace::Shared, placed)
+    }
+
     /// How `.b128` registers and 128-bit values are held: an LLVM `i128` by default; two `i64`
     /// halves on targets without 128-bit integers (SPIR-V: LLVM writes `i128` only with an
     /// extension whose capability OpenCL's SPIR-V environment refuses).

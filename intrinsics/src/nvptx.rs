@@ -99,21 +99,30 @@ fn is_in_parameter_space<'ctx>(
     site: &Site<'_, 'ctx>,
     address: inkwell::values::PointerValue<'ctx>,
 ) -> Result<IntValue<'ctx>, Unsupported> {
+    is_in_state_space_by_inline_ptx(site, address, ".param")
+}
+
+/// `isspacep{space}` as inline PTX (`space` is `.param` or `.shared::cluster`, which LLVM's
+/// `llvm.nvvm.isspacep.*` lack), on the generic address as a 64-bit integer.
+fn is_in_state_space_by_inline_ptx<'ctx>(
+    site: &Site<'_, 'ctx>,
+    address: inkwell::values::PointerValue<'ctx>,
+    space: &str,
+) -> Result<IntValue<'ctx>, Unsupported> {
     let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
     let i64_type = site.context.i64_type();
     let integer = site.builder.build_ptr_to_int(address, i64_type, "").map_err(failed)?;
     let i32_type = site.context.i32_type();
     let function_type = i32_type.fn_type(&[i64_type.into()], false);
-    let text = "{\n\t.reg .pred %is_param;\n\tisspacep.param %is_param, $1;\n\tselp.u32 $0, 1, 0, %is_param;\n\t}";
-    let assembly =
-        site.context.create_inline_asm(function_type, text.to_string(), "=r,l".to_string(), false, false, None, false);
+    let text = format!("{{\n\t.reg .pred %is_in;\n\tisspacep{space} %is_in, $1;\n\tselp.u32 $0, 1, 0, %is_in;\n\t}}");
+    let assembly = site.context.create_inline_asm(function_type, text, "=r,l".to_string(), false, false, None, false);
     let call = site.builder.build_indirect_call(function_type, assembly, &[integer.into()], "").map_err(failed)?;
     let answer = call
         .try_as_basic_value()
         .basic()
         .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })?
         .into_int_value();
-    site.builder.build_int_compare(inkwell::IntPredicate::NE, answer, i32_type.const_zero(), "is.param").map_err(failed)
+    site.builder.build_int_compare(inkwell::IntPredicate::NE, answer, i32_type.const_zero(), "is.in").map_err(failed)
 }
 
 impl Target for Nvptx {
@@ -222,6 +231,16 @@ impl Target for Nvptx {
             other => return Err(Unsupported { what: format!("`isspacep{other}`") }),
         };
         Ok(call_intrinsic(site, name, &[], &[address.into()])?.into_int_value())
+    }
+
+    fn is_in_cluster_shared_space<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        address: inkwell::values::PointerValue<'ctx>,
+        _placed: &crate::PlacedMemory<'ctx>,
+    ) -> Result<IntValue<'ctx>, Unsupported> {
+        // PTX's own instruction: on a GPU the program may run in clusters of several CTAs.
+        is_in_state_space_by_inline_ptx(site, address, ".shared::cluster")
     }
 
     fn variables_below_4gib_for_32_bit_addresses(&self) -> bool {

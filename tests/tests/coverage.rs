@@ -57,6 +57,8 @@ const ISA_8_1_SM_90: &str = ".version 8.1\n.target sm_90";
 const ISA_8_0_SM_90A: &str = ".version 8.0\n.target sm_90a";
 /// `stmatrix` needs ISA 7.8 and sm_90.
 const ISA_7_8_SM_90: &str = ".version 7.8\n.target sm_90";
+/// `min`/`max` of three `.f32` sources need ISA 8.8 and sm_100.
+const ISA_8_8_SM_100: &str = ".version 8.8\n.target sm_100";
 
 /// A row whose kernel needs nothing at module scope.
 const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
@@ -95,6 +97,9 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("add.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
             form("add.sat.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.sat.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
             form("add.u16", ".reg .b16 %h<4>", "ld.global.u16 %h1, [%rd2]; ld.global.u16 %h2, [%rd2+2]; add.u16 %h3, %h1, %h2; st.global.u16 [%rd2], %h3"),
+            form("add.s16x2", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; add.s16x2 %r3, %r1, %r2; st.global.u32 [%rd2], %r3").with_header(ISA_8_0_SM_90),
+            form("max.relu.s16x2", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; max.relu.s16x2 %r3, %r1, %r2; st.global.u32 [%rd2], %r3").with_header(ISA_8_0_SM_90),
+            form("min.relu.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; min.relu.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3").with_header(ISA_8_0_SM_90),
             form("sub.s64", ".reg .b64 %rl<4>", "ld.global.u64 %rl1, [%rd2]; ld.global.u64 %rl2, [%rd2+8]; sub.s64 %rl3, %rl1, %rl2; st.global.u64 [%rd2], %rl3"),
             form("mul.lo.s32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; mul.lo.s32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
             form("mul.hi.u32", R4, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; mul.hi.u32 %r3, %r1, %r2; st.global.u32 [%rd2], %r3"),
@@ -177,6 +182,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("max.f64", ".reg .f64 %fd<4>", "ld.global.f64 %fd1, [%rd2]; ld.global.f64 %fd2, [%rd2+8]; max.f64 %fd3, %fd1, %fd2; st.global.f64 [%rd2], %fd3"),
             form("rcp.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; rcp.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("rcp.rn.f64", ".reg .f64 %fd<3>", "ld.global.f64 %fd1, [%rd2]; rcp.rn.f64 %fd2, %fd1; st.global.f64 [%rd2], %fd2"),
+            form("max.NaN.f32 of three", ".reg .f32 %f<5>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; ld.global.f32 %f3, [%rd2+8]; max.NaN.f32 %f4, %f1, %f2, %f3; st.global.f32 [%rd2], %f4").with_header(ISA_8_8_SM_100),
             form("sqrt.rn.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.rn.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("sqrt.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; sqrt.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
             form("rsqrt.approx.f32", ".reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; rsqrt.approx.f32 %f2, %f1; st.global.f32 [%rd2], %f2"),
@@ -324,6 +330,7 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("isspacep.global", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.global %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.shared", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.shared (dynamic .extern .shared [])", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1").with_module_scope(DYNAMIC_SHARED),
+            form("isspacep.shared::cluster", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.shared::cluster %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1").with_header(ISA_8_0_SM_90),
             form("isspacep.local", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.local %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("isspacep.param", ".reg .pred %p<2>; .reg .b32 %r<2>", "isspacep.param %p1, %rd1; selp.u32 %r1, 1, 0, %p1; st.global.u32 [%rd2], %r1"),
             form("cvta.to.global.u64", ".reg .b64 %rl<2>", "cvta.to.global.u64 %rl1, %rd1; st.global.u64 [%rl1+8], %rl1"),

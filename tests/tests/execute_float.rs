@@ -453,3 +453,67 @@ fn min_and_max_f32_with_nan_and_xorsign_abs_match_the_model() {
         }
     }
 }
+
+/// PTX's `min`/`max` of three `.f32` sources (ISA 8.8): the least or greatest source that is not
+/// a NaN, with -0.0 below +0.0; the canonical NaN when every source is a NaN, or, with `.NaN`,
+/// when any is.
+fn minimum_maximum_of_three_model(sources: [u32; 3], minimum: bool, propagate_nan: bool) -> u32 {
+    const CANONICAL_NAN: u32 = 0x7fff_ffff;
+    let numbers: Vec<u32> = sources.into_iter().filter(|&bits| !f32::from_bits(bits).is_nan()).collect();
+    if numbers.is_empty() || propagate_nan && numbers.len() < 3 {
+        return CANONICAL_NAN;
+    }
+    // Ordered by value, and -0.0 before +0.0 where the values tie.
+    let key = |bits: u32| (f32::from_bits(bits), bits >> 31 == 0);
+    let pick = |x: u32, y: u32| {
+        let ordering = key(x).partial_cmp(&key(y)).unwrap_or(std::cmp::Ordering::Equal);
+        if (ordering == std::cmp::Ordering::Less) == minimum {
+            x
+        } else {
+            y
+        }
+    };
+    numbers.into_iter().reduce(pick).unwrap_or(CANONICAL_NAN)
+}
+
+/// `min`/`max{.NaN}{.ftz}.f32 d, a, b, c` (ISA 8.8, sm_100), which Triton writes for reductions
+/// at sm_100 and later, against the model of all three sources at once.
+#[test]
+fn min_and_max_of_three_f32_sources_match_the_model() {
+    let mut random = Random::new(88);
+    let patterns = f32_edge_patterns(&mut random, 40);
+    let mut rows: Vec<[u32; 3]> = Vec::new();
+    for &a in &patterns[..10] {
+        for &b in &patterns[..10] {
+            for &c in &patterns[..6] {
+                rows.push([a, b, c]);
+            }
+        }
+    }
+    rows.extend((0..256).map(|_| {
+        let triple = f32_edge_patterns(&mut random, 19);
+        [triple[16], triple[17], triple[18]]
+    }));
+    for opcode in ["min", "max"] {
+        for (modifiers, propagate_nan) in [("", false), (".NaN", true)] {
+            let ptx = format!(
+                ".version 8.8\n.target sm_100\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+                 .reg .f32 %a, %b, %c, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+                 ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+                 mul.wide.u32 %rd3, %thread, 12;\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, 4;\nadd.u64 %rd5, %rd2, %rd3;\n\
+                 ld.global.f32 %a, [%rd4];\nld.global.f32 %b, [%rd4+4];\nld.global.f32 %c, [%rd4+8];\n\
+                 {opcode}{modifiers}.f32 %d, %a, %b, %c;\nst.global.f32 [%rd5], %d;\nret;\n}}\n"
+            );
+            let flat: Vec<u64> = rows.iter().flatten().map(|&bits| u64::from(bits)).collect();
+            let output = run_ok(
+                &ptx,
+                &Launch::threads(rows.len() as u32),
+                &[Buffer::new("b32", flat), Buffer::zeroed("b32", rows.len())],
+            );
+            for (sources, &result) in rows.iter().zip(&output[1]) {
+                let expected = minimum_maximum_of_three_model(*sources, opcode == "min", propagate_nan);
+                assert_eq!(result as u32, expected, "{opcode}{modifiers}.f32 of {sources:#010x?}");
+            }
+        }
+    }
+}

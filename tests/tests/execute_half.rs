@@ -951,6 +951,21 @@ fn float8_conversions_round_saturate_and_unpack() {
                 | u32::from(to_float8(format, as_float((input >> 16) as u16), false)) << 8;
             assert_eq!(output[index], expected, "{instruction} {input:#010x}");
         }
+        // And from bf16x2 (PTX 9.x; nvcc 13.5 writes it for `__nv_fp8x2_e5m2(__nv_bfloat162)` at
+        // sm_100a): every bf16 value in the low lane, with and without `.relu`.
+        let brains: Vec<u32> = (0..65536u32).map(|bits| bits | 0xc0a0_0000).collect();
+        for (modifiers, relu_applies) in [("rn.satfinite", false), ("rn.satfinite.relu", true)] {
+            let instruction = format!("cvt.{modifiers}.{name}.bf16x2");
+            let body = format!("ld.global.b32 %r1, [%rd1];\n{instruction} %h4, %r1;\nst.global.b16 [%rd4], %h4;");
+            let output = run_elements(&body, &brains, &brains, &brains);
+            for (index, &input) in brains.iter().enumerate() {
+                // A bf16 value is the upper half of the `float` with the same value.
+                let as_float = |bits: u32| (bits & 0xffff) << 16;
+                let expected = u32::from(to_float8(format, as_float(input), relu_applies))
+                    | u32::from(to_float8(format, as_float(input >> 16), relu_applies)) << 8;
+                assert_eq!(output[index], expected, "{instruction} {input:#010x}");
+            }
+        }
     }
 }
 

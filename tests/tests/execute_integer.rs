@@ -8,12 +8,13 @@ use ptxr_tests::{run_ok, Buffer, Launch, Random};
 /// Each thread loads `inputs` words of `element` (`u32` or `u64`) into `%a0..`, runs `body`, and
 /// stores `outputs` words from `%d0..`. Returns each thread's outputs.
 fn run_rows(element: &'static str, declarations: &str, body: &str, rows: &[Vec<u64>], outputs: usize) -> Vec<Vec<u64>> {
-    run_rows_at_version("7.8", element, declarations, body, rows, outputs)
+    run_rows_at_version("7.8 sm_80", element, declarations, body, rows, outputs)
 }
 
-/// `run_rows` in a module of PTX ISA `version`, for forms newer than ISA 7.8.
+/// `run_rows` in a module of PTX ISA version and target `header` (`"8.2 sm_80"`), for forms
+/// newer than ISA 7.8 or sm_80.
 fn run_rows_at_version(
-    version: &str,
+    header: &str,
     element: &'static str,
     declarations: &str,
     body: &str,
@@ -22,8 +23,9 @@ fn run_rows_at_version(
 ) -> Vec<Vec<u64>> {
     let inputs = rows.first().map_or(0, Vec::len);
     let (bytes, register) = if element == "u64" { (8, "b64") } else { (4, "b32") };
+    let (version, target) = header.split_once(' ').unwrap_or((header, "sm_80"));
     let mut ptx = format!(
-        ".version {version}\n.target sm_80\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+        ".version {version}\n.target {target}\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
          .reg .{register} %a<{}>;\n.reg .{register} %d<{}>;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n{declarations}\n\
          ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
          mul.wide.u32 %rd3, %thread, {};\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, {};\nadd.u64 %rd5, %rd2, %rd3;\n",
@@ -538,7 +540,7 @@ fn lop3_with_a_predicate_combines_a_nonzero_result_with_q() {
         }
     }
     let outputs = 3 * 2 * tables.len();
-    let results = run_rows_at_version("8.2", "u32", ".reg .pred %p, %q;", &body, &rows, outputs);
+    let results = run_rows_at_version("8.2 sm_80", "u32", ".reg .pred %p, %q;", &body, &rows, outputs);
     for (row, result) in rows.iter().zip(results) {
         let (a, b, c, q) = (row[0] as u32, row[1] as u32, row[2] as u32, row[3] != 0);
         for (index, &table) in tables.iter().enumerate() {
@@ -549,6 +551,74 @@ fn lop3_with_a_predicate_combines_a_nonzero_result_with_q() {
                 assert_eq!(result[slot + 1], u64::from(predicate), "lop3 predicate 0x{table:02x} {row:x?}");
             }
         }
+    }
+}
+
+/// One 16-bit lane of a packed `.u16x2`/`.s16x2` operation, as NVIDIA's ISA 8.0 notes define
+/// them: `add` wraps within the lane, `min`/`max` compare the lane as signed or not,
+/// `.relu` then turns a negative (signed) lane into 0.
+fn packed_lane_model(operation: &str, signed: bool, relu: bool, a: u16, b: u16) -> u16 {
+    let value = match (operation, signed) {
+        ("add", _) => a.wrapping_add(b),
+        ("min", true) => (a as i16).min(b as i16) as u16,
+        ("max", true) => (a as i16).max(b as i16) as u16,
+        ("min", false) => a.min(b),
+        ("max", false) => a.max(b),
+        _ => unreachable!("no packed {operation}"),
+    };
+    if relu && (value as i16) < 0 {
+        0
+    } else {
+        value
+    }
+}
+
+/// `add`, `min`, `max` on `.u16x2`/`.s16x2`, and `min.relu`/`max.relu` on `.s16x2` and `.s32`
+/// (ISA 8.0, sm_90): each lane alone, no carry between them. nvcc writes them for
+/// `__vadd2`/`__vsub2`/`__vmaxs2` and the DPX intrinsics (`__vimax3_s16x2`, `__viaddmax_s32_relu`).
+#[test]
+fn packed_sixteen_bit_lanes_and_integer_relu_compute_each_lane_alone() {
+    let mut random = Random::new(0x162);
+    let mut rows: Vec<Vec<u64>> = (0..96).map(|_| words_with_edges(&mut random, 2)).collect();
+    // Lanes at the 16-bit edges: a carry or borrow out of the low lane must not reach the high.
+    rows.push(vec![0x7fff_ffff, 0x0001_0001]);
+    rows.push(vec![0x8000_0000, 0xffff_0001]);
+    rows.push(vec![0x0001_8000, 0x8000_7fff]);
+    let forms = [
+        ("add", "u16x2", false),
+        ("add", "s16x2", false),
+        ("min", "u16x2", false),
+        ("min", "s16x2", false),
+        ("max", "u16x2", false),
+        ("max", "s16x2", false),
+        ("min", "s16x2", true),
+        ("max", "s16x2", true),
+    ];
+    let mut body = String::new();
+    for (index, (operation, ty, relu)) in forms.iter().enumerate() {
+        let relu = if *relu { ".relu" } else { "" };
+        body.push_str(&format!("{operation}{relu}.{ty} %d{index}, %a0, %a1;\n"));
+    }
+    let scalar = forms.len();
+    body.push_str(&format!("min.relu.s32 %d{scalar}, %a0, %a1;\nmax.s32.relu %d{}, %a0, %a1;\n", scalar + 1));
+    let results = run_rows_at_version("8.0 sm_90", "u32", "", &body, &rows, scalar + 2);
+    for (row, result) in rows.iter().zip(results) {
+        let (a, b) = (row[0] as u32, row[1] as u32);
+        for (index, &(operation, ty, relu)) in forms.iter().enumerate() {
+            let lane = |shift: u32| {
+                u32::from(packed_lane_model(operation, ty == "s16x2", relu, (a >> shift) as u16, (b >> shift) as u16))
+            };
+            let expected = lane(0) | lane(16) << 16;
+            assert_eq!(
+                result[index] as u32,
+                expected,
+                "{operation}{}.{ty} {a:#010x}, {b:#010x}",
+                if relu { ".relu" } else { "" }
+            );
+        }
+        let (low, high) = ((a as i32).min(b as i32).max(0), (a as i32).max(b as i32).max(0));
+        assert_eq!(result[scalar] as i32, low, "min.relu.s32 {a:#010x}, {b:#010x}");
+        assert_eq!(result[scalar + 1] as i32, high, "max.relu.s32 {a:#010x}, {b:#010x}");
     }
 }
 

@@ -391,3 +391,26 @@ fn the_kernels_compile_and_validate_for_nvptx_amdgpu_and_spirv() {
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `isspacep.shared::cluster` (ISA 7.8, sm_90), which nvcc writes for libcu++'s atomics under
+/// `-G`: ptxr launches clusters of one CTA, so on the CPU it holds exactly for the block's own
+/// shared memory; NVPTX keeps PTX's instruction, which ptxas accepts.
+#[test]
+fn shared_cluster_holds_for_the_blocks_own_shared_memory() {
+    let ptx = ".version 7.8\n.target sm_90\n.address_size 64\n.shared .align 4 .b32 cell[4];\n\
+        .visible .entry test(.param .u64 output)\n{\n.local .align 4 .b32 own[2];\n\
+        .reg .b64 %rd<8>;\n.reg .pred %p<4>;\n.reg .b32 %r<4>;\n\
+        ld.param.u64 %rd1, [output];\nmov.u64 %rd2, cell;\ncvta.shared.u64 %rd3, %rd2;\nadd.u64 %rd3, %rd3, 12;\n\
+        mov.u64 %rd4, own;\ncvta.local.u64 %rd5, %rd4;\n\
+        isspacep.shared::cluster %p1, %rd3;\nisspacep.shared::cluster %p2, %rd1;\nisspacep.shared::cluster %p3, %rd5;\n\
+        selp.u32 %r1, 1, 0, %p1;\nselp.u32 %r2, 2, 0, %p2;\nselp.u32 %r3, 4, 0, %p3;\n\
+        or.b32 %r1, %r1, %r2;\nor.b32 %r1, %r1, %r3;\nst.global.u32 [%rd1], %r1;\nret;\n}\n";
+    let result = run_ok(ptx, &Launch::threads(1), &[Buffer::zeroed("u32", 1)]);
+    assert_eq!(result[0], [1], "shared, global, local: only the shared address is in the cluster's shared memory");
+    let Compiled::Artefact(nvptx) = compile(ptx, "nvptx") else { panic!("no NVPTX for isspacep.shared::cluster") };
+    let text = String::from_utf8_lossy(&nvptx);
+    assert!(text.contains("isspacep.shared::cluster"), "NVPTX keeps PTX's instruction:\n{text}");
+    if let Some(verdict) = ptxr_tests::vendor_checks::ptxas_accepts(&nvptx, "sm_90", "isspacep-shared-cluster") {
+        verdict.unwrap_or_else(|message| panic!("ptxas: {message}"));
+    }
+}

@@ -106,6 +106,26 @@ const CASES: &[Case] = &[
     case("min.sat.f32", "min.sat.f32 %f1, %f2, %f3;", false),
     case("div.rn.sat.f32", "div.rn.sat.f32 %f1, %f2, %f3;", false),
     case("add.relu.s32", "add.relu.s32 %r1, %r2, %r3;", false),
+    // Packed 16-bit integers (ISA 8.0, sm_90): `add`, `min`, `max` on registers only, `.relu`
+    // on the signed `min` and `max`, no `sub` (nvcc adds the negated lanes).
+    at("8.0", "sm_90", "add.u16x2", "add.u16x2 %r1, %r2, %r3;", true),
+    at("8.0", "sm_90", "min.s16x2.relu", "min.s16x2.relu %r1, %r2, %r3;", true),
+    at("8.0", "sm_90", "max.relu.s16x2", "max.relu.s16x2 %r1, %r2, %r3;", true),
+    at("8.0", "sm_90", "max.s32.relu with an immediate", "max.s32.relu %r1, %r2, 7;", true),
+    at("8.0", "sm_90", "sub.s16x2", "sub.s16x2 %r1, %r2, %r3;", false),
+    at("8.0", "sm_90", "max.relu.u16x2", "max.relu.u16x2 %r1, %r2, %r3;", false),
+    at("8.0", "sm_90", "mul.lo.u16x2", "mul.lo.u16x2 %r1, %r2, %r3;", false),
+    at("8.0", "sm_90", "min.ftz.s16x2", "min.ftz.s16x2 %r1, %r2, %r3;", false),
+    at("8.0", "sm_90", "add.u16x2 with an immediate", "add.u16x2 %r1, %r2, 5;", false),
+    at("8.0", "sm_90", "add.u16x2 into a .f32 register", "add.u16x2 %f1, %r2, %r3;", false),
+    at("8.0", "sm_90", "add.u16x2 into a .b64 register", "add.u16x2 %rd1, %r2, %r3;", false),
+    // `min`/`max` of three `.f32` sources (ISA 8.8, sm_100): `.ftz`, `.NaN`, `.abs`, no `.xorsign`.
+    at("8.8", "sm_100", "max.f32 of three", "max.f32 %f1, %f2, %f3, %f4;", true),
+    at("8.8", "sm_100", "min.ftz.NaN.f32 of three", "min.ftz.NaN.f32 %f1, %f2, %f3, 0f3F800000;", true),
+    at("8.8", "sm_100", "max.xorsign.abs.f32 of three", "max.xorsign.abs.f32 %f1, %f2, %f3, %f4;", false),
+    at("8.8", "sm_100", "max.sat.f32 of three", "max.sat.f32 %f1, %f2, %f3, %f4;", false),
+    at("8.8", "sm_100", "max.s32 of three", "max.s32 %r1, %r2, %r3, %r1;", false),
+    at("8.8", "sm_100", "max.f64 of three", "max.f64 %fd1, %fd2, %fd1, %fd2;", false),
     // fma/mad forms against the type (sections 9.7.3.6, 9.7.3.7, 9.7.4.4).
     case("mad.rn.f16", "mad.rn.f16 %h1, %h2, %h3, %h1;", false),
     case("mad.rn.f16x2", "mad.rn.f16x2 %r1, %r2, %r3, %r1;", false),

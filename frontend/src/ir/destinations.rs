@@ -23,8 +23,10 @@ impl Instruction {
             | Instruction::StackSave { destination, .. }
             | Instruction::ConvertAddress { destination, .. }
             | Instruction::IntegerBinary { destination, .. }
+            | Instruction::IntegerLanes { destination, .. }
             | Instruction::IntegerMultiplyAdd { destination, .. }
             | Instruction::FloatBinary { destination, .. }
+            | Instruction::FloatMinimumMaximumOfThree { destination, .. }
             | Instruction::FusedMultiplyAdd { destination, .. }
             | Instruction::FloatUnary { destination, .. }
             | Instruction::CopySign { destination, .. }

@@ -179,7 +179,9 @@ pub enum Instruction {
     /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`: a hint; only the address is evaluated.
     Prefetch { state_space: StateSpace, address: Address },
     /// `isspacep.space p, a`: whether the generic address `a` lies in `space`.
-    IsSpace { state_space: StateSpace, destination: Destination, address: Operand },
+    /// `shared_cluster`: `isspacep.shared::cluster` (ISA 7.8, sm_90), whether the address is in
+    /// the shared memory of any CTA of the cluster (`state_space` is then `.shared`).
+    IsSpace { state_space: StateSpace, shared_cluster: bool, destination: Destination, address: Operand },
     /// `mapa{.shared::cluster}.type d, a, b`: the address in the cluster's CTA of rank `b` that
     /// corresponds to `a` (a `.shared::cluster` address, or a generic one without the space).
     MapClusterAddress {
@@ -208,6 +210,30 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
         b: Operand,
+    },
+    /// `add`, `min`, `max` on the packed `.u16x2`/`.s16x2` (ISA 8.0, sm_90), each 16-bit lane of
+    /// the 32-bit operands computed alone and wrapping within its lane; and integer
+    /// `min.relu`/`max.relu` on `.s32` and `.s16x2`, which turn each negative lane into 0.
+    /// nvcc writes them for `__vadd2`/`__vsub2`/`__vmaxs2`-style SIMD and the DPX intrinsics.
+    IntegerLanes {
+        operation: IntegerBinaryOperation,
+        lanes: IntegerLaneShape,
+        relu: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+    },
+    /// `min`/`max{.ftz}{.NaN}.f32 d, a, b, c` (ISA 8.8, sm_100): the two-source operation
+    /// applied twice, `op(op(a, b), c)`, which gives the same NaN and signed-zero results as
+    /// one comparison of all three.
+    FloatMinimumMaximumOfThree {
+        minimum: bool,
+        propagate_nan: bool,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Operand,
     },
     /// `mad.lo/.hi/.wide` on integers: `a * b + c` with the product's half chosen by `mode`.
     IntegerMultiplyAdd {
@@ -448,9 +474,18 @@ pub enum Instruction {
         high: Operand,
         low: Operand,
     },
-    /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` (`to_float8`) and
-    /// `cvt.rn[.relu].f16x2.f8x2type d, a`: each lane of `a` converted, order kept.
-    Float8Convert { format: PackedFormat, to_float8: bool, relu: bool, destination: Destination, source: Operand },
+    /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` and (PTX 9.x, which nvcc 13.5 writes for
+    /// `__nv_fp8x2_e5m2(__nv_bfloat162)` at sm_100a) `.bf16x2` (`to_float8`), and
+    /// `cvt.rn[.relu].f16x2.f8x2type d, a`: each lane of `a` converted, order kept. `wide` is
+    /// the 16-bit side's format, `.f16x2` or `.bf16x2`.
+    Float8Convert {
+        format: PackedFormat,
+        wide: PackedFormat,
+        to_float8: bool,
+        relu: bool,
+        destination: Destination,
+        source: Operand,
+    },
     /// `brx.idx{.uni} index, targets`: a branch to `targets[index]`; an index past the list
     /// (undefined in PTX) goes on with the next instruction, as if no branch were taken.
     BranchIndexed { index: Operand, targets: Vec<LabelId> },
@@ -728,6 +763,49 @@ pub enum IntegerBinaryOperation {
     Maximum,
     Divide,
     Remainder,
+}
+
+/// The lanes of an [`Instruction::IntegerLanes`]: the lane type and how many fill the 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegerLaneShape {
+    /// `.s32`: one lane (only with `.relu`).
+    S32,
+    /// `.u16x2`.
+    U16x2,
+    /// `.s16x2`.
+    S16x2,
+}
+
+impl IntegerLaneShape {
+    pub fn from_ptx(name: &str) -> Option<IntegerLaneShape> {
+        Some(match name {
+            "u16x2" => IntegerLaneShape::U16x2,
+            "s16x2" => IntegerLaneShape::S16x2,
+            _ => return None,
+        })
+    }
+
+    /// How many lanes, and the bits of each.
+    pub fn lanes(self) -> (u32, u32) {
+        match self {
+            IntegerLaneShape::S32 => (1, 32),
+            IntegerLaneShape::U16x2 | IntegerLaneShape::S16x2 => (2, 16),
+        }
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, IntegerLaneShape::S32 | IntegerLaneShape::S16x2)
+    }
+}
+
+impl std::fmt::Display for IntegerLaneShape {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            IntegerLaneShape::S32 => ".s32",
+            IntegerLaneShape::U16x2 => ".u16x2",
+            IntegerLaneShape::S16x2 => ".s16x2",
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! `.ftz` and `.sat` are applied explicitly so that every target gives PTX's results.
 
 use inkwell::values::{BasicValueEnum, FloatValue};
-use ptxr_frontend::ir::{Destination, FloatBinaryOperation, GuardedInstruction, Operand, RoundingMode};
+use ptxr_frontend::ir::{Destination, FloatBinaryOperation, GuardedInstruction, MinimumMaximum, Operand, RoundingMode};
 use ptxr_frontend::vocabulary::ScalarType;
 
 use super::directed;
@@ -91,21 +91,7 @@ pub fn binary<'ctx>(
             if ty == ScalarType::F32 =>
         {
             let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
-            let native = if modifiers.xorsign_absolute {
-                None
-            } else {
-                lowering
-                    .shared
-                    .target
-                    .float_minimum_maximum(&lowering.site(), a, b, minimum, modifiers.propagate_nan)
-                    .map_err(|unsupported| {
-                    LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
-                })?
-            };
-            match native {
-                Some(value) => value,
-                None => super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum)?,
-            }
+            single_minimum_maximum(lowering, guarded, a, b, modifiers, minimum)?
         }
         // `.f64` has no modifiers; a NaN operand gives the other, as minnum/maxnum do.
         FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
@@ -117,6 +103,54 @@ pub fn binary<'ctx>(
         }
     };
     finish(lowering, result, ty, flush_subnormals, saturate, destination)
+}
+
+/// `.f32` `min` or `max` of two values: the target's native form where it gives PTX's NaN and
+/// signed-zero results, the computation on the bits otherwise.
+fn single_minimum_maximum<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    modifiers: MinimumMaximum,
+    minimum: bool,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let native = if modifiers.xorsign_absolute {
+        None
+    } else {
+        lowering.shared.target.float_minimum_maximum(&lowering.site(), a, b, minimum, modifiers.propagate_nan).map_err(
+            |unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span),
+        )?
+    };
+    match native {
+        Some(value) => Ok(value),
+        None => super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum),
+    }
+}
+
+/// `min`/`max{.ftz}{.NaN}.f32 d, a, b, c` (ISA 8.8): `op(op(a, b), c)`. Without `.NaN` a NaN
+/// source drops out of both steps (three NaNs give the canonical NaN); with `.NaN` the first
+/// step's canonical NaN carries through the second; -0.0 stays below +0.0 in each.
+#[allow(clippy::too_many_arguments)]
+pub fn minimum_maximum_of_three<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    minimum: bool,
+    propagate_nan: bool,
+    flush_subnormals: bool,
+    destination: &Destination,
+    a: &Operand,
+    b: &Operand,
+    c: &Operand,
+) -> LoweringResult<()> {
+    let ty = ScalarType::F32;
+    let a = read_float(lowering, a, ty, flush_subnormals)?;
+    let b = read_float(lowering, b, ty, flush_subnormals)?;
+    let c = read_float(lowering, c, ty, flush_subnormals)?;
+    let modifiers = MinimumMaximum { propagate_nan, xorsign_absolute: false };
+    let first = single_minimum_maximum(lowering, guarded, a, b, modifiers, minimum)?;
+    let result = single_minimum_maximum(lowering, guarded, first, c, modifiers, minimum)?;
+    finish(lowering, result, ty, flush_subnormals, false, destination)
 }
 
 /// `add`, `sub`, `mul`, `div` rounded `.rz`, `.rm` or `.rp` (see `directed.rs`). For `.f32` the

@@ -175,6 +175,7 @@ pub fn prefetch(
 pub fn is_space(
     lowering: &mut FunctionLowering<'_, '_>,
     state_space: StateSpace,
+    shared_cluster: bool,
     destination: &Destination,
     address: &Operand,
 ) -> LoweringResult<()> {
@@ -201,11 +202,15 @@ pub fn is_space(
         (Vec::new(), false)
     };
     let placed = ptxr_intrinsics::PlacedMemory { shared_window, constants, globals, device_heap };
-    let inside = lowering.shared.target.is_in_state_space(&lowering.site(), pointer, state_space, &placed).map_err(
-        |unsupported| {
-            crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
-        },
-    )?;
+    let target = lowering.shared.target;
+    let inside = if shared_cluster {
+        target.is_in_cluster_shared_space(&lowering.site(), pointer, &placed)
+    } else {
+        target.is_in_state_space(&lowering.site(), pointer, state_space, &placed)
+    }
+    .map_err(|unsupported| {
+        crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), destination.span)
+    })?;
     lowering.write(destination, inside.into(), ScalarType::Pred)
 }
 

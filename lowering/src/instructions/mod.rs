@@ -18,6 +18,7 @@ mod float_property;
 mod half;
 mod hint;
 mod integer;
+mod integer_lanes;
 mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
@@ -123,8 +124,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
-        Instruction::IsSpace { state_space, destination, address } => {
-            memory::is_space(lowering, *state_space, destination, address)
+        Instruction::IsSpace { state_space, shared_cluster, destination, address } => {
+            memory::is_space(lowering, *state_space, *shared_cluster, destination, address)
         }
         Instruction::MapClusterAddress { shared_cluster, ty, destination, address, rank } => {
             cluster::map_address(lowering, *shared_cluster, *ty, destination, address, rank)
@@ -137,6 +138,22 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::IntegerBinary { operation, ty, saturate, destination, a, b } => {
             integer::binary(lowering, *operation, *ty, *saturate, destination, a, b)
+        }
+        Instruction::FloatMinimumMaximumOfThree { minimum, propagate_nan, flush_subnormals, destination, a, b, c } => {
+            float::minimum_maximum_of_three(
+                lowering,
+                guarded,
+                *minimum,
+                *propagate_nan,
+                *flush_subnormals,
+                destination,
+                a,
+                b,
+                c,
+            )
+        }
+        Instruction::IntegerLanes { operation, lanes, relu, destination, a, b } => {
+            integer_lanes::integer_lanes(lowering, *operation, *lanes, *relu, destination, a, b)
         }
         Instruction::IntegerMultiplyAdd { mode, ty, saturate, destination, a, b, c } => {
             integer::multiply_add(lowering, *mode, *ty, *saturate, destination, a, b, c)
@@ -313,8 +330,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::PackConvert { format, rounding, relu, satfinite, destination, high, low } => {
             half::pack_convert(lowering, *format, *rounding, *relu, *satfinite, destination, high, low, span)
         }
-        Instruction::Float8Convert { format, to_float8, relu, destination, source } => {
-            half::float8_convert(lowering, *format, *to_float8, *relu, destination, source, span)
+        Instruction::Float8Convert { format, wide, to_float8, relu, destination, source } => {
+            half::float8_convert(lowering, *format, *wide, *to_float8, *relu, destination, source, span)
         }
         Instruction::SelectBySign { ty, condition_type, flush_subnormals, destination, a, b, c } => {
             comparison::select_by_sign(lowering, *ty, *condition_type, *flush_subnormals, destination, a, b, c)

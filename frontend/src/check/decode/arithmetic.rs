@@ -3,8 +3,8 @@
 use crate::check::types::SizeRule;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
-    FloatBinaryOperation, Instruction, IntegerBinaryOperation, IsaVersion, LogicOperation, LogicTablePredicate,
-    MinimumMaximum, MultiplyMode, RoundingMode, ShiftOperation, UnaryOperation,
+    FloatBinaryOperation, Instruction, IntegerBinaryOperation, IntegerLaneShape, IsaVersion, LogicOperation,
+    LogicTablePredicate, MinimumMaximum, MultiplyMode, RoundingMode, ShiftOperation, UnaryOperation,
 };
 use crate::span::{Span, Spanned};
 use crate::syntax::ast::{self, OperandKind};
@@ -78,7 +78,54 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let rounding = modifiers.take_sketched(ROUNDINGS, float_rounding);
     let flush = modifiers.take_flag("ftz");
     let saturation = modifiers.take_flag("sat");
+    // The first modifier that packed integers and integer `.relu` do not take.
+    let lane_refused = [&flush, &saturation, &propagate_nan, &xorsign, &absolute]
+        .iter()
+        .filter_map(|modifier| modifier.as_ref().map(|modifier| modifier.span))
+        .chain(mode.as_ref().map(|mode| mode.span))
+        .chain(rounding.as_ref().map(|rounding| rounding.span))
+        .min_by_key(|span| span.start);
+    if let Some(packed) = take_packed_integer_shape(modifiers) {
+        return integer_lanes(context, instruction, opcode, packed, relu, lane_refused);
+    }
     let ty = modifiers.required_type(context)?;
+    if instruction.operands.len() == 4 && matches!(opcode, "min" | "max") && ty.node == ScalarType::F32 {
+        if let Some(span) = [&saturation, &relu]
+            .iter()
+            .filter_map(|modifier| modifier.as_ref().map(|modifier| modifier.span))
+            .chain(mode.as_ref().map(|mode| mode.span))
+            .chain(rounding.as_ref().map(|rounding| rounding.span))
+            .min_by_key(|span| span.start)
+        {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` of three sources takes no such modifier"))
+                    .with_primary(span, "expected `.ftz`, `.NaN` or `.abs`"),
+            );
+            return None;
+        }
+        // ptxas 12.9 refuses `.xorsign` here ('Illegal modifier') but takes `.abs` alone.
+        if let Some(xorsign) = xorsign {
+            refuse_modifier(context, xorsign.span, "xorsign", &format!("`{opcode}` of three sources"), "two sources");
+            return None;
+        }
+        if absolute.is_some() {
+            // The magnitude form of three sources is not lowered yet.
+            return accept_unlowered(context, modifiers, instruction);
+        }
+        let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
+        let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
+        let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+        let c = context.source(&instruction.operands[3], ty.node, SizeRule::Exact)?;
+        return Some(Instruction::FloatMinimumMaximumOfThree {
+            minimum: opcode == "min",
+            propagate_nan: propagate_nan.is_some(),
+            flush_subnormals: flush.is_some(),
+            destination,
+            a,
+            b,
+            c,
+        });
+    }
     context.expect_operand_count(instruction, 3)?;
     if let Some(relu) = relu {
         // ptxas 12.9 takes `.relu` on `min`/`max` of `.s32` (and `.s16x2`, and the half types
@@ -92,7 +139,8 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
             refuse_modifier(context, flush.span, "ftz", &format!("`{opcode}{}`", ty.node), "`.f32`");
             return None;
         }
-        return accept_unlowered(context, modifiers, instruction);
+        let shape = Spanned::new(IntegerLaneShape::S32, ty.span);
+        return integer_lanes(context, instruction, opcode, shape, Some(relu), lane_refused);
     }
     // `.ftz` flushes single-precision subnormals: ptxas refuses it on integer and `.f64`
     // arithmetic ('Illegal modifier '.ftz' for instruction 'add''); the half types are in half.rs.
@@ -247,6 +295,75 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         a,
         b,
     })
+}
+
+/// Takes the packed integer type (`.u16x2`, `.s16x2`; ISA 8.0) if the instruction has one: it is
+/// no [`ScalarType`], as no register or memory operand has it.
+fn take_packed_integer_shape(modifiers: &mut Modifiers) -> Option<Spanned<IntegerLaneShape>> {
+    ["u16x2", "s16x2"].into_iter().find_map(|name| {
+        let flag = modifiers.take_flag(name)?;
+        Some(Spanned::new(IntegerLaneShape::from_ptx(name)?, flag.span))
+    })
+}
+
+/// `add`, `min`, `max` on `.u16x2`/`.s16x2`, and `min.relu`/`max.relu` on `.s32` and `.s16x2`
+/// (NVIDIA's ISA 8.0 notes of sections 9.7.1.1 and 9.7.1.10): no other modifier, `.relu` only on
+/// the signed `min` and `max`. ptxas 12.9 takes no `sub` on the packed types (nvcc adds the
+/// negated lanes instead) and packed sources only in 32-bit integer registers: 'Arguments
+/// mismatch' for an immediate or a `.f32` register.
+fn integer_lanes(
+    context: &mut Context,
+    instruction: &ast::Instruction,
+    opcode: &str,
+    shape: Spanned<IntegerLaneShape>,
+    relu: Option<Spanned<()>>,
+    refused: Option<Span>,
+) -> Option<Instruction> {
+    let operation = match opcode {
+        "add" if shape.node != IntegerLaneShape::S32 => IntegerBinaryOperation::Add,
+        "min" => IntegerBinaryOperation::Minimum,
+        "max" => IntegerBinaryOperation::Maximum,
+        _ => {
+            context.report(
+                Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` does not take type `{}`", shape.node))
+                    .with_primary(shape.span, "packed 16-bit integers are for `add`, `min` and `max`"),
+            );
+            return None;
+        }
+    };
+    if let Some(span) = refused {
+        context.report(
+            Diagnostic::error(Code::InvalidModifier, format!("`{opcode}{}` takes no such modifier", shape.node))
+                .with_primary(span, "unexpected modifier"),
+        );
+        return None;
+    }
+    if let Some(relu) = &relu {
+        if !(matches!(operation, IntegerBinaryOperation::Minimum | IntegerBinaryOperation::Maximum)
+            && shape.node.is_signed())
+        {
+            let allowed = "`min` and `max` on `.s32` and `.s16x2`";
+            refuse_modifier(context, relu.span, "relu", &format!("`{opcode}{}`", shape.node), allowed);
+            return None;
+        }
+    }
+    context.expect_operand_count(instruction, 3)?;
+    if shape.node != IntegerLaneShape::S32 {
+        if let Some(source) =
+            instruction.operands[1..].iter().find(|operand| !matches!(operand.kind, OperandKind::Name { .. }))
+        {
+            context.report(
+                Diagnostic::error(Code::OperandKind, format!("`{opcode}{}` takes registers only", shape.node))
+                    .with_primary(source.span, "expected a 32-bit integer register"),
+            );
+            return None;
+        }
+    }
+    let register_type = if shape.node == IntegerLaneShape::S32 { ScalarType::S32 } else { ScalarType::U32 };
+    let destination = context.destination(&instruction.operands[0], register_type, SizeRule::Exact)?;
+    let a = context.source(&instruction.operands[1], register_type, SizeRule::Exact)?;
+    let b = context.source(&instruction.operands[2], register_type, SizeRule::Exact)?;
+    Some(Instruction::IntegerLanes { operation, lanes: shape.node, relu: relu.is_some(), destination, a, b })
 }
 
 pub fn multiply_add(

@@ -217,18 +217,18 @@ fn is_predicate(context: &mut Context, operand: &ast::Operand) -> bool {
 }
 
 /// `isspacep.space p, a` (ISA 7.8 section 9.7.8.17) with `.const`, `.global`, `.local`,
-/// `.shared{::cta}` or `.param{::entry}`.
+/// `.shared{::cta}`, `.shared::cluster` or `.param{::entry}`.
 pub fn is_space(
     context: &mut Context,
     modifiers: &mut Modifiers,
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
-    if instruction.modifiers.iter().any(|modifier| modifier.node == "shared::cluster") {
-        return accept_unlowered(context, modifiers, instruction);
-    }
+    // nvcc writes `isspacep.shared::cluster` for libcu++'s atomics at sm_90 and later under -G.
+    let shared_cluster = modifiers.flag("shared::cluster");
     modifiers.drop_all(|name| name == "param::entry");
     let has_entry_parameter = instruction.modifiers.iter().any(|modifier| modifier.node == "param::entry");
     let state_space = match modifiers.state_space() {
+        None if shared_cluster => StateSpace::Shared,
         Some(space)
             if matches!(
                 space.node,
@@ -253,5 +253,5 @@ pub fn is_space(
     let destination = context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
     let address_type = context.address_type();
     let address = context.source(&instruction.operands[1], address_type, SizeRule::Exact)?;
-    Some(Instruction::IsSpace { state_space, destination, address })
+    Some(Instruction::IsSpace { state_space, shared_cluster, destination, address })
 }

@@ -385,10 +385,11 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 low,
             })
         }
-        // cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a and cvt.rn{.relu}.f16x2.f8x2type d, a
+        // cvt.rn.satfinite{.relu}.f8x2type.{f16x2,bf16x2} d, a and cvt.rn{.relu}.f16x2.f8x2type d, a
         (Some(destination_format), Some(source_format))
             if destination_format.is_float8() != source_format.is_float8()
-                && (destination_format == PackedFormat::F16x2 || source_format == PackedFormat::F16x2) =>
+                && (destination_format == PackedFormat::F16x2
+                    || matches!(source_format, PackedFormat::F16x2 | PackedFormat::Bf16x2)) =>
         {
             no_sat(context)?;
             no_ftz(context)?;
@@ -402,8 +403,9 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 if to_float8 { (ScalarType::B16, ScalarType::B32) } else { (ScalarType::B32, ScalarType::B16) };
             let destination = context.destination(&instruction.operands[0], destination_type, SizeRule::Exact)?;
             let source = context.source(&instruction.operands[1], source_type, SizeRule::Exact)?;
-            let format = if to_float8 { destination_format } else { source_format };
-            Some(Instruction::Float8Convert { format, to_float8, relu: relu.is_some(), destination, source })
+            let (format, wide) =
+                if to_float8 { (destination_format, source_format) } else { (source_format, destination_format) };
+            Some(Instruction::Float8Convert { format, wide, to_float8, relu: relu.is_some(), destination, source })
         }
         (None, None) => {
             let destination_type = ScalarType::from_ptx(&destination_name.node)?;

@@ -46,6 +46,8 @@ pub enum Operands {
     /// `mbarrier.arrive{_drop}` with a count but without `.noComplete`: the operands end with
     /// the count, a third operand.
     CompletingCount,
+    /// `min`/`max` of three sources (`max.f32 d, a, b, c`).
+    ThreeSources,
 }
 
 const ANY: Operands = Operands::Any;
@@ -96,6 +98,11 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["min", "max"], modifiers: &[&["NaN"]], version: isa(7, 0), sm: Some(80), form: "`min.NaN`/`max.NaN`", section: "9.7.3.11", operands: ANY },
     // ISA 8.0 (NVIDIA's notes): integer `min.relu`/`max.relu` on `.s32` and `.s16x2`, sm_90.
     Requirement { opcodes: &["min", "max"], modifiers: &[&["relu"], &["s32", "s16x2"]], version: isa(8, 0), sm: Some(90), form: "integer `min.relu`/`max.relu`", section: "9.7.1.10 (ISA 8.0)", operands: ANY },
+    // ISA 8.8 (NVIDIA's notes): `min`/`max` of three `.f32` sources, sm_100 (ptxas 12.9: 'Feature
+    // 'max.f32 with 3 input operands' requires PTX ISA .version 8.8 or later' and sm_100).
+    Requirement { opcodes: &["min", "max"], modifiers: &[&["f32"]], version: isa(8, 8), sm: Some(100), form: "`min`/`max` of three `.f32` sources", section: "9.7.3.10, 9.7.3.11 (ISA 8.8)", operands: Operands::ThreeSources },
+    // ISA 8.0 (NVIDIA's notes): `add`, `min`, `max` on the packed `.u16x2`/`.s16x2`, sm_90.
+    Requirement { opcodes: &["add", "min", "max"], modifiers: &[&["u16x2", "s16x2"]], version: isa(8, 0), sm: Some(90), form: "packed 16-bit integer `add`/`min`/`max`", section: "9.7.1.1, 9.7.1.10 (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },

@@ -294,9 +294,11 @@ pub fn pack_convert<'ctx>(
 }
 
 /// `cvt.rn.satfinite[.relu].f8x2type.f16x2 d, a` and `cvt.rn[.relu].f16x2.f8x2type d, a`.
+#[allow(clippy::too_many_arguments)]
 pub fn float8_convert<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     format: PackedFormat,
+    wide: PackedFormat,
     to_float8: bool,
     relu: bool,
     destination: &Destination,
@@ -306,10 +308,16 @@ pub fn float8_convert<'ctx>(
     let emit = Emit { lowering, span };
     let builder = emit.builder();
     if to_float8 {
-        let lanes = read_lanes(&emit, source, ScalarType::F16x2)?;
+        // Each 16-bit lane widens to `float` exactly, so the one rounding is to the 8-bit format.
+        let (ty, lane_format) = if wide == PackedFormat::Bf16x2 {
+            (ScalarType::Bf16x2, Format::Brain)
+        } else {
+            (ScalarType::F16x2, Format::Half)
+        };
+        let lanes = read_lanes(&emit, source, ty)?;
         let bytes = lanes
             .into_iter()
-            .map(|lane| encode_float8(&emit, emit.widen(lane, Format::Half)?, format, relu))
+            .map(|lane| encode_float8(&emit, emit.widen(lane, lane_format)?, format, relu))
             .collect::<LoweringResult<Vec<_>>>()?;
         let packed = pack(&emit, &bytes, 8)?;
         return lowering.write(destination, packed.into(), ScalarType::B16);
