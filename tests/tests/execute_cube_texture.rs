@@ -9,7 +9,7 @@
 //! linear filtering at an edge blends only that face's texels.
 
 use ptxr_runtime::texture::{
-    AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
+    AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
 };
 use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
 use ptxr_tests::{opencl, Buffer, Launch};
@@ -227,6 +227,7 @@ fn tex_cube_and_acube_match_the_programming_guides_faces_and_filtering() {
                 border: [9.0f32.to_bits(); 4],
                 cube: 1,
                 reserved: 0,
+                mipmaps: Mipmaps::NONE,
             })
         })
         .collect();
@@ -316,6 +317,7 @@ fn linear_filtering_does_not_cross_a_face_edge() {
         border: [0; 4],
         cube: 1,
         reserved: 0,
+        mipmaps: Mipmaps::NONE,
     };
     let directions = [(1.0f32, 0.999f32, 0.999f32), (1.0, -0.9999, 0.0), (1.0, 0.0, -0.99999), (1.0, 0.999, -0.999)];
     let inputs: Vec<u64> = directions

@@ -12,7 +12,7 @@
 //! the buffer's device address.
 
 use ptxr_runtime::texture::{
-    AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
+    AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
 };
 use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
 use ptxr_tests::{opencl, Buffer, Launch};
@@ -53,9 +53,17 @@ fn descriptor_words(descriptor: &TextureDescriptor) -> Vec<u64> {
         descriptor.border[3],
         descriptor.cube,
         descriptor.reserved,
+        descriptor.mipmaps.levels,
+        descriptor.mipmaps.filter_mode,
+        descriptor.mipmaps.level_bias,
+        descriptor.mipmaps.min_level_clamp,
+        descriptor.mipmaps.max_level_clamp,
+        descriptor.mipmaps.reserved,
     ];
-    assert_eq!(fields.len(), DESCRIPTOR_WORDS);
-    fields.iter().map(|&word| u64::from(word)).collect()
+    let offsets = descriptor.mipmaps.level_offsets.iter().flat_map(|&offset| [offset as u32, (offset >> 32) as u32]);
+    let words: Vec<u64> = fields.into_iter().chain(offsets).map(u64::from).collect();
+    assert_eq!(words.len(), DESCRIPTOR_WORDS);
+    words
 }
 
 /// A 2D texture's texels and format, for the model.
@@ -319,6 +327,7 @@ fn check_image(image: &Image) {
                 border: BORDER.map(f32::to_bits),
                 cube: 0,
                 reserved: 0,
+                mipmaps: Mipmaps::NONE,
             })
         })
         .collect();
@@ -419,6 +428,7 @@ fn plain_descriptor(
         border: [0; 4],
         cube: 0,
         reserved: 0,
+        mipmaps: Mipmaps::NONE,
     }
 }
 

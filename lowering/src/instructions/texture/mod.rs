@@ -8,12 +8,13 @@
 //!
 //! One file per concept: `descriptor` (the handle and its fields), `addressing` (coordinates
 //! to texel indices and weights, address modes), `texels` (reading and writing one channel in
-//! its format), `sampling` (`tex`, `tld4`), `cube` (the face and face coordinates of
+//! its format), `sampling` (`tex`, `tld4`), `mipmap` (the levels `tex.level` reads), `cube` (the face and face coordinates of
 //! `tex.cube`/`tex.acube`), `surface` (`suld`, `sust`, `sured`), `query` (`txq`, `suq`).
 
 mod addressing;
 mod cube;
 mod descriptor;
+mod mipmap;
 mod native;
 mod query;
 mod sampling;
@@ -58,19 +59,6 @@ pub fn lower<'ctx>(
                     "independent-mode samplers (`[texture, sampler, coordinates]`)",
                 ));
             }
-            if let Some(level) = level {
-                let is_zero = match &level.value {
-                    ptxr_frontend::ir::Value::Float { bits, .. } => f64::from_bits(*bits) == 0.0 || *bits == 0,
-                    _ => false,
-                };
-                if !is_zero {
-                    return Err(unsupported(
-                        lowering,
-                        guarded,
-                        "mipmaps (a level of detail other than the constant 0)",
-                    ));
-                }
-            }
             sampling::sample(
                 lowering,
                 *geometry,
@@ -80,6 +68,7 @@ pub fn lower<'ctx>(
                 predicate.as_ref(),
                 handle,
                 coordinates,
+                level.as_ref(),
             )
         }
         TextureInstruction::Gather { component, result, destinations, predicate, handle, sampler, coordinates } => {

@@ -1,7 +1,7 @@
 //! `txq` and `suq`: fields of the descriptor. Channel data type is the descriptor's
 //! `ChannelType` code and channel order its channel count (ptxr's codes, not CUDA's driver
-//! enumerations); there are no mipmaps or multisampling, so those counts are 1, and the
-//! memory layout is 1 (linear). The array size of a cube map is its count of cubes.
+//! enumerations); the mipmap levels are the descriptor's count (0 read as 1); there is no
+//! multisampling, so the sample count is 1, and the memory layout is 1 (linear). The array size of a cube map is its count of cubes.
 
 use ptxr_frontend::ir::{Destination, Operand, TextureQuery};
 use ptxr_frontend::vocabulary::ScalarType;
@@ -37,7 +37,13 @@ pub fn query<'ctx>(
             let cubes = builder.build_int_unsigned_div(layers, i32_type.const_int(6, false), "")?;
             builder.build_select(is_cube, cubes, layers, "")?.into_int_value()
         }
-        TextureQuery::MipmapLevels | TextureQuery::Samples | TextureQuery::MemoryLayout => i32_type.const_int(1, false),
+        TextureQuery::MipmapLevels => {
+            let levels = field(TextureField::Levels)?;
+            let one = i32_type.const_int(1, false);
+            let some = builder.build_int_compare(inkwell::IntPredicate::UGT, levels, one, "")?;
+            builder.build_select(some, levels, one, "")?.into_int_value()
+        }
+        TextureQuery::Samples | TextureQuery::MemoryLayout => i32_type.const_int(1, false),
         TextureQuery::ForceUnnormalizedCoordinates => {
             let normalized = field(TextureField::NormalizedCoordinates)?;
             let unnormalized =

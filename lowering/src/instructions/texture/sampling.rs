@@ -3,7 +3,7 @@
 //! the 2, 4 or 8 texels are products of `alpha` or `1 - alpha` per dimension).
 
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
-use inkwell::IntPredicate;
+use inkwell::{FloatPredicate, IntPredicate};
 use ptxr_frontend::ir::{Destination, Operand, TextureGeometry};
 use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_runtime::texture::{FilterMode, TextureField};
@@ -151,7 +151,8 @@ fn write_results<'ctx>(
     Ok(())
 }
 
-/// `tex.geom.v4.dtype.ctype d{|p}, [a, c]`.
+/// `tex.geom.v4.dtype.ctype d{|p}, [a, c]`, and with `.level` (`level`, the level of detail)
+/// on a mipmapped texture, the level or blend of two levels that `mipmap::choose` picks.
 #[allow(clippy::too_many_arguments)]
 pub fn sample<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
@@ -162,13 +163,12 @@ pub fn sample<'ctx>(
     predicate: Option<&Destination>,
     handle: &Operand,
     coordinates: &[Operand],
+    level: Option<&Operand>,
 ) -> LoweringResult<()> {
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
     let descriptor = Descriptor::of(lowering, handle)?;
     let format = Format::of(lowering, &descriptor)?;
-    let strides = strides(lowering, &descriptor, &format)?;
-    let array = geometry.is_array();
     // Linear filtering applies to float results of float coordinates only.
     let filtered = result == ScalarType::F32 && coordinate == ScalarType::F32;
     let linear = if filtered {
@@ -182,20 +182,75 @@ pub fn sample<'ctx>(
     } else {
         context.bool_type().const_zero()
     };
+    let lookup = Lookup { geometry, result, coordinate, coordinates, filtered, linear };
+    let Some(level) = level else {
+        let values = sample_level(lowering, &descriptor, &format, &lookup)?;
+        return write_results(lowering, destinations, predicate, &values, result);
+    };
+    let lod = lowering.read(level, ScalarType::F32)?.into_float_value();
+    let choice = super::mipmap::choose(lowering, &descriptor, lod, level.span)?;
+    let lower = super::mipmap::at_level(lowering, &descriptor, format.texel_bytes, choice.lower)?;
+    let lower_values = sample_level(lowering, &lower, &format, &lookup)?;
+    // Integer results read the nearer level only: there is nothing to blend them with.
+    if !filtered {
+        return write_results(lowering, destinations, predicate, &lower_values, result);
+    }
+    let upper = super::mipmap::at_level(lowering, &descriptor, format.texel_bytes, choice.upper)?;
+    let upper_values = sample_level(lowering, &upper, &format, &lookup)?;
+    let f32_type = context.f32_type();
+    let lower_weight = builder.build_float_sub(f32_type.const_float(1.0), choice.weight, "")?;
+    let blended = builder.build_float_compare(FloatPredicate::ONE, choice.weight, f32_type.const_zero(), "")?;
+    let mut values = Vec::with_capacity(4);
+    for (low, high) in lower_values.iter().zip(&upper_values) {
+        let low = low.into_float_value();
+        let high = high.into_float_value();
+        let blend = builder.build_float_add(
+            builder.build_float_mul(low, lower_weight, "")?,
+            builder.build_float_mul(high, choice.weight, "")?,
+            "",
+        )?;
+        // A weight of 0 (point mipmap filtering) reads the lower level exactly, even where the
+        // upper one holds an infinity or NaN.
+        values.push(builder.build_select(blended, blend, low, "")?);
+    }
+    write_results(lowering, destinations, predicate, &values, result)
+}
+
+/// What one `tex` looks up, the same at every level.
+struct Lookup<'a, 'ctx> {
+    geometry: TextureGeometry,
+    result: ScalarType,
+    coordinate: ScalarType,
+    coordinates: &'a [Operand],
+    filtered: bool,
+    linear: IntValue<'ctx>,
+}
+
+/// The four channels of `lookup` in the texels `descriptor` (possibly viewed at a level) reads.
+fn sample_level<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    descriptor: &Descriptor<'ctx>,
+    format: &Format<'ctx>,
+    lookup: &Lookup<'_, 'ctx>,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    let builder = lowering.shared.builder;
+    let Lookup { geometry, result, coordinate, coordinates, filtered, linear } = *lookup;
+    let strides = strides(lowering, descriptor, format)?;
+    let array = geometry.is_array();
     let (base, axes) = if geometry.is_cube() {
-        super::cube::face_lookup(lowering, &descriptor, coordinates, array, linear)?
+        super::cube::face_lookup(lowering, descriptor, coordinates, array, linear)?
     } else {
         let layer = if array { Some(lowering.read_int(&coordinates[0], ScalarType::U32)?) } else { None };
         (
-            layer_offset(lowering, &descriptor, layer)?,
-            plain_axes(lowering, &descriptor, geometry, coordinate, coordinates, linear)?,
+            layer_offset(lowering, descriptor, layer)?,
+            plain_axes(lowering, descriptor, geometry, coordinate, coordinates, linear)?,
         )
     };
     let mut sums: Option<Vec<BasicValueEnum<'ctx>>> = None;
     let mut nearest = None;
     for (indices, weight) in corners(lowering, &axes, filtered)? {
-        let texel = texel(lowering, &descriptor, &strides, base, &axes, &indices)?;
-        let values = channels(lowering, &descriptor, &format, &texel, result, None)?;
+        let texel = texel(lowering, descriptor, &strides, base, &axes, &indices)?;
+        let values = channels(lowering, descriptor, format, &texel, result, None)?;
         if nearest.is_none() {
             nearest = Some(values.clone());
         }
@@ -212,15 +267,14 @@ pub fn sample<'ctx>(
         }
     }
     let nearest = nearest.unwrap_or_default();
-    let values = match sums {
+    Ok(match sums {
         Some(sums) => sums
             .iter()
             .zip(&nearest)
             .map(|(sum, near)| builder.build_select(linear, *sum, *near, ""))
             .collect::<Result<Vec<_>, _>>()?,
         None => nearest,
-    };
-    write_results(lowering, destinations, predicate, &values, result)
+    })
 }
 
 /// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, c]`: channel `component` of the bilinear footprint's
