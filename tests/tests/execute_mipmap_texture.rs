@@ -6,6 +6,7 @@
 //! `minMipmapLevelClamp` and `maxMipmapLevelClamp` without the arithmetic): the level of detail
 //! plus the bias, clamped to the two clamps and then to [0, levels - 1]; point mipmap filtering
 //! reads level `floor(lod + 0.5)`, linear blends `floor(lod)` and the next level by the fraction.
+//! `tex.grad`'s level of detail is OpenGL's `log2(max(|dPdx|, |dPdy|))`, lengths in texels.
 
 use ptxr_runtime::texture::{
     AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
@@ -236,6 +237,106 @@ fn tex_level_chooses_and_blends_levels_as_the_model_does() {
                     "{device}: ({u}, {v}) at level of detail {lod} with {sampler:?}: {got}, the model says {want}"
                 );
                 assert_eq!(result[3][2 * thread + 1], LEVELS as u64, "{device}: txq.num_mipmap_levels");
+            }
+        }
+    }
+}
+
+/// Block `ctaid.x` samples with descriptor `ctaid.x`; thread `tid.x` reads case (u, v, dPdx,
+/// dPdy) and writes channel 0.
+const GRADIENT_KERNEL: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry sample_gradients(.param .u64 descriptors, .param .u64 texels, .param .u64 cases, .param .u64 out)
+{
+    .reg .u32 %r<8>;
+    .reg .u64 %rd<12>;
+    .reg .f32 %f<12>;
+    ld.param.u64 %rd1, [descriptors];
+    ld.param.u64 %rd2, [texels];
+    ld.param.u64 %rd3, [cases];
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r2, %r3, %r1;
+    mul.wide.u32 %rd5, %r2, DESCRIPTOR_BYTES;
+    add.u64 %rd5, %rd1, %rd5;
+    st.global.u64 [%rd5], %rd2;
+    mul.wide.u32 %rd6, %r1, 24;
+    add.u64 %rd6, %rd3, %rd6;
+    ld.global.f32 %f5, [%rd6];
+    ld.global.f32 %f6, [%rd6+4];
+    ld.global.f32 %f7, [%rd6+8];
+    ld.global.f32 %f8, [%rd6+12];
+    ld.global.f32 %f9, [%rd6+16];
+    ld.global.f32 %f10, [%rd6+20];
+    tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd5, {%f5, %f6}], {%f7, %f8}, {%f9, %f10};
+    mul.wide.u32 %rd7, %r4, 4;
+    add.u64 %rd7, %rd4, %rd7;
+    st.global.f32 [%rd7], %f1;
+    ret;
+}
+"#;
+
+/// `tex.grad`'s level of detail: the longer gradient's length in texels of level 0, as a level.
+fn gradient_level(dx: [f32; 2], dy: [f32; 2]) -> f32 {
+    let length = |gradient: [f32; 2]| {
+        let (x, y) = (gradient[0] * WIDTH as f32, gradient[1] * HEIGHT as f32);
+        (0.0 + x * x + y * y).sqrt()
+    };
+    length(dx).max(length(dy)).log2()
+}
+
+#[test]
+fn tex_grad_takes_the_level_from_the_longer_gradient() {
+    let (texels, offsets) = levels();
+    let samplers = samplers();
+    // Gradients in normalized coordinates; in texels: (2, 0) and (0, 1): level 1; (1, 0) and
+    // (0, 4): level 2; (3, 4): log2 5 = 2.32; 2^1.6: 1.6; zero: level 0 (log2 0 is -inf); 100
+    // normalized units: past the last level. The fractions stay away from the point mipmap
+    // filter's rounding boundaries after each bias, where an ulp of `log2` could flip a level.
+    let rho = 2f32.powf(1.6);
+    let gradients: [([f32; 2], [f32; 2]); 7] = [
+        ([0.25, 0.0], [0.0, 0.25]),
+        ([0.125, 0.0], [0.0, 1.0]),
+        ([0.375, 1.0], [0.0, 0.0]),
+        ([rho / 8.0, 0.0], [0.0, 0.1]),
+        ([0.0, 0.0], [0.0, 0.0]),
+        ([100.0, 0.0], [0.0, 3.0]),
+        ([0.0, -0.5], [-0.25, 0.0]),
+    ];
+    let mut cases = Vec::new();
+    for (u, v) in [(0.3f32, 0.6f32), (0.55, 0.45)] {
+        for (dx, dy) in gradients {
+            cases.push((u, v, dx, dy));
+        }
+    }
+    let descriptors: Vec<u64> = samplers.iter().flat_map(|sampler| words(&descriptor(sampler, &offsets))).collect();
+    let inputs: Vec<u64> = cases
+        .iter()
+        .flat_map(|&(u, v, dx, dy)| [u, v, dx[0], dx[1], dy[0], dy[1]].map(|value| u64::from(value.to_bits())))
+        .collect();
+    let buffers = [
+        Buffer::new("u32", descriptors),
+        Buffer::new("f32", texels.iter().map(|value| u64::from(value.to_bits())).collect()),
+        Buffer::new("f32", inputs),
+        Buffer::zeroed("u32", samplers.len() * cases.len()),
+    ];
+    let ptx = GRADIENT_KERNEL.replace("DESCRIPTOR_BYTES", &TEXTURE_DESCRIPTOR_BYTES.to_string());
+    let launch = Launch { grid: [samplers.len() as u32, 1, 1], block: [cases.len() as u32, 1, 1], ..Launch::default() };
+    for (device, result) in opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+        for (index, sampler) in samplers.iter().enumerate() {
+            for (case, &(u, v, dx, dy)) in cases.iter().enumerate() {
+                let got = f32::from_bits(result[3][index * cases.len() + case] as u32);
+                let lod = gradient_level(dx, dy);
+                let want = model(sampler, u, v, lod);
+                // `log2` may differ from the host's by an ulp, which moves a linear mipmap blend
+                // by far less than the distance between two levels' texels (1000).
+                assert!(
+                    (got - want).abs() <= 0.01,
+                    "{device}: ({u}, {v}) with gradients {dx:?}, {dy:?} (level of detail {lod}) and {sampler:?}: {got}, the model says {want}"
+                );
             }
         }
     }

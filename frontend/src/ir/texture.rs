@@ -156,7 +156,7 @@ pub enum SurfaceBoundary {
 /// surface object, or a `.texref`/`.surfref` variable (its address, `Value::AddressOf`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TextureInstruction {
-    /// `tex{.base,.level}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}`: four channels of
+    /// `tex{.base,.level,.grad}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}{, dPdx, dPdy}`: four channels of
     /// the texture at `coordinates`, filtered by the texture's sampler.
     Sample {
         geometry: TextureGeometry,
@@ -173,6 +173,8 @@ pub enum TextureInstruction {
         coordinates: Vec<Operand>,
         /// `.level`'s level of detail; `.base` and plain `tex` read level 0.
         level: Option<Operand>,
+        /// `.grad`'s `dPdx` and `dPdy`, as written (1, 2 or 4 elements each).
+        gradients: Option<[Vec<Operand>; 2]>,
     },
     /// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, {b,} c]`: component `component` (`.r` is 0) of
     /// the four texels that bilinear filtering at `coordinates` would weigh.

@@ -1,6 +1,6 @@
 //! Texture and surface instructions (ISA 7.8 sections 9.7.9 and 9.7.10): `tex`, `tld4`, `txq`,
 //! `suld`, `sust`, `sured`, `suq`. Forms that are valid PTX but not lowered (multisample
-//! textures, `.grad`, offsets, depth comparison, `.f16` results) are accepted as
+//! textures, offsets, depth comparison, `.f16` results) are accepted as
 //! `Instruction::Unlowered`, which lowering reports as unsupported on every target.
 
 use crate::check::types::SizeRule;
@@ -153,19 +153,43 @@ fn surface_geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<
 
 /// Geometries, result types and operand forms that are valid PTX but that ptxr does not lower.
 fn has_unlowered_texture_form(modifiers: &Modifiers, instruction: &ast::Instruction) -> bool {
-    ["2dms", "a2dms", "grad", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
+    ["2dms", "a2dms", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
         && instruction
             .modifiers
             .iter()
-            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "grad" | "f16" | "f16x2" | "v2"))
+            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "f16" | "f16x2" | "v2"))
 }
 
-/// `tex{.base,.level}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}`.
+/// A `tex.grad` gradient: a vector of 1, 2 or 4 `.f32` elements (or one register), at least
+/// one per dimension of `geometry`.
+fn gradient(context: &mut Context, operand: &ast::Operand, geometry: TextureGeometry) -> Option<Vec<Operand>> {
+    let items: Vec<&ast::Operand> = match &operand.kind {
+        OperandKind::Vector(items) => items.iter().collect(),
+        _ => vec![operand],
+    };
+    let needed = geometry.dimensions().max(1);
+    if !matches!(items.len(), 1 | 2 | 4) || items.len() < needed {
+        return operand_error(
+            context,
+            operand.span,
+            format!("a `{geometry}` gradient is a vector of 1, 2 or 4 `.f32` elements, at least {needed}"),
+            "wrong number of gradient elements",
+        );
+    }
+    let mut result = Vec::with_capacity(items.len());
+    for item in items {
+        result.push(context.source(item, ScalarType::F32, SizeRule::Exact)?);
+    }
+    Some(result)
+}
+
+/// `tex{.base,.level,.grad}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}{, dPdx, dPdy}`.
 pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if has_unlowered_texture_form(modifiers, instruction) {
         return accept_unlowered(context, modifiers, instruction);
     }
     let level = modifiers.flag("level");
+    let grad = !level && modifiers.flag("grad");
     modifiers.flag("base");
     let geometry = geometry(context, modifiers)?;
     if !modifiers.flag("v4") {
@@ -175,7 +199,7 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         if geometry.is_cube() { &[ScalarType::F32] } else { &[ScalarType::F32, ScalarType::S32, ScalarType::U32] };
     let opcode = if geometry.is_cube() { format!("tex{geometry}") } else { "tex".to_string() };
     let (result, coordinate) = types(context, modifiers, &opcode, coordinate_types)?;
-    let operand_count = 2 + usize::from(level);
+    let operand_count = 2 + usize::from(level) + 2 * usize::from(grad);
     if instruction.operands.len() > operand_count {
         // Offsets (`e`) and depth comparison values (`f`).
         return accept_unlowered(context, modifiers, instruction);
@@ -191,6 +215,13 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let coordinates = coordinates(context, lookup.coordinates, geometry, coordinate)?;
     let level =
         if level { Some(context.source(&instruction.operands[2], ScalarType::F32, SizeRule::Exact)?) } else { None };
+    let gradients = if grad {
+        let x = gradient(context, &instruction.operands[2], geometry)?;
+        let y = gradient(context, &instruction.operands[3], geometry)?;
+        Some([x, y])
+    } else {
+        None
+    };
     Some(Instruction::Texture(Box::new(TextureInstruction::Sample {
         geometry,
         result,
@@ -201,6 +232,7 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         sampler,
         coordinates,
         level,
+        gradients,
     })))
 }
 

@@ -1,14 +1,18 @@
-//! Mipmaps (`tex.level`): which level or pair of levels a level of detail reads, and the
-//! descriptor viewed at one level. The fields are those of CUDA's `cudaTextureDesc`
+//! Mipmaps (`tex.level`, `tex.grad`): which level or pair of levels a level of detail reads,
+//! the level of detail of `tex.grad`'s gradients, and the descriptor viewed at one level. The fields are those of CUDA's `cudaTextureDesc`
 //! (`mipmapFilterMode`, `mipmapLevelBias`, `minMipmapLevelClamp`, `maxMipmapLevelClamp`); the
 //! Programming Guide names them without giving the arithmetic, so ptxr's choices, documented in
 //! docs/TARGETS.md, are: the level of detail plus the bias, clamped to the two clamps, then to
 //! [0, levels - 1]; point mipmap filtering reads level `floor(lod + 0.5)`, linear reads levels
 //! `floor(lod)` and the next (the last level at most) and blends them with weight
-//! `lod - floor(lod)` in full `f32`; NaN counts as level 0.
+//! `lod - floor(lod)` in full `f32`; NaN counts as level 0. `tex.grad`'s level of detail is
+//! OpenGL's (4.6, section 8.14.1, without anisotropy): `log2(max(|dPdx|, |dPdy|))`, each
+//! gradient's length taken in texels of level 0 (normalized gradients scaled by the size).
 
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::IntPredicate;
+use ptxr_frontend::ir::Operand;
+use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_runtime::texture::{FilterMode, TextureField, MAX_MIPMAP_LEVELS};
 
 use crate::error::LoweringResult;
@@ -81,6 +85,39 @@ pub fn choose<'ctx>(
     let fraction = builder.build_float_sub(clamped, down, "")?;
     let weight = builder.build_select(linear, fraction, f32_type.const_zero(), "")?.into_float_value();
     Ok(LevelChoice { lower, upper, weight })
+}
+
+/// The level of detail of gradients `dPdx` and `dPdy` (their first `dimensions` elements).
+pub fn gradient_level<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    descriptor: &Descriptor<'ctx>,
+    dimensions: usize,
+    gradients: &[Vec<Operand>; 2],
+    span: ptxr_frontend::Span,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let f32_type = lowering.shared.context.f32_type();
+    let normalized = descriptor.base_field(lowering, TextureField::NormalizedCoordinates)?;
+    let normalized = builder.build_int_compare(IntPredicate::NE, normalized, normalized.get_type().const_zero(), "")?;
+    let mut scales = Vec::with_capacity(dimensions);
+    for dimension in 0..dimensions {
+        let size = descriptor.base_field(lowering, super::addressing::size_field(dimension))?;
+        let size = builder.build_unsigned_int_to_float(size, f32_type, "")?;
+        scales.push(builder.build_select(normalized, size, f32_type.const_float(1.0), "")?.into_float_value());
+    }
+    let mut lengths = Vec::with_capacity(2);
+    for gradient in gradients {
+        let mut squares = f32_type.const_zero();
+        for (element, scale) in gradient.iter().zip(&scales) {
+            let value = lowering.read(element, ScalarType::F32)?.into_float_value();
+            let texels = builder.build_float_mul(value, *scale, "")?;
+            squares = builder.build_float_add(squares, builder.build_float_mul(texels, texels, "")?, "")?;
+        }
+        lengths.push(intrinsic(lowering, "llvm.sqrt", &[f32_type.into()], &[squares.into()], span)?.into_float_value());
+    }
+    let longest =
+        intrinsic(lowering, "llvm.maxnum", &[f32_type.into()], &[lengths[0].into(), lengths[1].into()], span)?;
+    Ok(intrinsic(lowering, "llvm.log2", &[f32_type.into()], &[longest.into()], span)?.into_float_value())
 }
 
 /// The descriptor read at `level` (an `i32` in [0, levels - 1]): each size `max(1, size >>

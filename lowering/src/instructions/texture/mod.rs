@@ -51,6 +51,7 @@ pub fn lower<'ctx>(
             sampler,
             coordinates,
             level,
+            gradients,
         } => {
             if sampler.is_some() {
                 return Err(unsupported(
@@ -68,7 +69,16 @@ pub fn lower<'ctx>(
                 predicate.as_ref(),
                 handle,
                 coordinates,
-                level.as_ref(),
+                match (level, gradients) {
+                    (Some(level), _) => Some(sampling::Detail::Level(level)),
+                    (None, Some(gradients)) => {
+                        if geometry.is_cube() {
+                            return Err(unsupported(lowering, guarded, "gradients on a cube map (`.grad.cube`)"));
+                        }
+                        Some(sampling::Detail::Gradients(gradients))
+                    }
+                    (None, None) => None,
+                },
             )
         }
         TextureInstruction::Gather { component, result, destinations, predicate, handle, sampler, coordinates } => {

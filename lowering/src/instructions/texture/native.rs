@@ -132,6 +132,7 @@ pub fn lower<'ctx>(
             sampler,
             coordinates,
             level,
+            gradients,
         } => {
             let SampleOperands { results, residency, object } = sample_operands(
                 lowering,
@@ -149,10 +150,17 @@ pub fn lower<'ctx>(
                 let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { *coordinate };
                 items.push(ptx.input(lowering, operand, ty)?);
             }
-            let level = match level {
+            let mut level = match level {
                 Some(level) => format!(", {}", ptx.input(lowering, level, ScalarType::F32)?),
                 None => String::new(),
             };
+            for gradient in gradients.iter().flatten() {
+                let mut elements = Vec::with_capacity(gradient.len());
+                for element in gradient {
+                    elements.push(ptx.input(lowering, element, ScalarType::F32)?);
+                }
+                level.push_str(&format!(", {{{}}}", elements.join(", ")));
+            }
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, &level)
         }
         TextureInstruction::Gather {

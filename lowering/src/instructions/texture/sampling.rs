@@ -151,8 +151,15 @@ fn write_results<'ctx>(
     Ok(())
 }
 
-/// `tex.geom.v4.dtype.ctype d{|p}, [a, c]`, and with `.level` (`level`, the level of detail)
-/// on a mipmapped texture, the level or blend of two levels that `mipmap::choose` picks.
+/// Where `tex.level` and `tex.grad` take their level of detail from.
+pub enum Detail<'a> {
+    Level(&'a Operand),
+    /// `dPdx` and `dPdy`.
+    Gradients(&'a [Vec<Operand>; 2]),
+}
+
+/// `tex.geom.v4.dtype.ctype d{|p}, [a, c]`, and with `.level` or `.grad` (`detail`) on a
+/// mipmapped texture, the level or blend of two levels that `mipmap::choose` picks.
 #[allow(clippy::too_many_arguments)]
 pub fn sample<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
@@ -163,7 +170,7 @@ pub fn sample<'ctx>(
     predicate: Option<&Destination>,
     handle: &Operand,
     coordinates: &[Operand],
-    level: Option<&Operand>,
+    detail: Option<Detail<'_>>,
 ) -> LoweringResult<()> {
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
@@ -183,12 +190,18 @@ pub fn sample<'ctx>(
         context.bool_type().const_zero()
     };
     let lookup = Lookup { geometry, result, coordinate, coordinates, filtered, linear };
-    let Some(level) = level else {
-        let values = sample_level(lowering, &descriptor, &format, &lookup)?;
-        return write_results(lowering, destinations, predicate, &values, result);
+    let (lod, span) = match detail {
+        None => {
+            let values = sample_level(lowering, &descriptor, &format, &lookup)?;
+            return write_results(lowering, destinations, predicate, &values, result);
+        }
+        Some(Detail::Level(level)) => (lowering.read(level, ScalarType::F32)?.into_float_value(), level.span),
+        Some(Detail::Gradients(gradients)) => {
+            let span = gradients[0].first().map_or(handle.span, |operand| operand.span);
+            (super::mipmap::gradient_level(lowering, &descriptor, geometry.dimensions(), gradients, span)?, span)
+        }
     };
-    let lod = lowering.read(level, ScalarType::F32)?.into_float_value();
-    let choice = super::mipmap::choose(lowering, &descriptor, lod, level.span)?;
+    let choice = super::mipmap::choose(lowering, &descriptor, lod, span)?;
     let lower = super::mipmap::at_level(lowering, &descriptor, format.texel_bytes, choice.lower)?;
     let lower_values = sample_level(lowering, &lower, &format, &lookup)?;
     // Integer results read the nearer level only: there is nothing to blend them with.
