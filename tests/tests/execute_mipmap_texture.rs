@@ -129,7 +129,8 @@ fn cases() -> Vec<(f32, f32, f32)> {
 }
 
 /// Block `ctaid.x` samples with descriptor `ctaid.x` (whose data pointer it sets to the texels);
-/// thread `tid.x` reads case (u, v, lod) and writes channel 0 and `txq.num_mipmap_levels`.
+/// thread `tid.x` reads case (u, v, lod) and writes channel 0, `txq.num_mipmap_levels` and
+/// `txq.level.width`/`.height` of level `tid.x - 2` (negative for the first two threads).
 const LEVEL_KERNEL: &str = r#".version 7.8
 .target sm_80
 .address_size 64
@@ -157,9 +158,12 @@ const LEVEL_KERNEL: &str = r#".version 7.8
     tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd5, {%f5, %f6}], %f7;
     txq.num_mipmap_levels.b32 %r5, [%rd5];
     mov.b32 %r6, %f1;
-    mul.wide.u32 %rd7, %r4, 8;
+    sub.s32 %r7, %r1, 2;
+    txq.level.width.b32 %r2, [%rd5], %r7;
+    txq.level.height.b32 %r3, [%rd5], %r7;
+    mul.wide.u32 %rd7, %r4, 16;
     add.u64 %rd7, %rd4, %rd7;
-    st.global.v2.u32 [%rd7], {%r6, %r5};
+    st.global.v4.u32 [%rd7], {%r6, %r5, %r2, %r3};
     ret;
 }
 "#;
@@ -221,7 +225,7 @@ fn tex_level_chooses_and_blends_levels_as_the_model_does() {
         Buffer::new("u32", descriptors),
         Buffer::new("f32", texels.iter().map(|value| u64::from(value.to_bits())).collect()),
         Buffer::new("f32", inputs),
-        Buffer::zeroed("u32", 2 * samplers.len() * cases.len()),
+        Buffer::zeroed("u32", 4 * samplers.len() * cases.len()),
     ];
     let ptx = LEVEL_KERNEL.replace("DESCRIPTOR_BYTES", &TEXTURE_DESCRIPTOR_BYTES.to_string());
     let launch = Launch { grid: [samplers.len() as u32, 1, 1], block: [cases.len() as u32, 1, 1], ..Launch::default() };
@@ -229,14 +233,19 @@ fn tex_level_chooses_and_blends_levels_as_the_model_does() {
         for (index, sampler) in samplers.iter().enumerate() {
             for (case, &(u, v, lod)) in cases.iter().enumerate() {
                 let thread = index * cases.len() + case;
-                let got = f32::from_bits(result[3][2 * thread] as u32);
+                let got = f32::from_bits(result[3][4 * thread] as u32);
                 let want = model(sampler, u, v, lod);
                 assert_eq!(
                     got.to_bits(),
                     want.to_bits(),
                     "{device}: ({u}, {v}) at level of detail {lod} with {sampler:?}: {got}, the model says {want}"
                 );
-                assert_eq!(result[3][2 * thread + 1], LEVELS as u64, "{device}: txq.num_mipmap_levels");
+                assert_eq!(result[3][4 * thread + 1], LEVELS as u64, "{device}: txq.num_mipmap_levels");
+                // A negative level reads as a huge unsigned one: size 1.
+                let level = case as i64 - 2;
+                let size = |size: u64| if !(0..=31).contains(&level) { 1 } else { (size >> level).max(1) };
+                let sizes = [result[3][4 * thread + 2], result[3][4 * thread + 3]];
+                assert_eq!(sizes, [size(WIDTH as u64), size(HEIGHT as u64)], "{device}: txq.level at level {level}");
             }
         }
     }

@@ -187,8 +187,9 @@ pub enum TextureInstruction {
         sampler: Option<Operand>,
         coordinates: Vec<Operand>,
     },
-    /// `txq.query.b32 d, [a]`.
-    QueryTexture { query: TextureQuery, destination: Destination, handle: Operand },
+    /// `txq.query.b32 d, [a]`, and `txq.level.query.b32 d, [a], lod` (`level`: a size of
+    /// mipmap level `lod`).
+    QueryTexture { query: TextureQuery, destination: Destination, handle: Operand, level: Option<Operand> },
     /// `suld.b.geom.vec.dtype.clamp d, [a, b]`: `lanes` elements of `bits` bits at byte
     /// offset `b.x` of the row the other coordinates choose.
     SurfaceLoad {

@@ -317,12 +317,10 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     })))
 }
 
-/// `txq.query.b32 d, [a]` and `suq.query.b32 d, [a]`; `txq.level` is accepted, not lowered.
+/// `txq.query.b32 d, [a]`, `txq.level.query.b32 d, [a], lod` and `suq.query.b32 d, [a]`.
 pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let surface = modifiers.opcode() == "suq";
-    if !surface && modifiers.may_have("level") {
-        return accept_unlowered(context, modifiers, instruction);
-    }
+    let level = !surface && modifiers.flag("level");
     let opcode = modifiers.opcode();
     let Some(query) = modifiers.take(TextureQuery::from_ptx) else {
         return invalid(
@@ -351,7 +349,15 @@ pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
             format!("`{}` is not `.b32`", ty.node),
         );
     }
-    context.expect_operand_count(instruction, 2)?;
+    if level && !matches!(query.node, TextureQuery::Width | TextureQuery::Height | TextureQuery::Depth) {
+        return invalid(
+            context,
+            query.span,
+            "`txq.level` queries `.width`, `.height` or `.depth`".to_string(),
+            "not a per-level query",
+        );
+    }
+    context.expect_operand_count(instruction, 2 + usize::from(level))?;
     let destination = context.destination(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
     let handle_operand = match &instruction.operands[1].kind {
         OperandKind::Address { base: Some(base), offset: 0 } => {
@@ -368,10 +374,15 @@ pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     };
     let handle = handle(context, &handle_operand)?;
     let query = query.node;
+    let level = if level {
+        Some(context.source(&instruction.operands[2], ScalarType::B32, SizeRule::AllowWider)?)
+    } else {
+        None
+    };
     Some(Instruction::Texture(Box::new(if surface {
         TextureInstruction::QuerySurface { query, destination, handle }
     } else {
-        TextureInstruction::QueryTexture { query, destination, handle }
+        TextureInstruction::QueryTexture { query, destination, handle, level }
     })))
 }
 

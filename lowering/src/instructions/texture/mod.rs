@@ -91,9 +91,11 @@ pub fn lower<'ctx>(
             }
             sampling::gather(lowering, *component, *result, destinations, predicate.as_ref(), handle, coordinates)
         }
-        TextureInstruction::QueryTexture { query, destination, handle }
-        | TextureInstruction::QuerySurface { query, destination, handle } => {
-            query::query(lowering, *query, destination, handle)
+        TextureInstruction::QueryTexture { query, destination, handle, level } => {
+            query::query(lowering, *query, destination, handle, level.as_ref())
+        }
+        TextureInstruction::QuerySurface { query, destination, handle } => {
+            query::query(lowering, *query, destination, handle, None)
         }
         TextureInstruction::SurfaceLoad { geometry, bits, lanes, boundary, destinations, handle, coordinates } => {
             surface::load(lowering, guarded, *geometry, *bits, *lanes, *boundary, destinations, handle, coordinates)

@@ -183,6 +183,12 @@ pub fn lower<'ctx>(
                 .collect::<LoweringResult<Vec<_>>>()?;
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, "")
         }
+        TextureInstruction::QueryTexture { destination, handle: object, level: Some(level), .. } => {
+            let result = ptx.output(destination, ScalarType::B32);
+            let object = handle(lowering, &mut ptx, object)?;
+            let level = ptx.input(lowering, level, ScalarType::B32)?;
+            format!("{spelling} {result}, [{object}], {level};")
+        }
         TextureInstruction::QueryTexture { destination, handle: object, .. }
         | TextureInstruction::QuerySurface { destination, handle: object, .. } => {
             let result = ptx.output(destination, ScalarType::B32);
