@@ -939,3 +939,30 @@ fn suld_on_a_layered_surface_checks_the_layer() {
         }
     }
 }
+
+const LAYERED_GATHER: &str = r#"    ld.global.u32 %r2, [%rd3];
+    ld.global.f32 %f1, [%rd3+4];
+    ld.global.f32 %f2, [%rd3+8];
+    tld4.a.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f2}];
+    st.global.v4.f32 [%rd4], {%f4, %f5, %f6, %f7};"#;
+
+#[test]
+fn tld4_on_a_layered_texture_gathers_from_the_named_layer() {
+    // Three layers of 3x2 RGBA u8 texels, read as they are; the alpha of texel (x, y) of layer
+    // l is 100 l + 10 y + x.
+    let values: Vec<i64> = (0..3)
+        .flat_map(|l| (0..2).flat_map(move |y| (0..3).flat_map(move |x| [0, 0, 0, 100 * l + 10 * y + x])))
+        .collect();
+    let mut descriptor = plain_descriptor(3, 2, 1, 4, ChannelType::U8);
+    descriptor.layers = 3;
+    // Layer 1 at (1.5, 1.0): x - 0.5 = 1 (i = 1), y - 0.5 = 0.5 (j = 0); layer 9 clamps to 2.
+    for (layer, read) in [(1u32, 1i64), (9, 2)] {
+        let inputs = vec![u64::from(layer), u64::from(1.5f32.to_bits()), u64::from(1.0f32.to_bits())];
+        for (device, out) in run_body(LAYERED_GATHER, &descriptor, bytes_of(&values, 1), inputs, 4, 1) {
+            let alpha = |x: i64, y: i64| (100 * read + 10 * y + x) as f32;
+            let expected = [alpha(1, 1), alpha(2, 1), alpha(2, 0), alpha(1, 0)];
+            let got: Vec<f32> = out.iter().map(|&word| f32::from_bits(word as u32)).collect();
+            assert_eq!(got, expected, "{device}: tld4.a.a2d of layer {layer}");
+        }
+    }
+}

@@ -180,6 +180,8 @@ pub enum TextureInstruction {
     /// the four texels that bilinear filtering at `coordinates` would weigh.
     Gather {
         component: u8,
+        /// `.2d`, `.a2d`, `.cube` or `.acube`.
+        geometry: TextureGeometry,
         result: ScalarType,
         destinations: Vec<Destination>,
         predicate: Option<Destination>,

@@ -273,7 +273,7 @@ fn types(
     Some((result.node, coordinate.node))
 }
 
-/// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, {b,} c]`.
+/// `tld4.comp.geom.v4.dtype.f32 d{|p}, [a, {b,} c]` (`.2d`, `.a2d`, `.cube`, `.acube`).
 pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let component = modifiers.take(|name| ["r", "g", "b", "a"].iter().position(|&component| component == name));
     let Some(component) = component else {
@@ -284,11 +284,17 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
             "expected `.r`, `.g`, `.b` or `.a`",
         );
     };
-    if modifiers.may_have("a2d") || modifiers.may_have("cube") || modifiers.may_have("acube") {
-        return accept_unlowered(context, modifiers, instruction);
-    }
-    if !modifiers.flag("2d") {
-        return invalid(context, modifiers.end_span(), "`tld4` needs `.2d`".to_string(), "expected `.2d`");
+    let geometry = geometry(context, modifiers)?;
+    if !matches!(
+        geometry,
+        TextureGeometry::TwoD | TextureGeometry::ArrayTwoD | TextureGeometry::Cube | TextureGeometry::ArrayCube
+    ) {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            format!("`tld4` has no `{geometry}` geometry"),
+            "expected `.2d`, `.a2d`, `.cube` or `.acube`",
+        );
     }
     if !modifiers.flag("v4") {
         return invalid(context, modifiers.end_span(), "`tld4` needs `.v4`".to_string(), "expected `.v4`");
@@ -305,9 +311,10 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         Some(sampler) => Some(self::handle(context, sampler)?),
         None => None,
     };
-    let coordinates = coordinates(context, lookup.coordinates, TextureGeometry::TwoD, ScalarType::F32)?;
+    let coordinates = coordinates(context, lookup.coordinates, geometry, ScalarType::F32)?;
     Some(Instruction::Texture(Box::new(TextureInstruction::Gather {
         component: component.node as u8,
+        geometry,
         result,
         destinations,
         predicate,

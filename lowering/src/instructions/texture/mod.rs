@@ -81,7 +81,16 @@ pub fn lower<'ctx>(
                 },
             )
         }
-        TextureInstruction::Gather { component, result, destinations, predicate, handle, sampler, coordinates } => {
+        TextureInstruction::Gather {
+            component,
+            geometry,
+            result,
+            destinations,
+            predicate,
+            handle,
+            sampler,
+            coordinates,
+        } => {
             if sampler.is_some() {
                 return Err(unsupported(
                     lowering,
@@ -89,7 +98,16 @@ pub fn lower<'ctx>(
                     "independent-mode samplers (`[texture, sampler, coordinates]`)",
                 ));
             }
-            sampling::gather(lowering, *component, *result, destinations, predicate.as_ref(), handle, coordinates)
+            sampling::gather(
+                lowering,
+                *component,
+                *geometry,
+                *result,
+                destinations,
+                predicate.as_ref(),
+                handle,
+                coordinates,
+            )
         }
         TextureInstruction::QueryTexture { query, destination, handle, level } => {
             query::query(lowering, *query, destination, handle, level.as_ref())

@@ -164,7 +164,14 @@ pub fn lower<'ctx>(
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, &level)
         }
         TextureInstruction::Gather {
-            result, destinations, predicate, handle: object, sampler, coordinates, ..
+            geometry,
+            result,
+            destinations,
+            predicate,
+            handle: object,
+            sampler,
+            coordinates,
+            ..
         } => {
             let SampleOperands { results, residency, object } = sample_operands(
                 lowering,
@@ -177,10 +184,11 @@ pub fn lower<'ctx>(
                 object,
             )?;
             predicate_output = predicate_output.or(*predicate);
-            let items = coordinates
-                .iter()
-                .map(|operand| ptx.input(lowering, operand, ScalarType::F32))
-                .collect::<LoweringResult<Vec<_>>>()?;
+            let mut items = Vec::with_capacity(coordinates.len());
+            for (index, operand) in coordinates.iter().enumerate() {
+                let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { ScalarType::F32 };
+                items.push(ptx.input(lowering, operand, ty)?);
+            }
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, "")
         }
         TextureInstruction::QueryTexture { destination, handle: object, level: Some(level), .. } => {

@@ -290,12 +290,16 @@ fn sample_level<'ctx>(
     })
 }
 
-/// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, c]`: channel `component` of the bilinear footprint's
-/// texels, in the order of OpenGL's `textureGather` that CUDA's `tex2Dgather` follows:
-/// (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+/// `tld4.comp.geom.v4.dtype.f32 d{|p}, [a, c]`: channel `component` of the bilinear
+/// footprint's texels, in the order of OpenGL's `textureGather` that CUDA's `tex2Dgather`
+/// follows: (i, j+1), (i+1, j+1), (i+1, j), (i, j). `.a2d` reads the layer the first coordinate
+/// names; `.cube`/`.acube` the footprint on the face `tex.cube` would filter, clamped at its
+/// edges as there.
+#[allow(clippy::too_many_arguments)]
 pub fn gather<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     component: u8,
+    geometry: TextureGeometry,
     result: ScalarType,
     destinations: &[Destination],
     predicate: Option<&Destination>,
@@ -306,13 +310,14 @@ pub fn gather<'ctx>(
     let descriptor = Descriptor::of(lowering, handle)?;
     let format = Format::of(lowering, &descriptor)?;
     let strides = strides(lowering, &descriptor, &format)?;
-    let base = context.i64_type().const_zero();
     let linear = context.bool_type().const_all_ones();
-    let mut axes = Vec::with_capacity(2);
-    for (dimension, operand) in coordinates.iter().take(2).enumerate() {
-        let value = lowering.read(operand, ScalarType::F32)?.into_float_value();
-        axes.push(float_axis(lowering, &descriptor, dimension, value, linear, operand.span)?);
-    }
+    let (base, axes) = if geometry.is_cube() {
+        super::cube::face_lookup(lowering, &descriptor, coordinates, geometry.is_array(), linear)?
+    } else {
+        let layer = if geometry.is_array() { Some(lowering.read_int(&coordinates[0], ScalarType::U32)?) } else { None };
+        let base = layer_offset(lowering, &descriptor, layer)?;
+        (base, plain_axes(lowering, &descriptor, geometry, ScalarType::F32, coordinates, linear)?)
+    };
     let one = context.i64_type().const_int(1, false);
     let builder = lowering.shared.builder;
     let (i, j) = (axes[0].lower, axes[1].lower);
