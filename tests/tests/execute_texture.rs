@@ -966,3 +966,47 @@ fn tld4_on_a_layered_texture_gathers_from_the_named_layer() {
         }
     }
 }
+
+const HALF_FETCH: &str = r#"    mul.wide.u32 %rd5, %r1, 8;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.f32 %f1, [%rd5];
+    ld.global.f32 %f2, [%rd5+4];
+    .reg .f16 %h<4>;
+    tex.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd1, {%f1, %f2}];
+    mul.wide.u32 %rd6, %r1, 8;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.v4.b16 [%rd6], {%h0, %h1, %h2, %h3};"#;
+
+#[test]
+fn tex_with_f16_results_rounds_the_filtered_f32_values() {
+    // 2x2 RGBA f32 texels whose linear blends need rounding to f16 (and one beyond its range).
+    let image = Image {
+        width: 2,
+        height: 2,
+        channels: 4,
+        channel_type: ChannelType::F32,
+        texels: [0.1f32, -3.3, 70000.0, 1.0, 2.7, 0.001, -1.0, 0.5, 1.0e-6, 1000.3, 3.0, -0.25, 0.7, 9.9, 1.5, 0.0]
+            .iter()
+            .map(|value| i64::from(value.to_bits()))
+            .collect(),
+    };
+    let sampler = Sampler {
+        filter: FilterMode::Linear,
+        mode: AddressMode::Clamp,
+        normalized: false,
+        read_mode: ReadMode::ElementType,
+    };
+    let mut descriptor = plain_descriptor(2, 2, 1, 4, ChannelType::F32);
+    descriptor.filter_mode = FilterMode::Linear as u32;
+    let points = [(0.5f32, 0.5f32), (1.3, 0.9), (0.77, 1.61), (2.0, 2.0)];
+    let inputs = points.iter().flat_map(|(x, y)| [u64::from(x.to_bits()), u64::from(y.to_bits())]).collect();
+    for (device, out) in
+        run_body(HALF_FETCH, &descriptor, image.bytes().into_iter().map(u64::from).collect(), inputs, 8, 4)
+    {
+        let halves: Vec<u16> = out.iter().flat_map(|&word| [word as u16, (word >> 16) as u16]).collect();
+        for (thread, &(x, y)) in points.iter().enumerate() {
+            let expected = model_2d(&image, &sampler, x, y).map(|value| half::f16::from_f32(value).to_bits());
+            assert_eq!(halves[4 * thread..4 * thread + 4], expected, "{device}: tex.2d.v4.f16.f32 at ({x}, {y})");
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! Texture and surface instructions (ISA 7.8 sections 9.7.9 and 9.7.10): `tex`, `tld4`, `txq`,
 //! `suld`, `sust`, `sured`, `suq`. Forms that are valid PTX but not lowered (multisample
-//! textures, offsets, depth comparison, `.f16` results) are accepted as
+//! textures, offsets, depth comparison, `.v2.f16x2` results) are accepted as
 //! `Instruction::Unlowered`, which lowering reports as unsupported on every target.
 
 use crate::check::types::SizeRule;
@@ -153,11 +153,11 @@ fn surface_geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<
 
 /// Geometries, result types and operand forms that are valid PTX but that ptxr does not lower.
 fn has_unlowered_texture_form(modifiers: &Modifiers, instruction: &ast::Instruction) -> bool {
-    ["2dms", "a2dms", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
+    ["2dms", "a2dms", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
         && instruction
             .modifiers
             .iter()
-            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "f16" | "f16x2" | "v2"))
+            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "f16x2" | "v2"))
 }
 
 /// A `tex.grad` gradient: a vector of 1, 2 or 4 `.f32` elements (or one register), at least
@@ -198,7 +198,8 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let coordinate_types: &[ScalarType] =
         if geometry.is_cube() { &[ScalarType::F32] } else { &[ScalarType::F32, ScalarType::S32, ScalarType::U32] };
     let opcode = if geometry.is_cube() { format!("tex{geometry}") } else { "tex".to_string() };
-    let (result, coordinate) = types(context, modifiers, &opcode, coordinate_types)?;
+    let result_types = [ScalarType::F32, ScalarType::S32, ScalarType::U32, ScalarType::F16];
+    let (result, coordinate) = types(context, modifiers, &opcode, &result_types, coordinate_types)?;
     let operand_count = 2 + usize::from(level) + 2 * usize::from(grad);
     if instruction.operands.len() > operand_count {
         // Offsets (`e`) and depth comparison values (`f`).
@@ -241,6 +242,7 @@ fn types(
     context: &mut Context,
     modifiers: &mut Modifiers,
     opcode: &str,
+    result_types: &[ScalarType],
     coordinate_types: &[ScalarType],
 ) -> Option<(ScalarType, ScalarType)> {
     let result = modifiers.scalar_type();
@@ -253,11 +255,12 @@ fn types(
             "expected `.f32.f32`, `.s32.f32`, `.u32.s32`...",
         );
     };
-    if !matches!(result.node, ScalarType::F32 | ScalarType::S32 | ScalarType::U32) {
+    if !result_types.contains(&result.node) {
+        let names: Vec<String> = result_types.iter().map(|ty| format!("`{ty}`")).collect();
         return invalid(
             context,
             result.span,
-            format!("`{opcode}` returns `.f32`, `.s32` or `.u32`"),
+            format!("`{opcode}` returns {}", names.join(", ")),
             format!("`{}` is not a texture result type", result.node),
         );
     }
@@ -299,7 +302,8 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     if !modifiers.flag("v4") {
         return invalid(context, modifiers.end_span(), "`tld4` needs `.v4`".to_string(), "expected `.v4`");
     }
-    let (result, _) = types(context, modifiers, "tld4", &[ScalarType::F32])?;
+    let result_types = [ScalarType::F32, ScalarType::S32, ScalarType::U32];
+    let (result, _) = types(context, modifiers, "tld4", &result_types, &[ScalarType::F32])?;
     if instruction.operands.len() > 2 {
         return accept_unlowered(context, modifiers, instruction);
     }

@@ -174,6 +174,9 @@ pub fn sample<'ctx>(
 ) -> LoweringResult<()> {
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
+    // `.f16` results are the `.f32` ones rounded to nearest even (as `cvt.rn.f16.f32`).
+    let written = result;
+    let result = if written == ScalarType::F16 { ScalarType::F32 } else { written };
     let descriptor = Descriptor::of(lowering, handle)?;
     let format = Format::of(lowering, &descriptor)?;
     // Linear filtering applies to float results of float coordinates only.
@@ -193,7 +196,7 @@ pub fn sample<'ctx>(
     let (lod, span) = match detail {
         None => {
             let values = sample_level(lowering, &descriptor, &format, &lookup)?;
-            return write_results(lowering, destinations, predicate, &values, result);
+            return write_sampled(lowering, destinations, predicate, &values, written);
         }
         Some(Detail::Level(level)) => (lowering.read(level, ScalarType::F32)?.into_float_value(), level.span),
         Some(Detail::Gradients(gradients)) => {
@@ -206,7 +209,7 @@ pub fn sample<'ctx>(
     let lower_values = sample_level(lowering, &lower, &format, &lookup)?;
     // Integer results read the nearer level only: there is nothing to blend them with.
     if !filtered {
-        return write_results(lowering, destinations, predicate, &lower_values, result);
+        return write_sampled(lowering, destinations, predicate, &lower_values, written);
     }
     let upper = super::mipmap::at_level(lowering, &descriptor, format.texel_bytes, choice.upper)?;
     let upper_values = sample_level(lowering, &upper, &format, &lookup)?;
@@ -226,7 +229,27 @@ pub fn sample<'ctx>(
         // upper one holds an infinity or NaN.
         values.push(builder.build_select(blended, blend, low, "")?);
     }
-    write_results(lowering, destinations, predicate, &values, result)
+    write_sampled(lowering, destinations, predicate, &values, written)
+}
+
+/// `tex`'s results as `written`: the `.f32` values rounded to `.f16` for `.f16` results.
+fn write_sampled<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    destinations: &[Destination],
+    predicate: Option<&Destination>,
+    values: &[BasicValueEnum<'ctx>],
+    written: ScalarType,
+) -> LoweringResult<()> {
+    if written != ScalarType::F16 {
+        return write_results(lowering, destinations, predicate, values, written);
+    }
+    let builder = lowering.shared.builder;
+    let f16_type = lowering.shared.context.f16_type();
+    let halves = values
+        .iter()
+        .map(|value| Ok(builder.build_float_trunc(value.into_float_value(), f16_type, "")?.into()))
+        .collect::<LoweringResult<Vec<BasicValueEnum<'ctx>>>>()?;
+    write_results(lowering, destinations, predicate, &halves, written)
 }
 
 /// What one `tex` looks up, the same at every level.
