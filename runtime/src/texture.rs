@@ -43,6 +43,101 @@ pub struct TextureDescriptor {
     pub cube: u32,
     /// Zero; keeps the size a multiple of the 8-byte alignment with no hidden padding.
     pub reserved: u32,
+    /// The mipmap levels (`tex.level`, `tex.grad`, `txq.num_mipmap_levels`). Appended after
+    /// `reserved` so that the fields before it keep their offsets.
+    pub mipmaps: Mipmaps,
+}
+
+/// The most mipmap levels a descriptor holds: a 32768-texel base level has 16.
+pub const MAX_MIPMAP_LEVELS: usize = 16;
+
+/// A texture's mipmap levels and how `tex.level`/`tex.grad` choose between them (the CUDA C++
+/// Programming Guide's `cudaTextureDesc` fields `mipmapFilterMode`, `mipmapLevelBias`,
+/// `minMipmapLevelClamp` and `maxMipmapLevelClamp`). Level `l` is `max(1, size >> l)` texels
+/// in each dimension (width, height, depth; layers and cube faces keep their count), its texels
+/// start `level_offsets[l]` bytes after the descriptor's `data`, and its rows and slices are
+/// tightly packed except level 0's, which keeps the descriptor's pitches.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mipmaps {
+    /// The levels, level 0 included; 0 and 1 both mean a texture without mipmaps.
+    pub levels: u32,
+    /// A [`FilterMode`] code: the nearest level (point) or a blend of the two around the level
+    /// of detail (linear).
+    pub filter_mode: u32,
+    /// `f32` bits: added to every level of detail before clamping.
+    pub level_bias: u32,
+    /// `f32` bits: the level of detail is clamped to [`min_level_clamp`, `max_level_clamp`],
+    /// then to [0, `levels` - 1].
+    pub min_level_clamp: u32,
+    pub max_level_clamp: u32,
+    /// Zero; keeps `level_offsets` 8-byte aligned with no hidden padding.
+    pub reserved: u32,
+    /// Bytes from `data` to each level's first texel (level 0: 0).
+    pub level_offsets: [u64; MAX_MIPMAP_LEVELS],
+}
+
+impl Mipmaps {
+    /// A texture without mipmaps: one level, no bias, clamps that let level 0 through.
+    pub const NONE: Mipmaps = Mipmaps {
+        levels: 1,
+        filter_mode: FilterMode::Point as u32,
+        level_bias: 0,
+        min_level_clamp: 0,
+        max_level_clamp: 0,
+        reserved: 0,
+        level_offsets: [0; MAX_MIPMAP_LEVELS],
+    };
+}
+
+impl TextureDescriptor {
+    /// The size of `level` along each dimension (width, height, depth).
+    pub fn level_size(&self, level: usize) -> [u32; 3] {
+        [self.width, self.height, self.depth].map(|size| (size >> level).max(1))
+    }
+
+    /// The planes (3D slices or layers) each level holds.
+    fn planes(&self, level: usize) -> u64 {
+        u64::from(self.level_size(level)[2]).max(u64::from(self.layers.max(1)))
+    }
+
+    /// The bytes of one texel.
+    pub fn texel_bytes(&self) -> u64 {
+        u64::from(self.channels) * u64::from(channel_type_of(self.channel_type).bytes())
+    }
+
+    /// Gives the texture `levels` mipmap levels stored one after another, level 0 at `data` with
+    /// the descriptor's pitches and each further level tightly packed right after the previous
+    /// one; returns the bytes all levels take. `levels` is clamped to 1..=16.
+    pub fn pack_levels(&mut self, levels: u32) -> u64 {
+        let levels = levels.clamp(1, MAX_MIPMAP_LEVELS as u32);
+        self.mipmaps.levels = levels;
+        let mut offset = self.planes(0) * self.slice_pitch;
+        self.mipmaps.level_offsets = [0; MAX_MIPMAP_LEVELS];
+        for level in 1..levels as usize {
+            self.mipmaps.level_offsets[level] = offset;
+            let [width, height, _] = self.level_size(level);
+            offset += self.planes(level) * u64::from(width) * u64::from(height) * self.texel_bytes();
+        }
+        offset
+    }
+}
+
+/// The [`ChannelType`] of a descriptor's code (f32 for an unknown code).
+pub fn channel_type_of(code: u32) -> ChannelType {
+    [
+        ChannelType::U8,
+        ChannelType::S8,
+        ChannelType::U16,
+        ChannelType::S16,
+        ChannelType::U32,
+        ChannelType::S32,
+        ChannelType::F16,
+        ChannelType::F32,
+    ]
+    .get(code as usize)
+    .copied()
+    .unwrap_or(ChannelType::F32)
 }
 
 /// The size of a descriptor, which a `.texref` or `.surfref` variable reserves.
@@ -66,6 +161,13 @@ pub enum TextureField {
     NormalizedCoordinates,
     Border(u8),
     Cube,
+    Levels,
+    MipmapFilterMode,
+    LevelBias,
+    MinLevelClamp,
+    MaxLevelClamp,
+    /// The byte offset of a level's texels from `data`; lowering indexes the array itself.
+    LevelOffsets,
 }
 
 impl TextureField {
@@ -89,12 +191,25 @@ impl TextureField {
             TextureField::NormalizedCoordinates => offset_of!(TextureDescriptor, normalized_coordinates),
             TextureField::Border(channel) => offset_of!(TextureDescriptor, border) + 4 * usize::from(channel),
             TextureField::Cube => offset_of!(TextureDescriptor, cube),
+            TextureField::Levels => offset_of!(TextureDescriptor, mipmaps) + offset_of!(Mipmaps, levels),
+            TextureField::MipmapFilterMode => offset_of!(TextureDescriptor, mipmaps) + offset_of!(Mipmaps, filter_mode),
+            TextureField::LevelBias => offset_of!(TextureDescriptor, mipmaps) + offset_of!(Mipmaps, level_bias),
+            TextureField::MinLevelClamp => {
+                offset_of!(TextureDescriptor, mipmaps) + offset_of!(Mipmaps, min_level_clamp)
+            }
+            TextureField::MaxLevelClamp => {
+                offset_of!(TextureDescriptor, mipmaps) + offset_of!(Mipmaps, max_level_clamp)
+            }
+            TextureField::LevelOffsets => offset_of!(TextureDescriptor, mipmaps) + offset_of!(Mipmaps, level_offsets),
         }) as u32
     }
 
     /// Whether the field is 64 bits wide (the others are 32).
     pub fn is_wide(self) -> bool {
-        matches!(self, TextureField::Data | TextureField::RowPitch | TextureField::SlicePitch)
+        matches!(
+            self,
+            TextureField::Data | TextureField::RowPitch | TextureField::SlicePitch | TextureField::LevelOffsets
+        )
     }
 }
 
@@ -156,7 +271,7 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_documented_one() {
-        assert_eq!(TEXTURE_DESCRIPTOR_BYTES, 96);
+        assert_eq!(TEXTURE_DESCRIPTOR_BYTES, 248);
         assert_eq!(TextureField::Data.offset(), 0);
         assert_eq!(TextureField::Width.offset(), 8);
         assert_eq!(TextureField::RowPitch.offset(), 24);
@@ -166,5 +281,30 @@ mod tests {
         assert_eq!(TextureField::NormalizedCoordinates.offset(), 68);
         assert_eq!(TextureField::Border(3).offset(), 84);
         assert_eq!(TextureField::Cube.offset(), 88);
+        assert_eq!(TextureField::Levels.offset(), 96);
+        assert_eq!(TextureField::MipmapFilterMode.offset(), 100);
+        assert_eq!(TextureField::LevelBias.offset(), 104);
+        assert_eq!(TextureField::MinLevelClamp.offset(), 108);
+        assert_eq!(TextureField::MaxLevelClamp.offset(), 112);
+        assert_eq!(TextureField::LevelOffsets.offset(), 120);
+    }
+
+    #[test]
+    fn levels_are_packed_one_after_another() {
+        let mut descriptor = TextureDescriptor {
+            width: 5,
+            height: 3,
+            depth: 1,
+            row_pitch: 24,
+            slice_pitch: 72,
+            channels: 2,
+            channel_type: ChannelType::U16 as u32,
+            ..TextureDescriptor::default()
+        };
+        // Level 0 keeps its padded pitch (72 bytes); then 2x1 and 1x1 texels of 4 bytes.
+        assert_eq!(descriptor.pack_levels(3), 72 + 8 + 4);
+        assert_eq!(descriptor.mipmaps.levels, 3);
+        assert_eq!(descriptor.mipmaps.level_offsets[..4], [0, 72, 80, 0]);
+        assert_eq!(descriptor.level_size(2), [1, 1, 1]);
     }
 }

@@ -7,7 +7,9 @@
 //!   "image": { "buffer": "pixels", "width": 4, "height": 3, "depth": 1, "layers": 0,
 //!              "channels": 1, "format": "f32", "read": "element", "filter": "point",
 //!              "address": ["clamp", "clamp", "clamp"], "normalized": false,
-//!              "border": [0, 0, 0, 0], "row_pitch": 16, "slice_pitch": 48, "cube": false }
+//!              "border": [0, 0, 0, 0], "row_pitch": 16, "slice_pitch": 48, "cube": false,
+//!              "levels": 1, "mipmap_filter": "point", "level_bias": 0,
+//!              "min_level": 0, "max_level": LEVELS - 1 }
 //! }
 //! ```
 //!
@@ -21,11 +23,20 @@
 //! default to tightly packed rows and slices (or layers). `"cube": true` makes a cube map for
 //! `tex.cube`/`tex.acube`: square faces (`height` defaults to `width`), `layers` 6 × the cubes
 //! (default 6), each cube's faces in the order +x, -x, +y, -y, +z, -z.
+//!
+//! `"levels": N` (1 to 16) makes a mipmapped texture for `tex.level`: the buffer holds the N
+//! levels one after another, level 0 first with the pitches above, then each level `l` of
+//! `max(1, size >> l)` texels per dimension, tightly packed (`TextureDescriptor::pack_levels`).
+//! The data of each level is given, not generated. `mipmap_filter`, `level_bias`, `min_level`
+//! and `max_level` are the Programming Guide's `mipmapFilterMode`, `mipmapLevelBias`,
+//! `minMipmapLevelClamp` and `maxMipmapLevelClamp`.
 
 use serde::Deserialize;
 
 use crate::error::RuntimeError;
-use crate::texture::{AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor};
+use crate::texture::{
+    channel_type_of, AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor, MAX_MIPMAP_LEVELS,
+};
 
 /// A checked texture of the spec: its descriptor (without its data address, which the launch
 /// fills in) and the buffer holding its texels.
@@ -79,6 +90,16 @@ pub(crate) struct RawTexture {
     texref: Option<String>,
     #[serde(default)]
     cube: Option<bool>,
+    #[serde(default)]
+    levels: Option<u32>,
+    #[serde(default)]
+    mipmap_filter: Option<String>,
+    #[serde(default)]
+    level_bias: Option<f32>,
+    #[serde(default)]
+    min_level: Option<f32>,
+    #[serde(default)]
+    max_level: Option<f32>,
 }
 
 fn channel_type(name: &str) -> Option<ChannelType> {
@@ -127,11 +148,17 @@ impl RawTexture {
             "normalized_float" => ReadMode::NormalizedFloat,
             other => return Err(fail(format!("`read` is `{other}`, not `element` or `normalized_float`"))),
         };
-        let filter_mode = match self.filter.as_deref().unwrap_or("point") {
-            "point" => FilterMode::Point,
-            "linear" => FilterMode::Linear,
-            other => return Err(fail(format!("`filter` is `{other}`, not `point` or `linear`"))),
+        let filter = |name: &str, value: Option<&str>| match value.unwrap_or("point") {
+            "point" => Ok(FilterMode::Point),
+            "linear" => Ok(FilterMode::Linear),
+            other => Err(fail(format!("`{name}` is `{other}`, not `point` or `linear`"))),
         };
+        let filter_mode = filter("filter", self.filter.as_deref())?;
+        let mipmap_filter_mode = filter("mipmap_filter", self.mipmap_filter.as_deref())?;
+        let levels = self.levels.unwrap_or(1);
+        if !(1..=MAX_MIPMAP_LEVELS as u32).contains(&levels) {
+            return Err(fail(format!("`levels` is {levels}, not 1 to {MAX_MIPMAP_LEVELS}")));
+        }
         let names = match self.address {
             None => vec!["clamp".to_string()],
             Some(RawAddressModes::One(name)) => vec![name],
@@ -167,7 +194,7 @@ impl RawTexture {
         }
         let row_pitch = self.row_pitch.unwrap_or(u64::from(self.width) * u64::from(channels * channel_type.bytes()));
         let slice_pitch = self.slice_pitch.unwrap_or(row_pitch * u64::from(height));
-        let descriptor = TextureDescriptor {
+        let mut descriptor = TextureDescriptor {
             data: 0,
             width: self.width,
             height,
@@ -184,34 +211,31 @@ impl RawTexture {
             border,
             cube: u32::from(cube),
             reserved: 0,
+            mipmaps: Mipmaps {
+                filter_mode: mipmap_filter_mode as u32,
+                level_bias: self.level_bias.unwrap_or(0.0).to_bits(),
+                min_level_clamp: self.min_level.unwrap_or(0.0).to_bits(),
+                max_level_clamp: self.max_level.unwrap_or((levels - 1) as f32).to_bits(),
+                ..Mipmaps::NONE
+            },
         };
+        descriptor.pack_levels(levels);
         Ok(TextureSpec { name, buffer: self.buffer, descriptor, reference: self.texref })
     }
 
     /// The bytes the texture's addressing can reach, for checking against its buffer.
     pub(crate) fn reach(descriptor: &TextureDescriptor) -> u64 {
-        let texel = u64::from(descriptor.channels) * u64::from(ChannelType::bytes(channel_type_of(descriptor)));
+        if descriptor.mipmaps.levels > 1 {
+            let mut levels = *descriptor;
+            return levels.pack_levels(descriptor.mipmaps.levels);
+        }
+        let texel =
+            u64::from(descriptor.channels) * u64::from(ChannelType::bytes(channel_type_of(descriptor.channel_type)));
         let planes = u64::from(descriptor.depth.max(1)).max(u64::from(descriptor.layers.max(1)));
         (planes - 1) * descriptor.slice_pitch
             + u64::from(descriptor.height.max(1) - 1) * descriptor.row_pitch
             + u64::from(descriptor.width) * texel
     }
-}
-
-fn channel_type_of(descriptor: &TextureDescriptor) -> ChannelType {
-    [
-        ChannelType::U8,
-        ChannelType::S8,
-        ChannelType::U16,
-        ChannelType::S16,
-        ChannelType::U32,
-        ChannelType::S32,
-        ChannelType::F16,
-        ChannelType::F32,
-    ]
-    .get(descriptor.channel_type as usize)
-    .copied()
-    .unwrap_or(ChannelType::F32)
 }
 
 impl TextureDescriptor {
@@ -236,6 +260,20 @@ impl TextureDescriptor {
         }
         bytes.extend(self.cube.to_le_bytes());
         bytes.extend(self.reserved.to_le_bytes());
+        let mipmaps = &self.mipmaps;
+        for word in [
+            mipmaps.levels,
+            mipmaps.filter_mode,
+            mipmaps.level_bias,
+            mipmaps.min_level_clamp,
+            mipmaps.max_level_clamp,
+            mipmaps.reserved,
+        ] {
+            bytes.extend(word.to_le_bytes());
+        }
+        for offset in mipmaps.level_offsets {
+            bytes.extend(offset.to_le_bytes());
+        }
         bytes
     }
 }
@@ -293,6 +331,29 @@ mod tests {
     }
 
     #[test]
+    fn mipmap_levels_follow_level_0_in_the_buffer() {
+        let spec = LaunchSpec::from_json(
+            r#"{ "buffers": { "pixels": { "type": "f32", "len": 43 } },
+                 "textures": { "image": { "buffer": "pixels", "width": 6, "height": 5, "levels": 3,
+                                          "mipmap_filter": "linear", "level_bias": 0.5, "min_level": 0.25 } },
+                 "args": [ { "texture": "image" } ] }"#,
+        )
+        .expect("the spec is valid");
+        let mipmaps = spec.textures[0].descriptor.mipmaps;
+        assert_eq!(mipmaps.levels, 3);
+        assert_eq!(mipmaps.filter_mode, FilterMode::Linear as u32);
+        assert_eq!((mipmaps.level_bias, mipmaps.min_level_clamp), (0.5f32.to_bits(), 0.25f32.to_bits()));
+        // The last level by default.
+        assert_eq!(mipmaps.max_level_clamp, 2.0f32.to_bits());
+        // 6x5, then 3x2 and 1x1 texels of 4 bytes: 30 + 6 + 1 = 37 texels.
+        assert_eq!(mipmaps.level_offsets[..4], [0, 120, 144, 0]);
+        let bytes = spec.textures[0].descriptor.to_bytes();
+        assert_eq!(bytes.len(), crate::texture::TEXTURE_DESCRIPTOR_BYTES as usize);
+        assert_eq!(bytes[96..100], [3, 0, 0, 0]);
+        assert_eq!(bytes[128..136], 120u64.to_le_bytes());
+    }
+
+    #[test]
     fn texture_mistakes_are_reported() {
         let with = |texture: &str, argument: &str| {
             error(&format!(
@@ -308,6 +369,8 @@ mod tests {
         assert!(with(image, r#"{ "texture": "other" }"#).contains("no texture named `other`"));
         assert!(with(r#"{ "buffer": "pixels", "width": 4, "height": 2, "cube": true }"#, "").contains("square faces"));
         assert!(with(r#"{ "buffer": "pixels", "width": 1, "layers": 7, "cube": true }"#, "").contains("7 layers"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "levels": 17 }"#, "").contains("`levels` is 17"));
+        assert!(with(r#"{ "buffer": "pixels", "width": 4, "mipmap_filter": "cubic" }"#, "").contains("`mipmap_filter`"));
         assert!(with(image, r#"{ "texture": "image", "buffer": "pixels" }"#).contains("only { \"texture\": NAME }"));
     }
 }

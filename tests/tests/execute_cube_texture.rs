@@ -9,7 +9,7 @@
 //! linear filtering at an edge blends only that face's texels.
 
 use ptxr_runtime::texture::{
-    AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
+    AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
 };
 use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
 use ptxr_tests::{opencl, Buffer, Launch};
@@ -227,6 +227,7 @@ fn tex_cube_and_acube_match_the_programming_guides_faces_and_filtering() {
                 border: [9.0f32.to_bits(); 4],
                 cube: 1,
                 reserved: 0,
+                mipmaps: Mipmaps::NONE,
             })
         })
         .collect();
@@ -316,6 +317,7 @@ fn linear_filtering_does_not_cross_a_face_edge() {
         border: [0; 4],
         cube: 1,
         reserved: 0,
+        mipmaps: Mipmaps::NONE,
     };
     let directions = [(1.0f32, 0.999f32, 0.999f32), (1.0, -0.9999, 0.0), (1.0, 0.0, -0.99999), (1.0, 0.999, -0.999)];
     let inputs: Vec<u64> = directions
@@ -469,5 +471,116 @@ fn nvcc_cube_map_and_surface_reduction_run_from_a_launch_spec() {
     for (device, buffers) in results {
         assert_eq!(buffers[3], values, "{device}: the cube map's values");
         assert_eq!(buffers[1], histogram, "{device}: the histogram the surface reduction counted");
+    }
+}
+
+/// `tld4.r.acube` and `tld4.r.cube` of each direction: the four texels of the bilinear
+/// footprint on the face `tex.cube` filters, clamped at its edges, in `textureGather`'s order
+/// (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+const GATHER_KERNEL: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+.visible .entry gathers(.param .u64 descriptor, .param .u64 texels, .param .u64 directions, .param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    .reg .f32 %f<12>;
+    ld.param.u64 %rd1, [descriptor];
+    ld.param.u64 %rd2, [texels];
+    ld.param.u64 %rd3, [directions];
+    ld.param.u64 %rd4, [out];
+    st.global.u64 [%rd1], %rd2;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd6, %r1, 16;
+    add.u64 %rd6, %rd3, %rd6;
+    ld.global.u32 %r3, [%rd6];
+    ld.global.f32 %f1, [%rd6+4];
+    ld.global.f32 %f2, [%rd6+8];
+    ld.global.f32 %f3, [%rd6+12];
+    tld4.r.acube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r3, %f1, %f2, %f3}];
+    tld4.r.cube.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f1, %f2, %f3, %f3}];
+    mul.wide.u32 %rd7, %r1, 32;
+    add.u64 %rd7, %rd4, %rd7;
+    st.global.v4.f32 [%rd7], {%f4, %f5, %f6, %f7};
+    st.global.v4.f32 [%rd7+16], {%f8, %f9, %f10, %f11};
+    ret;
+}
+"#;
+
+/// The model of `tld4.r` on a cube map array of `cubes` cubes of `size`² texels.
+fn gather_model(size: usize, cubes: usize, cube: u32, (x, y, z): (f32, f32, f32)) -> [f32; 4] {
+    let (face, s, t, m) = face_of(x, y, z);
+    let layer = (cube as usize).min(cubes - 1) * 6 + face as usize;
+    let (i, _) = axis((s / m + 1.0) * 0.5, size, true);
+    let (j, _) = axis((t / m + 1.0) * 0.5, size, true);
+    let clamp = |index: i64| index.clamp(0, size as i64 - 1) as usize;
+    let texel = |di: i64, dj: i64| value(layer, clamp(i + di), clamp(j + dj));
+    [texel(0, 1), texel(1, 1), texel(1, 0), texel(0, 0)]
+}
+
+#[test]
+fn tld4_on_cube_maps_gathers_the_footprint_on_the_face() {
+    let (size, cubes) = (3usize, 2usize);
+    let layers = 6 * cubes;
+    let texels: Vec<u64> = (0..layers)
+        .flat_map(|layer| (0..size).flat_map(move |j| (0..size).map(move |i| value(layer, i, j))))
+        .flat_map(|value| value.to_bits().to_le_bytes())
+        .map(u64::from)
+        .collect();
+    let row_pitch = 4 * size as u64;
+    let descriptor = TextureDescriptor {
+        data: 0,
+        width: size as u32,
+        height: size as u32,
+        depth: 1,
+        layers: layers as u32,
+        row_pitch,
+        slice_pitch: row_pitch * size as u64,
+        channels: 1,
+        channel_type: ChannelType::F32 as u32,
+        read_mode: ReadMode::ElementType as u32,
+        filter_mode: FilterMode::Point as u32,
+        address_modes: [AddressMode::Clamp as u32; 3],
+        normalized_coordinates: 0,
+        border: [0; 4],
+        cube: 1,
+        reserved: 0,
+        mipmaps: Mipmaps::NONE,
+    };
+    let directions = directions();
+    let cube_indices = [1u32, 0, 7];
+    let inputs: Vec<u64> = directions
+        .iter()
+        .enumerate()
+        .flat_map(|(index, (x, y, z))| {
+            [u64::from(cube_indices[index % 3]), u64::from(x.to_bits()), u64::from(y.to_bits()), u64::from(z.to_bits())]
+        })
+        .collect();
+    let buffers = [
+        Buffer::new("u32", descriptor_words(&descriptor)),
+        Buffer::new("u8", texels),
+        Buffer::new("u32", inputs),
+        Buffer::zeroed("u32", 8 * directions.len()),
+    ];
+    let launch = Launch::threads(directions.len() as u32);
+    for (device, result) in opencl::run_everywhere(GATHER_KERNEL, &launch, &buffers, OPENCL_CHILD) {
+        for (point, &direction) in directions.iter().enumerate() {
+            let cube = cube_indices[point % 3];
+            let words = |start: usize| -> Vec<u32> {
+                result[3][8 * point + start..8 * point + start + 4].iter().map(|&word| word as u32).collect()
+            };
+            let bits = |values: [f32; 4]| values.map(f32::to_bits).to_vec();
+            assert_eq!(
+                words(0),
+                bits(gather_model(size, cubes, cube, direction)),
+                "{device}: tld4.r.acube of cube {cube} at {direction:?} (face {:?})",
+                face_of(direction.0, direction.1, direction.2)
+            );
+            assert_eq!(
+                words(4),
+                bits(gather_model(size, cubes, 0, direction)),
+                "{device}: tld4.r.cube at {direction:?}"
+            );
+        }
     }
 }

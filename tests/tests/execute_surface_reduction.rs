@@ -5,7 +5,7 @@
 //! `sust.b`; `sured.p` addresses texel `x` and reduces its first channel as `.s32` on a
 //! signed-integer surface and as `.u32` otherwise. The boundary modes are those of `sust`.
 
-use ptxr_runtime::texture::{AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor};
+use ptxr_runtime::texture::{AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor};
 use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
 use ptxr_tests::{opencl, Buffer, Launch};
 
@@ -46,6 +46,7 @@ fn surface(width: u32, height: u32, channels: u32, channel_type: ChannelType) ->
         border: [0; 4],
         cube: 0,
         reserved: 0,
+        mipmaps: Mipmaps::NONE,
     }
 }
 

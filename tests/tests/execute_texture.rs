@@ -12,7 +12,7 @@
 //! the buffer's device address.
 
 use ptxr_runtime::texture::{
-    AddressMode, ChannelType, FilterMode, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
+    AddressMode, ChannelType, FilterMode, Mipmaps, ReadMode, TextureDescriptor, TEXTURE_DESCRIPTOR_BYTES,
 };
 use ptxr_tests::vendor_checks::{compile, spirv_environment, spirv_val, Compiled};
 use ptxr_tests::{opencl, Buffer, Launch};
@@ -53,9 +53,17 @@ fn descriptor_words(descriptor: &TextureDescriptor) -> Vec<u64> {
         descriptor.border[3],
         descriptor.cube,
         descriptor.reserved,
+        descriptor.mipmaps.levels,
+        descriptor.mipmaps.filter_mode,
+        descriptor.mipmaps.level_bias,
+        descriptor.mipmaps.min_level_clamp,
+        descriptor.mipmaps.max_level_clamp,
+        descriptor.mipmaps.reserved,
     ];
-    assert_eq!(fields.len(), DESCRIPTOR_WORDS);
-    fields.iter().map(|&word| u64::from(word)).collect()
+    let offsets = descriptor.mipmaps.level_offsets.iter().flat_map(|&offset| [offset as u32, (offset >> 32) as u32]);
+    let words: Vec<u64> = fields.into_iter().chain(offsets).map(u64::from).collect();
+    assert_eq!(words.len(), DESCRIPTOR_WORDS);
+    words
 }
 
 /// A 2D texture's texels and format, for the model.
@@ -319,6 +327,7 @@ fn check_image(image: &Image) {
                 border: BORDER.map(f32::to_bits),
                 cube: 0,
                 reserved: 0,
+                mipmaps: Mipmaps::NONE,
             })
         })
         .collect();
@@ -419,6 +428,7 @@ fn plain_descriptor(
         border: [0; 4],
         cube: 0,
         reserved: 0,
+        mipmaps: Mipmaps::NONE,
     }
 }
 
@@ -920,6 +930,77 @@ fn suld_on_a_layered_surface_checks_the_layer() {
             let clamped = texel(layer.min(2), x.clamp(0, 2) / 2, y.clamp(0, 1)) as u64;
             let zero = if inside { texel(layer, x / 2, y) as u64 } else { 0 };
             assert_eq!(out[2 * thread..2 * thread + 2], [clamped, zero], "{device}: layer {layer} at ({x}, {y})");
+        }
+    }
+}
+
+const LAYERED_GATHER: &str = r#"    ld.global.u32 %r2, [%rd3];
+    ld.global.f32 %f1, [%rd3+4];
+    ld.global.f32 %f2, [%rd3+8];
+    tld4.a.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f2}];
+    st.global.v4.f32 [%rd4], {%f4, %f5, %f6, %f7};"#;
+
+#[test]
+fn tld4_on_a_layered_texture_gathers_from_the_named_layer() {
+    // Three layers of 3x2 RGBA u8 texels, read as they are; the alpha of texel (x, y) of layer
+    // l is 100 l + 10 y + x.
+    let values: Vec<i64> = (0..3)
+        .flat_map(|l| (0..2).flat_map(move |y| (0..3).flat_map(move |x| [0, 0, 0, 100 * l + 10 * y + x])))
+        .collect();
+    let mut descriptor = plain_descriptor(3, 2, 1, 4, ChannelType::U8);
+    descriptor.layers = 3;
+    // Layer 1 at (1.5, 1.0): x - 0.5 = 1 (i = 1), y - 0.5 = 0.5 (j = 0); layer 9 clamps to 2.
+    for (layer, read) in [(1u32, 1i64), (9, 2)] {
+        let inputs = vec![u64::from(layer), u64::from(1.5f32.to_bits()), u64::from(1.0f32.to_bits())];
+        for (device, out) in run_body(LAYERED_GATHER, &descriptor, bytes_of(&values, 1), inputs, 4, 1) {
+            let alpha = |x: i64, y: i64| (100 * read + 10 * y + x) as f32;
+            let expected = [alpha(1, 1), alpha(2, 1), alpha(2, 0), alpha(1, 0)];
+            let got: Vec<f32> = out.iter().map(|&word| f32::from_bits(word as u32)).collect();
+            assert_eq!(got, expected, "{device}: tld4.a.a2d of layer {layer}");
+        }
+    }
+}
+
+const HALF_FETCH: &str = r#"    mul.wide.u32 %rd5, %r1, 8;
+    add.u64 %rd5, %rd3, %rd5;
+    ld.global.f32 %f1, [%rd5];
+    ld.global.f32 %f2, [%rd5+4];
+    .reg .f16 %h<4>;
+    tex.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd1, {%f1, %f2}];
+    mul.wide.u32 %rd6, %r1, 8;
+    add.u64 %rd6, %rd4, %rd6;
+    st.global.v4.b16 [%rd6], {%h0, %h1, %h2, %h3};"#;
+
+#[test]
+fn tex_with_f16_results_rounds_the_filtered_f32_values() {
+    // 2x2 RGBA f32 texels whose linear blends need rounding to f16 (and one beyond its range).
+    let image = Image {
+        width: 2,
+        height: 2,
+        channels: 4,
+        channel_type: ChannelType::F32,
+        texels: [0.1f32, -3.3, 70000.0, 1.0, 2.7, 0.001, -1.0, 0.5, 1.0e-6, 1000.3, 3.0, -0.25, 0.7, 9.9, 1.5, 0.0]
+            .iter()
+            .map(|value| i64::from(value.to_bits()))
+            .collect(),
+    };
+    let sampler = Sampler {
+        filter: FilterMode::Linear,
+        mode: AddressMode::Clamp,
+        normalized: false,
+        read_mode: ReadMode::ElementType,
+    };
+    let mut descriptor = plain_descriptor(2, 2, 1, 4, ChannelType::F32);
+    descriptor.filter_mode = FilterMode::Linear as u32;
+    let points = [(0.5f32, 0.5f32), (1.3, 0.9), (0.77, 1.61), (2.0, 2.0)];
+    let inputs = points.iter().flat_map(|(x, y)| [u64::from(x.to_bits()), u64::from(y.to_bits())]).collect();
+    for (device, out) in
+        run_body(HALF_FETCH, &descriptor, image.bytes().into_iter().map(u64::from).collect(), inputs, 8, 4)
+    {
+        let halves: Vec<u16> = out.iter().flat_map(|&word| [word as u16, (word >> 16) as u16]).collect();
+        for (thread, &(x, y)) in points.iter().enumerate() {
+            let expected = model_2d(&image, &sampler, x, y).map(|value| half::f16::from_f32(value).to_bits());
+            assert_eq!(halves[4 * thread..4 * thread + 4], expected, "{device}: tex.2d.v4.f16.f32 at ({x}, {y})");
         }
     }
 }

@@ -156,7 +156,7 @@ pub enum SurfaceBoundary {
 /// surface object, or a `.texref`/`.surfref` variable (its address, `Value::AddressOf`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TextureInstruction {
-    /// `tex{.base,.level}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}`: four channels of
+    /// `tex{.base,.level,.grad}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}{, dPdx, dPdy}`: four channels of
     /// the texture at `coordinates`, filtered by the texture's sampler.
     Sample {
         geometry: TextureGeometry,
@@ -173,11 +173,15 @@ pub enum TextureInstruction {
         coordinates: Vec<Operand>,
         /// `.level`'s level of detail; `.base` and plain `tex` read level 0.
         level: Option<Operand>,
+        /// `.grad`'s `dPdx` and `dPdy`, as written (1, 2 or 4 elements each).
+        gradients: Option<[Vec<Operand>; 2]>,
     },
     /// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, {b,} c]`: component `component` (`.r` is 0) of
     /// the four texels that bilinear filtering at `coordinates` would weigh.
     Gather {
         component: u8,
+        /// `.2d`, `.a2d`, `.cube` or `.acube`.
+        geometry: TextureGeometry,
         result: ScalarType,
         destinations: Vec<Destination>,
         predicate: Option<Destination>,
@@ -185,8 +189,9 @@ pub enum TextureInstruction {
         sampler: Option<Operand>,
         coordinates: Vec<Operand>,
     },
-    /// `txq.query.b32 d, [a]`.
-    QueryTexture { query: TextureQuery, destination: Destination, handle: Operand },
+    /// `txq.query.b32 d, [a]`, and `txq.level.query.b32 d, [a], lod` (`level`: a size of
+    /// mipmap level `lod`).
+    QueryTexture { query: TextureQuery, destination: Destination, handle: Operand, level: Option<Operand> },
     /// `suld.b.geom.vec.dtype.clamp d, [a, b]`: `lanes` elements of `bits` bits at byte
     /// offset `b.x` of the row the other coordinates choose.
     SurfaceLoad {

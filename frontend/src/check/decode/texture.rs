@@ -1,6 +1,6 @@
 //! Texture and surface instructions (ISA 7.8 sections 9.7.9 and 9.7.10): `tex`, `tld4`, `txq`,
 //! `suld`, `sust`, `sured`, `suq`. Forms that are valid PTX but not lowered (multisample
-//! textures, `.grad`, offsets, depth comparison, `.f16` results) are accepted as
+//! textures, offsets, depth comparison, `.v2.f16x2` results) are accepted as
 //! `Instruction::Unlowered`, which lowering reports as unsupported on every target.
 
 use crate::check::types::SizeRule;
@@ -153,19 +153,43 @@ fn surface_geometry(context: &mut Context, modifiers: &mut Modifiers) -> Option<
 
 /// Geometries, result types and operand forms that are valid PTX but that ptxr does not lower.
 fn has_unlowered_texture_form(modifiers: &Modifiers, instruction: &ast::Instruction) -> bool {
-    ["2dms", "a2dms", "grad", "f16", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
+    ["2dms", "a2dms", "f16x2", "v2"].iter().any(|name| modifiers.may_have(name))
         && instruction
             .modifiers
             .iter()
-            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "grad" | "f16" | "f16x2" | "v2"))
+            .any(|modifier| matches!(modifier.node.as_str(), "2dms" | "a2dms" | "f16x2" | "v2"))
 }
 
-/// `tex{.base,.level}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}`.
+/// A `tex.grad` gradient: a vector of 1, 2 or 4 `.f32` elements (or one register), at least
+/// one per dimension of `geometry`.
+fn gradient(context: &mut Context, operand: &ast::Operand, geometry: TextureGeometry) -> Option<Vec<Operand>> {
+    let items: Vec<&ast::Operand> = match &operand.kind {
+        OperandKind::Vector(items) => items.iter().collect(),
+        _ => vec![operand],
+    };
+    let needed = geometry.dimensions().max(1);
+    if !matches!(items.len(), 1 | 2 | 4) || items.len() < needed {
+        return operand_error(
+            context,
+            operand.span,
+            format!("a `{geometry}` gradient is a vector of 1, 2 or 4 `.f32` elements, at least {needed}"),
+            "wrong number of gradient elements",
+        );
+    }
+    let mut result = Vec::with_capacity(items.len());
+    for item in items {
+        result.push(context.source(item, ScalarType::F32, SizeRule::Exact)?);
+    }
+    Some(result)
+}
+
+/// `tex{.base,.level,.grad}.geom.v4.dtype.ctype d{|p}, [a, {b,} c]{, lod}{, dPdx, dPdy}`.
 pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if has_unlowered_texture_form(modifiers, instruction) {
         return accept_unlowered(context, modifiers, instruction);
     }
     let level = modifiers.flag("level");
+    let grad = !level && modifiers.flag("grad");
     modifiers.flag("base");
     let geometry = geometry(context, modifiers)?;
     if !modifiers.flag("v4") {
@@ -174,8 +198,9 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let coordinate_types: &[ScalarType] =
         if geometry.is_cube() { &[ScalarType::F32] } else { &[ScalarType::F32, ScalarType::S32, ScalarType::U32] };
     let opcode = if geometry.is_cube() { format!("tex{geometry}") } else { "tex".to_string() };
-    let (result, coordinate) = types(context, modifiers, &opcode, coordinate_types)?;
-    let operand_count = 2 + usize::from(level);
+    let result_types = [ScalarType::F32, ScalarType::S32, ScalarType::U32, ScalarType::F16];
+    let (result, coordinate) = types(context, modifiers, &opcode, &result_types, coordinate_types)?;
+    let operand_count = 2 + usize::from(level) + 2 * usize::from(grad);
     if instruction.operands.len() > operand_count {
         // Offsets (`e`) and depth comparison values (`f`).
         return accept_unlowered(context, modifiers, instruction);
@@ -191,6 +216,13 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     let coordinates = coordinates(context, lookup.coordinates, geometry, coordinate)?;
     let level =
         if level { Some(context.source(&instruction.operands[2], ScalarType::F32, SizeRule::Exact)?) } else { None };
+    let gradients = if grad {
+        let x = gradient(context, &instruction.operands[2], geometry)?;
+        let y = gradient(context, &instruction.operands[3], geometry)?;
+        Some([x, y])
+    } else {
+        None
+    };
     Some(Instruction::Texture(Box::new(TextureInstruction::Sample {
         geometry,
         result,
@@ -201,6 +233,7 @@ pub fn tex(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
         sampler,
         coordinates,
         level,
+        gradients,
     })))
 }
 
@@ -209,6 +242,7 @@ fn types(
     context: &mut Context,
     modifiers: &mut Modifiers,
     opcode: &str,
+    result_types: &[ScalarType],
     coordinate_types: &[ScalarType],
 ) -> Option<(ScalarType, ScalarType)> {
     let result = modifiers.scalar_type();
@@ -221,11 +255,12 @@ fn types(
             "expected `.f32.f32`, `.s32.f32`, `.u32.s32`...",
         );
     };
-    if !matches!(result.node, ScalarType::F32 | ScalarType::S32 | ScalarType::U32) {
+    if !result_types.contains(&result.node) {
+        let names: Vec<String> = result_types.iter().map(|ty| format!("`{ty}`")).collect();
         return invalid(
             context,
             result.span,
-            format!("`{opcode}` returns `.f32`, `.s32` or `.u32`"),
+            format!("`{opcode}` returns {}", names.join(", ")),
             format!("`{}` is not a texture result type", result.node),
         );
     }
@@ -241,7 +276,7 @@ fn types(
     Some((result.node, coordinate.node))
 }
 
-/// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, {b,} c]`.
+/// `tld4.comp.geom.v4.dtype.f32 d{|p}, [a, {b,} c]` (`.2d`, `.a2d`, `.cube`, `.acube`).
 pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let component = modifiers.take(|name| ["r", "g", "b", "a"].iter().position(|&component| component == name));
     let Some(component) = component else {
@@ -252,16 +287,23 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
             "expected `.r`, `.g`, `.b` or `.a`",
         );
     };
-    if modifiers.may_have("a2d") || modifiers.may_have("cube") || modifiers.may_have("acube") {
-        return accept_unlowered(context, modifiers, instruction);
-    }
-    if !modifiers.flag("2d") {
-        return invalid(context, modifiers.end_span(), "`tld4` needs `.2d`".to_string(), "expected `.2d`");
+    let geometry = geometry(context, modifiers)?;
+    if !matches!(
+        geometry,
+        TextureGeometry::TwoD | TextureGeometry::ArrayTwoD | TextureGeometry::Cube | TextureGeometry::ArrayCube
+    ) {
+        return invalid(
+            context,
+            modifiers.end_span(),
+            format!("`tld4` has no `{geometry}` geometry"),
+            "expected `.2d`, `.a2d`, `.cube` or `.acube`",
+        );
     }
     if !modifiers.flag("v4") {
         return invalid(context, modifiers.end_span(), "`tld4` needs `.v4`".to_string(), "expected `.v4`");
     }
-    let (result, _) = types(context, modifiers, "tld4", &[ScalarType::F32])?;
+    let result_types = [ScalarType::F32, ScalarType::S32, ScalarType::U32];
+    let (result, _) = types(context, modifiers, "tld4", &result_types, &[ScalarType::F32])?;
     if instruction.operands.len() > 2 {
         return accept_unlowered(context, modifiers, instruction);
     }
@@ -273,9 +315,10 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
         Some(sampler) => Some(self::handle(context, sampler)?),
         None => None,
     };
-    let coordinates = coordinates(context, lookup.coordinates, TextureGeometry::TwoD, ScalarType::F32)?;
+    let coordinates = coordinates(context, lookup.coordinates, geometry, ScalarType::F32)?;
     Some(Instruction::Texture(Box::new(TextureInstruction::Gather {
         component: component.node as u8,
+        geometry,
         result,
         destinations,
         predicate,
@@ -285,12 +328,10 @@ pub fn tld4(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     })))
 }
 
-/// `txq.query.b32 d, [a]` and `suq.query.b32 d, [a]`; `txq.level` is accepted, not lowered.
+/// `txq.query.b32 d, [a]`, `txq.level.query.b32 d, [a], lod` and `suq.query.b32 d, [a]`.
 pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let surface = modifiers.opcode() == "suq";
-    if !surface && modifiers.may_have("level") {
-        return accept_unlowered(context, modifiers, instruction);
-    }
+    let level = !surface && modifiers.flag("level");
     let opcode = modifiers.opcode();
     let Some(query) = modifiers.take(TextureQuery::from_ptx) else {
         return invalid(
@@ -319,7 +360,15 @@ pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
             format!("`{}` is not `.b32`", ty.node),
         );
     }
-    context.expect_operand_count(instruction, 2)?;
+    if level && !matches!(query.node, TextureQuery::Width | TextureQuery::Height | TextureQuery::Depth) {
+        return invalid(
+            context,
+            query.span,
+            "`txq.level` queries `.width`, `.height` or `.depth`".to_string(),
+            "not a per-level query",
+        );
+    }
+    context.expect_operand_count(instruction, 2 + usize::from(level))?;
     let destination = context.destination(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
     let handle_operand = match &instruction.operands[1].kind {
         OperandKind::Address { base: Some(base), offset: 0 } => {
@@ -336,10 +385,15 @@ pub fn query(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast
     };
     let handle = handle(context, &handle_operand)?;
     let query = query.node;
+    let level = if level {
+        Some(context.source(&instruction.operands[2], ScalarType::B32, SizeRule::AllowWider)?)
+    } else {
+        None
+    };
     Some(Instruction::Texture(Box::new(if surface {
         TextureInstruction::QuerySurface { query, destination, handle }
     } else {
-        TextureInstruction::QueryTexture { query, destination, handle }
+        TextureInstruction::QueryTexture { query, destination, handle, level }
     })))
 }
 

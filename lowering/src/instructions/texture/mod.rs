@@ -8,12 +8,13 @@
 //!
 //! One file per concept: `descriptor` (the handle and its fields), `addressing` (coordinates
 //! to texel indices and weights, address modes), `texels` (reading and writing one channel in
-//! its format), `sampling` (`tex`, `tld4`), `cube` (the face and face coordinates of
+//! its format), `sampling` (`tex`, `tld4`), `mipmap` (the levels `tex.level` reads), `cube` (the face and face coordinates of
 //! `tex.cube`/`tex.acube`), `surface` (`suld`, `sust`, `sured`), `query` (`txq`, `suq`).
 
 mod addressing;
 mod cube;
 mod descriptor;
+mod mipmap;
 mod native;
 mod query;
 mod sampling;
@@ -50,6 +51,7 @@ pub fn lower<'ctx>(
             sampler,
             coordinates,
             level,
+            gradients,
         } => {
             if sampler.is_some() {
                 return Err(unsupported(
@@ -57,19 +59,6 @@ pub fn lower<'ctx>(
                     guarded,
                     "independent-mode samplers (`[texture, sampler, coordinates]`)",
                 ));
-            }
-            if let Some(level) = level {
-                let is_zero = match &level.value {
-                    ptxr_frontend::ir::Value::Float { bits, .. } => f64::from_bits(*bits) == 0.0 || *bits == 0,
-                    _ => false,
-                };
-                if !is_zero {
-                    return Err(unsupported(
-                        lowering,
-                        guarded,
-                        "mipmaps (a level of detail other than the constant 0)",
-                    ));
-                }
             }
             sampling::sample(
                 lowering,
@@ -80,9 +69,28 @@ pub fn lower<'ctx>(
                 predicate.as_ref(),
                 handle,
                 coordinates,
+                match (level, gradients) {
+                    (Some(level), _) => Some(sampling::Detail::Level(level)),
+                    (None, Some(gradients)) => {
+                        if geometry.is_cube() {
+                            return Err(unsupported(lowering, guarded, "gradients on a cube map (`.grad.cube`)"));
+                        }
+                        Some(sampling::Detail::Gradients(gradients))
+                    }
+                    (None, None) => None,
+                },
             )
         }
-        TextureInstruction::Gather { component, result, destinations, predicate, handle, sampler, coordinates } => {
+        TextureInstruction::Gather {
+            component,
+            geometry,
+            result,
+            destinations,
+            predicate,
+            handle,
+            sampler,
+            coordinates,
+        } => {
             if sampler.is_some() {
                 return Err(unsupported(
                     lowering,
@@ -90,11 +98,22 @@ pub fn lower<'ctx>(
                     "independent-mode samplers (`[texture, sampler, coordinates]`)",
                 ));
             }
-            sampling::gather(lowering, *component, *result, destinations, predicate.as_ref(), handle, coordinates)
+            sampling::gather(
+                lowering,
+                *component,
+                *geometry,
+                *result,
+                destinations,
+                predicate.as_ref(),
+                handle,
+                coordinates,
+            )
         }
-        TextureInstruction::QueryTexture { query, destination, handle }
-        | TextureInstruction::QuerySurface { query, destination, handle } => {
-            query::query(lowering, *query, destination, handle)
+        TextureInstruction::QueryTexture { query, destination, handle, level } => {
+            query::query(lowering, *query, destination, handle, level.as_ref())
+        }
+        TextureInstruction::QuerySurface { query, destination, handle } => {
+            query::query(lowering, *query, destination, handle, None)
         }
         TextureInstruction::SurfaceLoad { geometry, bits, lanes, boundary, destinations, handle, coordinates } => {
             surface::load(lowering, guarded, *geometry, *bits, *lanes, *boundary, destinations, handle, coordinates)

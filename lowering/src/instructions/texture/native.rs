@@ -148,6 +148,7 @@ pub fn lower<'ctx>(
             sampler,
             coordinates,
             level,
+            gradients,
         } => {
             let SampleOperands { results, residency, object } = sample_operands(
                 lowering,
@@ -165,14 +166,28 @@ pub fn lower<'ctx>(
                 let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { *coordinate };
                 items.push(ptx.input(lowering, operand, ty)?);
             }
-            let level = match level {
+            let mut level = match level {
                 Some(level) => format!(", {}", ptx.input(lowering, level, ScalarType::F32)?),
                 None => String::new(),
             };
+            for gradient in gradients.iter().flatten() {
+                let mut elements = Vec::with_capacity(gradient.len());
+                for element in gradient {
+                    elements.push(ptx.input(lowering, element, ScalarType::F32)?);
+                }
+                level.push_str(&format!(", {{{}}}", elements.join(", ")));
+            }
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, &level)
         }
         TextureInstruction::Gather {
-            result, destinations, predicate, handle: object, sampler, coordinates, ..
+            geometry,
+            result,
+            destinations,
+            predicate,
+            handle: object,
+            sampler,
+            coordinates,
+            ..
         } => {
             let SampleOperands { results, residency, object } = sample_operands(
                 lowering,
@@ -185,11 +200,18 @@ pub fn lower<'ctx>(
                 object,
             )?;
             predicate_output = predicate_output.or(*predicate);
-            let items = coordinates
-                .iter()
-                .map(|operand| ptx.input(lowering, operand, ScalarType::F32))
-                .collect::<LoweringResult<Vec<_>>>()?;
+            let mut items = Vec::with_capacity(coordinates.len());
+            for (index, operand) in coordinates.iter().enumerate() {
+                let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { ScalarType::F32 };
+                items.push(ptx.input(lowering, operand, ty)?);
+            }
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, "")
+        }
+        TextureInstruction::QueryTexture { destination, handle: object, level: Some(level), .. } => {
+            let result = ptx.output(destination, ScalarType::B32);
+            let object = handle(lowering, &mut ptx, object)?;
+            let level = ptx.input(lowering, level, ScalarType::B32)?;
+            format!("{spelling} {result}, [{object}], {level};")
         }
         TextureInstruction::QueryTexture { destination, handle: object, .. }
         | TextureInstruction::QuerySurface { destination, handle: object, .. } => {

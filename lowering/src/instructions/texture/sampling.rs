@@ -3,7 +3,7 @@
 //! the 2, 4 or 8 texels are products of `alpha` or `1 - alpha` per dimension).
 
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
-use inkwell::IntPredicate;
+use inkwell::{FloatPredicate, IntPredicate};
 use ptxr_frontend::ir::{Destination, Operand, TextureGeometry};
 use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_runtime::texture::{FilterMode, TextureField};
@@ -151,7 +151,15 @@ fn write_results<'ctx>(
     Ok(())
 }
 
-/// `tex.geom.v4.dtype.ctype d{|p}, [a, c]`.
+/// Where `tex.level` and `tex.grad` take their level of detail from.
+pub enum Detail<'a> {
+    Level(&'a Operand),
+    /// `dPdx` and `dPdy`.
+    Gradients(&'a [Vec<Operand>; 2]),
+}
+
+/// `tex.geom.v4.dtype.ctype d{|p}, [a, c]`, and with `.level` or `.grad` (`detail`) on a
+/// mipmapped texture, the level or blend of two levels that `mipmap::choose` picks.
 #[allow(clippy::too_many_arguments)]
 pub fn sample<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
@@ -162,13 +170,15 @@ pub fn sample<'ctx>(
     predicate: Option<&Destination>,
     handle: &Operand,
     coordinates: &[Operand],
+    detail: Option<Detail<'_>>,
 ) -> LoweringResult<()> {
     let builder = lowering.shared.builder;
     let context = lowering.shared.context;
+    // `.f16` results are the `.f32` ones rounded to nearest even (as `cvt.rn.f16.f32`).
+    let written = result;
+    let result = if written == ScalarType::F16 { ScalarType::F32 } else { written };
     let descriptor = Descriptor::of(lowering, handle)?;
     let format = Format::of(lowering, &descriptor)?;
-    let strides = strides(lowering, &descriptor, &format)?;
-    let array = geometry.is_array();
     // Linear filtering applies to float results of float coordinates only.
     let filtered = result == ScalarType::F32 && coordinate == ScalarType::F32;
     let linear = if filtered {
@@ -182,20 +192,101 @@ pub fn sample<'ctx>(
     } else {
         context.bool_type().const_zero()
     };
+    let lookup = Lookup { geometry, result, coordinate, coordinates, filtered, linear };
+    let (lod, span) = match detail {
+        None => {
+            let values = sample_level(lowering, &descriptor, &format, &lookup)?;
+            return write_sampled(lowering, destinations, predicate, &values, written);
+        }
+        Some(Detail::Level(level)) => (lowering.read(level, ScalarType::F32)?.into_float_value(), level.span),
+        Some(Detail::Gradients(gradients)) => {
+            let span = gradients[0].first().map_or(handle.span, |operand| operand.span);
+            (super::mipmap::gradient_level(lowering, &descriptor, geometry.dimensions(), gradients, span)?, span)
+        }
+    };
+    let choice = super::mipmap::choose(lowering, &descriptor, lod, span)?;
+    let lower = super::mipmap::at_level(lowering, &descriptor, format.texel_bytes, choice.lower)?;
+    let lower_values = sample_level(lowering, &lower, &format, &lookup)?;
+    // Integer results read the nearer level only: there is nothing to blend them with.
+    if !filtered {
+        return write_sampled(lowering, destinations, predicate, &lower_values, written);
+    }
+    let upper = super::mipmap::at_level(lowering, &descriptor, format.texel_bytes, choice.upper)?;
+    let upper_values = sample_level(lowering, &upper, &format, &lookup)?;
+    let f32_type = context.f32_type();
+    let lower_weight = builder.build_float_sub(f32_type.const_float(1.0), choice.weight, "")?;
+    let blended = builder.build_float_compare(FloatPredicate::ONE, choice.weight, f32_type.const_zero(), "")?;
+    let mut values = Vec::with_capacity(4);
+    for (low, high) in lower_values.iter().zip(&upper_values) {
+        let low = low.into_float_value();
+        let high = high.into_float_value();
+        let blend = builder.build_float_add(
+            builder.build_float_mul(low, lower_weight, "")?,
+            builder.build_float_mul(high, choice.weight, "")?,
+            "",
+        )?;
+        // A weight of 0 (point mipmap filtering) reads the lower level exactly, even where the
+        // upper one holds an infinity or NaN.
+        values.push(builder.build_select(blended, blend, low, "")?);
+    }
+    write_sampled(lowering, destinations, predicate, &values, written)
+}
+
+/// `tex`'s results as `written`: the `.f32` values rounded to `.f16` for `.f16` results.
+fn write_sampled<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    destinations: &[Destination],
+    predicate: Option<&Destination>,
+    values: &[BasicValueEnum<'ctx>],
+    written: ScalarType,
+) -> LoweringResult<()> {
+    if written != ScalarType::F16 {
+        return write_results(lowering, destinations, predicate, values, written);
+    }
+    let builder = lowering.shared.builder;
+    let f16_type = lowering.shared.context.f16_type();
+    let halves = values
+        .iter()
+        .map(|value| Ok(builder.build_float_trunc(value.into_float_value(), f16_type, "")?.into()))
+        .collect::<LoweringResult<Vec<BasicValueEnum<'ctx>>>>()?;
+    write_results(lowering, destinations, predicate, &halves, written)
+}
+
+/// What one `tex` looks up, the same at every level.
+struct Lookup<'a, 'ctx> {
+    geometry: TextureGeometry,
+    result: ScalarType,
+    coordinate: ScalarType,
+    coordinates: &'a [Operand],
+    filtered: bool,
+    linear: IntValue<'ctx>,
+}
+
+/// The four channels of `lookup` in the texels `descriptor` (possibly viewed at a level) reads.
+fn sample_level<'ctx>(
+    lowering: &mut FunctionLowering<'_, 'ctx>,
+    descriptor: &Descriptor<'ctx>,
+    format: &Format<'ctx>,
+    lookup: &Lookup<'_, 'ctx>,
+) -> LoweringResult<Vec<BasicValueEnum<'ctx>>> {
+    let builder = lowering.shared.builder;
+    let Lookup { geometry, result, coordinate, coordinates, filtered, linear } = *lookup;
+    let strides = strides(lowering, descriptor, format)?;
+    let array = geometry.is_array();
     let (base, axes) = if geometry.is_cube() {
-        super::cube::face_lookup(lowering, &descriptor, coordinates, array, linear)?
+        super::cube::face_lookup(lowering, descriptor, coordinates, array, linear)?
     } else {
         let layer = if array { Some(lowering.read_int(&coordinates[0], ScalarType::U32)?) } else { None };
         (
-            layer_offset(lowering, &descriptor, layer)?,
-            plain_axes(lowering, &descriptor, geometry, coordinate, coordinates, linear)?,
+            layer_offset(lowering, descriptor, layer)?,
+            plain_axes(lowering, descriptor, geometry, coordinate, coordinates, linear)?,
         )
     };
     let mut sums: Option<Vec<BasicValueEnum<'ctx>>> = None;
     let mut nearest = None;
     for (indices, weight) in corners(lowering, &axes, filtered)? {
-        let texel = texel(lowering, &descriptor, &strides, base, &axes, &indices)?;
-        let values = channels(lowering, &descriptor, &format, &texel, result, None)?;
+        let texel = texel(lowering, descriptor, &strides, base, &axes, &indices)?;
+        let values = channels(lowering, descriptor, format, &texel, result, None)?;
         if nearest.is_none() {
             nearest = Some(values.clone());
         }
@@ -212,23 +303,26 @@ pub fn sample<'ctx>(
         }
     }
     let nearest = nearest.unwrap_or_default();
-    let values = match sums {
+    Ok(match sums {
         Some(sums) => sums
             .iter()
             .zip(&nearest)
             .map(|(sum, near)| builder.build_select(linear, *sum, *near, ""))
             .collect::<Result<Vec<_>, _>>()?,
         None => nearest,
-    };
-    write_results(lowering, destinations, predicate, &values, result)
+    })
 }
 
-/// `tld4.comp.2d.v4.dtype.f32 d{|p}, [a, c]`: channel `component` of the bilinear footprint's
-/// texels, in the order of OpenGL's `textureGather` that CUDA's `tex2Dgather` follows:
-/// (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+/// `tld4.comp.geom.v4.dtype.f32 d{|p}, [a, c]`: channel `component` of the bilinear
+/// footprint's texels, in the order of OpenGL's `textureGather` that CUDA's `tex2Dgather`
+/// follows: (i, j+1), (i+1, j+1), (i+1, j), (i, j). `.a2d` reads the layer the first coordinate
+/// names; `.cube`/`.acube` the footprint on the face `tex.cube` would filter, clamped at its
+/// edges as there.
+#[allow(clippy::too_many_arguments)]
 pub fn gather<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     component: u8,
+    geometry: TextureGeometry,
     result: ScalarType,
     destinations: &[Destination],
     predicate: Option<&Destination>,
@@ -239,13 +333,14 @@ pub fn gather<'ctx>(
     let descriptor = Descriptor::of(lowering, handle)?;
     let format = Format::of(lowering, &descriptor)?;
     let strides = strides(lowering, &descriptor, &format)?;
-    let base = context.i64_type().const_zero();
     let linear = context.bool_type().const_all_ones();
-    let mut axes = Vec::with_capacity(2);
-    for (dimension, operand) in coordinates.iter().take(2).enumerate() {
-        let value = lowering.read(operand, ScalarType::F32)?.into_float_value();
-        axes.push(float_axis(lowering, &descriptor, dimension, value, linear, operand.span)?);
-    }
+    let (base, axes) = if geometry.is_cube() {
+        super::cube::face_lookup(lowering, &descriptor, coordinates, geometry.is_array(), linear)?
+    } else {
+        let layer = if geometry.is_array() { Some(lowering.read_int(&coordinates[0], ScalarType::U32)?) } else { None };
+        let base = layer_offset(lowering, &descriptor, layer)?;
+        (base, plain_axes(lowering, &descriptor, geometry, ScalarType::F32, coordinates, linear)?)
+    };
     let one = context.i64_type().const_int(1, false);
     let builder = lowering.shared.builder;
     let (i, j) = (axes[0].lower, axes[1].lower);
