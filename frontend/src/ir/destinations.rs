@@ -17,6 +17,7 @@ impl Instruction {
             | Instruction::Pack { destination, .. }
             | Instruction::CreatePolicy { destination }
             | Instruction::IsSpace { destination, .. }
+            | Instruction::IntegerLanesMinimumMaximum { destination, .. }
             | Instruction::MapClusterAddress { destination, .. }
             | Instruction::ClusterRank { destination, .. }
             | Instruction::StackAllocate { destination, .. }

@@ -64,6 +64,9 @@ fn is_integer(ty: ScalarType) -> bool {
 
 pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let opcode = modifiers.opcode();
+    if matches!(opcode, "min" | "max") && super::integer_lanes::is_lane_form(instruction) {
+        return super::integer_lanes::minimum_maximum(context, modifiers, instruction);
+    }
     if matches!(opcode, "add" | "sub") && modifiers.flag("cc") {
         return super::extended::add_subtract(context, modifiers, instruction, true);
     }
@@ -81,18 +84,11 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let ty = modifiers.required_type(context)?;
     context.expect_operand_count(instruction, 3)?;
     if let Some(relu) = relu {
-        // ptxas 12.9 takes `.relu` on `min`/`max` of `.s32` (and `.s16x2`, and the half types
-        // decoded in half.rs) only: 'Illegal modifier '.relu' for instruction 'max' with type
-        // '.u32'', and 'Unexpected instruction types' for `.f32`/`.f64`.
-        if !(matches!(opcode, "min" | "max") && ty.node == ScalarType::S32) {
-            refuse_modifier(context, relu.span, "relu", &format!("`{opcode}{}`", ty.node), "`min` and `max` on `.s32`");
-            return None;
-        }
-        if let Some(flush) = flush {
-            refuse_modifier(context, flush.span, "ftz", &format!("`{opcode}{}`", ty.node), "`.f32`");
-            return None;
-        }
-        return accept_unlowered(context, modifiers, instruction);
+        // ptxas 12.9 takes `.relu` on `min`/`max` of `.s32` and `.s16x2` (integer_lanes.rs), and
+        // the half types (half.rs) only: 'Illegal modifier '.relu' for instruction 'max' with
+        // type '.u32'', and 'Unexpected instruction types' for `.f32`/`.f64`.
+        refuse_modifier(context, relu.span, "relu", &format!("`{opcode}{}`", ty.node), "`min` and `max` on `.s32`");
+        return None;
     }
     // `.ftz` flushes single-precision subnormals: ptxas refuses it on integer and `.f64`
     // arithmetic ('Illegal modifier '.ftz' for instruction 'add''); the half types are in half.rs.

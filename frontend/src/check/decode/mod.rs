@@ -17,6 +17,7 @@ mod extended;
 mod float;
 mod half;
 mod hint;
+mod integer_lanes;
 mod matrix;
 mod mbarrier;
 mod modifiers;

@@ -96,6 +96,10 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["min", "max"], modifiers: &[&["NaN"]], version: isa(7, 0), sm: Some(80), form: "`min.NaN`/`max.NaN`", section: "9.7.3.11", operands: ANY },
     // ISA 8.0 (NVIDIA's notes): integer `min.relu`/`max.relu` on `.s32` and `.s16x2`, sm_90.
     Requirement { opcodes: &["min", "max"], modifiers: &[&["relu"], &["s32", "s16x2"]], version: isa(8, 0), sm: Some(90), form: "integer `min.relu`/`max.relu`", section: "9.7.1.10 (ISA 8.0)", operands: ANY },
+    // ptxas 12.9: "Feature 'min.s16x2' requires PTX ISA .version 8.0 or later" and "requires .target sm_90 or higher".
+    // ptxas 12.9: "Feature '::cluster' requires .target sm_90 or higher" (and ISA 7.8).
+    Requirement { opcodes: &["cvta"], modifiers: &[&["shared::cluster"]], version: isa(7, 8), sm: Some(90), form: "`cvta` on `.shared::cluster`", section: "9.7.8.16 (ISA 7.8)", operands: ANY },
+    Requirement { opcodes: &["min", "max"], modifiers: &[&["s16x2", "u16x2"]], version: isa(8, 0), sm: Some(90), form: "`min`/`max` on `.s16x2`/`.u16x2`", section: "9.7.1.10, 9.7.1.11 (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
