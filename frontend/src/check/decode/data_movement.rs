@@ -500,6 +500,15 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 }
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    // The decoders' own diagnostics come first; the modifier rules then catch what they let by.
+    let decoded = decode_cvt(context, modifiers, instruction)?;
+    if !super::conversion_modifiers::check(context, instruction) {
+        return None;
+    }
+    Some(decoded)
+}
+
+fn decode_cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if instruction.modifiers.iter().any(|modifier| modifier.node == "pack") {
         return super::bit_manipulation::convert_pack(context, modifiers, instruction);
     }

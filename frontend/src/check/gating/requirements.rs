@@ -101,6 +101,12 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["cvta"], modifiers: &[&["shared::cluster"]], version: isa(7, 8), sm: Some(90), form: "`cvta` on `.shared::cluster`", section: "9.7.8.16 (ISA 7.8)", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["s16x2", "u16x2"]], version: isa(8, 0), sm: Some(90), form: "`min`/`max` on `.s16x2`/`.u16x2`", section: "9.7.1.10, 9.7.1.11 (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11", operands: ANY },
+    // ptxas 12.9: "Feature '.bf16' requires .target sm_80 or higher", "Feature 'cvt.f16x2.f32'
+    // requires .target sm_80", "Modifier '.relu' requires .target sm_80", and "Feature 'cvt with
+    // .f16.bf16' requires .target sm_90" for `.bf16` with anything but `.f32`. (`cvt.bf16.bf16`
+    // needs sm_90 too, but a row cannot ask for `.bf16` twice.)
+    Requirement { opcodes: &["cvt"], modifiers: &[&["bf16", "bf16x2", "f16x2", "relu"]], version: None, sm: Some(80), form: "`cvt` on `.bf16`, `.bf16x2` and `.f16x2`, and `cvt.relu`", section: "9.7.8.18", operands: ANY },
+    Requirement { opcodes: &["cvt"], modifiers: &[&["bf16"], &["f16", "f64", "u16", "u32", "u64", "s16", "s32", "s64"]], version: None, sm: Some(90), form: "`cvt` between `.bf16` and a type other than `.f32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
     // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).
