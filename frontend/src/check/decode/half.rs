@@ -309,6 +309,17 @@ fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Ins
         return Some(Instruction::PackedSetPredicate { comparison, ty, flush_subnormals, low, high, a, b, combine });
     }
     let (destination, complement) = first_and_second;
+    // ptxas 12.9 takes `p|_` on `.f16`/`.bf16` but no second predicate ('Predicate output not
+    // allowed for instruction 'setp'').
+    if complement.is_some() {
+        invalid(
+            context,
+            instruction.operands[0].span,
+            format!("`setp{ty}` writes one predicate"),
+            "write `p` (or `p|_`)",
+        );
+        return None;
+    }
     let combine = combine.map(Box::new);
     Some(Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine })
 }

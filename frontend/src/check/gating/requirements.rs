@@ -212,7 +212,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["match"], modifiers: NONE, version: isa(6, 0), sm: Some(70), form: "`match.sync`", section: "9.7.12.9", operands: ANY },
     Requirement { opcodes: &["activemask"], modifiers: NONE, version: isa(6, 2), sm: Some(30), form: "`activemask`", section: "9.7.12.10", operands: ANY },
     Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11", operands: ANY },
-    // ptxas wants sm_100a or sm_103a ("not supported on .target 'sm_100'"); the table has no arch-specific targets.
+    // ptxas wants sm_100a/f or sm_103a/f ("not supported on .target 'sm_100'"): architecture_specific.rs.
     Requirement { opcodes: &["redux"], modifiers: &[&["f32"]], version: isa(8, 6), sm: Some(100), form: "`redux.sync.min`/`.max` on `.f32`", section: "9.7.12.11 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: &["elect"], modifiers: NONE, version: isa(8, 0), sm: Some(90), form: "`elect.sync`", section: "9.7.12 (ISA 8.0)", operands: ANY },
     // The warp matrix instructions' target notes (PTX ISA 9.7.13): only the oldest `sm_` per
@@ -254,6 +254,6 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: MBARRIER, modifiers: &[&["relaxed"]], version: isa(8, 6), sm: Some(90), form: "`mbarrier` with `.relaxed`", section: "9.7.12.15 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["expect_tx", "complete_tx"]], version: isa(8, 0), sm: Some(90), form: "`mbarrier` transaction counts", section: "mbarrier.expect_tx (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["cp"], modifiers: &[&["bulk"]], version: isa(8, 0), sm: Some(90), form: "`cp.async.bulk`", section: "cp.async.bulk (ISA 8.0)", operands: ANY },
-    // ptxas wants sm_90a ("not supported on .target 'sm_90'"); the table has no arch-specific targets.
+    // ptxas wants an `a` or `f` target ("not supported on .target 'sm_90'"): architecture_specific.rs.
     Requirement { opcodes: &["tensormap"], modifiers: NONE, version: isa(8, 3), sm: Some(90), form: "`tensormap`", section: "tensormap.replace (ISA 8.3)", operands: ANY },
 ];
