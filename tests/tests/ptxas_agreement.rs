@@ -183,6 +183,8 @@ const CASES: &[Case] = &[
     case("isspacep.shared on a 32-bit register", "isspacep.shared %p1, %r1;", true),
     case("isspacep.global on a .f32 register", "isspacep.global %p1, %f1;", false),
     case("isspacep.global on a 16-bit register", "isspacep.global %p1, %h1;", false),
+    at("7.8", "sm_90", "isspacep.shared::cluster", "isspacep.shared::cluster %p1, %rd1;", true),
+    at("7.8", "sm_90", "isspacep.shared::cluster on a 16-bit register", "isspacep.shared::cluster %p1, %h1;", false),
     at("8.0", "sm_90", "min.s16x2", "min.s16x2 %r1, %r2, %r3;", true),
     at("8.0", "sm_90", "max.u16x2", "max.u16x2 %r1, %r2, %r3;", true),
     at("8.0", "sm_90", "min.relu.s16x2", "min.relu.s16x2 %r1, %r2, %r3;", true),

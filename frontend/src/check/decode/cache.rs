@@ -224,6 +224,11 @@ pub fn is_space(
     instruction: &ast::Instruction,
 ) -> Option<Instruction> {
     if instruction.modifiers.iter().any(|modifier| modifier.node == "shared::cluster") {
+        // Not lowered yet, but its operands are checked as the other spaces' are.
+        context.expect_operand_count(instruction, 2)?;
+        context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
+        let address_type = address_operand_type(context, &instruction.operands[1]);
+        context.source(&instruction.operands[1], address_type, SizeRule::Exact)?;
         return accept_unlowered(context, modifiers, instruction);
     }
     modifiers.drop_all(|name| name == "param::entry");
@@ -251,13 +256,20 @@ pub fn is_space(
     };
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
-    // ptxas 12.9 takes a 32-bit register in a 64-bit module too, and assembles it to the 32-bit
-    // form of its address-space query (`QSPC` without `.E`): the register is the address with
-    // the upper 32 bits zero, however the register is typed.
-    let address_type =
-        if is_32_bit_register(context, &instruction.operands[1]) { ScalarType::U32 } else { context.address_type() };
+    let address_type = address_operand_type(context, &instruction.operands[1]);
     let address = context.source(&instruction.operands[1], address_type, SizeRule::Exact)?;
     Some(Instruction::IsSpace { state_space, destination, address, address_type })
+}
+
+/// The module's address type, or `.u32` for a 32-bit register: ptxas 12.9 takes one in a 64-bit
+/// module too, and assembles it to the 32-bit form of its address-space query (`QSPC` without
+/// `.E`): the register is the address with the upper 32 bits zero, however it is typed.
+fn address_operand_type(context: &mut Context, operand: &ast::Operand) -> ScalarType {
+    if is_32_bit_register(context, operand) {
+        ScalarType::U32
+    } else {
+        context.address_type()
+    }
 }
 
 fn is_32_bit_register(context: &mut Context, operand: &ast::Operand) -> bool {
