@@ -104,7 +104,7 @@ fn amdgpu(triple: &str, arch: Option<&str>) -> TargetDescription {
 /// `%reserved_smem_offset_*` (7.6) below sm_89, whose default is 7.8; `fence.proxy.alias` (7.5)
 /// below sm_89, whose default is 7.8; `fence.proxy.async` (8.0) on plain sm_90, whose default is
 /// 7.8 (sm_90a and sm_100 up start at 8.0 or later; older ones have no async proxy at all);
-/// 64-bit `sured.b.min`/`.max` (8.1) below sm_100; `atom.cas.b128`/`atom.exch.b128` (8.3) on sm_90 and sm_90a, whose defaults are 7.8 and 8.0;
+/// 64-bit `sured.b.min`/`.max` (8.1) below sm_100; `%aggr_smem_size` (8.1) on sm_90 and sm_90a; `atom.cas.b128`/`atom.exch.b128` (8.3) on sm_90 and sm_90a, whose defaults are 7.8 and 8.0;
 /// `wmma` on `.m32n8k16`/`.m8n32k16` (6.1) on sm_70 (default 6.0), on integers (6.3) below
 /// sm_75 (default 6.3), on `.bf16`/`.tf32`/`.f64` (7.0) below sm_80, which gating refuses
 /// anyway; `mma` on 8-bit floats (8.4 or 8.7) below sm_100 or sm_120, whose defaults are 8.6

@@ -421,7 +421,8 @@ impl Target for Amdgpu {
             // The dispatch packet's id, distinct for each dispatch on a queue.
             SpecialRegister::GridId => Ok(call_intrinsic(site, "llvm.amdgcn.dispatch.id", &[], &[])?.into_int_value()),
             SpecialRegister::DynamicSharedSize => self.implicit_argument(site, DYNAMIC_LDS_SIZE_OFFSET, 32),
-            SpecialRegister::TotalSharedSize => {
+            // ptxr reserves no shared memory, so the aggregate is the total.
+            SpecialRegister::TotalSharedSize | SpecialRegister::AggregateSharedSize => {
                 let fixed = call_intrinsic(site, "llvm.amdgcn.groupstaticsize", &[], &[])?.into_int_value();
                 let dynamic = self.implicit_argument(site, DYNAMIC_LDS_SIZE_OFFSET, 32)?;
                 site.builder.build_int_add(fixed, dynamic, "total_smem_size").map_err(llvm_error)

@@ -923,7 +923,8 @@ impl Target for Cpu {
             }
             // Static plus dynamic bytes exactly: the host allocates shared memory in bytes, so
             // its allocation unit (which rounds the total up on GPUs) is 1.
-            SpecialRegister::TotalSharedSize => {
+            // ptxr reserves no shared memory, so `%aggr_smem_size` is the total too.
+            SpecialRegister::TotalSharedSize | SpecialRegister::AggregateSharedSize => {
                 let i32_type = site.context.i32_type();
                 let dynamic = context_field(site, block_context_field::DYNAMIC_SHARED_BYTES, i32_type.into())?;
                 let fixed = context_field(site, block_context_field::STATIC_SHARED_BYTES, i32_type.into())?;

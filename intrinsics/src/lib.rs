@@ -272,6 +272,18 @@ pub trait Target {
         query: ClusterQuery<'ctx>,
     ) -> Result<IntValue<'ctx>, Unsupported>;
 
+    /// `cvta.shared::cluster` (`to_generic`) or `cvta.to.shared::cluster` of `address`, where
+    /// the target has clusters of more than one CTA; `None` where every CTA is a cluster of one,
+    /// whose `.shared::cluster` addresses are its `.shared` addresses (`cluster_of_one.rs`).
+    fn convert_shared_cluster_address<'ctx>(
+        &self,
+        _site: &Site<'_, 'ctx>,
+        _to_generic: bool,
+        _address: IntValue<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        Ok(None)
+    }
+
     /// How texture and surface instructions are expressed: in software over ptxr texture
     /// descriptors in global memory (`ptxr_runtime::texture`), or as PTX's own instructions.
     fn textures(&self) -> TextureLowering;

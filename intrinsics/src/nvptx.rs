@@ -94,6 +94,26 @@ fn cluster_address_by_inline_ptx<'ctx>(
         .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })
 }
 
+/// `cvta{.to}.shared::cluster` as inline PTX: LLVM's NVPTX back end has no cast for it.
+fn convert_shared_cluster_by_inline_ptx<'ctx>(
+    site: &Site<'_, 'ctx>,
+    to_generic: bool,
+    address: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Unsupported> {
+    let failed = |error: inkwell::builder::BuilderError| Unsupported { what: format!("inline PTX ({error})") };
+    let bits = address.get_type().get_bit_width();
+    let letter = if bits == 64 { "l" } else { "r" };
+    let text = format!("cvta{}.shared::cluster.u{bits} $0, $1;", if to_generic { "" } else { ".to" });
+    let function_type = address.get_type().fn_type(&[address.get_type().into()], false);
+    let assembly =
+        site.context.create_inline_asm(function_type, text, format!("={letter},{letter}"), false, false, None, false);
+    let call = site.builder.build_indirect_call(function_type, assembly, &[address.into()], "").map_err(failed)?;
+    call.try_as_basic_value()
+        .basic()
+        .map(|value| value.into_int_value())
+        .ok_or_else(|| Unsupported { what: "inline PTX without a result".to_string() })
+}
+
 /// `isspacep.param` as inline PTX, on the generic address as a 64-bit integer.
 fn is_in_parameter_space<'ctx>(
     site: &Site<'_, 'ctx>,
@@ -517,6 +537,15 @@ impl Target for Nvptx {
         cluster_address_by_inline_ptx(site, query)
     }
 
+    fn convert_shared_cluster_address<'ctx>(
+        &self,
+        site: &Site<'_, 'ctx>,
+        to_generic: bool,
+        address: IntValue<'ctx>,
+    ) -> Result<Option<IntValue<'ctx>>, Unsupported> {
+        convert_shared_cluster_by_inline_ptx(site, to_generic, address).map(Some)
+    }
+
     fn special_register<'ctx>(
         &self,
         site: &Site<'_, 'ctx>,
@@ -562,7 +591,8 @@ impl Target for Nvptx {
             | SpecialRegister::ClusterCtaCount(_)
             | SpecialRegister::ClusterCtaRank
             | SpecialRegister::ClusterCtaRankCount
-            | SpecialRegister::IsExplicitCluster => return read_by_inline_ptx(site, register),
+            | SpecialRegister::IsExplicitCluster
+            | SpecialRegister::AggregateSharedSize => return read_by_inline_ptx(site, register),
         };
         Ok(call_intrinsic(site, &name, &[], &[])?.into_int_value())
     }

@@ -536,7 +536,10 @@ impl Target for Spirv {
             // What OpenCL does not tell a kernel, the host passes (`spirv_launch_arguments.rs`).
             SpecialRegister::GridId => crate::spirv_launch_arguments::grid_id(site),
             SpecialRegister::DynamicSharedSize => crate::spirv_launch_arguments::dynamic_shared_size(site),
-            SpecialRegister::TotalSharedSize => crate::spirv_launch_arguments::total_shared_size(site),
+            // ptxr reserves no shared memory, so the aggregate is the total.
+            SpecialRegister::TotalSharedSize | SpecialRegister::AggregateSharedSize => {
+                crate::spirv_launch_arguments::total_shared_size(site)
+            }
             SpecialRegister::EnvironmentRegister(_)
             | SpecialRegister::PerformanceCounter(_)
             | SpecialRegister::PerformanceCounter64(_)

@@ -40,6 +40,7 @@ pub(crate) fn needed_for(need: LaunchArgumentNeed) -> bool {
             SpecialRegister::GridId
                 | SpecialRegister::DynamicSharedSize
                 | SpecialRegister::TotalSharedSize
+                | SpecialRegister::AggregateSharedSize
                 | SpecialRegister::GlobalTimer
                 | SpecialRegister::GlobalTimerLow
                 | SpecialRegister::GlobalTimerHigh

@@ -551,6 +551,57 @@ fn packed_fused_multiply_add_rounds_once() {
     }
 }
 
+/// `fma.rz`, `.rm` and `.rp` on `.bf16` and `.bf16x2` (ptxas 12.9 takes them at sm_80): the
+/// exact `a * b + c` rounded once in the mode; the hard cases sit just off halfway points and
+/// tiny `c` decides the direction, so rounding the `f32` or `f64` sum first would fail.
+#[test]
+fn brain_float_fused_multiply_add_in_directed_modes() {
+    let mut random = Random::new(5);
+    let mut a = packed_inputs(&mut random, BF16, 1024);
+    let mut b = packed_inputs(&mut random, BF16, 1024);
+    let mut c = packed_inputs(&mut random, BF16, 1024);
+    for (index, [x, y, z]) in fused_multiply_add_hard_cases(BF16).into_iter().enumerate().take(512) {
+        a[index] = packed(x, y);
+        b[index] = packed(y, x);
+        c[index] = packed(z, z ^ 0x8000);
+    }
+    for (mode, rounding) in [("rz", Rounding::Zero), ("rm", Rounding::Down), ("rp", Rounding::Up)] {
+        let model = |x: u16, y: u16, z: u16| fused_multiply_add_rounded(BF16, rounding, [x, y, z]);
+        for relu_too in [false, true] {
+            let modifiers = if relu_too { format!("{mode}.relu") } else { mode.to_string() };
+            let instruction = format!("fma.{modifiers}.bf16x2");
+            let output = run_elements(&packed_body(&instruction, 3), &a, &b, &c);
+            let finish = |bits: u16| if relu_too { relu(BF16, bits) } else { bits };
+            check_lanes(&instruction, [&a, &b, &c], &output, |x, y, z| finish(model(x, y, z)), true);
+        }
+        let instruction = format!("fma.{mode}.bf16");
+        let output = run_elements(&scalar_body(&instruction, 3), &a, &b, &c);
+        let low_halves: Vec<u32> = output.iter().map(|&word| word & 0xffff).collect();
+        check_lanes(&instruction, [&a, &b, &c], &low_halves, model, false);
+    }
+}
+
+/// `a * b + c` of one format rounded once by `rounding`; infinities and NaNs as IEEE has them.
+fn fused_multiply_add_rounded(format: Format, rounding: Rounding, operands: [u16; 3]) -> u16 {
+    let decoded = operands.map(|bits| format.decode(u64::from(bits)));
+    let finite: Vec<Exact> = decoded
+        .iter()
+        .filter_map(|value| if let Decoded::Finite(exact) = value { Some(*exact) } else { None })
+        .collect();
+    if finite.len() < 3 {
+        let [a, b, c] = operands.map(|bits| value_of(format, u64::from(bits)));
+        return special_result(format, a.mul_add(b, c)) as u16;
+    }
+    let product = multiply(finite[0], finite[1]);
+    let mut exact = add(product, finite[2]);
+    if exact.magnitude == 0 && rounding == Rounding::Down {
+        // IEEE 754 (6.3): a zero sum is -0 when rounding down, unless both addends are +0.
+        let positive_zero = |value: Exact| value.magnitude == 0 && !value.negative;
+        exact.negative = !(positive_zero(product) && positive_zero(finite[2]));
+    }
+    format.round(exact, rounding) as u16
+}
+
 #[test]
 fn minimum_and_maximum_with_nan_and_xorsign() {
     let mut random = Random::new(5);
@@ -846,7 +897,8 @@ fn integer_conversions_to_and_from_half() {
         }
         // Back to integers in each integral rounding, clamped into range, NaN to 0.
         let inputs: Vec<u32> = (0..65536u32).collect();
-        for (modifier, destination) in [("rni.", "s32"), ("rmi.", "u32"), ("rpi.", "s32"), ("", "s32")] {
+        // ptxas 12.9 wants the rounding ('Rounding modifier required for instruction 'cvt'').
+        for (modifier, destination) in [("rni.", "s32"), ("rmi.", "u32"), ("rpi.", "s32"), ("rzi.", "s32")] {
             let instruction = format!("cvt.{modifier}{destination}.{name}");
             let body = format!("ld.global.b16 %h1, [%rd1];\n{instruction} %r4, %h1;\nst.global.b32 [%rd4], %r4;");
             let output = run_elements(&body, &inputs, &inputs, &inputs);

@@ -21,9 +21,22 @@ fn run_rows_at_version(
     rows: &[Vec<u64>],
     outputs: usize,
 ) -> Vec<Vec<u64>> {
+    let (version, target) = header.split_once(' ').unwrap_or((header, "sm_80"));
+    run_rows_at(target, version, element, declarations, body, rows, outputs)
+}
+
+/// `run_rows` in a module of PTX ISA `version` for `.target target`.
+fn run_rows_at(
+    target: &str,
+    version: &str,
+    element: &'static str,
+    declarations: &str,
+    body: &str,
+    rows: &[Vec<u64>],
+    outputs: usize,
+) -> Vec<Vec<u64>> {
     let inputs = rows.first().map_or(0, Vec::len);
     let (bytes, register) = if element == "u64" { (8, "b64") } else { (4, "b32") };
-    let (version, target) = header.split_once(' ').unwrap_or((header, "sm_80"));
     let mut ptx = format!(
         ".version {version}\n.target {target}\n.address_size 64\n.visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
          .reg .{register} %a<{}>;\n.reg .{register} %d<{}>;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n{declarations}\n\
@@ -1527,4 +1540,53 @@ fn vmad_with_negated_sources_compiles_for_every_gpu_target() {
         verdict.unwrap_or_else(|error| panic!("spirv-val: {error}"));
     }
     assert!(!artefact("amdgpu").is_empty());
+}
+
+/// `min`/`max` of ISA 8.0 on 16-bit lanes and with `.relu` (sections 9.7.1.10, 9.7.1.11),
+/// against a model on `i16`/`u16` lanes and `i32`.
+#[test]
+fn lane_minimum_and_maximum_with_relu() {
+    let mut random = Random::new(80);
+    let mut words = words_with_edges(&mut random, 256);
+    // Lanes that differ only in sign, or in the other lane.
+    words.extend([0x8000_7fff, 0x7fff_8000, 0xffff_0001, 0x0001_ffff, 0x8000_8000, 0]);
+    let rows: Vec<Vec<u64>> = words
+        .chunks(2)
+        .filter(|pair| pair.len() == 2)
+        .map(|pair| vec![pair[0] & 0xffff_ffff, pair[1] & 0xffff_ffff])
+        .collect();
+    type Lane = fn(u16, u16) -> u16;
+    let signed_min: Lane = |a, b| (a as i16).min(b as i16) as u16;
+    let signed_max: Lane = |a, b| (a as i16).max(b as i16) as u16;
+    let unsigned_min: Lane = |a, b| a.min(b);
+    let unsigned_max: Lane = |a, b| a.max(b);
+    let relu = |lane: u16| if (lane as i16) < 0 { 0 } else { lane };
+    let forms: [(&str, Lane, bool); 6] = [
+        ("min.s16x2", signed_min, false),
+        ("max.s16x2", signed_max, false),
+        ("min.u16x2", unsigned_min, false),
+        ("max.u16x2", unsigned_max, false),
+        ("min.relu.s16x2", signed_min, true),
+        ("max.relu.s16x2", signed_max, true),
+    ];
+    for (instruction, lane, with_relu) in forms {
+        let output = run_rows_at("sm_90", "8.0", "u32", "", &format!("{instruction} %d0, %a0, %a1;"), &rows, 1);
+        for (row, got) in rows.iter().zip(&output) {
+            let (a, b) = (row[0] as u32, row[1] as u32);
+            let lanes = |word: u32| [word as u16, (word >> 16) as u16];
+            let [a_low, a_high] = lanes(a);
+            let [b_low, b_high] = lanes(b);
+            let finish = |value: u16| if with_relu { relu(value) } else { value };
+            let expected = u32::from(finish(lane(a_low, b_low))) | u32::from(finish(lane(a_high, b_high))) << 16;
+            assert_eq!(got[0] as u32, expected, "{instruction} {a:#010x}, {b:#010x}");
+        }
+    }
+    for (instruction, minimum) in [("min.relu.s32", true), ("max.relu.s32", false)] {
+        let output = run_rows_at("sm_90", "8.0", "u32", "", &format!("{instruction} %d0, %a0, %a1;"), &rows, 1);
+        for (row, got) in rows.iter().zip(&output) {
+            let (a, b) = (row[0] as u32 as i32, row[1] as u32 as i32);
+            let chosen = if minimum { a.min(b) } else { a.max(b) };
+            assert_eq!(got[0] as u32, chosen.max(0) as u32, "{instruction} {a:#x}, {b:#x}");
+        }
+    }
 }

@@ -414,3 +414,61 @@ fn shared_cluster_holds_for_the_blocks_own_shared_memory() {
         verdict.unwrap_or_else(|message| panic!("ptxas: {message}"));
     }
 }
+
+/// A 32-bit register in a 64-bit module (ptxas 12.9 takes it, and assembles the 32-bit form of
+/// its query, `QSPC` without `.E`): the answer is that of the register's value zero-extended,
+/// for a generic `.shared` and `.global` address cut to 32 bits, and for values with the top bit
+/// set (a `.s32` register must not be sign-extended).
+#[test]
+fn a_32_bit_register_is_the_address_zero_extended() {
+    let mut body = String::new();
+    for (index, space) in FORMS.iter().enumerate() {
+        body.push_str(&format!(
+            "isspacep.{space} %p1, %narrow;\nselp.u32 %r1, 1, 0, %p1;\nshl.b32 %r1, %r1, {index};\nor.b32 %bits32, %bits32, %r1;\n\
+             isspacep.{space} %p1, %wide;\nselp.u32 %r1, 1, 0, %p1;\nshl.b32 %r1, %r1, {index};\nor.b32 %bits64, %bits64, %r1;\n"
+        ));
+    }
+    let ptx = format!(
+        r#".version 7.8
+.target sm_80
+.address_size 64
+.shared .align 4 .b32 shared_word;
+.global .align 4 .b32 global_word;
+.visible .entry narrow(.param .u64 output)
+{{
+    .reg .b32 %r<3>;
+    .reg .s32 %narrow;
+    .reg .b32 %bits32;
+    .reg .b32 %bits64;
+    .reg .b64 %rd<6>;
+    .reg .b64 %wide;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r2, %tid.x;
+    mul.wide.u32 %rd2, %r2, 8;
+    add.u64 %rd1, %rd1, %rd2;
+    cvta.shared.u64 %rd3, shared_word;
+    cvta.global.u64 %rd4, global_word;
+    setp.eq.u32 %p1, %r2, 0;
+    selp.b64 %rd5, %rd3, %rd4, %p1;
+    cvt.u32.u64 %narrow, %rd5;
+    setp.eq.u32 %p1, %r2, 2;
+    @%p1 mov.s32 %narrow, -16;
+    setp.eq.u32 %p1, %r2, 3;
+    @%p1 mov.s32 %narrow, 0;
+    cvt.u64.u32 %wide, %narrow;
+    mov.b32 %bits32, 0;
+    mov.b32 %bits64, 0;
+{body}    st.global.u32 [%rd1], %bits32;
+    st.global.u32 [%rd1+4], %bits64;
+    st.shared.u32 [shared_word], %r2;
+    st.global.u32 [global_word], %r2;
+    ret;
+}}
+"#
+    );
+    let words = run_ok(&ptx, &Launch::threads(4), &[Buffer::zeroed("u32", 8)]).remove(0);
+    for thread in 0..4 {
+        assert_eq!(words[2 * thread], words[2 * thread + 1], "thread {thread}: 32-bit and zero-extended answers");
+    }
+}

@@ -244,3 +244,34 @@ fn registers_named_like_counters_are_the_programs_own() {
     let result = run_ok(source, &Launch::threads(1), &[Buffer::zeroed("u32", 1)]);
     assert_eq!(result[0], [7]);
 }
+
+/// `%aggr_smem_size` (ISA 8.1, sm_90): the CTA's shared memory with the reserved part, of which
+/// ptxr reserves none, so it is `%total_smem_size`: static (20 bytes, in 16-byte units) plus
+/// dynamic.
+#[test]
+fn aggregate_shared_size_is_static_plus_dynamic() {
+    let ptx = r#".version 8.1
+.target sm_90
+.address_size 64
+.extern .shared .align 4 .b8 dynamic_part[];
+.shared .align 4 .b32 static_part[5];
+.visible .entry aggregate(.param .u64 output)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [output];
+    mov.u32 %r1, %aggr_smem_size;
+    mov.u32 %r2, %total_smem_size;
+    st.global.u32 [%rd1], %r1;
+    st.global.u32 [%rd1+4], %r2;
+    st.shared.u32 [static_part+16], %r1;
+    st.shared.u32 [dynamic_part], %r1;
+    ret;
+}
+"#;
+    let shared_bytes = 40;
+    let launch = Launch { grid: [1, 1, 1], block: [1, 1, 1], shared_bytes, ..Launch::default() };
+    let words = run_ok(ptx, &launch, &[Buffer::zeroed("u32", 2)]).remove(0);
+    assert_eq!(words[0], u64::from(allocated(20) + shared_bytes), "%aggr_smem_size");
+    assert_eq!(words[0], words[1], "%aggr_smem_size against %total_smem_size");
+}

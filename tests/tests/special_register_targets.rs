@@ -222,3 +222,52 @@ fn assert_generic_code_object(arch: &str, code_object: &[u8]) {
         assert_eq!(flags >> 24, 0, "{arch}: a generic version in e_flags {flags:#x}");
     }
 }
+
+/// The forms ptxas 12.9 accepts that ptxr used to refuse, on every GPU target: `%aggr_smem_size`
+/// (ISA 8.1, which NVPTX must then ask LLVM for on sm_90), `cvta{.to}.shared::cluster`,
+/// `min`/`max` on 16-bit lanes and with `.relu`, `fma.rz`/`.rm` on `.bf16`, one-predicate
+/// `setp.f16x2` and `isspacep` on a 32-bit register.
+const ACCEPTED_SINCE: &str = r#".version 8.1
+.target sm_90
+.address_size 64
+
+.extern .shared .align 16 .b8 dynamic_part[];
+
+.visible .entry accepted(.param .u64 output)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .b16 %h<4>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [output];
+    ld.global.u32 %r1, [%rd1];
+    ld.global.u32 %r2, [%rd1+4];
+    min.s16x2 %r3, %r1, %r2;
+    max.relu.s16x2 %r3, %r3, %r2;
+    max.u16x2 %r3, %r3, %r1;
+    min.relu.s32 %r3, %r3, %r2;
+    fma.rz.bf16x2 %r4, %r1, %r2, %r3;
+    mov.b32 {%h1, %h2}, %r4;
+    fma.rm.relu.bf16 %h3, %h1, %h2, %h1;
+    mov.b32 %r4, {%h3, %h3};
+    setp.lt.f16x2 %p1, %r4, %r1;
+    isspacep.global %p2, %r2;
+    and.pred %p1, %p1, %p2;
+    cvta.to.shared::cluster.u64 %rd2, %rd1;
+    cvta.shared::cluster.u64 %rd3, %rd2;
+    mov.u32 %r5, %aggr_smem_size;
+    @%p1 add.u32 %r5, %r5, 1;
+    cvt.u32.u64 %r6, %rd3;
+    add.u32 %r5, %r5, %r6;
+    st.shared.u32 [dynamic_part], %r5;
+    st.global.u32 [%rd1], %r5;
+    st.global.u32 [%rd1+4], %r4;
+    ret;
+}
+"#;
+
+#[test]
+fn forms_accepted_since_the_ptxas_sweep_pass_every_vendor_check() {
+    let problems = check(ACCEPTED_SINCE, "accepted_since", &["nvptx", "spirv", "amdgpu"]);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

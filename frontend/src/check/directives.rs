@@ -12,6 +12,9 @@ pub struct Header {
     /// The `.version` directive, where version-gating diagnostics point; `None` when missing.
     pub version_span: Option<Span>,
     pub sm: Option<u32>,
+    /// `a` for an architecture-specific target (`sm_90a`), `f` for a family-specific one
+    /// (`sm_100f`), `None` for a plain one.
+    pub sm_suffix: Option<char>,
     /// The `.target` directive, where target-gating diagnostics point; `None` when missing.
     pub target_span: Option<Span>,
     pub target_names: Vec<String>,
@@ -103,10 +106,16 @@ pub fn check_header(module: &Module, diagnostics: &mut Vec<Diagnostic>) -> Heade
     }
     let target_names = targets.map(|(names, _)| names).unwrap_or_default();
     let sm = target_names.iter().find_map(|name| sm_number(name));
+    let sm_suffix = target_names
+        .iter()
+        .find(|name| sm_number(name).is_some())
+        .and_then(|name| name.chars().last())
+        .filter(|last| matches!(last, 'a' | 'f'));
     Header {
         version,
         version_span,
         sm,
+        sm_suffix,
         target_span,
         target_names,
         address_size: address_size.map_or(32, |(bits, _)| bits),

@@ -178,10 +178,18 @@ pub enum Instruction {
     CreatePolicy { destination: Destination },
     /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`: a hint; only the address is evaluated.
     Prefetch { state_space: StateSpace, address: Address },
-    /// `isspacep.space p, a`: whether the generic address `a` lies in `space`.
-    /// `shared_cluster`: `isspacep.shared::cluster` (ISA 7.8, sm_90), whether the address is in
-    /// the shared memory of any CTA of the cluster (`state_space` is then `.shared`).
-    IsSpace { state_space: StateSpace, shared_cluster: bool, destination: Destination, address: Operand },
+    /// `isspacep.space p, a`: whether the generic address `a` lies in `space`. `address_type`
+    /// is the module's address type, or `.u32` for a 32-bit register in a 64-bit module, whose
+    /// value is the address zero-extended. `shared_cluster`: `isspacep.shared::cluster` (ISA
+    /// 7.8, sm_90), whether the address is in the shared memory of any CTA of the cluster
+    /// (`state_space` is then `.shared`).
+    IsSpace {
+        state_space: StateSpace,
+        shared_cluster: bool,
+        destination: Destination,
+        address: Operand,
+        address_type: ScalarType,
+    },
     /// `mapa{.shared::cluster}.type d, a, b`: the address in the cluster's CTA of rank `b` that
     /// corresponds to `a` (a `.shared::cluster` address, or a generic one without the space).
     MapClusterAddress {
@@ -195,9 +203,11 @@ pub enum Instruction {
     /// shared memory holds `a`; `d` is a `.u32`.
     ClusterRank { shared_cluster: bool, ty: ScalarType, destination: Destination, address: Operand },
     /// `cvta.space.size d, a` (to generic) and `cvta.to.space.size d, a` (from generic).
+    /// `shared_cluster` is `.shared::cluster` (ISA 7.8, sm_90), with `state_space` `.shared`.
     ConvertAddress {
         direction: AddressConversion,
         state_space: StateSpace,
+        shared_cluster: bool,
         size_bits: u32,
         destination: Destination,
         source: Operand,
@@ -429,9 +439,11 @@ pub enum Instruction {
         a: Operand,
         b: Operand,
     },
-    /// `fma.rn[.ftz][.sat|.relu].type d, a, b, c` on the half types: `a * b + c` rounded once.
+    /// `fma.rn[.ftz][.sat|.relu].type d, a, b, c` on the half types: `a * b + c` rounded once,
+    /// by `rounding` (`.rz`, `.rm` and `.rp` on `.bf16`/`.bf16x2` only).
     HalfFusedMultiplyAdd {
         ty: ScalarType,
+        rounding: RoundingMode,
         flush_subnormals: bool,
         saturation: HalfSaturation,
         destination: Destination,

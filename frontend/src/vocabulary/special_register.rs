@@ -128,6 +128,9 @@ pub enum SpecialRegister {
     DynamicSharedSize,
     /// `%total_smem_size`: the CTA's static and dynamic shared memory, in bytes.
     TotalSharedSize,
+    /// `%aggr_smem_size` (ISA 8.1, sm_90): the CTA's shared memory in bytes, reserved shared
+    /// memory included; ptxr reserves none, so it is `%total_smem_size`.
+    AggregateSharedSize,
     /// `%envreg0` to `%envreg31`: read-only registers the driver defines.
     EnvironmentRegister(u8),
     /// `%pm0` to `%pm7`: 32-bit performance-monitoring counters.
@@ -217,6 +220,7 @@ impl SpecialRegister {
             "%gridid" => scalar(SpecialRegister::GridId),
             "%dynamic_smem_size" => scalar(SpecialRegister::DynamicSharedSize),
             "%total_smem_size" => scalar(SpecialRegister::TotalSharedSize),
+            "%aggr_smem_size" => scalar(SpecialRegister::AggregateSharedSize),
             "%clusterid" => with_dimension(SpecialRegister::ClusterId),
             "%nclusterid" => with_dimension(SpecialRegister::ClusterCount),
             "%cluster_ctaid" => with_dimension(SpecialRegister::ClusterCtaId),
@@ -263,6 +267,7 @@ impl SpecialRegister {
             | SpecialRegister::ClusterCtaRank
             | SpecialRegister::ClusterCtaRankCount
             | SpecialRegister::IsExplicitCluster => Some((7, 8)),
+            SpecialRegister::AggregateSharedSize => Some((8, 1)),
             _ => None,
         }
     }
@@ -272,7 +277,7 @@ impl SpecialRegister {
     pub fn target_sm(self) -> Option<u32> {
         match self.isa_version() {
             Some((7, 6)) => Some(80),
-            Some((7, 8)) => Some(90),
+            Some((7, 8) | (8, 1)) => Some(90),
             _ => None,
         }
     }
@@ -378,6 +383,7 @@ impl fmt::Display for SpecialRegister {
             SpecialRegister::GridId => formatter.write_str("%gridid"),
             SpecialRegister::DynamicSharedSize => formatter.write_str("%dynamic_smem_size"),
             SpecialRegister::TotalSharedSize => formatter.write_str("%total_smem_size"),
+            SpecialRegister::AggregateSharedSize => formatter.write_str("%aggr_smem_size"),
             SpecialRegister::EnvironmentRegister(index) => write!(formatter, "%envreg{index}"),
             SpecialRegister::PerformanceCounter(index) => write!(formatter, "%pm{index}"),
             SpecialRegister::PerformanceCounter64(index) => write!(formatter, "%pm{index}_64"),

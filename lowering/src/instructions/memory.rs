@@ -89,6 +89,7 @@ pub fn convert_address<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     direction: AddressConversion,
     state_space: StateSpace,
+    shared_cluster: bool,
     size_bits: u32,
     destination: &Destination,
     source: &Operand,
@@ -97,6 +98,19 @@ pub fn convert_address<'ctx>(
     let builder = lowering.shared.builder;
     let ty = if size_bits == 64 { ScalarType::U64 } else { ScalarType::U32 };
     let integer = lowering.read_int(source, ty)?;
+    if shared_cluster {
+        let to_generic = direction == AddressConversion::ToGeneric;
+        let converted =
+            lowering.shared.target.convert_shared_cluster_address(&lowering.site(), to_generic, integer).map_err(
+                |unsupported| {
+                    crate::error::LoweringError::unsupported(&unsupported.what, lowering.target_name(), source.span)
+                },
+            )?;
+        if let Some(converted) = converted {
+            return lowering.write(destination, converted.into(), ty);
+        }
+        // Every CTA is a cluster of one: its `.shared::cluster` addresses are its `.shared` ones.
+    }
     if let (StateSpace::Local, Some(origin)) = (state_space, lowering.local_window()) {
         // `.local` addresses are offsets into the function's window (`FunctionLowering::local_window`).
         let (local, generic) = (lowering.address_space(StateSpace::Local), lowering.address_space(StateSpace::Generic));
@@ -178,10 +192,17 @@ pub fn is_space(
     shared_cluster: bool,
     destination: &Destination,
     address: &Operand,
+    address_type: ScalarType,
 ) -> LoweringResult<()> {
     let context = lowering.shared.context;
     let ty = if lowering.shared.ptx.address_size == 32 { ScalarType::U32 } else { ScalarType::U64 };
-    let integer = lowering.read_int(address, ty)?;
+    let integer = lowering.read_int(address, address_type)?;
+    // A 32-bit register in a 64-bit module holds the address with its upper half zero.
+    let integer = lowering.shared.builder.build_int_z_extend_or_bit_cast(
+        integer,
+        crate::types::integer_type(context, ty.bits()),
+        "",
+    )?;
     let generic = lowering.address_space(StateSpace::Generic);
     let pointer = lowering.shared.builder.build_int_to_ptr(integer, context.ptr_type(generic), "")?;
     let shared_window = lowering.shared_window_base().map(|base| ptxr_intrinsics::SharedWindow {

@@ -124,8 +124,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::CreatePolicy { destination } => memory::create_policy(lowering, destination),
         Instruction::Prefetch { state_space, address } => memory::prefetch(lowering, *state_space, address),
-        Instruction::IsSpace { state_space, shared_cluster, destination, address } => {
-            memory::is_space(lowering, *state_space, *shared_cluster, destination, address)
+        Instruction::IsSpace { state_space, shared_cluster, destination, address, address_type } => {
+            memory::is_space(lowering, *state_space, *shared_cluster, destination, address, *address_type)
         }
         Instruction::MapClusterAddress { shared_cluster, ty, destination, address, rank } => {
             cluster::map_address(lowering, *shared_cluster, *ty, destination, address, rank)
@@ -133,8 +133,16 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::ClusterRank { shared_cluster, ty, destination, address } => {
             cluster::cta_rank(lowering, *shared_cluster, *ty, destination, address)
         }
-        Instruction::ConvertAddress { direction, state_space, size_bits, destination, source } => {
-            memory::convert_address(lowering, *direction, *state_space, *size_bits, destination, source)
+        Instruction::ConvertAddress { direction, state_space, shared_cluster, size_bits, destination, source } => {
+            memory::convert_address(
+                lowering,
+                *direction,
+                *state_space,
+                *shared_cluster,
+                *size_bits,
+                destination,
+                source,
+            )
         }
         Instruction::IntegerBinary { operation, ty, saturate, destination, a, b } => {
             integer::binary(lowering, *operation, *ty, *saturate, destination, a, b)
@@ -297,8 +305,17 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::HalfBinary { operation, ty, flush_subnormals, saturation, destination, a, b } => {
             half::binary(lowering, *operation, *ty, *flush_subnormals, *saturation, destination, a, b, span)
         }
-        Instruction::HalfFusedMultiplyAdd { ty, flush_subnormals, saturation, destination, a, b, c } => {
-            half::fused_multiply_add(lowering, *ty, *flush_subnormals, *saturation, destination, [a, b, c], span)
+        Instruction::HalfFusedMultiplyAdd { ty, rounding, flush_subnormals, saturation, destination, a, b, c } => {
+            half::fused_multiply_add(
+                lowering,
+                *ty,
+                *rounding,
+                *flush_subnormals,
+                *saturation,
+                destination,
+                [a, b, c],
+                span,
+            )
         }
         Instruction::ConvertToTf32 { rounding, relu, destination, a } => {
             tf32::convert(lowering, *rounding, *relu, destination, a)

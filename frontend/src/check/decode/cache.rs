@@ -251,7 +251,29 @@ pub fn is_space(
     };
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], ScalarType::Pred, SizeRule::Exact)?;
-    let address_type = context.address_type();
+    let address_type = address_operand_type(context, &instruction.operands[1]);
     let address = context.source(&instruction.operands[1], address_type, SizeRule::Exact)?;
-    Some(Instruction::IsSpace { state_space, shared_cluster, destination, address })
+    Some(Instruction::IsSpace { state_space, shared_cluster, destination, address, address_type })
+}
+
+/// The module's address type, or `.u32` for a 32-bit register: ptxas 12.9 takes one in a 64-bit
+/// module too, and assembles it to the 32-bit form of its address-space query (`QSPC` without
+/// `.E`): the register is the address with the upper 32 bits zero, however it is typed.
+fn address_operand_type(context: &mut Context, operand: &ast::Operand) -> ScalarType {
+    if is_32_bit_register(context, operand) {
+        ScalarType::U32
+    } else {
+        context.address_type()
+    }
+}
+
+fn is_32_bit_register(context: &mut Context, operand: &ast::Operand) -> bool {
+    let OperandKind::Name { name, member: None } = &operand.kind else { return false };
+    match context.scopes.lookup(name, &mut context.variables) {
+        Some(id) => {
+            let ty = context.variable(id).ty;
+            ty.bits() == 32 && matches!(ty.kind(), ScalarKind::Signed | ScalarKind::Unsigned | ScalarKind::Bit)
+        }
+        None => false,
+    }
 }

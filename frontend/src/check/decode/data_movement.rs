@@ -452,7 +452,12 @@ fn scalar_of(operand: &ast::Operand) -> &ast::Operand {
 
 pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     let direction = if modifiers.flag("to") { AddressConversion::FromGeneric } else { AddressConversion::ToGeneric };
-    let Some(space) = modifiers.state_space() else {
+    let shared_cluster = modifiers.take_flag("shared::cluster");
+    let space = match &shared_cluster {
+        Some(modifier) => Some(Spanned { node: StateSpace::Shared, span: modifier.span }),
+        None => modifiers.state_space(),
+    };
+    let Some(space) = space else {
         context.report(
             Diagnostic::error(Code::InvalidModifier, "`cvta` needs a state space")
                 .with_primary(modifiers.end_span(), "expected `.global`, `.shared`, `.local`, `.const` or `.param`"),
@@ -480,13 +485,14 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
     context.expect_operand_count(instruction, 2)?;
     let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
     let source = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
-    if direction == AddressConversion::ToGeneric {
+    if direction == AddressConversion::ToGeneric && shared_cluster.is_none() {
         // `cvta.shared` of a `.global` variable's address: ptxas reports a state space mismatch.
         context.check_value_space(&source, space.node, "cvta")?;
     }
     Some(Instruction::ConvertAddress {
         direction,
         state_space: space.node,
+        shared_cluster: shared_cluster.is_some(),
         size_bits: ty.node.bits(),
         destination,
         source,
@@ -494,6 +500,15 @@ pub fn cvta(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast:
 }
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
+    // The decoders' own diagnostics come first; the modifier rules then catch what they let by.
+    let decoded = decode_cvt(context, modifiers, instruction)?;
+    if !super::conversion_modifiers::check(context, instruction) {
+        return None;
+    }
+    Some(decoded)
+}
+
+fn decode_cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
     if instruction.modifiers.iter().any(|modifier| modifier.node == "pack") {
         return super::bit_manipulation::convert_pack(context, modifiers, instruction);
     }

@@ -179,8 +179,19 @@ fn fused_multiply_add(
     }
     let saturate = modifiers.take_flag("sat");
     let relu = modifiers.take_flag("relu");
-    nearest_rounding(context, modifiers, true)?;
+    let rounding = fused_rounding(context, modifiers)?;
     let ty = half_type(context, modifiers)?;
+    // ptxas 12.9 takes `.rz`, `.rm` and `.rp` on `.bf16` and `.bf16x2` (sm_80, as `.rn`), and
+    // refuses them on `.f16` ('Illegal rounding modifier for instruction 'fma'').
+    if rounding.node != RoundingMode::NearestEven && !is_brain_float(ty) {
+        invalid(
+            context,
+            rounding.span,
+            format!("`fma{}` is for `.bf16` and `.bf16x2`", rounding.node),
+            "`.f16` and `.f16x2` round with `.rn`",
+        );
+        return None;
+    }
     let flush_subnormals = flush_flag(context, modifiers, ty)?;
     if is_brain_float(ty) {
         refuse(context, &saturate, "sat", "`.bf16` and `.bf16x2`")?;
@@ -195,7 +206,36 @@ fn fused_multiply_add(
         (None, None) => HalfSaturation::None,
     };
     let (destination, [a, b, c]) = operands::<3>(context, instruction, ty)?;
-    Some(Instruction::HalfFusedMultiplyAdd { ty, flush_subnormals, saturation, destination, a, b, c })
+    Some(Instruction::HalfFusedMultiplyAdd {
+        ty,
+        rounding: rounding.node,
+        flush_subnormals,
+        saturation,
+        destination,
+        a,
+        b,
+        c,
+    })
+}
+
+/// The rounding of half-precision `fma`, which it needs: `.rn`, or `.rz`, `.rm`, `.rp`.
+fn fused_rounding(context: &mut Context, modifiers: &mut Modifiers) -> Option<Spanned<RoundingMode>> {
+    match modifiers.take(RoundingMode::from_ptx) {
+        Some(rounding) if rounding.node.is_integral() => {
+            invalid(
+                context,
+                rounding.span,
+                "half-precision `fma` rounds with `.rn`, `.rz`, `.rm` or `.rp`".to_string(),
+                "expected a floating-point rounding",
+            );
+            None
+        }
+        Some(rounding) => Some(rounding),
+        None => {
+            invalid(context, modifiers.end_span(), "`fma` needs a rounding modifier".to_string(), "expected `.rn`");
+            None
+        }
+    }
 }
 
 fn unary(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
@@ -262,19 +302,24 @@ fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Ins
     };
     let comparison = comparison.node;
     if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        // ptxas 12.9 also takes one predicate, `p` of `p|_`: it assembles `setp.lt.f16x2 p, a,
+        // b` to the `HSETP2` of `p|q` with the low lanes (`.H0_H0`) only.
         let (low, high) = first_and_second;
-        if high.is_none() && !matches!(instruction.operands[0].kind, OperandKind::PredicatePair(..)) {
-            context.report(
-                Diagnostic::error(Code::OperandKind, format!("`setp{ty}` writes two predicates"))
-                    .with_primary(instruction.operands[0].span, "expected `p|q`")
-                    .with_help("the first predicate gets the low lanes' comparison, the second the high lanes'"),
-            );
-            return None;
-        }
         let combine = combine.map(Box::new);
         return Some(Instruction::PackedSetPredicate { comparison, ty, flush_subnormals, low, high, a, b, combine });
     }
     let (destination, complement) = first_and_second;
+    // ptxas 12.9 takes `p|_` on `.f16`/`.bf16` but no second predicate ('Predicate output not
+    // allowed for instruction 'setp'').
+    if complement.is_some() {
+        invalid(
+            context,
+            instruction.operands[0].span,
+            format!("`setp{ty}` writes one predicate"),
+            "write `p` (or `p|_`)",
+        );
+        return None;
+    }
     let combine = combine.map(Box::new);
     Some(Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine })
 }

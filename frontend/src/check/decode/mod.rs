@@ -12,6 +12,7 @@ mod cluster;
 mod comparison;
 mod context;
 mod control;
+mod conversion_modifiers;
 mod data_movement;
 mod extended;
 mod float;

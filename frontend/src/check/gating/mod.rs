@@ -8,6 +8,7 @@
 //! module that declares a recent version and target walks its instructions against an empty
 //! (or nearly empty) table.
 
+mod architecture_specific;
 mod deprecations;
 mod requirements;
 mod targets;
@@ -21,6 +22,7 @@ use crate::syntax::ast::{self, Directive, OperandKind, Statement};
 use super::directives::Header;
 use super::function::{spelling, spelling_span};
 use super::name_map::{short_key, NameMap};
+use architecture_specific::{ArchitectureSpecific, ARCHITECTURE_SPECIFIC};
 use deprecations::{DeprecatedInstruction, DEPRECATED_DIRECTIVES, DEPRECATED_INSTRUCTIONS};
 use requirements::{Operands, Requirement, REQUIREMENTS};
 use wide_type::WideTypeGate;
@@ -85,6 +87,8 @@ struct Gate<'header> {
 struct Rows {
     requirements: Vec<Row>,
     deprecations: Vec<&'static DeprecatedInstruction>,
+    /// Forms that the module's target lacks for not being an `a`/`f` target (or the right one).
+    architecture_specific: Vec<&'static ArchitectureSpecific>,
 }
 
 /// A requirement with the [`name_sketch`] bits of each of its modifier groups, OR-ed: a row
@@ -149,6 +153,14 @@ impl<'header> Gate<'header> {
         }
         for deprecation in DEPRECATED_INSTRUCTIONS.iter().filter(|deprecation| header.version >= deprecation.since) {
             by_opcode.entry(deprecation.opcode).or_default().deprecations.push(deprecation);
+        }
+        // Without `.target` the header check has reported the module already.
+        if header.target_span.is_some() {
+            for row in ARCHITECTURE_SPECIFIC.iter().filter(|row| !row.allows(header.sm, header.sm_suffix)) {
+                for opcode in row.opcodes {
+                    by_opcode.entry(opcode).or_default().architecture_specific.push(row);
+                }
+            }
         }
         let opcode_sketch = by_opcode.keys().fold(0, |bits, opcode| bits | name_sketch(opcode));
         let short_opcodes: Vec<(u64, &'static str)> =
@@ -227,8 +239,20 @@ impl<'header> Gate<'header> {
         if let Some((version, requirement)) = newest_version {
             diagnostics.push(self.version_error(instruction, span, version, requirement));
         }
+        let target_failed = newest_target.is_some();
         if let (Some((sm, requirement)), Some(declared)) = (newest_target, self.header.sm) {
             diagnostics.push(self.target_error(instruction, span, sm, declared, requirement));
+        }
+        // A form the target's number already lacks is reported as such, not again here.
+        let specific = rows.architecture_specific.iter().find(|row| {
+            row.modifiers.iter().all(|group| {
+                group
+                    .iter()
+                    .any(|pattern| instruction.modifiers.iter().any(|modifier| matches(pattern, &modifier.node)))
+            })
+        });
+        if let (Some(row), false) = (specific, target_failed) {
+            diagnostics.push(self.architecture_specific_error(instruction, span, row));
         }
         if let (Some((sm, requirement)), Some(compiled)) = (newest_compiled, self.compile_sm) {
             diagnostics.push(self.compiled_architecture_error(instruction, span, sm, compiled, requirement));
@@ -278,6 +302,31 @@ impl<'header> Gate<'header> {
         diagnostic
             .with_note(format!("Target ISA notes of section {}", requirement.section))
             .with_help(format!("raise `.target` to sm_{sm} or later"))
+    }
+
+    fn architecture_specific_error(
+        &self,
+        instruction: &ast::Instruction,
+        span: Span,
+        row: &ArchitectureSpecific,
+    ) -> Diagnostic {
+        let declared =
+            self.header.target_names.iter().find(|name| name.starts_with("sm_") || name.starts_with("compute_"));
+        let declared = declared.map_or("this target", String::as_str);
+        let required = row.required(self.header.sm);
+        let mut diagnostic = Diagnostic::error(
+            Code::NeedsNewerTarget,
+            format!("`{}` is not supported on `.target {declared}`", spelling(instruction)),
+        )
+        .with_primary(span, format!("{} needs {required}", row.form));
+        if let Some(directive) = self.header.target_span {
+            diagnostic = diagnostic.with_secondary(directive, format!("the module targets {declared}"));
+        }
+        diagnostic
+            .with_note(
+                "architecture-specific forms exist only on the `a` (and, from sm_100, `f`) targets that list them",
+            )
+            .with_help(format!("target {required}"))
     }
 
     fn compiled_architecture_error(

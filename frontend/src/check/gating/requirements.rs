@@ -103,7 +103,15 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["min", "max"], modifiers: &[&["f32"]], version: isa(8, 8), sm: Some(100), form: "`min`/`max` of three `.f32` sources", section: "9.7.3.10, 9.7.3.11 (ISA 8.8)", operands: Operands::ThreeSources },
     // ISA 8.0 (NVIDIA's notes): `add`, `min`, `max` on the packed `.u16x2`/`.s16x2`, sm_90.
     Requirement { opcodes: &["add", "min", "max"], modifiers: &[&["u16x2", "s16x2"]], version: isa(8, 0), sm: Some(90), form: "packed 16-bit integer `add`/`min`/`max`", section: "9.7.1.1, 9.7.1.10 (ISA 8.0)", operands: ANY },
+    // ptxas 12.9: "Feature '::cluster' requires .target sm_90 or higher" (and ISA 7.8).
+    Requirement { opcodes: &["cvta"], modifiers: &[&["shared::cluster"]], version: isa(7, 8), sm: Some(90), form: "`cvta` on `.shared::cluster`", section: "9.7.8.16 (ISA 7.8)", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11", operands: ANY },
+    // ptxas 12.9: "Feature '.bf16' requires .target sm_80 or higher", "Feature 'cvt.f16x2.f32'
+    // requires .target sm_80", "Modifier '.relu' requires .target sm_80", and "Feature 'cvt with
+    // .f16.bf16' requires .target sm_90" for `.bf16` with anything but `.f32`. (`cvt.bf16.bf16`
+    // needs sm_90 too, but a row cannot ask for `.bf16` twice.)
+    Requirement { opcodes: &["cvt"], modifiers: &[&["bf16", "bf16x2", "f16x2", "relu"]], version: None, sm: Some(80), form: "`cvt` on `.bf16`, `.bf16x2` and `.f16x2`, and `cvt.relu`", section: "9.7.8.18", operands: ANY },
+    Requirement { opcodes: &["cvt"], modifiers: &[&["bf16"], &["f16", "f64", "u16", "u32", "u64", "s16", "s32", "s64"]], version: None, sm: Some(90), form: "`cvt` between `.bf16` and a type other than `.f32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
     // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).
@@ -210,7 +218,7 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["match"], modifiers: NONE, version: isa(6, 0), sm: Some(70), form: "`match.sync`", section: "9.7.12.9", operands: ANY },
     Requirement { opcodes: &["activemask"], modifiers: NONE, version: isa(6, 2), sm: Some(30), form: "`activemask`", section: "9.7.12.10", operands: ANY },
     Requirement { opcodes: &["redux"], modifiers: NONE, version: isa(7, 0), sm: Some(80), form: "`redux.sync`", section: "9.7.12.11", operands: ANY },
-    // ptxas wants sm_100a or sm_103a ("not supported on .target 'sm_100'"); the table has no arch-specific targets.
+    // ptxas wants sm_100a/f or sm_103a/f ("not supported on .target 'sm_100'"): architecture_specific.rs.
     Requirement { opcodes: &["redux"], modifiers: &[&["f32"]], version: isa(8, 6), sm: Some(100), form: "`redux.sync.min`/`.max` on `.f32`", section: "9.7.12.11 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: &["elect"], modifiers: NONE, version: isa(8, 0), sm: Some(90), form: "`elect.sync`", section: "9.7.12 (ISA 8.0)", operands: ANY },
     // The warp matrix instructions' target notes (PTX ISA 9.7.13): only the oldest `sm_` per
@@ -252,6 +260,6 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: MBARRIER, modifiers: &[&["relaxed"]], version: isa(8, 6), sm: Some(90), form: "`mbarrier` with `.relaxed`", section: "9.7.12.15 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: MBARRIER, modifiers: &[&["expect_tx", "complete_tx"]], version: isa(8, 0), sm: Some(90), form: "`mbarrier` transaction counts", section: "mbarrier.expect_tx (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["cp"], modifiers: &[&["bulk"]], version: isa(8, 0), sm: Some(90), form: "`cp.async.bulk`", section: "cp.async.bulk (ISA 8.0)", operands: ANY },
-    // ptxas wants sm_90a ("not supported on .target 'sm_90'"); the table has no arch-specific targets.
+    // ptxas wants an `a` or `f` target ("not supported on .target 'sm_90'"): architecture_specific.rs.
     Requirement { opcodes: &["tensormap"], modifiers: NONE, version: isa(8, 3), sm: Some(90), form: "`tensormap`", section: "tensormap.replace (ISA 8.3)", operands: ANY },
 ];

@@ -4,12 +4,14 @@
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 use ptxr_frontend::ir::{
-    Destination, HalfBinaryOperation, HalfSaturation, HalfUnaryOperation, MinimumMaximum, Operand,
+    Destination, HalfBinaryOperation, HalfSaturation, HalfUnaryOperation, MinimumMaximum, Operand, RoundingMode,
 };
 use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_frontend::Span;
 
-use super::{approximate, finish_lane, read_flushed, write_lanes, Emit, Format, CANONICAL_NAN, SIGN};
+use super::{
+    approximate, finish_lane, finish_rounded_lane, read_flushed, write_lanes, Emit, Format, CANONICAL_NAN, SIGN,
+};
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 
@@ -91,6 +93,7 @@ pub(super) fn minimum_maximum<'ctx>(
 pub fn fused_multiply_add<'ctx>(
     lowering: &mut FunctionLowering<'_, 'ctx>,
     ty: ScalarType,
+    rounding: RoundingMode,
     flush: bool,
     saturation: HalfSaturation,
     destination: &Destination,
@@ -107,11 +110,22 @@ pub fn fused_multiply_add<'ctx>(
     for ((a, b), c) in a_lanes.into_iter().zip(b_lanes).zip(c_lanes) {
         let builder = emit.builder();
         let (a, b, c) = (emit.widen(a, format)?, emit.widen(b, format)?, emit.widen(c, format)?);
-        // The product of two 16-bit floats is exact in double; only the sum rounds.
+        // The product of two 16-bit floats is exact in double; only the sum rounds. Rounded to
+        // odd, the double keeps enough of the exact sum for any rounding to 16 bits to agree
+        // with rounding the exact sum (`.rn`, and the directed modes of `.bf16`).
         let product = builder.build_float_mul(a, b, "")?;
-        let sum = builder.build_float_add(product, c, "")?;
+        let mut sum = builder.build_float_add(product, c, "")?;
+        if rounding == RoundingMode::TowardNegative {
+            // A zero sum here is exact (no sum of 16-bit floats underflows a double), and IEEE
+            // makes it -0 under `.rm` unless both addends are +0: `-((-p) + (-c))` is that.
+            let negated =
+                builder.build_float_add(builder.build_float_neg(product, "")?, builder.build_float_neg(c, "")?, "")?;
+            let rounded_down_zero = builder.build_float_neg(negated, "")?;
+            let zero = emit.compare_float(FloatPredicate::OEQ, sum, emit.f64(0.0))?;
+            sum = emit.select_float(zero, rounded_down_zero, sum)?;
+        }
         let odd = rounded_to_odd_sum(&emit, product, c, sum)?;
-        results.push(finish_lane(&emit, odd, format, flush, saturation)?);
+        results.push(finish_rounded_lane(&emit, odd, format, rounding, flush, saturation)?);
     }
     write_lanes(&emit, destination, &results)
 }

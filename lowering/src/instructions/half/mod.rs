@@ -478,7 +478,19 @@ fn finish_lane<'ctx>(
     flush: bool,
     saturation: HalfSaturation,
 ) -> LoweringResult<IntValue<'ctx>> {
-    let mut bits = emit.narrow(value, format, RoundingMode::NearestEven)?;
+    finish_rounded_lane(emit, value, format, RoundingMode::NearestEven, flush, saturation)
+}
+
+/// [`finish_lane`] with the rounding `rounding`.
+fn finish_rounded_lane<'ctx>(
+    emit: &Emit<'_, '_, 'ctx>,
+    value: FloatValue<'ctx>,
+    format: Format,
+    rounding: RoundingMode,
+    flush: bool,
+    saturation: HalfSaturation,
+) -> LoweringResult<IntValue<'ctx>> {
+    let mut bits = emit.narrow(value, format, rounding)?;
     if flush {
         bits = emit.flush_bits(bits)?;
     }
