@@ -453,3 +453,70 @@ fn min_and_max_f32_with_nan_and_xorsign_abs_match_the_model() {
         }
     }
 }
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    ptxr_tests::opencl::serve_child();
+}
+
+/// `min`/`max` `.f32` with three sources (ISA 8.8, sm_100; Triton 3.9 writes `max.f32 d, a, b, c`
+/// in its sm_120 reductions): the two-source model applied to `a`, `b` and then `c`, on the CPU
+/// and on SPIR-V through OpenCL. The triples hold NaNs, zeros of both signs and infinities in
+/// every position, so a lowering that drops, reorders or mis-flushes a source disagrees.
+#[test]
+fn min_and_max_f32_with_three_sources_match_the_two_source_model() {
+    let mut random = Random::new(29);
+    let all = f32_edge_patterns(&mut random, 20);
+    // +0, -0, both subnormal signs, 1.0, +inf, -inf, a signalling and a quiet NaN, and a random
+    // pattern: 1000 triples, one block.
+    let patterns: Vec<u32> = [0, 1, 2, 3, 7, 10, 11, 12, 13, 17].iter().map(|&index| all[index]).collect();
+    let mut triples: Vec<[u64; 3]> = Vec::new();
+    for &a in &patterns {
+        for &b in &patterns {
+            for &c in &patterns {
+                triples.push([u64::from(a), u64::from(b), u64::from(c)]);
+            }
+        }
+    }
+    for opcode in ["min", "max"] {
+        for (modifiers, propagate_nan) in [("", false), (".NaN", true), (".ftz.NaN", true)] {
+            let ptx = format!(
+                ".version 8.8\n.target sm_100\n.address_size 64\n\
+                 .visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+                 .reg .f32 %a, %b, %c, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+                 ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+                 mul.wide.u32 %rd3, %thread, 12;\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, 4;\n\
+                 add.u64 %rd5, %rd2, %rd3;\nld.global.f32 %a, [%rd4];\nld.global.f32 %b, [%rd4+4];\n\
+                 ld.global.f32 %c, [%rd4+8];\n{opcode}{modifiers}.f32 %d, %a, %b, %c;\nst.global.f32 [%rd5], %d;\nret;\n}}\n"
+            );
+            let flat: Vec<u64> = triples.iter().flatten().copied().collect();
+            let buffers = [Buffer::new("b32", flat), Buffer::zeroed("b32", triples.len())];
+            let flush = |bits: u32| {
+                if modifiers.contains("ftz") && f32::from_bits(bits).is_subnormal() {
+                    bits & 0x8000_0000
+                } else {
+                    bits
+                }
+            };
+            let minimum = opcode == "min";
+            let expected: Vec<u64> = triples
+                .iter()
+                .map(|&[a, b, c]| {
+                    let (a, b, c) = (flush(a as u32), flush(b as u32), flush(c as u32));
+                    let first = minimum_maximum_model(a, b, minimum, propagate_nan, false);
+                    u64::from(minimum_maximum_model(first, c, minimum, propagate_nan, false))
+                })
+                .collect();
+            let launch = Launch::threads(triples.len() as u32);
+            for (device, result) in ptxr_tests::opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+                for (index, (&got, &want)) in result[1].iter().zip(&expected).enumerate() {
+                    let [a, b, c] = triples[index];
+                    assert_eq!(got, want, "{device}: {opcode}{modifiers}.f32 of {a:#010x}, {b:#010x}, {c:#010x}");
+                }
+            }
+        }
+    }
+}

@@ -219,7 +219,8 @@ pub enum Instruction {
         b: Operand,
         c: Operand,
     },
-    /// `add`, `sub`, `mul`, `div`, `min`, `max` on floats.
+    /// `add`, `sub`, `mul`, `div`, `min`, `max` on floats; `c` is the third source of
+    /// `min`/`max` `.f32` with three (ISA 8.8), which compares all three.
     FloatBinary {
         operation: FloatBinaryOperation,
         ty: ScalarType,
@@ -229,6 +230,7 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
         b: Operand,
+        c: Option<Operand>,
     },
     /// `fma.rnd.type` and `mad.rnd.type` on floats: `a * b + c` rounded once.
     FusedMultiplyAdd {

@@ -2,7 +2,7 @@
 //! `.ftz` and `.sat` are applied explicitly so that every target gives PTX's results.
 
 use inkwell::values::{BasicValueEnum, FloatValue};
-use ptxr_frontend::ir::{Destination, FloatBinaryOperation, GuardedInstruction, Operand, RoundingMode};
+use ptxr_frontend::ir::{Destination, FloatBinaryOperation, GuardedInstruction, MinimumMaximum, Operand, RoundingMode};
 use ptxr_frontend::vocabulary::ScalarType;
 
 use super::directed;
@@ -68,8 +68,8 @@ pub fn binary<'ctx>(
     flush_subnormals: bool,
     saturate: bool,
     destination: &Destination,
-    a: &Operand,
-    b: &Operand,
+    [a, b]: [&Operand; 2],
+    c: Option<&Operand>,
 ) -> LoweringResult<()> {
     let directed = directed::is_directed(rounding) && matches!(ty, ScalarType::F32 | ScalarType::F64);
     if !directed {
@@ -78,6 +78,18 @@ pub fn binary<'ctx>(
     let builder = lowering.shared.builder;
     let a = read_float(lowering, a, ty, flush_subnormals)?;
     let b = read_float(lowering, b, ty, flush_subnormals)?;
+    // Three sources (the checker gives `c` to `min`/`max` `.f32` only): the minimum or maximum
+    // of the first two against the third. Both NaN rules compose so: without `.NaN` a NaN is
+    // skipped unless all are NaN, with `.NaN` any NaN gives NaN; -0 < +0 holds at each step.
+    if let (Some(c), FloatBinaryOperation::Minimum(modifiers) | FloatBinaryOperation::Maximum(modifiers)) =
+        (c, operation)
+    {
+        let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
+        let c = read_float(lowering, c, ty, flush_subnormals)?;
+        let first = single_minimum_maximum(lowering, guarded, modifiers, minimum, a, b)?;
+        let result = single_minimum_maximum(lowering, guarded, modifiers, minimum, first, c)?;
+        return finish(lowering, result, ty, flush_subnormals, saturate, destination);
+    }
     if let (true, Some(mode)) = (directed, rounding) {
         let result = directed_binary(lowering, guarded, operation, a, b, mode)?;
         return finish(lowering, result, ty, flush_subnormals, saturate, destination);
@@ -91,21 +103,7 @@ pub fn binary<'ctx>(
             if ty == ScalarType::F32 =>
         {
             let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
-            let native = if modifiers.xorsign_absolute {
-                None
-            } else {
-                lowering
-                    .shared
-                    .target
-                    .float_minimum_maximum(&lowering.site(), a, b, minimum, modifiers.propagate_nan)
-                    .map_err(|unsupported| {
-                    LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span)
-                })?
-            };
-            match native {
-                Some(value) => value,
-                None => super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum)?,
-            }
+            single_minimum_maximum(lowering, guarded, modifiers, minimum, a, b)?
         }
         // `.f64` has no modifiers; a NaN operand gives the other, as minnum/maxnum do.
         FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
@@ -117,6 +115,29 @@ pub fn binary<'ctx>(
         }
     };
     finish(lowering, result, ty, flush_subnormals, saturate, destination)
+}
+
+/// `min` (`minimum`) or `max` of two `.f32` values with its modifiers: the target's native form
+/// where it has one, else the portable one of `float_minimum.rs`.
+fn single_minimum_maximum<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    guarded: &GuardedInstruction,
+    modifiers: MinimumMaximum,
+    minimum: bool,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+) -> LoweringResult<FloatValue<'ctx>> {
+    let native = if modifiers.xorsign_absolute {
+        None
+    } else {
+        lowering.shared.target.float_minimum_maximum(&lowering.site(), a, b, minimum, modifiers.propagate_nan).map_err(
+            |unsupported| LoweringError::unsupported(&unsupported.what, lowering.target_name(), guarded.span),
+        )?
+    };
+    match native {
+        Some(value) => Ok(value),
+        None => super::float_minimum::minimum_maximum(lowering, a, b, modifiers, minimum),
+    }
 }
 
 /// `add`, `sub`, `mul`, `div` rounded `.rz`, `.rm` or `.rp` (see `directed.rs`). For `.f32` the

@@ -140,7 +140,7 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::IntegerMultiplyAdd { mode, ty, saturate, destination, a, b, c } => {
             integer::multiply_add(lowering, *mode, *ty, *saturate, destination, a, b, c)
         }
-        Instruction::FloatBinary { operation, ty, rounding, flush_subnormals, saturate, destination, a, b } => {
+        Instruction::FloatBinary { operation, ty, rounding, flush_subnormals, saturate, destination, a, b, c } => {
             float::binary(
                 lowering,
                 guarded,
@@ -150,8 +150,8 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 *flush_subnormals,
                 *saturate,
                 destination,
-                a,
-                b,
+                [a, b],
+                c.as_ref(),
             )
         }
         Instruction::FloatUnary { operation, ty, precision, flush_subnormals, destination, a } => {

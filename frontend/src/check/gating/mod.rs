@@ -382,6 +382,7 @@ fn applies(requirement: &Requirement, instruction: &ast::Instruction) -> bool {
             Operands::CompletingCount => {
                 instruction.operands.len() == 3 && !modifiers.iter().any(|modifier| modifier.node == "noComplete")
             }
+            Operands::ThreeSources => instruction.operands.len() == 4,
         }
 }
 
