@@ -520,3 +520,79 @@ fn min_and_max_f32_with_three_sources_match_the_two_source_model() {
         }
     }
 }
+
+/// One lane's result from its `a`, `b` and `c`.
+type LaneModel = fn(f32, f32, f32) -> f32;
+
+/// `add`, `sub`, `mul` and `fma` on `.f32x2` (ISA 8.6, sm_100; Triton 3.9 scales its sm_100 and
+/// sm_120 attention accumulators with `mul.f32x2`): each lane of the `.b64` result is the `.f32`
+/// operation on that lane, bits 0 to 31 the first, on the CPU and on SPIR-V through OpenCL.
+/// The lanes hold different values (a lowering that mixes or swaps them disagrees), `.ftz`
+/// meets subnormal inputs and results, and `.rz` products are checked against the exact `f64`
+/// product rounded toward zero.
+#[test]
+fn f32x2_arithmetic_computes_each_lane_as_f32() {
+    let mut random = Random::new(31);
+    // Finite values of moderate exponents, with subnormals, zeros of both signs and infinities.
+    let mut values: Vec<f32> = vec![0.0, -0.0, 1.0e-39, -3.0e-40, f32::INFINITY, -1.5, 3.25, 1.0e-20];
+    while values.len() < 64 {
+        let mantissa = (random.next_u32() >> 8) as f32 / (1 << 24) as f32 + 1.0;
+        let exponent = (random.next_u32() % 40) as i32 - 20;
+        let sign = if random.next_u32() % 2 == 0 { 1.0 } else { -1.0 };
+        values.push(sign * mantissa * 2f32.powi(exponent));
+    }
+    let pick = |random: &mut Random| values[(random.next_u32() % 64) as usize];
+    let triples: Vec<[[f32; 2]; 3]> =
+        (0..256).map(|_| [0, 1, 2].map(|_| [pick(&mut random), pick(&mut random)])).collect();
+    let flush = |value: f32| if value.is_subnormal() { 0.0f32.copysign(value) } else { value };
+    let cases: [(&str, LaneModel, bool); 5] = [
+        ("add.f32x2 %d, %a, %b;", |a, b, _| a + b, false),
+        ("sub.rn.ftz.f32x2 %d, %a, %b;", |a, b, _| a - b, true),
+        ("mul.rz.f32x2 %d, %a, %b;", |a, b, _| round_to_f32(f64::from(a) * f64::from(b), Mode::Zero), false),
+        ("fma.rn.f32x2 %d, %a, %b, %c;", f32::mul_add, false),
+        ("fma.rn.ftz.f32x2 %d, %a, %b, %c;", f32::mul_add, true),
+    ];
+    let pack = |[low, high]: [f32; 2]| u64::from(low.to_bits()) | u64::from(high.to_bits()) << 32;
+    for (instruction, model, ftz) in cases {
+        let ptx = format!(
+            ".version 8.6\n.target sm_100\n.address_size 64\n\
+             .visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+             .reg .b64 %a, %b, %c, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+             ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+             mul.wide.u32 %rd3, %thread, 24;\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, 8;\n\
+             add.u64 %rd5, %rd2, %rd3;\nld.global.b64 %a, [%rd4];\nld.global.b64 %b, [%rd4+8];\n\
+             ld.global.b64 %c, [%rd4+16];\n{instruction}\nst.global.b64 [%rd5], %d;\nret;\n}}\n"
+        );
+        let flat: Vec<u64> = triples.iter().flat_map(|triple| triple.map(pack)).collect();
+        let buffers = [Buffer::new("b64", flat), Buffer::zeroed("b64", triples.len())];
+        let expected: Vec<u64> = triples
+            .iter()
+            .map(|&[a, b, c]| {
+                pack([0, 1].map(|lane| {
+                    let input = |value: f32| if ftz { flush(value) } else { value };
+                    let result = model(input(a[lane]), input(b[lane]), input(c[lane]));
+                    if ftz {
+                        flush(result)
+                    } else {
+                        result
+                    }
+                }))
+            })
+            .collect();
+        let launch = Launch::threads(triples.len() as u32);
+        for (device, result) in ptxr_tests::opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+            for (index, (&got, &want)) in result[1].iter().zip(&expected).enumerate() {
+                // NaN results (inf - inf, 0 * inf) compare as NaN in both lanes, whatever payload.
+                let same = |got: u64, want: u64| {
+                    let (got, want) = (f32::from_bits(got as u32), f32::from_bits(want as u32));
+                    got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan()
+                };
+                assert!(
+                    same(got, want) && same(got >> 32, want >> 32),
+                    "{device}: {instruction} of {:?}: {got:#018x}, the model says {want:#018x}",
+                    triples[index]
+                );
+            }
+        }
+    }
+}

@@ -28,6 +28,7 @@ impl Instruction {
             | Instruction::FusedMultiplyAdd { destination, .. }
             | Instruction::FloatUnary { destination, .. }
             | Instruction::CopySign { destination, .. }
+            | Instruction::PackedSingle { destination, .. }
             | Instruction::Logic { destination, .. }
             | Instruction::Unary { destination, .. }
             | Instruction::Shift { destination, .. }

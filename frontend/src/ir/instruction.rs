@@ -253,6 +253,18 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
     },
+    /// `add`, `sub`, `mul` `{.rnd}{.ftz}.f32x2` and `fma.rnd{.ftz}.f32x2` (ISA 8.6, sm_100): two
+    /// `.f32` lanes in each `.b64` operand, bits 0 to 31 the first; each lane of `d` is the
+    /// `.f32` instruction on that lane of the sources. `c` is `fma`'s addend.
+    PackedSingle {
+        operation: PackedSingleOperation,
+        rounding: RoundingMode,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    },
     /// `copysign.type d, a, b`: the magnitude of `b` with the sign of `a`.
     CopySign { ty: ScalarType, destination: Destination, a: Operand, b: Operand },
     /// `and`, `or`, `xor` on bits or predicates.
@@ -740,6 +752,15 @@ pub enum FloatBinaryOperation {
     Divide,
     Minimum(MinimumMaximum),
     Maximum(MinimumMaximum),
+}
+
+/// The operations on `.f32x2` pairs (ISA 8.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackedSingleOperation {
+    Add,
+    Subtract,
+    Multiply,
+    FusedMultiplyAdd,
 }
 
 /// The half-precision binary operations (ISA 7.8 sections 9.7.4.1 to 9.7.4.8).

@@ -143,7 +143,7 @@ fn single_minimum_maximum<'ctx>(
 /// `add`, `sub`, `mul`, `div` rounded `.rz`, `.rm` or `.rp` (see `directed.rs`). For `.f32` the
 /// side of the exact result comes from `f64` arithmetic, where products and residuals of `f32`
 /// values are exact and never underflow; for `.f64` from error-free transformations in `f64`.
-fn directed_binary<'ctx>(
+pub(super) fn directed_binary<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
     operation: FloatBinaryOperation,

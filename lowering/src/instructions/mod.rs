@@ -22,6 +22,7 @@ mod matrix;
 mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
+mod packed_single;
 mod shared_memory_swizzle;
 mod sparse_matrix;
 pub(crate) mod stack;
@@ -156,6 +157,18 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         }
         Instruction::FloatUnary { operation, ty, precision, flush_subnormals, destination, a } => {
             float_function::unary(lowering, guarded, *operation, *ty, *precision, *flush_subnormals, destination, a)
+        }
+        Instruction::PackedSingle { operation, rounding, flush_subnormals, destination, a, b, c } => {
+            packed_single::arithmetic(
+                lowering,
+                guarded,
+                *operation,
+                *rounding,
+                *flush_subnormals,
+                destination,
+                [a, b],
+                c.as_ref(),
+            )
         }
         Instruction::CopySign { ty, destination, a, b } => {
             float_function::copysign(lowering, guarded, *ty, destination, a, b)

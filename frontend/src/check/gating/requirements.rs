@@ -99,6 +99,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     // ISA 8.0 (NVIDIA's notes): integer `min.relu`/`max.relu` on `.s32` and `.s16x2`, sm_90.
     Requirement { opcodes: &["min", "max"], modifiers: &[&["relu"], &["s32", "s16x2"]], version: isa(8, 0), sm: Some(90), form: "integer `min.relu`/`max.relu`", section: "9.7.1.10 (ISA 8.0)", operands: ANY },
     Requirement { opcodes: &["min", "max"], modifiers: &[&["xorsign"]], version: isa(7, 2), sm: Some(86), form: "`min.xorsign.abs`/`max.xorsign.abs`", section: "9.7.3.11", operands: ANY },
+    // ISA 8.6 (NVIDIA's notes): `add`, `sub`, `mul` and `fma` on `.f32x2`, sm_100.
+    Requirement { opcodes: &["add", "sub", "mul", "fma"], modifiers: &[&["f32x2"]], version: isa(8, 6), sm: Some(100), form: "`.f32x2` arithmetic", section: "9.7.3 (ISA 8.6)", operands: ANY },
     // ISA 8.8 (NVIDIA's notes): `min`/`max` `.f32` with three sources, sm_100.
     Requirement { opcodes: &["min", "max"], modifiers: &[&["f32"]], version: isa(8, 8), sm: Some(100), form: "three-source `min`/`max`", section: "9.7.3.11 (ISA 8.8)", operands: Operands::ThreeSources },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
