@@ -327,6 +327,32 @@ fn randint4x() -> Case {
     )
 }
 
+/// `tl.inline_asm_elementwise`: `shf.l.wrap.b32` rotates left by the shift's low five bits,
+/// and `prmt.b32 d, a, 0, 0x0123` reverses the four int8 elements Triton packs per register
+/// (elements 4i to 4i + 3, element 4i in the low byte).
+fn inline_asm(random: &mut Random) -> Case {
+    let n = 200usize;
+    let x = random.integers(n, i64::from(i32::MIN), i64::from(i32::MAX));
+    let shift = random.integers(n, 0, 64);
+    let bytes = random.integers(n, -128, 127);
+    let rotated: Vec<i64> =
+        x.iter().zip(&shift).map(|(&x, &shift)| i64::from((x as u32).rotate_left(shift as u32 & 31) as i32)).collect();
+    let reversed: Vec<u64> =
+        bytes.chunks(4).flat_map(|group| group.iter().rev().map(|&byte| u64::from(byte as u8))).collect();
+    Case::new(
+        "triton_inline_asm.sm80.ptx",
+        json!({
+            "grid": [n.div_ceil(256)], "block": [64],
+            "buffers": {
+                "x": { "type": "s32", "data": x }, "shift": { "type": "s32", "data": shift },
+                "rotated": { "type": "s32", "len": n }, "bytes": { "type": "s8", "data": bytes },
+            },
+            "args": with_scratch(vec![buffer("x"), buffer("shift"), buffer("rotated"), buffer("bytes"), s32(n as i64)]),
+        }),
+        vec![("rotated", Expected::Bits(i32_bits(&rotated))), ("bytes", Expected::Bits(reversed))],
+    )
+}
+
 /// An 8-bit float (OCP FP8) with `exponent_bits` and `mantissa_bits`, its largest finite value
 /// `largest`: x rounded to nearest even, saturated to +-largest (`.satfinite`); the byte and
 /// the value it stands for.
@@ -836,6 +862,7 @@ fn cases() -> Vec<Case> {
         argmax_nan(&mut random),
         gather_int64(&mut random),
         randint4x(),
+        inline_asm(&mut random),
         fp8(&mut random),
         tma_copy(&mut random),
         wide_row_sum(&mut random, "triton_row_sum_warps8.sm80.ptx", 1024, 8),
@@ -890,7 +917,7 @@ fn run_all(target: &str) -> (usize, Vec<String>) {
 #[test]
 fn language_feature_kernels_match_their_models_on_the_cpu() {
     let (runs, problems) = run_all("cpu");
-    assert_eq!(runs, 28);
+    assert_eq!(runs, 29);
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 
