@@ -596,3 +596,71 @@ fn f32x2_arithmetic_computes_each_lane_as_f32() {
         }
     }
 }
+
+/// `cvt.rzi` from `.f32` to `.s64`, `.u32` and `.s8` in a kernel with a warp shuffle, whose
+/// sub-groups of 32 lead Intel's OpenCL CPU compiler to vectorise 32 lanes wide: SPIR-V's
+/// saturated conversions became a `convert_long32_sat` its library lacks and the build failed
+/// (Triton's `x.to(tl.int64)`). NaN gives 0 and values beyond a type's range its bounds (ISA 7.8
+/// section 9.7.8.21), on the CPU and through OpenCL.
+#[test]
+fn float_to_integer_conversions_saturate_in_a_warp_kernel() {
+    let values: Vec<f32> = [
+        0.0,
+        -0.0,
+        1.75,
+        -1.75,
+        127.9,
+        128.0,
+        -129.5,
+        3.0e9,
+        4.5e9,
+        -2.0e9,
+        9.3e18,
+        -9.3e18,
+        1.0e30,
+        -1.0e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ]
+    .into_iter()
+    .cycle()
+    .take(64)
+    .collect();
+    let ptx = ".version 7.8\n.target sm_80\n.address_size 64\n\
+               .visible .entry test(.param .u64 input, .param .u64 output)\n{\n\
+               .reg .f32 %x, %y;\n.reg .b64 %wide;\n.reg .b32 %word;\n.reg .b16 %narrow;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+               ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+               mul.wide.u32 %rd3, %thread, 4;\nadd.u64 %rd4, %rd1, %rd3;\nld.global.f32 %x, [%rd4];\n\
+               shfl.sync.idx.b32 %y, %x, %thread, 31, -1;\n\
+               mul.wide.u32 %rd3, %thread, 24;\nadd.u64 %rd5, %rd2, %rd3;\n\
+               cvt.rzi.s64.f32 %wide, %y;\nst.global.b64 [%rd5], %wide;\n\
+               cvt.rzi.u32.f32 %word, %y;\ncvt.u64.u32 %wide, %word;\nst.global.b64 [%rd5+8], %wide;\n\
+               cvt.rzi.s8.f32 %narrow, %y;\ncvt.s64.s8 %wide, %narrow;\nst.global.b64 [%rd5+16], %wide;\nret;\n}\n";
+    let saturate = |value: f32, low: f64, high: f64| -> i64 {
+        if value.is_nan() {
+            0
+        } else {
+            f64::from(value).trunc().clamp(low, high) as i64
+        }
+    };
+    let expected: Vec<u64> = values
+        .iter()
+        .flat_map(|&value| {
+            [
+                saturate(value, i64::MIN as f64, i64::MAX as f64) as u64,
+                saturate(value, 0.0, f64::from(u32::MAX)) as u64,
+                saturate(value, -128.0, 127.0) as u64,
+            ]
+        })
+        .collect();
+    let input = Buffer::new("b32", values.iter().map(|value| u64::from(value.to_bits())).collect());
+    let buffers = [input, Buffer::zeroed("b64", 3 * values.len())];
+    let launch = Launch::threads(values.len() as u32);
+    for (device, result) in ptxr_tests::opencl::run_everywhere(ptx, &launch, &buffers, OPENCL_CHILD) {
+        for (index, (&got, &want)) in result[1].iter().zip(&expected).enumerate() {
+            assert_eq!(got as i64, want as i64, "{device}: conversion {} of {}", index % 3, values[index / 3]);
+        }
+    }
+}
