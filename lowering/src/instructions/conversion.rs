@@ -177,7 +177,7 @@ fn integer_to_float_directed<'ctx>(
 /// `llvm.fptosi.sat`/`llvm.fptoui.sat`: those become SPIR-V's saturated conversions, which
 /// Intel's OpenCL CPU compiler vectorises 32 lanes wide into a `convert_long32_sat` that its
 /// library lacks (the build fails: Triton's `x.to(tl.int64)` on a block of floats).
-fn saturating_float_to_integer<'ctx>(
+pub(super) fn saturating_float_to_integer<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     value: FloatValue<'ctx>,
     int_type: inkwell::types::IntType<'ctx>,
