@@ -286,6 +286,73 @@ fn gather_int64(random: &mut Random) -> Case {
     )
 }
 
+/// Triton's `philox(seed, c0, c1, 0, 0)` (`triton/language/random.py`): ten Philox-4x32 rounds
+/// with key (low, high word of the 64-bit seed).
+fn philox(seed: u64, c0: u32, c1: u32) -> [u32; 4] {
+    let (mut c, mut k0, mut k1) = ([c0, c1, 0u32, 0u32], seed as u32, (seed >> 32) as u32);
+    let high = |a: u32, b: u32| ((u64::from(a) * u64::from(b)) >> 32) as u32;
+    for _ in 0..10 {
+        let (previous0, previous2) = (c[0], c[2]);
+        c = [
+            high(0xCD9E_8D57, previous2) ^ c[1] ^ k0,
+            0xCD9E_8D57u32.wrapping_mul(previous2),
+            high(0xD251_1F53, previous0) ^ c[3] ^ k1,
+            0xD251_1F53u32.wrapping_mul(previous0),
+        ];
+        k0 = k0.wrapping_add(0x9E37_79B9);
+        k1 = k1.wrapping_add(0xBB67_AE85);
+    }
+    c
+}
+
+/// `tl.randint4x(seed, offset)` with a seed above 2^32 and int64 offsets that cross 2^32: the
+/// counter is (offset low, offset high, 0, 0).
+fn randint4x() -> Case {
+    let (n, seed, base) = (300usize, 0x1234_5678_9abc_def1u64, (3i64 << 32) - 100);
+    let words: Vec<i64> = (0..n as i64)
+        .flat_map(|index| {
+            let offset = (base + index) as u64;
+            philox(seed, offset as u32, (offset >> 32) as u32).map(|word| i64::from(word as i32))
+        })
+        .collect();
+    Case::new(
+        "triton_randint4x.sm80.ptx",
+        json!({
+            "grid": [n.div_ceil(128)], "block": [64],
+            "buffers": { "out": { "type": "s32", "len": 4 * n } },
+            "args": with_scratch(vec![buffer("out"), json!({ "type": "s64", "value": seed as i64 }),
+                                      json!({ "type": "s64", "value": base }), s32(n as i64)]),
+        }),
+        vec![("out", Expected::Bits(i32_bits(&words)))],
+    )
+}
+
+/// `tl.inline_asm_elementwise`: `shf.l.wrap.b32` rotates left by the shift's low five bits,
+/// and `prmt.b32 d, a, 0, 0x0123` reverses the four int8 elements Triton packs per register
+/// (elements 4i to 4i + 3, element 4i in the low byte).
+fn inline_asm(random: &mut Random) -> Case {
+    let n = 200usize;
+    let x = random.integers(n, i64::from(i32::MIN), i64::from(i32::MAX));
+    let shift = random.integers(n, 0, 64);
+    let bytes = random.integers(n, -128, 127);
+    let rotated: Vec<i64> =
+        x.iter().zip(&shift).map(|(&x, &shift)| i64::from((x as u32).rotate_left(shift as u32 & 31) as i32)).collect();
+    let reversed: Vec<u64> =
+        bytes.chunks(4).flat_map(|group| group.iter().rev().map(|&byte| u64::from(byte as u8))).collect();
+    Case::new(
+        "triton_inline_asm.sm80.ptx",
+        json!({
+            "grid": [n.div_ceil(256)], "block": [64],
+            "buffers": {
+                "x": { "type": "s32", "data": x }, "shift": { "type": "s32", "data": shift },
+                "rotated": { "type": "s32", "len": n }, "bytes": { "type": "s8", "data": bytes },
+            },
+            "args": with_scratch(vec![buffer("x"), buffer("shift"), buffer("rotated"), buffer("bytes"), s32(n as i64)]),
+        }),
+        vec![("rotated", Expected::Bits(i32_bits(&rotated))), ("bytes", Expected::Bits(reversed))],
+    )
+}
+
 /// An 8-bit float (OCP FP8) with `exponent_bits` and `mantissa_bits`, its largest finite value
 /// `largest`: x rounded to nearest even, saturated to +-largest (`.satfinite`); the byte and
 /// the value it stands for.
@@ -794,6 +861,8 @@ fn cases() -> Vec<Case> {
         sort_histogram(&mut random, "triton_sort_histogram.sm90.ptx"),
         argmax_nan(&mut random),
         gather_int64(&mut random),
+        randint4x(),
+        inline_asm(&mut random),
         fp8(&mut random),
         tma_copy(&mut random),
         wide_row_sum(&mut random, "triton_row_sum_warps8.sm80.ptx", 1024, 8),
@@ -848,7 +917,7 @@ fn run_all(target: &str) -> (usize, Vec<String>) {
 #[test]
 fn language_feature_kernels_match_their_models_on_the_cpu() {
     let (runs, problems) = run_all("cpu");
-    assert_eq!(runs, 27);
+    assert_eq!(runs, 29);
     assert!(problems.is_empty(), "{} of {runs} runs differ from the model:\n{}", problems.len(), problems.join("\n"));
 }
 

@@ -517,3 +517,214 @@ fn min_and_max_of_three_f32_sources_match_the_model() {
         }
     }
 }
+
+/// The test that runs the child processes' OpenCL launches (see `ptxr_tests::opencl`).
+const OPENCL_CHILD: &str = "opencl_child_process";
+
+#[test]
+fn opencl_child_process() {
+    ptxr_tests::opencl::serve_child();
+}
+
+/// `min`/`max` `.f32` with three sources (ISA 8.8, sm_100; Triton 3.9 writes `max.f32 d, a, b, c`
+/// in its sm_120 reductions): the two-source model applied to `a`, `b` and then `c`, on the CPU
+/// and on SPIR-V through OpenCL. The triples hold NaNs, zeros of both signs and infinities in
+/// every position, so a lowering that drops, reorders or mis-flushes a source disagrees.
+#[test]
+fn min_and_max_f32_with_three_sources_match_the_two_source_model() {
+    let mut random = Random::new(29);
+    let all = f32_edge_patterns(&mut random, 20);
+    // +0, -0, both subnormal signs, 1.0, +inf, -inf, a signalling and a quiet NaN, and a random
+    // pattern: 1000 triples, one block.
+    let patterns: Vec<u32> = [0, 1, 2, 3, 7, 10, 11, 12, 13, 17].iter().map(|&index| all[index]).collect();
+    let mut triples: Vec<[u64; 3]> = Vec::new();
+    for &a in &patterns {
+        for &b in &patterns {
+            for &c in &patterns {
+                triples.push([u64::from(a), u64::from(b), u64::from(c)]);
+            }
+        }
+    }
+    for opcode in ["min", "max"] {
+        for (modifiers, propagate_nan) in [("", false), (".NaN", true), (".ftz.NaN", true)] {
+            let ptx = format!(
+                ".version 8.8\n.target sm_100\n.address_size 64\n\
+                 .visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+                 .reg .f32 %a, %b, %c, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+                 ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+                 mul.wide.u32 %rd3, %thread, 12;\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, 4;\n\
+                 add.u64 %rd5, %rd2, %rd3;\nld.global.f32 %a, [%rd4];\nld.global.f32 %b, [%rd4+4];\n\
+                 ld.global.f32 %c, [%rd4+8];\n{opcode}{modifiers}.f32 %d, %a, %b, %c;\nst.global.f32 [%rd5], %d;\nret;\n}}\n"
+            );
+            let flat: Vec<u64> = triples.iter().flatten().copied().collect();
+            let buffers = [Buffer::new("b32", flat), Buffer::zeroed("b32", triples.len())];
+            let flush = |bits: u32| {
+                if modifiers.contains("ftz") && f32::from_bits(bits).is_subnormal() {
+                    bits & 0x8000_0000
+                } else {
+                    bits
+                }
+            };
+            let minimum = opcode == "min";
+            let expected: Vec<u64> = triples
+                .iter()
+                .map(|&[a, b, c]| {
+                    let (a, b, c) = (flush(a as u32), flush(b as u32), flush(c as u32));
+                    let first = minimum_maximum_model(a, b, minimum, propagate_nan, false);
+                    u64::from(minimum_maximum_model(first, c, minimum, propagate_nan, false))
+                })
+                .collect();
+            let launch = Launch::threads(triples.len() as u32);
+            for (device, result) in ptxr_tests::opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+                for (index, (&got, &want)) in result[1].iter().zip(&expected).enumerate() {
+                    let [a, b, c] = triples[index];
+                    assert_eq!(got, want, "{device}: {opcode}{modifiers}.f32 of {a:#010x}, {b:#010x}, {c:#010x}");
+                }
+            }
+        }
+    }
+}
+
+/// One lane's result from its `a`, `b` and `c`.
+type LaneModel = fn(f32, f32, f32) -> f32;
+
+/// `add`, `sub`, `mul` and `fma` on `.f32x2` (ISA 8.6, sm_100; Triton 3.9 scales its sm_100 and
+/// sm_120 attention accumulators with `mul.f32x2`): each lane of the `.b64` result is the `.f32`
+/// operation on that lane, bits 0 to 31 the first, on the CPU and on SPIR-V through OpenCL.
+/// The lanes hold different values (a lowering that mixes or swaps them disagrees), `.ftz`
+/// meets subnormal inputs and results, and `.rz` products are checked against the exact `f64`
+/// product rounded toward zero.
+#[test]
+fn f32x2_arithmetic_computes_each_lane_as_f32() {
+    let mut random = Random::new(31);
+    // Finite values of moderate exponents, with subnormals, zeros of both signs and infinities.
+    let mut values: Vec<f32> = vec![0.0, -0.0, 1.0e-39, -3.0e-40, f32::INFINITY, -1.5, 3.25, 1.0e-20];
+    while values.len() < 64 {
+        let mantissa = (random.next_u32() >> 8) as f32 / (1 << 24) as f32 + 1.0;
+        let exponent = (random.next_u32() % 40) as i32 - 20;
+        let sign = if random.next_u32() % 2 == 0 { 1.0 } else { -1.0 };
+        values.push(sign * mantissa * 2f32.powi(exponent));
+    }
+    let pick = |random: &mut Random| values[(random.next_u32() % 64) as usize];
+    let triples: Vec<[[f32; 2]; 3]> =
+        (0..256).map(|_| [0, 1, 2].map(|_| [pick(&mut random), pick(&mut random)])).collect();
+    let flush = |value: f32| if value.is_subnormal() { 0.0f32.copysign(value) } else { value };
+    let cases: [(&str, LaneModel, bool); 5] = [
+        ("add.f32x2 %d, %a, %b;", |a, b, _| a + b, false),
+        ("sub.rn.ftz.f32x2 %d, %a, %b;", |a, b, _| a - b, true),
+        ("mul.rz.f32x2 %d, %a, %b;", |a, b, _| round_to_f32(f64::from(a) * f64::from(b), Mode::Zero), false),
+        ("fma.rn.f32x2 %d, %a, %b, %c;", f32::mul_add, false),
+        ("fma.rn.ftz.f32x2 %d, %a, %b, %c;", f32::mul_add, true),
+    ];
+    let pack = |[low, high]: [f32; 2]| u64::from(low.to_bits()) | u64::from(high.to_bits()) << 32;
+    for (instruction, model, ftz) in cases {
+        let ptx = format!(
+            ".version 8.6\n.target sm_100\n.address_size 64\n\
+             .visible .entry test(.param .u64 input, .param .u64 output)\n{{\n\
+             .reg .b64 %a, %b, %c, %d;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+             ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+             mul.wide.u32 %rd3, %thread, 24;\nadd.u64 %rd4, %rd1, %rd3;\nmul.wide.u32 %rd3, %thread, 8;\n\
+             add.u64 %rd5, %rd2, %rd3;\nld.global.b64 %a, [%rd4];\nld.global.b64 %b, [%rd4+8];\n\
+             ld.global.b64 %c, [%rd4+16];\n{instruction}\nst.global.b64 [%rd5], %d;\nret;\n}}\n"
+        );
+        let flat: Vec<u64> = triples.iter().flat_map(|triple| triple.map(pack)).collect();
+        let buffers = [Buffer::new("b64", flat), Buffer::zeroed("b64", triples.len())];
+        let expected: Vec<u64> = triples
+            .iter()
+            .map(|&[a, b, c]| {
+                pack([0, 1].map(|lane| {
+                    let input = |value: f32| if ftz { flush(value) } else { value };
+                    let result = model(input(a[lane]), input(b[lane]), input(c[lane]));
+                    if ftz {
+                        flush(result)
+                    } else {
+                        result
+                    }
+                }))
+            })
+            .collect();
+        let launch = Launch::threads(triples.len() as u32);
+        for (device, result) in ptxr_tests::opencl::run_everywhere(&ptx, &launch, &buffers, OPENCL_CHILD) {
+            for (index, (&got, &want)) in result[1].iter().zip(&expected).enumerate() {
+                // NaN results (inf - inf, 0 * inf) compare as NaN in both lanes, whatever payload.
+                let same = |got: u64, want: u64| {
+                    let (got, want) = (f32::from_bits(got as u32), f32::from_bits(want as u32));
+                    got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan()
+                };
+                assert!(
+                    same(got, want) && same(got >> 32, want >> 32),
+                    "{device}: {instruction} of {:?}: {got:#018x}, the model says {want:#018x}",
+                    triples[index]
+                );
+            }
+        }
+    }
+}
+
+/// `cvt.rzi` from `.f32` to `.s64`, `.u32` and `.s8` in a kernel with a warp shuffle, whose
+/// sub-groups of 32 lead Intel's OpenCL CPU compiler to vectorise 32 lanes wide: SPIR-V's
+/// saturated conversions became a `convert_long32_sat` its library lacks and the build failed
+/// (Triton's `x.to(tl.int64)`). NaN gives 0 and values beyond a type's range its bounds (ISA 7.8
+/// section 9.7.8.21), on the CPU and through OpenCL.
+#[test]
+fn float_to_integer_conversions_saturate_in_a_warp_kernel() {
+    let values: Vec<f32> = [
+        0.0,
+        -0.0,
+        1.75,
+        -1.75,
+        127.9,
+        128.0,
+        -129.5,
+        3.0e9,
+        4.5e9,
+        -2.0e9,
+        9.3e18,
+        -9.3e18,
+        1.0e30,
+        -1.0e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ]
+    .into_iter()
+    .cycle()
+    .take(64)
+    .collect();
+    let ptx = ".version 7.8\n.target sm_80\n.address_size 64\n\
+               .visible .entry test(.param .u64 input, .param .u64 output)\n{\n\
+               .reg .f32 %x, %y;\n.reg .b64 %wide;\n.reg .b32 %word;\n.reg .b16 %narrow;\n.reg .u64 %rd<6>;\n.reg .u32 %thread;\n\
+               ld.param.u64 %rd1, [input];\nld.param.u64 %rd2, [output];\nmov.u32 %thread, %tid.x;\n\
+               mul.wide.u32 %rd3, %thread, 4;\nadd.u64 %rd4, %rd1, %rd3;\nld.global.f32 %x, [%rd4];\n\
+               shfl.sync.idx.b32 %y, %x, %thread, 31, -1;\n\
+               mul.wide.u32 %rd3, %thread, 24;\nadd.u64 %rd5, %rd2, %rd3;\n\
+               cvt.rzi.s64.f32 %wide, %y;\nst.global.b64 [%rd5], %wide;\n\
+               cvt.rzi.u32.f32 %word, %y;\ncvt.u64.u32 %wide, %word;\nst.global.b64 [%rd5+8], %wide;\n\
+               cvt.rzi.s8.f32 %narrow, %y;\ncvt.s64.s8 %wide, %narrow;\nst.global.b64 [%rd5+16], %wide;\nret;\n}\n";
+    let saturate = |value: f32, low: f64, high: f64| -> i64 {
+        if value.is_nan() {
+            0
+        } else {
+            f64::from(value).trunc().clamp(low, high) as i64
+        }
+    };
+    let expected: Vec<u64> = values
+        .iter()
+        .flat_map(|&value| {
+            [
+                saturate(value, i64::MIN as f64, i64::MAX as f64) as u64,
+                saturate(value, 0.0, f64::from(u32::MAX)) as u64,
+                saturate(value, -128.0, 127.0) as u64,
+            ]
+        })
+        .collect();
+    let input = Buffer::new("b32", values.iter().map(|value| u64::from(value.to_bits())).collect());
+    let buffers = [input, Buffer::zeroed("b64", 3 * values.len())];
+    let launch = Launch::threads(values.len() as u32);
+    for (device, result) in ptxr_tests::opencl::run_everywhere(ptx, &launch, &buffers, OPENCL_CHILD) {
+        for (index, (&got, &want)) in result[1].iter().zip(&expected).enumerate() {
+            assert_eq!(got as i64, want as i64, "{device}: conversion {} of {}", index % 3, values[index / 3]);
+        }
+    }
+}

@@ -26,10 +26,10 @@ impl Instruction {
             | Instruction::IntegerLanes { destination, .. }
             | Instruction::IntegerMultiplyAdd { destination, .. }
             | Instruction::FloatBinary { destination, .. }
-            | Instruction::FloatMinimumMaximumOfThree { destination, .. }
             | Instruction::FusedMultiplyAdd { destination, .. }
             | Instruction::FloatUnary { destination, .. }
             | Instruction::CopySign { destination, .. }
+            | Instruction::PackedSingle { destination, .. }
             | Instruction::Logic { destination, .. }
             | Instruction::Unary { destination, .. }
             | Instruction::Shift { destination, .. }

@@ -233,18 +233,6 @@ pub enum Instruction {
         a: Operand,
         b: Operand,
     },
-    /// `min`/`max{.ftz}{.NaN}.f32 d, a, b, c` (ISA 8.8, sm_100): the two-source operation
-    /// applied twice, `op(op(a, b), c)`, which gives the same NaN and signed-zero results as
-    /// one comparison of all three.
-    FloatMinimumMaximumOfThree {
-        minimum: bool,
-        propagate_nan: bool,
-        flush_subnormals: bool,
-        destination: Destination,
-        a: Operand,
-        b: Operand,
-        c: Operand,
-    },
     /// `mad.lo/.hi/.wide` on integers: `a * b + c` with the product's half chosen by `mode`.
     IntegerMultiplyAdd {
         mode: MultiplyMode,
@@ -255,7 +243,8 @@ pub enum Instruction {
         b: Operand,
         c: Operand,
     },
-    /// `add`, `sub`, `mul`, `div`, `min`, `max` on floats.
+    /// `add`, `sub`, `mul`, `div`, `min`, `max` on floats; `c` is the third source of
+    /// `min`/`max` `.f32` with three (ISA 8.8), which compares all three.
     FloatBinary {
         operation: FloatBinaryOperation,
         ty: ScalarType,
@@ -265,6 +254,7 @@ pub enum Instruction {
         destination: Destination,
         a: Operand,
         b: Operand,
+        c: Option<Operand>,
     },
     /// `fma.rnd.type` and `mad.rnd.type` on floats: `a * b + c` rounded once.
     FusedMultiplyAdd {
@@ -286,6 +276,18 @@ pub enum Instruction {
         flush_subnormals: bool,
         destination: Destination,
         a: Operand,
+    },
+    /// `add`, `sub`, `mul` `{.rnd}{.ftz}.f32x2` and `fma.rnd{.ftz}.f32x2` (ISA 8.6, sm_100): two
+    /// `.f32` lanes in each `.b64` operand, bits 0 to 31 the first; each lane of `d` is the
+    /// `.f32` instruction on that lane of the sources. `c` is `fma`'s addend.
+    PackedSingle {
+        operation: PackedSingleOperation,
+        rounding: RoundingMode,
+        flush_subnormals: bool,
+        destination: Destination,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
     },
     /// `copysign.type d, a, b`: the magnitude of `b` with the sign of `a`.
     CopySign { ty: ScalarType, destination: Destination, a: Operand, b: Operand },
@@ -828,6 +830,15 @@ pub enum FloatBinaryOperation {
     Divide,
     Minimum(MinimumMaximum),
     Maximum(MinimumMaximum),
+}
+
+/// The operations on `.f32x2` pairs (ISA 8.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackedSingleOperation {
+    Add,
+    Subtract,
+    Multiply,
+    FusedMultiplyAdd,
 }
 
 /// The half-precision binary operations (ISA 7.8 sections 9.7.4.1 to 9.7.4.8).

@@ -115,9 +115,9 @@ pub fn convert<'ctx>(
                 &[value.into()],
                 span,
             )?;
-            let name = if destination_type.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
             let int_type = crate::types::integer_type(context, destination_type.bits());
-            intrinsic(lowering, name, &[int_type.into(), value.get_type().into()], &[rounded.into()], span)?
+            saturating_float_to_integer(lowering, rounded.into_float_value(), int_type, destination_type.is_signed())?
+                .into()
         }
         (false, true) => {
             let directed =
@@ -133,7 +133,7 @@ pub fn convert<'ctx>(
                 builder.build_unsigned_int_to_float(value, float_type, "")?
             };
             if let (true, Some(mode)) = (directed, rounding) {
-                result = integer_to_float_directed(lowering, value, source_type.is_signed(), result, mode, span)?;
+                result = integer_to_float_directed(lowering, value, source_type.is_signed(), result, mode)?;
             }
             if saturate {
                 result = saturate_unit(lowering, result)?;
@@ -154,7 +154,6 @@ fn integer_to_float_directed<'ctx>(
     signed: bool,
     nearest: FloatValue<'ctx>,
     mode: RoundingMode,
-    span: ptxr_frontend::Span,
 ) -> LoweringResult<FloatValue<'ctx>> {
     let builder = lowering.shared.builder;
     let int_type = value.get_type();
@@ -162,9 +161,7 @@ fn integer_to_float_directed<'ctx>(
     let limit = if signed { 2f64.powi(bits as i32 - 1) } else { 2f64.powi(bits as i32) };
     let float_type = nearest.get_type();
     let too_large = builder.build_float_compare(FloatPredicate::OGE, nearest, float_type.const_float(limit), "")?;
-    let name = if signed { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
-    let back =
-        intrinsic(lowering, name, &[int_type.into(), float_type.into()], &[nearest.into()], span)?.into_int_value();
+    let back = saturating_float_to_integer(lowering, nearest, int_type, signed)?;
     let (greater, less) =
         if signed { (IntPredicate::SGT, IntPredicate::SLT) } else { (IntPredicate::UGT, IntPredicate::ULT) };
     let above = builder.build_int_compare(greater, value, back, "")?;
@@ -173,6 +170,47 @@ fn integer_to_float_directed<'ctx>(
     let below = builder.build_or(below, too_large, "")?;
     let all_finite = lowering.shared.context.bool_type().const_int(1, false);
     directed::round(lowering, nearest, &directed::Side { above, below }, all_finite, mode)
+}
+
+/// An integral float converted to `int_type` as PTX's `cvt` to an integer does: NaN gives 0, and
+/// values beyond the type's range its bounds. Spelled out with comparisons rather than
+/// `llvm.fptosi.sat`/`llvm.fptoui.sat`: those become SPIR-V's saturated conversions, which
+/// Intel's OpenCL CPU compiler vectorises 32 lanes wide into a `convert_long32_sat` that its
+/// library lacks (the build fails: Triton's `x.to(tl.int64)` on a block of floats).
+pub(super) fn saturating_float_to_integer<'ctx>(
+    lowering: &FunctionLowering<'_, 'ctx>,
+    value: FloatValue<'ctx>,
+    int_type: inkwell::types::IntType<'ctx>,
+    signed: bool,
+) -> LoweringResult<IntValue<'ctx>> {
+    let builder = lowering.shared.builder;
+    let bits = int_type.get_bit_width() as i32;
+    let float_type = value.get_type();
+    // The bounds as floats are powers of two, exact in every float type: below `lowest` (the
+    // type's minimum, or 0) or at `past` (one past its maximum) the result saturates.
+    let (lowest, past) = if signed { (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1)) } else { (0.0, 2f64.powi(bits)) };
+    let (minimum, maximum) = if signed {
+        (int_type.const_int(1u64 << (bits - 1), false), int_type.const_int(u64::MAX >> (65 - bits), false))
+    } else {
+        (int_type.const_zero(), int_type.const_all_ones())
+    };
+    let in_range = builder.build_and(
+        builder.build_float_compare(FloatPredicate::OGE, value, float_type.const_float(lowest), "")?,
+        builder.build_float_compare(FloatPredicate::OLT, value, float_type.const_float(past), "")?,
+        "",
+    )?;
+    // Clamped into range first, so that the conversion itself never overflows (poison in LLVM).
+    let safe = builder.build_select(in_range, value, float_type.const_zero(), "")?.into_float_value();
+    let converted = if signed {
+        builder.build_float_to_signed_int(safe, int_type, "")?
+    } else {
+        builder.build_float_to_unsigned_int(safe, int_type, "")?
+    };
+    let high = builder.build_float_compare(FloatPredicate::OGE, value, float_type.const_float(past), "")?;
+    let low = builder.build_float_compare(FloatPredicate::OLT, value, float_type.const_float(lowest), "")?;
+    let saturated = builder.build_select(high, maximum, converted, "")?.into_int_value();
+    // NaN fails every ordered comparison: it stays at the clamped 0.
+    Ok(builder.build_select(low, minimum, saturated, "")?.into_int_value())
 }
 
 /// Integer-to-integer `cvt.sat`: clamps the source value into the destination type's range.

@@ -68,8 +68,8 @@ pub fn binary<'ctx>(
     flush_subnormals: bool,
     saturate: bool,
     destination: &Destination,
-    a: &Operand,
-    b: &Operand,
+    [a, b]: [&Operand; 2],
+    c: Option<&Operand>,
 ) -> LoweringResult<()> {
     let directed = directed::is_directed(rounding) && matches!(ty, ScalarType::F32 | ScalarType::F64);
     if !directed {
@@ -78,6 +78,18 @@ pub fn binary<'ctx>(
     let builder = lowering.shared.builder;
     let a = read_float(lowering, a, ty, flush_subnormals)?;
     let b = read_float(lowering, b, ty, flush_subnormals)?;
+    // Three sources (the checker gives `c` to `min`/`max` `.f32` only): the minimum or maximum
+    // of the first two against the third. Both NaN rules compose so: without `.NaN` a NaN is
+    // skipped unless all are NaN, with `.NaN` any NaN gives NaN; -0 < +0 holds at each step.
+    if let (Some(c), FloatBinaryOperation::Minimum(modifiers) | FloatBinaryOperation::Maximum(modifiers)) =
+        (c, operation)
+    {
+        let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
+        let c = read_float(lowering, c, ty, flush_subnormals)?;
+        let first = single_minimum_maximum(lowering, guarded, modifiers, minimum, a, b)?;
+        let result = single_minimum_maximum(lowering, guarded, modifiers, minimum, first, c)?;
+        return finish(lowering, result, ty, flush_subnormals, saturate, destination);
+    }
     if let (true, Some(mode)) = (directed, rounding) {
         let result = directed_binary(lowering, guarded, operation, a, b, mode)?;
         return finish(lowering, result, ty, flush_subnormals, saturate, destination);
@@ -91,7 +103,7 @@ pub fn binary<'ctx>(
             if ty == ScalarType::F32 =>
         {
             let minimum = matches!(operation, FloatBinaryOperation::Minimum(_));
-            single_minimum_maximum(lowering, guarded, a, b, modifiers, minimum)?
+            single_minimum_maximum(lowering, guarded, modifiers, minimum, a, b)?
         }
         // `.f64` has no modifiers; a NaN operand gives the other, as minnum/maxnum do.
         FloatBinaryOperation::Minimum(_) | FloatBinaryOperation::Maximum(_) => {
@@ -105,15 +117,15 @@ pub fn binary<'ctx>(
     finish(lowering, result, ty, flush_subnormals, saturate, destination)
 }
 
-/// `.f32` `min` or `max` of two values: the target's native form where it gives PTX's NaN and
-/// signed-zero results, the computation on the bits otherwise.
+/// `min` (`minimum`) or `max` of two `.f32` values with its modifiers: the target's native form
+/// where it has one, else the portable one of `float_minimum.rs`.
 fn single_minimum_maximum<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
-    a: FloatValue<'ctx>,
-    b: FloatValue<'ctx>,
     modifiers: MinimumMaximum,
     minimum: bool,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
 ) -> LoweringResult<FloatValue<'ctx>> {
     let native = if modifiers.xorsign_absolute {
         None
@@ -128,35 +140,10 @@ fn single_minimum_maximum<'ctx>(
     }
 }
 
-/// `min`/`max{.ftz}{.NaN}.f32 d, a, b, c` (ISA 8.8): `op(op(a, b), c)`. Without `.NaN` a NaN
-/// source drops out of both steps (three NaNs give the canonical NaN); with `.NaN` the first
-/// step's canonical NaN carries through the second; -0.0 stays below +0.0 in each.
-#[allow(clippy::too_many_arguments)]
-pub fn minimum_maximum_of_three<'ctx>(
-    lowering: &mut FunctionLowering<'_, 'ctx>,
-    guarded: &GuardedInstruction,
-    minimum: bool,
-    propagate_nan: bool,
-    flush_subnormals: bool,
-    destination: &Destination,
-    a: &Operand,
-    b: &Operand,
-    c: &Operand,
-) -> LoweringResult<()> {
-    let ty = ScalarType::F32;
-    let a = read_float(lowering, a, ty, flush_subnormals)?;
-    let b = read_float(lowering, b, ty, flush_subnormals)?;
-    let c = read_float(lowering, c, ty, flush_subnormals)?;
-    let modifiers = MinimumMaximum { propagate_nan, xorsign_absolute: false };
-    let first = single_minimum_maximum(lowering, guarded, a, b, modifiers, minimum)?;
-    let result = single_minimum_maximum(lowering, guarded, first, c, modifiers, minimum)?;
-    finish(lowering, result, ty, flush_subnormals, false, destination)
-}
-
 /// `add`, `sub`, `mul`, `div` rounded `.rz`, `.rm` or `.rp` (see `directed.rs`). For `.f32` the
 /// side of the exact result comes from `f64` arithmetic, where products and residuals of `f32`
 /// values are exact and never underflow; for `.f64` from error-free transformations in `f64`.
-fn directed_binary<'ctx>(
+pub(super) fn directed_binary<'ctx>(
     lowering: &FunctionLowering<'_, 'ctx>,
     guarded: &GuardedInstruction,
     operation: FloatBinaryOperation,

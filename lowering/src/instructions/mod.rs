@@ -24,6 +24,7 @@ mod matrix_by_shuffles;
 mod mbarrier;
 mod memory;
 mod native_warp_group_matrix;
+mod packed_single;
 mod shared_memory_swizzle;
 mod sparse_matrix;
 pub(crate) mod stack;
@@ -147,26 +148,13 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
         Instruction::IntegerBinary { operation, ty, saturate, destination, a, b } => {
             integer::binary(lowering, *operation, *ty, *saturate, destination, a, b)
         }
-        Instruction::FloatMinimumMaximumOfThree { minimum, propagate_nan, flush_subnormals, destination, a, b, c } => {
-            float::minimum_maximum_of_three(
-                lowering,
-                guarded,
-                *minimum,
-                *propagate_nan,
-                *flush_subnormals,
-                destination,
-                a,
-                b,
-                c,
-            )
-        }
         Instruction::IntegerLanes { operation, lanes, relu, destination, a, b } => {
             integer_lanes::integer_lanes(lowering, *operation, *lanes, *relu, destination, a, b)
         }
         Instruction::IntegerMultiplyAdd { mode, ty, saturate, destination, a, b, c } => {
             integer::multiply_add(lowering, *mode, *ty, *saturate, destination, a, b, c)
         }
-        Instruction::FloatBinary { operation, ty, rounding, flush_subnormals, saturate, destination, a, b } => {
+        Instruction::FloatBinary { operation, ty, rounding, flush_subnormals, saturate, destination, a, b, c } => {
             float::binary(
                 lowering,
                 guarded,
@@ -176,12 +164,24 @@ pub fn lower(lowering: &mut FunctionLowering<'_, '_>, guarded: &GuardedInstructi
                 *flush_subnormals,
                 *saturate,
                 destination,
-                a,
-                b,
+                [a, b],
+                c.as_ref(),
             )
         }
         Instruction::FloatUnary { operation, ty, precision, flush_subnormals, destination, a } => {
             float_function::unary(lowering, guarded, *operation, *ty, *precision, *flush_subnormals, destination, a)
+        }
+        Instruction::PackedSingle { operation, rounding, flush_subnormals, destination, a, b, c } => {
+            packed_single::arithmetic(
+                lowering,
+                guarded,
+                *operation,
+                *rounding,
+                *flush_subnormals,
+                destination,
+                [a, b],
+                c.as_ref(),
+            )
         }
         Instruction::CopySign { ty, destination, a, b } => {
             float_function::copysign(lowering, guarded, *ty, destination, a, b)

@@ -89,44 +89,11 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         return integer_lanes(context, instruction, opcode, packed, relu, lane_refused);
     }
     let ty = modifiers.required_type(context)?;
-    if instruction.operands.len() == 4 && matches!(opcode, "min" | "max") && ty.node == ScalarType::F32 {
-        if let Some(span) = [&saturation, &relu]
-            .iter()
-            .filter_map(|modifier| modifier.as_ref().map(|modifier| modifier.span))
-            .chain(mode.as_ref().map(|mode| mode.span))
-            .chain(rounding.as_ref().map(|rounding| rounding.span))
-            .min_by_key(|span| span.start)
-        {
-            context.report(
-                Diagnostic::error(Code::InvalidModifier, format!("`{opcode}` of three sources takes no such modifier"))
-                    .with_primary(span, "expected `.ftz`, `.NaN` or `.abs`"),
-            );
-            return None;
-        }
-        // ptxas 12.9 refuses `.xorsign` here ('Illegal modifier') but takes `.abs` alone.
-        if let Some(xorsign) = xorsign {
-            refuse_modifier(context, xorsign.span, "xorsign", &format!("`{opcode}` of three sources"), "two sources");
-            return None;
-        }
-        if absolute.is_some() {
-            // The magnitude form of three sources is not lowered yet.
-            return accept_unlowered(context, modifiers, instruction);
-        }
-        let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
-        let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
-        let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
-        let c = context.source(&instruction.operands[3], ty.node, SizeRule::Exact)?;
-        return Some(Instruction::FloatMinimumMaximumOfThree {
-            minimum: opcode == "min",
-            propagate_nan: propagate_nan.is_some(),
-            flush_subnormals: flush.is_some(),
-            destination,
-            a,
-            b,
-            c,
-        });
-    }
-    context.expect_operand_count(instruction, 3)?;
+    // `min` and `max` of `.f32` also take three sources (ISA 8.8, sm_100 and later; Triton
+    // writes them for Blackwell): `d = max(max(a, b), c)`.
+    let three_sources =
+        matches!(opcode, "min" | "max") && ty.node == ScalarType::F32 && instruction.operands.len() == 4;
+    context.expect_operand_count(instruction, if three_sources { 4 } else { 3 })?;
     if let Some(relu) = relu {
         // ptxas 12.9 takes `.relu` on `min`/`max` of `.s32` (and `.s16x2`, and the half types
         // decoded in half.rs) only: 'Illegal modifier '.relu' for instruction 'max' with type
@@ -172,6 +139,18 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
             context.report(
                 Diagnostic::error(Code::InvalidModifier, "`.NaN` and `.xorsign.abs` are for `min` and `max` on `.f32`")
                     .with_primary(modifier.span, "unexpected modifier"),
+            );
+            return None;
+        }
+        if three_sources && absolute.is_some() {
+            // The ISA's three-source form takes `.abs` without `.xorsign`; its sign rule for three
+            // sources is not in the specification ptxr follows, so it is refused rather than guessed.
+            context.report(
+                Diagnostic::error(
+                    Code::Unsupported,
+                    format!("unsupported: `{opcode}.abs.f32` with three sources on every target"),
+                )
+                .with_primary(modifier.span, "`.abs` is supported with two sources (`.xorsign.abs`)"),
             );
             return None;
         }
@@ -285,6 +264,10 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
     let destination = context.destination(&instruction.operands[0], ty.node, SizeRule::Exact)?;
     let a = context.source(&instruction.operands[1], ty.node, SizeRule::Exact)?;
     let b = context.source(&instruction.operands[2], ty.node, SizeRule::Exact)?;
+    let c = match three_sources {
+        true => Some(context.source(&instruction.operands[3], ty.node, SizeRule::Exact)?),
+        false => None,
+    };
     Some(Instruction::FloatBinary {
         operation,
         ty: ty.node,
@@ -294,6 +277,7 @@ pub fn binary(context: &mut Context, modifiers: &mut Modifiers, instruction: &as
         destination,
         a,
         b,
+        c,
     })
 }
 

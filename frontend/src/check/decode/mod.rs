@@ -22,6 +22,7 @@ mod matrix;
 mod mbarrier;
 mod modifiers;
 pub(in crate::check) mod opcodes;
+mod packed_single;
 mod sparse_matrix;
 mod stack;
 mod synchronization;
@@ -249,6 +250,9 @@ fn decode_common(
         CVTA => data_movement::cvta(context, modifiers, instruction),
         CVT => data_movement::cvt(context, modifiers, instruction),
         ADD | SUB | MUL | MIN | MAX | FMA | NEG | ABS | SETP if half() => half::decode(context, modifiers, instruction),
+        ADD | SUB | MUL | FMA if packed_single::is_packed_single(instruction) => {
+            packed_single::decode(context, modifiers, instruction)
+        }
         ADD | SUB | MUL | MIN | MAX | DIV | REM => arithmetic::binary(context, modifiers, instruction),
         MAD | FMA => arithmetic::multiply_add(context, modifiers, instruction),
         AND | OR | XOR => arithmetic::logic(context, modifiers, instruction),

@@ -112,6 +112,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     // needs sm_90 too, but a row cannot ask for `.bf16` twice.)
     Requirement { opcodes: &["cvt"], modifiers: &[&["bf16", "bf16x2", "f16x2", "relu"]], version: None, sm: Some(80), form: "`cvt` on `.bf16`, `.bf16x2` and `.f16x2`, and `cvt.relu`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["bf16"], &["f16", "f64", "u16", "u32", "u64", "s16", "s32", "s64"]], version: None, sm: Some(90), form: "`cvt` between `.bf16` and a type other than `.f32`", section: "9.7.8.18", operands: ANY },
+    // ISA 8.6 (NVIDIA's notes): `add`, `sub`, `mul` and `fma` on `.f32x2`, sm_100.
+    Requirement { opcodes: &["add", "sub", "mul", "fma"], modifiers: &[&["f32x2"]], version: isa(8, 6), sm: Some(100), form: "`.f32x2` arithmetic", section: "9.7.3 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
     // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).

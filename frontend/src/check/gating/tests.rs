@@ -96,6 +96,28 @@ fn gating_errors_point_at_the_instruction_and_the_directive() {
     assert_eq!(labels(target), [("min.xorsign.abs.f32".to_string(), true), (".target sm_80".to_string(), false)]);
 }
 
+/// `max.f32` with three sources (Triton 3.9's sm_120 reductions) needs ISA 8.8 and sm_100; with
+/// two it needs neither.
+#[test]
+fn three_source_max_needs_isa_8_8_and_sm_100() {
+    let body = "max.f32 %f0, %f1, %f2, %f3;";
+    assert_eq!(codes("8.8", "sm_100", body), []);
+    assert_eq!(codes("8.8", "sm_120a", body), []);
+    assert_eq!(codes("8.7", "sm_100", body), [Code::NeedsNewerVersion]);
+    assert_eq!(codes("8.8", "sm_90", body), [Code::NeedsNewerTarget]);
+    assert_eq!(codes("7.0", "sm_80", "max.f32 %f0, %f1, %f2;"), []);
+}
+
+/// `.f32x2` arithmetic (Triton 3.9's sm_100 and sm_120 attention) needs ISA 8.6 and sm_100.
+#[test]
+fn f32x2_arithmetic_needs_isa_8_6_and_sm_100() {
+    let body = "mul.f32x2 %rd0, %rd1, %rd2;\nfma.rn.ftz.f32x2 %rd0, %rd1, %rd2, %rd3;";
+    assert_eq!(codes("8.6", "sm_100", body), []);
+    // The third: `.target sm_100` itself needs ISA 8.6.
+    assert_eq!(codes("8.5", "sm_100", body), [Code::NeedsNewerVersion; 3]);
+    assert_eq!(codes("8.6", "sm_90", body), [Code::NeedsNewerTarget, Code::NeedsNewerTarget]);
+}
+
 /// Section 9.7.12.11: `redux.sync` needs ISA 7.0 and sm_80.
 #[test]
 fn redux_needs_sm_80() {

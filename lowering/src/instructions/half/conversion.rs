@@ -136,11 +136,16 @@ pub fn convert<'ctx>(
             lowering.write(destination, result.into(), destination_type)
         }
         _ => {
-            // Float to integer: rounded above, then clamped into range with NaN becoming 0.
-            let name = if destination_type.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
+            // Float to integer: rounded above (in `f64`, see `source_as_double`), then clamped
+            // into range with NaN becoming 0.
             let int_type = crate::types::integer_type(context, destination_type.bits());
-            let result = intrinsic(lowering, name, &[int_type.into(), value.get_type().into()], &[value.into()], span)?;
-            lowering.write(destination, result, destination_type)
+            let result = super::super::conversion::saturating_float_to_integer(
+                lowering,
+                value,
+                int_type,
+                destination_type.is_signed(),
+            )?;
+            lowering.write(destination, result.into(), destination_type)
         }
     }
 }
