@@ -337,12 +337,22 @@ fn kernel(body: &str) -> String {
 
 /// Runs `body` over the elements of `a`, `b`, `c` and returns `d`.
 fn run_elements(body: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
+    run_module(&kernel(body), a, b, c)
+}
+
+/// `run_elements` under ISA 8.6 and sm_100a, which the 6- and 4-bit float conversions need.
+fn run_elements_on_sm_100a(body: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
+    let module = kernel(body).replacen(HEADER, ".version 8.6\n.target sm_100a\n.address_size 64\n", 1);
+    run_module(&module, a, b, c)
+}
+
+fn run_module(module: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
     let count = a.len();
     let threads = count.min(256) as u32;
     assert_eq!(count % threads as usize, 0, "whole blocks");
     let launch = Launch { grid: [count as u32 / threads, 1, 1], block: [threads, 1, 1], ..Launch::default() };
     let buffers = [Buffer::u32s(a), Buffer::u32s(b), Buffer::u32s(c), Buffer::zeroed("u32", count)];
-    run_ok(&kernel(body), &launch, &buffers)[3].iter().map(|&bits| bits as u32).collect()
+    run_ok(module, &launch, &buffers)[3].iter().map(|&bits| bits as u32).collect()
 }
 
 /// `OP %r4, %r1, %r2[, %r3]` on packed registers.
@@ -1233,7 +1243,7 @@ fn micro_float_conversions_round_saturate_and_unpack() {
                 ".reg .b8 %c<5>;\nld.global.f32 %f1, [%rd1];\nld.global.f32 %f2, [%rd2];\n\
                  {instruction} {register}4, %f1, %f2;\n{store} [%rd4], {register}4;"
             );
-            let output = run_elements(&body, &a, &b, &a);
+            let output = run_elements_on_sm_100a(&body, &a, &b, &a);
             for index in 0..a.len() {
                 // `a` goes to the upper lane, `b` to the lower.
                 let expected = format.round(b[index], relu) | format.round(a[index], relu) << pair_bits;
@@ -1260,7 +1270,7 @@ fn micro_float_conversions_round_saturate_and_unpack() {
             let instruction = format!("cvt.{modifiers}.f16x2.{name}");
             let body =
                 format!(".reg .b8 %c<5>;\n{load}, [%rd1];\n{instruction} %r4, {source};\nst.global.b32 [%rd4], %r4;");
-            let output = run_elements(&body, &codes, &codes, &codes);
+            let output = run_elements_on_sm_100a(&body, &codes, &codes, &codes);
             let unpack = |code: u32| {
                 let code = code & lane_mask;
                 let magnitude = format.value(code & (format.sign_bit() - 1));
