@@ -1294,3 +1294,25 @@ fn micro_float_conversions_round_saturate_and_unpack() {
         }
     }
 }
+
+/// `cvt.rn.bf16x2.ue8m0x2`: every pair of scales, each 2^(e - 127) (OCP MX v1.0, E8M0), which
+/// `bf16` holds exactly (2^-127 as a subnormal); `0xff` is NaN, the canonical `0x7fff`.
+#[test]
+fn scale_pairs_widen_to_bf16x2() {
+    let scales: Vec<u32> = (0..65536u32).collect();
+    let body = "ld.global.b16 %h1, [%rd1];\ncvt.rn.bf16x2.ue8m0x2 %r4, %h1;\nst.global.b32 [%rd4], %r4;";
+    let output = run_elements_on_sm_100a(body, &scales, &scales, &scales);
+    let widen = |scale: u32| {
+        if scale == 0xff {
+            return CANONICAL_NAN;
+        }
+        let value = 2f64.powi(scale as i32 - 127);
+        let bits = bf16::from_f64(value).to_bits();
+        assert_eq!(bf16::from_bits(bits).to_f64(), value, "2^({scale} - 127) is a bf16");
+        bits
+    };
+    for (index, &input) in scales.iter().enumerate() {
+        let expected = packed(widen(input & 0xff), widen(input >> 8));
+        assert_eq!(output[index], expected, "cvt.rn.bf16x2.ue8m0x2 {input:#06x}");
+    }
+}

@@ -913,6 +913,8 @@ pub enum PackedFormat {
     /// Two 6-bit floats with 3 exponent bits (bias 3) and 2 mantissa bits, no infinity or NaN,
     /// largest 28.0 (OCP MX v1.0, FP6 E3M2), each in the low 6 bits of a byte.
     E3m2x2,
+    /// Two 8-bit scales: an exponent only, bias 127, `0xff` NaN, no zero (OCP MX v1.0, E8M0).
+    Ue8m0x2,
 }
 
 impl PackedFormat {
@@ -925,6 +927,7 @@ impl PackedFormat {
             "e2m1x2" => PackedFormat::E2m1x2,
             "e2m3x2" => PackedFormat::E2m3x2,
             "e3m2x2" => PackedFormat::E3m2x2,
+            "ue8m0x2" => PackedFormat::Ue8m0x2,
             _ => return None,
         })
     }
@@ -935,7 +938,14 @@ impl PackedFormat {
 
     /// The 8-, 6- and 4-bit floats: converted one lane at a time, always to nearest.
     pub fn is_narrow_float(self) -> bool {
-        !matches!(self, PackedFormat::F16x2 | PackedFormat::Bf16x2)
+        matches!(
+            self,
+            PackedFormat::E4m3x2
+                | PackedFormat::E5m2x2
+                | PackedFormat::E2m1x2
+                | PackedFormat::E2m3x2
+                | PackedFormat::E3m2x2
+        )
     }
 
     /// The register type two narrow floats are packed in: `.b8` for 4-bit floats, else `.b16`
@@ -959,6 +969,7 @@ impl fmt::Display for PackedFormat {
             PackedFormat::E2m1x2 => ".e2m1x2",
             PackedFormat::E2m3x2 => ".e2m3x2",
             PackedFormat::E3m2x2 => ".e3m2x2",
+            PackedFormat::Ue8m0x2 => ".ue8m0x2",
         })
     }
 }

@@ -286,7 +286,7 @@ pub fn is_half_conversion(instruction: &ast::Instruction) -> bool {
     let names = || instruction.modifiers.iter().map(|modifier| modifier.node.as_str());
     let later_form = |name: &str| {
         matches!(name, "tf32" | "rs" | "rna")
-            || name.starts_with("ue")
+            || (name.starts_with("ue") && name != "ue8m0x2")
             || (name.starts_with('e') && name.ends_with("x2") && PackedFormat::from_ptx(name).is_none())
     };
     // PTX 9.1 added 6- and 4-bit floats from `.f16x2`/`.bf16x2`; only `.f32` sources came before.
@@ -294,7 +294,9 @@ pub fn is_half_conversion(instruction: &ast::Instruction) -> bool {
         names().filter(|name| ScalarType::from_ptx(name).is_some() || PackedFormat::from_ptx(name).is_some());
     let later_narrow = match (types.next().and_then(PackedFormat::from_ptx), types.next()) {
         (Some(destination), Some(source)) => {
-            destination.is_narrow_float() && !destination.is_float8() && source != "f32"
+            // Only `cvt.rn.bf16x2.ue8m0x2` of the `.ue8m0x2` forms is decoded here.
+            (destination.is_narrow_float() && !destination.is_float8() && source != "f32")
+                || destination == PackedFormat::Ue8m0x2
         }
         _ => false,
     };
@@ -424,6 +426,28 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             let (format, wide) =
                 if to_float8 { (destination_format, source_format) } else { (source_format, destination_format) };
             Some(Instruction::Float8Convert { format, wide, to_float8, relu: relu.is_some(), destination, source })
+        }
+        // cvt.rn.bf16x2.ue8m0x2 d, a: each 8-bit scale widened (exactly) to `.bf16`.
+        (Some(PackedFormat::Bf16x2), Some(PackedFormat::Ue8m0x2)) => {
+            no_sat(context)?;
+            no_ftz(context)?;
+            refuse(context, &relu, "relu", "`cvt.rn.bf16x2.ue8m0x2`")?;
+            refuse(context, &satfinite, "satfinite", "`cvt.rn.bf16x2.ue8m0x2`")?;
+            if rounding_node != Some(RoundingMode::NearestEven) {
+                invalid(context, rounding_span, "`cvt.bf16x2.ue8m0x2` needs `.rn`".to_string(), "expected `.rn`");
+                return None;
+            }
+            context.expect_operand_count(instruction, 2)?;
+            let destination = context.destination(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
+            let source = context.source(&instruction.operands[1], ScalarType::B16, SizeRule::Exact)?;
+            Some(Instruction::Float8Convert {
+                format: PackedFormat::Ue8m0x2,
+                wide: PackedFormat::Bf16x2,
+                to_float8: false,
+                relu: false,
+                destination,
+                source,
+            })
         }
         (None, None) => {
             let destination_type = ScalarType::from_ptx(&destination_name.node)?;

@@ -8,7 +8,7 @@ use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_frontend::Span;
 
 use super::super::support::{flush_subnormal, intrinsic, saturate_unit};
-use super::{pack, read_lanes, write_lanes, Emit, Format};
+use super::{pack, read_lanes, write_lanes, Emit, Format, CANONICAL_NAN};
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 
@@ -349,6 +349,9 @@ pub fn float8_convert<'ctx>(
         let packed = pack(&emit, &bytes, 8)?;
         return lowering.write(destination, packed.into(), ScalarType::B16);
     }
+    if format == PackedFormat::Ue8m0x2 {
+        return scales_to_brain(&emit, destination, source);
+    }
     // The two lanes: bytes of a `.b16`, or (4-bit floats) nibbles of a `.b8`.
     let i8_type = emit.context().i8_type();
     let (low, high) = if format == PackedFormat::E2m1x2 {
@@ -370,4 +373,22 @@ pub fn float8_convert<'ctx>(
         lanes.push(bits);
     }
     write_lanes(&emit, destination, &lanes)
+}
+
+/// `cvt.rn.bf16x2.ue8m0x2 d, a`: each scale 2^(e - 127) as `.bf16`, which has the same exponent
+/// field and bias, so exactly: `e << 7`, except 2^-127 (`e` = 0), a subnormal `.bf16` (`0x0040`),
+/// and the NaN scale `0xff`, the canonical NaN.
+fn scales_to_brain<'ctx>(emit: &Emit<'_, '_, 'ctx>, destination: &Destination, source: &Operand) -> LoweringResult<()> {
+    let builder = emit.builder();
+    let packed = emit.lowering.read_int(source, ScalarType::B16)?;
+    let mut lanes = Vec::with_capacity(2);
+    for shift in [0, 8] {
+        let scale = emit.and(builder.build_right_shift(packed, emit.i16(shift), false, "")?, emit.i16(0xff))?;
+        let normal = builder.build_left_shift(scale, emit.i16(7), "")?;
+        let smallest = emit.compare(IntPredicate::EQ, scale, emit.i16(0))?;
+        let nan = emit.compare(IntPredicate::EQ, scale, emit.i16(0xff))?;
+        let lane = emit.select_int(smallest, emit.i16(0x0040), normal)?;
+        lanes.push(emit.select_int(nan, emit.i16(CANONICAL_NAN), lane)?);
+    }
+    write_lanes(emit, destination, &lanes)
 }
