@@ -59,6 +59,9 @@ const ISA_8_0_SM_90A: &str = ".version 8.0\n.target sm_90a";
 const ISA_7_8_SM_90: &str = ".version 7.8\n.target sm_90";
 /// `min`/`max` of three `.f32` sources need ISA 8.8 and sm_100.
 const ISA_8_8_SM_100: &str = ".version 8.8\n.target sm_100";
+/// `cvt` with the 6- and 4-bit floats or `.ue8m0x2` needs ISA 8.6 and sm_100a (ptxas: "not supported on
+/// .target 'sm_100'").
+const ISA_8_6_SM_100A: &str = ".version 8.6\n.target sm_100a";
 
 /// A row whose kernel needs nothing at module scope.
 const fn form(name: &'static str, declarations: &'static str, body: &'static str) -> Form {
@@ -369,6 +372,10 @@ const SECTIONS: &[(&str, &[Form])] = &[
             form("cvt.pack.sat.u8.s32.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; cvt.pack.sat.u8.s32.b32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
             form("cvt.rna.tf32.f32", ".reg .f32 %f<2>; .reg .b32 %r<2>", "ld.global.f32 %f1, [%rd2]; cvt.rna.tf32.f32 %r1, %f1; st.global.b32 [%rd2], %r1"),
             form("cvt.rz.relu.tf32.f32", ".reg .f32 %f<2>; .reg .b32 %r<2>", "ld.global.f32 %f1, [%rd2]; cvt.rz.relu.tf32.f32 %r1, %f1; st.global.b32 [%rd2], %r1").with_header(ISA_7_8_SM_90),
+            form("cvt.rn.satfinite.e2m1x2.f32", ".reg .b8 %c<2>; .reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; cvt.rn.satfinite.e2m1x2.f32 %c1, %f1, %f2; st.global.b8 [%rd2], %c1").with_header(ISA_8_6_SM_100A),
+            form("cvt.rn.satfinite.relu.e3m2x2.f32", ".reg .b16 %h<2>; .reg .f32 %f<3>", "ld.global.f32 %f1, [%rd2]; ld.global.f32 %f2, [%rd2+4]; cvt.rn.satfinite.relu.e3m2x2.f32 %h1, %f1, %f2; st.global.b16 [%rd2], %h1").with_header(ISA_8_6_SM_100A),
+            form("cvt.rn.f16x2.e2m3x2", ".reg .b16 %h<2>; .reg .b32 %r<2>", "ld.global.b16 %h1, [%rd2]; cvt.rn.f16x2.e2m3x2 %r1, %h1; st.global.b32 [%rd2], %r1").with_header(ISA_8_6_SM_100A),
+            form("cvt.rn.bf16x2.ue8m0x2", ".reg .b16 %h<2>; .reg .b32 %r<2>", "ld.global.b16 %h1, [%rd2]; cvt.rn.bf16x2.ue8m0x2 %r1, %h1; st.global.b32 [%rd2], %r1").with_header(ISA_8_6_SM_100A),
             form("cvt.pack.sat.u4.s32.b32", R6, "ld.global.u32 %r1, [%rd2]; ld.global.u32 %r2, [%rd2+4]; ld.global.u32 %r3, [%rd2+8]; cvt.pack.sat.u4.s32.b32 %r4, %r1, %r2, %r3; st.global.u32 [%rd2], %r4"),
             form(
                 "cp.async.ca.shared.global",

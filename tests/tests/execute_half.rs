@@ -337,12 +337,22 @@ fn kernel(body: &str) -> String {
 
 /// Runs `body` over the elements of `a`, `b`, `c` and returns `d`.
 fn run_elements(body: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
+    run_module(&kernel(body), a, b, c)
+}
+
+/// `run_elements` under ISA 8.6 and sm_100a, which the 6- and 4-bit float conversions need.
+fn run_elements_on_sm_100a(body: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
+    let module = kernel(body).replacen(HEADER, ".version 8.6\n.target sm_100a\n.address_size 64\n", 1);
+    run_module(&module, a, b, c)
+}
+
+fn run_module(module: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
     let count = a.len();
     let threads = count.min(256) as u32;
     assert_eq!(count % threads as usize, 0, "whole blocks");
     let launch = Launch { grid: [count as u32 / threads, 1, 1], block: [threads, 1, 1], ..Launch::default() };
     let buffers = [Buffer::u32s(a), Buffer::u32s(b), Buffer::u32s(c), Buffer::zeroed("u32", count)];
-    run_ok(&kernel(body), &launch, &buffers)[3].iter().map(|&bits| bits as u32).collect()
+    run_ok(module, &launch, &buffers)[3].iter().map(|&bits| bits as u32).collect()
 }
 
 /// `OP %r4, %r1, %r2[, %r3]` on packed registers.
@@ -1164,5 +1174,197 @@ fn approximate_tanh_and_exp2_on_half_types() {
             assert_eq!(lanes(tanh[index]), [expected_tanh[index]; 2], "tanh of {:#06x}", specials[index]);
             assert_eq!(lanes(exp2[index]), [expected_exp2[index]; 2], "ex2 of {:#06x}", specials[index]);
         }
+    }
+}
+
+/// A 6- or 4-bit float of OCP Microscaling Formats v1.0 (no infinity, no NaN): its layout.
+struct MicroFloat {
+    name: &'static str,
+    width: u32,
+    mantissa_bits: u32,
+    bias: i32,
+}
+
+const MICRO_FLOATS: [MicroFloat; 3] = [
+    MicroFloat { name: "e2m1x2", width: 4, mantissa_bits: 1, bias: 1 },
+    MicroFloat { name: "e2m3x2", width: 6, mantissa_bits: 3, bias: 1 },
+    MicroFloat { name: "e3m2x2", width: 6, mantissa_bits: 2, bias: 3 },
+];
+
+impl MicroFloat {
+    /// The value of a non-negative encoding, exactly (every one is a small dyadic rational).
+    fn value(&self, code: u32) -> f64 {
+        let exponent = (code >> self.mantissa_bits) as i32;
+        let mantissa = f64::from(code & ((1 << self.mantissa_bits) - 1));
+        let (significand, exponent) = if exponent == 0 {
+            (mantissa, 1 - self.bias)
+        } else {
+            (mantissa + f64::from(1u32 << self.mantissa_bits), exponent - self.bias)
+        };
+        significand * 2f64.powi(exponent - self.mantissa_bits as i32)
+    }
+
+    fn sign_bit(&self) -> u32 {
+        1 << (self.width - 1)
+    }
+
+    fn largest_code(&self) -> u32 {
+        self.sign_bit() - 1
+    }
+
+    /// `cvt.rn.satfinite[.relu]` of one `float`: the nearest value by search over all encodings
+    /// (ties to the even encoding), which also clamps what lies past the largest value; NaN gives
+    /// the positive largest value, as the PTX ISA's `.satfinite` says for formats without NaN.
+    fn round(&self, bits: u32, relu: bool) -> u32 {
+        let value = f32::from_bits(bits);
+        if value.is_nan() {
+            return self.largest_code();
+        }
+        let negative = value.is_sign_negative();
+        if negative && relu {
+            return 0;
+        }
+        let magnitude = f64::from(value.abs());
+        if magnitude > self.value(self.largest_code()) {
+            // `.satfinite` (infinities too, which the distance search cannot rank).
+            let largest = self.largest_code();
+            return if negative { largest | self.sign_bit() } else { largest };
+        }
+        let mut best = 0;
+        for code in 1..=self.largest_code() {
+            let distance = (self.value(code) - magnitude).abs();
+            let best_distance = (self.value(best) - magnitude).abs();
+            if distance < best_distance || (distance == best_distance && code % 2 == 0) {
+                best = code;
+            }
+        }
+        if negative {
+            best | self.sign_bit()
+        } else {
+            best
+        }
+    }
+
+    /// Each value, each halfway point and their neighbouring `float`s, both signs, plus
+    /// infinities, NaNs and values far out of range.
+    fn interesting_inputs(&self) -> Vec<u32> {
+        let mut values = vec![f32::INFINITY, f32::NAN, 1e30, 1e-30, f32::MIN_POSITIVE, 0.0];
+        for code in 0..=self.largest_code() {
+            let here = self.value(code);
+            let next = if code < self.largest_code() { self.value(code + 1) } else { 2.0 * here };
+            for point in [here, (here + next) / 2.0] {
+                values.push(point as f32);
+            }
+        }
+        let mut inputs = Vec::new();
+        for value in values {
+            for bits in [value.to_bits().wrapping_sub(1), value.to_bits(), value.to_bits() + 1] {
+                inputs.push(bits);
+                inputs.push(bits ^ 0x8000_0000);
+            }
+        }
+        inputs.push(0xffc0_1234);
+        inputs
+    }
+}
+
+/// Pads to whole blocks of 256 with copies of the first input.
+fn whole_blocks(mut values: Vec<u32>) -> Vec<u32> {
+    let first = values[0];
+    values.resize(values.len().div_ceil(256) * 256, first);
+    values
+}
+
+#[test]
+fn micro_float_conversions_round_saturate_and_unpack() {
+    let mut random = Random::new(12);
+    for format in &MICRO_FLOATS {
+        let interesting = format.interesting_inputs();
+        let mut a = random_floats(&mut random, 256);
+        a.extend(&interesting);
+        let a = whole_blocks(a);
+        // The second source runs through the same values shifted, so each pairs with others.
+        let mut b = a.clone();
+        b.rotate_left(7);
+        let name = format.name;
+        let (register, pair_bits) = if format.width == 4 { ("%c", 4) } else { ("%h", 8) };
+        let store = if format.width == 4 { "st.global.b8" } else { "st.global.b16" };
+        for (modifiers, relu) in [("rn.satfinite", false), ("rn.satfinite.relu", true)] {
+            let instruction = format!("cvt.{modifiers}.{name}.f32");
+            let body = format!(
+                ".reg .b8 %c<5>;\nld.global.f32 %f1, [%rd1];\nld.global.f32 %f2, [%rd2];\n\
+                 {instruction} {register}4, %f1, %f2;\n{store} [%rd4], {register}4;"
+            );
+            let output = run_elements_on_sm_100a(&body, &a, &b, &a);
+            for index in 0..a.len() {
+                // `a` goes to the upper lane, `b` to the lower.
+                let expected = format.round(b[index], relu) | format.round(a[index], relu) << pair_bits;
+                assert_eq!(output[index], expected, "{instruction} {:#010x} {:#010x}", a[index], b[index]);
+            }
+        }
+        // Every encoding pair unpacked to f16 (exact), with the unused top bits of 6-bit lanes set
+        // to show they are ignored.
+        let lane_mask = (1u32 << format.width) - 1;
+        let lane_count = 1u32 << format.width;
+        let codes: Vec<u32> = (0..lane_count * lane_count)
+            .map(|pair| {
+                let (low, high) = (pair % lane_count, pair / lane_count);
+                if format.width == 4 {
+                    low | high << 4
+                } else {
+                    (low | 0xc0) | high << 8
+                }
+            })
+            .collect();
+        let codes = whole_blocks(codes);
+        let (load, source) = if format.width == 4 { ("ld.global.b8 %c1", "%c1") } else { ("ld.global.b16 %h1", "%h1") };
+        for (modifiers, relu) in [("rn", false), ("rn.relu", true)] {
+            let instruction = format!("cvt.{modifiers}.f16x2.{name}");
+            let body =
+                format!(".reg .b8 %c<5>;\n{load}, [%rd1];\n{instruction} %r4, {source};\nst.global.b32 [%rd4], %r4;");
+            let output = run_elements_on_sm_100a(&body, &codes, &codes, &codes);
+            let unpack = |code: u32| {
+                let code = code & lane_mask;
+                let magnitude = format.value(code & (format.sign_bit() - 1));
+                let negative = code & format.sign_bit() != 0;
+                let bits = f16::from_f64(magnitude).to_bits();
+                assert_eq!(f16::from_bits(bits).to_f64(), magnitude, "every {name} value is an f16");
+                if !negative {
+                    bits
+                } else if relu {
+                    0
+                } else {
+                    bits | 0x8000
+                }
+            };
+            for (index, &input) in codes.iter().enumerate() {
+                let (low, high) =
+                    if format.width == 4 { (input & 0xf, input >> 4) } else { (input & 0xff, input >> 8) };
+                let expected = packed(unpack(low), unpack(high));
+                assert_eq!(output[index], expected, "{instruction} {input:#06x}");
+            }
+        }
+    }
+}
+
+/// `cvt.rn.bf16x2.ue8m0x2`: every pair of scales, each 2^(e - 127) (OCP MX v1.0, E8M0), which
+/// `bf16` holds exactly (2^-127 as a subnormal); `0xff` is NaN, the canonical `0x7fff`.
+#[test]
+fn scale_pairs_widen_to_bf16x2() {
+    let scales: Vec<u32> = (0..65536u32).collect();
+    let body = "ld.global.b16 %h1, [%rd1];\ncvt.rn.bf16x2.ue8m0x2 %r4, %h1;\nst.global.b32 [%rd4], %r4;";
+    let output = run_elements_on_sm_100a(body, &scales, &scales, &scales);
+    let widen = |scale: u32| {
+        if scale == 0xff {
+            return CANONICAL_NAN;
+        }
+        let value = 2f64.powi(scale as i32 - 127);
+        let bits = bf16::from_f64(value).to_bits();
+        assert_eq!(bf16::from_bits(bits).to_f64(), value, "2^({scale} - 127) is a bf16");
+        bits
+    };
+    for (index, &input) in scales.iter().enumerate() {
+        let expected = packed(widen(input & 0xff), widen(input >> 8));
+        assert_eq!(output[index], expected, "cvt.rn.bf16x2.ue8m0x2 {input:#06x}");
     }
 }

@@ -927,6 +927,17 @@ pub enum PackedFormat {
     E4m3x2,
     /// Two 8-bit floats with 5 exponent and 2 mantissa bits (OCP FP8 E5M2).
     E5m2x2,
+    /// Two 4-bit floats with 2 exponent bits (bias 1) and 1 mantissa bit, no infinity or NaN,
+    /// largest 6.0 (OCP Microscaling Formats v1.0, FP4 E2M1), in one byte.
+    E2m1x2,
+    /// Two 6-bit floats with 2 exponent bits (bias 1) and 3 mantissa bits, no infinity or NaN,
+    /// largest 7.5 (OCP MX v1.0, FP6 E2M3), each in the low 6 bits of a byte.
+    E2m3x2,
+    /// Two 6-bit floats with 3 exponent bits (bias 3) and 2 mantissa bits, no infinity or NaN,
+    /// largest 28.0 (OCP MX v1.0, FP6 E3M2), each in the low 6 bits of a byte.
+    E3m2x2,
+    /// Two 8-bit scales: an exponent only, bias 127, `0xff` NaN, no zero (OCP MX v1.0, E8M0).
+    Ue8m0x2,
 }
 
 impl PackedFormat {
@@ -936,12 +947,38 @@ impl PackedFormat {
             "bf16x2" => PackedFormat::Bf16x2,
             "e4m3x2" => PackedFormat::E4m3x2,
             "e5m2x2" => PackedFormat::E5m2x2,
+            "e2m1x2" => PackedFormat::E2m1x2,
+            "e2m3x2" => PackedFormat::E2m3x2,
+            "e3m2x2" => PackedFormat::E3m2x2,
+            "ue8m0x2" => PackedFormat::Ue8m0x2,
             _ => return None,
         })
     }
 
     pub fn is_float8(self) -> bool {
         matches!(self, PackedFormat::E4m3x2 | PackedFormat::E5m2x2)
+    }
+
+    /// The 8-, 6- and 4-bit floats: converted one lane at a time, always to nearest.
+    pub fn is_narrow_float(self) -> bool {
+        matches!(
+            self,
+            PackedFormat::E4m3x2
+                | PackedFormat::E5m2x2
+                | PackedFormat::E2m1x2
+                | PackedFormat::E2m3x2
+                | PackedFormat::E3m2x2
+        )
+    }
+
+    /// The register type two narrow floats are packed in: `.b8` for 4-bit floats, else `.b16`
+    /// (a 6-bit float takes a byte, its top two bits zero).
+    pub fn narrow_pair_type(self) -> ScalarType {
+        if self == PackedFormat::E2m1x2 {
+            ScalarType::B8
+        } else {
+            ScalarType::B16
+        }
     }
 }
 
@@ -952,6 +989,10 @@ impl fmt::Display for PackedFormat {
             PackedFormat::Bf16x2 => ".bf16x2",
             PackedFormat::E4m3x2 => ".e4m3x2",
             PackedFormat::E5m2x2 => ".e5m2x2",
+            PackedFormat::E2m1x2 => ".e2m1x2",
+            PackedFormat::E2m3x2 => ".e2m3x2",
+            PackedFormat::E3m2x2 => ".e3m2x2",
+            PackedFormat::Ue8m0x2 => ".ue8m0x2",
         })
     }
 }

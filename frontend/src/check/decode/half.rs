@@ -324,18 +324,34 @@ fn setp(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Ins
     Some(Instruction::SetPredicate { comparison, ty, flush_subnormals, destination, complement, a, b, combine })
 }
 
-/// The `cvt` forms this module decodes: any with a half, packed or 8-bit float type, `.relu` or
-/// `.satfinite`, except those with `.tf32`, the 4- and 6-bit floats, `.ue8m0` or stochastic
-/// rounding (later PTX versions), which stay unsupported forms of `cvt`.
+/// The `cvt` forms this module decodes: any with a half, packed, 8-, 6- or 4-bit float type,
+/// `.relu` or `.satfinite`, except those with `.tf32`, `.ue8m0` or stochastic rounding (later
+/// PTX versions), which stay unsupported forms of `cvt`.
 pub fn is_half_conversion(instruction: &ast::Instruction) -> bool {
     let names = || instruction.modifiers.iter().map(|modifier| modifier.node.as_str());
     let later_form = |name: &str| {
         matches!(name, "tf32" | "rs" | "rna")
-            || name.starts_with("ue")
-            || (name.starts_with('e') && name.ends_with("x2") && !matches!(name, "e4m3x2" | "e5m2x2"))
+            || (name.starts_with("ue") && name != "ue8m0x2")
+            || (name.starts_with('e') && name.ends_with("x2") && PackedFormat::from_ptx(name).is_none())
     };
-    !names().any(later_form)
-        && names().any(|name| HALF_TYPES.contains(&name) || matches!(name, "e4m3x2" | "e5m2x2" | "relu" | "satfinite"))
+    // PTX 9.1 added 6- and 4-bit floats from `.f16x2`/`.bf16x2`; only `.f32` sources came before.
+    let mut types =
+        names().filter(|name| ScalarType::from_ptx(name).is_some() || PackedFormat::from_ptx(name).is_some());
+    let later_narrow = match (types.next().and_then(PackedFormat::from_ptx), types.next()) {
+        (Some(destination), Some(source)) => {
+            // Only `cvt.rn.bf16x2.ue8m0x2` of the `.ue8m0x2` forms is decoded here.
+            (destination.is_narrow_float() && !destination.is_float8() && source != "f32")
+                || destination == PackedFormat::Ue8m0x2
+        }
+        _ => false,
+    };
+    !later_narrow
+        && !names().any(later_form)
+        && names().any(|name| {
+            HALF_TYPES.contains(&name)
+                || PackedFormat::from_ptx(name).is_some_and(PackedFormat::is_narrow_float)
+                || matches!(name, "relu" | "satfinite")
+        })
 }
 
 pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::Instruction) -> Option<Instruction> {
@@ -397,7 +413,7 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     };
     match (destination_packed, source_packed) {
         // cvt.frnd2{.relu}{.satfinite}.packed.f32 d, a, b
-        (Some(format), None) if !format.is_float8() || source_name.node == "f32" => {
+        (Some(format), None) if !format.is_narrow_float() || source_name.node == "f32" => {
             if source_name.node != "f32" {
                 invalid(
                     context,
@@ -409,14 +425,14 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
             }
             no_sat(context)?;
             no_ftz(context)?;
-            let rounding = if format.is_float8() {
+            let rounding = if format.is_narrow_float() {
                 float8_modifiers(context, true, &format!("`cvt{format}.f32`"))?;
                 RoundingMode::NearestEven
             } else {
                 nearest_or_zero(context)?
             };
             context.expect_operand_count(instruction, 3)?;
-            let destination_type = if format.is_float8() { ScalarType::B16 } else { ScalarType::B32 };
+            let destination_type = if format.is_narrow_float() { format.narrow_pair_type() } else { ScalarType::B32 };
             let destination = context.destination(&instruction.operands[0], destination_type, SizeRule::Exact)?;
             let high = context.source(&instruction.operands[1], ScalarType::F32, SizeRule::Exact)?;
             let low = context.source(&instruction.operands[2], ScalarType::F32, SizeRule::Exact)?;
@@ -430,11 +446,12 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 low,
             })
         }
-        // cvt.rn.satfinite{.relu}.f8x2type.{f16x2,bf16x2} d, a and cvt.rn{.relu}.f16x2.f8x2type d, a
+        // cvt.rn.satfinite{.relu}.f8x2type.{f16x2,bf16x2} d, a and
+        // cvt.rn{.relu}.f16x2.{f8x2type,f6x2type,f4x2type} d, a
         (Some(destination_format), Some(source_format))
-            if destination_format.is_float8() != source_format.is_float8()
-                && (destination_format == PackedFormat::F16x2
-                    || matches!(source_format, PackedFormat::F16x2 | PackedFormat::Bf16x2)) =>
+            if (destination_format.is_float8()
+                && matches!(source_format, PackedFormat::F16x2 | PackedFormat::Bf16x2))
+                || (destination_format == PackedFormat::F16x2 && source_format.is_narrow_float()) =>
         {
             no_sat(context)?;
             no_ftz(context)?;
@@ -444,13 +461,38 @@ pub fn cvt(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
                 refuse(context, &satfinite, "satfinite", "conversions from 8-bit floats")?;
             }
             context.expect_operand_count(instruction, 2)?;
-            let (destination_type, source_type) =
-                if to_float8 { (ScalarType::B16, ScalarType::B32) } else { (ScalarType::B32, ScalarType::B16) };
+            let (destination_type, source_type) = if to_float8 {
+                (ScalarType::B16, ScalarType::B32)
+            } else {
+                (ScalarType::B32, source_format.narrow_pair_type())
+            };
             let destination = context.destination(&instruction.operands[0], destination_type, SizeRule::Exact)?;
             let source = context.source(&instruction.operands[1], source_type, SizeRule::Exact)?;
             let (format, wide) =
                 if to_float8 { (destination_format, source_format) } else { (source_format, destination_format) };
             Some(Instruction::Float8Convert { format, wide, to_float8, relu: relu.is_some(), destination, source })
+        }
+        // cvt.rn.bf16x2.ue8m0x2 d, a: each 8-bit scale widened (exactly) to `.bf16`.
+        (Some(PackedFormat::Bf16x2), Some(PackedFormat::Ue8m0x2)) => {
+            no_sat(context)?;
+            no_ftz(context)?;
+            refuse(context, &relu, "relu", "`cvt.rn.bf16x2.ue8m0x2`")?;
+            refuse(context, &satfinite, "satfinite", "`cvt.rn.bf16x2.ue8m0x2`")?;
+            if rounding_node != Some(RoundingMode::NearestEven) {
+                invalid(context, rounding_span, "`cvt.bf16x2.ue8m0x2` needs `.rn`".to_string(), "expected `.rn`");
+                return None;
+            }
+            context.expect_operand_count(instruction, 2)?;
+            let destination = context.destination(&instruction.operands[0], ScalarType::B32, SizeRule::Exact)?;
+            let source = context.source(&instruction.operands[1], ScalarType::B16, SizeRule::Exact)?;
+            Some(Instruction::Float8Convert {
+                format: PackedFormat::Ue8m0x2,
+                wide: PackedFormat::Bf16x2,
+                to_float8: false,
+                relu: false,
+                destination,
+                source,
+            })
         }
         (None, None) => {
             let destination_type = ScalarType::from_ptx(&destination_name.node)?;

@@ -116,6 +116,10 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["add", "sub", "mul", "fma"], modifiers: &[&["f32x2"]], version: isa(8, 6), sm: Some(100), form: "`.f32x2` arithmetic", section: "9.7.3 (ISA 8.6)", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
+    // ISA 8.6 (NVIDIA's notes): `cvt` to and from the 6- and 4-bit floats and `.ue8m0x2`. ptxas 12.9 and 13.5
+    // want sm_100a, sm_101a or sm_120a ("Instruction 'cvt with .e2m1x2' not supported on .target
+    // 'sm_100'"); the table has no arch-specific targets.
+    Requirement { opcodes: &["cvt"], modifiers: &[&["e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2"]], version: isa(8, 6), sm: Some(100), form: "`cvt` with `.e2m1x2`, `.e2m3x2`, `.e3m2x2` or `.ue8m0x2`", section: "9.7.8.21 (ISA 8.6)", operands: ANY },
     // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).
     Requirement { opcodes: &["tanh"], modifiers: &[&["f32"]], version: isa(7, 0), sm: Some(75), form: "`tanh.approx.f32`", section: "9.7.3.22", operands: ANY },
     Requirement { opcodes: &["tanh", "ex2"], modifiers: &[HALF], version: isa(7, 0), sm: Some(75), form: "`tanh`/`ex2` on `.f16`", section: "9.7.4.9, 9.7.4.10", operands: ANY },

@@ -201,3 +201,20 @@ fn unrounded_mad_f32_is_read_up_to_isa_3_1() {
     assert_eq!(codes("3.2", "sm_30", body), [Code::InvalidModifier]);
     assert_eq!(codes("7.8", "sm_80", body), [Code::InvalidModifier]);
 }
+
+/// ISA 8.6 (NVIDIA's notes, confirmed with ptxas 12.9 and 13.5): `cvt` with the 6- and 4-bit
+/// floats or `.ue8m0x2` needs ISA 8.6 and sm_100a (sm_100 here: the table has no arch-specific targets).
+#[test]
+fn micro_float_conversions_need_isa_8_6_and_sm_100() {
+    for body in [
+        "cvt.rn.satfinite.e2m3x2.f32 %h1, %f1, %f2;",
+        "cvt.rn.satfinite.relu.e3m2x2.f32 %h1, %f1, %f2;",
+        "cvt.rn.f16x2.e3m2x2 %r1, %h1;",
+        "cvt.rn.bf16x2.ue8m0x2 %r1, %h1;",
+    ] {
+        assert_eq!(codes("8.6", "sm_100a", body), [], "{body}");
+        // (sm_100a itself needs ISA 8.6, so the older version is tried on sm_90.)
+        assert_eq!(codes("8.5", "sm_90", body), [Code::NeedsNewerVersion, Code::NeedsNewerTarget], "{body}");
+        assert_eq!(codes("8.6", "sm_90", body), [Code::NeedsNewerTarget], "{body}");
+    }
+}

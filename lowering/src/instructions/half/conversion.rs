@@ -8,7 +8,7 @@ use ptxr_frontend::vocabulary::ScalarType;
 use ptxr_frontend::Span;
 
 use super::super::support::{flush_subnormal, intrinsic, saturate_unit};
-use super::{pack, read_lanes, write_lanes, Emit, Format};
+use super::{pack, read_lanes, write_lanes, Emit, Format, CANONICAL_NAN};
 use crate::error::LoweringResult;
 use crate::function::FunctionLowering;
 
@@ -150,18 +150,35 @@ pub fn convert<'ctx>(
     }
 }
 
-/// The 8-bit float formats: mantissa bits, exponent bias, largest finite encoding and value.
-fn float8_parameters(format: PackedFormat) -> (u64, i64, u64, f64) {
-    match format {
-        PackedFormat::E5m2x2 => (2, 15, 0x7b, 57344.0),
-        _ => (3, 7, 0x7e, 448.0),
-    }
+/// A narrow float format's layout (OCP 8-bit floats v1.0; OCP Microscaling Formats v1.0 for the
+/// 6- and 4-bit ones).
+struct NarrowFloat {
+    /// All bits, sign included: 8, 6 or 4.
+    width: u64,
+    mantissa_bits: u64,
+    bias: i64,
+    /// The largest finite value and its encoding.
+    largest: f64,
+    largest_bits: u64,
+    /// What `.satfinite` makes of NaN: E4M3's and E5M2's NaN `0x7f`; the formats without NaN
+    /// give their positive largest value (PTX ISA 8.6+, `cvt`'s `.satfinite`).
+    nan_bits: u64,
 }
 
-const FLOAT8_NAN: u64 = 0x7f;
+fn narrow_float(format: PackedFormat) -> NarrowFloat {
+    let (width, mantissa_bits, bias, largest, largest_bits, nan_bits) = match format {
+        PackedFormat::E5m2x2 => (8, 2, 15, 57344.0, 0x7b, 0x7f),
+        PackedFormat::E2m1x2 => (4, 1, 1, 6.0, 0x7, 0x7),
+        PackedFormat::E2m3x2 => (6, 3, 1, 7.5, 0x1f, 0x1f),
+        PackedFormat::E3m2x2 => (6, 2, 3, 28.0, 0x1f, 0x1f),
+        _ => (8, 3, 7, 448.0, 0x7e, 0x7f),
+    };
+    NarrowFloat { width, mantissa_bits, bias, largest, largest_bits, nan_bits }
+}
 
-/// Rounds an exact `double` to an 8-bit float, to nearest even with `.satfinite`: out-of-range
-/// values and infinities become the largest finite value of their sign, NaN becomes `0x7f`.
+/// Rounds an exact `double` to an 8-, 6- or 4-bit float (in the low bits of an `i8`), to nearest
+/// even with `.satfinite`: out-of-range values and infinities become the largest finite value
+/// of their sign, NaN the format's `nan_bits`.
 fn encode_float8<'ctx>(
     emit: &Emit<'_, '_, 'ctx>,
     value: FloatValue<'ctx>,
@@ -170,7 +187,7 @@ fn encode_float8<'ctx>(
 ) -> LoweringResult<IntValue<'ctx>> {
     let builder = emit.builder();
     let context = emit.context();
-    let (mantissa_bits, bias, largest_bits, largest) = float8_parameters(format);
+    let NarrowFloat { width, mantissa_bits, bias, largest, largest_bits, nan_bits } = narrow_float(format);
     let bits = emit.float_bits(value)?;
     let negative = emit.compare(IntPredicate::SLT, bits, emit.i64(0))?;
     let magnitude = emit.absolute(value)?;
@@ -201,17 +218,18 @@ fn encode_float8<'ctx>(
     let encoded = emit.add(builder.build_left_shift(exponent_field, emit.i64(mantissa_bits), "")?, units)?;
     let overflow = emit.compare_float(FloatPredicate::OGT, rounded, context.f64_type().const_float(largest))?;
     let encoded = emit.select_int(overflow, emit.i64(largest_bits), encoded)?;
-    let signed = emit.or(encoded, emit.i64(0x80))?;
+    let signed = emit.or(encoded, emit.i64(1 << (width - 1)))?;
     let mut result = emit.select_int(negative, signed, encoded)?;
     if relu {
         result = emit.select_int(negative, emit.i64(0), result)?;
     }
     let is_nan = emit.compare_float(FloatPredicate::UNO, value, value)?;
-    let result = emit.select_int(is_nan, emit.i64(FLOAT8_NAN), result)?;
+    let result = emit.select_int(is_nan, emit.i64(nan_bits), result)?;
     Ok(builder.build_int_truncate(result, context.i8_type(), "")?)
 }
 
-/// An 8-bit float's value as a `double` (exact; NaN for the NaN encodings).
+/// An 8-, 6- or 4-bit float's value (the low bits of `byte`) as a `double` (exact; NaN for the
+/// NaN encodings).
 pub(super) fn decode_float8<'ctx>(
     emit: &Emit<'_, '_, 'ctx>,
     byte: IntValue<'ctx>,
@@ -219,9 +237,9 @@ pub(super) fn decode_float8<'ctx>(
 ) -> LoweringResult<FloatValue<'ctx>> {
     let builder = emit.builder();
     let context = emit.context();
-    let (mantissa_bits, bias, _, _) = float8_parameters(format);
+    let NarrowFloat { width, mantissa_bits, bias, .. } = narrow_float(format);
     let byte = builder.build_int_z_extend(byte, context.i64_type(), "")?;
-    let exponent_mask = (1u64 << (7 - mantissa_bits)) - 1;
+    let exponent_mask = (1u64 << (width - 1 - mantissa_bits)) - 1;
     let exponent_field =
         emit.and(builder.build_right_shift(byte, emit.i64(mantissa_bits), false, "")?, emit.i64(exponent_mask))?;
     let mantissa = emit.and(byte, emit.i64((1 << mantissa_bits) - 1))?;
@@ -246,13 +264,15 @@ pub(super) fn decode_float8<'ctx>(
             )?;
             emit.select_float(top, nan_or_infinity, magnitude)?
         }
-        _ => {
+        PackedFormat::E4m3x2 => {
             // E4M3 has no infinity; only S.1111.111 is NaN.
             let nan = emit.compare(IntPredicate::EQ, emit.and(byte, emit.i64(0x7f))?, emit.i64(0x7f))?;
             emit.select_float(nan, emit.f64(f64::NAN), magnitude)?
         }
+        // The 6- and 4-bit floats have neither infinity nor NaN.
+        _ => magnitude,
     };
-    let negative = emit.compare(IntPredicate::NE, emit.and(byte, emit.i64(0x80))?, emit.i64(0))?;
+    let negative = emit.compare(IntPredicate::NE, emit.and(byte, emit.i64(1 << (width - 1)))?, emit.i64(0))?;
     let negated = builder.build_float_neg(magnitude, "")?;
     emit.select_float(negative, negated, magnitude)
 }
@@ -286,13 +306,20 @@ pub fn pack_convert<'ctx>(
                 }
                 bits
             }
-            PackedFormat::E4m3x2 | PackedFormat::E5m2x2 => encode_float8(&emit, value, format, relu)?,
+            _ => encode_float8(&emit, value, format, relu)?,
         };
         lanes.push(lane);
     }
-    if format.is_float8() {
-        let packed = pack(&emit, &lanes, 8)?;
-        lowering.write(destination, packed.into(), ScalarType::B16)
+    if format.is_narrow_float() {
+        // Two 4-bit floats share a byte; 8- and 6-bit floats take a byte each.
+        let lane_bits = if format == PackedFormat::E2m1x2 { 4 } else { 8 };
+        let packed = pack(&emit, &lanes, lane_bits)?;
+        let packed = emit.builder().build_int_truncate_or_bit_cast(
+            packed,
+            crate::types::integer_type(emit.context(), 2 * lane_bits),
+            "",
+        )?;
+        lowering.write(destination, packed.into(), format.narrow_pair_type())
     } else {
         write_lanes(&emit, destination, &lanes)
     }
@@ -327,10 +354,21 @@ pub fn float8_convert<'ctx>(
         let packed = pack(&emit, &bytes, 8)?;
         return lowering.write(destination, packed.into(), ScalarType::B16);
     }
-    let packed = lowering.read_int(source, ScalarType::B16)?;
+    if format == PackedFormat::Ue8m0x2 {
+        return scales_to_brain(&emit, destination, source);
+    }
+    // The two lanes: bytes of a `.b16`, or (4-bit floats) nibbles of a `.b8`.
     let i8_type = emit.context().i8_type();
-    let low = builder.build_int_truncate(packed, i8_type, "")?;
-    let high = builder.build_int_truncate(builder.build_right_shift(packed, emit.i16(8), false, "")?, i8_type, "")?;
+    let (low, high) = if format == PackedFormat::E2m1x2 {
+        let packed = lowering.read_int(source, ScalarType::B8)?;
+        let packed = builder.build_int_truncate_or_bit_cast(packed, i8_type, "")?;
+        let low = builder.build_and(packed, i8_type.const_int(0xf, false), "")?;
+        (low, builder.build_right_shift(packed, i8_type.const_int(4, false), false, "")?)
+    } else {
+        let packed = lowering.read_int(source, ScalarType::B16)?;
+        let low = builder.build_int_truncate(packed, i8_type, "")?;
+        (low, builder.build_int_truncate(builder.build_right_shift(packed, emit.i16(8), false, "")?, i8_type, "")?)
+    };
     let mut lanes = Vec::with_capacity(2);
     for byte in [low, high] {
         let mut bits = emit.narrow(decode_float8(&emit, byte, format)?, Format::Half, RoundingMode::NearestEven)?;
@@ -340,4 +378,22 @@ pub fn float8_convert<'ctx>(
         lanes.push(bits);
     }
     write_lanes(&emit, destination, &lanes)
+}
+
+/// `cvt.rn.bf16x2.ue8m0x2 d, a`: each scale 2^(e - 127) as `.bf16`, which has the same exponent
+/// field and bias, so exactly: `e << 7`, except 2^-127 (`e` = 0), a subnormal `.bf16` (`0x0040`),
+/// and the NaN scale `0xff`, the canonical NaN.
+fn scales_to_brain<'ctx>(emit: &Emit<'_, '_, 'ctx>, destination: &Destination, source: &Operand) -> LoweringResult<()> {
+    let builder = emit.builder();
+    let packed = emit.lowering.read_int(source, ScalarType::B16)?;
+    let mut lanes = Vec::with_capacity(2);
+    for shift in [0, 8] {
+        let scale = emit.and(builder.build_right_shift(packed, emit.i16(shift), false, "")?, emit.i16(0xff))?;
+        let normal = builder.build_left_shift(scale, emit.i16(7), "")?;
+        let smallest = emit.compare(IntPredicate::EQ, scale, emit.i16(0))?;
+        let nan = emit.compare(IntPredicate::EQ, scale, emit.i16(0xff))?;
+        let lane = emit.select_int(smallest, emit.i16(0x0040), normal)?;
+        lanes.push(emit.select_int(nan, emit.i16(CANONICAL_NAN), lane)?);
+    }
+    write_lanes(emit, destination, &lanes)
 }
