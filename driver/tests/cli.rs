@@ -37,15 +37,15 @@ fn unsupported_instruction_names_instruction_and_target() {
         "surface.ptx",
         &format!(
             "{HEADER}.visible .entry k(.param .u64 surface)\n{{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n\t\
-             ld.param.u64 %rd1, [surface];\n\tsured.b.add.1d.u32.trap [%rd1, {{%r1}}], %r1;\n\tret;\n}}\n"
+             ld.param.u64 %rd1, [surface];\n\ttex.2dms.v4.s32.s32 {{%r1, %r1, %r1, %r1}}, [%rd1, {{%r1, %r1, %r1, %r1}}];\n\tret;\n}}\n"
         ),
     );
-    // Surface reductions are not lowered for any target yet.
+    // Multisample textures are not lowered for any target yet.
     std::fs::write(directory.path().join("surface.hsaco"), b"previous").unwrap_or_else(|error| panic!("{error}"));
     let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "surface.hsaco"], directory.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("unsupported: `sured.b.add.1d.u32.trap` on amdgpu"), "{stderr}");
+    assert!(stderr.contains("unsupported: `tex.2dms.v4.s32.s32` on amdgpu"), "{stderr}");
     assert!(stderr.contains("surface.ptx:10:2"), "{stderr}");
     // The earlier file at -o is untouched: outputs are replaced only when complete.
     assert_eq!(std::fs::read(directory.path().join("surface.hsaco")).unwrap_or_default(), b"previous");
@@ -499,7 +499,7 @@ fn counted_barriers_warn_on_wave64_amdgpu_only() {
 }
 
 /// The checker's warnings are printed when lowering then fails, as when it succeeds: W0003 for
-/// the truncated immediate, then E0901 for the surface reduction, and exit code 1.
+/// the truncated immediate, then E0901 for the multisample texture, and exit code 1.
 #[test]
 fn warnings_before_a_lowering_error_are_printed_with_it() {
     let directory = scratch();
@@ -509,7 +509,7 @@ fn warnings_before_a_lowering_error_are_printed_with_it() {
         &format!(
             "{HEADER}.visible .entry k(.param .u64 surface)\n{{\n\t.reg .b16 %h<2>;\n\t.reg .b32 %r<2>;\n\t\
              .reg .b64 %rd<2>;\n\tmov.b16 %h1, 70000;\n\tld.param.u64 %rd1, [surface];\n\t\
-             sured.b.add.1d.u32.trap [%rd1, {{%r1}}], %r1;\n\tret;\n}}\n"
+             tex.2dms.v4.s32.s32 {{%r1, %r1, %r1, %r1}}, [%rd1, {{%r1, %r1, %r1, %r1}}];\n\tret;\n}}\n"
         ),
     );
     let output = ptxr(&["compile", &input, "--target", "amdgpu", "-o", "both.hsaco"], directory.path());
