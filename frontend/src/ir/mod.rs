@@ -11,6 +11,7 @@ mod instruction;
 mod matrix;
 mod module;
 mod operand;
+mod operations;
 mod shared_layout;
 mod spelling;
 mod synchronization;
@@ -27,6 +28,7 @@ pub use matrix::{
 };
 pub use module::*;
 pub use operand::*;
+pub use operations::*;
 pub use shared_layout::{SharedLayout, SharedVariable};
 pub use spelling::instruction_spelling;
 pub use synchronization::*;
