@@ -64,6 +64,9 @@ pub const ARCHITECTURE_SPECIFIC: &[ArchitectureSpecific] = &[
     ArchitectureSpecific { opcodes: &["setmaxnreg"], modifiers: &[], targets: SpecificTargets::Any, form: "`setmaxnreg`" },
     ArchitectureSpecific { opcodes: &["tensormap"], modifiers: &[&["replace"]], targets: SpecificTargets::Any, form: "`tensormap.replace`" },
     ArchitectureSpecific { opcodes: &["redux"], modifiers: &[&["f32"]], targets: SpecificTargets::Of(&[100, 103]), form: "`redux.sync.min`/`.max` on `.f32`" },
+    // ptxas 13.5: "Feature 'cvt.e2m1x2.f32' not supported on .target 'sm_100'" (and sm_90a,
+    // sm_120); every `a`/`f` target from sm_100a to sm_121f has it.
+    ArchitectureSpecific { opcodes: &["cvt"], modifiers: &[&["e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2"]], targets: SpecificTargets::Of(&[100, 101, 103, 110, 120, 121]), form: "`cvt` with `.e2m1x2`, `.e2m3x2`, `.e3m2x2` or `.ue8m0x2`" },
 ];
 
 #[cfg(test)]

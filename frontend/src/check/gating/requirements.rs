@@ -117,8 +117,8 @@ pub const REQUIREMENTS: &[Requirement] = &[
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"]], version: isa(7, 0), sm: Some(80), form: "`cvt` to `.tf32`", section: "9.7.8.18", operands: ANY },
     Requirement { opcodes: &["cvt"], modifiers: &[&["tf32"], &["rn", "rz"]], version: isa(7, 8), sm: Some(90), form: "`cvt.rn`/`cvt.rz` to `.tf32`", section: "9.7.8.18", operands: ANY },
     // ISA 8.6 (NVIDIA's notes): `cvt` to and from the 6- and 4-bit floats and `.ue8m0x2`. ptxas 12.9 and 13.5
-    // want sm_100a, sm_101a or sm_120a ("Instruction 'cvt with .e2m1x2' not supported on .target
-    // 'sm_100'"); the table has no arch-specific targets.
+    // want an `a`/`f` target from sm_100a up ("Feature 'cvt.e2m1x2.f32' not supported on .target
+    // 'sm_100'"), which `architecture_specific.rs` asks for beside this row.
     Requirement { opcodes: &["cvt"], modifiers: &[&["e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2"]], version: isa(8, 6), sm: Some(100), form: "`cvt` with `.e2m1x2`, `.e2m3x2`, `.e3m2x2` or `.ue8m0x2`", section: "9.7.8.21 (ISA 8.6)", operands: ANY },
     // 9.7.4: half precision (`sub` and `mul` share the notes of `add`).
     Requirement { opcodes: &["tanh"], modifiers: &[&["f32"]], version: isa(7, 0), sm: Some(75), form: "`tanh.approx.f32`", section: "9.7.3.22", operands: ANY },

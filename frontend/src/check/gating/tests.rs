@@ -203,7 +203,8 @@ fn unrounded_mad_f32_is_read_up_to_isa_3_1() {
 }
 
 /// ISA 8.6 (NVIDIA's notes, confirmed with ptxas 12.9 and 13.5): `cvt` with the 6- and 4-bit
-/// floats or `.ue8m0x2` needs ISA 8.6 and sm_100a (sm_100 here: the table has no arch-specific targets).
+/// floats or `.ue8m0x2` needs ISA 8.6 and an `a`/`f` target from sm_100a up: ptxas 13.5 refuses
+/// it on plain sm_100 and sm_120 and on sm_90a.
 #[test]
 fn micro_float_conversions_need_isa_8_6_and_sm_100() {
     for body in [
@@ -216,5 +217,8 @@ fn micro_float_conversions_need_isa_8_6_and_sm_100() {
         // (sm_100a itself needs ISA 8.6, so the older version is tried on sm_90.)
         assert_eq!(codes("8.5", "sm_90", body), [Code::NeedsNewerVersion, Code::NeedsNewerTarget], "{body}");
         assert_eq!(codes("8.6", "sm_90", body), [Code::NeedsNewerTarget], "{body}");
+        assert_eq!(codes("8.6", "sm_100", body), [Code::NeedsNewerTarget], "{body}");
+        assert_eq!(codes("8.8", "sm_120", body), [Code::NeedsNewerTarget], "{body}");
+        assert_eq!(codes("8.8", "sm_120f", body), [], "{body}");
     }
 }
