@@ -1232,6 +1232,24 @@ fn unsupported_messages(body: &str, target: &str) -> Vec<String> {
     }
 }
 
+/// The `.kind::` forms (ISA 8.7 and later; Triton's `tl.dot_scaled` at sm_120a writes this one)
+/// are reported as unsupported on every target, naming the instruction, instead of being misread
+/// as a dense `mma` with too many types (E0202).
+#[test]
+fn block_scaled_kind_forms_are_reported_as_unsupported_on_every_target() {
+    let body = "    mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 \
+                {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4}, %r7, {0, 0}, %r8, {0, 0};";
+    for target in ["cpu", "nvptx", "amdgpu", "spirv"] {
+        let messages = unsupported_messages(body, target);
+        assert_eq!(messages.len(), 1, "{target}: {messages:?}");
+        assert!(
+            messages[0].contains("kind::mxf4nvf4.block_scale") && messages[0].ends_with(&format!("on {target}")),
+            "{target}: {}",
+            messages[0]
+        );
+    }
+}
+
 #[test]
 fn forms_without_a_computation_are_reported_as_unsupported() {
     let f64_form = "    mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};";

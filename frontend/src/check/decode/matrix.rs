@@ -115,6 +115,13 @@ pub fn mma(context: &mut Context, modifiers: &mut Modifiers, instruction: &ast::
     if instruction.modifiers.iter().any(|modifier| modifier.node == "sp" || modifier.node.starts_with("sp::")) {
         return super::sparse_matrix::mma_sparse(context, modifiers, instruction);
     }
+    // The `.kind::` forms (ISA 8.7 and later, sm_120a: `kind::f8f6f4`, `kind::mxf4nvf4` with
+    // `.block_scale` and its scale operands, which Triton writes for `tl.dot_scaled`) have
+    // other types and operands than the spec's: accepted, and reported as unsupported by every
+    // target, rather than misread as a dense form with the wrong number of types.
+    if instruction.modifiers.iter().any(|modifier| modifier.node.starts_with("kind::")) {
+        return accept_unlowered(context, modifiers, instruction);
+    }
     // `.b1`'s `.xor.popc` and `.and.popc`, read here and checked with the types.
     let bit_operation = modifiers.take(|name| match name {
         "xor" => Some(BitOperation::Xor),
