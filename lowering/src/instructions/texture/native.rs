@@ -7,7 +7,8 @@
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
 use ptxr_frontend::ir::{
-    surface_element_type, Destination, GuardedInstruction, Operand, TextureInstruction, Value, VariableId,
+    surface_element_type, Destination, GuardedInstruction, Operand, TextureGeometry, TextureInstruction, Value,
+    VariableId,
 };
 use ptxr_frontend::vocabulary::{ScalarType, StateSpace};
 
@@ -57,6 +58,22 @@ impl<'ctx> InlinePtx<'ctx> {
         let value = lowering.read(operand, ty)?;
         self.inputs.push((value.into(), value.get_type(), letter(ty)));
         Ok(format!("@{}@", self.inputs.len() - 1))
+    }
+
+    /// Binds a lookup's coordinates: an array's layer index is `.u32`, the others `ty`.
+    fn coordinates(
+        &mut self,
+        lowering: &FunctionLowering<'_, 'ctx>,
+        geometry: TextureGeometry,
+        coordinates: &[Operand],
+        ty: ScalarType,
+    ) -> LoweringResult<Vec<String>> {
+        let mut items = Vec::with_capacity(coordinates.len());
+        for (index, operand) in coordinates.iter().enumerate() {
+            let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { ty };
+            items.push(self.input(lowering, operand, ty)?);
+        }
+        Ok(items)
     }
 
     fn vector(items: &[String]) -> String {
@@ -161,11 +178,7 @@ pub fn lower<'ctx>(
                 object,
             )?;
             predicate_output = predicate_output.or(*predicate);
-            let mut items = Vec::new();
-            for (index, operand) in coordinates.iter().enumerate() {
-                let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { *coordinate };
-                items.push(ptx.input(lowering, operand, ty)?);
-            }
+            let items = ptx.coordinates(lowering, *geometry, coordinates, *coordinate)?;
             let mut level = match level {
                 Some(level) => format!(", {}", ptx.input(lowering, level, ScalarType::F32)?),
                 None => String::new(),
@@ -200,11 +213,7 @@ pub fn lower<'ctx>(
                 object,
             )?;
             predicate_output = predicate_output.or(*predicate);
-            let mut items = Vec::with_capacity(coordinates.len());
-            for (index, operand) in coordinates.iter().enumerate() {
-                let ty = if geometry.is_array() && index == 0 { ScalarType::U32 } else { ScalarType::F32 };
-                items.push(ptx.input(lowering, operand, ty)?);
-            }
+            let items = ptx.coordinates(lowering, *geometry, coordinates, ScalarType::F32)?;
             sample_text(&spelling, &results, residency.as_deref(), &object, &items, "")
         }
         TextureInstruction::QueryTexture { destination, handle: object, level: Some(level), .. } => {
